@@ -1,0 +1,50 @@
+# dpkmeans: PGXS build
+EXTENSION = dpkmeans
+MODULE_big = dpkmeans
+DATA = sql/dpkmeans--0.1.sql
+
+CORE_SRCS = src/dpk_mem.c src/noise.c src/grid.c src/rugnik.c src/kmeans.c src/coreset.c
+GLUE_SRCS = src/pgutil.c src/dpkmeans.c src/oneshot.c
+OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
+
+REGRESS = grid_size kmeans_oneshot bad_input
+REGRESS_OPTS = --load-extension=dpkmeans
+
+PG_CPPFLAGS = -Isrc
+# PostgreSQL headers compare signed and unsigned values; keep our code under -Wextra otherwise.
+PG_CFLAGS = -Wno-sign-compare -Wno-unused-parameter -Wno-missing-field-initializers
+SHLIB_LINK = -lopenblas -lcrypto -lm
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+# ---- plain-C core: unit tests and benchmarks (no PostgreSQL headers) ----
+CORE_CC ?= gcc
+CORE_CFLAGS ?= -std=gnu99 -O2 -g -Wall -Wextra -Werror -Isrc
+CORE_LIBS = -lopenblas -lcrypto -lm
+UNIT_TESTS = test_noise test_kmeans test_rugnik test_grid
+UNIT_BINS = $(addprefix test/unit/bin/,$(UNIT_TESTS))
+
+test/unit/bin/%: test/unit/%.c $(CORE_SRCS) src/*.h test/unit/unit.h
+	@mkdir -p test/unit/bin
+	$(CORE_CC) $(CORE_CFLAGS) -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
+
+.PHONY: unittest bench demo ci
+unittest: $(UNIT_BINS)
+	@fail=0; for t in $(UNIT_BINS); do OPENBLAS_NUM_THREADS=1 ./$$t || fail=1; done; exit $$fail
+
+test/bench/bin/bench_oneshot: test/bench/bench_oneshot.c test/bench/mixture.h $(CORE_SRCS) src/*.h
+	@mkdir -p test/bench/bin
+	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
+
+bench: test/bench/bin/bench_oneshot
+	./test/bench/run.sh
+
+demo:
+	./scripts/demo.sh
+
+ci:
+	./scripts/ci.sh
+
+EXTRA_CLEAN = test/unit/bin test/bench/bin results regression.diffs regression.out tmp_check tmp_regress

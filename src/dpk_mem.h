@@ -1,0 +1,40 @@
+/*
+ * dpk_mem.h
+ *		Allocation and interrupt hooks shared by the plain-C core.
+ *
+ * The math files never include PostgreSQL headers.  Inside a backend the glue
+ * points these hooks at palloc/pfree and CHECK_FOR_INTERRUPTS, so an error
+ * raised mid-computation releases memory with its memory context; in the unit
+ * tests they default to malloc/free and a no-op.
+ */
+#ifndef DPK_MEM_H
+#define DPK_MEM_H
+
+#include <stddef.h>
+
+typedef void *(*dpk_alloc_fn) (size_t size);
+typedef void (*dpk_free_fn) (void *ptr);
+typedef void (*dpk_interrupt_fn) (void);
+
+extern dpk_alloc_fn dpk_alloc_hook;
+extern dpk_free_fn dpk_free_hook;
+extern dpk_interrupt_fn dpk_interrupt_hook;
+
+/* Allocate size bytes (never returns NULL: the hook aborts or raises). */
+void	   *dpk_alloc(size_t size);
+
+/* Allocate size bytes set to zero. */
+void	   *dpk_alloc0(size_t size);
+
+/* Release memory from dpk_alloc; NULL is allowed. */
+void		dpk_free(void *ptr);
+
+/* Give the host a chance to cancel a long loop. */
+static inline void
+dpk_check_interrupts(void)
+{
+	if (dpk_interrupt_hook)
+		dpk_interrupt_hook();
+}
+
+#endif

@@ -1,0 +1,110 @@
+/*
+ * dpkmeans.c
+ *		Module entry point, GUCs and the grid-size rule (dp_grid_size).
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "fmgr.h"
+#include "funcapi.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/tuplestore.h"
+
+#include "kmeans.h"
+#include "pgutil.h"
+#include "rugnik.h"
+
+PG_MODULE_MAGIC;
+
+void		_PG_init(void);
+
+/* Load-time setup: GUCs, one BLAS thread per backend, core hooks. */
+void
+_PG_init(void)
+{
+	DefineCustomRealVariable("dpkmeans.max_cells",
+							 "Largest number of grid cells a release may use.",
+							 "A public cap on m^d: larger grids cost memory and time linearly.",
+							 &dpk_max_cells,
+							 4194304.0, 1.0, 1e9,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	MarkGUCPrefixReserved("dpkmeans");
+	dpk_blas_single_thread();
+	dpk_pg_install_hooks();
+}
+
+/* Parse a grid rule name. */
+static DpkGridRule
+parse_rule(text *rule)
+{
+	char	   *s = text_to_cstring(rule);
+
+	if (pg_strcasecmp(s, "rugnik") == 0)
+		return DPK_RULE_RUGNIK;
+	if (pg_strcasecmp(s, "eugkm") == 0)
+		return DPK_RULE_EUGKM;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("unknown grid rule \"%s\"", s),
+			 errhint("Use 'rugnik' or 'eugkm'.")));
+	return DPK_RULE_RUGNIK;		/* keep compiler quiet */
+}
+
+/*
+ * dp_grid_size(n, epsilon, k, d, rule) -> (m, cells_per_dim, cells)
+ *
+ * The grid-size rule alone, on public inputs: no data is read.
+ */
+PG_FUNCTION_INFO_V1(dp_grid_size);
+Datum
+dp_grid_size(PG_FUNCTION_ARGS)
+{
+	double		n,
+				eps,
+				m;
+	int			k,
+				d,
+				per_dim;
+	DpkGridRule rule;
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Datum		values[3];
+	bool		nulls[3] = {false, false, false};
+	int			i;
+
+	for (i = 0; i < 5; i++)
+		if (PG_ARGISNULL(i))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("dp_grid_size arguments must not be NULL")));
+	n = PG_GETARG_FLOAT8(0);
+	eps = PG_GETARG_FLOAT8(1);
+	k = PG_GETARG_INT32(2);
+	d = PG_GETARG_INT32(3);
+	rule = parse_rule(PG_GETARG_TEXT_PP(4));
+
+	if (isnan(n) || isinf(n) || n < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("n must be a finite number >= 0, got %g", n)));
+	dpk_pg_check_epsilon(eps, "epsilon");
+	dpk_pg_check_k(k, 0);
+	if (d < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("d must be at least 1, got %d", d)));
+
+	/* The rules are defined for N >= 1; an empty table gets one cell. */
+	if (n < 1.0)
+		n = 1.0;
+	m = dpk_grid_m(rule, n, eps, k, d);
+	per_dim = dpk_grid_cells_per_dim(rule, m, n, eps, k, d, PG_INT32_MAX);
+
+	InitMaterializedSRF(fcinfo, 0);
+	values[0] = Float8GetDatum(m);
+	values[1] = Int32GetDatum(per_dim);
+	values[2] = Float8GetDatum(pow((double) per_dim, (double) d));
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	return (Datum) 0;
+}

@@ -1,0 +1,142 @@
+/*
+ * grid.c
+ *		Box normalisation, cell numbering and dense noisy histograms.
+ */
+#include "grid.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "dpk_mem.h"
+
+/* Normalize x into [0,1]^d; +-Inf and outside points are clamped, not refused. */
+void
+dpk_box_normalize(const DpkBox *box, const double *x, double *u)
+{
+	int			j;
+
+	for (j = 0; j < box->d; j++)
+	{
+		double		v = (x[j] - box->lower[j]) / (box->upper[j] - box->lower[j]);
+
+		u[j] = v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);
+	}
+}
+
+/* Map a normalized position back into the box. */
+void
+dpk_box_denormalize(const DpkBox *box, const double *u, double *x)
+{
+	int			j;
+
+	for (j = 0; j < box->d; j++)
+		x[j] = box->lower[j] + u[j] * (box->upper[j] - box->lower[j]);
+}
+
+/* Cell number, coordinates and fixed-point in-cell offsets of u. */
+uint64_t
+dpk_grid_cell(int d, int m, const double *u, int64_t *idx, int64_t *rel)
+{
+	uint64_t	cell = 0;
+	int			j;
+
+	for (j = 0; j < d; j++)
+	{
+		double		p = u[j] * m;
+		int64_t		i = (int64_t) floor(p);
+		int64_t		r;
+
+		if (i >= m)
+			i = m - 1;
+		if (i < 0)
+			i = 0;
+		r = (int64_t) floor((p - (double) i) * DPK_REL_UNITS);
+		if (r >= DPK_REL_UNITS)
+			r = DPK_REL_UNITS - 1;
+		if (r < 0)
+			r = 0;
+		if (idx)
+			idx[j] = i;
+		if (rel)
+			rel[j] = r;
+		cell = cell * (uint64_t) m + (uint64_t) i;
+	}
+	return cell;
+}
+
+/* Inverse of the row-major numbering used by dpk_grid_cell. */
+void
+dpk_grid_cell_coords(int d, int m, uint64_t cell, int64_t *idx)
+{
+	int			j;
+
+	for (j = d - 1; j >= 0; j--)
+	{
+		idx[j] = (int64_t) (cell % (uint64_t) m);
+		cell /= (uint64_t) m;
+	}
+}
+
+/* Number of cells of the grid, as a double so huge grids don't overflow. */
+double
+dpk_grid_cells(int d, int m)
+{
+	return pow((double) m, (double) d);
+}
+
+/* Allocate a zeroed dense histogram. */
+void
+dpk_hist_init(DpkDenseHist *h, int d, int m, bool with_sums)
+{
+	h->d = d;
+	h->m = m;
+	h->ncells = (uint64_t) llround(dpk_grid_cells(d, m));
+	h->count = dpk_alloc0(h->ncells * sizeof(int64_t));
+	h->sum = with_sums ? dpk_alloc0(h->ncells * d * sizeof(int64_t)) : NULL;
+}
+
+/* Free a dense histogram. */
+void
+dpk_hist_free(DpkDenseHist *h)
+{
+	dpk_free(h->count);
+	dpk_free(h->sum);
+	h->count = NULL;
+	h->sum = NULL;
+}
+
+/* Count one point and add its in-cell offsets to the cell's sums. */
+void
+dpk_hist_add(DpkDenseHist *h, const double *u)
+{
+	int64_t		rel[64];
+	int64_t    *relp = h->d <= 64 ? rel : dpk_alloc(h->d * sizeof(int64_t));
+	uint64_t	cell = dpk_grid_cell(h->d, h->m, u, NULL, relp);
+	int			j;
+
+	h->count[cell]++;
+	if (h->sum)
+		for (j = 0; j < h->d; j++)
+			h->sum[cell * h->d + j] += relp[j];
+	if (relp != rel)
+		dpk_free(relp);
+}
+
+/* Noise every cell of the histogram (see grid.h). */
+void
+dpk_hist_add_noise(DpkDenseHist *h, DpkStream *s, DpkScale count_scale,
+				   DpkScale sum_scale)
+{
+	uint64_t	c;
+	int			j;
+
+	for (c = 0; c < h->ncells; c++)
+	{
+		if ((c & 4095) == 0)
+			dpk_check_interrupts();
+		h->count[c] += dpk_discrete_laplace(s, count_scale);
+		if (h->sum)
+			for (j = 0; j < h->d; j++)
+				h->sum[c * h->d + j] += dpk_discrete_laplace(s, sum_scale);
+	}
+}

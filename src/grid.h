@@ -1,0 +1,80 @@
+/*
+ * grid.h
+ *		The declared box, clamping, uniform grids and dense noisy histograms.
+ *
+ * The partition of the box into m^d equal cells is fixed before any data is
+ * seen (paper 000, section 3; paper 001).  Coordinates inside a cell are kept
+ * on a fixed-point integer grid of DPK_REL_UNITS steps per cell width so that
+ * per-cell sums are integers: insertions and deletions cancel exactly and the
+ * noise on them can be discrete.
+ */
+#ifndef DPK_GRID_H
+#define DPK_GRID_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "noise.h"
+
+/* Fixed-point steps per cell width for a point's position inside its cell. */
+#define DPK_REL_UNITS 1024
+
+typedef struct DpkBox
+{
+	int			d;
+	const double *lower;
+	const double *upper;
+} DpkBox;
+
+/*
+ * Position of x (d values; +-Inf allowed, NaN not) in the box, each coordinate
+ * clamped into [0, 1]: u_j = (x_j - lower_j) / (upper_j - lower_j).
+ */
+void		dpk_box_normalize(const DpkBox *box, const double *x, double *u);
+
+/* The point of the box at normalized position u. */
+void		dpk_box_denormalize(const DpkBox *box, const double *u, double *x);
+
+/*
+ * Cell of a normalized point u in the grid with m cells per dimension: writes
+ * the integer coordinates idx[d] and the fixed-point offsets rel[d] in
+ * [0, DPK_REL_UNITS) of u inside its cell; returns the row-major cell number.
+ * The caller guarantees m^d fits in 64 bits.
+ */
+uint64_t	dpk_grid_cell(int d, int m, const double *u, int64_t *idx,
+						  int64_t *rel);
+
+/* Integer coordinates of cell number `cell` in a grid of m per dimension. */
+void		dpk_grid_cell_coords(int d, int m, uint64_t cell, int64_t *idx);
+
+/* m^d as a double (may exceed 2^64; callers compare with their limit). */
+double		dpk_grid_cells(int d, int m);
+
+/* A dense histogram over every cell of one grid: counts and in-cell sums. */
+typedef struct DpkDenseHist
+{
+	int			d;
+	int			m;
+	uint64_t	ncells;
+	int64_t    *count;			/* ncells */
+	int64_t    *sum;			/* ncells * d fixed-point offsets, or NULL */
+} DpkDenseHist;
+
+/* Allocate a zeroed histogram; with_sums keeps per-cell coordinate sums. */
+void		dpk_hist_init(DpkDenseHist *h, int d, int m, bool with_sums);
+
+/* Release a histogram's arrays. */
+void		dpk_hist_free(DpkDenseHist *h);
+
+/* Add one point (normalized coordinates u) to the histogram. */
+void		dpk_hist_add(DpkDenseHist *h, const double *u);
+
+/*
+ * Add independent discrete Laplace noise to every cell: count_scale on each
+ * count, sum_scale on each coordinate sum (ignored without sums).  Every cell
+ * gets noise, occupied or not: which cells are empty is private.
+ */
+void		dpk_hist_add_noise(DpkDenseHist *h, DpkStream *s, DpkScale count_scale,
+							   DpkScale sum_scale);
+
+#endif

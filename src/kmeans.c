@@ -1,0 +1,651 @@
+/*
+ * kmeans.c
+ *		Weighted k-means (k-means++ seeding, Lloyd, restarts) on BLAS.
+ *
+ * Point-to-centre distances for the assignment step come from one dgemm per
+ * chunk of rows, ||x||^2 - 2 x.c + ||c||^2, so memory stays bounded by
+ * DPK_KM_CHUNK_CELLS doubles whatever n is.  The distance of a point to the
+ * centre it ends up with is then recomputed directly from the coordinates,
+ * which keeps reported costs free of the cancellation of the expanded form.
+ *
+ * Conventions that make the result deterministic and NaN-free:
+ *
+ * - Weights are clipped: anything not > 0 (negative, zero, NaN) counts as 0.
+ * - Ties go to the lowest centre index, and a centre whose coordinates equal
+ *	 those of an earlier centre is ignored by the assignment, so duplicated
+ *	 centres never split points between them: the spare copy gets size 0.
+ * - A cluster that ends a Lloyd step with no weight is re-seeded at the point
+ *	 with the largest weighted contribution to the cost (distinct points for
+ *	 distinct empty clusters); when every point already costs 0 it keeps its
+ *	 previous centre.
+ * - With zero total weight the seeding treats every point as weight 1, so the
+ *	 centres are still spread over the data (the cost is 0 whatever they are).
+ *
+ * The random generator is xoshiro256** seeded through splitmix64; this code
+ * only post-processes noisy data, so no cryptographic strength is needed.
+ */
+#include "kmeans.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include <cblas.h>
+
+#include "dpk_mem.h"
+
+extern void openblas_set_num_threads(int);
+
+/* Rows per dgemm chunk, and the cap on the chunk buffer (rows * k doubles). */
+#define DPK_KM_CHUNK_ROWS	2048
+#define DPK_KM_CHUNK_CELLS	(1 << 20)
+
+typedef struct KmRng
+{
+	uint64_t	s[4];
+} KmRng;
+
+/* splitmix64 step: a good 64-bit mixer, used to expand seeds. */
+static uint64_t
+km_splitmix64(uint64_t *state)
+{
+	uint64_t	z = (*state += UINT64_C(0x9E3779B97F4A7C15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+	return z ^ (z >> 31);
+}
+
+/*
+ * Seed the generator of one restart.  The stream number is mixed into the
+ * seed before expansion, so restarts get unrelated (not shifted) streams.
+ */
+static void
+km_rng_init(KmRng *rng, uint64_t seed, uint64_t stream)
+{
+	uint64_t	t = stream ^ UINT64_C(0x6A09E667F3BCC909);
+	uint64_t	sm = seed ^ km_splitmix64(&t);
+	int			i;
+
+	for (i = 0; i < 4; i++)
+		rng->s[i] = km_splitmix64(&sm);
+	/* all-zero state is the one forbidden state of xoshiro */
+	if ((rng->s[0] | rng->s[1] | rng->s[2] | rng->s[3]) == 0)
+		rng->s[0] = 1;
+}
+
+static inline uint64_t
+km_rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+/* xoshiro256** next 64-bit output. */
+static uint64_t
+km_rng_next(KmRng *rng)
+{
+	uint64_t   *s = rng->s;
+	uint64_t	result = km_rotl(s[1] * 5, 7) * 9;
+	uint64_t	t = s[1] << 17;
+
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = km_rotl(s[3], 45);
+	return result;
+}
+
+/* Uniform double in [0, 1) with 53 random bits. */
+static double
+km_rng_uniform(KmRng *rng)
+{
+	return (double) (km_rng_next(rng) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/*
+ * Draw an index with probability proportional to p[i] (all p[i] >= 0, total
+ * = sum p > 0).  If rounding makes the scan run past the end, the last index
+ * with positive mass is returned, so an index of mass 0 is never chosen.
+ */
+static int
+km_sample(KmRng *rng, const double *p, int n, double total)
+{
+	double		target = km_rng_uniform(rng) * total;
+	double		acc = 0.0;
+	int			last = -1;
+	int			i;
+
+	for (i = 0; i < n; i++)
+	{
+		if (p[i] > 0.0)
+		{
+			acc += p[i];
+			last = i;
+			if (target < acc)
+				return i;
+		}
+	}
+	return last >= 0 ? last : 0;
+}
+
+/* Clipped weight of point i: w[i] if it is > 0 (not NaN), else 0; NULL = 1. */
+static inline double
+km_weight(const double *w, int i)
+{
+	if (w == NULL)
+		return 1.0;
+	return w[i] > 0.0 ? w[i] : 0.0;
+}
+
+/* Squared Euclidean norm of each of the m rows of a (m*d, row-major). */
+static void
+km_row_norms(const double *a, int m, int d, double *out)
+{
+	int			i,
+				t;
+
+	for (i = 0; i < m; i++)
+	{
+		const double *r = a + (size_t) i * d;
+		double		s = 0.0;
+
+		for (t = 0; t < d; t++)
+			s += r[t] * r[t];
+		out[i] = s;
+	}
+}
+
+/* Exact squared distance between two d-vectors (no expansion). */
+static inline double
+km_sqdist(const double *a, const double *b, int d)
+{
+	double		s = 0.0;
+	int			t;
+
+	for (t = 0; t < d; t++)
+	{
+		double		diff = a[t] - b[t];
+
+		s += diff * diff;
+	}
+	return s;
+}
+
+/* Rows per dgemm chunk for k centres, keeping the buffer bounded. */
+static int
+km_chunk_rows(int k)
+{
+	int			rows = DPK_KM_CHUNK_CELLS / (k > 0 ? k : 1);
+
+	if (rows > DPK_KM_CHUNK_ROWS)
+		rows = DPK_KM_CHUNK_ROWS;
+	if (rows < 1)
+		rows = 1;
+	return rows;
+}
+
+/*
+ * Scratch shared by every assignment of one problem, allocated once so the
+ * Lloyd loop does not allocate.
+ */
+typedef struct KmWork
+{
+	int			n;
+	int			d;
+	int			k;
+	int			chunk;			/* rows per dgemm call */
+	double	   *xnorm;			/* n: ||x_i||^2 */
+	double	   *cnorm;			/* k: ||c_j||^2 */
+	bool	   *dup;			/* k: centre equals an earlier centre */
+	double	   *gbuf;			/* chunk*k: dgemm output */
+} KmWork;
+
+/* Allocate the assignment scratch and the point norms. */
+static void
+km_work_init(KmWork *ws, const double *x, int n, int d, int k)
+{
+	ws->n = n;
+	ws->d = d;
+	ws->k = k;
+	ws->chunk = km_chunk_rows(k);
+	ws->xnorm = dpk_alloc(sizeof(double) * (size_t) (n > 0 ? n : 1));
+	ws->cnorm = dpk_alloc(sizeof(double) * (size_t) k);
+	ws->dup = dpk_alloc(sizeof(bool) * (size_t) k);
+	ws->gbuf = dpk_alloc(sizeof(double) * (size_t) ws->chunk * (size_t) k);
+	km_row_norms(x, n, d, ws->xnorm);
+}
+
+/* Release the assignment scratch. */
+static void
+km_work_free(KmWork *ws)
+{
+	dpk_free(ws->xnorm);
+	dpk_free(ws->cnorm);
+	dpk_free(ws->dup);
+	dpk_free(ws->gbuf);
+}
+
+/*
+ * Assign every point to its nearest centre and return the weighted cost.
+ *
+ * The nearest centre is chosen on dgemm distances (clamped at 0), ties to the
+ * lowest index, ignoring centres that duplicate an earlier one; mind[i] (if
+ * not NULL) gets the exactly recomputed squared distance to the chosen
+ * centre.  *changed (if not NULL) tells whether any assign[i] differs from
+ * its value on entry.
+ */
+static double
+km_assign(KmWork *ws, const double *x, const double *w,
+		  const double *c, int *assign, double *mind, bool *changed)
+{
+	int			n = ws->n,
+				d = ws->d,
+				k = ws->k;
+	double		cost = 0.0;
+	bool		any_change = false;
+	int			i0,
+				j,
+				jj;
+
+	km_row_norms(c, k, d, ws->cnorm);
+
+	/* flag exact duplicates so they never compete with their original */
+	for (j = 0; j < k; j++)
+	{
+		const double *cj = c + (size_t) j * d;
+
+		ws->dup[j] = false;
+		for (jj = 0; jj < j && !ws->dup[j]; jj++)
+		{
+			const double *cjj = c + (size_t) jj * d;
+			int			t;
+
+			if (ws->dup[jj])
+				continue;
+			for (t = 0; t < d; t++)
+				if (cj[t] != cjj[t])
+					break;
+			if (t == d)
+				ws->dup[j] = true;
+		}
+	}
+
+	for (i0 = 0; i0 < n; i0 += ws->chunk)
+	{
+		int			m = n - i0 < ws->chunk ? n - i0 : ws->chunk;
+		int			r;
+
+		dpk_check_interrupts();
+
+		/* gbuf = -2 X_chunk C^T  (m x k) */
+		cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans,
+					m, k, d, -2.0, x + (size_t) i0 * d, d, c, d,
+					0.0, ws->gbuf, k);
+
+		for (r = 0; r < m; r++)
+		{
+			int			i = i0 + r;
+			const double *g = ws->gbuf + (size_t) r * k;
+			double		best = 0.0;
+			int			bj = -1;
+			double		dist;
+			double		wi;
+
+			for (j = 0; j < k; j++)
+			{
+				double		v;
+
+				if (ws->dup[j])
+					continue;
+				v = ws->xnorm[i] + g[j] + ws->cnorm[j];
+				if (!(v > 0.0))
+					v = 0.0;
+				if (bj < 0 || v < best)
+				{
+					best = v;
+					bj = j;
+				}
+			}
+			/* centre 0 is never a duplicate, so bj >= 0 here */
+			if (assign[i] != bj)
+			{
+				assign[i] = bj;
+				any_change = true;
+			}
+			dist = km_sqdist(x + (size_t) i * d, c + (size_t) bj * d, d);
+			if (mind)
+				mind[i] = dist;
+			wi = km_weight(w, i);
+			if (wi > 0.0)
+				cost += wi * dist;
+		}
+	}
+	if (changed)
+		*changed = any_change;
+	return cost;
+}
+
+/*
+ * Weighted k-means++ seeding into c (k*d).  The first centre is drawn with
+ * probability proportional to the seeding weight, each next one proportional
+ * to weight * D^2 (D = distance to the nearest centre so far).  Seeding
+ * weights are the clipped weights, or all 1 when they sum to 0.  Once every
+ * point of positive seeding weight coincides with a centre, the remaining
+ * centres copy the centre nearest to a uniformly drawn such point, i.e.
+ * duplicate an existing point; the assignment then gives them size 0.
+ * d2, near and p (n each) are scratch.
+ */
+static void
+km_seed(const double *x, const double *sw, int n, int d, int k,
+		double stotal, KmRng *rng, double *c, double *d2, int *near,
+		double *p)
+{
+	int			first,
+				i,
+				j;
+
+	first = km_sample(rng, sw, n, stotal);
+	memcpy(c, x + (size_t) first * d, sizeof(double) * (size_t) d);
+	for (i = 0; i < n; i++)
+	{
+		d2[i] = km_sqdist(x + (size_t) i * d, c, d);
+		near[i] = 0;
+	}
+
+	for (j = 1; j < k; j++)
+	{
+		double		total = 0.0;
+		double	   *cj = c + (size_t) j * d;
+
+		dpk_check_interrupts();
+
+		for (i = 0; i < n; i++)
+		{
+			p[i] = sw[i] * d2[i];
+			total += p[i];
+		}
+
+		if (total > 0.0 && isfinite(total))
+		{
+			int			pick = km_sample(rng, p, n, total);
+
+			memcpy(cj, x + (size_t) pick * d, sizeof(double) * (size_t) d);
+		}
+		else
+		{
+			/* all mass covered: duplicate an existing centre */
+			int			pick = km_sample(rng, sw, n, stotal);
+
+			memcpy(cj, c + (size_t) near[pick] * d,
+				   sizeof(double) * (size_t) d);
+			continue;			/* distances cannot shrink */
+		}
+
+		for (i = 0; i < n; i++)
+		{
+			double		v = km_sqdist(x + (size_t) i * d, cj, d);
+
+			if (v < d2[i])
+			{
+				d2[i] = v;
+				near[i] = j;
+			}
+		}
+	}
+}
+
+/*
+ * Lloyd update: move each centre to the weighted mean of its points.  The
+ * mean is accumulated relative to the cluster's first point of positive
+ * weight (ref, k ints of scratch): that avoids cancellation when the data
+ * sit far from the origin, and makes a cluster of identical points keep
+ * exactly their coordinates, so duplicate detection stays exact.  A
+ * centre with no assigned weight is re-seeded at the point with the largest
+ * weighted contribution w_i * mind_i to the cost (that point's contribution
+ * is then zeroed in contrib, so two empty clusters take different points);
+ * if every contribution is 0 it keeps its previous position.
+ */
+static void
+km_update(const double *x, const double *sw, int n, int d, int k,
+		  const int *assign, const double *mind, double *c,
+		  double *sums, double *wsum, int *ref, double *contrib)
+{
+	int			i,
+				j,
+				t;
+	bool		have_contrib = false;
+
+	memset(sums, 0, sizeof(double) * (size_t) k * d);
+	memset(wsum, 0, sizeof(double) * (size_t) k);
+	for (j = 0; j < k; j++)
+		ref[j] = -1;
+	for (i = 0; i < n; i++)
+	{
+		double		wi = sw[i];
+		const double *xi = x + (size_t) i * d;
+		const double *xr;
+		double	   *sj;
+
+		if (!(wi > 0.0))
+			continue;
+		j = assign[i];
+		if (ref[j] < 0)
+			ref[j] = i;
+		xr = x + (size_t) ref[j] * d;
+		sj = sums + (size_t) j * d;
+		for (t = 0; t < d; t++)
+			sj[t] += wi * (xi[t] - xr[t]);
+		wsum[j] += wi;
+	}
+
+	for (j = 0; j < k; j++)
+	{
+		double	   *cj = c + (size_t) j * d;
+
+		if (wsum[j] > 0.0)
+		{
+			const double *sj = sums + (size_t) j * d;
+			const double *xr = x + (size_t) ref[j] * d;
+
+			for (t = 0; t < d; t++)
+				cj[t] = xr[t] + sj[t] / wsum[j];
+		}
+		else
+		{
+			double		bestv = 0.0;
+			int			besti = -1;
+
+			if (!have_contrib)
+			{
+				for (i = 0; i < n; i++)
+					contrib[i] = sw[i] * mind[i];
+				have_contrib = true;
+			}
+			for (i = 0; i < n; i++)
+			{
+				if (contrib[i] > bestv)
+				{
+					bestv = contrib[i];
+					besti = i;
+				}
+			}
+			if (besti >= 0)
+			{
+				memcpy(cj, x + (size_t) besti * d, sizeof(double) * (size_t) d);
+				contrib[besti] = 0.0;
+			}
+		}
+	}
+}
+
+/*
+ * Weighted k-means with restarts; see kmeans.h.  Each restart seeds with
+ * k-means++ on its own random stream, then alternates assignment and update
+ * until the assignment no longer changes or max_iter updates were made; the
+ * returned cost is that of the final centres with nearest-centre assignment.
+ */
+double
+dpk_kmeans(const double *x, const double *w, int n, int d, int k,
+		   int restarts, int max_iter, uint64_t seed,
+		   double *centers, double *sizes)
+{
+	KmWork		ws;
+	double	   *sw,
+			   *c,
+			   *mind,
+			   *p,
+			   *sums,
+			   *wsum,
+			   *cur_sizes,
+			   *ones = NULL;
+	const double *seedw;
+	double		seedtotal;
+	int		   *assign,
+			   *near,
+			   *ref;
+	double		stotal = 0.0;
+	double		best_cost = 0.0;
+	bool		have_best = false;
+	int			r,
+				i;
+
+	if (k <= 0 || d <= 0)
+		return 0.0;
+	if (n <= 0)
+	{
+		memset(centers, 0, sizeof(double) * (size_t) k * d);
+		if (sizes)
+			memset(sizes, 0, sizeof(double) * (size_t) k);
+		return 0.0;
+	}
+	if (restarts < 1)
+		restarts = 1;
+	if (max_iter < 0)
+		max_iter = 0;
+
+	km_work_init(&ws, x, n, d, k);
+	sw = dpk_alloc(sizeof(double) * (size_t) n);
+	mind = dpk_alloc(sizeof(double) * (size_t) n);
+	p = dpk_alloc(sizeof(double) * (size_t) n);
+	assign = dpk_alloc(sizeof(int) * (size_t) n);
+	near = dpk_alloc(sizeof(int) * (size_t) n);
+	c = dpk_alloc(sizeof(double) * (size_t) k * d);
+	sums = dpk_alloc(sizeof(double) * (size_t) k * d);
+	wsum = dpk_alloc(sizeof(double) * (size_t) k);
+	cur_sizes = dpk_alloc(sizeof(double) * (size_t) k);
+	ref = dpk_alloc(sizeof(int) * (size_t) k);
+
+	for (i = 0; i < n; i++)
+	{
+		sw[i] = km_weight(w, i);
+		stotal += sw[i];
+	}
+	if (stotal > 0.0 && isfinite(stotal))
+	{
+		seedw = sw;
+		seedtotal = stotal;
+	}
+	else
+	{
+		/* no usable weight (all zero, or overflowing): seed with weight 1 each */
+		ones = dpk_alloc(sizeof(double) * (size_t) n);
+		for (i = 0; i < n; i++)
+			ones[i] = 1.0;
+		seedw = ones;
+		seedtotal = (double) n;
+	}
+
+	for (r = 0; r < restarts; r++)
+	{
+		KmRng		rng;
+		double		cost;
+		int			iter = 0;
+		int			j;
+
+		km_rng_init(&rng, seed, (uint64_t) r);
+
+		km_seed(x, seedw, n, d, k, seedtotal, &rng, c, mind, near, p);
+
+		for (i = 0; i < n; i++)
+			assign[i] = -1;
+
+		for (;;)
+		{
+			bool		changed;
+
+			dpk_check_interrupts();
+			cost = km_assign(&ws, x, sw, c, assign, mind, &changed);
+			if (!changed || iter >= max_iter)
+				break;
+			km_update(x, sw, n, d, k, assign, mind, c, sums, wsum, ref, p);
+			iter++;
+		}
+
+		if (!have_best || cost < best_cost)
+		{
+			best_cost = cost;
+			have_best = true;
+			memcpy(centers, c, sizeof(double) * (size_t) k * d);
+			memset(cur_sizes, 0, sizeof(double) * (size_t) k);
+			for (i = 0; i < n; i++)
+				cur_sizes[assign[i]] += sw[i];
+			if (sizes)
+				for (j = 0; j < k; j++)
+					sizes[j] = cur_sizes[j];
+		}
+	}
+
+	km_work_free(&ws);
+	dpk_free(sw);
+	dpk_free(mind);
+	dpk_free(p);
+	dpk_free(assign);
+	dpk_free(near);
+	dpk_free(c);
+	dpk_free(sums);
+	dpk_free(wsum);
+	dpk_free(cur_sizes);
+	dpk_free(ones);
+	dpk_free(ref);
+
+	return best_cost;
+}
+
+/*
+ * Weighted cost of fixed centres; see kmeans.h.  Uses the same assignment as
+ * the Lloyd loop, so assign[] follows its tie and duplicate rules.
+ */
+double
+dpk_kmeans_cost(const double *x, const double *w, int n, int d,
+				const double *centers, int k, int *assign)
+{
+	KmWork		ws;
+	int		   *a;
+	double		cost;
+	int			i;
+
+	if (n <= 0 || k <= 0 || d <= 0)
+		return 0.0;
+
+	km_work_init(&ws, x, n, d, k);
+	a = assign ? assign : dpk_alloc(sizeof(int) * (size_t) n);
+	for (i = 0; i < n; i++)
+		a[i] = -1;
+	cost = km_assign(&ws, x, w, centers, a, NULL, NULL);
+	if (a != assign)
+		dpk_free(a);
+	km_work_free(&ws);
+	return cost;
+}
+
+/*
+ * Limit OpenBLAS to one thread: each backend is its own process, and a
+ * thread pool per backend would oversubscribe the machine.
+ */
+void
+dpk_blas_single_thread(void)
+{
+	openblas_set_num_threads(1);
+}

@@ -1,0 +1,38 @@
+/*
+ * kmeans.h
+ *		Weighted k-means (k-means++ seeding, Lloyd, restarts) on BLAS.
+ *
+ * Used on noisy coresets, so it is post-processing only: its randomness is a
+ * plain seeded generator, not the cryptographic stream.
+ */
+#ifndef DPK_KMEANS_H
+#define DPK_KMEANS_H
+
+#include <stdint.h>
+
+/*
+ * Cluster n weighted points x (n*d, row-major; weights w >= 0, NULL = all 1)
+ * into exactly k centres (k*d, row-major, written to centers).  sizes[j]
+ * receives the total weight assigned to centre j (may be NULL).  Runs
+ * `restarts` independent k-means++ seedings each followed by at most
+ * `max_iter` Lloyd iterations and keeps the lowest weighted cost, which it
+ * returns.  Always fills all k centres: with fewer distinct points than k, or
+ * zero total weight, the spare centres repeat existing points (or, with n = 0,
+ * sit at the origin) and get size 0.  Deterministic for a given seed.
+ */
+double		dpk_kmeans(const double *x, const double *w, int n, int d, int k,
+					   int restarts, int max_iter, uint64_t seed,
+					   double *centers, double *sizes);
+
+/*
+ * Weighted k-means cost of centres (k*d) on points x (n*d, weights w or NULL):
+ * sum of w_i * min_j ||x_i - c_j||^2.  If assign is not NULL it receives the
+ * index of the nearest centre of every point.  Distances via cblas_dgemm.
+ */
+double		dpk_kmeans_cost(const double *x, const double *w, int n, int d,
+							const double *centers, int k, int *assign);
+
+/* Limit OpenBLAS to one thread (one per backend). */
+void		dpk_blas_single_thread(void);
+
+#endif

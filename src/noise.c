@@ -1,0 +1,430 @@
+/*
+ * noise.c
+ *		ChaCha20 random stream and exact discrete Laplace sampling.
+ *
+ * The stream encrypts zero bytes with ChaCha20 (OpenSSL 3 EVP), so its output
+ * is the raw keystream of (key, nonce): reproducible, and indistinguishable
+ * from uniform without the key.  Everything above the stream uses integer
+ * arithmetic only, following Canonne, Kamath and Steinke (2020), "The Discrete
+ * Gaussian for Differential Privacy" (CKS), Algorithms 1 and 2.  No
+ * floating-point value ever decides a sample, so the noise has exactly the
+ * distribution the privacy proof assumes (cf. Mironov 2012 on the attack
+ * against floating-point Laplace).  The double-valued helpers at the end are
+ * for reporting and tests only.
+ */
+#include "noise.h"
+
+#include "dpk_mem.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+
+/*
+ * Denominator of every scale made by dpk_scale_from_double.  A power of two
+ * keeps b * DPK_SCALE_DEN exact in double arithmetic, and 2^-20 is far below
+ * any scale a caller will ask for, so rounding up costs nothing measurable.
+ */
+#define DPK_SCALE_DEN	((uint64_t) 1 << 20)
+
+/* Largest numerator dpk_scale_from_double returns (keeps U + t*V small). */
+#define DPK_SCALE_NUM_MAX	(((uint64_t) 1 << 62) - 1)
+
+/* Domain separation string of dpk_key_from_seed. */
+#define DPK_SEED_DOMAIN "dpkmeans/noise/key-from-seed/v1"
+
+/* Plaintext the keystream is obtained from: ChaCha20(0) = keystream. */
+static const uint8_t dpk_zero_block[DPK_STREAM_BUF];
+
+/*
+ * A libcrypto failure after a stream was opened successfully.  There is no
+ * safe way to continue: returning predictable bytes would silently remove the
+ * noise, so stop instead.  ChaCha20 on an initialised context cannot fail in
+ * practice, so this is not expected to be reached.
+ */
+static void
+dpk_noise_fatal(const char *what)
+{
+	fprintf(stderr, "dpkmeans: libcrypto failure in %s\n", what);
+	abort();
+}
+
+/*
+ * Build the 16-byte EVP ChaCha20 IV: a 32-bit little-endian block counter
+ * (always 0, so every stream starts at the beginning of its keystream)
+ * followed by the 96-bit nonce, as in RFC 8439.
+ */
+static void
+dpk_make_iv(const uint8_t nonce[DPK_NONCE_BYTES], uint8_t iv[16])
+{
+	memset(iv, 0, 4);
+	memcpy(iv + 4, nonce, DPK_NONCE_BYTES);
+}
+
+/*
+ * Open a stream on (key, nonce).  The buffer starts empty, so the first read
+ * produces the first keystream block.  s must not be open already (that
+ * context would leak; use dpk_stream_reseed).  On failure s->ctx is left NULL,
+ * which makes dpk_stream_close safe to call either way.
+ */
+bool
+dpk_stream_open(DpkStream *s, const uint8_t key[DPK_KEY_BYTES],
+				const uint8_t nonce[DPK_NONCE_BYTES])
+{
+	EVP_CIPHER_CTX *ctx;
+	uint8_t		iv[16];
+
+	s->ctx = NULL;
+	s->pos = DPK_STREAM_BUF;
+
+	ctx = EVP_CIPHER_CTX_new();
+	if (ctx == NULL)
+		return false;
+
+	dpk_make_iv(nonce, iv);
+	if (EVP_EncryptInit_ex(ctx, EVP_chacha20(), NULL, key, iv) != 1)
+	{
+		EVP_CIPHER_CTX_free(ctx);
+		return false;
+	}
+
+	s->ctx = ctx;
+	return true;
+}
+
+/*
+ * Restart an open stream at the beginning of the keystream of (key, nonce),
+ * reusing its libcrypto context (cheaper than close + open when a counter
+ * re-derives the noise of many tree nodes).  Buffered bytes of the previous
+ * keystream are discarded.  A stream that is not open is simply opened.
+ */
+bool
+dpk_stream_reseed(DpkStream *s, const uint8_t key[DPK_KEY_BYTES],
+				  const uint8_t nonce[DPK_NONCE_BYTES])
+{
+	uint8_t		iv[16];
+
+	if (s->ctx == NULL)
+		return dpk_stream_open(s, key, nonce);
+
+	OPENSSL_cleanse(s->buf, sizeof(s->buf));
+	s->pos = DPK_STREAM_BUF;
+
+	dpk_make_iv(nonce, iv);
+	if (EVP_EncryptInit_ex((EVP_CIPHER_CTX *) s->ctx, NULL, NULL, key, iv) != 1)
+	{
+		dpk_stream_close(s);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Free the libcrypto context and wipe buffered keystream.  Idempotent; a
+ * stream that was never opened must have been zero-initialised.
+ */
+void
+dpk_stream_close(DpkStream *s)
+{
+	if (s->ctx != NULL)
+	{
+		EVP_CIPHER_CTX_free((EVP_CIPHER_CTX *) s->ctx);
+		s->ctx = NULL;
+	}
+	OPENSSL_cleanse(s->buf, sizeof(s->buf));
+	s->pos = DPK_STREAM_BUF;
+}
+
+/*
+ * Derive a key deterministically from a 64-bit seed:
+ * SHA-256(domain string || seed as 8 little-endian bytes).  Meant for unit
+ * tests and benchmarks, where a reproducible key is wanted; a real key must
+ * come from a cryptographic source.
+ */
+void
+dpk_key_from_seed(uint64_t seed, uint8_t key[DPK_KEY_BYTES])
+{
+	uint8_t		msg[sizeof(DPK_SEED_DOMAIN) - 1 + 8];
+	unsigned int len = 0;
+	int			i;
+
+	memcpy(msg, DPK_SEED_DOMAIN, sizeof(DPK_SEED_DOMAIN) - 1);
+	for (i = 0; i < 8; i++)
+		msg[sizeof(DPK_SEED_DOMAIN) - 1 + i] = (uint8_t) (seed >> (8 * i));
+
+	if (EVP_Digest(msg, sizeof(msg), key, &len, EVP_sha256(), NULL) != 1 ||
+		len != DPK_KEY_BYTES)
+		dpk_noise_fatal("dpk_key_from_seed");
+}
+
+/* Refill the buffer with the next DPK_STREAM_BUF bytes of keystream. */
+static void
+dpk_stream_refill(DpkStream *s)
+{
+	int			outl = 0;
+
+	if (s->ctx == NULL)
+		dpk_noise_fatal("dpk_stream_refill (stream not open)");
+	if (EVP_EncryptUpdate((EVP_CIPHER_CTX *) s->ctx, s->buf, &outl,
+						  dpk_zero_block, DPK_STREAM_BUF) != 1 ||
+		outl != DPK_STREAM_BUF)
+		dpk_noise_fatal("dpk_stream_refill");
+	s->pos = 0;
+}
+
+/*
+ * Copy the next n keystream bytes to out.  Consumed bytes are wiped from the
+ * buffer so that they do not linger in memory.
+ */
+void
+dpk_stream_bytes(DpkStream *s, void *out, size_t n)
+{
+	uint8_t    *dst = (uint8_t *) out;
+
+	while (n > 0)
+	{
+		size_t		avail;
+		size_t		take;
+
+		if (s->pos >= DPK_STREAM_BUF)
+			dpk_stream_refill(s);
+		avail = DPK_STREAM_BUF - s->pos;
+		take = n < avail ? n : avail;
+		memcpy(dst, s->buf + s->pos, take);
+		memset(s->buf + s->pos, 0, take);
+		s->pos += take;
+		dst += take;
+		n -= take;
+	}
+}
+
+/*
+ * A uniform 64-bit word: the next 8 keystream bytes read little-endian, so the
+ * value does not depend on the host byte order.
+ */
+uint64_t
+dpk_stream_u64(DpkStream *s)
+{
+	uint8_t		b[8];
+	uint64_t	v = 0;
+	int			i;
+
+	dpk_stream_bytes(s, b, sizeof(b));
+	for (i = 7; i >= 0; i--)
+		v = (v << 8) | b[i];
+	return v;
+}
+
+/*
+ * A uniform integer in [0, n) by rejection on 64-bit words: words below
+ * 2^64 mod n are redrawn, leaving a range whose size is a multiple of n, so
+ * the reduction x mod n is exactly uniform (no modulo bias).  The rejection
+ * probability is below n / 2^64.  n == 1 returns 0 without reading the
+ * stream; n == 0 is a caller error and also returns 0.
+ */
+uint64_t
+dpk_uniform(DpkStream *s, uint64_t n)
+{
+	uint64_t	threshold;
+	uint64_t	x;
+
+	if (n <= 1)
+		return 0;
+
+	threshold = (0 - n) % n;	/* 2^64 mod n */
+	do
+	{
+		x = dpk_stream_u64(s);
+	} while (x < threshold);
+	return x % n;
+}
+
+/* Exact Bernoulli(num/den): true iff a uniform draw from [0, den) is < num. */
+bool
+dpk_bernoulli(DpkStream *s, uint64_t num, uint64_t den)
+{
+	if (num == 0)
+		return false;
+	if (num >= den)
+		return true;
+	return dpk_uniform(s, den) < num;
+}
+
+/*
+ * Bernoulli(exp(-gamma)) for gamma = num/den in [0, 1], CKS Algorithm 1:
+ * draw A_k ~ Bernoulli(gamma/k) for k = 1, 2, ... until the first failure at
+ * k = K; then P[K odd] = exp(-gamma).  When den * k would overflow 64 bits,
+ * Bernoulli(gamma/k) is drawn as Bernoulli(gamma) AND Bernoulli(1/k), which is
+ * exact because the two draws are independent.
+ */
+static bool
+dpk_bernoulli_exp_unit(DpkStream *s, uint64_t num, uint64_t den)
+{
+	uint64_t	k = 1;
+
+	for (;;)
+	{
+		bool		a;
+
+		if (den <= UINT64_MAX / k)
+			a = dpk_bernoulli(s, num, den * k);
+		else
+			a = dpk_bernoulli(s, num, den) && dpk_bernoulli(s, 1, k);
+		if (!a)
+			break;
+		k++;
+	}
+	return (k & 1) != 0;
+}
+
+/*
+ * Exact Bernoulli(exp(-num/den)) for any num >= 0, den >= 1, CKS Algorithm 1.
+ * For gamma > 1 it uses exp(-gamma) = exp(-1)^floor(gamma) * exp(-frac(gamma))
+ * with independent draws, stopping at the first failure, so the expected
+ * number of exp(-1) draws is below 1 / (1 - e^-1) whatever gamma is.
+ */
+bool
+dpk_bernoulli_exp(DpkStream *s, uint64_t num, uint64_t den)
+{
+	uint64_t	whole;
+	uint64_t	i;
+
+	if (den == 0)
+		return false;			/* caller error: treat gamma as infinite */
+	if (num == 0)
+		return true;
+	if (num <= den)
+		return dpk_bernoulli_exp_unit(s, num, den);
+
+	whole = num / den;
+	for (i = 0; i < whole; i++)
+	{
+		if (!dpk_bernoulli_exp_unit(s, 1, 1))
+			return false;
+	}
+	return dpk_bernoulli_exp_unit(s, num % den, den);
+}
+
+/*
+ * Exact discrete Laplace, P[Y = y] proportional to exp(-|y| * den / num),
+ * CKS Algorithm 2.  In the paper's notation the scale is t/s, so here
+ * t = scale.num and s = scale.den:
+ *
+ *	 U ~ Uniform{0..t-1}, accepted with probability exp(-U/t); V ~ Geometric
+ *	 with P[V = v] proportional to exp(-v); then X = U + t*V has
+ *	 P[X = x] proportional to exp(-x/t), and Y = floor(X/s) has
+ *	 P[Y = y] proportional to exp(-y*s/t).  A fair sign B is attached, and
+ *	 (B = negative, Y = 0) is rejected so that zero is not counted twice.
+ *
+ * X is computed in 128 bits; a Y beyond the int64 range (requires V above
+ * about 2^21 for any scale from dpk_scale_from_double, probability
+ * exp(-2^21)) is rejected rather than wrapped.  The expected number of
+ * rounds is about 1 / (1 - e^-1) for large t.
+ */
+int64_t
+dpk_discrete_laplace(DpkStream *s, DpkScale scale)
+{
+	uint64_t	t = scale.num;
+	uint64_t	sd = scale.den;
+
+	if (t == 0 || sd == 0)
+		return 0;				/* caller error: no valid scale */
+
+	for (;;)
+	{
+		uint64_t	u;
+		uint64_t	v = 0;
+		unsigned __int128 x;
+		unsigned __int128 y;
+		bool		negative;
+
+		dpk_check_interrupts();
+
+		u = dpk_uniform(s, t);
+		if (!dpk_bernoulli_exp(s, u, t))
+			continue;
+
+		while (dpk_bernoulli_exp(s, 1, 1))
+			v++;
+
+		x = (unsigned __int128) u + (unsigned __int128) t * v;
+		y = x / sd;
+		if (y > (unsigned __int128) INT64_MAX)
+			continue;
+
+		negative = dpk_bernoulli(s, 1, 2);
+		if (negative && y == 0)
+			continue;
+		return negative ? -(int64_t) y : (int64_t) y;
+	}
+}
+
+/*
+ * The rational scale used for a real scale b: den = 2^20 and
+ * num = ceil(b * 2^20), at least 1, so num/den >= b and exceeds it by less
+ * than 2^-20 -- the noise is never smaller than requested.  Callers validate
+ * b; as a fail-safe an invalid b (NaN, infinite, <= 0) or one too large gets
+ * the largest representable scale, i.e. more noise rather than less.
+ */
+DpkScale
+dpk_scale_from_double(double b)
+{
+	DpkScale	scale;
+	double		x;
+
+	scale.den = DPK_SCALE_DEN;
+	if (!isfinite(b) || b <= 0.0)
+	{
+		scale.num = DPK_SCALE_NUM_MAX;
+		return scale;
+	}
+
+	x = ceil(b * (double) DPK_SCALE_DEN);
+	if (x >= (double) DPK_SCALE_NUM_MAX)
+		scale.num = DPK_SCALE_NUM_MAX;
+	else if (x < 1.0)
+		scale.num = 1;
+	else
+		scale.num = (uint64_t) x;
+	return scale;
+}
+
+/* The real value num/den of a scale (for reports and accounting). */
+double
+dpk_scale_value(DpkScale scale)
+{
+	return (double) scale.num / (double) scale.den;
+}
+
+/*
+ * Variance of the discrete Laplace with scale b: with a = 1/b and
+ * p = exp(-a), Var = 2p / (1-p)^2, which equals 1 / (2 sinh^2(a/2)); the
+ * sinh form keeps full relative accuracy for both small and large b.
+ */
+double
+dpk_discrete_laplace_variance(DpkScale scale)
+{
+	double		a = (double) scale.den / (double) scale.num;
+	double		sh = sinh(a / 2.0);
+
+	return 1.0 / (2.0 * sh * sh);
+}
+
+/*
+ * P[X = x] of the discrete Laplace with scale b: with a = 1/b and
+ * p = exp(-a), it is (1-p)/(1+p) * p^|x| = tanh(a/2) * exp(-a|x|), computed
+ * in the second form for accuracy.
+ */
+double
+dpk_discrete_laplace_pmf(DpkScale scale, int64_t x)
+{
+	double		a = (double) scale.den / (double) scale.num;
+	double		ax = x < 0 ? -(double) x : (double) x;
+
+	return tanh(a / 2.0) * exp(-a * ax);
+}

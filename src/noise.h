@@ -1,0 +1,90 @@
+/*
+ * noise.h
+ *		Cryptographic random stream and exact discrete Laplace noise.
+ *
+ * The stream is ChaCha20 from libcrypto (EVP).  A stream is identified by a
+ * 32-byte key and a 12-byte nonce; the same (key, nonce) always yields the same
+ * bytes, which is what lets a continual counter re-derive the noise of a tree
+ * node instead of storing it (DESIGN §4).
+ *
+ * The discrete Laplace sampler follows Canonne, Kamath and Steinke (2020),
+ * "The Discrete Gaussian for Differential Privacy", Algorithms 1-2: only
+ * integer arithmetic and uniform integers drawn by rejection, never a
+ * floating-point inversion (Mironov 2012).
+ */
+#ifndef DPK_NOISE_H
+#define DPK_NOISE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define DPK_KEY_BYTES	32
+#define DPK_NONCE_BYTES 12
+#define DPK_STREAM_BUF	512
+
+typedef struct DpkStream
+{
+	void	   *ctx;			/* EVP_CIPHER_CTX * */
+	uint8_t		buf[DPK_STREAM_BUF];
+	size_t		pos;			/* next unread byte of buf */
+} DpkStream;
+
+/*
+ * A noise scale b = num/den > 0, kept as a rational so the sampler stays exact.
+ * P[X = x] is proportional to exp(-|x| / b).
+ */
+typedef struct DpkScale
+{
+	uint64_t	num;
+	uint64_t	den;
+} DpkScale;
+
+/* Open a stream on (key, nonce).  Returns false if libcrypto fails. */
+bool		dpk_stream_open(DpkStream *s, const uint8_t key[DPK_KEY_BYTES],
+							const uint8_t nonce[DPK_NONCE_BYTES]);
+
+/* Re-position an open stream at the start of another nonce (same key). */
+bool		dpk_stream_reseed(DpkStream *s, const uint8_t key[DPK_KEY_BYTES],
+							  const uint8_t nonce[DPK_NONCE_BYTES]);
+
+/* Release the libcrypto context; safe on a stream never opened or closed twice. */
+void		dpk_stream_close(DpkStream *s);
+
+/* Derive a 32-byte key from a 64-bit seed (unit tests and benchmarks only). */
+void		dpk_key_from_seed(uint64_t seed, uint8_t key[DPK_KEY_BYTES]);
+
+/* Copy n pseudo-random bytes out of the stream. */
+void		dpk_stream_bytes(DpkStream *s, void *out, size_t n);
+
+/* A uniform 64-bit word. */
+uint64_t	dpk_stream_u64(DpkStream *s);
+
+/* A uniform integer in [0, n), n >= 1, by rejection (no modulo bias). */
+uint64_t	dpk_uniform(DpkStream *s, uint64_t n);
+
+/* Exact Bernoulli(num/den), 0 <= num <= den, den >= 1. */
+bool		dpk_bernoulli(DpkStream *s, uint64_t num, uint64_t den);
+
+/* Exact Bernoulli(exp(-num/den)), num >= 0, den >= 1 (CKS Algorithm 1). */
+bool		dpk_bernoulli_exp(DpkStream *s, uint64_t num, uint64_t den);
+
+/* Exact discrete Laplace with scale num/den (CKS Algorithm 2). */
+int64_t		dpk_discrete_laplace(DpkStream *s, DpkScale scale);
+
+/*
+ * The rational scale used for a real scale b > 0: den is a fixed power of two
+ * and num is rounded UP, so the noise is never smaller than asked for.
+ */
+DpkScale	dpk_scale_from_double(double b);
+
+/* The real value num/den of a scale. */
+double		dpk_scale_value(DpkScale scale);
+
+/* Variance of the discrete Laplace with this scale: 2 e^{-1/b} / (1 - e^{-1/b})^2. */
+double		dpk_discrete_laplace_variance(DpkScale scale);
+
+/* P[X = x] of the discrete Laplace with this scale (for tests and reports). */
+double		dpk_discrete_laplace_pmf(DpkScale scale, int64_t x);
+
+#endif

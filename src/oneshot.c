@@ -1,0 +1,265 @@
+/*
+ * oneshot.c
+ *		dp_kmeans: one-shot epsilon-DP k-means of a query's result.
+ *
+ * The query runs read-only with the caller's rights; its points are copied
+ * into memory, then the plain-C pipeline of coreset.c produces the centres.
+ * Nothing is stored: every call spends its epsilon afresh.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "access/xact.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "nodes/parsenodes.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+#include "utils/plancache.h"
+#include "utils/tuplestore.h"
+
+#include "coreset.h"
+#include "pgutil.h"
+
+#define FETCH_BATCH 10000
+
+/*
+ * Refuse anything but one plain SELECT: no data-modifying CTE, no row locks,
+ * no utility command.  Decided from the parse tree alone.
+ */
+static void
+check_read_only_select(SPIPlanPtr plan)
+{
+	List	   *sources = SPI_plan_get_plan_sources(plan);
+	ListCell   *lc;
+
+	if (list_length(sources) != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("dp_kmeans query must be a single SELECT statement")));
+	foreach(lc, sources)
+	{
+		CachedPlanSource *src = (CachedPlanSource *) lfirst(lc);
+		ListCell   *lq;
+
+		foreach(lq, src->query_list)
+		{
+			Query	   *q = lfirst_node(Query, lq);
+
+			if (q->commandType != CMD_SELECT || q->utilityStmt != NULL ||
+				q->hasModifyingCTE || q->rowMarks != NIL)
+				ereport(ERROR,
+						(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+						 errmsg("dp_kmeans query must be a read-only SELECT"),
+						 errhint("Data-modifying statements, SELECT INTO and FOR UPDATE/SHARE are not allowed.")));
+		}
+	}
+}
+
+/* Points read from the query, grown as batches arrive. */
+typedef struct PointBuffer
+{
+	double	   *x;
+	size_t		n;
+	size_t		cap;
+	int			d;
+} PointBuffer;
+
+/* Append one point, doubling the buffer when full. */
+static void
+buffer_push(PointBuffer *b, const double *x)
+{
+	if (b->n == b->cap)
+	{
+		b->cap = b->cap ? b->cap * 2 : 65536;
+		b->x = b->x ? repalloc_huge(b->x, b->cap * b->d * sizeof(double))
+			: palloc_extended(b->cap * b->d * sizeof(double), MCXT_ALLOC_HUGE);
+	}
+	memcpy(b->x + b->n * b->d, x, b->d * sizeof(double));
+	b->n++;
+}
+
+/*
+ * Run the query read-only and collect its points into buf (allocated in the
+ * caller's context).  Rows that are not points (NULL, NaN, bad arrays) are
+ * skipped silently so that no message depends on row values.
+ */
+static void
+read_query_points(const char *query, int d, PointBuffer *buf)
+{
+	MemoryContext callerctx = CurrentMemoryContext;
+	MemoryContext batchctx;
+	SPIPlanPtr	plan;
+	Portal		portal;
+	DpkPointReader reader;
+	AttrNumber *attnums;
+	double	   *x = palloc(d * sizeof(double));
+	bool		save_read_only = XactReadOnly;
+	int			i;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+
+	plan = SPI_prepare(query, 0, NULL);
+	if (plan == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_SYNTAX_ERROR),
+				 errmsg("could not prepare dp_kmeans query: %s",
+						SPI_result_code_string(SPI_result))));
+	check_read_only_select(plan);
+
+	batchctx = AllocSetContextCreate(callerctx, "dp_kmeans batch",
+									 ALLOCSET_DEFAULT_SIZES);
+
+	/* Any write attempted by a function the query calls fails. */
+	XactReadOnly = true;
+	PG_TRY();
+	{
+		portal = SPI_cursor_open(NULL, plan, NULL, NULL, true);
+		attnums = palloc(portal->tupDesc->natts * sizeof(AttrNumber));
+		for (i = 0; i < portal->tupDesc->natts; i++)
+			attnums[i] = i + 1;
+		{
+			MemoryContext old = MemoryContextSwitchTo(callerctx);
+
+			dpk_pg_point_reader_init(&reader, portal->tupDesc, attnums,
+									 portal->tupDesc->natts, d, "the query result");
+			MemoryContextSwitchTo(old);
+		}
+
+		for (;;)
+		{
+			uint64		r;
+
+			SPI_cursor_fetch(portal, true, FETCH_BATCH);
+			if (SPI_processed == 0)
+				break;
+			for (r = 0; r < SPI_processed; r++)
+			{
+				MemoryContext old = MemoryContextSwitchTo(batchctx);
+				bool		ok = dpk_pg_read_point(&reader, SPI_tuptable->vals[r],
+												   SPI_tuptable->tupdesc, x);
+
+				MemoryContextSwitchTo(callerctx);
+				if (ok)
+					buffer_push(buf, x);
+				MemoryContextSwitchTo(old);
+				MemoryContextReset(batchctx);
+			}
+			SPI_freetuptable(SPI_tuptable);
+			CHECK_FOR_INTERRUPTS();
+		}
+		SPI_cursor_close(portal);
+	}
+	PG_FINALLY();
+	{
+		XactReadOnly = save_read_only;
+	}
+	PG_END_TRY();
+
+	MemoryContextDelete(batchctx);
+	SPI_finish();
+}
+
+/*
+ * dp_kmeans(query, k, epsilon, lower, upper, n) ->
+ *		SETOF (cluster int, center float8[], noisy_size float8)
+ */
+PG_FUNCTION_INFO_V1(dp_kmeans);
+Datum
+dp_kmeans(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	MemoryContext workctx,
+				old;
+	char	   *query;
+	int			k,
+				d,
+				c;
+	double		eps;
+	double	   *lo,
+			   *hi;
+	DpkBox		box;
+	DpkOneshotConfig cfg;
+	DpkOneshotResult res;
+	PointBuffer buf = {0};
+	DpkStream  *stream;
+	uint8		key[DPK_KEY_BYTES];
+	uint8		nonce[DPK_NONCE_BYTES] = {0};
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("query must not be NULL")));
+	if (PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("k must not be NULL")));
+	if (PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("epsilon must not be NULL")));
+	query = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	k = PG_GETARG_INT32(1);
+	eps = PG_GETARG_FLOAT8(2);
+	dpk_pg_check_k(k, 0);
+	dpk_pg_check_epsilon(eps, "epsilon");
+	dpk_pg_check_box(PG_ARGISNULL(3) ? NULL : PG_GETARG_ARRAYTYPE_P(3),
+					 PG_ARGISNULL(4) ? NULL : PG_GETARG_ARRAYTYPE_P(4),
+					 &lo, &hi, &d);
+
+	dpk_oneshot_defaults(&cfg, eps, k);
+	cfg.max_cells = dpk_max_cells;
+	if (!PG_ARGISNULL(5))
+	{
+		double		n = PG_GETARG_FLOAT8(5);
+
+		if (isnan(n) || isinf(n) || n < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("n must be a finite number >= 0, got %g", n),
+					 errhint("n is a public row count; leave it NULL to spend a small share of epsilon on a noisy count.")));
+		cfg.public_n = n;
+	}
+
+	InitMaterializedSRF(fcinfo, 0);
+
+	workctx = AllocSetContextCreate(CurrentMemoryContext, "dp_kmeans",
+									ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(workctx);
+
+	buf.d = d;
+	read_query_points(query, d, &buf);
+
+	box.d = d;
+	box.lower = lo;
+	box.upper = hi;
+	dpk_pg_strong_random(key, sizeof(key));
+	stream = palloc0(sizeof(DpkStream));
+	dpk_pg_stream_open(stream, key, nonce);
+	explicit_bzero(key, sizeof(key));
+	dpk_oneshot_cluster(&box, buf.x, buf.n, &cfg, stream, &res);
+
+	MemoryContextSwitchTo(old);
+	for (c = 0; c < k; c++)
+	{
+		Datum	   *elems = palloc(d * sizeof(Datum));
+		Datum		values[3];
+		bool		nulls[3] = {false, false, false};
+		int			j;
+
+		for (j = 0; j < d; j++)
+			elems[j] = Float8GetDatum(res.centers[(size_t) c * d + j]);
+		values[0] = Int32GetDatum(c + 1);
+		values[1] = PointerGetDatum(construct_array(elems, d, FLOAT8OID, sizeof(float8),
+													FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+		values[2] = Float8GetDatum(res.sizes[c]);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	MemoryContextDelete(workctx);
+	return (Datum) 0;
+}

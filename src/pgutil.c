@@ -1,0 +1,311 @@
+/*
+ * pgutil.c
+ *		Argument checks, point extraction and backend hooks for the core.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+
+#include "dpk_mem.h"
+#include "pgutil.h"
+
+double		dpk_max_cells = 4194304.0;
+
+/* palloc in the current context; huge allocations allowed. */
+static void *
+dpk_pg_alloc(size_t size)
+{
+	return palloc_extended(size ? size : 1, MCXT_ALLOC_HUGE);
+}
+
+/* pfree for the core. */
+static void
+dpk_pg_free(void *ptr)
+{
+	pfree(ptr);
+}
+
+/* CHECK_FOR_INTERRUPTS for the core's long loops. */
+static void
+dpk_pg_interrupts(void)
+{
+	CHECK_FOR_INTERRUPTS();
+}
+
+/* Route the core's memory and interrupt checks through the backend. */
+void
+dpk_pg_install_hooks(void)
+{
+	dpk_alloc_hook = dpk_pg_alloc;
+	dpk_free_hook = dpk_pg_free;
+	dpk_interrupt_hook = dpk_pg_interrupts;
+}
+
+/* epsilon must be a positive finite number. */
+void
+dpk_pg_check_epsilon(double epsilon, const char *argname)
+{
+	if (isnan(epsilon) || isinf(epsilon) || epsilon <= 0.0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must be a positive finite number, got %g", argname, epsilon),
+				 errhint("epsilon is the privacy budget, e.g. 0.1 to 2.")));
+}
+
+/* k must be at least 1, and at most kmax when given. */
+void
+dpk_pg_check_k(int k, int kmax)
+{
+	if (k < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("k must be at least 1, got %d", k)));
+	if (kmax > 0 && k > kmax)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("k must be at most %d, got %d", kmax, k),
+				 errhint("k may not exceed the k given when the table was attached.")));
+}
+
+/* Copy a float8[] box bound into a C array, rejecting NULLs and non-finite values. */
+static double *
+box_bound(ArrayType *a, const char *name, int *len)
+{
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n,
+				i;
+	double	   *out;
+
+	if (ARR_NDIM(a) > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("%s must be a one-dimensional array", name)));
+	deconstruct_array(a, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
+					  &elems, &nulls, &n);
+	if (n == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must not be empty", name),
+				 errhint("Give one bound per dimension.")));
+	out = palloc(n * sizeof(double));
+	for (i = 0; i < n; i++)
+	{
+		if (nulls[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("%s must not contain NULL (element %d)", name, i + 1)));
+		out[i] = DatumGetFloat8(elems[i]);
+		if (isnan(out[i]) || isinf(out[i]))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("%s must be finite (element %d is %g)", name, i + 1, out[i]),
+					 errhint("The box bounds the data; give finite numbers.")));
+	}
+	*len = n;
+	return out;
+}
+
+/* Validate lower/upper and return them (see pgutil.h). */
+void
+dpk_pg_check_box(ArrayType *lower, ArrayType *upper, double **lo, double **hi, int *d)
+{
+	int			nl,
+				nu,
+				j;
+
+	if (lower == NULL || upper == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("lower and upper must not be NULL"),
+				 errhint("Declare the data box, one bound per dimension; it must not come from the data.")));
+	*lo = box_bound(lower, "lower", &nl);
+	*hi = box_bound(upper, "upper", &nu);
+	if (nl != nu)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("lower and upper must have the same length, got %d and %d", nl, nu)));
+	for (j = 0; j < nl; j++)
+	{
+		if (!((*lo)[j] < (*hi)[j]))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("lower must be below upper in every dimension (dimension %d: %g >= %g)",
+							j + 1, (*lo)[j], (*hi)[j])));
+		if (isinf((*hi)[j] - (*lo)[j]))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("the box is too wide in dimension %d", j + 1),
+					 errhint("upper - lower must be a finite number.")));
+	}
+	*d = nl;
+}
+
+/* Accepted scalar types: integers, float4/8, numeric, and domains over them. */
+bool
+dpk_pg_is_numeric_type(Oid typid)
+{
+	switch (getBaseType(typid))
+	{
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+		case FLOAT4OID:
+		case FLOAT8OID:
+		case NUMERICOID:
+			return true;
+		default:
+			return false;
+	}
+}
+
+/* Compile a point reader for the given columns (see pgutil.h). */
+void
+dpk_pg_point_reader_init(DpkPointReader *r, TupleDesc tupdesc,
+						 const AttrNumber *attnums, int ncols, int d,
+						 const char *what)
+{
+	int			i;
+
+	r->d = d;
+	r->ncols = ncols;
+	r->attnums = palloc(ncols * sizeof(AttrNumber));
+	r->types = palloc(ncols * sizeof(Oid));
+	for (i = 0; i < ncols; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(tupdesc, attnums[i] - 1);
+
+		r->attnums[i] = attnums[i];
+		r->types[i] = getBaseType(att->atttypid);
+	}
+
+	if (ncols == 1 && (r->types[0] == FLOAT8ARRAYOID || r->types[0] == FLOAT4ARRAYOID))
+	{
+		r->source = r->types[0] == FLOAT8ARRAYOID
+			? DPK_POINT_FLOAT8_ARRAY : DPK_POINT_FLOAT4_ARRAY;
+		return;
+	}
+
+	for (i = 0; i < ncols; i++)
+		if (!dpk_pg_is_numeric_type(r->types[i]))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("column \"%s\" of %s has type %s, which is not numeric",
+							NameStr(TupleDescAttr(tupdesc, attnums[i] - 1)->attname),
+							what, format_type_be(r->types[i])),
+					 errhint("Use d numeric columns (smallint, integer, bigint, real, double precision, numeric) or one float8[]/float4[] column.")));
+	if (ncols != d)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("%s has %d numeric columns but the box has %d dimensions",
+						what, ncols, d),
+				 errhint("Give one column per dimension of lower/upper, or one float8[] column.")));
+	r->source = DPK_POINT_COLUMNS;
+}
+
+/* One scalar Datum as a double; numeric never raises (overflow gives +-Inf). */
+static double
+scalar_to_double(Datum v, Oid typid)
+{
+	switch (typid)
+	{
+		case INT2OID:
+			return (double) DatumGetInt16(v);
+		case INT4OID:
+			return (double) DatumGetInt32(v);
+		case INT8OID:
+			return (double) DatumGetInt64(v);
+		case FLOAT4OID:
+			return (double) DatumGetFloat4(v);
+		case FLOAT8OID:
+			return DatumGetFloat8(v);
+		default:
+			return DatumGetFloat8(DirectFunctionCall1(numeric_float8_no_overflow, v));
+	}
+}
+
+/* Read one tuple's point (see pgutil.h). */
+bool
+dpk_pg_read_point(const DpkPointReader *r, HeapTuple tuple, TupleDesc tupdesc,
+				  double *x)
+{
+	bool		isnull;
+	int			j;
+
+	if (r->source == DPK_POINT_COLUMNS)
+	{
+		for (j = 0; j < r->d; j++)
+		{
+			Datum		v = heap_getattr(tuple, r->attnums[j], tupdesc, &isnull);
+
+			if (isnull)
+				return false;
+			x[j] = scalar_to_double(v, r->types[j]);
+			if (isnan(x[j]))
+				return false;
+		}
+		return true;
+	}
+	else
+	{
+		Datum		v = heap_getattr(tuple, r->attnums[0], tupdesc, &isnull);
+		ArrayType  *a;
+		bool		is8 = r->source == DPK_POINT_FLOAT8_ARRAY;
+
+		if (isnull)
+			return false;
+		a = DatumGetArrayTypeP(v);
+		if (ARR_NDIM(a) != 1 || ARR_DIMS(a)[0] != r->d || ARR_HASNULL(a))
+			return false;
+		for (j = 0; j < r->d; j++)
+		{
+			x[j] = is8 ? ((float8 *) ARR_DATA_PTR(a))[j]
+				: (double) ((float4 *) ARR_DATA_PTR(a))[j];
+			if (isnan(x[j]))
+				return false;
+		}
+		if ((Pointer) a != DatumGetPointer(v))
+			pfree(a);
+		return true;
+	}
+}
+
+/* Memory context callback: free a stream's libcrypto context. */
+static void
+stream_reset_callback(void *arg)
+{
+	dpk_stream_close((DpkStream *) arg);
+}
+
+/* Open a stream tied to the current memory context (see pgutil.h). */
+void
+dpk_pg_stream_open(DpkStream *s, const uint8 *key, const uint8 *nonce)
+{
+	MemoryContextCallback *cb;
+
+	if (!dpk_stream_open(s, key, nonce))
+		ereport(ERROR,
+				(errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
+				 errmsg("could not initialise the ChaCha20 stream")));
+	cb = palloc(sizeof(MemoryContextCallback));
+	cb->func = stream_reset_callback;
+	cb->arg = s;
+	MemoryContextRegisterResetCallback(CurrentMemoryContext, cb);
+}
+
+/* Bytes from the OS's strong random source. */
+void
+dpk_pg_strong_random(void *buf, size_t len)
+{
+	if (!pg_strong_random(buf, len))
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("could not generate random bytes")));
+}

@@ -1,0 +1,86 @@
+/*
+ * pgutil.h
+ *		PostgreSQL glue shared by the SQL-callable functions: argument checks,
+ *		point extraction from tuples, and the backend's random stream.
+ */
+#ifndef DPK_PGUTIL_H
+#define DPK_PGUTIL_H
+
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/tupdesc.h"
+#include "utils/array.h"
+
+#include "noise.h"
+
+/* GUCs (dpkmeans.*) */
+extern double dpk_max_cells;
+
+/* Point the core's allocation and interrupt hooks at the backend. */
+void		dpk_pg_install_hooks(void);
+
+/* ERROR unless epsilon is finite and > 0 (argname names it in the message). */
+void		dpk_pg_check_epsilon(double epsilon, const char *argname);
+
+/* ERROR unless k >= 1 (and <= kmax when kmax > 0). */
+void		dpk_pg_check_k(int k, int kmax);
+
+/*
+ * Validate the box arrays (non-NULL, one-dimensional, same length, no NULL,
+ * finite, lower < upper with a finite width) and return their values in
+ * palloc'd arrays; the dimension goes to *d.
+ */
+void		dpk_pg_check_box(ArrayType *lower, ArrayType *upper,
+							 double **lo, double **hi, int *d);
+
+/* How a set of columns yields a point. */
+typedef enum DpkPointSource
+{
+	DPK_POINT_COLUMNS,			/* d numeric scalar columns */
+	DPK_POINT_FLOAT8_ARRAY,		/* one float8[] column of length d */
+	DPK_POINT_FLOAT4_ARRAY		/* one float4[] column of length d */
+} DpkPointSource;
+
+/* A compiled recipe to read points out of tuples of a fixed descriptor. */
+typedef struct DpkPointReader
+{
+	DpkPointSource source;
+	int			d;
+	int			ncols;
+	AttrNumber *attnums;		/* 1-based attribute numbers, ncols of them */
+	Oid		   *types;			/* base type of each column */
+} DpkPointReader;
+
+/* True if typid (or its base type) is a numeric scalar we accept. */
+bool		dpk_pg_is_numeric_type(Oid typid);
+
+/*
+ * Build a reader for attributes attnums[0..ncols-1] of tupdesc, d being the
+ * expected dimension; ERROR with a precise errcode when the column types or
+ * count cannot give d-dimensional points.  `what` names the source in errors
+ * ("query result", "table \"t\"").
+ */
+void		dpk_pg_point_reader_init(DpkPointReader *r, TupleDesc tupdesc,
+									 const AttrNumber *attnums, int ncols,
+									 int d, const char *what);
+
+/*
+ * Read the point of a tuple into x (d values).  Returns false when the row is
+ * not a point: a NULL in a tracked value, a NaN, or an array that is NULL, has
+ * NULL elements or the wrong length.  Never raises on row values, so that no
+ * error depends on the data; +-Inf is returned as is (the box clamps it).
+ */
+bool		dpk_pg_read_point(const DpkPointReader *r, HeapTuple tuple,
+							  TupleDesc tupdesc, double *x);
+
+/*
+ * Open a stream whose libcrypto context is freed with the current memory
+ * context, so an error mid-computation leaks nothing.
+ */
+void		dpk_pg_stream_open(DpkStream *s, const uint8 *key, const uint8 *nonce);
+
+/* Fill buf with len bytes from pg_strong_random(), or ERROR. */
+void		dpk_pg_strong_random(void *buf, size_t len);
+
+#endif

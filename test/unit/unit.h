@@ -1,0 +1,36 @@
+/*
+ * unit.h
+ *		A minimal test harness for the plain-C core.
+ *
+ * Each CHECK counts one assertion; a test program ends with UNIT_DONE(), which
+ * prints "<program>: N passed, M failed" and exits non-zero on any failure.
+ */
+#ifndef DPK_UNIT_H
+#define DPK_UNIT_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static int	unit_passed = 0;
+static int	unit_failed = 0;
+
+#define CHECK(cond, ...) \
+	do { \
+		if (cond) \
+			unit_passed++; \
+		else \
+		{ \
+			unit_failed++; \
+			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+			fprintf(stderr, __VA_ARGS__); \
+			fprintf(stderr, "\n"); \
+		} \
+	} while (0)
+
+#define UNIT_DONE(name) \
+	do { \
+		printf("%s: %d passed, %d failed\n", (name), unit_passed, unit_failed); \
+		return unit_failed ? 1 : 0; \
+	} while (0)
+
+#endif
