@@ -77,7 +77,8 @@ dp_grid_size(PG_FUNCTION_ARGS)
 		if (PG_ARGISNULL(i))
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("dp_grid_size arguments must not be NULL")));
+					 errmsg("dp_grid_size arguments must not be NULL"),
+					 errhint("Give n, epsilon, k, d and the rule.")));
 	n = PG_GETARG_FLOAT8(0);
 	eps = PG_GETARG_FLOAT8(1);
 	k = PG_GETARG_INT32(2);
@@ -87,13 +88,15 @@ dp_grid_size(PG_FUNCTION_ARGS)
 	if (isnan(n) || isinf(n) || n < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("n must be a finite number >= 0, got %g", n)));
+				 errmsg("n must be a finite number >= 0, got %g", n),
+				 errhint("n is the number of rows the grid is sized for.")));
 	dpk_pg_check_epsilon(eps, "epsilon");
 	dpk_pg_check_k(k, 0);
 	if (d < 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("d must be at least 1, got %d", d)));
+				 errmsg("d must be at least 1, got %d", d),
+				 errhint("d is the number of dimensions of the points.")));
 
 	/* The rules are defined for N >= 1; an empty table gets one cell. */
 	if (n < 1.0)

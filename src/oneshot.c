@@ -40,7 +40,8 @@ check_read_only_select(SPIPlanPtr plan)
 	if (list_length(sources) != 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("dp_kmeans query must be a single SELECT statement")));
+				 errmsg("dp_kmeans query must be a single SELECT statement"),
+				 errhint("Pass one read-only SELECT without a trailing statement.")));
 	foreach(lc, sources)
 	{
 		CachedPlanSource *src = (CachedPlanSource *) lfirst(lc);
@@ -194,15 +195,18 @@ dp_kmeans(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(0))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("query must not be NULL")));
+				 errmsg("query must not be NULL"),
+				 errhint("Give a SELECT returning d numeric columns or one float8[] column.")));
 	if (PG_ARGISNULL(1))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("k must not be NULL")));
+				 errmsg("k must not be NULL"),
+				 errhint("k is the number of clusters to release.")));
 	if (PG_ARGISNULL(2))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("epsilon must not be NULL")));
+				 errmsg("epsilon must not be NULL"),
+				 errhint("epsilon is the privacy budget this call spends.")));
 	query = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	k = PG_GETARG_INT32(1);
 	eps = PG_GETARG_FLOAT8(2);

@@ -66,7 +66,8 @@ dpk_pg_check_k(int k, int kmax)
 	if (k < 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("k must be at least 1, got %d", k)));
+				 errmsg("k must be at least 1, got %d", k),
+				 errhint("k is the number of clusters to release.")));
 	if (kmax > 0 && k > kmax)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -101,7 +102,8 @@ box_bound(ArrayType *a, const char *name, int *len)
 		if (nulls[i])
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("%s must not contain NULL (element %d)", name, i + 1)));
+					 errmsg("%s must not contain NULL (element %d)", name, i + 1),
+					 errhint("Give a finite bound for every dimension.")));
 		out[i] = DatumGetFloat8(elems[i]);
 		if (isnan(out[i]) || isinf(out[i]))
 			ereport(ERROR,
@@ -131,14 +133,16 @@ dpk_pg_check_box(ArrayType *lower, ArrayType *upper, double **lo, double **hi, i
 	if (nl != nu)
 		ereport(ERROR,
 				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-				 errmsg("lower and upper must have the same length, got %d and %d", nl, nu)));
+				 errmsg("lower and upper must have the same length, got %d and %d", nl, nu),
+				 errhint("The box has one lower and one upper bound per dimension.")));
 	for (j = 0; j < nl; j++)
 	{
 		if (!((*lo)[j] < (*hi)[j]))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("lower must be below upper in every dimension (dimension %d: %g >= %g)",
-							j + 1, (*lo)[j], (*hi)[j])));
+							j + 1, (*lo)[j], (*hi)[j]),
+					 errhint("The box must have a positive width in every dimension.")));
 		if (isinf((*hi)[j] - (*lo)[j]))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -204,7 +208,7 @@ dpk_pg_point_reader_init(DpkPointReader *r, TupleDesc tupdesc,
 	if (ncols != d)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("%s has %d numeric columns but the box has %d dimensions",
+				 errmsg("%s has %d column(s) but the box has %d dimension(s)",
 						what, ncols, d),
 				 errhint("Give one column per dimension of lower/upper, or one float8[] column.")));
 	r->source = DPK_POINT_COLUMNS;

@@ -1,0 +1,56 @@
+-- dp_kmeans: one-shot epsilon-DP k-means; outputs are random, so the checks
+-- are on shape and on accuracy bounds that hold with overwhelming probability.
+SELECT setseed(0.42);
+CREATE TABLE blobs AS
+SELECT (ARRAY[20, 80, 20, 80])[1 + i % 4] + (random() - 0.5) AS x,
+       (ARRAY[20, 20, 80, 80])[1 + i % 4] + (random() - 0.5) AS y,
+       i
+FROM generate_series(1, 40000) AS i;
+
+-- exactly k rows, numbered 1..k, d coordinates each, inside the box
+SELECT count(*), min(cluster), max(cluster),
+       bool_and(array_length(center, 1) = 2) AS dims,
+       bool_and(center[1] BETWEEN 0 AND 100 AND center[2] BETWEEN 0 AND 100) AS in_box
+FROM dp_kmeans('SELECT x, y FROM blobs', 4, 1.0, ARRAY[0, 0], ARRAY[100, 100]);
+
+-- the four blobs are found (each true centre has a released centre within 1)
+-- and the noisy sizes add up to about N
+WITH c AS (SELECT * FROM dp_kmeans('SELECT x, y FROM blobs', 4, 1.0,
+                                   ARRAY[0, 0], ARRAY[100, 100]))
+SELECT (SELECT count(*) FROM (VALUES (20, 20), (80, 20), (20, 80), (80, 80)) t(a, b)
+        WHERE EXISTS (SELECT 1 FROM c WHERE abs(center[1] - a) < 1 AND abs(center[2] - b) < 1)) AS found,
+       abs((SELECT sum(noisy_size) FROM c) - 40000) < 400 AS sizes_ok;
+
+-- one float8[] column, a float4[] column, integer and numeric columns, a public n
+SELECT count(*) FROM dp_kmeans('SELECT ARRAY[x, y] FROM blobs', 4, 1, ARRAY[0, 0], ARRAY[100, 100], n => 40000);
+SELECT count(*) FROM dp_kmeans('SELECT ARRAY[x, y]::float4[] FROM blobs', 3, 1, ARRAY[0, 0], ARRAY[100, 100]);
+SELECT count(*) FROM dp_kmeans('SELECT x::int, y::numeric FROM blobs', 2, 1, ARRAY[0, 0], ARRAY[100, 100]);
+SELECT count(*) FROM dp_kmeans('SELECT x FROM blobs', 2, 1, ARRAY[0], ARRAY[100]);
+
+-- no rows, NULLs, NaN, infinities, bad arrays: always exactly k rows, no error
+SELECT count(*) FROM dp_kmeans('SELECT x, y FROM blobs WHERE false', 5, 1, ARRAY[0, 0], ARRAY[100, 100]);
+SELECT count(*) FROM dp_kmeans($$SELECT * FROM (VALUES (NULL::float8, 1::float8), ('NaN', 2),
+                                 ('Infinity', '-Infinity'), (1e300, 5)) v$$,
+                               7, 1, ARRAY[0, 0], ARRAY[100, 100]);
+SELECT count(*) FROM dp_kmeans($$SELECT * FROM (VALUES (ARRAY[1, 2]::float8[]), (ARRAY[1]::float8[]),
+                                 (ARRAY[1, NULL]::float8[]), (NULL)) v$$,
+                               3, 1, ARRAY[0, 0], ARRAY[100, 100]);
+-- more clusters than occupied cells is not an error
+SELECT count(*) FROM dp_kmeans('SELECT 1.0::float8, 1.0::float8', 20, 1, ARRAY[0, 0], ARRAY[100, 100]);
+
+-- the query runs read-only: a function that writes fails
+CREATE TABLE sink (v int);
+CREATE FUNCTION writes() RETURNS float8 LANGUAGE sql AS 'INSERT INTO sink VALUES (1) RETURNING 1.0::float8';
+SELECT count(*) FROM dp_kmeans('SELECT writes(), 1.0::float8', 2, 1, ARRAY[0, 0], ARRAY[100, 100]);
+SELECT count(*) FROM sink;
+
+-- the query runs with the caller's rights
+CREATE ROLE dpk_noread;
+GRANT EXECUTE ON FUNCTION dp_kmeans(text, int, float8, float8[], float8[], float8) TO dpk_noread;
+SET ROLE dpk_noread;
+SELECT count(*) FROM dp_kmeans('SELECT x, y FROM blobs', 2, 1, ARRAY[0, 0], ARRAY[100, 100]);
+RESET ROLE;
+REVOKE EXECUTE ON FUNCTION dp_kmeans(text, int, float8, float8[], float8[], float8) FROM dpk_noread;
+DROP ROLE dpk_noread;
+DROP FUNCTION writes();
+DROP TABLE sink, blobs;

@@ -1,0 +1,287 @@
+/*
+ * mixture.h
+ *		Deterministic synthetic Gaussian mixtures for the accuracy benchmark.
+ *
+ * Test data only: the generator is xoshiro256** seeded through splitmix64 and
+ * normals come from Box-Muller.  None of this is privacy noise.
+ *
+ * A mixture of K isotropic Gaussians in d dimensions:
+ *	 - centres uniform in [lo, hi]^d, redrawn until every pair is at least
+ *	   min_sep apart (the whole set is redrawn if a centre cannot be placed);
+ *	 - standard deviation of cluster j uniform in [sd_lo, sd_hi];
+ *	 - mixing weights uniform in [w_lo, w_hi], normalised to sum 1;
+ *	 - every point draws its cluster from the weights, then its coordinates.
+ * Points are left as generated: some fall outside the box, and the pipeline
+ * under test is expected to clamp them.  The same (spec, seed) always gives
+ * the same bytes.
+ */
+#ifndef DPK_BENCH_MIXTURE_H
+#define DPK_BENCH_MIXTURE_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+typedef struct MixRng
+{
+	uint64_t	s[4];
+	double		spare;			/* second Box-Muller normal */
+	int			have_spare;
+} MixRng;
+
+/* splitmix64 step, used to expand a seed into a xoshiro state. */
+static inline uint64_t
+mix_splitmix64(uint64_t *state)
+{
+	uint64_t	z = (*state += UINT64_C(0x9E3779B97F4A7C15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+	return z ^ (z >> 31);
+}
+
+/* A 64-bit hash of a few integers, for deriving independent seeds. */
+static inline uint64_t
+mix_hash4(uint64_t a, uint64_t b, uint64_t c, uint64_t e)
+{
+	uint64_t	st = a;
+	uint64_t	h = mix_splitmix64(&st);
+
+	st = h ^ b;
+	h = mix_splitmix64(&st);
+	st = h ^ c;
+	h = mix_splitmix64(&st);
+	st = h ^ e;
+	return mix_splitmix64(&st);
+}
+
+static inline void
+mix_rng_seed(MixRng *r, uint64_t seed)
+{
+	uint64_t	sm = seed;
+	int			i;
+
+	for (i = 0; i < 4; i++)
+		r->s[i] = mix_splitmix64(&sm);
+	if ((r->s[0] | r->s[1] | r->s[2] | r->s[3]) == 0)
+		r->s[0] = 1;
+	r->have_spare = 0;
+	r->spare = 0.0;
+}
+
+static inline uint64_t
+mix_rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+/* xoshiro256** */
+static inline uint64_t
+mix_rng_next(MixRng *r)
+{
+	uint64_t   *s = r->s;
+	uint64_t	result = mix_rotl(s[1] * 5, 7) * 9;
+	uint64_t	t = s[1] << 17;
+
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = mix_rotl(s[3], 45);
+	return result;
+}
+
+/* Uniform in [0, 1). */
+static inline double
+mix_rng_uniform(MixRng *r)
+{
+	return (double) (mix_rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* Standard normal (Box-Muller, both values used). */
+static inline double
+mix_rng_normal(MixRng *r)
+{
+	double		u1,
+				u2,
+				rad;
+
+	if (r->have_spare)
+	{
+		r->have_spare = 0;
+		return r->spare;
+	}
+	do
+		u1 = mix_rng_uniform(r);
+	while (u1 <= 0.0);
+	u2 = mix_rng_uniform(r);
+	rad = sqrt(-2.0 * log(u1));
+	r->spare = rad * sin(2.0 * M_PI * u2);
+	r->have_spare = 1;
+	return rad * cos(2.0 * M_PI * u2);
+}
+
+typedef struct MixSpec
+{
+	int			d;
+	int			k;
+	size_t		n;
+	double		lo,
+				hi;				/* centres uniform in [lo, hi]^d */
+	double		min_sep;		/* minimum distance between two centres */
+	double		sd_lo,
+				sd_hi;			/* per-cluster standard deviation range */
+	double		w_lo,
+				w_hi;			/* un-normalised weight range */
+} MixSpec;
+
+/* The benchmark's default mixture: [0,100]^d, separation 15, sd in [2,6]. */
+static inline MixSpec
+mix_default_spec(int d, int k, size_t n)
+{
+	MixSpec		sp;
+
+	sp.d = d;
+	sp.k = k;
+	sp.n = n;
+	sp.lo = 0.0;
+	sp.hi = 100.0;
+	sp.min_sep = 15.0;
+	sp.sd_lo = 2.0;
+	sp.sd_hi = 6.0;
+	sp.w_lo = 0.5;
+	sp.w_hi = 1.5;
+	return sp;
+}
+
+typedef struct MixData
+{
+	int			d;
+	int			k;
+	size_t		n;
+	double	   *points;			/* n * d */
+	int		   *labels;			/* n: generating cluster */
+	double	   *centers;		/* k * d: generating centres */
+	double	   *sd;				/* k */
+	double	   *weights;		/* k, sum 1 */
+} MixData;
+
+/* Draw K centres with pairwise distance >= min_sep. */
+static inline void
+mix_draw_centers(const MixSpec *sp, MixRng *r, double *c)
+{
+	int			d = sp->d,
+				k = sp->k;
+
+	for (;;)
+	{
+		int			placed = 0;
+		int			tries = 0;
+
+		while (placed < k && tries < 100000)
+		{
+			double	   *cj = c + (size_t) placed * d;
+			int			ok = 1;
+			int			t,
+						i;
+
+			tries++;
+			for (t = 0; t < d; t++)
+				cj[t] = sp->lo + (sp->hi - sp->lo) * mix_rng_uniform(r);
+			for (i = 0; i < placed && ok; i++)
+			{
+				double		s = 0.0;
+
+				for (t = 0; t < d; t++)
+				{
+					double		diff = cj[t] - c[(size_t) i * d + t];
+
+					s += diff * diff;
+				}
+				if (s < sp->min_sep * sp->min_sep)
+					ok = 0;
+			}
+			if (ok)
+				placed++;
+		}
+		if (placed == k)
+			return;
+		/* stuck: start the whole set again (the stream has moved on) */
+	}
+}
+
+/* Generate a mixture; free it with mix_free. */
+static inline void
+mix_generate(const MixSpec *sp, uint64_t seed, MixData *out)
+{
+	int			d = sp->d,
+				k = sp->k;
+	MixRng		r;
+	double	   *cum;
+	double		total = 0.0;
+	size_t		i;
+	int			j;
+
+	mix_rng_seed(&r, seed);
+	out->d = d;
+	out->k = k;
+	out->n = sp->n;
+	out->points = malloc(sizeof(double) * (sp->n ? sp->n : 1) * d);
+	out->labels = malloc(sizeof(int) * (sp->n ? sp->n : 1));
+	out->centers = malloc(sizeof(double) * k * d);
+	out->sd = malloc(sizeof(double) * k);
+	out->weights = malloc(sizeof(double) * k);
+	cum = malloc(sizeof(double) * k);
+	if (!out->points || !out->labels || !out->centers || !out->sd ||
+		!out->weights || !cum)
+		abort();
+
+	mix_draw_centers(sp, &r, out->centers);
+	for (j = 0; j < k; j++)
+	{
+		out->sd[j] = sp->sd_lo + (sp->sd_hi - sp->sd_lo) * mix_rng_uniform(&r);
+		out->weights[j] = sp->w_lo + (sp->w_hi - sp->w_lo) * mix_rng_uniform(&r);
+		total += out->weights[j];
+	}
+	for (j = 0; j < k; j++)
+	{
+		out->weights[j] /= total;
+		cum[j] = (j ? cum[j - 1] : 0.0) + out->weights[j];
+	}
+	cum[k - 1] = 1.0;
+
+	for (i = 0; i < sp->n; i++)
+	{
+		double		v = mix_rng_uniform(&r);
+		double	   *x = out->points + i * d;
+		const double *c;
+		int			t;
+
+		for (j = 0; j < k - 1 && v >= cum[j]; j++)
+			;
+		out->labels[i] = j;
+		c = out->centers + (size_t) j * d;
+		for (t = 0; t < d; t++)
+			x[t] = c[t] + out->sd[j] * mix_rng_normal(&r);
+	}
+	free(cum);
+}
+
+static inline void
+mix_free(MixData *m)
+{
+	free(m->points);
+	free(m->labels);
+	free(m->centers);
+	free(m->sd);
+	free(m->weights);
+	m->points = NULL;
+	m->labels = NULL;
+	m->centers = NULL;
+	m->sd = NULL;
+	m->weights = NULL;
+}
+
+#endif
