@@ -3,8 +3,8 @@ EXTENSION = dpkmeans
 MODULE_big = dpkmeans
 DATA = sql/dpkmeans--0.1.sql
 
-CORE_SRCS = src/dpk_mem.c src/noise.c src/grid.c src/rugnik.c src/kmeans.c src/coreset.c
-GLUE_SRCS = src/pgutil.c src/dpkmeans.c src/oneshot.c
+CORE_SRCS = src/dpk_mem.c src/noise.c src/grid.c src/rugnik.c src/kmeans.c src/coreset.c src/counter.c src/continual.c
+GLUE_SRCS = src/pgutil.c src/dpkmeans.c src/oneshot.c src/trigger.c src/release.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 
 REGRESS = grid_size kmeans_oneshot bad_input

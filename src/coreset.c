@@ -52,8 +52,8 @@ dpk_coreset_from_hist(const DpkDenseHist *h, const DpkBox *box,
 				 * of 1/12 for points uniform in the cell, so shrink it toward
 				 * the centre by the usual signal/(signal+noise) factor.
 				 */
-				double		scale = cnt * DPK_REL_UNITS;
-				double		mean = ((double) h->sum[c * d + j] / scale) + 0.5 / DPK_REL_UNITS;
+				double		scale = cnt * h->units;
+				double		mean = ((double) h->sum[c * d + j] / scale) + 0.5 / h->units;
 				double		noise_var = sum_var / (scale * scale);
 				double		lambda = (1.0 / 12.0) / (1.0 / 12.0 + noise_var);
 

@@ -91,6 +91,7 @@ dpk_hist_init(DpkDenseHist *h, int d, int m, bool with_sums)
 	h->d = d;
 	h->m = m;
 	h->ncells = (uint64_t) llround(dpk_grid_cells(d, m));
+	h->units = DPK_REL_UNITS;
 	h->count = dpk_alloc0(h->ncells * sizeof(int64_t));
 	h->sum = with_sums ? dpk_alloc0(h->ncells * d * sizeof(int64_t)) : NULL;
 }

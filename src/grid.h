@@ -58,6 +58,7 @@ typedef struct DpkDenseHist
 	uint64_t	ncells;
 	int64_t    *count;			/* ncells */
 	int64_t    *sum;			/* ncells * d fixed-point offsets, or NULL */
+	int64_t		units;			/* fixed-point steps per cell width */
 } DpkDenseHist;
 
 /* Allocate a zeroed histogram; with_sums keeps per-cell coordinate sums. */

@@ -143,7 +143,7 @@ read_query_points(const char *query, int d, PointBuffer *buf)
 			{
 				MemoryContext old = MemoryContextSwitchTo(batchctx);
 				bool		ok = dpk_pg_read_point(&reader, SPI_tuptable->vals[r],
-												   SPI_tuptable->tupdesc, x);
+												   SPI_tuptable->tupdesc, x) == DPK_POINT_OK;
 
 				MemoryContextSwitchTo(callerctx);
 				if (ok)

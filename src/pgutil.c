@@ -6,7 +6,16 @@
 
 #include <math.h>
 
+#include "access/genam.h"
+#include "access/table.h"
+#include "catalog/indexing.h"
+#include "catalog/pg_extension.h"
 #include "catalog/pg_type.h"
+#include "commands/extension.h"
+#include "utils/acl.h"
+#include "utils/fmgroids.h"
+#include "utils/guc.h"
+#include "utils/rel.h"
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
@@ -178,6 +187,12 @@ dpk_pg_point_reader_init(DpkPointReader *r, TupleDesc tupdesc,
 {
 	int			i;
 
+	if (ncols > DPK_MAX_TRACKED_COLUMNS)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("%s has %d columns; at most %d can be tracked",
+						what, ncols, DPK_MAX_TRACKED_COLUMNS),
+				 errhint("Use one float8[] column for high-dimensional points.")));
 	r->d = d;
 	r->ncols = ncols;
 	r->attnums = palloc(ncols * sizeof(AttrNumber));
@@ -235,50 +250,71 @@ scalar_to_double(Datum v, Oid typid)
 	}
 }
 
-/* Read one tuple's point (see pgutil.h). */
-bool
-dpk_pg_read_point(const DpkPointReader *r, HeapTuple tuple, TupleDesc tupdesc,
-				  double *x)
+/* Convert the tracked values (value/isnull per column) into a point. */
+static DpkPointStatus
+values_to_point(const DpkPointReader *r, const Datum *v, const bool *isnull, double *x)
 {
-	bool		isnull;
 	int			j;
 
 	if (r->source == DPK_POINT_COLUMNS)
 	{
 		for (j = 0; j < r->d; j++)
 		{
-			Datum		v = heap_getattr(tuple, r->attnums[j], tupdesc, &isnull);
-
-			if (isnull)
-				return false;
-			x[j] = scalar_to_double(v, r->types[j]);
-			if (isnan(x[j]))
-				return false;
+			if (isnull[j])
+				return DPK_POINT_NULL;
+			x[j] = scalar_to_double(v[j], r->types[j]);
 		}
-		return true;
 	}
 	else
 	{
-		Datum		v = heap_getattr(tuple, r->attnums[0], tupdesc, &isnull);
 		ArrayType  *a;
 		bool		is8 = r->source == DPK_POINT_FLOAT8_ARRAY;
+		bool		bad;
 
-		if (isnull)
-			return false;
-		a = DatumGetArrayTypeP(v);
-		if (ARR_NDIM(a) != 1 || ARR_DIMS(a)[0] != r->d || ARR_HASNULL(a))
-			return false;
-		for (j = 0; j < r->d; j++)
-		{
-			x[j] = is8 ? ((float8 *) ARR_DATA_PTR(a))[j]
-				: (double) ((float4 *) ARR_DATA_PTR(a))[j];
-			if (isnan(x[j]))
-				return false;
-		}
-		if ((Pointer) a != DatumGetPointer(v))
+		if (isnull[0])
+			return DPK_POINT_NULL;
+		a = DatumGetArrayTypeP(v[0]);
+		bad = ARR_NDIM(a) != 1 || ARR_DIMS(a)[0] != r->d || ARR_HASNULL(a);
+		if (!bad)
+			for (j = 0; j < r->d; j++)
+				x[j] = is8 ? ((float8 *) ARR_DATA_PTR(a))[j]
+					: (double) ((float4 *) ARR_DATA_PTR(a))[j];
+		if ((Pointer) a != DatumGetPointer(v[0]))
 			pfree(a);
-		return true;
+		if (bad)
+			return DPK_POINT_BAD_ARRAY;
 	}
+	for (j = 0; j < r->d; j++)
+		if (isnan(x[j]))
+			return DPK_POINT_NAN;
+	return DPK_POINT_OK;
+}
+
+/* Read one heap tuple's point (see pgutil.h). */
+DpkPointStatus
+dpk_pg_read_point(const DpkPointReader *r, HeapTuple tuple, TupleDesc tupdesc,
+				  double *x)
+{
+	Datum		v[DPK_MAX_TRACKED_COLUMNS];
+	bool		isnull[DPK_MAX_TRACKED_COLUMNS];
+	int			i;
+
+	for (i = 0; i < r->ncols; i++)
+		v[i] = heap_getattr(tuple, r->attnums[i], tupdesc, &isnull[i]);
+	return values_to_point(r, v, isnull, x);
+}
+
+/* Read the point of a slot's tuple (see pgutil.h). */
+DpkPointStatus
+dpk_pg_read_point_slot(const DpkPointReader *r, TupleTableSlot *slot, double *x)
+{
+	Datum		v[DPK_MAX_TRACKED_COLUMNS];
+	bool		isnull[DPK_MAX_TRACKED_COLUMNS];
+	int			i;
+
+	for (i = 0; i < r->ncols; i++)
+		v[i] = slot_getattr(slot, r->attnums[i], &isnull[i]);
+	return values_to_point(r, v, isnull, x);
 }
 
 /* Memory context callback: free a stream's libcrypto context. */
@@ -312,4 +348,63 @@ dpk_pg_strong_random(void *buf, size_t len)
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("could not generate random bytes")));
+}
+
+/* The owner of the dpkmeans extension. */
+static Oid
+extension_owner(void)
+{
+	Oid			extoid = get_extension_oid("dpkmeans", false);
+	Relation	rel;
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	Oid			owner;
+
+	rel = table_open(ExtensionRelationId, AccessShareLock);
+	ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(extoid));
+	scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
+	tup = systable_getnext(scan);
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "could not find extension dpkmeans");
+	owner = ((Form_pg_extension) GETSTRUCT(tup))->extowner;
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return owner;
+}
+
+/* Switch to the extension owner with a pinned search_path (see pgutil.h). */
+void
+dpk_pg_owner_begin(DpkOwnerSwitch *sw)
+{
+	Oid			owner = extension_owner();
+
+	GetUserIdAndSecContext(&sw->save_userid, &sw->save_sec_context);
+	SetUserIdAndSecContext(owner, sw->save_sec_context |
+						   SECURITY_LOCAL_USERID_CHANGE |
+						   SECURITY_RESTRICTED_OPERATION);
+	sw->save_nestlevel = NewGUCNestLevel();
+	(void) set_config_option("search_path", "pg_catalog, pg_temp",
+							 PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE,
+							 true, 0, false);
+}
+
+/* Back to the caller (see pgutil.h). */
+void
+dpk_pg_owner_end(DpkOwnerSwitch *sw)
+{
+	AtEOXact_GUC(false, sw->save_nestlevel);
+	SetUserIdAndSecContext(sw->save_userid, sw->save_sec_context);
+}
+
+/* Owner-only functions refuse everyone else, superusers aside. */
+void
+dpk_pg_check_table_owner(Oid relid, const char *action)
+{
+	if (!pg_class_ownercheck(relid, GetUserId()))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("must be owner of table %s to %s", get_rel_name(relid), action),
+				 errhint("Only the table's owner may attach, detach, release or verify.")));
 }

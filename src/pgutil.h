@@ -10,9 +10,13 @@
 
 #include "access/htup_details.h"
 #include "access/tupdesc.h"
+#include "executor/tuptable.h"
 #include "utils/array.h"
 
 #include "noise.h"
+
+/* Most scalar columns one point may span (arrays have no such limit). */
+#define DPK_MAX_TRACKED_COLUMNS 1024
 
 /* GUCs (dpkmeans.*) */
 extern double dpk_max_cells;
@@ -65,14 +69,25 @@ void		dpk_pg_point_reader_init(DpkPointReader *r, TupleDesc tupdesc,
 									 const AttrNumber *attnums, int ncols,
 									 int d, const char *what);
 
+/* What a row holds in the tracked columns. */
+typedef enum DpkPointStatus
+{
+	DPK_POINT_OK,				/* a point (+-Inf allowed: the box clamps it) */
+	DPK_POINT_NULL,				/* a NULL value or NULL array: not a point */
+	DPK_POINT_NAN,				/* a NaN coordinate */
+	DPK_POINT_BAD_ARRAY			/* wrong length, not 1-D, or NULL elements */
+} DpkPointStatus;
+
 /*
- * Read the point of a tuple into x (d values).  Returns false when the row is
- * not a point: a NULL in a tracked value, a NaN, or an array that is NULL, has
- * NULL elements or the wrong length.  Never raises on row values, so that no
- * error depends on the data; +-Inf is returned as is (the box clamps it).
+ * Read the point of a row (attribute values fetched by getattr) into x.
+ * Never raises on row values: callers decide what a non-point means.
  */
-bool		dpk_pg_read_point(const DpkPointReader *r, HeapTuple tuple,
-							  TupleDesc tupdesc, double *x);
+DpkPointStatus dpk_pg_read_point(const DpkPointReader *r, HeapTuple tuple,
+								 TupleDesc tupdesc, double *x);
+
+/* The same for a tuple in a slot (transition tables, table scans). */
+DpkPointStatus dpk_pg_read_point_slot(const DpkPointReader *r,
+									  TupleTableSlot *slot, double *x);
 
 /*
  * Open a stream whose libcrypto context is freed with the current memory
@@ -82,5 +97,27 @@ void		dpk_pg_stream_open(DpkStream *s, const uint8 *key, const uint8 *nonce);
 
 /* Fill buf with len bytes from pg_strong_random(), or ERROR. */
 void		dpk_pg_strong_random(void *buf, size_t len);
+
+
+/* Saved identity while working as the extension's owner. */
+typedef struct DpkOwnerSwitch
+{
+	Oid			save_userid;
+	int			save_sec_context;
+	int			save_nestlevel;
+} DpkOwnerSwitch;
+
+/*
+ * Act as the extension's owner on its internal schema, with search_path
+ * pinned to pg_catalog, pg_temp.  Callers do their permission checks first.
+ * An error in between restores the identity with the transaction's abort.
+ */
+void		dpk_pg_owner_begin(DpkOwnerSwitch *sw);
+
+/* Return to the caller's identity and search_path. */
+void		dpk_pg_owner_end(DpkOwnerSwitch *sw);
+
+/* ERROR unless the current user owns the table (owner-only functions). */
+void		dpk_pg_check_table_owner(Oid relid, const char *action);
 
 #endif

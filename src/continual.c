@@ -1,0 +1,308 @@
+/*
+ * continual.c
+ *		Continual releases: noisy counted level, level choice, coreset, k-means.
+ */
+#include "continual.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "coreset.h"
+#include "dpk_mem.h"
+#include "kmeans.h"
+#include "rugnik.h"
+
+/* Defaults; see doc/benchmarks.md for how they were measured. */
+void
+dpk_live_defaults(DpkLiveConfig *cfg, int d, int k, double epsilon,
+				  uint32_t horizon, bool insert_only)
+{
+	cfg->d = d;
+	cfg->k = k;
+	cfg->epsilon = epsilon;
+	cfg->horizon = horizon;
+	cfg->insert_only = insert_only;
+	cfg->level = 0;
+	cfg->sum_share = 0.5;
+	cfg->threshold_sigmas = 2.0;
+	cfg->restarts = 3;
+	cfg->max_iter = 50;
+}
+
+/* Count sensitivity: h tree nodes of one cell, twice with deletions. */
+double
+dpk_live_count_sensitivity(const DpkLiveConfig *cfg)
+{
+	return (double) dpk_tree_height(cfg->horizon) * (cfg->insert_only ? 1.0 : 2.0);
+}
+
+/* Sum sensitivity: each of d sums moves by < DPK_REL_UNITS in h nodes. */
+double
+dpk_live_sum_sensitivity(const DpkLiveConfig *cfg)
+{
+	return dpk_live_count_sensitivity(cfg) * cfg->d * DPK_REL_UNITS;
+}
+
+/* Scale of one node's count noise. */
+DpkScale
+dpk_live_count_scale(const DpkLiveConfig *cfg)
+{
+	return dpk_scale_from_double(dpk_live_count_sensitivity(cfg) /
+								 (cfg->epsilon * (1.0 - cfg->sum_share)));
+}
+
+/* Scale of one node's sum noise (unused when sum_share is 0). */
+DpkScale
+dpk_live_sum_scale(const DpkLiveConfig *cfg)
+{
+	if (cfg->sum_share <= 0.0)
+		return dpk_scale_from_double(1.0);
+	return dpk_scale_from_double(dpk_live_sum_sensitivity(cfg) /
+								 (cfg->epsilon * cfg->sum_share));
+}
+
+/* Number of tree nodes summed at release t. */
+static int
+popcount32(uint32_t t)
+{
+	int			c = 0;
+
+	while (t)
+	{
+		c += t & 1;
+		t >>= 1;
+	}
+	return c;
+}
+
+/* Count noise variance of one cell at `level`: 2^(d (L - level)) cells summed. */
+double
+dpk_live_count_variance(const DpkLiveConfig *cfg, int level, uint32_t t)
+{
+	double		node = dpk_discrete_laplace_variance(dpk_live_count_scale(cfg));
+
+	return node * popcount32(t) * pow(2.0, (double) cfg->d * (cfg->level - level));
+}
+
+/*
+ * Sum noise variance of one coarse cell in its own fixed point: the fine
+ * sums' noise plus the count noise carried by each child's offset.
+ */
+double
+dpk_live_sum_variance(const DpkLiveConfig *cfg, int level, uint32_t t)
+{
+	double		f = pow(2.0, cfg->level - level);
+	double		children = pow(f, cfg->d);
+	double		sum_node = cfg->sum_share > 0.0
+		? dpk_discrete_laplace_variance(dpk_live_sum_scale(cfg)) : 0.0;
+	double		count_node = dpk_discrete_laplace_variance(dpk_live_count_scale(cfg));
+	double		off2 = (f - 1.0) * (2.0 * f - 1.0) / 6.0;	/* E[offset^2] */
+
+	return popcount32(t) * children *
+		(sum_node + count_node * DPK_REL_UNITS * DPK_REL_UNITS * off2);
+}
+
+/* Counted level for a size hint (see continual.h). */
+int
+dpk_live_choose_level(const DpkLiveConfig *cfg, double size_hint, double max_cells)
+{
+	DpkLiveConfig probe = *cfg;
+	double		var,
+				m;
+	int			level,
+				max_level;
+
+	probe.level = 0;
+	/* A release in mid-horizon sums about half of the h nodes. */
+	var = dpk_discrete_laplace_variance(dpk_live_count_scale(&probe)) *
+		fmax(1.0, dpk_tree_height(cfg->horizon) / 2.0);
+	if (size_hint < 1.0)
+		size_hint = 1.0;
+	m = dpk_grid_m(DPK_RULE_RUGNIK, size_hint, dpk_rugnik_eps_for_variance(var),
+				   cfg->k, cfg->d);
+	level = (int) ceil(log2(fmax(m, 1.0)) - 0.25);
+	if (level < 0)
+		level = 0;
+	max_level = (int) floor(fmin(log2(fmax(max_cells, 1.0)), 48.0) / cfg->d + 1e-9);
+	if (level > max_level)
+		level = max_level;
+	return level;
+}
+
+/* Noisy counters of every cell of the counted level at release t. */
+void
+dpk_live_noisy_histogram(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYTES],
+						 const DpkCellMap *state, uint32_t t, DpkStream *s,
+						 DpkDenseHist *out)
+{
+	int			d = cfg->d;
+	bool		with_sums = cfg->sum_share > 0.0;
+	DpkScale	cs = dpk_live_count_scale(cfg);
+	DpkScale	ss = dpk_live_sum_scale(cfg);
+	int64_t    *noise = dpk_alloc((1 + d) * sizeof(int64_t));
+	uint64_t	c;
+	size_t		pos = 0;
+	uint64_t	cell;
+	const int64_t *vals;
+	int			j;
+
+	dpk_hist_init(out, d, 1 << cfg->level, with_sums);
+	while (dpk_cellmap_next(state, &pos, &cell, &vals))
+	{
+		if (cell >= out->ncells)
+			continue;			/* cannot happen: cells come from this level */
+		out->count[cell] = vals[0];
+		if (with_sums)
+			for (j = 0; j < d; j++)
+				out->sum[cell * d + j] = vals[1 + j];
+	}
+	for (c = 0; c < out->ncells; c++)
+	{
+		if ((c & 1023) == 0)
+			dpk_check_interrupts();
+		dpk_cell_noise(s, key, cfg->level, c, t, d, cs, ss, with_sums, noise);
+		out->count[c] += noise[0];
+		if (with_sums)
+			for (j = 0; j < d; j++)
+				out->sum[c * d + j] += noise[1 + j];
+	}
+	dpk_free(noise);
+}
+
+/* Sum fine cells into a coarser level (see continual.h). */
+void
+dpk_live_aggregate(const DpkDenseHist *fine, int fine_level, int level,
+				   DpkDenseHist *out)
+{
+	int			d = fine->d;
+	int			shift = fine_level - level;
+	int			f = 1 << shift;
+	int64_t    *idx = dpk_alloc(d * sizeof(int64_t));
+	uint64_t	c;
+	int			j;
+
+	dpk_hist_init(out, d, 1 << level, fine->sum != NULL);
+	out->units = fine->units * f;
+	for (c = 0; c < fine->ncells; c++)
+	{
+		uint64_t	coarse = 0;
+
+		dpk_grid_cell_coords(d, fine->m, c, idx);
+		for (j = 0; j < d; j++)
+			coarse = coarse * (uint64_t) out->m + (uint64_t) (idx[j] >> shift);
+		out->count[coarse] += fine->count[c];
+		if (fine->sum)
+			for (j = 0; j < d; j++)
+				out->sum[coarse * d + j] += fine->count[c] * (idx[j] & (f - 1)) * fine->units
+					+ fine->sum[c * d + j];
+	}
+	dpk_free(idx);
+}
+
+/* Level choice, coreset and k-means for every k' (see continual.h). */
+void
+dpk_live_cluster(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist *fine,
+				 uint32_t t, uint64_t seed, DpkLiveRelease *rel)
+{
+	int			d = cfg->d,
+				k = cfg->k;
+	double		noisy_n = 0.0,
+				best_h = INFINITY,
+				cell_spread = 0.0;
+	int			best_level = cfg->level,
+				level,
+				kp,
+				j;
+	uint64_t	c;
+	DpkDenseHist coarse;
+	const DpkDenseHist *h = fine;
+	DpkCoreset	cs;
+
+	for (c = 0; c < fine->ncells; c++)
+		noisy_n += (double) fine->count[c];
+	if (noisy_n < 1.0)
+		noisy_n = 1.0;
+
+	/* The level whose RUGNIK bound is lowest under its actual count noise. */
+	for (level = 0; level <= cfg->level; level++)
+	{
+		double		var = dpk_live_count_variance(cfg, level, t);
+		double		hb = dpk_rugnik_bound((double) (1 << level), noisy_n,
+										  dpk_rugnik_eps_for_variance(var), k, d);
+
+		if (hb < best_h)
+		{
+			best_h = hb;
+			best_level = level;
+		}
+	}
+	if (best_level < cfg->level)
+	{
+		dpk_live_aggregate(fine, cfg->level, best_level, &coarse);
+		h = &coarse;
+	}
+
+	dpk_coreset_from_hist(h, box, cfg->threshold_sigmas *
+						  sqrt(dpk_live_count_variance(cfg, best_level, t)),
+						  dpk_live_sum_variance(cfg, best_level, t), &cs);
+
+	rel->level = best_level;
+	rel->noisy_n = noisy_n;
+	rel->coreset_size = cs.n;
+	rel->centers = dpk_alloc((size_t) dpk_live_block(k + 1) * d * sizeof(double));
+	rel->sizes = dpk_alloc((size_t) dpk_live_block(k + 1) * sizeof(double));
+	rel->costs = dpk_alloc((size_t) k * sizeof(double));
+
+	/* Spread of points inside their cells, if uniform: width^2 / 12 per axis. */
+	for (j = 0; j < d; j++)
+	{
+		double		w = (box->upper[j] - box->lower[j]) / h->m;
+
+		cell_spread += w * w / 12.0;
+	}
+
+	for (kp = 1; kp <= k; kp++)
+	{
+		double	   *centers = rel->centers + (size_t) dpk_live_block(kp) * d;
+		double	   *sizes = rel->sizes + dpk_live_block(kp);
+		double		total = 0.0;
+		int			i;
+
+		if (cs.n > 0)
+		{
+			rel->costs[kp - 1] = dpk_kmeans(cs.points, cs.weights, cs.n, d, kp,
+											cfg->restarts, cfg->max_iter,
+											seed + (uint64_t) kp, centers, sizes);
+			for (i = 0; i < cs.n; i++)
+				total += cs.weights[i];
+			rel->costs[kp - 1] += total * cell_spread;
+		}
+		else
+		{
+			double	   *u = dpk_alloc(d * sizeof(double));
+
+			for (j = 0; j < d; j++)
+				u[j] = 0.5;
+			for (i = 0; i < kp; i++)
+			{
+				dpk_box_denormalize(box, u, centers + (size_t) i * d);
+				sizes[i] = 0.0;
+			}
+			rel->costs[kp - 1] = 0.0;
+			dpk_free(u);
+		}
+	}
+	dpk_coreset_free(&cs);
+	if (h == &coarse)
+		dpk_hist_free(&coarse);
+}
+
+/* Free a release. */
+void
+dpk_live_release_free(DpkLiveRelease *rel)
+{
+	dpk_free(rel->centers);
+	dpk_free(rel->sizes);
+	dpk_free(rel->costs);
+	rel->centers = rel->sizes = rel->costs = NULL;
+}

@@ -1,0 +1,108 @@
+/*
+ * continual.h
+ *		A release of the continual mechanism: noisy counters at release t ->
+ *		level choice -> coreset -> centres and cost for every k' <= k.
+ *
+ * One grid level carries counters (2^level cells per dimension, chosen at
+ * attach from a public size hint); coarser levels are sums of its cells, so
+ * a release can still pick a coarser grid when the table is small without
+ * splitting the budget across levels (DESIGN §5).  Everything after the
+ * noisy histogram is post-processing.
+ */
+#ifndef DPK_CONTINUAL_H
+#define DPK_CONTINUAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "counter.h"
+#include "grid.h"
+#include "noise.h"
+
+typedef struct DpkLiveConfig
+{
+	int			d;
+	int			k;
+	double		epsilon;
+	uint32_t	horizon;
+	bool		insert_only;	/* no deletions: the factor 2 is dropped */
+	int			level;			/* counted level: 2^level cells per dimension */
+	double		sum_share;		/* share of epsilon on the in-cell sums */
+	double		threshold_sigmas;
+	int			restarts;
+	int			max_iter;
+} DpkLiveConfig;
+
+/* Defaults for a table (shares settled by test/bench). */
+void		dpk_live_defaults(DpkLiveConfig *cfg, int d, int k, double epsilon,
+							  uint32_t horizon, bool insert_only);
+
+/*
+ * The counted level for a public size hint: the level nearest RUGNIK's m at
+ * that size and the noise of a mid-horizon release, capped so the level has
+ * at most max_cells cells and its cell ids fit in 48 bits.
+ */
+int			dpk_live_choose_level(const DpkLiveConfig *cfg, double size_hint,
+								  double max_cells);
+
+/*
+ * L1 sensitivity of one event on the counts and on the sum vector of the
+ * counted level: one cell, h tree nodes, times 2 when deletions are allowed.
+ */
+double		dpk_live_count_sensitivity(const DpkLiveConfig *cfg);
+double		dpk_live_sum_sensitivity(const DpkLiveConfig *cfg);
+
+/* Noise scales per tree node (sensitivity / its share of epsilon). */
+DpkScale	dpk_live_count_scale(const DpkLiveConfig *cfg);
+DpkScale	dpk_live_sum_scale(const DpkLiveConfig *cfg);
+
+/*
+ * The noisy histogram of the counted level at release t: true counters from
+ * state plus each cell's tree noise.  Every cell of the level gets noise.
+ */
+void		dpk_live_noisy_histogram(const DpkLiveConfig *cfg,
+									 const uint8_t key[DPK_KEY_BYTES],
+									 const DpkCellMap *state, uint32_t t,
+									 DpkStream *s, DpkDenseHist *out);
+
+/*
+ * The histogram of a coarser level (level <= the counted one) as sums of the
+ * counted cells; sums are re-expressed in the coarse cells' fixed point.
+ */
+void		dpk_live_aggregate(const DpkDenseHist *fine, int fine_level, int level,
+							   DpkDenseHist *out);
+
+/* Noise variance of one count and one sum at `level` for release t. */
+double		dpk_live_count_variance(const DpkLiveConfig *cfg, int level, uint32_t t);
+double		dpk_live_sum_variance(const DpkLiveConfig *cfg, int level, uint32_t t);
+
+/* What one release publishes. */
+typedef struct DpkLiveRelease
+{
+	int			level;			/* level the centres were computed at */
+	double		noisy_n;
+	int			coreset_size;
+	double	   *centers;		/* for k' = 1..k: block k'(k'-1)/2 * d */
+	double	   *sizes;			/* for k' = 1..k: block k'(k'-1)/2 */
+	double	   *costs;			/* k: private cost estimate for k' */
+} DpkLiveRelease;
+
+/* Offset of k''s block in centers (times d) and sizes. */
+static inline int
+dpk_live_block(int kprime)
+{
+	return kprime * (kprime - 1) / 2;
+}
+
+/*
+ * From the noisy counted level, choose the level (RUGNIK bound under the
+ * actual noise at t), build the coreset and cluster it for every k' <= k.
+ */
+void		dpk_live_cluster(const DpkLiveConfig *cfg, const DpkBox *box,
+							 const DpkDenseHist *fine, uint32_t t, uint64_t seed,
+							 DpkLiveRelease *rel);
+
+/* Free a release's arrays. */
+void		dpk_live_release_free(DpkLiveRelease *rel);
+
+#endif

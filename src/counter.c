@@ -1,0 +1,352 @@
+/*
+ * counter.c
+ *		Sparse per-cell counters and virtual binary-tree noise.
+ */
+#include "counter.h"
+
+#include <string.h>
+
+#include "dpk_mem.h"
+
+#define CELLMAP_MAGIC 0x44504b43454c4c31ULL	/* "DPKCELL1" */
+
+/* Mix a cell id into a slot hash (splitmix64 finaliser). */
+static inline uint64_t
+cell_hash(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+
+/* Allocate empty slot arrays of the given capacity. */
+static void
+cellmap_alloc(DpkCellMap *m, size_t cap)
+{
+	m->cap = cap;
+	m->n = 0;
+	m->keys = dpk_alloc0(cap * sizeof(uint64_t));
+	m->vals = dpk_alloc0(cap * (1 + m->d) * sizeof(int64_t));
+}
+
+/* An empty map (see counter.h). */
+void
+dpk_cellmap_init(DpkCellMap *m, int d)
+{
+	m->d = d;
+	cellmap_alloc(m, 64);
+}
+
+/* Free the map. */
+void
+dpk_cellmap_free(DpkCellMap *m)
+{
+	dpk_free(m->keys);
+	dpk_free(m->vals);
+	m->keys = NULL;
+	m->vals = NULL;
+	m->n = m->cap = 0;
+}
+
+/* Slot of a cell: its own, or the empty one where it would go. */
+static size_t
+cellmap_slot(const DpkCellMap *m, uint64_t cell)
+{
+	size_t		mask = m->cap - 1;
+	size_t		i = (size_t) cell_hash(cell) & mask;
+
+	while (m->keys[i] != 0 && m->keys[i] != cell + 1)
+		i = (i + 1) & mask;
+	return i;
+}
+
+/* Double the capacity and re-insert every cell. */
+static void
+cellmap_grow(DpkCellMap *m)
+{
+	DpkCellMap	old = *m;
+	size_t		i;
+	int			w = 1 + m->d;
+
+	cellmap_alloc(m, old.cap * 2);
+	for (i = 0; i < old.cap; i++)
+		if (old.keys[i] != 0)
+		{
+			size_t		s = cellmap_slot(m, old.keys[i] - 1);
+
+			m->keys[s] = old.keys[i];
+			memcpy(m->vals + s * w, old.vals + i * w, w * sizeof(int64_t));
+			m->n++;
+		}
+	dpk_free(old.keys);
+	dpk_free(old.vals);
+}
+
+/* The counters of a cell, created if absent. */
+int64_t *
+dpk_cellmap_get(DpkCellMap *m, uint64_t cell)
+{
+	size_t		s;
+
+	if ((m->n + 1) * 4 > m->cap * 3)
+		cellmap_grow(m);
+	s = cellmap_slot(m, cell);
+	if (m->keys[s] == 0)
+	{
+		m->keys[s] = cell + 1;
+		m->n++;
+	}
+	return m->vals + s * (1 + m->d);
+}
+
+/* The counters of a cell, or NULL. */
+const int64_t *
+dpk_cellmap_find(const DpkCellMap *m, uint64_t cell)
+{
+	size_t		s = cellmap_slot(m, cell);
+
+	return m->keys[s] == 0 ? NULL : m->vals + s * (1 + m->d);
+}
+
+/* One point in (+1) or out (-1) of a cell. */
+void
+dpk_cellmap_add_point(DpkCellMap *m, uint64_t cell, const int64_t *rel, int sign)
+{
+	int64_t    *v = dpk_cellmap_get(m, cell);
+	int			j;
+
+	v[0] += sign;
+	for (j = 0; j < m->d; j++)
+		v[1 + j] += sign * rel[j];
+}
+
+/* dst += sign * src. */
+void
+dpk_cellmap_merge(DpkCellMap *dst, const DpkCellMap *src, int sign)
+{
+	size_t		i;
+	int			j,
+				w = 1 + src->d;
+
+	for (i = 0; i < src->cap; i++)
+		if (src->keys[i] != 0)
+		{
+			int64_t    *v = dpk_cellmap_get(dst, src->keys[i] - 1);
+
+			for (j = 0; j < w; j++)
+				v[j] += sign * src->vals[i * w + j];
+		}
+}
+
+/* Are all counters of a zero? */
+static bool
+all_zero(const int64_t *v, int w)
+{
+	int			j;
+
+	for (j = 0; j < w; j++)
+		if (v[j] != 0)
+			return false;
+	return true;
+}
+
+/* Every cell of a is matched in b (absent = all zero). */
+static bool
+cellmap_covered(const DpkCellMap *a, const DpkCellMap *b)
+{
+	size_t		i;
+	int			w = 1 + a->d;
+
+	for (i = 0; i < a->cap; i++)
+		if (a->keys[i] != 0)
+		{
+			const int64_t *o = dpk_cellmap_find(b, a->keys[i] - 1);
+
+			if (o == NULL ? !all_zero(a->vals + i * w, w)
+				: memcmp(o, a->vals + i * w, w * sizeof(int64_t)) != 0)
+				return false;
+		}
+	return true;
+}
+
+/* Equality of two maps, cells at zero counting as absent. */
+bool
+dpk_cellmap_equal(const DpkCellMap *a, const DpkCellMap *b)
+{
+	return a->d == b->d && cellmap_covered(a, b) && cellmap_covered(b, a);
+}
+
+/* Write a 64-bit word little-endian. */
+static inline void
+put64(uint8_t *p, uint64_t v)
+{
+	int			i;
+
+	for (i = 0; i < 8; i++)
+		p[i] = (uint8_t) (v >> (8 * i));
+}
+
+/* Read a little-endian 64-bit word. */
+static inline uint64_t
+get64(const uint8_t *p)
+{
+	uint64_t	v = 0;
+	int			i;
+
+	for (i = 7; i >= 0; i--)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+/* Serialise the non-zero cells (see counter.h). */
+uint8_t *
+dpk_cellmap_serialize(const DpkCellMap *m, size_t *len)
+{
+	int			w = 1 + m->d;
+	size_t		n = 0,
+				i;
+	uint8_t    *buf,
+			   *p;
+	int			j;
+
+	for (i = 0; i < m->cap; i++)
+		if (m->keys[i] != 0 && !all_zero(m->vals + i * w, w))
+			n++;
+	*len = 24 + n * (size_t) (1 + w) * 8;
+	buf = dpk_alloc(*len);
+	put64(buf, CELLMAP_MAGIC);
+	put64(buf + 8, (uint64_t) m->d);
+	put64(buf + 16, (uint64_t) n);
+	p = buf + 24;
+	for (i = 0; i < m->cap; i++)
+		if (m->keys[i] != 0 && !all_zero(m->vals + i * w, w))
+		{
+			put64(p, m->keys[i] - 1);
+			p += 8;
+			for (j = 0; j < w; j++, p += 8)
+				put64(p, (uint64_t) m->vals[i * w + j]);
+		}
+	return buf;
+}
+
+/* m += sign * (serialised map). */
+bool
+dpk_cellmap_merge_serialized(DpkCellMap *m, const uint8_t *buf, size_t len, int sign)
+{
+	int			w = 1 + m->d;
+	uint64_t	n,
+				i;
+	const uint8_t *p;
+	int			j;
+
+	if (len < 24 || get64(buf) != CELLMAP_MAGIC || get64(buf + 8) != (uint64_t) m->d)
+		return false;
+	n = get64(buf + 16);
+	if (n > (len - 24) / ((size_t) (1 + w) * 8) || len != 24 + n * (size_t) (1 + w) * 8)
+		return false;
+	p = buf + 24;
+	for (i = 0; i < n; i++)
+	{
+		int64_t    *v = dpk_cellmap_get(m, get64(p));
+
+		p += 8;
+		for (j = 0; j < w; j++, p += 8)
+			v[j] += sign * (int64_t) get64(p);
+	}
+	return true;
+}
+
+/* Iterate over occupied slots. */
+bool
+dpk_cellmap_next(const DpkCellMap *m, size_t *pos, uint64_t *cell, const int64_t **vals)
+{
+	while (*pos < m->cap)
+	{
+		size_t		i = (*pos)++;
+
+		if (m->keys[i] != 0)
+		{
+			*cell = m->keys[i] - 1;
+			*vals = m->vals + i * (1 + m->d);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Dyadic decomposition of [1, t]: one node per set bit of t. */
+int
+dpk_tree_decompose(uint32_t t, int *node_level, uint32_t *node_index)
+{
+	int			n = 0,
+				j;
+
+	for (j = 31; j >= 0; j--)
+		if (t & (1u << j))
+		{
+			/* The node of height j ending at the prefix of t down to bit j. */
+			node_level[n] = j;
+			node_index[n] = (t >> j);
+			n++;
+		}
+	return n;
+}
+
+/* ceil(log2 T) + 1 levels of the tree over releases 1..T. */
+int
+dpk_tree_height(uint32_t horizon)
+{
+	int			h = 0;
+
+	while (h < 32 && (1ull << h) < horizon)
+		h++;
+	return h + 1;
+}
+
+/*
+ * Nonce of a tree node of one cell: level (1 byte), node height (1 byte),
+ * node index (4 bytes), cell id (low 6 bytes).  Distinct nodes of a table
+ * never share a nonce as long as cells fit in 48 bits (checked at attach).
+ */
+static void
+node_nonce(int level, uint64_t cell, int node_level, uint32_t node_index,
+		   uint8_t nonce[DPK_NONCE_BYTES])
+{
+	int			i;
+
+	nonce[0] = (uint8_t) level;
+	nonce[1] = (uint8_t) node_level;
+	for (i = 0; i < 4; i++)
+		nonce[2 + i] = (uint8_t) (node_index >> (8 * i));
+	for (i = 0; i < 6; i++)
+		nonce[6 + i] = (uint8_t) (cell >> (8 * i));
+}
+
+/* Continual noise of one cell at release t (see counter.h). */
+void
+dpk_cell_noise(DpkStream *s, const uint8_t key[DPK_KEY_BYTES], int level,
+			   uint64_t cell, uint32_t t, int d, DpkScale count_scale,
+			   DpkScale sum_scale, bool with_sums, int64_t *out)
+{
+	int			node_level[32];
+	uint32_t	node_index[32];
+	int			nodes = dpk_tree_decompose(t, node_level, node_index);
+	int			a,
+				j;
+
+	memset(out, 0, (1 + d) * sizeof(int64_t));
+	for (a = 0; a < nodes; a++)
+	{
+		uint8_t		nonce[DPK_NONCE_BYTES];
+
+		node_nonce(level, cell, node_level[a], node_index[a], nonce);
+		dpk_stream_reseed(s, key, nonce);
+		out[0] += dpk_discrete_laplace(s, count_scale);
+		if (with_sums)
+			for (j = 0; j < d; j++)
+				out[1 + j] += dpk_discrete_laplace(s, sum_scale);
+	}
+}

@@ -1,0 +1,93 @@
+/*
+ * counter.h
+ *		Per-cell counters and their continual noise over releases.
+ *
+ * A cell's counters are its count and its d in-cell coordinate sums (fixed
+ * point, see grid.h).  The true values live in a sparse map; the noise added
+ * at release t is the binary tree mechanism with the tree kept virtual
+ * (DESIGN §4; paper 000 uses it as its continual counter): the sum, over the
+ * dyadic intervals I of the decomposition of [1, t], of noise(cell, I), where
+ * noise(cell, I) is drawn from a ChaCha20 stream keyed by the table's secret
+ * key and identified by (level, cell, I).  The same node therefore always
+ * carries the same noise, across releases, restarts and dump/restore.
+ */
+#ifndef DPK_COUNTER_H
+#define DPK_COUNTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "noise.h"
+
+/* A sparse map cell -> (count, sums[d]); open addressing on 64-bit cell ids. */
+typedef struct DpkCellMap
+{
+	int			d;
+	size_t		n;				/* occupied slots */
+	size_t		cap;			/* power of two */
+	uint64_t   *keys;			/* cell id + 1; 0 = empty slot */
+	int64_t    *vals;			/* cap * (1 + d): count, then sums */
+} DpkCellMap;
+
+/* An empty map for d-dimensional cells. */
+void		dpk_cellmap_init(DpkCellMap *m, int d);
+
+/* Free a map's arrays. */
+void		dpk_cellmap_free(DpkCellMap *m);
+
+/* The counters of a cell, created zeroed if absent (1 + d values). */
+int64_t    *dpk_cellmap_get(DpkCellMap *m, uint64_t cell);
+
+/* The counters of a cell or NULL if absent. */
+const int64_t *dpk_cellmap_find(const DpkCellMap *m, uint64_t cell);
+
+/* Add sign * (1, rel[0..d-1]) to a cell: one point inserted (+1) or deleted (-1). */
+void		dpk_cellmap_add_point(DpkCellMap *m, uint64_t cell, const int64_t *rel,
+								  int sign);
+
+/* Add every counter of src into dst (same d), times sign. */
+void		dpk_cellmap_merge(DpkCellMap *dst, const DpkCellMap *src, int sign);
+
+/* True when every counter of both maps agrees (cells at zero count as absent). */
+bool		dpk_cellmap_equal(const DpkCellMap *a, const DpkCellMap *b);
+
+/*
+ * Serialised form: a 16-byte header (magic, d, number of cells) then, per
+ * cell with a non-zero counter, its id and 1 + d counters, all little-endian
+ * 64-bit.  Returns a dpk_alloc'd buffer and its length.
+ */
+uint8_t    *dpk_cellmap_serialize(const DpkCellMap *m, size_t *len);
+
+/*
+ * Add the counters of a serialised map into m, times sign.  Returns false on
+ * a malformed buffer or a different dimension (m is then unchanged in part).
+ */
+bool		dpk_cellmap_merge_serialized(DpkCellMap *m, const uint8_t *buf, size_t len,
+										 int sign);
+
+/* Iterate: first call with *pos = 0; returns false at the end. */
+bool		dpk_cellmap_next(const DpkCellMap *m, size_t *pos, uint64_t *cell,
+							 const int64_t **vals);
+
+/*
+ * Tree nodes of the dyadic decomposition of [1, t]: fills node_level[] and
+ * node_index[] (node (j, i) covers releases (i-1) 2^j + 1 .. i 2^j) and
+ * returns their number, popcount(t).
+ */
+int			dpk_tree_decompose(uint32_t t, int *node_level, uint32_t *node_index);
+
+/* Number of tree levels an event touches with horizon T: ceil(log2 T) + 1. */
+int			dpk_tree_height(uint32_t horizon);
+
+/*
+ * The continual noise of one cell at release t: out[0] gets the count noise,
+ * out[1..d] the sum noises, each the sum of one discrete Laplace draw per
+ * node of [1, t] at the given scales.  The stream is re-keyed per node.
+ */
+void		dpk_cell_noise(DpkStream *s, const uint8_t key[DPK_KEY_BYTES],
+						   int level, uint64_t cell, uint32_t t, int d,
+						   DpkScale count_scale, DpkScale sum_scale, bool with_sums,
+						   int64_t *out);
+
+#endif

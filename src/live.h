@@ -1,0 +1,55 @@
+/*
+ * live.h
+ *		Glue shared by the triggers and the SQL functions of live tables.
+ */
+#ifndef DPK_LIVE_H
+#define DPK_LIVE_H
+
+#include "postgres.h"
+
+#include "executor/tuptable.h"
+#include "utils/relcache.h"
+
+#include "counter.h"
+#include "pgutil.h"
+
+/* How a tracked table's rows map to cells of its counted level. */
+typedef struct DpkShape
+{
+	int			d;
+	int			level;
+	int			ncols;
+	AttrNumber *attnums;
+	double	   *lower;
+	double	   *upper;
+	DpkPointReader reader;
+	double	   *x;				/* scratch: one point */
+	double	   *u;				/* scratch: its normalized position */
+	int64_t    *idx;			/* scratch */
+	int64_t    *rel;			/* scratch */
+	MemoryContext mapctx;		/* where cell maps fed by this shape grow */
+} DpkShape;
+
+/* Build a shape for rel from its configuration; checks the column types. */
+void		dpk_shape_init(DpkShape *shape, Relation rel, int d, int level,
+						   const AttrNumber *attnums, int ncols,
+						   const double *lower, const double *upper);
+
+/*
+ * Add the point of a slot's row to map with sign +1 (a new row) or -1 (an
+ * old row).  A NULL value means no point.  A new row with a NaN coordinate
+ * or a malformed array is refused with an error (it only concerns the
+ * writer's own statement); an old row that is not a point was never counted
+ * and is skipped.
+ */
+void		dpk_shape_add_slot(DpkShape *shape, DpkCellMap *map,
+							   TupleTableSlot *slot, int sign);
+
+/* Count every row of the table into map (attach backfill, dp_verify). */
+void		dpk_scan_table(Relation rel, DpkShape *shape, DpkCellMap *map,
+						   bool progress);
+
+/* Append a serialised change of the table's counters (as extension owner). */
+void		dpk_append_delta(Oid relid, const DpkCellMap *map);
+
+#endif

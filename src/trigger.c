@@ -1,0 +1,362 @@
+/*
+ * trigger.c
+ *		Statement-level capture of changes to attached tables.
+ *
+ * AFTER INSERT/UPDATE/DELETE triggers read the statement's transition
+ * tables, aggregate the change per cell in memory and append ONE delta row
+ * for the whole statement, so a bulk COPY costs one extra row.  Concurrent
+ * writers only ever append, never update shared rows, so they never block
+ * each other; the deltas are folded into the state at the next release.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "access/tableam.h"
+#include "catalog/pg_type.h"
+#include "commands/trigger.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "dpk_mem.h"
+#include "grid.h"
+#include "live.h"
+
+/* Build a shape (see live.h). */
+void
+dpk_shape_init(DpkShape *shape, Relation rel, int d, int level,
+			   const AttrNumber *attnums, int ncols, const double *lower,
+			   const double *upper)
+{
+	char	   *what = psprintf("table \"%s\"", RelationGetRelationName(rel));
+	int			i;
+
+	for (i = 0; i < ncols; i++)
+		if (attnums[i] < 1 || attnums[i] > RelationGetDescr(rel)->natts ||
+			TupleDescAttr(RelationGetDescr(rel), attnums[i] - 1)->attisdropped)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_COLUMN),
+					 errmsg("a tracked column of %s no longer exists", what),
+					 errhint("Detach and re-attach the table with its current columns.")));
+	shape->d = d;
+	shape->level = level;
+	shape->ncols = ncols;
+	shape->attnums = palloc(ncols * sizeof(AttrNumber));
+	memcpy(shape->attnums, attnums, ncols * sizeof(AttrNumber));
+	shape->lower = palloc(d * sizeof(double));
+	shape->upper = palloc(d * sizeof(double));
+	memcpy(shape->lower, lower, d * sizeof(double));
+	memcpy(shape->upper, upper, d * sizeof(double));
+	dpk_pg_point_reader_init(&shape->reader, RelationGetDescr(rel), attnums, ncols,
+							 d, what);
+	shape->x = palloc(d * sizeof(double));
+	shape->u = palloc(d * sizeof(double));
+	shape->idx = palloc(d * sizeof(int64_t));
+	shape->rel = palloc(d * sizeof(int64_t));
+	shape->mapctx = CurrentMemoryContext;
+}
+
+/* Add one row's point to the map (see live.h). */
+void
+dpk_shape_add_slot(DpkShape *shape, DpkCellMap *map, TupleTableSlot *slot, int sign)
+{
+	DpkPointStatus st = dpk_pg_read_point_slot(&shape->reader, slot, shape->x);
+	DpkBox		box = {shape->d, shape->lower, shape->upper};
+	uint64_t	cell;
+
+	if (st != DPK_POINT_OK)
+	{
+		if (st == DPK_POINT_NULL || sign < 0)
+			return;
+		if (st == DPK_POINT_NAN)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("a tracked coordinate is NaN"),
+					 errhint("dpkmeans refuses NaN in tracked columns; store NULL for a row that is not a point.")));
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("a tracked array must be one-dimensional with %d non-NULL elements",
+						shape->d),
+				 errhint("The table was attached with %d dimensions; store NULL for a row that is not a point.",
+						 shape->d)));
+	}
+	dpk_box_normalize(&box, shape->x, shape->u);
+	cell = dpk_grid_cell(shape->d, 1 << shape->level, shape->u, shape->idx, shape->rel);
+	{
+		/* Rows are read in a per-row context; the map must outlive it. */
+		MemoryContext old = MemoryContextSwitchTo(shape->mapctx);
+
+		dpk_cellmap_add_point(map, cell, shape->rel, sign);
+		MemoryContextSwitchTo(old);
+	}
+}
+
+/* Scan every row of rel under the active snapshot (see live.h). */
+void
+dpk_scan_table(Relation rel, DpkShape *shape, DpkCellMap *map, bool progress)
+{
+	TableScanDesc scan = table_beginscan(rel, GetActiveSnapshot(), 0, NULL);
+	TupleTableSlot *slot = table_slot_create(rel, NULL);
+	MemoryContext rowctx = AllocSetContextCreate(CurrentMemoryContext, "dpkmeans row",
+												 ALLOCSET_SMALL_SIZES);
+	MemoryContext old;
+	uint64		rows = 0;
+
+	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+	{
+		old = MemoryContextSwitchTo(rowctx);
+		dpk_shape_add_slot(shape, map, slot, +1);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(rowctx);
+		if ((++rows & 65535) == 0)
+		{
+			CHECK_FOR_INTERRUPTS();
+			if (progress && (rows % 1000000) == 0)
+				ereport(NOTICE,
+						(errmsg("dpkmeans: %llu rows of \"%s\" counted",
+								(unsigned long long) rows, RelationGetRelationName(rel))));
+		}
+	}
+	ExecDropSingleTupleTableSlot(slot);
+	table_endscan(scan);
+	MemoryContextDelete(rowctx);
+}
+
+/* Append one delta row for the table (see live.h). */
+void
+dpk_append_delta(Oid relid, const DpkCellMap *map)
+{
+	size_t		len;
+	uint8_t    *buf = dpk_cellmap_serialize(map, &len);
+	bytea	   *payload;
+	Datum		values[2];
+	Oid			types[2] = {OIDOID, BYTEAOID};
+	DpkOwnerSwitch sw;
+
+	if (len <= 24)
+		return;					/* nothing changed */
+	payload = palloc(VARHDRSZ + len);
+	SET_VARSIZE(payload, VARHDRSZ + len);
+	memcpy(VARDATA(payload), buf, len);
+	values[0] = ObjectIdGetDatum(relid);
+	values[1] = PointerGetDatum(payload);
+
+	dpk_pg_owner_begin(&sw);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute_with_args("INSERT INTO dpkmeans_internal.delta (relid, payload) "
+							  "VALUES ($1::pg_catalog.oid::pg_catalog.regclass, $2)",
+							  2, types, values, NULL, false, 0) != SPI_OK_INSERT)
+		elog(ERROR, "could not append a dpkmeans delta");
+	SPI_finish();
+	dpk_pg_owner_end(&sw);
+}
+
+/* Parse a comma-separated list of doubles from a trigger argument. */
+static double *
+parse_doubles(const char *s, int n)
+{
+	double	   *out = palloc(n * sizeof(double));
+	char	   *end;
+	int			i;
+
+	for (i = 0; i < n; i++)
+	{
+		out[i] = strtod(s, &end);
+		if (end == s)
+			elog(ERROR, "malformed dpkmeans trigger argument");
+		s = (*end == ',') ? end + 1 : end;
+	}
+	return out;
+}
+
+/*
+ * The shape of a table from its trigger's arguments: d, level, the tracked
+ * attribute numbers, lower and upper (written by dp_attach).
+ */
+static void
+shape_from_trigger(DpkShape *shape, TriggerData *td)
+{
+	Trigger    *tg = td->tg_trigger;
+	int			d,
+				level,
+				ncols = 0,
+				i;
+	double	   *att,
+			   *lo,
+			   *hi;
+	AttrNumber *attnums;
+	const char *p;
+
+	if (tg->tgnargs != 5)
+		elog(ERROR, "dpkmeans trigger needs 5 arguments");
+	d = atoi(tg->tgargs[0]);
+	level = atoi(tg->tgargs[1]);
+	for (p = tg->tgargs[2], ncols = 1; *p; p++)
+		if (*p == ',')
+			ncols++;
+	att = parse_doubles(tg->tgargs[2], ncols);
+	attnums = palloc(ncols * sizeof(AttrNumber));
+	for (i = 0; i < ncols; i++)
+		attnums[i] = (AttrNumber) att[i];
+	lo = parse_doubles(tg->tgargs[3], d);
+	hi = parse_doubles(tg->tgargs[4], d);
+	dpk_shape_init(shape, td->tg_relation, d, level, attnums, ncols, lo, hi);
+}
+
+/* Add every row of a transition table with the given sign. */
+static void
+add_transition_table(DpkShape *shape, DpkCellMap *map, Tuplestorestate *ts,
+					 TupleDesc tupdesc, int sign)
+{
+	TupleTableSlot *slot = MakeSingleTupleTableSlot(tupdesc, &TTSOpsMinimalTuple);
+	MemoryContext rowctx = AllocSetContextCreate(CurrentMemoryContext, "dpkmeans row",
+												 ALLOCSET_SMALL_SIZES);
+	MemoryContext old;
+	uint64		rows = 0;
+
+	tuplestore_rescan(ts);
+	while (tuplestore_gettupleslot(ts, true, false, slot))
+	{
+		old = MemoryContextSwitchTo(rowctx);
+		dpk_shape_add_slot(shape, map, slot, sign);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(rowctx);
+		if ((++rows & 65535) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	ExecDropSingleTupleTableSlot(slot);
+	MemoryContextDelete(rowctx);
+}
+
+/*
+ * dpkmeans_internal.capture(): AFTER INSERT / UPDATE / DELETE FOR EACH
+ * STATEMENT with transition tables.  UPDATE = delete of the old rows plus
+ * insert of the new ones; rows whose tracked values did not change cancel
+ * exactly in the integer counters.
+ */
+PG_FUNCTION_INFO_V1(dpk_capture);
+Datum
+dpk_capture(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	MemoryContext ctx,
+				old;
+	DpkShape	shape;
+	DpkCellMap	map;
+	TupleDesc	tupdesc;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_FOR_STATEMENT(td->tg_event) ||
+		!TRIGGER_FIRED_AFTER(td->tg_event))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("dpkmeans_internal.capture must be an AFTER ... FOR EACH STATEMENT trigger")));
+
+	ctx = AllocSetContextCreate(CurrentMemoryContext, "dpkmeans capture",
+								ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(ctx);
+	tupdesc = RelationGetDescr(td->tg_relation);
+	shape_from_trigger(&shape, td);
+	dpk_cellmap_init(&map, shape.d);
+	if (td->tg_oldtable)
+		add_transition_table(&shape, &map, td->tg_oldtable, tupdesc, -1);
+	if (td->tg_newtable)
+		add_transition_table(&shape, &map, td->tg_newtable, tupdesc, +1);
+	dpk_append_delta(RelationGetRelid(td->tg_relation), &map);
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(ctx);
+	return PointerGetDatum(NULL);
+}
+
+/*
+ * dpkmeans_internal.capture_truncate(): AFTER TRUNCATE.  TRUNCATE deletes
+ * every row; the table's current counters are the folded state plus the
+ * pending deltas (TRUNCATE's exclusive lock means none is in flight), so the
+ * change is their negation.
+ */
+PG_FUNCTION_INFO_V1(dpk_capture_truncate);
+Datum
+dpk_capture_truncate(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	Oid			relid;
+	DpkOwnerSwitch sw;
+	DpkCellMap	map;
+	Oid			types[1] = {OIDOID};
+	Datum		values[1];
+	uint64		i;
+	int			d;
+	MemoryContext callerctx = CurrentMemoryContext;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_BY_TRUNCATE(td->tg_event))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("dpkmeans_internal.capture_truncate must be an AFTER TRUNCATE trigger")));
+	relid = RelationGetRelid(td->tg_relation);
+	values[0] = ObjectIdGetDatum(relid);
+	d = atoi(td->tg_trigger->tgargs[0]);
+
+	dpk_pg_owner_begin(&sw);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute_with_args("SELECT state AS payload FROM dpkmeans_internal.tracked "
+							  "WHERE relid = $1::pg_catalog.oid::pg_catalog.regclass "
+							  "UNION ALL SELECT payload FROM dpkmeans_internal.delta "
+							  "WHERE relid = $1::pg_catalog.oid::pg_catalog.regclass",
+							  1, types, values, NULL, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read dpkmeans state");
+	{
+		MemoryContext old = MemoryContextSwitchTo(callerctx);
+
+		dpk_cellmap_init(&map, d);
+		for (i = 0; i < SPI_processed; i++)
+		{
+			bool		isnull;
+			bytea	   *p = DatumGetByteaPP(SPI_getbinval(SPI_tuptable->vals[i],
+														  SPI_tuptable->tupdesc, 1, &isnull));
+
+			if (!dpk_cellmap_merge_serialized(&map, (uint8_t *) VARDATA_ANY(p),
+											  VARSIZE_ANY_EXHDR(p), -1))
+				elog(ERROR, "corrupt dpkmeans state");
+		}
+		MemoryContextSwitchTo(old);
+	}
+	SPI_finish();
+	dpk_pg_owner_end(&sw);
+	dpk_append_delta(relid, &map);
+	return PointerGetDatum(NULL);
+}
+
+/*
+ * dpkmeans_internal.refuse(): BEFORE DELETE / UPDATE OF tracked columns /
+ * TRUNCATE on a table attached in insert_only mode, whose accounting has no
+ * room for deletions.  Depends on the statement only, never on rows.
+ */
+PG_FUNCTION_INFO_V1(dpk_refuse);
+Datum
+dpk_refuse(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	const char *what = "DELETE";
+
+	if (!CALLED_AS_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("dpkmeans_internal.refuse must be called as a trigger")));
+	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
+		what = "UPDATE of a tracked column";
+	else if (TRIGGER_FIRED_BY_TRUNCATE(td->tg_event))
+		what = "TRUNCATE";
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("%s is not allowed on \"%s\": it is attached to dpkmeans in insert_only mode",
+					what, RelationGetRelationName(td->tg_relation)),
+			 errhint("Its privacy accounting covers insertions only; detach and re-attach in insert_delete mode to allow deletions.")));
+	return PointerGetDatum(NULL);
+}

@@ -1,0 +1,550 @@
+/*
+ * bench_oneshot.c
+ *		Accuracy benchmark of the one-shot release against plain grids.
+ *
+ * For every configuration row (d, K, eps) and every seed it draws a Gaussian
+ * mixture (mixture.h) and compares three eps-DP methods on the k-means cost
+ * of their centres over the true points, normalised by a non-private
+ * reference:
+ *
+ *	 A  dpkmeans   dpk_oneshot_cluster with dpk_oneshot_defaults (noisy N,
+ *				   in-cell sums, threshold), optionally overridden on the
+ *				   command line for tuning;
+ *	 B  RUGNIK     plain grid: m by RUGNIK at the true N, discrete Laplace of
+ *				   scale 1/eps on every count, negative counts clipped to 0,
+ *				   every positive cell at its centre, weighted k-means;
+ *	 C  EUGkM      as B with the EUGkM grid rule.
+ *
+ * The reference cost is the lower of non-private k-means (10 restarts) and
+ * Lloyd started from the generating centres.  It does not depend on eps, so
+ * each dataset is drawn once per (d, K, seed) and shared by its eps rows.
+ *
+ * Output: one line per row with the geometric mean over seeds of each
+ * method's normalised cost, A's min and max, A's mean wall time, and the
+ * cells per dimension each method used; then the geometric mean over rows.
+ *
+ * Options (all optional):
+ *	 --seeds N  --n N  --rows "d:K:eps,..."
+ *	 --sum-share X  --n-share X  --grid-scale X  --threshold X  --restarts N
+ *	 --no-baselines   skip B and C (faster tuning runs)
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "coreset.h"
+#include "dpk_mem.h"
+#include "grid.h"
+#include "kmeans.h"
+#include "noise.h"
+#include "rugnik.h"
+
+#include "mixture.h"
+
+#define MAX_ROWS 256
+
+typedef struct Row
+{
+	int			d;
+	int			k;
+	double		eps;
+
+	/* accumulated over seeds */
+	int			nseeds;
+	double		log_a,
+				log_b,
+				log_c;
+	double		min_a,
+				max_a;
+	double		ms_a;
+	double		coreset_a;
+	int			m_a_lo,
+				m_a_hi;
+	int			m_b,
+				m_c;
+} Row;
+
+typedef struct Options
+{
+	int			seeds;
+	size_t		n;
+	int			baselines;
+	/* overrides of A's configuration (NaN / -1 = keep the default) */
+	double		sum_share;
+	double		n_share;
+	double		grid_scale;
+	double		threshold;
+	int			restarts;
+} Options;
+
+/* Method tags mixed into keys so every seed/method gets its own stream. */
+enum
+{
+	METHOD_A = 1, METHOD_B = 2, METHOD_C = 3
+};
+
+static double
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Open a noise stream on a key derived from (row, seed, method). */
+static void
+open_stream(DpkStream *s, const Row *row, int seed, int method)
+{
+	uint8_t		key[DPK_KEY_BYTES];
+	uint8_t		nonce[DPK_NONCE_BYTES] = {0};
+	uint64_t	eps_bits;
+
+	memcpy(&eps_bits, &row->eps, sizeof(eps_bits));
+	dpk_key_from_seed(mix_hash4(((uint64_t) row->d << 32) | (uint64_t) row->k,
+								eps_bits, (uint64_t) seed, (uint64_t) method),
+					  key);
+	if (!dpk_stream_open(s, key, nonce))
+	{
+		fprintf(stderr, "bench_oneshot: cannot open noise stream\n");
+		exit(1);
+	}
+}
+
+/*
+ * Lloyd from given centres (k*d, updated in place) until the assignment is
+ * stable or max_iter updates; an empty cluster keeps its centre.  Returns
+ * the cost of the final centres.
+ */
+static double
+lloyd_from(const double *x, int n, int d, int k, double *c, int max_iter)
+{
+	int		   *assign = malloc(sizeof(int) * n);
+	int		   *prev = malloc(sizeof(int) * n);
+	double	   *sums = malloc(sizeof(double) * k * d);
+	double	   *cnt = malloc(sizeof(double) * k);
+	double		cost = 0.0;
+	int			it,
+				i,
+				j,
+				t;
+
+	if (!assign || !prev || !sums || !cnt)
+		abort();
+	for (i = 0; i < n; i++)
+		prev[i] = -1;
+	for (it = 0;; it++)
+	{
+		int			changed = 0;
+
+		cost = dpk_kmeans_cost(x, NULL, n, d, c, k, assign);
+		for (i = 0; i < n && !changed; i++)
+			if (assign[i] != prev[i])
+				changed = 1;
+		if (!changed || it >= max_iter)
+			break;
+		memcpy(prev, assign, sizeof(int) * n);
+		memset(sums, 0, sizeof(double) * k * d);
+		memset(cnt, 0, sizeof(double) * k);
+		for (i = 0; i < n; i++)
+		{
+			j = assign[i];
+			cnt[j] += 1.0;
+			for (t = 0; t < d; t++)
+				sums[j * d + t] += x[(size_t) i * d + t];
+		}
+		for (j = 0; j < k; j++)
+			if (cnt[j] > 0.0)
+				for (t = 0; t < d; t++)
+					c[j * d + t] = sums[j * d + t] / cnt[j];
+	}
+	free(assign);
+	free(prev);
+	free(sums);
+	free(cnt);
+	return cost;
+}
+
+/* Non-private reference cost of a mixture. */
+static double
+reference_cost(const MixData *mx, uint64_t seed)
+{
+	int			n = (int) mx->n,
+				d = mx->d,
+				k = mx->k;
+	double	   *c = malloc(sizeof(double) * k * d);
+	double		cost_km,
+				cost_true;
+
+	if (!c)
+		abort();
+	cost_km = dpk_kmeans(mx->points, NULL, n, d, k, 10, 300, seed, c, NULL);
+	memcpy(c, mx->centers, sizeof(double) * k * d);
+	cost_true = lloyd_from(mx->points, n, d, k, c, 300);
+	free(c);
+	return cost_km < cost_true ? cost_km : cost_true;
+}
+
+/*
+ * Plain grid baseline (methods B and C): counts only, Laplace(1/eps) on every
+ * cell, negative counts clipped, every positive cell at its centre.
+ */
+static double
+plain_grid(const MixData *mx, const DpkBox *box, const Row *row, int seed,
+		   DpkGridRule rule, int method, int *m_out)
+{
+	int			d = mx->d,
+				k = mx->k;
+	double		n = (double) mx->n;
+	int			max_per_dim = (int) floor(pow(4194304.0, 1.0 / d) + 1e-9);
+	double		m = dpk_grid_m(rule, n, row->eps, k, d);
+	int			cells = dpk_grid_cells_per_dim(rule, m, n, row->eps, k, d,
+											   max_per_dim);
+	DpkDenseHist h;
+	DpkCoreset	cs;
+	DpkStream	s = {0};
+	DpkScale	zero = {1, 1};
+	double	   *u = malloc(sizeof(double) * d);
+	double	   *c = malloc(sizeof(double) * k * d);
+	double		cost;
+	uint64_t	cell;
+	size_t		i;
+
+	if (!u || !c)
+		abort();
+	*m_out = cells;
+	open_stream(&s, row, seed, method);
+	dpk_hist_init(&h, d, cells, false);
+	for (i = 0; i < mx->n; i++)
+	{
+		dpk_box_normalize(box, mx->points + i * d, u);
+		dpk_hist_add(&h, u);
+	}
+	dpk_hist_add_noise(&h, &s, dpk_scale_from_double(1.0 / row->eps), zero);
+	for (cell = 0; cell < h.ncells; cell++)
+		if (h.count[cell] < 0)
+			h.count[cell] = 0;
+	dpk_coreset_from_hist(&h, box, 0.0, 0.0, &cs);
+	dpk_hist_free(&h);
+	if (cs.n > 0)
+		dpk_kmeans(cs.points, cs.weights, cs.n, d, k, 5, 100,
+				   dpk_stream_u64(&s), c, NULL);
+	else
+	{
+		int			j,
+					t;
+
+		for (j = 0; j < k; j++)
+			for (t = 0; t < d; t++)
+				c[j * d + t] = 0.5 * (box->lower[t] + box->upper[t]);
+	}
+	cost = dpk_kmeans_cost(mx->points, NULL, (int) mx->n, d, c, k, NULL);
+	dpk_coreset_free(&cs);
+	dpk_stream_close(&s);
+	free(u);
+	free(c);
+	return cost;
+}
+
+/* Method A: the one-shot release. */
+static double
+oneshot(const MixData *mx, const DpkBox *box, const Row *row, int seed,
+		const Options *opt, double *ms, int *m_out, int *coreset)
+{
+	DpkOneshotConfig cfg;
+	DpkOneshotResult res;
+	DpkStream	s = {0};
+	double		t0,
+				cost;
+
+	dpk_oneshot_defaults(&cfg, row->eps, row->k);
+	if (!isnan(opt->sum_share))
+		cfg.sum_share = opt->sum_share;
+	if (!isnan(opt->n_share))
+		cfg.n_share = opt->n_share;
+	if (!isnan(opt->grid_scale))
+		cfg.grid_scale = opt->grid_scale;
+	if (!isnan(opt->threshold))
+		cfg.threshold_sigmas = opt->threshold;
+	if (opt->restarts > 0)
+		cfg.restarts = opt->restarts;
+
+	open_stream(&s, row, seed, METHOD_A);
+	t0 = now_ms();
+	dpk_oneshot_cluster(box, mx->points, mx->n, &cfg, &s, &res);
+	*ms = now_ms() - t0;
+	*m_out = res.cells_per_dim;
+	*coreset = res.coreset_size;
+	cost = dpk_kmeans_cost(mx->points, NULL, (int) mx->n, mx->d, res.centers,
+						   row->k, NULL);
+	dpk_oneshot_result_free(&res);
+	dpk_stream_close(&s);
+	return cost;
+}
+
+static void
+usage(void)
+{
+	fprintf(stderr,
+			"usage: bench_oneshot [--seeds N] [--n N] [--rows \"d:K:eps,...\"]\n"
+			"       [--sum-share X] [--n-share X] [--grid-scale X] [--threshold X]\n"
+			"       [--restarts N] [--no-baselines]\n");
+	exit(2);
+}
+
+static int
+parse_rows(const char *spec, Row *rows)
+{
+	char	   *copy = strdup(spec);
+	char	   *tok,
+			   *save = NULL;
+	int			nrows = 0;
+
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+	{
+		int			d,
+					k;
+		double		eps;
+
+		if (sscanf(tok, "%d:%d:%lf", &d, &k, &eps) != 3 || d < 1 || d > 64 ||
+			k < 1 || !(eps > 0.0) || nrows >= MAX_ROWS)
+		{
+			fprintf(stderr, "bench_oneshot: bad row \"%s\"\n", tok);
+			exit(2);
+		}
+		memset(&rows[nrows], 0, sizeof(Row));
+		rows[nrows].d = d;
+		rows[nrows].k = k;
+		rows[nrows].eps = eps;
+		nrows++;
+	}
+	free(copy);
+	return nrows;
+}
+
+static int
+default_rows(Row *rows)
+{
+	static const int ds[] = {2, 3, 5};
+	static const int ks[] = {4, 6, 8};
+	static const double epss[] = {0.1, 0.5, 1.0};
+	int			a,
+				b,
+				c,
+				nrows = 0;
+
+	for (a = 0; a < 3; a++)
+		for (b = 0; b < 3; b++)
+			for (c = 0; c < 3; c++)
+			{
+				memset(&rows[nrows], 0, sizeof(Row));
+				rows[nrows].d = ds[a];
+				rows[nrows].k = ks[b];
+				rows[nrows].eps = epss[c];
+				nrows++;
+			}
+	return nrows;
+}
+
+static const char *
+arg_value(int argc, char **argv, int *i)
+{
+	if (*i + 1 >= argc)
+		usage();
+	return argv[++*i];
+}
+
+int
+main(int argc, char **argv)
+{
+	Options		opt;
+	Row			rows[MAX_ROWS];
+	int			nrows = 0;
+	int			done[MAX_ROWS];
+	int			i,
+				r;
+	double		t_start = now_ms();
+	double		sum_log_a = 0.0,
+				sum_log_b = 0.0,
+				sum_log_c = 0.0;
+	DpkOneshotConfig def;
+
+	opt.seeds = 5;
+	opt.n = 100000;
+	opt.baselines = 1;
+	opt.sum_share = NAN;
+	opt.n_share = NAN;
+	opt.grid_scale = NAN;
+	opt.threshold = NAN;
+	opt.restarts = -1;
+
+	for (i = 1; i < argc; i++)
+	{
+		const char *a = argv[i];
+
+		if (strcmp(a, "--seeds") == 0)
+			opt.seeds = atoi(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--n") == 0)
+			opt.n = (size_t) atof(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--sum-share") == 0)
+			opt.sum_share = atof(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--n-share") == 0)
+			opt.n_share = atof(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--grid-scale") == 0)
+			opt.grid_scale = atof(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--threshold") == 0)
+			opt.threshold = atof(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--restarts") == 0)
+			opt.restarts = atoi(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--rows") == 0)
+			nrows = parse_rows(arg_value(argc, argv, &i), rows);
+		else if (strcmp(a, "--no-baselines") == 0)
+			opt.baselines = 0;
+		else
+			usage();
+	}
+	if (opt.seeds < 1 || opt.n < 1 || opt.n > 2000000000)
+		usage();
+	if (nrows == 0)
+		nrows = default_rows(rows);
+
+	dpk_blas_single_thread();
+
+	/* The configuration A actually runs with (defaults shown at eps = 1). */
+	dpk_oneshot_defaults(&def, 1.0, 1);
+	if (!isnan(opt.sum_share))
+		def.sum_share = opt.sum_share;
+	if (!isnan(opt.n_share))
+		def.n_share = opt.n_share;
+	if (!isnan(opt.grid_scale))
+		def.grid_scale = opt.grid_scale;
+	if (!isnan(opt.threshold))
+		def.threshold_sigmas = opt.threshold;
+	if (opt.restarts > 0)
+		def.restarts = opt.restarts;
+	printf("# bench_oneshot: N=%zu seeds=%d box=[0,100]^d, mixture: centres uniform, "
+		   "separation>=15, sd in [2,6]\n", opt.n, opt.seeds);
+	printf("# A config: n_share=%g sum_share=%g grid_scale=%g threshold_sigmas=%g "
+		   "max_cells=%g restarts=%d max_iter=%d\n",
+		   def.n_share, def.sum_share, def.grid_scale, def.threshold_sigmas,
+		   def.max_cells, def.restarts, def.max_iter);
+	printf("# cost = k-means cost on the true points / non-private reference; "
+		   "geometric mean over seeds\n");
+	printf("%2s %2s %5s | %8s %8s %8s | %8s %8s | %8s | %5s %3s %3s | %8s\n",
+		   "d", "K", "eps", "A", "B_rugnik", "C_eugkm", "A_min", "A_max",
+		   "A_ms", "m_A", "m_B", "m_C", "A_cells");
+	fflush(stdout);
+
+	memset(done, 0, sizeof(done));
+	for (r = 0; r < nrows; r++)
+	{
+		int			seed;
+		int			rr;
+
+		if (done[r])
+			continue;
+
+		/* Rows sharing (d, K) share their datasets and reference costs. */
+		for (seed = 0; seed < opt.seeds; seed++)
+		{
+			MixSpec		sp = mix_default_spec(rows[r].d, rows[r].k, opt.n);
+			MixData		mx;
+			double		lo[64],
+						hi[64];
+			DpkBox		box;
+			double		cost_opt;
+			int			t;
+
+			for (t = 0; t < rows[r].d; t++)
+			{
+				lo[t] = 0.0;
+				hi[t] = 100.0;
+			}
+			box.d = rows[r].d;
+			box.lower = lo;
+			box.upper = hi;
+
+			mix_generate(&sp, mix_hash4(0x6d6978ULL, (uint64_t) rows[r].d,
+										(uint64_t) rows[r].k, (uint64_t) seed),
+						 &mx);
+			cost_opt = reference_cost(&mx, mix_hash4(0x726566ULL, (uint64_t) rows[r].d,
+													 (uint64_t) rows[r].k,
+													 (uint64_t) seed));
+
+			for (rr = r; rr < nrows; rr++)
+			{
+				Row		   *row = &rows[rr];
+				double		ms,
+							ca,
+							cb = 1.0,
+							cc = 1.0;
+				int			ma,
+							csz;
+
+				if (done[rr] || row->d != rows[r].d || row->k != rows[r].k)
+					continue;
+
+				ca = oneshot(&mx, &box, row, seed, &opt, &ms, &ma, &csz) / cost_opt;
+				if (opt.baselines)
+				{
+					cb = plain_grid(&mx, &box, row, seed, DPK_RULE_RUGNIK,
+									METHOD_B, &row->m_b) / cost_opt;
+					cc = plain_grid(&mx, &box, row, seed, DPK_RULE_EUGKM,
+									METHOD_C, &row->m_c) / cost_opt;
+				}
+				if (row->nseeds == 0)
+				{
+					row->min_a = row->max_a = ca;
+					row->m_a_lo = row->m_a_hi = ma;
+				}
+				row->min_a = fmin(row->min_a, ca);
+				row->max_a = fmax(row->max_a, ca);
+				if (ma < row->m_a_lo)
+					row->m_a_lo = ma;
+				if (ma > row->m_a_hi)
+					row->m_a_hi = ma;
+				row->log_a += log(ca);
+				row->log_b += log(cb);
+				row->log_c += log(cc);
+				row->ms_a += ms;
+				row->coreset_a += csz;
+				row->nseeds++;
+			}
+			mix_free(&mx);
+		}
+
+		for (rr = r; rr < nrows; rr++)
+		{
+			Row		   *row = &rows[rr];
+			char		ma[16];
+
+			if (done[rr] || row->d != rows[r].d || row->k != rows[r].k)
+				continue;
+			done[rr] = 1;
+			if (row->m_a_lo == row->m_a_hi)
+				snprintf(ma, sizeof(ma), "%d", row->m_a_lo);
+			else
+				snprintf(ma, sizeof(ma), "%d-%d", row->m_a_lo, row->m_a_hi);
+			printf("%2d %2d %5.2f | %8.4f %8.4f %8.4f | %8.4f %8.4f | %8.1f | %5s %3d %3d | %8.0f%s\n",
+				   row->d, row->k, row->eps,
+				   exp(row->log_a / row->nseeds),
+				   exp(row->log_b / row->nseeds),
+				   exp(row->log_c / row->nseeds),
+				   row->min_a, row->max_a, row->ms_a / row->nseeds,
+				   ma, row->m_b, row->m_c, row->coreset_a / row->nseeds,
+				   opt.baselines && row->log_a > row->log_b ? "  A>B" : "");
+			fflush(stdout);
+			sum_log_a += row->log_a / row->nseeds;
+			sum_log_b += row->log_b / row->nseeds;
+			sum_log_c += row->log_c / row->nseeds;
+		}
+	}
+
+	printf("# geometric mean over %d rows: A %.4f", nrows, exp(sum_log_a / nrows));
+	if (opt.baselines)
+		printf("  B %.4f  C %.4f", exp(sum_log_b / nrows), exp(sum_log_c / nrows));
+	printf("\n# total time %.1f s\n", (now_ms() - t_start) / 1e3);
+	return 0;
+}

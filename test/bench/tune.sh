@@ -1,0 +1,40 @@
+#!/bin/bash
+# Tuning sweep of the one-shot defaults: runs bench_oneshot on a subset of
+# rows for each variant of A's configuration and prints, per variant, A's
+# geometric-mean normalised cost for every row and over all rows.
+#
+#   ./test/bench/tune.sh [extra bench_oneshot options]
+#
+# ROWS, SEEDS and VARIANTS (';'-separated option lists) may be set in the
+# environment.  Full outputs go to test/bench/out/tune/.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+export OPENBLAS_NUM_THREADS=1
+ROWS=${ROWS:-2:6:0.1,2:6:0.5,2:6:1,3:8:0.1,3:8:0.5,3:8:1,5:6:0.1,5:6:0.5,5:6:1}
+SEEDS=${SEEDS:-10}
+VARIANTS=${VARIANTS:-"--sum-share 0;--sum-share 0.25;--sum-share 0.5;--sum-share 0.75;--grid-scale 0.5;--grid-scale 0.7;--grid-scale 1.0;--threshold 1;--threshold 2;--threshold 3"}
+JOBS=${JOBS:-2}
+OUT=test/bench/out/tune
+mkdir -p "$OUT"
+
+IFS=';' read -r -a vars <<< "$VARIANTS"
+running=0
+for v in "${vars[@]}"; do
+	name=$(echo "$v" | tr -s ' -' '_' | sed 's/^_//')
+	# shellcheck disable=SC2086
+	./test/bench/bin/bench_oneshot --no-baselines --seeds "$SEEDS" --rows "$ROWS" $v "$@" \
+		> "$OUT/$name.txt" &
+	running=$((running + 1))
+	if [ "$running" -ge "$JOBS" ]; then
+		wait -n
+		running=$((running - 1))
+	fi
+done
+wait
+
+for v in "${vars[@]}"; do
+	name=$(echo "$v" | tr -s ' -' '_' | sed 's/^_//')
+	printf '%-28s' "$v"
+	awk '/^ *[0-9]/ { printf " %s:%s:%s=%s", $1, $2, $3, $5 }
+	     /^# geometric mean over/ { printf "  | all %s\n", $NF }' "$OUT/$name.txt"
+done
