@@ -1,0 +1,59 @@
+-- The owner/analyst model: an analyst granted EXECUTE on the readers (and
+-- USAGE on their schema) reads releases, never the table, the state or the key.
+CREATE ROLE dpk_owner;
+CREATE ROLE dpk_analyst;
+GRANT CREATE ON SCHEMA public TO dpk_owner;
+GRANT EXECUTE ON FUNCTION dp_centers(regclass, int), dp_histogram(regclass, int),
+    dp_cost_curve(regclass), dp_privacy_report(regclass) TO dpk_analyst;
+REVOKE EXECUTE ON FUNCTION dp_attach(regclass, text[], int, float8, float8[], float8[], int, text, float8),
+    dp_detach(regclass), dp_release(regclass), dp_verify(regclass) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION dp_attach(regclass, text[], int, float8, float8[], float8[], int, text, float8),
+    dp_detach(regclass), dp_release(regclass), dp_verify(regclass) TO dpk_owner, dpk_analyst;
+
+SET ROLE dpk_owner;
+CREATE TABLE secret (x float8, y float8);
+INSERT INTO secret SELECT i % 100, i % 37 FROM generate_series(1, 5000) i;
+SELECT dp_attach('secret', ARRAY['x', 'y'], 3, 1.0, ARRAY[0, 0], ARRAY[100, 100]);
+SELECT dp_release('secret');
+RESET ROLE;
+
+SET ROLE dpk_analyst;
+-- readers work
+SELECT count(*) FROM dp_centers('secret', 3);
+SELECT count(*) > 0 AS has_cells FROM dp_histogram('secret');
+SELECT count(*) FROM dp_cost_curve('secret');
+SELECT count(*) > 0 AS has_items FROM dp_privacy_report('secret');
+-- the table, the state, the key: denied
+SELECT count(*) FROM secret;
+SELECT count(*) FROM dpkmeans_internal.tracked;
+SELECT count(*) FROM dpkmeans_internal.keys;
+SELECT count(*) FROM dpkmeans_internal.delta;
+SELECT count(*) FROM dpkmeans_internal.centers;
+-- owner-only functions, even with EXECUTE
+SELECT dp_release('secret');
+SELECT dp_verify('secret');
+SELECT dp_detach('secret');
+SELECT dp_attach('secret', ARRAY['x', 'y'], 3, 1.0, ARRAY[0, 0], ARRAY[100, 100]);
+-- the trigger functions are not callable directly
+SELECT dpkmeans_internal.capture();
+RESET ROLE;
+
+-- a writer without any right on dpkmeans' state still writes through the triggers
+GRANT INSERT, DELETE, SELECT ON secret TO dpk_analyst;
+SET ROLE dpk_analyst;
+INSERT INTO secret VALUES (1, 1), (2, 2);
+DELETE FROM secret WHERE x = 1;
+RESET ROLE;
+SET ROLE dpk_owner;
+SELECT dp_verify('secret');
+DROP TABLE secret;
+RESET ROLE;
+REVOKE ALL ON SCHEMA public FROM dpk_owner;
+REVOKE EXECUTE ON FUNCTION dp_centers(regclass, int), dp_histogram(regclass, int),
+    dp_cost_curve(regclass), dp_privacy_report(regclass),
+    dp_attach(regclass, text[], int, float8, float8[], float8[], int, text, float8),
+    dp_detach(regclass), dp_release(regclass), dp_verify(regclass) FROM dpk_analyst, dpk_owner;
+GRANT EXECUTE ON FUNCTION dp_attach(regclass, text[], int, float8, float8[], float8[], int, text, float8),
+    dp_detach(regclass), dp_release(regclass), dp_verify(regclass) TO PUBLIC;
+DROP ROLE dpk_owner;
+DROP ROLE dpk_analyst;
