@@ -30,7 +30,7 @@ test/unit/bin/%: test/unit/%.c $(CORE_SRCS) src/*.h test/unit/unit.h
 	@mkdir -p test/unit/bin
 	$(CORE_CC) $(CORE_CFLAGS) -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
 
-.PHONY: unittest bench demo ci
+.PHONY: unittest bench bench-live demo ci
 unittest: $(UNIT_BINS)
 	@fail=0; for t in $(UNIT_BINS); do OPENBLAS_NUM_THREADS=1 ./$$t || fail=1; done; exit $$fail
 
@@ -41,6 +41,10 @@ test/bench/bin/bench_oneshot: test/bench/bench_oneshot.c test/bench/mixture.h $(
 bench: test/bench/bin/bench_oneshot
 	./test/bench/run.sh
 
+bench-live:
+	@mkdir -p test/bench/out
+	./test/bench/bench_live_sql.sh | tee test/bench/out/live_sql.txt
+
 demo:
 	./scripts/demo.sh
 
@@ -48,3 +52,12 @@ ci:
 	./scripts/ci.sh
 
 EXTRA_CLEAN = test/unit/bin test/bench/bin results regression.diffs regression.out tmp_check tmp_regress
+
+test/bench/bin/bench_continual: test/bench/bench_continual.c test/bench/mixture.h $(CORE_SRCS) src/*.h
+	@mkdir -p test/bench/bin
+	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
+
+.PHONY: bench-continual
+bench-continual: test/bench/bin/bench_continual
+	@mkdir -p test/bench/out
+	OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_continual | tee test/bench/out/continual.txt

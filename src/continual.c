@@ -242,8 +242,9 @@ dpk_live_cluster(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist
 		h = &coarse;
 	}
 
-	dpk_coreset_from_hist(h, box, cfg->threshold_sigmas *
-						  sqrt(dpk_live_count_variance(cfg, best_level, t)),
+	dpk_coreset_from_hist(h, box,
+						  dpk_coreset_threshold(sqrt(dpk_live_count_variance(cfg, best_level, t)),
+												cfg->threshold_sigmas, (double) h->ncells),
 						  dpk_live_sum_variance(cfg, best_level, t), &cs);
 
 	rel->level = best_level;

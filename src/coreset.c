@@ -70,6 +70,13 @@ dpk_coreset_from_hist(const DpkDenseHist *h, const DpkBox *box,
 	dpk_free(u);
 }
 
+/* Threshold on noisy counts (see coreset.h). */
+double
+dpk_coreset_threshold(double sd, double sigmas, double cells)
+{
+	return fmax(sigmas * sd, sd / sqrt(2.0) * log(fmax(cells, 1.0)));
+}
+
 /* Free a coreset. */
 void
 dpk_coreset_free(DpkCoreset *c)
@@ -176,7 +183,9 @@ dpk_oneshot_cluster(const DpkBox *box, const double *points, size_t n,
 	}
 	dpk_hist_add_noise(&h, s, count_scale, sum_scale);
 
-	dpk_coreset_from_hist(&h, box, cfg->threshold_sigmas * sqrt(count_var),
+	dpk_coreset_from_hist(&h, box,
+						  dpk_coreset_threshold(sqrt(count_var), cfg->threshold_sigmas,
+												(double) h.ncells),
 						  sum_var, &cs);
 	dpk_hist_free(&h);
 

@@ -34,6 +34,14 @@ void		dpk_coreset_from_hist(const DpkDenseHist *h, const DpkBox *box,
 								  double threshold, double sum_var,
 								  DpkCoreset *out);
 
+/*
+ * The noisy-count threshold above which a cell enters the coreset: `sigmas`
+ * noise standard deviations, raised to b ln(cells) (b = sd / sqrt 2, the
+ * Laplace scale) so that the expected number of empty cells whose noise
+ * alone clears it stays below one however many cells the grid has.
+ */
+double		dpk_coreset_threshold(double sd, double sigmas, double cells);
+
 /* Free a coreset's arrays. */
 void		dpk_coreset_free(DpkCoreset *c);
 
