@@ -61,27 +61,13 @@ dpk_live_sum_scale(const DpkLiveConfig *cfg)
 								 (cfg->epsilon * cfg->sum_share));
 }
 
-/* Number of tree nodes summed at release t. */
-static int
-popcount32(uint32_t t)
-{
-	int			c = 0;
-
-	while (t)
-	{
-		c += t & 1;
-		t >>= 1;
-	}
-	return c;
-}
-
 /* Count noise variance of one cell at `level`: 2^(d (L - level)) cells summed. */
 double
 dpk_live_count_variance(const DpkLiveConfig *cfg, int level, uint32_t t)
 {
 	double		node = dpk_discrete_laplace_variance(dpk_live_count_scale(cfg));
 
-	return node * popcount32(t) * pow(2.0, (double) cfg->d * (cfg->level - level));
+	return node * dpk_tree_nodes(t) * pow(2.0, (double) cfg->d * (cfg->level - level));
 }
 
 /*
@@ -98,7 +84,7 @@ dpk_live_sum_variance(const DpkLiveConfig *cfg, int level, uint32_t t)
 	double		count_node = dpk_discrete_laplace_variance(dpk_live_count_scale(cfg));
 	double		off2 = (f - 1.0) * (2.0 * f - 1.0) / 6.0;	/* E[offset^2] */
 
-	return popcount32(t) * children *
+	return dpk_tree_nodes(t) * children *
 		(sum_node + count_node * DPK_REL_UNITS * DPK_REL_UNITS * off2);
 }
 
@@ -113,9 +99,9 @@ dpk_live_choose_level(const DpkLiveConfig *cfg, double size_hint, double max_cel
 				max_level;
 
 	probe.level = 0;
-	/* A release in mid-horizon sums about half of the h nodes. */
+	/* A typical release sums about a third of the h nodes (NAF weight). */
 	var = dpk_discrete_laplace_variance(dpk_live_count_scale(&probe)) *
-		fmax(1.0, dpk_tree_height(cfg->horizon) / 2.0);
+		fmax(1.0, dpk_tree_height(cfg->horizon) / 3.0);
 	if (size_hint < 1.0)
 		size_hint = 1.0;
 	m = dpk_grid_m(DPK_RULE_RUGNIK, size_hint, dpk_rugnik_eps_for_variance(var),

@@ -277,22 +277,65 @@ dpk_cellmap_next(const DpkCellMap *m, size_t *pos, uint64_t *cell, const int64_t
 	return false;
 }
 
-/* Dyadic decomposition of [1, t]: one node per set bit of t. */
+/* Signed dyadic decomposition of [1, t] from its non-adjacent form. */
 int
-dpk_tree_decompose(uint32_t t, int *node_level, uint32_t *node_index)
+dpk_tree_decompose(uint32_t t, int *node_level, uint32_t *node_index, int *node_sign)
 {
-	int			n = 0,
+	int			digit[34];
+	int			ndigits = 0,
+				n = 0,
 				j;
+	int64_t		v = t;
+	int64_t		p = 0;
 
-	for (j = 31; j >= 0; j--)
-		if (t & (1u << j))
+	/* NAF digits, least significant first. */
+	while (v != 0)
+	{
+		int			dgt = 0;
+
+		if (v & 1)
 		{
-			/* The node of height j ending at the prefix of t down to bit j. */
-			node_level[n] = j;
-			node_index[n] = (t >> j);
-			n++;
+			dgt = 2 - (int) (v & 3);	/* +1 if v = 1 mod 4, -1 if 3 mod 4 */
+			v -= dgt;
 		}
+		digit[ndigits++] = dgt;
+		v >>= 1;
+	}
+
+	/*
+	 * From the top digit down the running prefix p is a multiple of 2^(j+2)
+	 * when digit j is reached, so (p, p + 2^j] and (p - 2^j, p] are nodes.
+	 */
+	for (j = ndigits - 1; j >= 0; j--)
+	{
+		if (digit[j] == 0)
+			continue;
+		node_level[n] = j;
+		node_sign[n] = digit[j];
+		if (digit[j] > 0)
+		{
+			node_index[n] = (uint32_t) (p >> j) + 1;
+			p += (int64_t) 1 << j;
+		}
+		else
+		{
+			node_index[n] = (uint32_t) (p >> j);
+			p -= (int64_t) 1 << j;
+		}
+		n++;
+	}
 	return n;
+}
+
+/* Nodes used for release t. */
+int
+dpk_tree_nodes(uint32_t t)
+{
+	int			l[34],
+				s[34];
+	uint32_t	i[34];
+
+	return dpk_tree_decompose(t, l, i, s);
 }
 
 /* ceil(log2 T) + 1 levels of the tree over releases 1..T. */
@@ -331,9 +374,10 @@ dpk_cell_noise(DpkStream *s, const uint8_t key[DPK_KEY_BYTES], int level,
 			   uint64_t cell, uint32_t t, int d, DpkScale count_scale,
 			   DpkScale sum_scale, bool with_sums, int64_t *out)
 {
-	int			node_level[32];
-	uint32_t	node_index[32];
-	int			nodes = dpk_tree_decompose(t, node_level, node_index);
+	int			node_level[34],
+				node_sign[34];
+	uint32_t	node_index[34];
+	int			nodes = dpk_tree_decompose(t, node_level, node_index, node_sign);
 	int			a,
 				j;
 
@@ -344,9 +388,9 @@ dpk_cell_noise(DpkStream *s, const uint8_t key[DPK_KEY_BYTES], int level,
 
 		node_nonce(level, cell, node_level[a], node_index[a], nonce);
 		dpk_stream_reseed(s, key, nonce);
-		out[0] += dpk_discrete_laplace(s, count_scale);
+		out[0] += node_sign[a] * dpk_discrete_laplace(s, count_scale);
 		if (with_sums)
 			for (j = 0; j < d; j++)
-				out[1 + j] += dpk_discrete_laplace(s, sum_scale);
+				out[1 + j] += node_sign[a] * dpk_discrete_laplace(s, sum_scale);
 	}
 }

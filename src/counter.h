@@ -71,11 +71,21 @@ bool		dpk_cellmap_next(const DpkCellMap *m, size_t *pos, uint64_t *cell,
 							 const int64_t **vals);
 
 /*
- * Tree nodes of the dyadic decomposition of [1, t]: fills node_level[] and
- * node_index[] (node (j, i) covers releases (i-1) 2^j + 1 .. i 2^j) and
- * returns their number, popcount(t).
+ * Tree nodes whose signed sum is the prefix [1, t]: node (j, i) covers
+ * releases (i-1) 2^j + 1 .. i 2^j and enters with node_sign +1 or -1.  The
+ * decomposition follows the non-adjacent form of t (signed binary digits, no
+ * two adjacent non-zero), e.g. [1, 1023] = [1, 1024] - [1024, 1024]: at most
+ * ceil((log2 t + 1) / 2) nodes instead of popcount(t), which removes the
+ * binary tree's error peak at t = 2^k - 1.  Every node still lies in the
+ * tree of height dpk_tree_height(t), so sensitivities are unchanged, and the
+ * release is a fixed linear function of the final noisy node sums.
+ * Returns the number of nodes.
  */
-int			dpk_tree_decompose(uint32_t t, int *node_level, uint32_t *node_index);
+int			dpk_tree_decompose(uint32_t t, int *node_level, uint32_t *node_index,
+							   int *node_sign);
+
+/* Number of nodes dpk_tree_decompose uses for t (the NAF weight of t). */
+int			dpk_tree_nodes(uint32_t t);
 
 /* Number of tree levels an event touches with horizon T: ceil(log2 T) + 1. */
 int			dpk_tree_height(uint32_t horizon);

@@ -27,6 +27,8 @@
  *	 --seeds N  --n N  --rows "d:K:eps,..."
  *	 --sum-share X  --n-share X  --grid-scale X  --threshold X  --restarts N
  *	 --no-baselines   skip B and C (faster tuning runs)
+ *	 --ref-cache FILE reuse reference costs stored in FILE, append new ones
+ *					  (they depend only on the mixture, N, d, K and seed)
  */
 #include <math.h>
 #include <stdio.h>
@@ -77,6 +79,7 @@ typedef struct Options
 	double		grid_scale;
 	double		threshold;
 	int			restarts;
+	const char *ref_cache;
 } Options;
 
 /* Method tags mixed into keys so every seed/method gets its own stream. */
@@ -165,6 +168,55 @@ lloyd_from(const double *x, int n, int d, int k, double *c, int max_iter)
 	free(sums);
 	free(cnt);
 	return cost;
+}
+
+/*
+ * Reference-cost cache: lines "REF_CACHE_TAG d K n seed cost".  Bump the tag
+ * whenever the mixture or the reference computation changes.
+ */
+#define REF_CACHE_TAG "mix1"
+
+static int
+ref_cache_lookup(const char *path, int d, int k, size_t n, int seed,
+				 double *cost)
+{
+	FILE	   *f;
+	char		line[256];
+	int			found = 0;
+
+	if (path == NULL || (f = fopen(path, "r")) == NULL)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+	{
+		char		tag[16];
+		int			fd,
+					fk,
+					fs;
+		unsigned long long fn;
+		double		c;
+
+		if (sscanf(line, "%15s %d %d %llu %d %lf", tag, &fd, &fk, &fn, &fs, &c) == 6 &&
+			strcmp(tag, REF_CACHE_TAG) == 0 && fd == d && fk == k &&
+			fn == (unsigned long long) n && fs == seed && c > 0.0)
+		{
+			*cost = c;
+			found = 1;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+static void
+ref_cache_store(const char *path, int d, int k, size_t n, int seed, double cost)
+{
+	FILE	   *f;
+
+	if (path == NULL || (f = fopen(path, "a")) == NULL)
+		return;
+	fprintf(f, "%s %d %d %llu %d %.17g\n", REF_CACHE_TAG, d, k,
+			(unsigned long long) n, seed, cost);
+	fclose(f);
 }
 
 /* Non-private reference cost of a mixture. */
@@ -290,7 +342,7 @@ usage(void)
 	fprintf(stderr,
 			"usage: bench_oneshot [--seeds N] [--n N] [--rows \"d:K:eps,...\"]\n"
 			"       [--sum-share X] [--n-share X] [--grid-scale X] [--threshold X]\n"
-			"       [--restarts N] [--no-baselines]\n");
+			"       [--restarts N] [--no-baselines] [--ref-cache FILE]\n");
 	exit(2);
 }
 
@@ -379,6 +431,7 @@ main(int argc, char **argv)
 	opt.grid_scale = NAN;
 	opt.threshold = NAN;
 	opt.restarts = -1;
+	opt.ref_cache = NULL;
 
 	for (i = 1; i < argc; i++)
 	{
@@ -400,6 +453,8 @@ main(int argc, char **argv)
 			opt.restarts = atoi(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--rows") == 0)
 			nrows = parse_rows(arg_value(argc, argv, &i), rows);
+		else if (strcmp(a, "--ref-cache") == 0)
+			opt.ref_cache = arg_value(argc, argv, &i);
 		else if (strcmp(a, "--no-baselines") == 0)
 			opt.baselines = 0;
 		else
@@ -469,9 +524,15 @@ main(int argc, char **argv)
 			mix_generate(&sp, mix_hash4(0x6d6978ULL, (uint64_t) rows[r].d,
 										(uint64_t) rows[r].k, (uint64_t) seed),
 						 &mx);
-			cost_opt = reference_cost(&mx, mix_hash4(0x726566ULL, (uint64_t) rows[r].d,
-													 (uint64_t) rows[r].k,
-													 (uint64_t) seed));
+			if (!ref_cache_lookup(opt.ref_cache, rows[r].d, rows[r].k, opt.n, seed,
+								  &cost_opt))
+			{
+				cost_opt = reference_cost(&mx, mix_hash4(0x726566ULL, (uint64_t) rows[r].d,
+														 (uint64_t) rows[r].k,
+														 (uint64_t) seed));
+				ref_cache_store(opt.ref_cache, rows[r].d, rows[r].k, opt.n, seed,
+								cost_opt);
+			}
 
 			for (rr = r; rr < nrows; rr++)
 			{

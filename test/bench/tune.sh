@@ -5,8 +5,10 @@
 #
 #   ./test/bench/tune.sh [extra bench_oneshot options]
 #
-# ROWS, SEEDS and VARIANTS (';'-separated option lists) may be set in the
-# environment.  Full outputs go to test/bench/out/tune/.
+# ROWS, SEEDS, VARIANTS (';'-separated option lists), JOBS and BENCH (the
+# binary) may be set in the environment.  Full outputs go to
+# test/bench/out/tune/; reference costs are cached in
+# test/bench/out/ref_cache.txt so that each variant only runs the methods.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export OPENBLAS_NUM_THREADS=1
@@ -14,6 +16,8 @@ ROWS=${ROWS:-2:6:0.1,2:6:0.5,2:6:1,3:8:0.1,3:8:0.5,3:8:1,5:6:0.1,5:6:0.5,5:6:1}
 SEEDS=${SEEDS:-10}
 VARIANTS=${VARIANTS:-"--sum-share 0;--sum-share 0.25;--sum-share 0.5;--sum-share 0.75;--grid-scale 0.5;--grid-scale 0.7;--grid-scale 1.0;--threshold 1;--threshold 2;--threshold 3"}
 JOBS=${JOBS:-2}
+BENCH=${BENCH:-./test/bench/bin/bench_oneshot}
+CACHE=test/bench/out/ref_cache.txt
 OUT=test/bench/out/tune
 mkdir -p "$OUT"
 
@@ -22,7 +26,7 @@ running=0
 for v in "${vars[@]}"; do
 	name=$(echo "$v" | tr -s ' -' '_' | sed 's/^_//')
 	# shellcheck disable=SC2086
-	./test/bench/bin/bench_oneshot --no-baselines --seeds "$SEEDS" --rows "$ROWS" $v "$@" \
+	"$BENCH" --no-baselines --ref-cache "$CACHE" --seeds "$SEEDS" --rows "$ROWS" $v "$@" \
 		> "$OUT/$name.txt" &
 	running=$((running + 1))
 	if [ "$running" -ge "$JOBS" ]; then
