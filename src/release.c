@@ -461,7 +461,8 @@ resolve_columns(Oid relid, ArrayType *columns, int *ncols, List **names)
 		if (nulls[i])
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("columns must not contain NULL")));
+					 errmsg("columns must not contain NULL"),
+					 errhint("Name every tracked column.")));
 		name = TextDatumGetCString(elems[i]);
 		att[i] = get_attnum(relid, name);
 		if (att[i] == InvalidAttrNumber)
@@ -472,12 +473,14 @@ resolve_columns(Oid relid, ArrayType *columns, int *ncols, List **names)
 		if (att[i] < 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_COLUMN_REFERENCE),
-					 errmsg("system column \"%s\" cannot be tracked", name)));
+					 errmsg("system column \"%s\" cannot be tracked", name),
+					 errhint("Track user columns holding the point's coordinates.")));
 		for (j = 0; j < i; j++)
 			if (att[j] == att[i])
 				ereport(ERROR,
 						(errcode(ERRCODE_DUPLICATE_COLUMN),
-						 errmsg("column \"%s\" is listed twice", name)));
+						 errmsg("column \"%s\" is listed twice", name),
+						 errhint("Each tracked column is one dimension; list it once.")));
 		*names = lappend(*names, makeString(name));
 	}
 	*ncols = n;
@@ -850,7 +853,8 @@ dp_cost_curve(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(0))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("table must not be NULL")));
+				 errmsg("table must not be NULL"),
+				 errhint("Give an attached table.")));
 	relid = PG_GETARG_OID(0);
 	InitMaterializedSRF(fcinfo, 0);
 	reader_begin(fcinfo, relid, &tr, &sw);
@@ -898,7 +902,8 @@ dp_histogram(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(0))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("table must not be NULL")));
+				 errmsg("table must not be NULL"),
+				 errhint("Give an attached table.")));
 	relid = PG_GETARG_OID(0);
 	InitMaterializedSRF(fcinfo, 0);
 	reader_begin(fcinfo, relid, &tr, &sw);
@@ -1010,7 +1015,8 @@ dp_privacy_report(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(0))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("table must not be NULL")));
+				 errmsg("table must not be NULL"),
+				 errhint("Give an attached table.")));
 	relid = PG_GETARG_OID(0);
 	InitMaterializedSRF(fcinfo, 0);
 	dpk_pg_owner_begin(&sw);
