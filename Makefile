@@ -30,7 +30,7 @@ test/unit/bin/%: test/unit/%.c $(CORE_SRCS) src/*.h test/unit/unit.h
 	@mkdir -p test/unit/bin
 	$(CORE_CC) $(CORE_CFLAGS) -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
 
-.PHONY: unittest bench bench-live demo ci
+.PHONY: unittest bench bench-live tapcheck demo ci
 unittest: $(UNIT_BINS)
 	@fail=0; for t in $(UNIT_BINS); do OPENBLAS_NUM_THREADS=1 ./$$t || fail=1; done; exit $$fail
 
@@ -44,6 +44,11 @@ bench: test/bench/bin/bench_oneshot
 bench-live:
 	@mkdir -p test/bench/out
 	./test/bench/bench_live_sql.sh | tee test/bench/out/live_sql.txt
+
+# TAP suites (crash, concurrency, dump/restore), run apart from pg_regress.
+PROVE_TESTS ?= test/t/*.pl
+tapcheck:
+	$(prove_installcheck)
 
 demo:
 	./scripts/demo.sh

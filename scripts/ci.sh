@@ -68,10 +68,10 @@ failed=$((failed + r_bad))
 
 if ls "$copy"/test/t/*.pl >/dev/null 2>&1; then
 	step "TAP"
-	runuser -u postgres -- make -s -C "$copy" prove_installcheck PROVE_TESTS='test/t/*.pl' >"$log/tap" 2>&1
+	runuser -u postgres -- make -s -C "$copy" tapcheck >"$log/tap" 2>&1
 	cat "$log/tap"
-	t_ok=$(grep -cE '^ok [0-9]+' "$copy"/tmp_check/log/regress_log_* 2>/dev/null | awk -F: '{s+=$2} END {print s+0}')
-	t_bad=$(grep -cE '^not ok [0-9]+' "$copy"/tmp_check/log/regress_log_* 2>/dev/null | awk -F: '{s+=$2} END {print s+0}')
+	t_ok=$(cat "$copy"/tmp_check/log/regress_log_* 2>/dev/null | grep -cE '^(\[[^]]*\]\([^)]*\) )?ok [0-9]+' || true)
+	t_bad=$(cat "$copy"/tmp_check/log/regress_log_* 2>/dev/null | grep -cE '^(\[[^]]*\]\([^)]*\) )?not ok [0-9]+' || true)
 	if ! grep -q '^Result: PASS' "$log/tap"; then
 		[ "$t_bad" -eq 0 ] && t_bad=1
 	fi

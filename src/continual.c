@@ -25,8 +25,8 @@ dpk_live_defaults(DpkLiveConfig *cfg, int d, int k, double epsilon,
 	cfg->level = 0;
 	cfg->sum_share = 0.5;
 	cfg->threshold_sigmas = 2.0;
-	cfg->restarts = 3;
-	cfg->max_iter = 50;
+	cfg->restarts = 10;
+	cfg->max_iter = 100;
 }
 
 /* Count sensitivity: h tree nodes of one cell, twice with deletions. */

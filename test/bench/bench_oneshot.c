@@ -27,6 +27,9 @@
  *	 --seeds N  --n N  --rows "d:K:eps,..."
  *	 --sum-share X  --n-share X  --grid-scale X  --threshold X  --restarts N
  *	 --no-baselines   skip B and C (faster tuning runs)
+ *	 --threshold-log X  threshold_sigmas set per row to X (ln cells)/sqrt 2,
+ *					  cells predicted from the true N (tuning only: values of
+ *					  X below the pipeline's own ln(cells) floor have no effect)
  *	 --ref-cache FILE reuse reference costs stored in FILE, append new ones
  *					  (they depend only on the mixture, N, d, K and seed)
  */
@@ -80,6 +83,7 @@ typedef struct Options
 	double		threshold;
 	int			restarts;
 	const char *ref_cache;
+	double		threshold_log;	/* > 0: threshold as a multiple of b ln(cells) */
 } Options;
 
 /* Method tags mixed into keys so every seed/method gets its own stream. */
@@ -322,6 +326,30 @@ oneshot(const MixData *mx, const DpkBox *box, const Row *row, int seed,
 		cfg.threshold_sigmas = opt->threshold;
 	if (opt->restarts > 0)
 		cfg.restarts = opt->restarts;
+	if (opt->threshold_log > 0.0)
+	{
+		/* the grid the pipeline will choose, up to the noise on N */
+		int			d = mx->d;
+		double		n = (double) mx->n;
+		double		eps_rest = cfg.epsilon * (1.0 - cfg.n_share);
+		double		var = dpk_discrete_laplace_variance(
+						dpk_scale_from_double(1.0 / (eps_rest * (1.0 - cfg.sum_share))));
+		double		eps_eff = dpk_rugnik_eps_for_variance(var);
+		double		m = dpk_grid_m(DPK_RULE_RUGNIK, n, eps_eff, cfg.k, d) * cfg.grid_scale;
+		int			max_per_dim = (int) floor(pow(cfg.max_cells, 1.0 / d) + 1e-9);
+		int			cpd;
+
+		if (cfg.grid_scale != 1.0)
+		{
+			cpd = (int) floor(m + 0.5);
+			cpd = cpd < 1 ? 1 : (cpd > max_per_dim ? max_per_dim : cpd);
+		}
+		else
+			cpd = dpk_grid_cells_per_dim(DPK_RULE_RUGNIK, m, n, eps_eff, cfg.k, d,
+										 max_per_dim);
+		cfg.threshold_sigmas = opt->threshold_log * log(fmax(dpk_grid_cells(d, cpd), 1.0))
+			/ sqrt(2.0);
+	}
 
 	open_stream(&s, row, seed, METHOD_A);
 	t0 = now_ms();
@@ -342,7 +370,8 @@ usage(void)
 	fprintf(stderr,
 			"usage: bench_oneshot [--seeds N] [--n N] [--rows \"d:K:eps,...\"]\n"
 			"       [--sum-share X] [--n-share X] [--grid-scale X] [--threshold X]\n"
-			"       [--restarts N] [--no-baselines] [--ref-cache FILE]\n");
+			"       [--restarts N] [--no-baselines] [--ref-cache FILE]\n"
+			"       [--threshold-log X]\n");
 	exit(2);
 }
 
@@ -432,6 +461,7 @@ main(int argc, char **argv)
 	opt.threshold = NAN;
 	opt.restarts = -1;
 	opt.ref_cache = NULL;
+	opt.threshold_log = NAN;
 
 	for (i = 1; i < argc; i++)
 	{
@@ -453,6 +483,8 @@ main(int argc, char **argv)
 			opt.restarts = atoi(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--rows") == 0)
 			nrows = parse_rows(arg_value(argc, argv, &i), rows);
+		else if (strcmp(a, "--threshold-log") == 0)
+			opt.threshold_log = atof(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--ref-cache") == 0)
 			opt.ref_cache = arg_value(argc, argv, &i);
 		else if (strcmp(a, "--no-baselines") == 0)
@@ -485,6 +517,8 @@ main(int argc, char **argv)
 		   "max_cells=%g restarts=%d max_iter=%d\n",
 		   def.n_share, def.sum_share, def.grid_scale, def.threshold_sigmas,
 		   def.max_cells, def.restarts, def.max_iter);
+	if (opt.threshold_log > 0.0)
+		printf("# A threshold_sigmas per row = %g * ln(cells) / sqrt(2)\n", opt.threshold_log);
 	printf("# cost = k-means cost on the true points / non-private reference; "
 		   "geometric mean over seeds\n");
 	printf("%2s %2s %5s | %8s %8s %8s | %8s %8s | %8s | %5s %3s %3s | %8s\n",

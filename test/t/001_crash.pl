@@ -1,0 +1,96 @@
+# Crash safety: a backend killed with SIGKILL during a large COPY-like load
+# and during a release, and an immediate shutdown during a load.  Afterwards
+# the stored state equals a recount, release numbers continue, earlier
+# releases read back unchanged and a release made again reuses the same node
+# noise (same state, same key, same number -> same histogram).
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use Time::HiRes qw(usleep);
+
+my $node = PostgreSQL::Test::Cluster->new('crash');
+$node->init;
+$node->append_conf('postgresql.conf', "restart_after_crash = on\n");
+$node->start;
+
+$node->safe_psql('postgres', q{
+	CREATE EXTENSION dpkmeans;
+	CREATE TABLE pts (id bigserial, x float8, y float8);
+	INSERT INTO pts (x, y) SELECT (i % 97), (i % 89) FROM generate_series(1, 50000) i;
+	SELECT dp_attach('pts', ARRAY['x', 'y'], 4, 1.0, ARRAY[0, 0], ARRAY[100, 100], horizon => 64);
+});
+is($node->safe_psql('postgres', "SELECT dp_release('pts')"), '1', 'release 1');
+my $centers1 = $node->safe_psql('postgres',
+	"SELECT array_agg(center ORDER BY cluster) FROM dp_centers('pts', 4)");
+
+# Kill a backend in the middle of a large load.
+sub kill_during {
+	my ($sql, $marker) = @_;
+	my $bg = $node->background_psql('postgres', on_error_stop => 0);
+	$bg->query_safe("SET application_name = '$marker'");
+	$bg->query_until(qr/started/, "\\echo started\n$sql;\n");
+	my $pid;
+	for (1 .. 200) {
+		$pid = $node->safe_psql('postgres',
+			"SELECT pid FROM pg_stat_activity WHERE application_name = '$marker' AND state = 'active'");
+		last if $pid;
+		usleep(50_000);
+	}
+	ok($pid, "found the busy backend of $marker");
+	usleep(300_000);
+	kill 'KILL', $pid if $pid;
+	eval { $bg->quit; };
+	$node->poll_query_until('postgres', 'SELECT 1', '1');
+}
+
+kill_during(q{INSERT INTO pts (x, y) SELECT random() * 100, random() * 100 FROM generate_series(1, 5000000)},
+	'load1');
+is($node->safe_psql('postgres', "SELECT dp_verify('pts')"), 't', 'state equals a recount after SIGKILL mid-load');
+
+# Rows written after the crash are counted; a release in a rolled-back
+# transaction shows what release 2 will be.
+$node->safe_psql('postgres',
+	"INSERT INTO pts (x, y) SELECT 10 + i % 5, 90 - i % 7 FROM generate_series(1, 20000) i");
+my $hist2 = $node->safe_psql('postgres', q{
+	BEGIN;
+	SELECT dp_release('pts');
+	SELECT md5(string_agg(noisy_count::text, ',' ORDER BY cell)) FROM dp_histogram('pts', 3);
+	ROLLBACK;
+});
+($hist2) = (split /\n/, $hist2)[-1];
+
+# Kill a backend while it makes a release (a big grid makes it slow).
+$node->safe_psql('postgres', q{
+	CREATE TABLE big (x float8, y float8);
+	INSERT INTO big SELECT random(), random() FROM generate_series(1, 1000);
+	SET dpkmeans.max_cells = 4194304;
+	SELECT dp_attach('big', ARRAY['x', 'y'], 8, 1.0, ARRAY[0, 0], ARRAY[1, 1], size_hint => 1e12);
+});
+kill_during(q{SELECT dp_release('big')}, 'release1');
+is($node->safe_psql('postgres', "SELECT dp_verify('big')"), 't', 'state intact after SIGKILL mid-release');
+is($node->safe_psql('postgres', "SELECT value FROM dp_privacy_report('big') WHERE item = 'releases used'"),
+	'0', 'the killed release left no trace');
+
+# Immediate shutdown during a load.
+my $bg = $node->background_psql('postgres', on_error_stop => 0);
+$bg->query_until(qr/started/,
+	"\\echo started\nINSERT INTO pts (x, y) SELECT random() * 100, random() * 100 FROM generate_series(1, 5000000);\n");
+usleep(500_000);
+$node->stop('immediate');
+eval { $bg->quit; };
+$node->start;
+is($node->safe_psql('postgres', "SELECT dp_verify('pts')"), 't', 'state equals a recount after immediate shutdown');
+
+# Release numbers continue, release 1 reads back unchanged, and release 2 made
+# now carries exactly the node noise the rolled-back release 2 had.
+is($node->safe_psql('postgres',
+	"SELECT array_agg(center ORDER BY cluster) FROM dp_centers('pts', 4)"), $centers1, 'release 1 unchanged');
+is($node->safe_psql('postgres', "SELECT dp_release('pts')"), '2', 'release numbers continue');
+is($node->safe_psql('postgres',
+	"SELECT md5(string_agg(noisy_count::text, ',' ORDER BY cell)) FROM dp_histogram('pts', 3)"),
+	$hist2, 'release 2 reuses the same node noise after crashes and restarts');
+
+$node->stop;
+done_testing();

@@ -1,0 +1,82 @@
+# Concurrency: pgbench clients run single-row INSERT/UPDATE/DELETE and small
+# multi-row transactions on an attached table while another session makes a
+# release every second.  No transaction may fail or deadlock, the state must
+# equal a recount, and the throughput is reported beside a plain table's.
+# DPK_PGBENCH_SECONDS (default 20) and DPK_PGBENCH_CLIENTS (default 8).
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use Time::HiRes qw(usleep time);
+
+my $seconds = $ENV{DPK_PGBENCH_SECONDS} || 20;
+my $clients = $ENV{DPK_PGBENCH_CLIENTS} || 8;
+
+my $node = PostgreSQL::Test::Cluster->new('conc');
+$node->init;
+$node->append_conf('postgresql.conf', "max_connections = 40\n");
+$node->start;
+$node->safe_psql('postgres', q{
+	CREATE EXTENSION dpkmeans;
+	CREATE TABLE live (id bigserial PRIMARY KEY, x float8, y float8, note text);
+	CREATE TABLE plain (id bigserial PRIMARY KEY, x float8, y float8, note text);
+	INSERT INTO live (x, y) SELECT random() * 100, random() * 100 FROM generate_series(1, 20000);
+	INSERT INTO plain (x, y) SELECT x, y FROM live;
+	SELECT dp_attach('live', ARRAY['x', 'y'], 5, 1.0, ARRAY[0, 0], ARRAY[100, 100], horizon => 4096);
+});
+
+my $dir = PostgreSQL::Test::Utils::tempdir;
+sub script {
+	my ($table) = @_;
+	my $f = "$dir/$table.sql";
+	open my $fh, '>', $f or die;
+	print $fh <<"SQL";
+\\set r random(1, 100)
+\\set id random(1, 20000)
+BEGIN;
+INSERT INTO $table (x, y) VALUES (random() * 100, random() * 100);
+UPDATE $table SET x = random() * 100 WHERE id = :id;
+UPDATE $table SET note = 'n' WHERE id = :id + 1;
+DELETE FROM $table WHERE id = :id + 2;
+INSERT INTO $table (x, y) SELECT random() * 100, random() * 100 FROM generate_series(1, 1 + :r % 5);
+COMMIT;
+SQL
+	close $fh;
+	return $f;
+}
+
+sub run_pgbench {
+	my ($table, $with_releases) = @_;
+	my $f = script($table);
+	my $releaser;
+	if ($with_releases) {
+		$releaser = $node->background_psql('postgres', on_error_stop => 0);
+		$releaser->query_until(qr/go/, "\\echo go\n" .
+			"DO \$\$ BEGIN FOR i IN 1..$seconds LOOP PERFORM dp_release('live'); COMMIT; PERFORM pg_sleep(1); END LOOP; END \$\$;\n");
+	}
+	my ($out, $err) = run_command([
+		'pgbench', '-n', '-h', $node->host, '-p', $node->port, '-c', $clients, '-j', 2,
+		'-T', $seconds, '-f', $f, 'postgres' ]);
+	$releaser->quit if $releaser;
+	return ($out, $err);
+}
+
+my ($plain_out) = run_pgbench('plain', 0);
+my ($live_out, $live_err) = run_pgbench('live', 1);
+my ($plain_tps) = $plain_out =~ /tps = ([0-9.]+)/;
+my ($live_tps) = $live_out =~ /tps = ([0-9.]+)/;
+my ($failed) = $live_out =~ /number of failed transactions: (\d+)/;
+my ($processed) = $live_out =~ /number of transactions actually processed: (\d+)/;
+
+ok(defined $live_tps && $processed > 0, 'pgbench ran on the attached table') or diag($live_out . $live_err);
+is($failed // 0, 0, 'no failed transaction');
+unlike($live_err, qr/deadlock/i, 'no deadlock');
+my $releases = $node->safe_psql('postgres', "SELECT value FROM dp_privacy_report('live') WHERE item = 'releases used'");
+cmp_ok($releases, '>=', 2, "releases were made meanwhile ($releases)");
+is($node->safe_psql('postgres', "SELECT dp_verify('live')"), 't', 'state equals a recount');
+diag(sprintf("throughput: plain %.1f tps, attached %.1f tps, ratio %.2f (%d clients, %d s)",
+	$plain_tps // 0, $live_tps // 0, ($live_tps // 0) / ($plain_tps || 1), $clients, $seconds));
+
+$node->stop;
+done_testing();

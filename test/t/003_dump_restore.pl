@@ -1,0 +1,70 @@
+# Dump and restore: a database with attached tables and releases, dumped
+# with pg_dump and restored into a new database, keeps its releases, its
+# triggers and its key (so the node noise of a release made again is
+# unchanged), and new releases and writes work.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('dump');
+$node->init;
+$node->start;
+$node->safe_psql('postgres', q{
+	CREATE DATABASE src;
+});
+$node->safe_psql('src', q{
+	CREATE EXTENSION dpkmeans;
+	CREATE SCHEMA geo;
+	CREATE TABLE geo.trips (id bigserial, x float8, y float8);
+	INSERT INTO geo.trips (x, y) SELECT i % 97, i % 89 FROM generate_series(1, 30000) i;
+	SELECT dp_attach('geo.trips', ARRAY['x', 'y'], 4, 1.0, ARRAY[0, 0], ARRAY[100, 100], horizon => 128);
+	SELECT dp_release('geo.trips');
+	INSERT INTO geo.trips (x, y) SELECT 50, 50 FROM generate_series(1, 1000);
+	SELECT dp_release('geo.trips');
+	CREATE TABLE emb (v float8[]);
+	INSERT INTO emb SELECT ARRAY[i % 5, i % 3, i % 2] FROM generate_series(1, 1000) i;
+	SELECT dp_attach('emb', ARRAY['v'], 2, 0.5, ARRAY[0, 0, 0], ARRAY[5, 5, 5], mode => 'insert_only');
+	SELECT dp_release('emb');
+	INSERT INTO geo.trips (x, y) SELECT 10, 10 FROM generate_series(1, 500);
+});
+
+my $q_centers = "SELECT array_agg(center ORDER BY cluster) FROM dp_centers('geo.trips', 4)";
+my $q_hist = "SELECT md5(string_agg(noisy_count::text, ',' ORDER BY cell)) FROM dp_histogram('geo.trips')";
+my $q_next = "BEGIN; SELECT dp_release('geo.trips'); $q_hist; ROLLBACK;";
+my %before = (
+	centers => $node->safe_psql('src', $q_centers),
+	hist => $node->safe_psql('src', $q_hist),
+	costs => $node->safe_psql('src', "SELECT array_agg(noisy_cost ORDER BY k) FROM dp_cost_curve('geo.trips')"),
+	emb => $node->safe_psql('src', "SELECT array_agg(center ORDER BY cluster) FROM dp_centers('emb', 2)"),
+	next => (split /\n/, $node->safe_psql('src', $q_next))[-1],
+);
+
+my $dump = PostgreSQL::Test::Utils::tempdir . '/src.dump';
+$node->command_ok([ 'pg_dump', '-Fc', '-h', $node->host, '-p', $node->port, '-f', $dump, 'src' ], 'pg_dump');
+$node->safe_psql('postgres', 'CREATE DATABASE dst');
+$node->command_ok([ 'pg_restore', '--exit-on-error', '-h', $node->host, '-p', $node->port, '-d', 'dst', $dump ],
+	'pg_restore');
+
+is($node->safe_psql('dst', $q_centers), $before{centers}, 'centres of the latest release identical');
+is($node->safe_psql('dst', $q_hist), $before{hist}, 'histogram identical');
+is($node->safe_psql('dst', "SELECT array_agg(noisy_cost ORDER BY k) FROM dp_cost_curve('geo.trips')"),
+	$before{costs}, 'cost curve identical');
+is($node->safe_psql('dst', "SELECT array_agg(center ORDER BY cluster) FROM dp_centers('emb', 2)"),
+	$before{emb}, 'array-column table identical');
+is($node->safe_psql('dst', "SELECT count(*) FROM pg_trigger WHERE tgrelid = 'geo.trips'::regclass AND tgname LIKE 'dpkmeans%'"),
+	'4', 'triggers in place');
+is($node->safe_psql('dst', "SELECT dp_verify('geo.trips')"), 't', 'state and pending changes restored');
+is((split /\n/, $node->safe_psql('dst', $q_next))[-1], $before{next}, 'key kept: the next release has the same node noise');
+
+# New writes and releases work in the restored database.
+$node->safe_psql('dst', "INSERT INTO geo.trips (x, y) VALUES (1, 2); DELETE FROM geo.trips WHERE id < 10");
+is($node->safe_psql('dst', "SELECT dp_release('geo.trips')"), '3', 'new release after restore');
+is($node->safe_psql('dst', "SELECT dp_verify('geo.trips')"), 't', 'writes after restore are counted');
+my ($ok, $err) = (0, '');
+eval { $node->safe_psql('dst', "DELETE FROM emb"); };
+like($@, qr/insert_only/, 'insert_only refusal restored');
+
+$node->stop;
+done_testing();
