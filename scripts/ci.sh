@@ -48,6 +48,14 @@ if ! grep -q 'passed, 0 failed' "$log/unit"; then
 	grep -q ' failed$' "$log/unit" || failed=$((failed + 1))
 fi
 
+if make -n privacy-quick >/dev/null 2>&1; then
+	step "statistical privacy test (quick)"
+	make -s privacy-quick >"$log/privacy" 2>&1
+	cat "$log/privacy"
+	count_summary "$log/privacy"
+	grep -q ' failed$' "$log/privacy" || failed=$((failed + 1))
+fi
+
 # pg_regress and TAP run as postgres in a copy of the tree it owns.
 copy=$(mktemp -d /tmp/dpkmeans-tree.XXXXXX)
 cp -a "$top/." "$copy/"

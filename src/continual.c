@@ -222,6 +222,43 @@ dpk_live_cluster(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist
 			best_level = level;
 		}
 	}
+
+	/*
+	 * RUGNIK's bound knows nothing of the coreset threshold, which on a fine
+	 * grid can drop whole sparse clusters.  Step to coarser levels while the
+	 * noisy mass kept above the threshold is below half of the most any level
+	 * keeps (all post-processing of the noisy counts).
+	 */
+	{
+		double	   *kept = dpk_alloc((cfg->level + 1) * sizeof(double));
+		double		most = 0.0;
+
+		for (level = 0; level <= cfg->level; level++)
+		{
+			DpkDenseHist tmp;
+			const DpkDenseHist *lh = fine;
+			double		thr = dpk_coreset_threshold(sqrt(dpk_live_count_variance(cfg, level, t)),
+													cfg->threshold_sigmas,
+													pow(2.0, (double) level * d));
+
+			if (level < cfg->level)
+			{
+				dpk_live_aggregate(fine, cfg->level, level, &tmp);
+				lh = &tmp;
+			}
+			kept[level] = 0.0;
+			for (c = 0; c < lh->ncells; c++)
+				if ((double) lh->count[c] > thr)
+					kept[level] += (double) lh->count[c];
+			if (lh != fine)
+				dpk_hist_free(&tmp);
+			most = fmax(most, kept[level]);
+		}
+		while (best_level > 0 && kept[best_level] < 0.5 * most)
+			best_level--;
+		dpk_free(kept);
+	}
+
 	if (best_level < cfg->level)
 	{
 		dpk_live_aggregate(fine, cfg->level, best_level, &coarse);
