@@ -1,3 +1,16 @@
+-- Every SECURITY DEFINER function of the extension pins its search_path.
+SELECT p.oid::regprocedure AS unpinned
+FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
+JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'dpkmeans'
+WHERE p.prosecdef AND NOT coalesce(p.proconfig @> ARRAY['search_path=pg_catalog, pg_temp'], false);
+SELECT count(*) AS security_definer_functions
+FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
+JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'dpkmeans'
+WHERE p.prosecdef;
+-- No internal relation is readable by PUBLIC.
+SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname = 'dpkmeans_internal' AND has_table_privilege('public', c.oid, 'SELECT');
+
 -- The owner/analyst model: an analyst granted EXECUTE on the readers (and
 -- USAGE on their schema) reads releases, never the table, the state or the key.
 CREATE ROLE dpk_owner;
