@@ -66,3 +66,17 @@ test/bench/bin/bench_continual: test/bench/bench_continual.c test/bench/mixture.
 bench-continual: test/bench/bin/bench_continual
 	@mkdir -p test/bench/out
 	OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_continual | tee test/bench/out/continual.txt
+
+# ---- statistical privacy test of the continual mechanism (plain-C core) ----
+test/privacy/bin/privacy_test: test/privacy/privacy_test.c $(CORE_SRCS) src/*.h test/unit/unit.h
+	@mkdir -p test/privacy/bin
+	$(CORE_CC) $(CORE_CFLAGS) -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
+
+# quick: R = 20000 runs per stream (CI); long: R = 500000.
+# DPK_PRIVACY_WEAKEN=2 make privacy-quick must fail (see the file's header).
+.PHONY: privacy-quick privacy-long
+privacy-quick: test/privacy/bin/privacy_test
+	OPENBLAS_NUM_THREADS=1 ./test/privacy/bin/privacy_test quick
+
+privacy-long: test/privacy/bin/privacy_test
+	OPENBLAS_NUM_THREADS=1 ./test/privacy/bin/privacy_test long

@@ -2,28 +2,37 @@
  * privacy_test.c
  *		Empirical check of event-level epsilon-DP under continual observation.
  *
- * What runs.  The live mechanism of src/continual.c exactly as a release
- * makes it: for t = 1..T (T = 8) dpk_live_noisy_histogram on the true state
- * after release t's changes, and at t = 2, 4, 8 dpk_live_cluster with the
- * k-means seed taken from the stream as release.c does.  d = 2, k = 2, a
- * counted level of 2^3 cells per dimension, epsilon = 2, sum_share = 0.5.
- * Stream A is a base dataset of 300 points arriving over the releases; B is A
- * plus one extra point.  Three neighbouring pairs (scenarios):
- *   ins2     extra point inserted at release 2, insert_only
- *   ins2del5 inserted at release 2, deleted at release 5, insert_only = false
- *            (A also deletes ten base points at release 6)
- *   ins1     inserted at release 1, insert_only
- * One run = one key: dpk_key_from_seed(r) for A and dpk_key_from_seed(2^40 + r)
- * for B, r = 1..R, so the 2R runs are independent.
+ * What runs.  The live mechanism of src/continual.c as a release makes it:
+ * at each release t = 1..T (T = 8) the noisy counted level of the true state
+ * after t's changes, and at t = 2, 4, 8 dpk_live_noisy_histogram followed by
+ * dpk_live_cluster with the k-means seed read from the stream right after the
+ * histogram, as release.c does.  d = 2, k = 2, box [0, 10]^2, counted level 3
+ * (8 x 8 cells), epsilon = 2, sum_share = 0.5 (so the counts hold epsilon 1).
+ * Stream A: 300 points of two clusters, 160 before release 1 and 20 before
+ * each later one.  Stream B = A plus one extra point (4.95, 8.70), in a cell
+ * A leaves empty.  Three neighbouring pairs (scenarios):
+ *   ins2      extra point inserted at release 2, insert_only
+ *   ins2del5  inserted at release 2, deleted at release 5, insert_only = false
+ *             (both streams also delete ten base points at release 6)
+ *   ins1      inserted at release 1, insert_only
+ * One run = one key: dpk_key_from_seed(r) for A, dpk_key_from_seed(2^40 + r)
+ * for B, r = 1..R, so all 2R runs are independent.  Every run reads the
+ * extra point's cell at every release through dpk_cell_noise (exactly what
+ * the histogram adds to that cell; checked equal in every full release).
+ * One run in ten (ins2 and ins2del5 only) is a full run that also makes the
+ * whole histogram and the clustering at t = 2, 4, 8: a full release costs
+ * about a millisecond, so level and centre events get R / 10 samples.
  *
  * What is checked.  For every event E of a fixed family, P[E|A] and P[E|B]
- * are estimated from the R runs each, and the test fails when
+ * are estimated from the runs, and the test fails when
  *     lo(P[E|A]) > e^L hi(P[E|B])   or   lo(P[E|B]) > e^L hi(P[E|A]),
- * lo/hi being Chernoff (binomial KL) confidence bounds.  Every interval of
- * every event holds simultaneously with probability >= 1 - 1e-6 (Bonferroni
- * over all 2 x events intervals), so a correct mechanism fails with
- * probability <= 1e-6.  Equivalently P[E|A] <= e^L P[E|B] + slack with slack
- * = (P^_A - lo_A) + e^L (hi_B - P^_B), and vice versa.
+ * lo/hi being Chernoff (binomial KL) confidence bounds.  All intervals of all
+ * events hold together with probability >= 1 - 1e-6 (Bonferroni over the 2 x
+ * events intervals, both sides), so a mechanism that meets its bound fails
+ * with probability <= 1e-6.  Equivalently P[E|A] <= e^L P[E|B] + slack with
+ * slack = (P^_A - lo_A) + e^L (hi_B - P^_B), and vice versa.  The keys are
+ * fixed, so a given build always gives the same verdict; DPK_PRIVACY_KEYS=N
+ * shifts every key seed by N for a fresh sample.
  *
  * The bound L is NOT simply epsilon: it is the privacy loss the mechanism's
  * own analysis gives for the quantities the event reads, for this pair of
@@ -32,42 +41,49 @@
  * point's cell by delta_u (signed number of B's extra events in u's
  * interval), so for any event on counts only
  *     L_count = sum_u |delta_u| / b_count <= epsilon (1 - sum_share),
- * and for an event that also reads the in-cell sums (centres)
+ * and for an event that also reads the in-cell sums (the centres)
  *     L = L_count + sum_u |delta_u| (rel_1 + .. + rel_d) / b_sum <= epsilon.
- * Both inequalities with the claimed budget are checked too (deterministic).
- * Checking every event against epsilon alone would be far too weak: the
- * counts hold half the budget and a single pair reaches only some nodes, so
- * even a count noise halved would stay below e^epsilon on count events.
+ * Both inequalities against the claimed budgets are checked as well.  With
+ * T = 8 (h = 4 tree levels) no release reads node (1, 2], and with deletions
+ * the root gets +1 - 1, so ins2 moves 3 of the h nodes the sensitivity pays
+ * for (L_count = 0.75), ins2del5 3 of 2h (0.375), ins1 all h (1.0 = the whole
+ * count budget).  Checking against epsilon = 2 instead would be far too weak:
+ * even halving the count noise would keep every count event below e^epsilon.
  *
- * How strong it is.  The family has four kinds of events:
- *  - node events: the noisy value of each moved node is recovered from two
- *    releases (e.g. node [5] = release 5 - release 4); "every moved node is
- *    above (below) its A value by a margin" has likelihood ratio EXACTLY
- *    e^L_count (discrete Laplace tails), so these events are tight; their
- *    exact probabilities are also printed and checked against the sample.
- *  - pair / all-release thresholds on the noisy count of the extra point's
- *    cell: "count at t1 > c_A(t1) + a AND at t2 > c_A(t2) + a" and "<=", for
- *    release pairs sharing tree nodes, and the same over all releases.
- *  - the level chosen by dpk_live_cluster at t = 2, 4, 8, alone and jointly
- *    for (4, 8) (counts only: the level is post-processing of counts).
- *  - the bucket (tenths of the box) of the smaller and of the larger first
- *    coordinate of the two k = 2 centres at t = 4 and 8 (bound with sums).
- * Because the node events are tight, running the mechanism with a smaller
- * noise than the checker assumes fails: DPK_PRIVACY_WEAKEN=W runs the
- * mechanism at epsilon W x 2 (every noise scale divided by W) while the
- * checker keeps epsilon = 2.  In quick mode (R = 20000) W = 2 fails in every
- * scenario by a wide margin (certified log ratio about twice L_count); the
- * long mode (R = 500000) resolves log ratios to a few hundredths.
- * What it cannot show: it is a finite sample over a finite event family and
- * one neighbouring pair per scenario, not a proof.  The sums are never tested
- * tightly (the centre events' ratios are close to 1), nor are the level and
- * centre events; they catch gross leaks only (an output depending on true
- * rather than noisy values).  Cells other than the extra point's are not
- * examined on their own.  The noise comes from ChaCha20 keyed by
- * dpk_key_from_seed: the test relies on keys being independent-looking.
+ * Events (both directions of the inequality are tested for each):
+ *  - node events: each moved node's noisy value is read off two releases
+ *    (e.g. node (4, 5] = release 5 - release 4); "every moved node at least
+ *    |delta| + a above (at least a below) its A value", a = 0, 1, 3, has
+ *    likelihood ratio EXACTLY e^L_count (discrete Laplace tails): these
+ *    events are tight.  Their exact probabilities are printed and checked
+ *    against the sample too.
+ *  - the noisy count of the extra point's cell: "> c_A + a at t1 AND at t2"
+ *    and "<= c_A + a at both", (t1, t2) = (2, 4), (3, 4), (4, 8), five
+ *    offsets a; and "> c_A + a (<= c_A + a) at every release 1..T".
+ *  - rel.level at t = 2, 4, 8 equal to each value, and jointly at (4, 8)
+ *    (bound L_count: the level is post-processing of the counts).
+ *  - the smaller and the larger first coordinate of the two k = 2 centres
+ *    at t = 4 and 8 in each tenth of the box (bound L_count + L_sum).
  *
- * Usage: privacy_test [quick|long]; env DPK_PRIVACY_RUNS overrides R and
- * DPK_PRIVACY_WEAKEN=W weakens the mechanism as above.  Exit status and the
+ * How strong it is.  DPK_PRIVACY_WEAKEN=W runs the mechanism at epsilon 2W
+ * (every noise scale divided by W) while the checker keeps epsilon 2; the
+ * tight node events then have log ratio W L_count.  Quick mode (R = 20000):
+ * W = 1 certifies at most about 0.7 of the bound on any event; W = 2 fails
+ * in every scenario (certified log ratio about 1.7 L_count for ins1 and ins2,
+ * 1.3 L_count for ins2del5); W = 1.5 fails for ins1 and ins2 only.  Long mode
+ * (R = 500000) narrows the slack by a factor of five.
+ * What it cannot show: it is a finite sample of a finite event family on
+ * three neighbouring pairs, not a proof.  Only the counts are tested tightly.
+ * The level and centre events have ratios near 1 under the mechanism and
+ * fewer samples: they fail only for a leak that moves such an output's
+ * probability by more than e^L plus the slack (e.g. an output computed from
+ * true instead of noisy counts with a large effect), not for a subtle one.
+ * The sums are never isolated, cells other than the extra point's are not
+ * examined on their own, and the noise is ChaCha20 keyed by
+ * dpk_key_from_seed: the test takes distinct keys as independent.
+ *
+ * Usage: privacy_test [quick|long]; env DPK_PRIVACY_RUNS overrides R,
+ * DPK_PRIVACY_WEAKEN and DPK_PRIVACY_KEYS as above.  Exit status and the
  * last line ("privacy_test: N passed, M failed") as for the unit tests.
  */
 #include <math.h>
@@ -97,6 +113,7 @@
 #define MAX_NODES	64
 #define MAX_EVENTS	256
 #define FULL_SHARE	10			/* full releases in 1 of this many runs */
+#define MIN_HITS	100			/* hits for an observed ratio to be summarised */
 
 /* Releases at which the clustering is run and recorded. */
 static const int cluster_at[] = {2, 4, 8};
@@ -754,6 +771,7 @@ main(int argc, char **argv)
 	int			total_events = 0,
 				sc,
 				i;
+	uint64_t	key_base = 0;
 	long		r;
 
 	if (argc > 1 && !longmode && strcmp(argv[1], "quick") != 0)
@@ -765,17 +783,21 @@ main(int argc, char **argv)
 		runs = atol(getenv("DPK_PRIVACY_RUNS"));
 	if (getenv("DPK_PRIVACY_WEAKEN"))
 		weaken = atof(getenv("DPK_PRIVACY_WEAKEN"));
+	if (getenv("DPK_PRIVACY_KEYS"))
+		key_base = strtoull(getenv("DPK_PRIVACY_KEYS"), NULL, 10);
 	if (runs < 100 || !(weaken > 0.0))
 	{
 		fprintf(stderr, "privacy_test: bad DPK_PRIVACY_RUNS or DPK_PRIVACY_WEAKEN\n");
 		return 2;
 	}
+	setvbuf(stdout, NULL, _IOLBF, 0);	/* keep failures next to their line */
 	dpk_blas_single_thread();
 	make_base();
 
 	printf("privacy_test: %s mode, R = %ld runs per stream, epsilon = %g, T = %d, d = %d, "
-		   "k = %d, level = %d, confidence 1 - %g\n",
-		   longmode ? "long" : "quick", runs, EPSILON, HORIZON, DIM, KCLUST, LEVEL, CONFIDENCE);
+		   "k = %d, level = %d, confidence 1 - %g, keys from %llu\n",
+		   longmode ? "long" : "quick", runs, EPSILON, HORIZON, DIM, KCLUST, LEVEL, CONFIDENCE,
+		   (unsigned long long) key_base + 1);
 	if (weaken != 1.0)
 		printf("privacy_test: WEAKENED: the mechanism runs at epsilon %g (noise / %g); "
 			   "checked against epsilon %g\n", EPSILON * weaken, weaken, EPSILON);
@@ -839,9 +861,9 @@ main(int argc, char **argv)
 			Obs			oa,
 						ob;
 
-			dpk_key_from_seed((uint64_t) r, key);
+			dpk_key_from_seed(key_base + (uint64_t) r, key);
 			run_stream(cx, cx->state_a, key, full, &oa, &mismatch);
-			dpk_key_from_seed(B_SEED_OFFSET + (uint64_t) r, key);
+			dpk_key_from_seed(key_base + B_SEED_OFFSET + (uint64_t) r, key);
 			run_stream(cx, cx->state_b, key, full, &ob, &mismatch);
 			for (i = 0; i < cx->nev; i++)
 			{
@@ -883,8 +905,9 @@ main(int argc, char **argv)
 				cert = fmax(cert, log(lob / hia));
 			ok = loa <= exp(bound) * hib && lob <= exp(bound) * hia;
 			if (e->na > 0 && e->nb > 0)
-			{
 				obs = log(pa / pb);
+			if (e->na >= MIN_HITS && e->nb >= MIN_HITS)
+			{
 				if (fabs(obs) > max_obs)
 				{
 					max_obs = fabs(obs);
@@ -926,10 +949,12 @@ main(int argc, char **argv)
 		}
 	}
 
-	printf("\nprivacy_test: %d events, %ld runs per stream, %.1f s; max observed |ln ratio| "
-		   "%.3f (%s); max certified |ln ratio| %.3f (%s), %.2f of its bound\n",
-		   total_events, runs, now_seconds() - t_start, max_obs, max_obs_name, max_cert,
-		   max_cert_name, max_cert_rel);
+	printf("\nprivacy_test: %d events, %ld runs per stream, %.1f s\n", total_events, runs,
+		   now_seconds() - t_start);
+	printf("privacy_test: max observed |ln P_A/P_B| %.3f (%s; events with >= %d hits each)\n",
+		   max_obs, max_obs_name, MIN_HITS);
+	printf("privacy_test: max certified |ln P_A/P_B| %.3f (%s); max certified / bound %.2f "
+		   "(fails above 1)\n", max_cert, max_cert_name, max_cert_rel);
 	for (sc = 0; sc < NSCEN; sc++)
 		for (i = 1; i <= HORIZON; i++)
 		{

@@ -1,0 +1,679 @@
+/*
+ * bench_highd.c
+ *		Accuracy benchmark of the high-dimensional one-shot release.
+ *
+ * For every configuration row (d, K, eps) and every seed it draws a Gaussian
+ * mixture (mixture.h, box [0,100]^d) and compares three eps-DP methods on
+ * the k-means cost of their centres over the true points, normalised by a
+ * non-private reference (the lower of k-means with 10 restarts and Lloyd
+ * started from the generating centres):
+ *
+ *	 H  highd    dpk_highd_oneshot_cluster with dpk_highd_defaults, optionally
+ *				 overridden on the command line for tuning;
+ *	 L  lowd     dpk_oneshot_cluster with dpk_oneshot_defaults (the grid in
+ *				 the original space, which collapses to 1-2 cells per
+ *				 dimension at high d);
+ *	 G  grid     plain RUGNIK grid at the true N: Laplace(1/eps) on every
+ *				 count, negative counts clipped, positive cells at their
+ *				 centres, weighted k-means.
+ *
+ * Output: one line per row with the geometric mean over seeds of each
+ * method's normalised cost, H's min and max, H's mean wall time, the
+ * projected dimension and cells per dimension H used, the cells per
+ * dimension of L and G; then the geometric mean over rows.
+ *
+ * Options (all optional):
+ *	 --seeds N  --n N  --rows "d:K:eps,..."  --no-baselines
+ *	 --dhat N  --copies N  --half-width X  --lift-share X  --lift-count-share X
+ *	 --cell-mode  --norm-share X  --refine N  --refine-share X  --grid-scale X
+ *	 --threshold X  --n-share X  --restarts N
+ *	 --verbose  one line per seed (H's cost, chosen copy, private scores)
+ *	 --ref-cache FILE  reuse reference costs stored in FILE, append new ones
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "coreset.h"
+#include "dpk_mem.h"
+#include "grid.h"
+#include "kmeans.h"
+#include "noise.h"
+#include "project.h"
+#include "rugnik.h"
+
+#include "mixture.h"
+
+#define MAX_ROWS 64
+
+typedef struct Row
+{
+	int			d;
+	int			k;
+	double		eps;
+	int			nseeds;
+	double		log_h,
+				log_l,
+				log_g;
+	double		min_h,
+				max_h;
+	double		ms_h;
+	int			dhat;
+	int			m_h_lo,
+				m_h_hi;
+	int			m_l,
+				m_g;
+	int			chosen[4];		/* how often copy 0, 1, 2, >=3 was chosen */
+} Row;
+
+typedef struct Options
+{
+	int			seeds;
+	size_t		n;
+	int			baselines;
+	int			dhat;
+	int			copies;
+	double		half_width;
+	double		lift_share;
+	double		lift_count_share;
+	int			cell_mode;
+	double		norm_share;
+	int			refine;
+	double		refine_share;
+	double		grid_scale;
+	double		threshold;
+	double		n_share;
+	int			restarts;
+	const char *ref_cache;
+	int			verbose;
+} Options;
+
+enum
+{
+	METHOD_H = 11, METHOD_L = 12, METHOD_G = 13
+};
+
+static double
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* A noise stream on a key derived from (row, seed, method). */
+static void
+open_stream(DpkStream *s, const Row *row, int seed, int method)
+{
+	uint8_t		key[DPK_KEY_BYTES];
+	uint8_t		nonce[DPK_NONCE_BYTES] = {0};
+	uint64_t	eps_bits;
+
+	memcpy(&eps_bits, &row->eps, sizeof(eps_bits));
+	dpk_key_from_seed(mix_hash4(((uint64_t) row->d << 32) | (uint64_t) row->k,
+								eps_bits, (uint64_t) seed, (uint64_t) method),
+					  key);
+	if (!dpk_stream_open(s, key, nonce))
+	{
+		fprintf(stderr, "bench_highd: cannot open noise stream\n");
+		exit(1);
+	}
+}
+
+/* Lloyd from given centres until stable or max_iter; returns the cost. */
+static double
+lloyd_from(const double *x, int n, int d, int k, double *c, int max_iter)
+{
+	int		   *assign = malloc(sizeof(int) * n);
+	int		   *prev = malloc(sizeof(int) * n);
+	double	   *sums = malloc(sizeof(double) * k * d);
+	double	   *cnt = malloc(sizeof(double) * k);
+	double		cost = 0.0;
+	int			it,
+				i,
+				j,
+				t;
+
+	if (!assign || !prev || !sums || !cnt)
+		abort();
+	for (i = 0; i < n; i++)
+		prev[i] = -1;
+	for (it = 0;; it++)
+	{
+		int			changed = 0;
+
+		cost = dpk_kmeans_cost(x, NULL, n, d, c, k, assign);
+		for (i = 0; i < n && !changed; i++)
+			if (assign[i] != prev[i])
+				changed = 1;
+		if (!changed || it >= max_iter)
+			break;
+		memcpy(prev, assign, sizeof(int) * n);
+		memset(sums, 0, sizeof(double) * k * d);
+		memset(cnt, 0, sizeof(double) * k);
+		for (i = 0; i < n; i++)
+		{
+			j = assign[i];
+			cnt[j] += 1.0;
+			for (t = 0; t < d; t++)
+				sums[j * d + t] += x[(size_t) i * d + t];
+		}
+		for (j = 0; j < k; j++)
+			if (cnt[j] > 0.0)
+				for (t = 0; t < d; t++)
+					c[j * d + t] = sums[j * d + t] / cnt[j];
+	}
+	free(assign);
+	free(prev);
+	free(sums);
+	free(cnt);
+	return cost;
+}
+
+/* Reference-cost cache: lines "TAG d K n seed cost" (same mixtures as bench_oneshot). */
+#define REF_CACHE_TAG "mix1"
+
+static int
+ref_cache_lookup(const char *path, int d, int k, size_t n, int seed, double *cost)
+{
+	FILE	   *f;
+	char		line[256];
+	int			found = 0;
+
+	if (path == NULL || (f = fopen(path, "r")) == NULL)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+	{
+		char		tag[16];
+		int			fd,
+					fk,
+					fs;
+		unsigned long long fn;
+		double		c;
+
+		if (sscanf(line, "%15s %d %d %llu %d %lf", tag, &fd, &fk, &fn, &fs, &c) == 6 &&
+			strcmp(tag, REF_CACHE_TAG) == 0 && fd == d && fk == k &&
+			fn == (unsigned long long) n && fs == seed && c > 0.0)
+		{
+			*cost = c;
+			found = 1;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+static void
+ref_cache_store(const char *path, int d, int k, size_t n, int seed, double cost)
+{
+	FILE	   *f;
+
+	if (path == NULL || (f = fopen(path, "a")) == NULL)
+		return;
+	fprintf(f, "%s %d %d %llu %d %.17g\n", REF_CACHE_TAG, d, k,
+			(unsigned long long) n, seed, cost);
+	fclose(f);
+}
+
+/* Non-private reference cost of a mixture. */
+static double
+reference_cost(const MixData *mx, uint64_t seed)
+{
+	int			n = (int) mx->n,
+				d = mx->d,
+				k = mx->k;
+	double	   *c = malloc(sizeof(double) * k * d);
+	double		cost_km,
+				cost_true;
+
+	if (!c)
+		abort();
+	cost_km = dpk_kmeans(mx->points, NULL, n, d, k, 10, 300, seed, c, NULL);
+	memcpy(c, mx->centers, sizeof(double) * k * d);
+	cost_true = lloyd_from(mx->points, n, d, k, c, 300);
+	free(c);
+	return cost_km < cost_true ? cost_km : cost_true;
+}
+
+/* Method G: plain RUGNIK grid at the true N, counts only. */
+static double
+plain_grid(const MixData *mx, const DpkBox *box, const Row *row, int seed, int *m_out)
+{
+	int			d = mx->d,
+				k = mx->k;
+	double		n = (double) mx->n;
+	int			max_per_dim = (int) floor(pow(4194304.0, 1.0 / d) + 1e-9);
+	double		m = dpk_grid_m(DPK_RULE_RUGNIK, n, row->eps, k, d);
+	int			cells = dpk_grid_cells_per_dim(DPK_RULE_RUGNIK, m, n, row->eps, k, d,
+											   max_per_dim);
+	DpkDenseHist h;
+	DpkCoreset	cs;
+	DpkStream	s = {0};
+	DpkScale	zero = {1, 1};
+	double	   *u = malloc(sizeof(double) * d);
+	double	   *c = malloc(sizeof(double) * k * d);
+	double		cost;
+	uint64_t	cell;
+	size_t		i;
+
+	if (!u || !c)
+		abort();
+	*m_out = cells;
+	open_stream(&s, row, seed, METHOD_G);
+	dpk_hist_init(&h, d, cells, false);
+	for (i = 0; i < mx->n; i++)
+	{
+		dpk_box_normalize(box, mx->points + i * d, u);
+		dpk_hist_add(&h, u);
+	}
+	dpk_hist_add_noise(&h, &s, dpk_scale_from_double(1.0 / row->eps), zero);
+	for (cell = 0; cell < h.ncells; cell++)
+		if (h.count[cell] < 0)
+			h.count[cell] = 0;
+	dpk_coreset_from_hist(&h, box, 0.0, 0.0, &cs);
+	dpk_hist_free(&h);
+	if (cs.n > 0)
+		dpk_kmeans(cs.points, cs.weights, cs.n, d, k, 5, 100, dpk_stream_u64(&s), c, NULL);
+	else
+	{
+		int			j,
+					t;
+
+		for (j = 0; j < k; j++)
+			for (t = 0; t < d; t++)
+				c[j * d + t] = 0.5 * (box->lower[t] + box->upper[t]);
+	}
+	cost = dpk_kmeans_cost(mx->points, NULL, (int) mx->n, d, c, k, NULL);
+	dpk_coreset_free(&cs);
+	dpk_stream_close(&s);
+	free(u);
+	free(c);
+	return cost;
+}
+
+/* Method L: the low-d one-shot release. */
+static double
+lowd(const MixData *mx, const DpkBox *box, const Row *row, int seed, int *m_out)
+{
+	DpkOneshotConfig cfg;
+	DpkOneshotResult res;
+	DpkStream	s = {0};
+	double		cost;
+
+	dpk_oneshot_defaults(&cfg, row->eps, row->k);
+	open_stream(&s, row, seed, METHOD_L);
+	dpk_oneshot_cluster(box, mx->points, mx->n, &cfg, &s, &res);
+	*m_out = res.cells_per_dim;
+	cost = dpk_kmeans_cost(mx->points, NULL, (int) mx->n, mx->d, res.centers, row->k, NULL);
+	dpk_oneshot_result_free(&res);
+	dpk_stream_close(&s);
+	return cost;
+}
+
+/* H's configuration for a row: defaults, then command-line overrides. */
+static void
+highd_config(const Options *opt, double eps, int k, int seed, DpkHighdConfig *cfg)
+{
+	dpk_highd_defaults(cfg, eps, k);
+	if (opt->dhat > 0)
+		cfg->dhat = opt->dhat;
+	if (opt->copies > 0)
+		cfg->copies = opt->copies;
+	if (!isnan(opt->half_width))
+		cfg->half_width = opt->half_width;
+	if (!isnan(opt->lift_share))
+		cfg->lift_share = opt->lift_share;
+	if (!isnan(opt->lift_count_share))
+		cfg->lift_count_share = opt->lift_count_share;
+	if (opt->cell_mode)
+		cfg->lift_mode = DPK_LIFT_CELL;
+	if (!isnan(opt->norm_share))
+		cfg->norm_share = opt->norm_share;
+	if (opt->refine >= 0)
+		cfg->refine_steps = opt->refine;
+	if (!isnan(opt->refine_share))
+		cfg->refine_share = opt->refine_share;
+	if (!isnan(opt->grid_scale))
+		cfg->grid_scale = opt->grid_scale;
+	if (!isnan(opt->threshold))
+		cfg->threshold_sigmas = opt->threshold;
+	if (!isnan(opt->n_share))
+		cfg->n_share = opt->n_share;
+	if (opt->restarts > 0)
+		cfg->restarts = opt->restarts;
+	/* a different public projection seed per dataset */
+	cfg->proj_seed = mix_hash4(0x70726f6aULL, (uint64_t) k, (uint64_t) seed, 0);
+}
+
+/* Method H: the high-d one-shot release. */
+static double
+highd(const MixData *mx, const DpkBox *box, const Row *row, int seed,
+	  const Options *opt, double *ms, DpkHighdInfo *info, int *m_out)
+{
+	DpkHighdConfig cfg;
+	DpkOneshotResult res;
+	DpkStream	s = {0};
+	double		t0,
+				cost;
+
+	highd_config(opt, row->eps, row->k, seed, &cfg);
+	open_stream(&s, row, seed, METHOD_H);
+	t0 = now_ms();
+	dpk_highd_oneshot_cluster_info(box, mx->points, mx->n, &cfg, &s, &res, info);
+	*ms = now_ms() - t0;
+	*m_out = res.cells_per_dim;
+	cost = dpk_kmeans_cost(mx->points, NULL, (int) mx->n, mx->d, res.centers, row->k, NULL);
+	dpk_oneshot_result_free(&res);
+	dpk_stream_close(&s);
+	return cost;
+}
+
+static void
+usage(void)
+{
+	fprintf(stderr,
+			"usage: bench_highd [--seeds N] [--n N] [--rows \"d:K:eps,...\"] [--no-baselines]\n"
+			"       [--dhat N] [--copies N] [--half-width X] [--lift-share X]\n"
+			"       [--lift-count-share X] [--cell-mode] [--norm-share X] [--refine N]\n"
+			"       [--refine-share X] [--grid-scale X] [--threshold X] [--n-share X]\n"
+			"       [--restarts N] [--verbose] [--ref-cache FILE]\n");
+	exit(2);
+}
+
+static int
+parse_rows(const char *spec, Row *rows)
+{
+	char	   *copy = strdup(spec);
+	char	   *tok,
+			   *save = NULL;
+	int			nrows = 0;
+
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+	{
+		int			d,
+					k;
+		double		eps;
+
+		if (sscanf(tok, "%d:%d:%lf", &d, &k, &eps) != 3 || d < 1 || d > 256 ||
+			k < 1 || !(eps > 0.0) || nrows >= MAX_ROWS)
+		{
+			fprintf(stderr, "bench_highd: bad row \"%s\"\n", tok);
+			exit(2);
+		}
+		memset(&rows[nrows], 0, sizeof(Row));
+		rows[nrows].d = d;
+		rows[nrows].k = k;
+		rows[nrows].eps = eps;
+		nrows++;
+	}
+	free(copy);
+	return nrows;
+}
+
+static int
+default_rows(Row *rows)
+{
+	static const int ds[] = {8, 16, 32, 64};
+	static const double epss[] = {0.5, 1.0};
+	int			a,
+				c,
+				nrows = 0;
+
+	for (a = 0; a < 4; a++)
+		for (c = 0; c < 2; c++)
+		{
+			memset(&rows[nrows], 0, sizeof(Row));
+			rows[nrows].d = ds[a];
+			rows[nrows].k = 10;
+			rows[nrows].eps = epss[c];
+			nrows++;
+		}
+	return nrows;
+}
+
+static const char *
+arg_value(int argc, char **argv, int *i)
+{
+	if (*i + 1 >= argc)
+		usage();
+	return argv[++*i];
+}
+
+int
+main(int argc, char **argv)
+{
+	Options		opt;
+	Row			rows[MAX_ROWS];
+	int			nrows = 0;
+	int			done[MAX_ROWS];
+	int			i,
+				r;
+	double		t_start = now_ms();
+	double		sum_log_h = 0.0,
+				sum_log_l = 0.0,
+				sum_log_g = 0.0;
+	DpkHighdConfig def;
+
+	memset(&opt, 0, sizeof(opt));
+	opt.seeds = 3;
+	opt.n = 100000;
+	opt.baselines = 1;
+	opt.half_width = opt.lift_share = opt.lift_count_share = NAN;
+	opt.norm_share = opt.refine_share = opt.grid_scale = NAN;
+	opt.threshold = opt.n_share = NAN;
+	opt.refine = -1;
+	opt.restarts = -1;
+
+	for (i = 1; i < argc; i++)
+	{
+		const char *a = argv[i];
+
+		if (strcmp(a, "--seeds") == 0)
+			opt.seeds = atoi(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--n") == 0)
+			opt.n = (size_t) atof(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--rows") == 0)
+			nrows = parse_rows(arg_value(argc, argv, &i), rows);
+		else if (strcmp(a, "--no-baselines") == 0)
+			opt.baselines = 0;
+		else if (strcmp(a, "--dhat") == 0)
+			opt.dhat = atoi(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--copies") == 0)
+			opt.copies = atoi(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--half-width") == 0)
+			opt.half_width = atof(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--lift-share") == 0)
+			opt.lift_share = atof(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--lift-count-share") == 0)
+			opt.lift_count_share = atof(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--cell-mode") == 0)
+			opt.cell_mode = 1;
+		else if (strcmp(a, "--norm-share") == 0)
+			opt.norm_share = atof(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--refine") == 0)
+			opt.refine = atoi(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--refine-share") == 0)
+			opt.refine_share = atof(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--grid-scale") == 0)
+			opt.grid_scale = atof(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--threshold") == 0)
+			opt.threshold = atof(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--n-share") == 0)
+			opt.n_share = atof(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--restarts") == 0)
+			opt.restarts = atoi(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--verbose") == 0)
+			opt.verbose = 1;
+		else if (strcmp(a, "--ref-cache") == 0)
+			opt.ref_cache = arg_value(argc, argv, &i);
+		else
+			usage();
+	}
+	if (opt.seeds < 1 || opt.n < 1 || opt.n > 2000000000)
+		usage();
+	if (nrows == 0)
+		nrows = default_rows(rows);
+
+	dpk_blas_single_thread();
+
+	highd_config(&opt, 1.0, 10, 0, &def);
+	printf("# bench_highd: N=%zu seeds=%d box=[0,100]^d, mixture: centres uniform, "
+		   "separation>=15, sd in [2,6]\n", opt.n, opt.seeds);
+	printf("# H config: dhat=%d%s copies=%d half_width=%g lift=%s lift_share=%g "
+		   "lift_count_share=%g norm_share=%g refine=%d refine_share=%g grid_scale=%g "
+		   "threshold_sigmas=%g n_share=%g restarts=%d\n",
+		   def.dhat, def.dhat ? "" : "(auto)", def.copies, def.half_width,
+		   def.lift_mode == DPK_LIFT_CELL ? "cell" : "cluster", def.lift_share,
+		   def.lift_count_share, def.norm_share, def.refine_steps, def.refine_share,
+		   def.grid_scale, def.threshold_sigmas, def.n_share, def.restarts);
+	printf("# cost = k-means cost on the true points / non-private reference; "
+		   "geometric mean over seeds\n");
+	printf("# H = highd projection pipeline, L = low-d dpk_oneshot_cluster, "
+		   "G = plain RUGNIK grid at the true N\n");
+	printf("%2s %2s %5s | %8s %8s %8s | %8s %8s | %8s | %4s %5s %3s %3s | %s\n",
+		   "d", "K", "eps", "H", "L_lowd", "G_grid", "H_min", "H_max",
+		   "H_ms", "dhat", "m_H", "m_L", "m_G", "chosen copy 0/1/2/3+");
+	fflush(stdout);
+
+	memset(done, 0, sizeof(done));
+	for (r = 0; r < nrows; r++)
+	{
+		int			seed,
+					rr;
+
+		if (done[r])
+			continue;
+		for (seed = 0; seed < opt.seeds; seed++)
+		{
+			MixSpec		sp = mix_default_spec(rows[r].d, rows[r].k, opt.n);
+			MixData		mx;
+			double	   *lo = malloc(sizeof(double) * rows[r].d);
+			double	   *hi = malloc(sizeof(double) * rows[r].d);
+			DpkBox		box;
+			double		cost_opt;
+			int			t;
+
+			if (!lo || !hi)
+				abort();
+			for (t = 0; t < rows[r].d; t++)
+			{
+				lo[t] = 0.0;
+				hi[t] = 100.0;
+			}
+			box.d = rows[r].d;
+			box.lower = lo;
+			box.upper = hi;
+			mix_generate(&sp, mix_hash4(0x6d6978ULL, (uint64_t) rows[r].d,
+										(uint64_t) rows[r].k, (uint64_t) seed), &mx);
+			if (!ref_cache_lookup(opt.ref_cache, rows[r].d, rows[r].k, opt.n, seed,
+								  &cost_opt))
+			{
+				cost_opt = reference_cost(&mx, mix_hash4(0x726566ULL, (uint64_t) rows[r].d,
+														 (uint64_t) rows[r].k,
+														 (uint64_t) seed));
+				ref_cache_store(opt.ref_cache, rows[r].d, rows[r].k, opt.n, seed, cost_opt);
+			}
+
+			for (rr = r; rr < nrows; rr++)
+			{
+				Row		   *row = &rows[rr];
+				DpkHighdInfo info;
+				double		ms,
+							ch,
+							cl = 1.0,
+							cg = 1.0;
+				int			mh;
+
+				if (done[rr] || row->d != rows[r].d || row->k != rows[r].k)
+					continue;
+				memset(&info, 0, sizeof(info));
+				if (opt.verbose)
+					info.copy_centers = malloc(sizeof(double) * 64 * row->k * row->d);
+				ch = highd(&mx, &box, row, seed, &opt, &ms, &info, &mh) / cost_opt;
+				if (opt.baselines)
+				{
+					cl = lowd(&mx, &box, row, seed, &row->m_l) / cost_opt;
+					cg = plain_grid(&mx, &box, row, seed, &row->m_g) / cost_opt;
+				}
+				if (opt.verbose)
+				{
+					int			c;
+
+					printf("#   d=%d eps=%g seed=%d H=%.4f chosen=%d scores", row->d,
+						   row->eps, seed, ch, info.chosen);
+					for (c = 0; c < info.copies && c < 16; c++)
+						printf(" %.1f", info.score[c]);
+					printf(" true");
+					for (c = 0; c < info.copies && c < 64; c++)
+					{
+						double	   *cc = info.copy_centers + (size_t) c * row->k * row->d;
+						int			e;
+
+						for (e = 0; e < row->k * row->d; e++)
+							cc[e] *= 100.0;
+						printf(" %.3f", dpk_kmeans_cost(mx.points, NULL, (int) mx.n, row->d,
+														cc, row->k, NULL) / cost_opt);
+					}
+					printf("\n");
+					free(info.copy_centers);
+				}
+				if (row->nseeds == 0)
+				{
+					row->min_h = row->max_h = ch;
+					row->m_h_lo = row->m_h_hi = mh;
+				}
+				row->min_h = fmin(row->min_h, ch);
+				row->max_h = fmax(row->max_h, ch);
+				if (mh < row->m_h_lo)
+					row->m_h_lo = mh;
+				if (mh > row->m_h_hi)
+					row->m_h_hi = mh;
+				row->dhat = info.dhat;
+				row->chosen[info.chosen < 3 ? info.chosen : 3]++;
+				row->log_h += log(ch);
+				row->log_l += log(cl);
+				row->log_g += log(cg);
+				row->ms_h += ms;
+				row->nseeds++;
+			}
+			mix_free(&mx);
+			free(lo);
+			free(hi);
+		}
+
+		for (rr = r; rr < nrows; rr++)
+		{
+			Row		   *row = &rows[rr];
+			char		mh[16];
+
+			if (done[rr] || row->d != rows[r].d || row->k != rows[r].k)
+				continue;
+			done[rr] = 1;
+			if (row->m_h_lo == row->m_h_hi)
+				snprintf(mh, sizeof(mh), "%d", row->m_h_lo);
+			else
+				snprintf(mh, sizeof(mh), "%d-%d", row->m_h_lo, row->m_h_hi);
+			printf("%2d %2d %5.2f | %8.4f %8.4f %8.4f | %8.4f %8.4f | %8.1f | %4d %5s %3d %3d | %d/%d/%d/%d\n",
+				   row->d, row->k, row->eps,
+				   exp(row->log_h / row->nseeds),
+				   exp(row->log_l / row->nseeds),
+				   exp(row->log_g / row->nseeds),
+				   row->min_h, row->max_h, row->ms_h / row->nseeds,
+				   row->dhat, mh, row->m_l, row->m_g,
+				   row->chosen[0], row->chosen[1], row->chosen[2], row->chosen[3]);
+			fflush(stdout);
+			sum_log_h += row->log_h / row->nseeds;
+			sum_log_l += row->log_l / row->nseeds;
+			sum_log_g += row->log_g / row->nseeds;
+		}
+	}
+
+	printf("# geometric mean over %d rows: H %.4f", nrows, exp(sum_log_h / nrows));
+	if (opt.baselines)
+		printf("  L %.4f  G %.4f", exp(sum_log_l / nrows), exp(sum_log_g / nrows));
+	printf("\n# total time %.1f s\n", (now_ms() - t_start) / 1e3);
+	return 0;
+}
