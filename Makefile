@@ -15,6 +15,8 @@ PG_CPPFLAGS = -Isrc
 PG_CFLAGS = -Wno-sign-compare -Wno-unused-parameter -Wno-missing-field-initializers
 SHLIB_LINK = -lopenblas -lcrypto -lm
 
+EXTRA_CLEAN = test/unit/bin test/bench/bin results regression.diffs regression.out tmp_check tmp_regress test/privacy/bin
+
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
@@ -56,7 +58,6 @@ demo:
 ci:
 	./scripts/ci.sh
 
-EXTRA_CLEAN = test/unit/bin test/bench/bin results regression.diffs regression.out tmp_check tmp_regress
 
 test/bench/bin/bench_continual: test/bench/bench_continual.c test/bench/mixture.h $(CORE_SRCS) src/*.h
 	@mkdir -p test/bench/bin

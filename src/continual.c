@@ -225,38 +225,81 @@ dpk_live_cluster(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist
 
 	/*
 	 * RUGNIK's bound knows nothing of the coreset threshold, which on a fine
-	 * grid can drop whole sparse clusters.  Step to coarser levels while the
-	 * noisy mass kept above the threshold is below half of the most any level
-	 * keeps (all post-processing of the noisy counts).
+	 * grid can drop whole sparse clusters, nor of the in-cell means, which
+	 * favour finer grids.  So the levels near its choice are all tried: each
+	 * gives centres, and the level whose centres have the lowest cost on the
+	 * whole noisy counted level (every cell at its centre, weighted by its
+	 * raw noisy count: an unbiased estimate of the cost, noisy but with the
+	 * same noise for every candidate) wins.  All post-processing.
 	 */
 	{
-		double	   *kept = dpk_alloc((cfg->level + 1) * sizeof(double));
-		double		most = 0.0;
+		int			lo = best_level - 2 < 0 ? 0 : best_level - 2;
+		int			hi = best_level + 1 > cfg->level ? cfg->level : best_level + 1;
+		double	   *ref = dpk_alloc((size_t) fine->ncells * d * sizeof(double));
+		double	   *cand = dpk_alloc((size_t) k * d * sizeof(double));
+		double	   *u = dpk_alloc(d * sizeof(double));
+		int64_t    *idx = dpk_alloc(d * sizeof(int64_t));
+		double		best_proxy = INFINITY;
+		int			chosen = best_level;
 
-		for (level = 0; level <= cfg->level; level++)
+		for (c = 0; c < fine->ncells; c++)
+		{
+			dpk_grid_cell_coords(d, fine->m, c, idx);
+			for (j = 0; j < d; j++)
+				u[j] = ((double) idx[j] + 0.5) / fine->m;
+			dpk_box_denormalize(box, u, ref + (size_t) c * d);
+		}
+		for (level = lo; level <= hi; level++)
 		{
 			DpkDenseHist tmp;
 			const DpkDenseHist *lh = fine;
-			double		thr = dpk_coreset_threshold(sqrt(dpk_live_count_variance(cfg, level, t)),
-													cfg->threshold_sigmas,
-													pow(2.0, (double) level * d));
+			DpkCoreset	lcs;
+			double		proxy = 0.0;
 
 			if (level < cfg->level)
 			{
 				dpk_live_aggregate(fine, cfg->level, level, &tmp);
 				lh = &tmp;
 			}
-			kept[level] = 0.0;
-			for (c = 0; c < lh->ncells; c++)
-				if ((double) lh->count[c] > thr)
-					kept[level] += (double) lh->count[c];
+			dpk_coreset_from_hist(lh, box,
+								  dpk_coreset_threshold(sqrt(dpk_live_count_variance(cfg, level, t)),
+														cfg->threshold_sigmas, (double) lh->ncells),
+								  dpk_live_sum_variance(cfg, level, t), &lcs);
 			if (lh != fine)
 				dpk_hist_free(&tmp);
-			most = fmax(most, kept[level]);
+			if (lcs.n > 0)
+			{
+				int		   *assign = dpk_alloc((size_t) fine->ncells * sizeof(int));
+
+				dpk_kmeans(lcs.points, lcs.weights, lcs.n, d, k, cfg->restarts,
+						   cfg->max_iter, seed, cand, NULL);
+				dpk_kmeans_cost(ref, NULL, (int) fine->ncells, d, cand, k, assign);
+				for (c = 0; c < fine->ncells; c++)
+				{
+					double		dist = 0.0;
+
+					for (j = 0; j < d; j++)
+					{
+						double		diff = ref[c * d + j] - cand[(size_t) assign[c] * d + j];
+
+						dist += diff * diff;
+					}
+					proxy += (double) fine->count[c] * dist;
+				}
+				dpk_free(assign);
+				if (proxy < best_proxy)
+				{
+					best_proxy = proxy;
+					chosen = level;
+				}
+			}
+			dpk_coreset_free(&lcs);
 		}
-		while (best_level > 0 && kept[best_level] < 0.5 * most)
-			best_level--;
-		dpk_free(kept);
+		best_level = chosen;
+		dpk_free(ref);
+		dpk_free(cand);
+		dpk_free(u);
+		dpk_free(idx);
 	}
 
 	if (best_level < cfg->level)

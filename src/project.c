@@ -399,16 +399,17 @@ dpk_highd_defaults(DpkHighdConfig *cfg, double epsilon, int k)
 	cfg->dhat = 0;
 	cfg->copies = 3;
 	cfg->half_width = 0.75;
-	cfg->lift_share = 0.5;
+	cfg->lift_mode = DPK_LIFT_JOINT;
+	cfg->group_share = 0.1;
+	cfg->lift_share = 0.3;
 	cfg->lift_count_share = -1.0;
-	cfg->lift_mode = DPK_LIFT_CLUSTER;
 	cfg->norm_share = 0.0;
-	cfg->refine_steps = 0;
-	cfg->refine_share = 0.3;
+	cfg->refine_steps = 1;
+	cfg->refine_share = 0.4;
 	cfg->grid_scale = 1.0;
 	cfg->threshold_sigmas = 2.0;
 	cfg->max_cells = 1048576.0;
-	cfg->max_lift_values = 16777216.0;
+	cfg->max_lift_values = 4194304.0;
 	cfg->proj_seed = UINT64_C(0x64706B6D65616E73);
 	cfg->restarts = 5;
 	cfg->max_iter = 100;
@@ -419,7 +420,7 @@ int
 dpk_highd_dhat(int d, int k)
 {
 	(void) k;
-	return d < 4 ? d : 4;
+	return d < 5 ? d : 5;
 }
 
 /* Index of the projected centre nearest to t (ties: lowest index). */
@@ -450,35 +451,7 @@ nearest_center(const double *t, const double *pc, int k, int dhat)
 	return best;
 }
 
-/* Work of one copy, kept for the best copy. */
-typedef struct CopyOut
-{
-	double	   *centers;		/* k * d normalized */
-	double	   *sizes;			/* k */
-	double	   *pcenters;		/* k * dhat projected */
-	int			coreset_size;
-	double		score;
-} CopyOut;
-
-static void
-copy_out_init(CopyOut *o, int k, int d, int dhat)
-{
-	o->centers = dpk_alloc(sizeof(double) * (size_t) k * d);
-	o->sizes = dpk_alloc(sizeof(double) * k);
-	o->pcenters = dpk_alloc(sizeof(double) * (size_t) k * dhat);
-	o->coreset_size = 0;
-	o->score = INFINITY;
-}
-
-static void
-copy_out_free(CopyOut *o)
-{
-	dpk_free(o->centers);
-	dpk_free(o->sizes);
-	dpk_free(o->pcenters);
-}
-
-/* Everything one copy needs that is the same for every copy. */
+/* Everything the stages share; all of it public or noisy. */
 typedef struct HighdPlan
 {
 	const DpkBox *box;
@@ -488,17 +461,19 @@ typedef struct HighdPlan
 	int			d;
 	int			k;
 	int			dhat;
+	int			copies;
 	int			m;				/* projected cells per dimension */
-	DpkScale	count_scale;
+	DpkScale	count_scale;	/* grid counts */
 	double		count_var;
-	DpkScale	lift_count_scale;
+	DpkScale	lift_count_scale;	/* per-cluster or per-group counts */
 	double		lift_count_var;
-	DpkScale	sum_scale;
-	double		sum_var;		/* fixed-point units squared */
-	DpkScale	norm_scale;
+	DpkScale	sum_scale;		/* sums, fixed point */
+	double		sum_var;
+	DpkScale	norm_scale;		/* cell mode: sums of squared norms */
 	double		norm_var;
-	bool		have_lift_count;
-	bool		have_sum;
+	DpkScale	group_scale;	/* joint mode: group counts */
+	double		group_var;
+	bool		have_lift;
 	bool		have_norm;
 } HighdPlan;
 
@@ -514,101 +489,262 @@ lift_min_count(double count_var, double sum_var_norm)
 	return mc > 1.0 ? mc : 1.0;
 }
 
-/* Run copy r: project, noisy grid, projected k-means, lift, score. */
-static void
-run_copy(const HighdPlan *pl, int r, DpkStream *s, CopyOut *out)
+/* Rows of chunk `done` of the input, normalized into u; returns the count. */
+static size_t
+load_chunk(const HighdPlan *pl, size_t done, double *u)
+{
+	size_t		rows = pl->n - done < DPK_PROJ_CHUNK ? pl->n - done : DPK_PROJ_CHUNK;
+	size_t		i;
+
+	dpk_check_interrupts();
+	for (i = 0; i < rows; i++)
+		dpk_box_normalize(pl->box, pl->points + (done + i) * pl->d, u + i * pl->d);
+	return rows;
+}
+
+/* Noisy per-cell statistics of one copy (cell mode). */
+typedef struct CellStats
+{
+	int64_t    *sum;			/* ncells * d */
+	int64_t    *norm;			/* ncells */
+} CellStats;
+
+/*
+ * Grid stage of one copy: noisy counts of the projected grid (every cell),
+ * coreset of the cells above the threshold, weighted k-means in projected
+ * space.  With cells, also the noisy original-space sums of every cell.
+ * Returns the noisy histogram (caller frees) and the threshold used.
+ */
+static double
+copy_grid(const HighdPlan *pl, const DpkProjection *proj, DpkStream *s,
+		  double *pcenters, int *coreset_size, DpkDenseHist *h, CellStats *cells)
 {
 	const DpkHighdConfig *cfg = pl->cfg;
 	int			d = pl->d,
 				k = pl->k,
 				dhat = pl->dhat;
-	DpkProjection proj;
-	DpkDenseHist h;
-	int64_t    *csum = NULL;	/* cell mode: ncells * d */
-	int64_t    *cnorm = NULL;	/* cell mode: ncells */
 	double	   *u = dpk_alloc(sizeof(double) * DPK_PROJ_CHUNK * d);
 	double	   *t = dpk_alloc(sizeof(double) * DPK_PROJ_CHUNK * dhat);
 	int64_t    *q = dpk_alloc(sizeof(int64_t) * d);
 	double	   *zeros = dpk_alloc0(sizeof(double) * dhat);
 	double	   *ones = dpk_alloc(sizeof(double) * dhat);
-	double	   *fallback = dpk_alloc(sizeof(double) * (size_t) k * d);
 	DpkBox		unit = {dhat, zeros, ones};
 	DpkCoreset	cs;
 	double		threshold;
 	size_t		done,
 				i;
 	int			j;
-	bool		cell_mode = cfg->lift_mode == DPK_LIFT_CELL;
 
 	for (j = 0; j < dhat; j++)
 		ones[j] = 1.0;
-	dpk_projection_init(&proj, d, dhat, dpk_projection_copy_seed(cfg->proj_seed, r),
-						cfg->half_width);
-	dpk_hist_init(&h, dhat, pl->m, false);
-	if (cell_mode)
+	dpk_hist_init(h, dhat, pl->m, false);
+	if (cells)
 	{
-		csum = dpk_alloc0(sizeof(int64_t) * h.ncells * d);
-		cnorm = dpk_alloc0(sizeof(int64_t) * h.ncells);
+		cells->sum = dpk_alloc0(sizeof(int64_t) * h->ncells * d);
+		cells->norm = dpk_alloc0(sizeof(int64_t) * h->ncells);
 	}
 
-	/* Pass 1: projected cell counts (and original-space sums per cell). */
 	for (done = 0; done < pl->n; done += DPK_PROJ_CHUNK)
 	{
-		size_t		rows = pl->n - done < DPK_PROJ_CHUNK ? pl->n - done : DPK_PROJ_CHUNK;
+		size_t		rows = load_chunk(pl, done, u);
 
-		dpk_check_interrupts();
-		for (i = 0; i < rows; i++)
-			dpk_box_normalize(pl->box, pl->points + (done + i) * d, u + i * d);
-		dpk_project_batch(&proj, u, rows, t);
+		dpk_project_batch(proj, u, rows, t);
 		for (i = 0; i < rows; i++)
 		{
 			uint64_t	cell = dpk_grid_cell(dhat, pl->m, t + i * dhat, NULL, NULL);
 
-			h.count[cell]++;
-			if (cell_mode)
+			h->count[cell]++;
+			if (cells)
 			{
-				cnorm[cell] += dpk_lift_quantize(d, u + i * d, q);
+				cells->norm[cell] += dpk_lift_quantize(d, u + i * d, q);
 				for (j = 0; j < d; j++)
-					csum[cell * d + j] += q[j];
+					cells->sum[cell * d + j] += q[j];
 			}
 		}
 	}
 
 	/* Noise on every cell, occupied or not. */
-	dpk_hist_add_noise(&h, s, pl->count_scale, pl->count_scale);
-	if (cell_mode)
+	dpk_hist_add_noise(h, s, pl->count_scale, pl->count_scale);
+	if (cells)
 	{
 		uint64_t	c;
 
-		for (c = 0; c < h.ncells; c++)
+		for (c = 0; c < h->ncells; c++)
 		{
 			if ((c & 1023) == 0)
 				dpk_check_interrupts();
-			if (pl->have_sum)
+			if (pl->have_lift)
 				for (j = 0; j < d; j++)
-					csum[c * d + j] += dpk_discrete_laplace(s, pl->sum_scale);
+					cells->sum[c * d + j] += dpk_discrete_laplace(s, pl->sum_scale);
 			if (pl->have_norm)
-				cnorm[c] += dpk_discrete_laplace(s, pl->norm_scale);
+				cells->norm[c] += dpk_discrete_laplace(s, pl->norm_scale);
 		}
 	}
 
-	/* Coreset of the projected grid and k-means in projected space. */
 	threshold = dpk_coreset_threshold(sqrt(pl->count_var), cfg->threshold_sigmas,
-									  (double) h.ncells);
-	dpk_coreset_from_hist(&h, &unit, threshold, 0.0, &cs);
-	out->coreset_size = cs.n;
+									  (double) h->ncells);
+	dpk_coreset_from_hist(h, &unit, threshold, 0.0, &cs);
+	*coreset_size = cs.n;
 	if (cs.n > 0)
 		dpk_kmeans(cs.points, cs.weights, cs.n, dhat, k, cfg->restarts,
-				   cfg->max_iter, dpk_stream_u64(s), out->pcenters, NULL);
+				   cfg->max_iter, dpk_stream_u64(s), pcenters, NULL);
 	else
 		for (j = 0; j < k * dhat; j++)
-			out->pcenters[j] = 0.5;
+			pcenters[j] = 0.5;
 	dpk_coreset_free(&cs);
-	for (j = 0; j < k; j++)
-		dpk_project_back(&proj, out->pcenters + (size_t) j * dhat,
-						 fallback + (size_t) j * d);
+	dpk_free(u);
+	dpk_free(t);
+	dpk_free(q);
+	dpk_free(zeros);
+	dpk_free(ones);
+	return threshold;
+}
 
-	if (!pl->have_sum)
+/*
+ * A partition of the points, one pass: the label of a point is either its
+ * nearest original-space centre (centers set) or the tuple of its nearest
+ * projected centres over `copies` projections, read as a number in base k,
+ * optionally mapped through map[] to one of `nlabels` parts.
+ */
+typedef struct Partition
+{
+	int			nlabels;		/* parts after the map */
+	int			copies;			/* projections whose labels make the tuple */
+	const DpkProjection *proj;	/* copies */
+	const double *pcenters;		/* copies * k * dhat */
+	const int  *map;			/* tuple -> part, or NULL */
+	const double *centers;		/* or: original-space centres (k * d) */
+} Partition;
+
+/*
+ * Noisy count of every part (and with sum not NULL its noisy sum vector, in
+ * normalized units) of a partition.  Every part gets noise, occupied or not;
+ * every point is in exactly one part, so the sensitivities are 1 on the
+ * counts and d U / 2 on the sums.
+ */
+static void
+partition_stats(const HighdPlan *pl, const Partition *pt, DpkScale count_scale,
+				DpkScale sum_scale, DpkStream *s, double *cnt, double *sum)
+{
+	int			d = pl->d,
+				k = pl->k,
+				dhat = pl->dhat,
+				g,
+				j,
+				r;
+	double	   *u = dpk_alloc(sizeof(double) * DPK_PROJ_CHUNK * d);
+	double	   *t = dpk_alloc(sizeof(double) * DPK_PROJ_CHUNK * dhat);
+	int		   *label = dpk_alloc0(sizeof(int) * DPK_PROJ_CHUNK);
+	int64_t    *q = dpk_alloc(sizeof(int64_t) * d);
+	int64_t    *gc = dpk_alloc0(sizeof(int64_t) * pt->nlabels);
+	int64_t    *gs = sum ? dpk_alloc0(sizeof(int64_t) * (size_t) pt->nlabels * d) : NULL;
+	size_t		done,
+				i;
+
+	for (done = 0; done < pl->n; done += DPK_PROJ_CHUNK)
+	{
+		size_t		rows = load_chunk(pl, done, u);
+
+		if (pt->centers)
+			dpk_kmeans_cost(u, NULL, (int) rows, d, pt->centers, k, label);
+		else
+		{
+			memset(label, 0, sizeof(int) * rows);
+			for (r = 0; r < pt->copies; r++)
+			{
+				dpk_project_batch(&pt->proj[r], u, rows, t);
+				for (i = 0; i < rows; i++)
+					label[i] = label[i] * k +
+						nearest_center(t + i * dhat,
+									   pt->pcenters + (size_t) r * k * dhat, k, dhat);
+			}
+			if (pt->map)
+				for (i = 0; i < rows; i++)
+					label[i] = pt->map[label[i]];
+		}
+		for (i = 0; i < rows; i++)
+		{
+			g = label[i];
+			gc[g]++;
+			if (gs)
+			{
+				dpk_lift_quantize(d, u + i * d, q);
+				for (j = 0; j < d; j++)
+					gs[(size_t) g * d + j] += q[j];
+			}
+		}
+	}
+	for (g = 0; g < pt->nlabels; g++)
+	{
+		if ((g & 255) == 0)
+			dpk_check_interrupts();
+		cnt[g] = (double) (gc[g] + dpk_discrete_laplace(s, count_scale));
+		if (gs)
+			for (j = 0; j < d; j++)
+				sum[(size_t) g * d + j] =
+					(double) (gs[(size_t) g * d + j] + dpk_discrete_laplace(s, sum_scale))
+					/ DPK_LIFT_UNITS;
+	}
+	dpk_free(u);
+	dpk_free(t);
+	dpk_free(label);
+	dpk_free(q);
+	dpk_free(gc);
+	dpk_free(gs);
+}
+
+/* Work of one copy in the selection modes, kept for the best copy. */
+typedef struct CopyOut
+{
+	double	   *centers;		/* k * d normalized */
+	double	   *sizes;			/* k */
+	int			coreset_size;
+	double		score;
+} CopyOut;
+
+static void
+copy_out_init(CopyOut *o, int k, int d)
+{
+	o->centers = dpk_alloc(sizeof(double) * (size_t) k * d);
+	o->sizes = dpk_alloc0(sizeof(double) * k);
+	o->coreset_size = 0;
+	o->score = INFINITY;
+}
+
+static void
+copy_out_free(CopyOut *o)
+{
+	dpk_free(o->centers);
+	dpk_free(o->sizes);
+}
+
+/* Selection modes: run copy r and lift + score it (paper 000's boosting). */
+static void
+run_copy_select(const HighdPlan *pl, int r, DpkStream *s, CopyOut *out)
+{
+	const DpkHighdConfig *cfg = pl->cfg;
+	int			d = pl->d,
+				k = pl->k,
+				dhat = pl->dhat,
+				j;
+	bool		cell_mode = cfg->lift_mode == DPK_LIFT_CELL;
+	DpkProjection proj;
+	DpkDenseHist h;
+	CellStats	cells = {NULL, NULL};
+	double	   *pc = dpk_alloc(sizeof(double) * (size_t) k * dhat);
+	double	   *fallback = dpk_alloc(sizeof(double) * (size_t) k * d);
+	double		unit2 = (double) DPK_LIFT_UNITS * DPK_LIFT_UNITS;
+	double		sum_var_norm = pl->sum_var / unit2;
+	double		threshold;
+
+	dpk_projection_init(&proj, d, dhat, dpk_projection_copy_seed(cfg->proj_seed, r),
+						cfg->half_width);
+	threshold = copy_grid(pl, &proj, s, pc, &out->coreset_size, &h,
+						  cell_mode ? &cells : NULL);
+	for (j = 0; j < k; j++)
+		dpk_project_back(&proj, pc + (size_t) j * dhat, fallback + (size_t) j * d);
+
+	if (!pl->have_lift)
 	{
 		/* no lifting budget: the pseudo-inverse of the projected centres */
 		memcpy(out->centers, fallback, sizeof(double) * (size_t) k * d);
@@ -618,75 +754,42 @@ run_copy(const HighdPlan *pl, int r, DpkStream *s, CopyOut *out)
 	}
 	else if (!cell_mode)
 	{
-		/* Pass 2: one noisy (count, sum) per projected cluster. */
-		int64_t    *kc = dpk_alloc0(sizeof(int64_t) * k);
-		int64_t    *ks = dpk_alloc0(sizeof(int64_t) * (size_t) k * d);
+		/* one noisy (count, sum) per projected cluster */
+		Partition	pt = {k, 1, &proj, pc, NULL, NULL};
 		double	   *cnt = dpk_alloc(sizeof(double) * k);
 		double	   *sum = dpk_alloc(sizeof(double) * (size_t) k * d);
 		int		   *assign = dpk_alloc(sizeof(int) * k);
-		double		sum_var_norm = pl->sum_var / ((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS);
-		double		min_count;
+		double		min_count = lift_min_count(pl->lift_count_var, sum_var_norm);
 
-		for (done = 0; done < pl->n; done += DPK_PROJ_CHUNK)
-		{
-			size_t		rows = pl->n - done < DPK_PROJ_CHUNK ? pl->n - done : DPK_PROJ_CHUNK;
-
-			dpk_check_interrupts();
-			for (i = 0; i < rows; i++)
-				dpk_box_normalize(pl->box, pl->points + (done + i) * d, u + i * d);
-			dpk_project_batch(&proj, u, rows, t);
-			for (i = 0; i < rows; i++)
-			{
-				int			a = nearest_center(t + i * dhat, out->pcenters, k, dhat);
-
-				kc[a]++;
-				dpk_lift_quantize(d, u + i * d, q);
-				for (j = 0; j < d; j++)
-					ks[(size_t) a * d + j] += q[j];
-			}
-		}
+		partition_stats(pl, &pt, pl->lift_count_scale, pl->sum_scale, s, cnt, sum);
 		for (j = 0; j < k; j++)
-		{
-			int			jj;
-
-			cnt[j] = (double) (kc[j] + dpk_discrete_laplace(s, pl->lift_count_scale));
-			for (jj = 0; jj < d; jj++)
-				sum[(size_t) j * d + jj] =
-					(double) (ks[(size_t) j * d + jj] + dpk_discrete_laplace(s, pl->sum_scale))
-					/ DPK_LIFT_UNITS;
 			assign[j] = j;
-		}
-		min_count = lift_min_count(pl->lift_count_var, sum_var_norm);
 		dpk_lift_centers(d, k, (size_t) k, cnt, sum, assign, min_count, fallback,
 						 out->centers, out->sizes);
 		out->score = dpk_lift_cost(d, k, (size_t) k, cnt, sum, NULL, assign,
 								   sum_var_norm, min_count);
-		dpk_free(kc);
-		dpk_free(ks);
 		dpk_free(cnt);
 		dpk_free(sum);
 		dpk_free(assign);
 	}
 	else
 	{
-		/* Cell mode: cells above the threshold, each to its nearest centre. */
+		/* cells above the threshold, each to the centre nearest its middle */
 		double	   *cnt = dpk_alloc(sizeof(double) * h.ncells);
 		double	   *sum = dpk_alloc(sizeof(double) * h.ncells * d);
 		double	   *norm = dpk_alloc(sizeof(double) * h.ncells);
 		int		   *assign = dpk_alloc(sizeof(int) * h.ncells);
 		int64_t    *idx = dpk_alloc(sizeof(int64_t) * dhat);
 		double	   *tc = dpk_alloc(sizeof(double) * dhat);
-		double		unit2 = (double) DPK_LIFT_UNITS * DPK_LIFT_UNITS;
-		double		sum_var_norm = pl->sum_var / unit2;
-		double		min_count;
+		double		min_count = lift_min_count(pl->count_var, sum_var_norm);
 		uint64_t	c;
 
 		for (c = 0; c < h.ncells; c++)
 		{
 			cnt[c] = (double) h.count[c];
 			for (j = 0; j < d; j++)
-				sum[c * d + j] = (double) csum[c * d + j] / DPK_LIFT_UNITS;
-			norm[c] = (double) cnorm[c] / unit2;
+				sum[c * d + j] = (double) cells.sum[c * d + j] / DPK_LIFT_UNITS;
+			norm[c] = (double) cells.norm[c] / unit2;
 			if (!(cnt[c] > threshold))
 			{
 				assign[c] = -1;
@@ -695,9 +798,8 @@ run_copy(const HighdPlan *pl, int r, DpkStream *s, CopyOut *out)
 			dpk_grid_cell_coords(dhat, pl->m, c, idx);
 			for (j = 0; j < dhat; j++)
 				tc[j] = ((double) idx[j] + 0.5) / pl->m;
-			assign[c] = nearest_center(tc, out->pcenters, k, dhat);
+			assign[c] = nearest_center(tc, pc, k, dhat);
 		}
-		min_count = lift_min_count(pl->count_var, sum_var_norm);
 		dpk_lift_centers(d, k, h.ncells, cnt, sum, assign, min_count, fallback,
 						 out->centers, out->sizes);
 		out->score = dpk_lift_cost(d, k, h.ncells, cnt, sum,
@@ -710,17 +812,144 @@ run_copy(const HighdPlan *pl, int r, DpkStream *s, CopyOut *out)
 		dpk_free(idx);
 		dpk_free(tc);
 	}
-
 	dpk_hist_free(&h);
-	dpk_free(csum);
-	dpk_free(cnorm);
-	dpk_free(u);
-	dpk_free(t);
-	dpk_free(q);
-	dpk_free(zeros);
-	dpk_free(ones);
+	dpk_free(cells.sum);
+	dpk_free(cells.norm);
+	dpk_free(pc);
 	dpk_free(fallback);
 	dpk_projection_free(&proj);
+}
+
+/*
+ * Joint mode.  Every copy's projected clustering labels each point; a
+ * point's group is the tuple of its R labels (k^R groups).  One noisy count
+ * per group (sensitivity 1: each point is in one group) tells which groups
+ * are populated.  A group is embedded, at no privacy cost, at the
+ * concatenation of its R projected centres (a point of the R * dhat
+ * dimensional image of the R projections together); weighted k-means of the
+ * groups above the noise in that embedding, then every group to its nearest
+ * centre, gives a partition of all points into k parts.  Two clusters
+ * merged by one projection stay apart as long as another separates them.
+ * Each part is finally lifted from one noisy (count, sum) in the original
+ * space.
+ */
+static void
+run_joint(const HighdPlan *pl, DpkStream *s, CopyOut *out)
+{
+	const DpkHighdConfig *cfg = pl->cfg;
+	int			d = pl->d,
+				k = pl->k,
+				dhat = pl->dhat,
+				R = pl->copies,
+				e = pl->copies * pl->dhat,
+				r,
+				g,
+				j,
+				ngroups = 1,
+				nkept = 0;
+	DpkProjection *proj = dpk_alloc(sizeof(DpkProjection) * R);
+	double	   *pc = dpk_alloc(sizeof(double) * (size_t) R * k * dhat);
+	double	   *gcnt,
+			   *emb,
+			   *w,
+			   *ec = dpk_alloc(sizeof(double) * (size_t) k * e);
+	double	   *cnt = dpk_alloc(sizeof(double) * k);
+	double	   *sum = dpk_alloc(sizeof(double) * (size_t) k * d);
+	double	   *fallback = dpk_alloc(sizeof(double) * (size_t) k * d);
+	int		   *map,
+			   *ident = dpk_alloc(sizeof(int) * k);
+	double		sum_var_norm = pl->sum_var / ((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS);
+	double		threshold;
+	Partition	pt;
+
+	for (r = 0; r < R; r++)
+	{
+		DpkDenseHist h;
+		int			csz;
+
+		dpk_projection_init(&proj[r], d, dhat,
+							dpk_projection_copy_seed(cfg->proj_seed, r), cfg->half_width);
+		copy_grid(pl, &proj[r], s, pc + (size_t) r * k * dhat, &csz, &h, NULL);
+		dpk_hist_free(&h);
+		if (r == 0 || csz > out->coreset_size)
+			out->coreset_size = csz;
+		ngroups *= k;
+	}
+
+	/* noisy group counts */
+	gcnt = dpk_alloc(sizeof(double) * ngroups);
+	emb = dpk_alloc(sizeof(double) * (size_t) ngroups * e);
+	w = dpk_alloc(sizeof(double) * ngroups);
+	map = dpk_alloc(sizeof(int) * ngroups);
+	pt.nlabels = ngroups;
+	pt.copies = R;
+	pt.proj = proj;
+	pt.pcenters = pc;
+	pt.map = NULL;
+	pt.centers = NULL;
+	partition_stats(pl, &pt, pl->group_scale, pl->group_scale, s, gcnt, NULL);
+
+	/* embed every group; cluster the ones above the noise */
+	threshold = dpk_coreset_threshold(sqrt(pl->group_var), cfg->threshold_sigmas,
+									  (double) ngroups);
+	for (g = 0; g < ngroups; g++)
+	{
+		int			rest = g;
+
+		for (r = R - 1; r >= 0; r--)
+		{
+			int			a = rest % k;
+
+			rest /= k;
+			memcpy(emb + (size_t) g * e + (size_t) r * dhat,
+				   pc + ((size_t) r * k + a) * dhat, sizeof(double) * dhat);
+		}
+		w[g] = gcnt[g] > threshold ? gcnt[g] : 0.0;
+		if (w[g] > 0.0)
+			nkept++;
+	}
+	if (nkept > 0)
+	{
+		/* zero weights are ignored by the k-means (kmeans.h) */
+		dpk_kmeans(emb, w, ngroups, e, k, cfg->restarts, cfg->max_iter,
+				   dpk_stream_u64(s), ec, NULL);
+		dpk_kmeans_cost(emb, NULL, ngroups, e, ec, k, map);
+	}
+	else
+		for (g = 0; g < ngroups; g++)
+			map[g] = g % k;
+
+	/* lift each part */
+	for (j = 0; j < k; j++)
+	{
+		int			c = j;
+
+		/* fallback: the pseudo-inverse of the embedded centre's first block */
+		dpk_project_back(&proj[0], nkept > 0 ? ec + (size_t) c * e : pc + (size_t) c * dhat,
+						 fallback + (size_t) j * d);
+		ident[j] = j;
+	}
+	pt.nlabels = k;
+	pt.map = map;
+	partition_stats(pl, &pt, pl->lift_count_scale, pl->sum_scale, s, cnt, sum);
+	dpk_lift_centers(d, k, (size_t) k, cnt, sum, ident,
+					 lift_min_count(pl->lift_count_var, sum_var_norm), fallback,
+					 out->centers, out->sizes);
+	out->score = 0.0;
+
+	for (r = 0; r < R; r++)
+		dpk_projection_free(&proj[r]);
+	dpk_free(proj);
+	dpk_free(pc);
+	dpk_free(gcnt);
+	dpk_free(emb);
+	dpk_free(w);
+	dpk_free(ec);
+	dpk_free(cnt);
+	dpk_free(sum);
+	dpk_free(fallback);
+	dpk_free(map);
+	dpk_free(ident);
 }
 
 /*
@@ -733,55 +962,21 @@ refine_step(const HighdPlan *pl, DpkScale count_scale, double count_var,
 			double *sizes)
 {
 	int			d = pl->d,
-				k = pl->k;
-	double	   *u = dpk_alloc(sizeof(double) * DPK_PROJ_CHUNK * d);
-	int		   *a = dpk_alloc(sizeof(int) * DPK_PROJ_CHUNK);
-	int64_t    *q = dpk_alloc(sizeof(int64_t) * d);
-	int64_t    *kc = dpk_alloc0(sizeof(int64_t) * k);
-	int64_t    *ks = dpk_alloc0(sizeof(int64_t) * (size_t) k * d);
+				k = pl->k,
+				j;
 	double	   *cnt = dpk_alloc(sizeof(double) * k);
 	double	   *sum = dpk_alloc(sizeof(double) * (size_t) k * d);
 	double	   *prev = dpk_alloc(sizeof(double) * (size_t) k * d);
 	int		   *ident = dpk_alloc(sizeof(int) * k);
 	double		sum_var_norm = sum_var / ((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS);
-	size_t		done,
-				i;
-	int			j,
-				jj;
+	Partition	pt = {k, 0, NULL, NULL, NULL, centers};
 
-	for (done = 0; done < pl->n; done += DPK_PROJ_CHUNK)
-	{
-		size_t		rows = pl->n - done < DPK_PROJ_CHUNK ? pl->n - done : DPK_PROJ_CHUNK;
-
-		dpk_check_interrupts();
-		for (i = 0; i < rows; i++)
-			dpk_box_normalize(pl->box, pl->points + (done + i) * d, u + i * d);
-		dpk_kmeans_cost(u, NULL, (int) rows, d, centers, k, a);
-		for (i = 0; i < rows; i++)
-		{
-			kc[a[i]]++;
-			dpk_lift_quantize(d, u + i * d, q);
-			for (j = 0; j < d; j++)
-				ks[(size_t) a[i] * d + j] += q[j];
-		}
-	}
+	partition_stats(pl, &pt, count_scale, sum_scale, s, cnt, sum);
 	for (j = 0; j < k; j++)
-	{
-		cnt[j] = (double) (kc[j] + dpk_discrete_laplace(s, count_scale));
-		for (jj = 0; jj < d; jj++)
-			sum[(size_t) j * d + jj] =
-				(double) (ks[(size_t) j * d + jj] + dpk_discrete_laplace(s, sum_scale))
-				/ DPK_LIFT_UNITS;
 		ident[j] = j;
-	}
 	memcpy(prev, centers, sizeof(double) * (size_t) k * d);
 	dpk_lift_centers(d, k, (size_t) k, cnt, sum, ident,
 					 lift_min_count(count_var, sum_var_norm), prev, centers, sizes);
-	dpk_free(u);
-	dpk_free(a);
-	dpk_free(q);
-	dpk_free(kc);
-	dpk_free(ks);
 	dpk_free(cnt);
 	dpk_free(sum);
 	dpk_free(prev);
@@ -813,6 +1008,27 @@ plan_scale(double sensitivity, double eps, DpkScale *scale, double *var)
 	return true;
 }
 
+/* The copies the joint mode can combine: k^R groups of d + 1 values, capped. */
+int
+dpk_highd_copies(const DpkHighdConfig *cfg, int d)
+{
+	int			R = cfg->copies > 0 ? cfg->copies : 1;
+
+	if (cfg->lift_mode == DPK_LIFT_JOINT)
+	{
+		double		groups = (double) cfg->k;
+
+		R = 1;
+		while (R < cfg->copies && groups * cfg->k * (d + 1) <= cfg->max_lift_values
+			   && groups * cfg->k <= 1073741824.0)
+		{
+			groups *= cfg->k;
+			R++;
+		}
+	}
+	return R;
+}
+
 /* One-shot high-d k-means with details (see project.h). */
 void
 dpk_highd_oneshot_cluster_info(const DpkBox *box, const double *points, size_t n,
@@ -822,32 +1038,31 @@ dpk_highd_oneshot_cluster_info(const DpkBox *box, const double *points, size_t n
 	HighdPlan	pl;
 	int			d = box->d,
 				k = cfg->k;
-	int			copies = cfg->copies > 0 ? cfg->copies : 1;
+	bool		joint = cfg->lift_mode == DPK_LIFT_JOINT;
 	double		eps_rest = cfg->epsilon,
 				eps_n = 0.0,
 				eps_refine_total = 0.0,
 				eps_refine = 0.0,
-				eps_copy,
 				eps_grid,
 				eps_lift,
+				eps_group = 0.0,
 				eps_lc = 0.0,
 				eps_ls,
-				eps_ln = 0.0;
+				eps_ln = 0.0,
+				lcs;
 	double		noisy_n,
 				m,
-				max_cells,
-				lcs;
+				max_cells;
 	int			max_per_dim,
 				r,
 				j,
-				best = 0;
+				best = -1;
 	CopyOut		best_out,
 				cur;
 	DpkScale	rc_scale = {1, 1},
 				rs_scale = {1, 1};
 	double		rc_var = 0.0,
 				rs_var = 0.0;
-	double		*u;
 
 	memset(&pl, 0, sizeof(pl));
 	pl.box = box;
@@ -857,6 +1072,7 @@ dpk_highd_oneshot_cluster_info(const DpkBox *box, const double *points, size_t n
 	pl.d = d;
 	pl.k = k;
 	pl.dhat = cfg->dhat > 0 ? cfg->dhat : dpk_highd_dhat(d, k);
+	pl.copies = dpk_highd_copies(cfg, d);
 
 	/* Noisy N: sensitivity 1, only used to size the projected grid. */
 	if (cfg->public_n >= 0.0)
@@ -871,15 +1087,31 @@ dpk_highd_oneshot_cluster_info(const DpkBox *box, const double *points, size_t n
 	if (noisy_n < 1.0)
 		noisy_n = 1.0;
 
-	/* Budget: refinement steps, then R copies of (grid, lifting). */
+	/*
+	 * Budget (sequential composition; every point is in every copy):
+	 * refinement steps, then either R copies of (grid, lifting) in the
+	 * selection modes or R grids plus one joint lifting.
+	 */
 	if (cfg->refine_steps > 0 && cfg->refine_share > 0.0)
 	{
 		eps_refine_total = eps_rest * cfg->refine_share;
 		eps_refine = eps_refine_total / cfg->refine_steps;
 	}
-	eps_copy = (eps_rest - eps_refine_total) / copies;
-	eps_lift = eps_copy * cfg->lift_share;
-	eps_grid = eps_copy - eps_lift;
+	if (joint)
+	{
+		eps_group = eps_rest * cfg->group_share;
+		eps_lift = eps_rest * cfg->lift_share;
+		eps_grid = (eps_rest - eps_refine_total - eps_group - eps_lift) / pl.copies;
+	}
+	else
+	{
+		double		eps_copy = (eps_rest - eps_refine_total) / pl.copies;
+
+		eps_lift = eps_copy * cfg->lift_share;
+		eps_grid = eps_copy - eps_lift;
+	}
+	lcs = cfg->lift_count_share >= 0.0 ? cfg->lift_count_share
+		: 1.0 / (1.0 + pow((double) d, 2.0 / 3.0));
 	if (cfg->lift_mode == DPK_LIFT_CELL)
 	{
 		eps_ln = eps_lift * cfg->norm_share;
@@ -887,8 +1119,6 @@ dpk_highd_oneshot_cluster_info(const DpkBox *box, const double *points, size_t n
 	}
 	else
 	{
-		lcs = cfg->lift_count_share >= 0.0 ? cfg->lift_count_share
-			: 1.0 / (1.0 + pow((double) d, 2.0 / 3.0));
 		eps_lc = eps_lift * lcs;
 		eps_ls = eps_lift - eps_lc;
 	}
@@ -899,21 +1129,20 @@ dpk_highd_oneshot_cluster_info(const DpkBox *box, const double *points, size_t n
 	 * on a sum of squared norms.
 	 */
 	plan_scale(1.0, eps_grid, &pl.count_scale, &pl.count_var);
-	pl.have_lift_count = plan_scale(1.0, eps_lc, &pl.lift_count_scale,
-									&pl.lift_count_var);
-	pl.have_sum = plan_scale(d * (DPK_LIFT_UNITS / 2.0), eps_ls, &pl.sum_scale,
-							 &pl.sum_var);
+	if (joint && !plan_scale(1.0, eps_group, &pl.group_scale, &pl.group_var))
+		eps_group = 0.0;
+	pl.have_lift = plan_scale(d * (DPK_LIFT_UNITS / 2.0), eps_ls, &pl.sum_scale,
+							  &pl.sum_var);
+	if (cfg->lift_mode == DPK_LIFT_CELL)
+		pl.lift_count_var = pl.count_var;
+	else if (!plan_scale(1.0, eps_lc, &pl.lift_count_scale, &pl.lift_count_var))
+		pl.have_lift = false;
 	pl.have_norm = plan_scale(d * (DPK_LIFT_UNITS / 2.0) * (DPK_LIFT_UNITS / 2.0),
 							  eps_ln, &pl.norm_scale, &pl.norm_var);
-	if (cfg->lift_mode != DPK_LIFT_CELL && !pl.have_lift_count)
-		pl.have_sum = false;
 	if (eps_refine > 0.0)
 	{
-		double		rcs = cfg->lift_count_share >= 0.0 ? cfg->lift_count_share
-			: 1.0 / (1.0 + pow((double) d, 2.0 / 3.0));
-
-		plan_scale(1.0, eps_refine * rcs, &rc_scale, &rc_var);
-		plan_scale(d * (DPK_LIFT_UNITS / 2.0), eps_refine * (1.0 - rcs), &rs_scale,
+		plan_scale(1.0, eps_refine * lcs, &rc_scale, &rc_var);
+		plan_scale(d * (DPK_LIFT_UNITS / 2.0), eps_refine * (1.0 - lcs), &rs_scale,
 				   &rs_var);
 	}
 
@@ -939,24 +1168,38 @@ dpk_highd_oneshot_cluster_info(const DpkBox *box, const double *points, size_t n
 			pl.m = max_per_dim;
 	}
 
-	/* The copies; keep the one with the lowest private score. */
-	copy_out_init(&best_out, k, d, pl.dhat);
-	copy_out_init(&cur, k, d, pl.dhat);
-	for (r = 0; r < copies; r++)
+	copy_out_init(&best_out, k, d);
+	copy_out_init(&cur, k, d);
+	if (joint)
 	{
-		run_copy(&pl, r, s, &cur);
-		if (info && r < 16)
-			info->score[r] = cur.score;
-		if (info && info->copy_centers)
-			memcpy(info->copy_centers + (size_t) r * k * d, cur.centers,
-				   sizeof(double) * (size_t) k * d);
-		if (r == 0 || cur.score < best_out.score)
+		if (pl.have_lift && eps_group > 0.0)
+			run_joint(&pl, s, &best_out);
+		else
 		{
-			CopyOut		tmp = best_out;
+			/* a configuration without lifting budget: centres at the middle */
+			for (j = 0; j < k * d; j++)
+				best_out.centers[j] = 0.5;
+		}
+	}
+	else
+	{
+		/* the copies; keep the one with the lowest private score */
+		for (r = 0; r < pl.copies; r++)
+		{
+			run_copy_select(&pl, r, s, &cur);
+			if (info && r < 16)
+				info->score[r] = cur.score;
+			if (info && info->copy_centers)
+				memcpy(info->copy_centers + (size_t) r * k * d, cur.centers,
+					   sizeof(double) * (size_t) k * d);
+			if (r == 0 || cur.score < best_out.score)
+			{
+				CopyOut		tmp = best_out;
 
-			best_out = cur;
-			cur = tmp;
-			best = r;
+				best_out = cur;
+				cur = tmp;
+				best = r;
+			}
 		}
 	}
 
@@ -970,27 +1213,29 @@ dpk_highd_oneshot_cluster_info(const DpkBox *box, const double *points, size_t n
 	res->coreset_size = best_out.coreset_size;
 	res->centers = dpk_alloc(sizeof(double) * (size_t) k * d);
 	res->sizes = dpk_alloc(sizeof(double) * k);
-	u = best_out.centers;
 	for (j = 0; j < k; j++)
 	{
-		dpk_box_denormalize(box, u + (size_t) j * d, res->centers + (size_t) j * d);
+		dpk_box_denormalize(box, best_out.centers + (size_t) j * d,
+							res->centers + (size_t) j * d);
 		res->sizes[j] = best_out.sizes[j] > 0.0 ? best_out.sizes[j] : 0.0;
 	}
 
 	if (info)
 	{
 		info->dhat = pl.dhat;
-		info->copies = copies;
+		info->copies = pl.copies;
 		info->chosen = best;
 		info->eps_n = eps_n;
 		info->eps_grid = eps_grid;
+		info->eps_group = eps_group;
 		info->eps_lift_count = eps_lc;
 		info->eps_lift_sum = eps_ls;
 		info->eps_lift_norm = eps_ln;
 		info->eps_refine = eps_refine;
 		info->count_scale = dpk_scale_value(pl.count_scale);
-		info->lift_count_scale = pl.have_lift_count ? dpk_scale_value(pl.lift_count_scale) : 0.0;
-		info->sum_scale = pl.have_sum ? dpk_scale_value(pl.sum_scale) : 0.0;
+		info->group_scale = eps_group > 0.0 ? dpk_scale_value(pl.group_scale) : 0.0;
+		info->lift_count_scale = eps_lc > 0.0 ? dpk_scale_value(pl.lift_count_scale) : 0.0;
+		info->sum_scale = pl.have_lift ? dpk_scale_value(pl.sum_scale) : 0.0;
 		info->norm_scale = pl.have_norm ? dpk_scale_value(pl.norm_scale) : 0.0;
 		info->refine_count_scale = eps_refine > 0.0 ? dpk_scale_value(rc_scale) : 0.0;
 		info->refine_sum_scale = eps_refine > 0.0 ? dpk_scale_value(rs_scale) : 0.0;

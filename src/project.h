@@ -135,8 +135,14 @@ double		dpk_lift_cost(int d, int k, size_t ncells, const double *count,
 /* How the one-shot pipeline lifts centres (measured, see the defaults). */
 typedef enum DpkLiftMode
 {
-	DPK_LIFT_CLUSTER,			/* one noisy (count, sum) per projected cluster */
-	DPK_LIFT_CELL				/* noisy sums per projected grid cell */
+	DPK_LIFT_JOINT,				/* R grids, one noisy (count, sum) per group of
+								 * points sharing all R projected labels,
+								 * k-means of the groups in the original space */
+	DPK_LIFT_CLUSTER,			/* per copy: one noisy (count, sum) per
+								 * projected cluster; best private score wins */
+	DPK_LIFT_CELL				/* per copy: noisy sums per projected grid cell
+								 * (what continual counters can keep); best
+								 * private score wins */
 } DpkLiftMode;
 
 /* Configuration of a high-dimensional one-shot release. */
@@ -149,7 +155,11 @@ typedef struct DpkHighdConfig
 	int			dhat;			/* projected dimension; 0: dpk_highd_dhat */
 	int			copies;			/* R independent projections */
 	double		half_width;		/* projected box half-width (row norm 1) */
-	double		lift_share;		/* share of a copy's budget on lifting stats */
+	double		group_share;	/* joint mode: share of epsilon (after N) on
+								 * the group counts */
+	double		lift_share;		/* selection modes: share of a copy's budget
+								 * on its lifting statistics; joint mode:
+								 * share of epsilon (after N) on the lift */
 	double		lift_count_share;	/* share of the lifting budget on counts
 									 * (cluster mode); < 0: 1/(1 + d^(2/3)) */
 	DpkLiftMode lift_mode;
@@ -173,19 +183,28 @@ void		dpk_highd_defaults(DpkHighdConfig *cfg, double epsilon, int k);
 /* The projected dimension used when cfg->dhat is 0. */
 int			dpk_highd_dhat(int d, int k);
 
+/*
+ * The number of copies actually run: cfg->copies, except in joint mode
+ * where it is lowered until the k^R groups times (d + 1) noisy values fit
+ * in cfg->max_lift_values (public: depends on the configuration only).
+ */
+int			dpk_highd_copies(const DpkHighdConfig *cfg, int d);
+
 /* Per-release details, for benchmarks and the privacy report. */
 typedef struct DpkHighdInfo
 {
 	int			dhat;
 	int			copies;
-	int			chosen;			/* index of the published copy */
+	int			chosen;			/* index of the published copy (-1: joint) */
 	double		eps_n;			/* budget on the noisy N (0 if public) */
 	double		eps_grid;		/* per copy, on projected cell counts */
-	double		eps_lift_count; /* per copy */
-	double		eps_lift_sum;	/* per copy */
+	double		eps_group;		/* joint mode, once: group counts */
+	double		eps_lift_count; /* per copy (selection), once (joint) */
+	double		eps_lift_sum;	/* per copy (selection), once (joint) */
 	double		eps_lift_norm;	/* per copy (cell mode) */
 	double		eps_refine;		/* per refinement step */
 	double		count_scale;	/* discrete Laplace scales, fixed point */
+	double		group_scale;
 	double		lift_count_scale;
 	double		sum_scale;
 	double		norm_scale;

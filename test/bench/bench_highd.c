@@ -24,8 +24,9 @@
  *
  * Options (all optional):
  *	 --seeds N  --n N  --rows "d:K:eps,..."  --no-baselines
- *	 --dhat N  --copies N  --half-width X  --lift-share X  --lift-count-share X
- *	 --cell-mode  --norm-share X  --refine N  --refine-share X  --grid-scale X
+ *	 --dhat N  --copies N  --half-width X  --group-share X  --lift-share X
+ *	 --lift-count-share X
+ *	 --mode joint|cluster|cell  --norm-share X  --refine N  --refine-share X  --grid-scale X
  *	 --threshold X  --n-share X  --restarts N
  *	 --verbose  one line per seed (H's cost, chosen copy, private scores)
  *	 --ref-cache FILE  reuse reference costs stored in FILE, append new ones
@@ -77,8 +78,9 @@ typedef struct Options
 	int			copies;
 	double		half_width;
 	double		lift_share;
+	double		group_share;
 	double		lift_count_share;
-	int			cell_mode;
+	int			mode;			/* -1: default, else a DpkLiftMode */
 	double		norm_share;
 	int			refine;
 	double		refine_share;
@@ -326,10 +328,12 @@ highd_config(const Options *opt, double eps, int k, int seed, DpkHighdConfig *cf
 		cfg->half_width = opt->half_width;
 	if (!isnan(opt->lift_share))
 		cfg->lift_share = opt->lift_share;
+	if (!isnan(opt->group_share))
+		cfg->group_share = opt->group_share;
 	if (!isnan(opt->lift_count_share))
 		cfg->lift_count_share = opt->lift_count_share;
-	if (opt->cell_mode)
-		cfg->lift_mode = DPK_LIFT_CELL;
+	if (opt->mode >= 0)
+		cfg->lift_mode = (DpkLiftMode) opt->mode;
 	if (!isnan(opt->norm_share))
 		cfg->norm_share = opt->norm_share;
 	if (opt->refine >= 0)
@@ -376,9 +380,10 @@ usage(void)
 {
 	fprintf(stderr,
 			"usage: bench_highd [--seeds N] [--n N] [--rows \"d:K:eps,...\"] [--no-baselines]\n"
-			"       [--dhat N] [--copies N] [--half-width X] [--lift-share X]\n"
-			"       [--lift-count-share X] [--cell-mode] [--norm-share X] [--refine N]\n"
-			"       [--refine-share X] [--grid-scale X] [--threshold X] [--n-share X]\n"
+			"       [--dhat N] [--copies N] [--half-width X] [--group-share X]\n"
+			"       [--lift-share X] [--lift-count-share X] [--mode joint|cluster|cell]\n"
+			"       [--norm-share X] [--refine N]"
+			" [--refine-share X] [--grid-scale X] [--threshold X] [--n-share X]\n"
 			"       [--restarts N] [--verbose] [--ref-cache FILE]\n");
 	exit(2);
 }
@@ -461,10 +466,11 @@ main(int argc, char **argv)
 	opt.seeds = 3;
 	opt.n = 100000;
 	opt.baselines = 1;
-	opt.half_width = opt.lift_share = opt.lift_count_share = NAN;
+	opt.half_width = opt.lift_share = opt.lift_count_share = opt.group_share = NAN;
 	opt.norm_share = opt.refine_share = opt.grid_scale = NAN;
 	opt.threshold = opt.n_share = NAN;
 	opt.refine = -1;
+	opt.mode = -1;
 	opt.restarts = -1;
 
 	for (i = 1; i < argc; i++)
@@ -487,10 +493,23 @@ main(int argc, char **argv)
 			opt.half_width = atof(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--lift-share") == 0)
 			opt.lift_share = atof(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--group-share") == 0)
+			opt.group_share = atof(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--lift-count-share") == 0)
 			opt.lift_count_share = atof(arg_value(argc, argv, &i));
-		else if (strcmp(a, "--cell-mode") == 0)
-			opt.cell_mode = 1;
+		else if (strcmp(a, "--mode") == 0)
+		{
+			const char *v = arg_value(argc, argv, &i);
+
+			if (strcmp(v, "joint") == 0)
+				opt.mode = DPK_LIFT_JOINT;
+			else if (strcmp(v, "cluster") == 0)
+				opt.mode = DPK_LIFT_CLUSTER;
+			else if (strcmp(v, "cell") == 0)
+				opt.mode = DPK_LIFT_CELL;
+			else
+				usage();
+		}
 		else if (strcmp(a, "--norm-share") == 0)
 			opt.norm_share = atof(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--refine") == 0)
@@ -522,11 +541,12 @@ main(int argc, char **argv)
 	highd_config(&opt, 1.0, 10, 0, &def);
 	printf("# bench_highd: N=%zu seeds=%d box=[0,100]^d, mixture: centres uniform, "
 		   "separation>=15, sd in [2,6]\n", opt.n, opt.seeds);
-	printf("# H config: dhat=%d%s copies=%d half_width=%g lift=%s lift_share=%g "
+	printf("# H config: dhat=%d%s copies=%d half_width=%g lift=%s group_share=%g lift_share=%g "
 		   "lift_count_share=%g norm_share=%g refine=%d refine_share=%g grid_scale=%g "
 		   "threshold_sigmas=%g n_share=%g restarts=%d\n",
 		   def.dhat, def.dhat ? "" : "(auto)", def.copies, def.half_width,
-		   def.lift_mode == DPK_LIFT_CELL ? "cell" : "cluster", def.lift_share,
+		   def.lift_mode == DPK_LIFT_CELL ? "cell" :
+		   def.lift_mode == DPK_LIFT_JOINT ? "joint" : "cluster", def.group_share, def.lift_share,
 		   def.lift_count_share, def.norm_share, def.refine_steps, def.refine_share,
 		   def.grid_scale, def.threshold_sigmas, def.n_share, def.restarts);
 	printf("# cost = k-means cost on the true points / non-private reference; "

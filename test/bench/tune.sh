@@ -30,11 +30,11 @@ for v in "${vars[@]}"; do
 		> "$OUT/$name.txt" &
 	running=$((running + 1))
 	if [ "$running" -ge "$JOBS" ]; then
-		wait -n
+		wait -n || true
 		running=$((running - 1))
 	fi
 done
-wait
+wait || true
 
 for v in "${vars[@]}"; do
 	name=$(echo "$v" | tr -s ' -' '_' | sed 's/^_//')
