@@ -400,12 +400,13 @@ dpk_highd_defaults(DpkHighdConfig *cfg, double epsilon, int k)
 	cfg->copies = 3;
 	cfg->half_width = 0.75;
 	cfg->lift_mode = DPK_LIFT_JOINT;
-	cfg->group_share = 0.1;
-	cfg->lift_share = 0.3;
+	cfg->group_share = 0.05;
+	cfg->lift_share = 0.7;
 	cfg->lift_count_share = -1.0;
 	cfg->norm_share = 0.0;
-	cfg->refine_steps = 1;
-	cfg->refine_share = 0.4;
+	cfg->lift_coarsen = 1;
+	cfg->refine_steps = 0;
+	cfg->refine_share = 0.3;
 	cfg->grid_scale = 1.0;
 	cfg->threshold_sigmas = 2.0;
 	cfg->max_cells = 1048576.0;
@@ -420,7 +421,7 @@ int
 dpk_highd_dhat(int d, int k)
 {
 	(void) k;
-	return d < 5 ? d : 5;
+	return d < 4 ? d : 4;
 }
 
 /* Index of the projected centre nearest to t (ties: lowest index). */
@@ -463,6 +464,7 @@ typedef struct HighdPlan
 	int			dhat;
 	int			copies;
 	int			m;				/* projected cells per dimension */
+	int			lift_m;			/* cell mode: lifting cells per dimension */
 	DpkScale	count_scale;	/* grid counts */
 	double		count_var;
 	DpkScale	lift_count_scale;	/* per-cluster or per-group counts */
@@ -505,6 +507,9 @@ load_chunk(const HighdPlan *pl, size_t done, double *u)
 /* Noisy per-cell statistics of one copy (cell mode). */
 typedef struct CellStats
 {
+	int			m;				/* lifting cells per dimension */
+	uint64_t	ncells;
+	int64_t    *count;			/* ncells, NULL when m is the grid's own */
 	int64_t    *sum;			/* ncells * d */
 	int64_t    *norm;			/* ncells */
 } CellStats;
@@ -540,8 +545,10 @@ copy_grid(const HighdPlan *pl, const DpkProjection *proj, DpkStream *s,
 	dpk_hist_init(h, dhat, pl->m, false);
 	if (cells)
 	{
-		cells->sum = dpk_alloc0(sizeof(int64_t) * h->ncells * d);
-		cells->norm = dpk_alloc0(sizeof(int64_t) * h->ncells);
+		cells->ncells = (uint64_t) llround(dpk_grid_cells(dhat, cells->m));
+		cells->count = cells->m != pl->m ? dpk_alloc0(sizeof(int64_t) * cells->ncells) : NULL;
+		cells->sum = dpk_alloc0(sizeof(int64_t) * cells->ncells * d);
+		cells->norm = dpk_alloc0(sizeof(int64_t) * cells->ncells);
 	}
 
 	for (done = 0; done < pl->n; done += DPK_PROJ_CHUNK)
@@ -556,6 +563,11 @@ copy_grid(const HighdPlan *pl, const DpkProjection *proj, DpkStream *s,
 			h->count[cell]++;
 			if (cells)
 			{
+				if (cells->count)
+				{
+					cell = dpk_grid_cell(dhat, cells->m, t + i * dhat, NULL, NULL);
+					cells->count[cell]++;
+				}
 				cells->norm[cell] += dpk_lift_quantize(d, u + i * d, q);
 				for (j = 0; j < d; j++)
 					cells->sum[cell * d + j] += q[j];
@@ -569,10 +581,12 @@ copy_grid(const HighdPlan *pl, const DpkProjection *proj, DpkStream *s,
 	{
 		uint64_t	c;
 
-		for (c = 0; c < h->ncells; c++)
+		for (c = 0; c < cells->ncells; c++)
 		{
 			if ((c & 1023) == 0)
 				dpk_check_interrupts();
+			if (cells->count)
+				cells->count[c] += dpk_discrete_laplace(s, pl->lift_count_scale);
 			if (pl->have_lift)
 				for (j = 0; j < d; j++)
 					cells->sum[c * d + j] += dpk_discrete_laplace(s, pl->sum_scale);
@@ -730,7 +744,7 @@ run_copy_select(const HighdPlan *pl, int r, DpkStream *s, CopyOut *out)
 	bool		cell_mode = cfg->lift_mode == DPK_LIFT_CELL;
 	DpkProjection proj;
 	DpkDenseHist h;
-	CellStats	cells = {NULL, NULL};
+	CellStats	cells = {0, 0, NULL, NULL, NULL};
 	double	   *pc = dpk_alloc(sizeof(double) * (size_t) k * dhat);
 	double	   *fallback = dpk_alloc(sizeof(double) * (size_t) k * d);
 	double		unit2 = (double) DPK_LIFT_UNITS * DPK_LIFT_UNITS;
@@ -739,6 +753,7 @@ run_copy_select(const HighdPlan *pl, int r, DpkStream *s, CopyOut *out)
 
 	dpk_projection_init(&proj, d, dhat, dpk_projection_copy_seed(cfg->proj_seed, r),
 						cfg->half_width);
+	cells.m = pl->lift_m;
 	threshold = copy_grid(pl, &proj, s, pc, &out->coreset_size, &h,
 						  cell_mode ? &cells : NULL);
 	for (j = 0; j < k; j++)
@@ -774,45 +789,80 @@ run_copy_select(const HighdPlan *pl, int r, DpkStream *s, CopyOut *out)
 	}
 	else
 	{
-		/* cells above the threshold, each to the centre nearest its middle */
-		double	   *cnt = dpk_alloc(sizeof(double) * h.ncells);
-		double	   *sum = dpk_alloc(sizeof(double) * h.ncells * d);
-		double	   *norm = dpk_alloc(sizeof(double) * h.ncells);
-		int		   *assign = dpk_alloc(sizeof(int) * h.ncells);
+		/*
+		 * Lifting cells above their threshold, each to the centre that holds
+		 * most of the noisy mass of the grid's coreset cells inside it (the
+		 * same cells when the lifting grid is the grid itself), else to the
+		 * centre nearest its middle.
+		 */
+		uint64_t	nl = cells.ncells;
+		double	   *cnt = dpk_alloc(sizeof(double) * nl);
+		double	   *sum = dpk_alloc(sizeof(double) * nl * d);
+		double	   *norm = dpk_alloc(sizeof(double) * nl);
+		int		   *assign = dpk_alloc(sizeof(int) * nl);
+		double	   *vote = dpk_alloc0(sizeof(double) * nl * k);
 		int64_t    *idx = dpk_alloc(sizeof(int64_t) * dhat);
 		double	   *tc = dpk_alloc(sizeof(double) * dhat);
-		double		min_count = lift_min_count(pl->count_var, sum_var_norm);
+		double		lthreshold = cells.count
+			? dpk_coreset_threshold(sqrt(pl->lift_count_var), cfg->threshold_sigmas,
+									(double) nl)
+			: threshold;
+		double		min_count = lift_min_count(pl->lift_count_var, sum_var_norm);
 		uint64_t	c;
 
 		for (c = 0; c < h.ncells; c++)
 		{
-			cnt[c] = (double) h.count[c];
-			for (j = 0; j < d; j++)
-				sum[c * d + j] = (double) cells.sum[c * d + j] / DPK_LIFT_UNITS;
-			norm[c] = (double) cells.norm[c] / unit2;
-			if (!(cnt[c] > threshold))
-			{
-				assign[c] = -1;
+			uint64_t	lc;
+
+			if (!((double) h.count[c] > threshold))
 				continue;
-			}
 			dpk_grid_cell_coords(dhat, pl->m, c, idx);
 			for (j = 0; j < dhat; j++)
 				tc[j] = ((double) idx[j] + 0.5) / pl->m;
-			assign[c] = nearest_center(tc, pc, k, dhat);
+			lc = dpk_grid_cell(dhat, cells.m, tc, NULL, NULL);
+			vote[lc * k + nearest_center(tc, pc, k, dhat)] += (double) h.count[c];
 		}
-		dpk_lift_centers(d, k, h.ncells, cnt, sum, assign, min_count, fallback,
+		for (c = 0; c < nl; c++)
+		{
+			double		bv = 0.0;
+			int			a;
+
+			cnt[c] = (double) (cells.count ? cells.count[c] : h.count[c]);
+			for (j = 0; j < d; j++)
+				sum[c * d + j] = (double) cells.sum[c * d + j] / DPK_LIFT_UNITS;
+			norm[c] = (double) cells.norm[c] / unit2;
+			assign[c] = -1;
+			if (!(cnt[c] > lthreshold))
+				continue;
+			for (a = 0; a < k; a++)
+				if (vote[c * k + a] > bv)
+				{
+					bv = vote[c * k + a];
+					assign[c] = a;
+				}
+			if (assign[c] < 0)
+			{
+				dpk_grid_cell_coords(dhat, cells.m, c, idx);
+				for (j = 0; j < dhat; j++)
+					tc[j] = ((double) idx[j] + 0.5) / cells.m;
+				assign[c] = nearest_center(tc, pc, k, dhat);
+			}
+		}
+		dpk_lift_centers(d, k, nl, cnt, sum, assign, min_count, fallback,
 						 out->centers, out->sizes);
-		out->score = dpk_lift_cost(d, k, h.ncells, cnt, sum,
+		out->score = dpk_lift_cost(d, k, nl, cnt, sum,
 								   pl->have_norm ? norm : NULL, assign,
 								   sum_var_norm, min_count);
 		dpk_free(cnt);
 		dpk_free(sum);
 		dpk_free(norm);
 		dpk_free(assign);
+		dpk_free(vote);
 		dpk_free(idx);
 		dpk_free(tc);
 	}
 	dpk_hist_free(&h);
+	dpk_free(cells.count);
 	dpk_free(cells.sum);
 	dpk_free(cells.norm);
 	dpk_free(pc);
@@ -851,6 +901,7 @@ run_joint(const HighdPlan *pl, DpkStream *s, CopyOut *out)
 	double	   *pc = dpk_alloc(sizeof(double) * (size_t) R * k * dhat);
 	double	   *gcnt,
 			   *emb,
+			   *kept,
 			   *w,
 			   *ec = dpk_alloc(sizeof(double) * (size_t) k * e);
 	double	   *cnt = dpk_alloc(sizeof(double) * k);
@@ -879,6 +930,7 @@ run_joint(const HighdPlan *pl, DpkStream *s, CopyOut *out)
 	/* noisy group counts */
 	gcnt = dpk_alloc(sizeof(double) * ngroups);
 	emb = dpk_alloc(sizeof(double) * (size_t) ngroups * e);
+	kept = dpk_alloc(sizeof(double) * (size_t) ngroups * e);
 	w = dpk_alloc(sizeof(double) * ngroups);
 	map = dpk_alloc(sizeof(int) * ngroups);
 	pt.nlabels = ngroups;
@@ -904,15 +956,17 @@ run_joint(const HighdPlan *pl, DpkStream *s, CopyOut *out)
 			memcpy(emb + (size_t) g * e + (size_t) r * dhat,
 				   pc + ((size_t) r * k + a) * dhat, sizeof(double) * dhat);
 		}
-		w[g] = gcnt[g] > threshold ? gcnt[g] : 0.0;
-		if (w[g] > 0.0)
-			nkept++;
+		if (gcnt[g] > threshold)
+		{
+			memcpy(kept + (size_t) nkept * e, emb + (size_t) g * e, sizeof(double) * e);
+			w[nkept++] = gcnt[g];
+		}
 	}
 	if (nkept > 0)
 	{
-		/* zero weights are ignored by the k-means (kmeans.h) */
-		dpk_kmeans(emb, w, ngroups, e, k, cfg->restarts, cfg->max_iter,
+		dpk_kmeans(kept, w, nkept, e, k, cfg->restarts, cfg->max_iter,
 				   dpk_stream_u64(s), ec, NULL);
+		/* every group, kept or not, to its nearest centre */
 		dpk_kmeans_cost(emb, NULL, ngroups, e, ec, k, map);
 	}
 	else
@@ -943,6 +997,7 @@ run_joint(const HighdPlan *pl, DpkStream *s, CopyOut *out)
 	dpk_free(pc);
 	dpk_free(gcnt);
 	dpk_free(emb);
+	dpk_free(kept);
 	dpk_free(w);
 	dpk_free(ec);
 	dpk_free(cnt);
@@ -1008,19 +1063,24 @@ plan_scale(double sensitivity, double eps, DpkScale *scale, double *var)
 	return true;
 }
 
-/* The copies the joint mode can combine: k^R groups of d + 1 values, capped. */
+/*
+ * The copies the joint mode can combine: k^R groups, each with a count and
+ * an R * dhat embedding, capped by max_lift_values.
+ */
 int
 dpk_highd_copies(const DpkHighdConfig *cfg, int d)
 {
 	int			R = cfg->copies > 0 ? cfg->copies : 1;
+	int			dhat = cfg->dhat > 0 ? cfg->dhat : dpk_highd_dhat(d, cfg->k);
 
 	if (cfg->lift_mode == DPK_LIFT_JOINT)
 	{
 		double		groups = (double) cfg->k;
 
 		R = 1;
-		while (R < cfg->copies && groups * cfg->k * (d + 1) <= cfg->max_lift_values
-			   && groups * cfg->k <= 1073741824.0)
+		while (R < cfg->copies &&
+			   groups * cfg->k * (1.0 + (R + 1) * dhat) <= cfg->max_lift_values &&
+			   groups * cfg->k <= 1073741824.0)
 		{
 			groups *= cfg->k;
 			R++;
@@ -1114,8 +1174,11 @@ dpk_highd_oneshot_cluster_info(const DpkBox *box, const double *points, size_t n
 		: 1.0 / (1.0 + pow((double) d, 2.0 / 3.0));
 	if (cfg->lift_mode == DPK_LIFT_CELL)
 	{
-		eps_ln = eps_lift * cfg->norm_share;
-		eps_ls = eps_lift - eps_ln;
+		/* the lifting cells are the grid's (counts shared) or coarser ones */
+		if (cfg->lift_coarsen > 1)
+			eps_lc = eps_lift * lcs;
+		eps_ln = (eps_lift - eps_lc) * cfg->norm_share;
+		eps_ls = eps_lift - eps_lc - eps_ln;
 	}
 	else
 	{
@@ -1133,8 +1196,11 @@ dpk_highd_oneshot_cluster_info(const DpkBox *box, const double *points, size_t n
 		eps_group = 0.0;
 	pl.have_lift = plan_scale(d * (DPK_LIFT_UNITS / 2.0), eps_ls, &pl.sum_scale,
 							  &pl.sum_var);
-	if (cfg->lift_mode == DPK_LIFT_CELL)
+	if (cfg->lift_mode == DPK_LIFT_CELL && eps_lc <= 0.0)
+	{
+		pl.lift_count_scale = pl.count_scale;
 		pl.lift_count_var = pl.count_var;
+	}
 	else if (!plan_scale(1.0, eps_lc, &pl.lift_count_scale, &pl.lift_count_var))
 		pl.have_lift = false;
 	pl.have_norm = plan_scale(d * (DPK_LIFT_UNITS / 2.0) * (DPK_LIFT_UNITS / 2.0),
@@ -1148,7 +1214,8 @@ dpk_highd_oneshot_cluster_info(const DpkBox *box, const double *points, size_t n
 
 	/* Projected grid: RUGNIK at the count noise actually used, capped. */
 	max_cells = cfg->max_cells;
-	if (cfg->lift_mode == DPK_LIFT_CELL && cfg->max_lift_values / d < max_cells)
+	if (cfg->lift_mode == DPK_LIFT_CELL && cfg->lift_coarsen <= 1 &&
+		cfg->max_lift_values / d < max_cells)
 		max_cells = cfg->max_lift_values / d;
 	max_per_dim = (int) floor(pow(max_cells, 1.0 / pl.dhat) + 1e-9);
 	if (max_per_dim < 1)
@@ -1166,6 +1233,17 @@ dpk_highd_oneshot_cluster_info(const DpkBox *box, const double *points, size_t n
 			pl.m = 1;
 		if (pl.m > max_per_dim)
 			pl.m = max_per_dim;
+	}
+	pl.lift_m = pl.m;
+	if (cfg->lift_mode == DPK_LIFT_CELL && cfg->lift_coarsen > 1)
+	{
+		int			lmax = (int) floor(pow(cfg->max_lift_values / d, 1.0 / pl.dhat) + 1e-9);
+
+		pl.lift_m = (pl.m + cfg->lift_coarsen - 1) / cfg->lift_coarsen;
+		if (pl.lift_m > lmax)
+			pl.lift_m = lmax;
+		if (pl.lift_m < 1)
+			pl.lift_m = 1;
 	}
 
 	copy_out_init(&best_out, k, d);

@@ -165,6 +165,9 @@ typedef struct DpkHighdConfig
 	DpkLiftMode lift_mode;
 	double		norm_share;		/* cell mode: share of the lifting budget on
 								 * per-cell sums of squared norms */
+	int			lift_coarsen;	/* cell mode: lifting cells are this many
+								 * grid cells wide per dimension (1: the
+								 * grid's own cells, sharing its counts) */
 	int			refine_steps;	/* private Lloyd steps in the original space
 								 * after the best copy is chosen */
 	double		refine_share;	/* share of epsilon (after N) on refinement */

@@ -26,7 +26,7 @@
  *	 --seeds N  --n N  --rows "d:K:eps,..."  --no-baselines
  *	 --dhat N  --copies N  --half-width X  --group-share X  --lift-share X
  *	 --lift-count-share X
- *	 --mode joint|cluster|cell  --norm-share X  --refine N  --refine-share X  --grid-scale X
+ *	 --mode joint|cluster|cell  --norm-share X  --coarsen N  --refine N  --refine-share X  --grid-scale X
  *	 --threshold X  --n-share X  --restarts N
  *	 --verbose  one line per seed (H's cost, chosen copy, private scores)
  *	 --ref-cache FILE  reuse reference costs stored in FILE, append new ones
@@ -82,6 +82,7 @@ typedef struct Options
 	double		lift_count_share;
 	int			mode;			/* -1: default, else a DpkLiftMode */
 	double		norm_share;
+	int			coarsen;
 	int			refine;
 	double		refine_share;
 	double		grid_scale;
@@ -336,6 +337,8 @@ highd_config(const Options *opt, double eps, int k, int seed, DpkHighdConfig *cf
 		cfg->lift_mode = (DpkLiftMode) opt->mode;
 	if (!isnan(opt->norm_share))
 		cfg->norm_share = opt->norm_share;
+	if (opt->coarsen > 0)
+		cfg->lift_coarsen = opt->coarsen;
 	if (opt->refine >= 0)
 		cfg->refine_steps = opt->refine;
 	if (!isnan(opt->refine_share))
@@ -382,7 +385,7 @@ usage(void)
 			"usage: bench_highd [--seeds N] [--n N] [--rows \"d:K:eps,...\"] [--no-baselines]\n"
 			"       [--dhat N] [--copies N] [--half-width X] [--group-share X]\n"
 			"       [--lift-share X] [--lift-count-share X] [--mode joint|cluster|cell]\n"
-			"       [--norm-share X] [--refine N]"
+			"       [--norm-share X] [--coarsen N] [--refine N]"
 			" [--refine-share X] [--grid-scale X] [--threshold X] [--n-share X]\n"
 			"       [--restarts N] [--verbose] [--ref-cache FILE]\n");
 	exit(2);
@@ -512,6 +515,8 @@ main(int argc, char **argv)
 		}
 		else if (strcmp(a, "--norm-share") == 0)
 			opt.norm_share = atof(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--coarsen") == 0)
+			opt.coarsen = atoi(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--refine") == 0)
 			opt.refine = atoi(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--refine-share") == 0)
