@@ -754,23 +754,36 @@ dp_release(PG_FUNCTION_ARGS)
 }
 
 /*
- * Common start of the readers: read the configuration and make release 1 if
- * there is none (as DESIGN §3 allows: a release depends on calls, not data).
- * Leaves SPI connected and the owner switch active.
+ * Common start of the readers: read the configuration, check k against it
+ * unless k is 0, and make release 1 if there is none (as DESIGN §3 allows: a
+ * release depends on calls, not data).  Leaves SPI connected and the owner
+ * switch active.
  */
 static void
-reader_begin(FunctionCallInfo fcinfo, Oid relid, Tracked *tr, DpkOwnerSwitch *sw)
+reader_begin(FunctionCallInfo fcinfo, Oid relid, int k, Tracked *tr, DpkOwnerSwitch *sw)
 {
 	dpk_pg_owner_begin(sw);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	if (!read_tracked(relid, false, fcinfo->flinfo->fn_mcxt, tr))
 		not_attached(relid);
+	if (k != 0)
+		dpk_pg_check_k(k, tr->k);
 	if (tr->releases == 0)
 	{
 		tr->releases = make_release(relid, true);
 		CommandCounterIncrement();
 	}
+}
+
+/* Return every row of the last SPI query as the function's result set. */
+static void
+spi_result_to_set(ReturnSetInfo *rsinfo)
+{
+	uint64		i;
+
+	for (i = 0; i < SPI_processed; i++)
+		tuplestore_puttuple(rsinfo->setResult, SPI_tuptable->vals[i]);
 }
 
 /* End of a reader. */
@@ -793,7 +806,6 @@ dp_centers(PG_FUNCTION_ARGS)
 	DpkOwnerSwitch sw;
 	Oid			types[3] = {OIDOID, INT4OID, INT4OID};
 	Datum		values[3];
-	uint64		i;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		ereport(ERROR,
@@ -802,37 +814,17 @@ dp_centers(PG_FUNCTION_ARGS)
 				 errhint("Give the attached table and a k between 1 and its attached k.")));
 	relid = PG_GETARG_OID(0);
 	k = PG_GETARG_INT32(1);
+	if (k == 0)
+		dpk_pg_check_k(k, 0);	/* 0 means "no k" to reader_begin */
 	InitMaterializedSRF(fcinfo, 0);
-	dpk_pg_owner_begin(&sw);
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	if (!read_tracked(relid, false, CurrentMemoryContext, &tr))
-		not_attached(relid);
-	dpk_pg_check_k(k, tr.k);
-	SPI_finish();
-	dpk_pg_owner_end(&sw);
-
-	reader_begin(fcinfo, relid, &tr, &sw);
+	reader_begin(fcinfo, relid, k, &tr, &sw);
 	values[0] = ObjectIdGetDatum(relid);
 	values[1] = Int32GetDatum(tr.releases);
 	values[2] = Int32GetDatum(k);
 	spi_exec("SELECT cluster, center, noisy_size FROM dpkmeans_internal.centers "
 			 "WHERE relid = $1::oid::regclass AND t = $2 AND k = $3 ORDER BY cluster",
 			 3, types, values, SPI_OK_SELECT);
-	for (i = 0; i < SPI_processed; i++)
-	{
-		Datum		out[3];
-		bool		nulls[3] = {false, false, false};
-		bool		isnull;
-		MemoryContext old = MemoryContextSwitchTo(rsinfo->econtext->ecxt_per_query_memory);
-
-		out[0] = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
-		out[1] = PointerGetDatum(DatumGetArrayTypePCopy(
-			SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &isnull)));
-		out[2] = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 3, &isnull);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, out, nulls);
-		MemoryContextSwitchTo(old);
-	}
+	spi_result_to_set(rsinfo);
 	reader_end(&sw);
 	return (Datum) 0;
 }
@@ -848,7 +840,6 @@ dp_cost_curve(PG_FUNCTION_ARGS)
 	DpkOwnerSwitch sw;
 	Oid			types[2] = {OIDOID, INT4OID};
 	Datum		values[2];
-	uint64		i;
 
 	if (PG_ARGISNULL(0))
 		ereport(ERROR,
@@ -857,22 +848,13 @@ dp_cost_curve(PG_FUNCTION_ARGS)
 				 errhint("Give an attached table.")));
 	relid = PG_GETARG_OID(0);
 	InitMaterializedSRF(fcinfo, 0);
-	reader_begin(fcinfo, relid, &tr, &sw);
+	reader_begin(fcinfo, relid, 0, &tr, &sw);
 	values[0] = ObjectIdGetDatum(relid);
 	values[1] = Int32GetDatum(tr.releases);
 	spi_exec("SELECT k, noisy_cost FROM dpkmeans_internal.costs "
 			 "WHERE relid = $1::oid::regclass AND t = $2 ORDER BY k",
 			 2, types, values, SPI_OK_SELECT);
-	for (i = 0; i < SPI_processed; i++)
-	{
-		Datum		out[2];
-		bool		nulls[2] = {false, false};
-		bool		isnull;
-
-		out[0] = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
-		out[1] = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &isnull);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, out, nulls);
-	}
+	spi_result_to_set(rsinfo);
 	reader_end(&sw);
 	return (Datum) 0;
 }
@@ -906,7 +888,7 @@ dp_histogram(PG_FUNCTION_ARGS)
 				 errhint("Give an attached table.")));
 	relid = PG_GETARG_OID(0);
 	InitMaterializedSRF(fcinfo, 0);
-	reader_begin(fcinfo, relid, &tr, &sw);
+	reader_begin(fcinfo, relid, 0, &tr, &sw);
 	if (!PG_ARGISNULL(1))
 	{
 		level = PG_GETARG_INT32(1);
