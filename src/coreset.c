@@ -99,7 +99,7 @@ dpk_oneshot_defaults(DpkOneshotConfig *cfg, double epsilon, int k)
 	cfg->grid_scale = 1.0;
 	cfg->threshold_sigmas = 2.0;
 	cfg->max_cells = 4194304.0;
-	cfg->restarts = 5;
+	cfg->restarts = 20;
 	cfg->max_iter = 100;
 }
 
@@ -154,14 +154,6 @@ dpk_oneshot_cluster(const DpkBox *box, const double *points, size_t n,
 	cells_per_dim = dpk_grid_cells_per_dim(DPK_RULE_RUGNIK, m, noisy_n,
 										   dpk_rugnik_eps_for_variance(count_var),
 										   cfg->k, d, max_per_dim);
-	if (cfg->grid_scale != 1.0)
-	{
-		cells_per_dim = (int) floor(m + 0.5);
-		if (cells_per_dim < 1)
-			cells_per_dim = 1;
-		if (cells_per_dim > max_per_dim)
-			cells_per_dim = max_per_dim;
-	}
 
 	/*
 	 * Each point adds at most DPK_REL_UNITS - 1 to each of its cell's d sums:
