@@ -42,6 +42,33 @@ SELECT count(*) FROM dpkmeans_internal.tracked;
 SELECT count(*) FROM dpkmeans_internal.keys;
 SELECT count(*) FROM dpkmeans_internal.delta;
 SELECT count(*) FROM dpkmeans_internal.centers;
+-- every relation of the internal schema, one by one (schema USAGE granted
+-- for the test, so the table privileges themselves are what denies)
+RESET ROLE;
+GRANT USAGE ON SCHEMA dpkmeans_internal TO dpk_analyst;
+SET ROLE dpk_analyst;
+DO $$
+DECLARE
+    r record;
+BEGIN
+    FOR r IN SELECT c.oid::regclass AS rel FROM pg_class c
+             JOIN pg_namespace n ON n.oid = c.relnamespace
+             WHERE n.nspname = 'dpkmeans_internal' AND c.relkind IN ('r', 'S')
+             ORDER BY c.relname LOOP
+        BEGIN
+            EXECUTE format('SELECT 1 FROM %s LIMIT 1', r.rel);
+            RAISE NOTICE '% is readable', r.rel;
+        EXCEPTION WHEN insufficient_privilege THEN
+            RAISE NOTICE '% denied', r.rel;
+        END;
+    END LOOP;
+END $$;
+DELETE FROM dpkmeans_internal.keys;
+UPDATE dpkmeans_internal.tracked SET epsilon = 100;
+INSERT INTO dpkmeans_internal.delta (relid, payload) VALUES ('secret', '\x00');
+RESET ROLE;
+REVOKE USAGE ON SCHEMA dpkmeans_internal FROM dpk_analyst;
+SET ROLE dpk_analyst;
 -- owner-only functions, even with EXECUTE
 SELECT dp_release('secret');
 SELECT dp_verify('secret');
