@@ -3,11 +3,11 @@ EXTENSION = dpkmeans
 MODULE_big = dpkmeans
 DATA = sql/dpkmeans--0.1.sql
 
-CORE_SRCS = src/dpk_mem.c src/noise.c src/grid.c src/rugnik.c src/kmeans.c src/coreset.c src/counter.c src/continual.c
+CORE_SRCS = src/dpk_mem.c src/noise.c src/grid.c src/rugnik.c src/kmeans.c src/coreset.c src/counter.c src/continual.c src/project.c
 GLUE_SRCS = src/pgutil.c src/dpkmeans.c src/oneshot.c src/trigger.c src/release.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 
-REGRESS = grid_size kmeans_oneshot bad_input live live_privileges live_bad_input
+REGRESS = grid_size kmeans_oneshot bad_input live live_privileges live_bad_input highd
 REGRESS_OPTS = --load-extension=dpkmeans
 
 PG_CPPFLAGS = -Isrc
@@ -25,14 +25,14 @@ include $(PGXS)
 CORE_CC ?= gcc
 CORE_CFLAGS ?= -std=gnu99 -O2 -g -Wall -Wextra -Werror -Isrc
 CORE_LIBS = -lopenblas -lcrypto -lm
-UNIT_TESTS = test_noise test_kmeans test_rugnik test_grid test_counter
+UNIT_TESTS = test_noise test_kmeans test_rugnik test_grid test_counter test_project
 UNIT_BINS = $(addprefix test/unit/bin/,$(UNIT_TESTS))
 
 test/unit/bin/%: test/unit/%.c $(CORE_SRCS) src/*.h test/unit/unit.h
 	@mkdir -p test/unit/bin
 	$(CORE_CC) $(CORE_CFLAGS) -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
 
-.PHONY: unittest bench bench-live tapcheck demo ci
+.PHONY: unittest bench bench-live tapcheck tapcheck-long demo ci
 unittest: $(UNIT_BINS)
 	@fail=0; for t in $(UNIT_BINS); do OPENBLAS_NUM_THREADS=1 ./$$t || fail=1; done; exit $$fail
 
@@ -51,6 +51,10 @@ bench-live:
 PROVE_TESTS ?= test/t/*.pl
 tapcheck:
 	$(prove_installcheck)
+
+# The same with the 60-second, 8-client pgbench run.
+tapcheck-long:
+	DPK_PGBENCH_SECONDS=60 $(MAKE) tapcheck
 
 demo:
 	./scripts/demo.sh
@@ -81,3 +85,12 @@ privacy-quick: test/privacy/bin/privacy_test
 
 privacy-long: test/privacy/bin/privacy_test
 	OPENBLAS_NUM_THREADS=1 ./test/privacy/bin/privacy_test long
+
+test/bench/bin/bench_highd: test/bench/bench_highd.c test/bench/mixture.h $(CORE_SRCS) src/*.h
+	@mkdir -p test/bench/bin
+	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
+
+.PHONY: bench-highd
+bench-highd: test/bench/bin/bench_highd
+	@mkdir -p test/bench/out
+	OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_highd --ref-cache test/bench/out/ref_cache_highd.txt | tee test/bench/out/highd.txt

@@ -23,6 +23,7 @@
 #include "utils/tuplestore.h"
 
 #include "coreset.h"
+#include "project.h"
 #include "pgutil.h"
 
 #define FETCH_BATCH 10000
@@ -246,7 +247,18 @@ dp_kmeans(PG_FUNCTION_ARGS)
 	stream = palloc0(sizeof(DpkStream));
 	dpk_pg_stream_open(stream, key, nonce);
 	explicit_bzero(key, sizeof(key));
-	dpk_oneshot_cluster(&box, buf.x, buf.n, &cfg, stream, &res);
+	if (d >= DPK_HIGHD_MIN_D)
+	{
+		/* High dimension: projected grids, lifting by noisy sums (project.c). */
+		DpkHighdConfig hcfg;
+
+		dpk_highd_defaults(&hcfg, eps, k);
+		hcfg.public_n = cfg.public_n;
+		hcfg.max_cells = cfg.max_cells;
+		dpk_highd_oneshot_cluster(&box, buf.x, buf.n, &hcfg, stream, &res);
+	}
+	else
+		dpk_oneshot_cluster(&box, buf.x, buf.n, &cfg, stream, &res);
 
 	MemoryContextSwitchTo(old);
 	for (c = 0; c < k; c++)

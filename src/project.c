@@ -388,7 +388,7 @@ dpk_lift_cost(int d, int k, size_t ncells, const double *count, const double *su
 
 /* ---- the one-shot pipeline ---- */
 
-/* Defaults; the measurements behind them are in test/bench/out/highd.txt. */
+/* Defaults; project.h gives the measurement behind each. */
 void
 dpk_highd_defaults(DpkHighdConfig *cfg, double epsilon, int k)
 {
@@ -397,7 +397,7 @@ dpk_highd_defaults(DpkHighdConfig *cfg, double epsilon, int k)
 	cfg->public_n = -1.0;
 	cfg->n_share = 0.05;
 	cfg->dhat = 0;
-	cfg->copies = 3;
+	cfg->copies = 2;
 	cfg->half_width = 0.75;
 	cfg->lift_mode = DPK_LIFT_JOINT;
 	cfg->group_share = 0.05;
@@ -407,7 +407,7 @@ dpk_highd_defaults(DpkHighdConfig *cfg, double epsilon, int k)
 	cfg->lift_coarsen = 1;
 	cfg->refine_steps = 0;
 	cfg->refine_share = 0.3;
-	cfg->grid_scale = 1.0;
+	cfg->grid_scale = 1.7;
 	cfg->threshold_sigmas = 2.0;
 	cfg->max_cells = 1048576.0;
 	cfg->max_lift_values = 4194304.0;
@@ -452,7 +452,7 @@ nearest_center(const double *t, const double *pc, int k, int dhat)
 	return best;
 }
 
-/* Everything the stages share; all of it public or noisy. */
+/* Everything the stages share: the input, and public or noisy settings. */
 typedef struct HighdPlan
 {
 	const DpkBox *box;
@@ -504,51 +504,51 @@ load_chunk(const HighdPlan *pl, size_t done, double *u)
 	return rows;
 }
 
-/* Noisy per-cell statistics of one copy (cell mode). */
+/* Noisy original-space statistics of a copy's lifting cells (cell mode). */
 typedef struct CellStats
 {
 	int			m;				/* lifting cells per dimension */
 	uint64_t	ncells;
-	int64_t    *count;			/* ncells, NULL when m is the grid's own */
-	int64_t    *sum;			/* ncells * d */
-	int64_t    *norm;			/* ncells */
+	double	   *count;			/* ncells, NULL when m is the grid's own */
+	double	   *sum;			/* ncells * d, normalized units */
+	double	   *norm;			/* ncells, normalized units squared */
 } CellStats;
 
 /*
- * Grid stage of one copy: noisy counts of the projected grid (every cell),
- * coreset of the cells above the threshold, weighted k-means in projected
- * space.  With cells, also the noisy original-space sums of every cell.
- * Returns the noisy histogram (caller frees) and the threshold used.
+ * Histogram stage of one copy: one pass projecting every point, the count of
+ * every projected grid cell (and with cells, the original-space sums of the
+ * lifting cells, which the caller passes only when the plan has a sum
+ * budget), then noise on every cell, occupied or not.  Returns the m^dhat
+ * noisy counts (dpk_alloc'd).
  */
-static double
-copy_grid(const HighdPlan *pl, const DpkProjection *proj, DpkStream *s,
-		  double *pcenters, int *coreset_size, DpkDenseHist *h, CellStats *cells)
+static double *
+copy_histogram(const HighdPlan *pl, const DpkProjection *proj, DpkStream *s,
+			   CellStats *cells)
 {
-	const DpkHighdConfig *cfg = pl->cfg;
 	int			d = pl->d,
-				k = pl->k,
-				dhat = pl->dhat;
+				dhat = pl->dhat,
+				j;
+	uint64_t	ncells = (uint64_t) llround(dpk_grid_cells(dhat, pl->m));
+	int64_t    *count = dpk_alloc0(sizeof(int64_t) * ncells);
+	int64_t    *lcount = NULL,
+			   *lsum = NULL,
+			   *lnorm = NULL;
+	double	   *out = dpk_alloc(sizeof(double) * ncells);
 	double	   *u = dpk_alloc(sizeof(double) * DPK_PROJ_CHUNK * d);
 	double	   *t = dpk_alloc(sizeof(double) * DPK_PROJ_CHUNK * dhat);
 	int64_t    *q = dpk_alloc(sizeof(int64_t) * d);
-	double	   *zeros = dpk_alloc0(sizeof(double) * dhat);
-	double	   *ones = dpk_alloc(sizeof(double) * dhat);
-	DpkBox		unit = {dhat, zeros, ones};
-	DpkCoreset	cs;
-	double		threshold;
+	double		unit2 = (double) DPK_LIFT_UNITS * DPK_LIFT_UNITS;
 	size_t		done,
 				i;
-	int			j;
+	uint64_t	c;
 
-	for (j = 0; j < dhat; j++)
-		ones[j] = 1.0;
-	dpk_hist_init(h, dhat, pl->m, false);
 	if (cells)
 	{
 		cells->ncells = (uint64_t) llround(dpk_grid_cells(dhat, cells->m));
-		cells->count = cells->m != pl->m ? dpk_alloc0(sizeof(int64_t) * cells->ncells) : NULL;
-		cells->sum = dpk_alloc0(sizeof(int64_t) * cells->ncells * d);
-		cells->norm = dpk_alloc0(sizeof(int64_t) * cells->ncells);
+		if (cells->m != pl->m)
+			lcount = dpk_alloc0(sizeof(int64_t) * cells->ncells);
+		lsum = dpk_alloc0(sizeof(int64_t) * cells->ncells * d);
+		lnorm = dpk_alloc0(sizeof(int64_t) * cells->ncells);
 	}
 
 	for (done = 0; done < pl->n; done += DPK_PROJ_CHUNK)
@@ -560,58 +560,191 @@ copy_grid(const HighdPlan *pl, const DpkProjection *proj, DpkStream *s,
 		{
 			uint64_t	cell = dpk_grid_cell(dhat, pl->m, t + i * dhat, NULL, NULL);
 
-			h->count[cell]++;
+			count[cell]++;
 			if (cells)
 			{
-				if (cells->count)
+				if (lcount)
 				{
 					cell = dpk_grid_cell(dhat, cells->m, t + i * dhat, NULL, NULL);
-					cells->count[cell]++;
+					lcount[cell]++;
 				}
-				cells->norm[cell] += dpk_lift_quantize(d, u + i * d, q);
+				lnorm[cell] += dpk_lift_quantize(d, u + i * d, q);
 				for (j = 0; j < d; j++)
-					cells->sum[cell * d + j] += q[j];
+					lsum[cell * d + j] += q[j];
 			}
 		}
 	}
 
-	/* Noise on every cell, occupied or not. */
-	dpk_hist_add_noise(h, s, pl->count_scale, pl->count_scale);
+	for (c = 0; c < ncells; c++)
+	{
+		if ((c & 4095) == 0)
+			dpk_check_interrupts();
+		out[c] = (double) (count[c] + dpk_discrete_laplace(s, pl->count_scale));
+	}
 	if (cells)
 	{
-		uint64_t	c;
-
+		cells->count = lcount ? dpk_alloc(sizeof(double) * cells->ncells) : NULL;
+		cells->sum = dpk_alloc(sizeof(double) * cells->ncells * d);
+		cells->norm = dpk_alloc(sizeof(double) * cells->ncells);
 		for (c = 0; c < cells->ncells; c++)
 		{
 			if ((c & 1023) == 0)
 				dpk_check_interrupts();
-			if (cells->count)
-				cells->count[c] += dpk_discrete_laplace(s, pl->lift_count_scale);
-			if (pl->have_lift)
-				for (j = 0; j < d; j++)
-					cells->sum[c * d + j] += dpk_discrete_laplace(s, pl->sum_scale);
-			if (pl->have_norm)
-				cells->norm[c] += dpk_discrete_laplace(s, pl->norm_scale);
+			if (lcount)
+				cells->count[c] = (double) (lcount[c] +
+											dpk_discrete_laplace(s, pl->lift_count_scale));
+			for (j = 0; j < d; j++)
+				cells->sum[c * d + j] =
+					(double) (lsum[c * d + j] + dpk_discrete_laplace(s, pl->sum_scale))
+					/ DPK_LIFT_UNITS;
+			/* sums of squared norms are released only with their own noise */
+			cells->norm[c] = pl->have_norm
+				? (double) (lnorm[c] + dpk_discrete_laplace(s, pl->norm_scale)) / unit2
+				: 0.0;
 		}
 	}
-
-	threshold = dpk_coreset_threshold(sqrt(pl->count_var), cfg->threshold_sigmas,
-									  (double) h->ncells);
-	dpk_coreset_from_hist(h, &unit, threshold, 0.0, &cs);
-	*coreset_size = cs.n;
-	if (cs.n > 0)
-		dpk_kmeans(cs.points, cs.weights, cs.n, dhat, k, cfg->restarts,
-				   cfg->max_iter, dpk_stream_u64(s), pcenters, NULL);
-	else
-		for (j = 0; j < k * dhat; j++)
-			pcenters[j] = 0.5;
-	dpk_coreset_free(&cs);
+	dpk_free(count);
+	dpk_free(lcount);
+	dpk_free(lsum);
+	dpk_free(lnorm);
 	dpk_free(u);
 	dpk_free(t);
 	dpk_free(q);
-	dpk_free(zeros);
-	dpk_free(ones);
+	return out;
+}
+
+/*
+ * Coreset of a noisy projected grid (cells whose count clears the
+ * threshold, at their centres, weighted by their counts) and weighted
+ * k-means on it: k projected centres (k * dhat, in [0,1]).  Returns the
+ * threshold used.
+ */
+static double
+grid_kmeans(int dhat, int m, const double *count, double count_var,
+			double threshold_sigmas, int k, int restarts, int max_iter,
+			uint64_t seed, double *pcenters, int *coreset_size)
+{
+	uint64_t	ncells = (uint64_t) llround(dpk_grid_cells(dhat, m));
+	double		threshold = dpk_coreset_threshold(sqrt(count_var), threshold_sigmas,
+												  (double) ncells);
+	int64_t    *idx = dpk_alloc(sizeof(int64_t) * dhat);
+	double	   *pts;
+	double	   *w;
+	uint64_t	c;
+	int			n = 0,
+				j;
+
+	for (c = 0; c < ncells; c++)
+		if (count[c] > threshold)
+			n++;
+	pts = dpk_alloc(sizeof(double) * (size_t) (n ? n : 1) * dhat);
+	w = dpk_alloc(sizeof(double) * (n ? n : 1));
+	n = 0;
+	for (c = 0; c < ncells; c++)
+	{
+		if (!(count[c] > threshold))
+			continue;
+		dpk_grid_cell_coords(dhat, m, c, idx);
+		for (j = 0; j < dhat; j++)
+			pts[(size_t) n * dhat + j] = ((double) idx[j] + 0.5) / m;
+		w[n++] = count[c];
+	}
+	*coreset_size = n;
+	if (n > 0)
+		dpk_kmeans(pts, w, n, dhat, k, restarts, max_iter, seed, pcenters, NULL);
+	else
+		for (j = 0; j < k * dhat; j++)
+			pcenters[j] = 0.5;
+	dpk_free(idx);
+	dpk_free(pts);
+	dpk_free(w);
 	return threshold;
+}
+
+/* Cell-mode clustering of one copy (see project.h). */
+double
+dpk_highd_cells_cluster(const DpkProjection *p, const DpkHighdCells *hc, int k,
+						double threshold_sigmas, int restarts, int max_iter,
+						uint64_t seed, double *centers, double *sizes,
+						int *coreset_size)
+{
+	int			d = p->d,
+				dhat = p->dhat,
+				lm = hc->lift_m > 0 ? hc->lift_m : hc->m,
+				j;
+	uint64_t	ncells = (uint64_t) llround(dpk_grid_cells(dhat, hc->m));
+	uint64_t	nl = (uint64_t) llround(dpk_grid_cells(dhat, lm));
+	const double *lcount = (lm != hc->m && hc->lift_count) ? hc->lift_count : hc->count;
+	double		lcount_var = lcount == hc->count ? hc->count_var : hc->lift_count_var;
+	double	   *pc = dpk_alloc(sizeof(double) * (size_t) k * dhat);
+	double	   *fallback = dpk_alloc(sizeof(double) * (size_t) k * d);
+	int		   *assign = dpk_alloc(sizeof(int) * nl);
+	double	   *vote = dpk_alloc0(sizeof(double) * nl * k);
+	int64_t    *idx = dpk_alloc(sizeof(int64_t) * dhat);
+	double	   *tc = dpk_alloc(sizeof(double) * dhat);
+	double		threshold,
+				lthreshold,
+				min_count,
+				score;
+	int			csz;
+	uint64_t	c;
+
+	threshold = grid_kmeans(dhat, hc->m, hc->count, hc->count_var, threshold_sigmas,
+							k, restarts, max_iter, seed, pc, &csz);
+	if (coreset_size)
+		*coreset_size = csz;
+	for (j = 0; j < k; j++)
+		dpk_project_back(p, pc + (size_t) j * dhat, fallback + (size_t) j * d);
+	lthreshold = lcount == hc->count ? threshold
+		: dpk_coreset_threshold(sqrt(lcount_var), threshold_sigmas, (double) nl);
+	min_count = lift_min_count(lcount_var, hc->sum_var);
+
+	/* every coreset cell votes, with its noisy count, for its centre */
+	for (c = 0; c < ncells; c++)
+	{
+		uint64_t	lc;
+
+		if (!(hc->count[c] > threshold))
+			continue;
+		dpk_grid_cell_coords(dhat, hc->m, c, idx);
+		for (j = 0; j < dhat; j++)
+			tc[j] = ((double) idx[j] + 0.5) / hc->m;
+		lc = lm == hc->m ? c : dpk_grid_cell(dhat, lm, tc, NULL, NULL);
+		vote[lc * k + nearest_center(tc, pc, k, dhat)] += hc->count[c];
+	}
+	for (c = 0; c < nl; c++)
+	{
+		double		bv = 0.0;
+		int			a;
+
+		assign[c] = -1;
+		if (!(lcount[c] > lthreshold))
+			continue;
+		for (a = 0; a < k; a++)
+			if (vote[c * k + a] > bv)
+			{
+				bv = vote[c * k + a];
+				assign[c] = a;
+			}
+		if (assign[c] < 0)
+		{
+			dpk_grid_cell_coords(dhat, lm, c, idx);
+			for (j = 0; j < dhat; j++)
+				tc[j] = ((double) idx[j] + 0.5) / lm;
+			assign[c] = nearest_center(tc, pc, k, dhat);
+		}
+	}
+	dpk_lift_centers(d, k, nl, lcount, hc->sum, assign, min_count, fallback,
+					 centers, sizes);
+	score = dpk_lift_cost(d, k, nl, lcount, hc->sum, hc->sumnorm, assign,
+						  hc->sum_var, min_count);
+	dpk_free(pc);
+	dpk_free(fallback);
+	dpk_free(assign);
+	dpk_free(vote);
+	dpk_free(idx);
+	dpk_free(tc);
+	return score;
 }
 
 /*
@@ -743,130 +876,84 @@ run_copy_select(const HighdPlan *pl, int r, DpkStream *s, CopyOut *out)
 				j;
 	bool		cell_mode = cfg->lift_mode == DPK_LIFT_CELL;
 	DpkProjection proj;
-	DpkDenseHist h;
 	CellStats	cells = {0, 0, NULL, NULL, NULL};
-	double	   *pc = dpk_alloc(sizeof(double) * (size_t) k * dhat);
-	double	   *fallback = dpk_alloc(sizeof(double) * (size_t) k * d);
-	double		unit2 = (double) DPK_LIFT_UNITS * DPK_LIFT_UNITS;
-	double		sum_var_norm = pl->sum_var / unit2;
-	double		threshold;
+	double	   *count;
+	double		sum_var_norm = pl->sum_var / ((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS);
 
 	dpk_projection_init(&proj, d, dhat, dpk_projection_copy_seed(cfg->proj_seed, r),
 						cfg->half_width);
 	cells.m = pl->lift_m;
-	threshold = copy_grid(pl, &proj, s, pc, &out->coreset_size, &h,
-						  cell_mode ? &cells : NULL);
-	for (j = 0; j < k; j++)
-		dpk_project_back(&proj, pc + (size_t) j * dhat, fallback + (size_t) j * d);
+	/* original-space statistics are gathered only when they get noise */
+	count = copy_histogram(pl, &proj, s, cell_mode && pl->have_lift ? &cells : NULL);
 
 	if (!pl->have_lift)
 	{
 		/* no lifting budget: the pseudo-inverse of the projected centres */
-		memcpy(out->centers, fallback, sizeof(double) * (size_t) k * d);
+		double	   *pc = dpk_alloc(sizeof(double) * (size_t) k * dhat);
+
+		grid_kmeans(dhat, pl->m, count, pl->count_var, cfg->threshold_sigmas, k,
+					cfg->restarts, cfg->max_iter, dpk_stream_u64(s), pc,
+					&out->coreset_size);
 		for (j = 0; j < k; j++)
+		{
+			dpk_project_back(&proj, pc + (size_t) j * dhat, out->centers + (size_t) j * d);
 			out->sizes[j] = 0.0;
+		}
 		out->score = 0.0;
+		dpk_free(pc);
 	}
-	else if (!cell_mode)
+	else if (cell_mode)
+	{
+		DpkHighdCells hc;
+
+		hc.m = pl->m;
+		hc.count = count;
+		hc.count_var = pl->count_var;
+		hc.lift_m = cells.m;
+		hc.lift_count = cells.count;
+		hc.lift_count_var = pl->lift_count_var;
+		hc.sum = cells.sum;
+		hc.sum_var = sum_var_norm;
+		hc.sumnorm = pl->have_norm ? cells.norm : NULL;
+		out->score = dpk_highd_cells_cluster(&proj, &hc, k, cfg->threshold_sigmas,
+											 cfg->restarts, cfg->max_iter,
+											 dpk_stream_u64(s), out->centers,
+											 out->sizes, &out->coreset_size);
+	}
+	else
 	{
 		/* one noisy (count, sum) per projected cluster */
-		Partition	pt = {k, 1, &proj, pc, NULL, NULL};
+		double	   *pc = dpk_alloc(sizeof(double) * (size_t) k * dhat);
+		double	   *fallback = dpk_alloc(sizeof(double) * (size_t) k * d);
 		double	   *cnt = dpk_alloc(sizeof(double) * k);
 		double	   *sum = dpk_alloc(sizeof(double) * (size_t) k * d);
 		int		   *assign = dpk_alloc(sizeof(int) * k);
 		double		min_count = lift_min_count(pl->lift_count_var, sum_var_norm);
+		Partition	pt = {k, 1, &proj, pc, NULL, NULL};
 
-		partition_stats(pl, &pt, pl->lift_count_scale, pl->sum_scale, s, cnt, sum);
+		grid_kmeans(dhat, pl->m, count, pl->count_var, cfg->threshold_sigmas, k,
+					cfg->restarts, cfg->max_iter, dpk_stream_u64(s), pc,
+					&out->coreset_size);
 		for (j = 0; j < k; j++)
+		{
+			dpk_project_back(&proj, pc + (size_t) j * dhat, fallback + (size_t) j * d);
 			assign[j] = j;
+		}
+		partition_stats(pl, &pt, pl->lift_count_scale, pl->sum_scale, s, cnt, sum);
 		dpk_lift_centers(d, k, (size_t) k, cnt, sum, assign, min_count, fallback,
 						 out->centers, out->sizes);
 		out->score = dpk_lift_cost(d, k, (size_t) k, cnt, sum, NULL, assign,
 								   sum_var_norm, min_count);
+		dpk_free(pc);
+		dpk_free(fallback);
 		dpk_free(cnt);
 		dpk_free(sum);
 		dpk_free(assign);
 	}
-	else
-	{
-		/*
-		 * Lifting cells above their threshold, each to the centre that holds
-		 * most of the noisy mass of the grid's coreset cells inside it (the
-		 * same cells when the lifting grid is the grid itself), else to the
-		 * centre nearest its middle.
-		 */
-		uint64_t	nl = cells.ncells;
-		double	   *cnt = dpk_alloc(sizeof(double) * nl);
-		double	   *sum = dpk_alloc(sizeof(double) * nl * d);
-		double	   *norm = dpk_alloc(sizeof(double) * nl);
-		int		   *assign = dpk_alloc(sizeof(int) * nl);
-		double	   *vote = dpk_alloc0(sizeof(double) * nl * k);
-		int64_t    *idx = dpk_alloc(sizeof(int64_t) * dhat);
-		double	   *tc = dpk_alloc(sizeof(double) * dhat);
-		double		lthreshold = cells.count
-			? dpk_coreset_threshold(sqrt(pl->lift_count_var), cfg->threshold_sigmas,
-									(double) nl)
-			: threshold;
-		double		min_count = lift_min_count(pl->lift_count_var, sum_var_norm);
-		uint64_t	c;
-
-		for (c = 0; c < h.ncells; c++)
-		{
-			uint64_t	lc;
-
-			if (!((double) h.count[c] > threshold))
-				continue;
-			dpk_grid_cell_coords(dhat, pl->m, c, idx);
-			for (j = 0; j < dhat; j++)
-				tc[j] = ((double) idx[j] + 0.5) / pl->m;
-			lc = dpk_grid_cell(dhat, cells.m, tc, NULL, NULL);
-			vote[lc * k + nearest_center(tc, pc, k, dhat)] += (double) h.count[c];
-		}
-		for (c = 0; c < nl; c++)
-		{
-			double		bv = 0.0;
-			int			a;
-
-			cnt[c] = (double) (cells.count ? cells.count[c] : h.count[c]);
-			for (j = 0; j < d; j++)
-				sum[c * d + j] = (double) cells.sum[c * d + j] / DPK_LIFT_UNITS;
-			norm[c] = (double) cells.norm[c] / unit2;
-			assign[c] = -1;
-			if (!(cnt[c] > lthreshold))
-				continue;
-			for (a = 0; a < k; a++)
-				if (vote[c * k + a] > bv)
-				{
-					bv = vote[c * k + a];
-					assign[c] = a;
-				}
-			if (assign[c] < 0)
-			{
-				dpk_grid_cell_coords(dhat, cells.m, c, idx);
-				for (j = 0; j < dhat; j++)
-					tc[j] = ((double) idx[j] + 0.5) / cells.m;
-				assign[c] = nearest_center(tc, pc, k, dhat);
-			}
-		}
-		dpk_lift_centers(d, k, nl, cnt, sum, assign, min_count, fallback,
-						 out->centers, out->sizes);
-		out->score = dpk_lift_cost(d, k, nl, cnt, sum,
-								   pl->have_norm ? norm : NULL, assign,
-								   sum_var_norm, min_count);
-		dpk_free(cnt);
-		dpk_free(sum);
-		dpk_free(norm);
-		dpk_free(assign);
-		dpk_free(vote);
-		dpk_free(idx);
-		dpk_free(tc);
-	}
-	dpk_hist_free(&h);
+	dpk_free(count);
 	dpk_free(cells.count);
 	dpk_free(cells.sum);
 	dpk_free(cells.norm);
-	dpk_free(pc);
-	dpk_free(fallback);
 	dpk_projection_free(&proj);
 }
 
@@ -915,13 +1002,16 @@ run_joint(const HighdPlan *pl, DpkStream *s, CopyOut *out)
 
 	for (r = 0; r < R; r++)
 	{
-		DpkDenseHist h;
+		double	   *count;
 		int			csz;
 
 		dpk_projection_init(&proj[r], d, dhat,
 							dpk_projection_copy_seed(cfg->proj_seed, r), cfg->half_width);
-		copy_grid(pl, &proj[r], s, pc + (size_t) r * k * dhat, &csz, &h, NULL);
-		dpk_hist_free(&h);
+		count = copy_histogram(pl, &proj[r], s, NULL);
+		grid_kmeans(dhat, pl->m, count, pl->count_var, cfg->threshold_sigmas, k,
+					cfg->restarts, cfg->max_iter, dpk_stream_u64(s),
+					pc + (size_t) r * k * dhat, &csz);
+		dpk_free(count);
 		if (r == 0 || csz > out->coreset_size)
 			out->coreset_size = csz;
 		ngroups *= k;
@@ -1228,11 +1318,10 @@ dpk_highd_oneshot_cluster_info(const DpkBox *box, const double *points, size_t n
 									  pl.dhat, max_per_dim);
 	else
 	{
-		pl.m = (int) floor(m * cfg->grid_scale + 0.5);
-		if (pl.m < 1)
-			pl.m = 1;
-		if (pl.m > max_per_dim)
-			pl.m = max_per_dim;
+		/* clamp in floating point: m can be astronomically large */
+		double		ms = floor(m * cfg->grid_scale + 0.5);
+
+		pl.m = !(ms >= 1.0) ? 1 : (ms >= (double) max_per_dim ? max_per_dim : (int) ms);
 	}
 	pl.lift_m = pl.m;
 	if (cfg->lift_mode == DPK_LIFT_CELL && cfg->lift_coarsen > 1)
@@ -1301,6 +1390,7 @@ dpk_highd_oneshot_cluster_info(const DpkBox *box, const double *points, size_t n
 	if (info)
 	{
 		info->dhat = pl.dhat;
+		info->lift_m = pl.lift_m;
 		info->copies = pl.copies;
 		info->chosen = best;
 		info->eps_n = eps_n;

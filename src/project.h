@@ -28,6 +28,18 @@
  * already divided by U (normalized units), so they are agnostic of where the
  * noise came from (one-shot or continual counters).
  *
+ * Copies.  The one-shot pipeline (dpk_highd_oneshot_cluster) combines its R
+ * copies instead of choosing one (DPK_LIFT_JOINT, measured best): each copy
+ * clusters its projected grid, the tuple of a point's R projected labels
+ * makes its group, groups are clustered at the concatenation of their
+ * projected centres, and each of the k parts is lifted from a single noisy
+ * (count, sum).  Its partition depends on the noisy output, so it needs
+ * fresh budget per release and has no continual counterpart.  The paper's
+ * way, which fixed per-cell counters allow, is DPK_LIFT_CELL: per copy, noisy
+ * sums per projected cell, lifting over the cells of each centre and the
+ * copy with the best private score published; dpk_highd_cells_cluster does
+ * one copy of it from any noisy per-cell statistics.
+ *
  * Everything here is plain C on dpk_alloc; no PostgreSQL headers.
  */
 #ifndef DPK_PROJECT_H
@@ -43,7 +55,10 @@
 /* Fixed-point steps per box width of the original-space lifting sums. */
 #define DPK_LIFT_UNITS 1024
 
-/* Below this dimension the low-d pipeline (dpk_oneshot_cluster) is better. */
+/*
+ * From this dimension on use the projection pipeline; below it the low-d
+ * pipeline (dpk_oneshot_cluster) is as good (see dpk_highd_defaults).
+ */
 #define DPK_HIGHD_MIN_D 6
 
 /* One data-independent projection R^d -> R^d_hat. */
@@ -132,12 +147,49 @@ double		dpk_lift_cost(int d, int k, size_t ncells, const double *count,
 						  const double *sum, const double *sumnorm, const int *assign,
 						  double sum_var, double min_count);
 
+/*
+ * One copy's noisy per-cell statistics, as continual counters would keep
+ * them: counts of the projected grid (m^dhat cells, row-major as
+ * dpk_grid_cell numbers them) and, per lifting cell, sums in the original
+ * space.  The lifting cells are the grid's own (lift_m == m, counts shared)
+ * or a coarser grid of lift_m^dhat cells with its own noisy counts.
+ */
+typedef struct DpkHighdCells
+{
+	int			m;				/* projected grid: m^dhat cells */
+	const double *count;		/* m^dhat noisy counts */
+	double		count_var;		/* noise variance of one count */
+	int			lift_m;			/* lifting cells per dimension (0: m) */
+	const double *lift_count;	/* lift_m^dhat noisy counts (unused if lift_m == m) */
+	double		lift_count_var;
+	const double *sum;			/* lift_m^dhat * d noisy sums of u - 1/2 */
+	double		sum_var;		/* noise variance of one coordinate sum */
+	const double *sumnorm;		/* lift_m^dhat noisy sums of ||u - 1/2||^2, or NULL */
+} DpkHighdCells;
+
+/*
+ * Centres of one copy from its noisy per-cell statistics (post-processing
+ * only; statistics in normalized units, see above): coreset of the grid
+ * cells whose count clears dpk_coreset_threshold, weighted k-means in the
+ * projected space, every lifting cell above its threshold to the centre
+ * holding most of the noisy mass of its coreset cells (else the centre
+ * nearest its middle), then dpk_lift_centers with the pseudo-inverse of the
+ * projected centres as fallback.  Writes k normalized centres (k * d) and
+ * sizes (k); returns the copy's private score (dpk_lift_cost, lower is
+ * better) for choosing among copies.
+ */
+double		dpk_highd_cells_cluster(const DpkProjection *p, const DpkHighdCells *hc,
+									int k, double threshold_sigmas, int restarts,
+									int max_iter, uint64_t seed, double *centers,
+									double *sizes, int *coreset_size);
+
 /* How the one-shot pipeline lifts centres (measured, see the defaults). */
 typedef enum DpkLiftMode
 {
-	DPK_LIFT_JOINT,				/* R grids, one noisy (count, sum) per group of
-								 * points sharing all R projected labels,
-								 * k-means of the groups in the original space */
+	DPK_LIFT_JOINT,				/* R grids; one noisy count per group of points
+								 * sharing all R projected labels; k-means of
+								 * the groups at their concatenated projected
+								 * centres; one noisy (count, sum) per part */
 	DPK_LIFT_CLUSTER,			/* per copy: one noisy (count, sum) per
 								 * projected cluster; best private score wins */
 	DPK_LIFT_CELL				/* per copy: noisy sums per projected grid cell
@@ -160,8 +212,10 @@ typedef struct DpkHighdConfig
 	double		lift_share;		/* selection modes: share of a copy's budget
 								 * on its lifting statistics; joint mode:
 								 * share of epsilon (after N) on the lift */
-	double		lift_count_share;	/* share of the lifting budget on counts
-									 * (cluster mode); < 0: 1/(1 + d^(2/3)) */
+	double		lift_count_share;	/* share of the lifting (and refinement)
+									 * budget on counts, the rest on sums
+									 * (not in cell mode with lift_coarsen
+									 * 1); < 0: 1/(1 + d^(2/3)) */
 	DpkLiftMode lift_mode;
 	double		norm_share;		/* cell mode: share of the lifting budget on
 								 * per-cell sums of squared norms */
@@ -169,18 +223,62 @@ typedef struct DpkHighdConfig
 								 * grid cells wide per dimension (1: the
 								 * grid's own cells, sharing its counts) */
 	int			refine_steps;	/* private Lloyd steps in the original space
-								 * after the best copy is chosen */
+								 * after the lift */
 	double		refine_share;	/* share of epsilon (after N) on refinement */
 	double		grid_scale;		/* multiplies RUGNIK's m in projected space */
 	double		threshold_sigmas;	/* keep cells above this many noise sd */
 	double		max_cells;		/* public cap on m^dhat */
-	double		max_lift_values;	/* cell mode: cap on cells * d sums */
+	double		max_lift_values;	/* cell mode: cap on lifting cells * d;
+									 * joint mode: on k^R groups * (1 + R dhat)
+									 * (fewer copies are combined) */
 	uint64_t	proj_seed;		/* public seed of the projections */
 	int			restarts;
 	int			max_iter;
 } DpkHighdConfig;
 
-/* Defaults measured by test/bench/bench_highd.c (see project.c). */
+/*
+ * Defaults, measured with test/bench/bench_highd.c (Gaussian mixtures,
+ * box [0,100]^d, K = 10, N = 1e5 unless said; normalized cost = cost of the
+ * released centres / non-private cost, geometric mean over 4-6 seeds):
+ *
+ *	 lift_mode = JOINT.  At d = 64, eps = 0.5: joint 1.15; selecting the best
+ *		copy by private score with per-cluster sums (R = 3) 3.2, and with a
+ *		private Lloyd step after the choice 1.2-2.4 with single runs up to 5
+ *		(a projection merging two clusters is not undone); selection with
+ *		per-cell sums (R = 2, what continual counters allow) 4.9.  Selection
+ *		splits the sum budget R ways; the joint mode spends it once.
+ *	 dhat = 4.  dhat = 3 fails more at N = 1e4 (d = 16/32, eps = 1: 1.69/2.46
+ *		against 1.27/1.81); dhat = 5 is level at N = 1e5 but had a failed run
+ *		at d = 8 (2.2).
+ *	 copies = 2, grid_scale = 1.7 (m = 1.7 x RUGNIK's m for dhat at the
+ *		grid's count noise).  At N = 1e5 every pair of R in {2, 3, 4} and
+ *		grid_scale in {1, 1.4, 1.7, 2} is level (within 0.01, except d = 64,
+ *		eps = 0.5: 1.13-1.15); grid_scale 0.7 fails runs.  At N = 1e4 the
+ *		grid must separate clusters the projection has brought close, and
+ *		finer grids with fewer copies win: over d = 8..64, eps = 0.5 and 1,
+ *		geometric mean 3.09 for R = 3, grid_scale 1 against 2.49 for R = 2,
+ *		1.7 (d = 8, eps = 0.5: 2.49 -> 1.34; d = 16: 3.49 -> 2.03).
+ *	 lift_share = 0.7, group_share = 0.05 (the grids share the remaining
+ *		0.25; measured with R = 3, grid_scale 1).  The lift noise dominates
+ *		at high d (its cost excess grows like d^2 / (eps^2 N_j^2 sd^2), N_j
+ *		the cluster size, sd its spread in box widths): d = 64, eps = 0.5 gives 1.19 / 1.15 / 1.11
+ *		/ 1.10 at 0.6 / 0.7 / 0.8 / 0.85 but runs fail from 0.9 (3.1, 5.0),
+ *		and at N = 1e4 (d = 16, eps = 0.5) 0.8 already fails (2.6, max 5.6,
+ *		against 2.2 at 0.6).  group_share 0.05 and 0.1 are level.
+ *	 refine_steps = 0.  With the joint partition a private Lloyd step costs
+ *		more lift noise than it fixes (d = 64, eps = 0.5: lift 0.3 plus a
+ *		step on 0.4 gives 1.43, lift 0.5 and no step 1.26).
+ *	 half_width = 0.75.  0.5 and 1.0 are level at N = 1e5; 1.0 is worse at
+ *		N = 1e4 (d = 32, eps = 1: 2.60 against 1.81).
+ *	 lift_count_share = 1 / (1 + d^(2/3)): minimises the variance of a mean
+ *		Sum / Count when the count has sensitivity 1 and the sum d U / 2.
+ *	 n_share = 0.05, threshold_sigmas = 2: as the low-d pipeline.
+ *	 DPK_HIGHD_MIN_D = 6: at d = 5 and 6 both pipelines are level at N = 1e5
+ *		(d = 5: 1.009 / 1.010 against the low-d 1.011 / 1.008 at eps 0.5 / 1;
+ *		d = 6: 1.009 / 1.008 against 1.012 / 1.009); from d = 8 on this one
+ *		wins (at N = 1e4, d = 8: 1.34 / 1.09 against 1.45 / 1.19) and from
+ *		d = 32 the low-d grid has one cell and costs 40-50.
+ */
 void		dpk_highd_defaults(DpkHighdConfig *cfg, double epsilon, int k);
 
 /* The projected dimension used when cfg->dhat is 0. */
@@ -206,25 +304,31 @@ typedef struct DpkHighdInfo
 	double		eps_lift_sum;	/* per copy (selection), once (joint) */
 	double		eps_lift_norm;	/* per copy (cell mode) */
 	double		eps_refine;		/* per refinement step */
-	double		count_scale;	/* discrete Laplace scales, fixed point */
-	double		group_scale;
+	double		count_scale;	/* discrete Laplace scales: counts in points, */
+	double		group_scale;	/* sums in DPK_LIFT_UNITS, norms in units^2 */
 	double		lift_count_scale;
 	double		sum_scale;
 	double		norm_scale;
 	double		refine_count_scale;
 	double		refine_sum_scale;
-	double		score[16];		/* private score of the first 16 copies */
-	double	   *copy_centers;	/* if not NULL on entry: receives copies * k * d
-								 * normalized centres, every copy's lift */
+	int			lift_m;			/* cell mode: lifting cells per dimension */
+	double		score[16];		/* selection modes: private score of the
+								 * first 16 copies */
+	double	   *copy_centers;	/* selection modes, if not NULL on entry:
+								 * receives copies * k * d normalized
+								 * centres, every copy's lift */
 } DpkHighdInfo;
 
 /*
  * One-shot epsilon-DP k-means for high d (same contract as
  * dpk_oneshot_cluster): exactly cfg->k centres in the original space of the
  * box, noisy sizes, no data-dependent error.  points: n * d, NaN-free
- * (+-Inf allowed, clamped).  Privacy: eps_n + copies * (eps_grid +
- * eps_lift_count + eps_lift_sum + eps_lift_norm) + refine_steps * eps_refine
- * = cfg->epsilon by sequential composition (every point is in every copy).
+ * (+-Inf allowed, clamped).  Privacy, by sequential composition (every
+ * point is in every copy and in exactly one cell, group or part of each):
+ * joint mode eps_n + copies * eps_grid + eps_group + eps_lift_count +
+ * eps_lift_sum + refine_steps * eps_refine = cfg->epsilon; selection modes
+ * eps_n + copies * (eps_grid + eps_lift_count + eps_lift_sum +
+ * eps_lift_norm) + refine_steps * eps_refine = cfg->epsilon.
  */
 void		dpk_highd_oneshot_cluster(const DpkBox *box, const double *points,
 									  size_t n, const DpkHighdConfig *cfg,

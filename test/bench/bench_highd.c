@@ -10,6 +10,11 @@
  *
  *	 H  highd    dpk_highd_oneshot_cluster with dpk_highd_defaults, optionally
  *				 overridden on the command line for tuning;
+ *	 C  H_cell   the same pipeline in cell mode (DPK_LIFT_CELL, 2 copies,
+ *				 lift_share 0.7, grid_scale 1): per-cell original-space sums and the
+ *				 copy with the best private score, i.e. what continual
+ *				 per-cell counters can support (paper 000's lifting and
+ *				 boosting);
  *	 L  lowd     dpk_oneshot_cluster with dpk_oneshot_defaults (the grid in
  *				 the original space, which collapses to 1-2 cells per
  *				 dimension at high d);
@@ -20,15 +25,17 @@
  * Output: one line per row with the geometric mean over seeds of each
  * method's normalised cost, H's min and max, H's mean wall time, the
  * projected dimension and cells per dimension H used, the cells per
- * dimension of L and G; then the geometric mean over rows.
+ * dimension of L and G, how often C chose each copy; then the geometric
+ * mean over rows.
  *
- * Options (all optional):
- *	 --seeds N  --n N  --rows "d:K:eps,..."  --no-baselines
+ * Options (all optional; the H overrides are for tuning):
+ *	 --seeds N  --n N  --rows "d:K:eps,..."  --no-baselines (H only)
  *	 --dhat N  --copies N  --half-width X  --group-share X  --lift-share X
- *	 --lift-count-share X
- *	 --mode joint|cluster|cell  --norm-share X  --coarsen N  --refine N  --refine-share X  --grid-scale X
+ *	 --lift-count-share X  --mode joint|cluster|cell  --norm-share X
+ *	 --coarsen N  --refine N  --refine-share X  --grid-scale X
  *	 --threshold X  --n-share X  --restarts N
- *	 --verbose  one line per seed (H's cost, chosen copy, private scores)
+ *	 --verbose  one line per seed (H's cost; in the selection modes the
+ *				chosen copy, every copy's private score and true cost)
  *	 --ref-cache FILE  reuse reference costs stored in FILE, append new ones
  */
 #include <math.h>
@@ -56,6 +63,7 @@ typedef struct Row
 	double		eps;
 	int			nseeds;
 	double		log_h,
+				log_c,
 				log_l,
 				log_g;
 	double		min_h,
@@ -66,7 +74,7 @@ typedef struct Row
 				m_h_hi;
 	int			m_l,
 				m_g;
-	int			chosen[4];		/* how often copy 0, 1, 2, >=3 was chosen */
+	int			chosen[4];		/* how often C chose copy 0, 1, 2, >=3 */
 } Row;
 
 typedef struct Options
@@ -95,7 +103,7 @@ typedef struct Options
 
 enum
 {
-	METHOD_H = 11, METHOD_L = 12, METHOD_G = 13
+	METHOD_H = 11, METHOD_L = 12, METHOD_G = 13, METHOD_C = 14
 };
 
 static double
@@ -355,10 +363,10 @@ highd_config(const Options *opt, double eps, int k, int seed, DpkHighdConfig *cf
 	cfg->proj_seed = mix_hash4(0x70726f6aULL, (uint64_t) k, (uint64_t) seed, 0);
 }
 
-/* Method H: the high-d one-shot release. */
+/* Method H (cell = 0) or C (cell = 1): the high-d one-shot release. */
 static double
 highd(const MixData *mx, const DpkBox *box, const Row *row, int seed,
-	  const Options *opt, double *ms, DpkHighdInfo *info, int *m_out)
+	  const Options *opt, int cell, double *ms, DpkHighdInfo *info, int *m_out)
 {
 	DpkHighdConfig cfg;
 	DpkOneshotResult res;
@@ -366,8 +374,24 @@ highd(const MixData *mx, const DpkBox *box, const Row *row, int seed,
 	double		t0,
 				cost;
 
-	highd_config(opt, row->eps, row->k, seed, &cfg);
-	open_stream(&s, row, seed, METHOD_H);
+	if (cell)
+	{
+		Options		none;
+
+		memset(&none, 0, sizeof(none));
+		none.half_width = none.lift_share = none.lift_count_share = none.group_share = NAN;
+		none.norm_share = none.refine_share = none.grid_scale = NAN;
+		none.threshold = none.n_share = NAN;
+		none.refine = none.mode = none.restarts = -1;
+		highd_config(&none, row->eps, row->k, seed, &cfg);
+		cfg.lift_mode = DPK_LIFT_CELL;
+		cfg.copies = 2;
+		cfg.lift_share = 0.7;
+		cfg.grid_scale = 1.0;	/* finer grids put a cluster over more noisy sums */
+	}
+	else
+		highd_config(opt, row->eps, row->k, seed, &cfg);
+	open_stream(&s, row, seed, cell ? METHOD_C : METHOD_H);
 	t0 = now_ms();
 	dpk_highd_oneshot_cluster_info(box, mx->points, mx->n, &cfg, &s, &res, info);
 	*ms = now_ms() - t0;
@@ -461,12 +485,13 @@ main(int argc, char **argv)
 				r;
 	double		t_start = now_ms();
 	double		sum_log_h = 0.0,
+				sum_log_c = 0.0,
 				sum_log_l = 0.0,
 				sum_log_g = 0.0;
 	DpkHighdConfig def;
 
 	memset(&opt, 0, sizeof(opt));
-	opt.seeds = 3;
+	opt.seeds = 5;
 	opt.n = 100000;
 	opt.baselines = 1;
 	opt.half_width = opt.lift_share = opt.lift_count_share = opt.group_share = NAN;
@@ -556,11 +581,13 @@ main(int argc, char **argv)
 		   def.grid_scale, def.threshold_sigmas, def.n_share, def.restarts);
 	printf("# cost = k-means cost on the true points / non-private reference; "
 		   "geometric mean over seeds\n");
-	printf("# H = highd projection pipeline, L = low-d dpk_oneshot_cluster, "
+	printf("# H = highd projection pipeline (defaults), H_cell = the same in cell mode "
+		   "(per-cell sums, 2 copies, grid_scale 1, best private score), L = low-d dpk_oneshot_cluster, "
 		   "G = plain RUGNIK grid at the true N\n");
-	printf("%2s %2s %5s | %8s %8s %8s | %8s %8s | %8s | %4s %5s %3s %3s | %s\n",
-		   "d", "K", "eps", "H", "L_lowd", "G_grid", "H_min", "H_max",
-		   "H_ms", "dhat", "m_H", "m_L", "m_G", "chosen copy 0/1/2/3+");
+	printf("# H_cell chosen: how often each of its copies had the best private score\n");
+	printf("%2s %2s %5s | %8s %8s %8s %8s | %8s %8s | %8s | %4s %5s %3s %3s | %s\n",
+		   "d", "K", "eps", "H", "H_cell", "L_lowd", "G_grid", "H_min", "H_max",
+		   "H_ms", "dhat", "m_H", "m_L", "m_G", "H_cell chosen 0/1");
 	fflush(stdout);
 
 	memset(done, 0, sizeof(done));
@@ -607,19 +634,25 @@ main(int argc, char **argv)
 				Row		   *row = &rows[rr];
 				DpkHighdInfo info;
 				double		ms,
+							ms_c,
 							ch,
+							cc = 1.0,
 							cl = 1.0,
 							cg = 1.0;
-				int			mh;
+				int			mh,
+							mc;
+				DpkHighdInfo cinfo;
 
 				if (done[rr] || row->d != rows[r].d || row->k != rows[r].k)
 					continue;
 				memset(&info, 0, sizeof(info));
 				if (opt.verbose)
 					info.copy_centers = malloc(sizeof(double) * 64 * row->k * row->d);
-				ch = highd(&mx, &box, row, seed, &opt, &ms, &info, &mh) / cost_opt;
+				ch = highd(&mx, &box, row, seed, &opt, 0, &ms, &info, &mh) / cost_opt;
 				if (opt.baselines)
 				{
+					memset(&cinfo, 0, sizeof(cinfo));
+					cc = highd(&mx, &box, row, seed, &opt, 1, &ms_c, &cinfo, &mc) / cost_opt;
 					cl = lowd(&mx, &box, row, seed, &row->m_l) / cost_opt;
 					cg = plain_grid(&mx, &box, row, seed, &row->m_g) / cost_opt;
 				}
@@ -657,8 +690,10 @@ main(int argc, char **argv)
 				if (mh > row->m_h_hi)
 					row->m_h_hi = mh;
 				row->dhat = info.dhat;
-				row->chosen[info.chosen < 3 ? info.chosen : 3]++;
+				if (opt.baselines && cinfo.chosen >= 0)
+					row->chosen[cinfo.chosen < 3 ? cinfo.chosen : 3]++;
 				row->log_h += log(ch);
+				row->log_c += log(cc);
 				row->log_l += log(cl);
 				row->log_g += log(cg);
 				row->ms_h += ms;
@@ -681,16 +716,17 @@ main(int argc, char **argv)
 				snprintf(mh, sizeof(mh), "%d", row->m_h_lo);
 			else
 				snprintf(mh, sizeof(mh), "%d-%d", row->m_h_lo, row->m_h_hi);
-			printf("%2d %2d %5.2f | %8.4f %8.4f %8.4f | %8.4f %8.4f | %8.1f | %4d %5s %3d %3d | %d/%d/%d/%d\n",
+			printf("%2d %2d %5.2f | %8.4f %8.4f %8.4f %8.4f | %8.4f %8.4f | %8.1f | %4d %5s %3d %3d | %d/%d\n",
 				   row->d, row->k, row->eps,
 				   exp(row->log_h / row->nseeds),
+				   exp(row->log_c / row->nseeds),
 				   exp(row->log_l / row->nseeds),
 				   exp(row->log_g / row->nseeds),
 				   row->min_h, row->max_h, row->ms_h / row->nseeds,
-				   row->dhat, mh, row->m_l, row->m_g,
-				   row->chosen[0], row->chosen[1], row->chosen[2], row->chosen[3]);
+				   row->dhat, mh, row->m_l, row->m_g, row->chosen[0], row->chosen[1]);
 			fflush(stdout);
 			sum_log_h += row->log_h / row->nseeds;
+			sum_log_c += row->log_c / row->nseeds;
 			sum_log_l += row->log_l / row->nseeds;
 			sum_log_g += row->log_g / row->nseeds;
 		}
@@ -698,7 +734,8 @@ main(int argc, char **argv)
 
 	printf("# geometric mean over %d rows: H %.4f", nrows, exp(sum_log_h / nrows));
 	if (opt.baselines)
-		printf("  L %.4f  G %.4f", exp(sum_log_l / nrows), exp(sum_log_g / nrows));
+		printf("  H_cell %.4f  L %.4f  G %.4f", exp(sum_log_c / nrows),
+			   exp(sum_log_l / nrows), exp(sum_log_g / nrows));
 	printf("\n# total time %.1f s\n", (now_ms() - t_start) / 1e3);
 	return 0;
 }

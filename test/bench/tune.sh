@@ -14,7 +14,7 @@ cd "$(dirname "$0")/../.."
 export OPENBLAS_NUM_THREADS=1
 ROWS=${ROWS:-2:6:0.1,2:6:0.5,2:6:1,3:8:0.1,3:8:0.5,3:8:1,5:6:0.1,5:6:0.5,5:6:1}
 SEEDS=${SEEDS:-10}
-VARIANTS=${VARIANTS:-"--sum-share 0;--sum-share 0.25;--sum-share 0.5;--sum-share 0.75;--grid-scale 0.5;--grid-scale 0.7;--grid-scale 1.0;--threshold 1;--threshold 2;--threshold 3"}
+VARIANTS=${VARIANTS:-"--restarts 5;--restarts 20;--restarts 20 --grid-scale 1.3;--restarts 20 --grid-scale 1.5;--restarts 20 --sum-share 0.35;--restarts 20 --sum-share 0.65;--restarts 20 --n-share 0.02;--restarts 20 --threshold-log 1.25"}
 JOBS=${JOBS:-2}
 BENCH=${BENCH:-./test/bench/bin/bench_oneshot}
 CACHE=test/bench/out/ref_cache.txt
