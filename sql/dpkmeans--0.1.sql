@@ -44,6 +44,10 @@ CREATE TABLE dpkmeans_internal.tracked (
     size_hint   float8 NOT NULL,
     level       int NOT NULL,
     sum_share   float8 NOT NULL,
+    dhat        int NOT NULL DEFAULT 0,       -- projected dimension (0: none)
+    copies      int NOT NULL DEFAULT 1,       -- independent projections
+    proj_seed   bigint NOT NULL DEFAULT 0,    -- public seed of the projections
+    norm_share  float8 NOT NULL DEFAULT 0,    -- epsilon share of the sum of norms
     releases    int NOT NULL DEFAULT 0,
     state       bytea NOT NULL,
     attached_at timestamptz NOT NULL DEFAULT now()

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "coreset.h"
+#include "project.h"
 #include "dpk_mem.h"
 #include "kmeans.h"
 #include "rugnik.h"
@@ -24,23 +25,55 @@ dpk_live_defaults(DpkLiveConfig *cfg, int d, int k, double epsilon,
 	cfg->insert_only = insert_only;
 	cfg->level = 0;
 	cfg->sum_share = 0.5;
+	cfg->dhat = 0;
+	cfg->copies = 1;
+	cfg->proj_seed = 0;
+	cfg->half_width = 0.75;
+	cfg->norm_share = 0.0;
 	cfg->threshold_sigmas = 2.0;
 	cfg->restarts = 10;
 	cfg->max_iter = 100;
 }
 
-/* Count sensitivity: h tree nodes of one cell, twice with deletions. */
+/*
+ * Count sensitivity: h tree nodes of one cell per copy, twice with
+ * deletions.
+ */
 double
 dpk_live_count_sensitivity(const DpkLiveConfig *cfg)
 {
-	return (double) dpk_tree_height(cfg->horizon) * (cfg->insert_only ? 1.0 : 2.0);
+	return (double) dpk_tree_height(cfg->horizon) * (cfg->insert_only ? 1.0 : 2.0) *
+		cfg->copies;
 }
 
-/* Sum sensitivity: each of d sums moves by < DPK_REL_UNITS in h nodes. */
+/*
+ * Sum sensitivity: each of d sums moves by < DPK_REL_UNITS (in-cell offsets)
+ * or by at most DPK_LIFT_UNITS / 2 (centred lifting sums) in h nodes.
+ */
 double
 dpk_live_sum_sensitivity(const DpkLiveConfig *cfg)
 {
+	if (cfg->dhat > 0)
+		return dpk_live_count_sensitivity(cfg) * cfg->d * (DPK_LIFT_UNITS / 2.0);
 	return dpk_live_count_sensitivity(cfg) * cfg->d * DPK_REL_UNITS;
+}
+
+/* One global counter: ||q||^2 <= d U^2 / 4 per point, h nodes, x2 deletions. */
+double
+dpk_live_norm_sensitivity(const DpkLiveConfig *cfg)
+{
+	return (double) dpk_tree_height(cfg->horizon) * (cfg->insert_only ? 1.0 : 2.0) *
+		cfg->d * (DPK_LIFT_UNITS / 2.0) * (DPK_LIFT_UNITS / 2.0);
+}
+
+/* Scale of the norm counter's node noise. */
+DpkScale
+dpk_live_norm_scale(const DpkLiveConfig *cfg)
+{
+	if (cfg->norm_share <= 0.0)
+		return dpk_scale_from_double(1.0);
+	return dpk_scale_from_double(dpk_live_norm_sensitivity(cfg) /
+								 (cfg->epsilon * cfg->norm_share));
 }
 
 /* Scale of one node's count noise. */
@@ -48,7 +81,7 @@ DpkScale
 dpk_live_count_scale(const DpkLiveConfig *cfg)
 {
 	return dpk_scale_from_double(dpk_live_count_sensitivity(cfg) /
-								 (cfg->epsilon * (1.0 - cfg->sum_share)));
+								 (cfg->epsilon * (1.0 - cfg->sum_share - cfg->norm_share)));
 }
 
 /* Scale of one node's sum noise (unused when sum_share is 0). */
@@ -105,11 +138,14 @@ dpk_live_choose_level(const DpkLiveConfig *cfg, double size_hint, double max_cel
 	if (size_hint < 1.0)
 		size_hint = 1.0;
 	m = dpk_grid_m(DPK_RULE_RUGNIK, size_hint, dpk_rugnik_eps_for_variance(var),
-				   cfg->k, cfg->d);
+				   cfg->k, cfg->dhat > 0 ? cfg->dhat : cfg->d);
 	level = (int) ceil(log2(fmax(m, 1.0)) - 0.25);
 	if (level < 0)
 		level = 0;
-	max_level = (int) floor(fmin(log2(fmax(max_cells, 1.0)), 48.0) / cfg->d + 1e-9);
+	/* Cell ids of all copies (and the norm counter) must fit in 48 bits. */
+	max_level = (int) floor(fmin(log2(fmax(max_cells, 1.0)),
+								 48.0 - ceil(log2(cfg->copies + 1.0))) /
+							(cfg->dhat > 0 ? cfg->dhat : cfg->d) + 1e-9);
 	if (level > max_level)
 		level = max_level;
 	return level;
@@ -372,4 +408,196 @@ dpk_live_release_free(DpkLiveRelease *rel)
 	dpk_free(rel->sizes);
 	dpk_free(rel->costs);
 	rel->centers = rel->sizes = rel->costs = NULL;
+}
+
+/* Cells of one copy's projected grid. */
+uint64_t
+dpk_live_copy_cells(const DpkLiveConfig *cfg)
+{
+	return (uint64_t) llround(pow(2.0, (double) cfg->level * cfg->dhat));
+}
+
+/*
+ * Projected mode: the projected dimension of dpk_highd_dhat and 2 copies
+ * (project.c's cell mode), half of epsilon on the lifting sums and 5 % on the
+ * global sum of squared norms: under continual noise the projected counts
+ * need the rest, or noise-only cells pass the coreset threshold.
+ */
+void
+dpk_live_use_projection(DpkLiveConfig *cfg, uint64_t proj_seed)
+{
+	cfg->dhat = dpk_highd_dhat(cfg->d, cfg->k);
+	cfg->copies = 2;
+	cfg->proj_seed = proj_seed;
+	cfg->half_width = 0.75;
+	cfg->sum_share = 0.5;
+	cfg->norm_share = 0.05;
+}
+
+/* Add one point to a projected table's state (see continual.h). */
+void
+dpk_live_add_projected(const DpkLiveConfig *cfg, DpkCellMap *state, const double *u,
+					   const double *t, int sign)
+{
+	int64_t		q[1024];
+	int64_t    *qp = cfg->d <= 1024 ? q : dpk_alloc(cfg->d * sizeof(int64_t));
+	int64_t		idx[64];
+	uint64_t	ncells = dpk_live_copy_cells(cfg);
+	int64_t		norm = dpk_lift_quantize(cfg->d, u, qp);
+	int			r;
+
+	for (r = 0; r < cfg->copies; r++)
+	{
+		uint64_t	cell = dpk_grid_cell(cfg->dhat, 1 << cfg->level, t + (size_t) r * cfg->dhat,
+										 idx, NULL);
+
+		dpk_cellmap_add_point(state, (uint64_t) r * ncells + cell, qp, sign);
+	}
+	dpk_cellmap_get(state, DPK_LIVE_NORM_CELL(cfg))[0] += sign * norm;
+	if (qp != q)
+		dpk_free(qp);
+}
+
+/* Noisy statistics of every copy at release t (see continual.h). */
+void
+dpk_live_noisy_projected(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYTES],
+						 const DpkCellMap *state, uint32_t t, DpkStream *s,
+						 double *count, double *sum, double *sumnorm)
+{
+	int			d = cfg->d;
+	uint64_t	ncells = dpk_live_copy_cells(cfg);
+	uint64_t	total = (uint64_t) cfg->copies * ncells;
+	DpkScale	cs = dpk_live_count_scale(cfg);
+	DpkScale	ss = dpk_live_sum_scale(cfg);
+	int64_t    *noise = dpk_alloc((1 + d) * sizeof(int64_t));
+	size_t		pos = 0;
+	uint64_t	cell,
+				c;
+	const int64_t *vals;
+	int			j;
+
+	memset(count, 0, total * sizeof(double));
+	memset(sum, 0, total * d * sizeof(double));
+	*sumnorm = 0.0;
+	while (dpk_cellmap_next(state, &pos, &cell, &vals))
+	{
+		if (cell == DPK_LIVE_NORM_CELL(cfg))
+			*sumnorm = (double) vals[0];
+		else if (cell < total)
+		{
+			count[cell] = (double) vals[0];
+			for (j = 0; j < d; j++)
+				sum[cell * d + j] = (double) vals[1 + j];
+		}
+	}
+	for (c = 0; c < total; c++)
+	{
+		if ((c & 255) == 0)
+			dpk_check_interrupts();
+		/* The level byte carries the copy, so copies never share a node. */
+		dpk_cell_noise(s, key, cfg->level + 32 * (int) (c / ncells), c % ncells, t, d,
+					   cs, ss, true, noise);
+		count[c] += (double) noise[0];
+		for (j = 0; j < d; j++)
+			sum[c * d + j] += (double) noise[1 + j];
+	}
+	dpk_cell_noise(s, key, 255, 0, t, 0, dpk_live_norm_scale(cfg), cs, false, noise);
+	*sumnorm += (double) noise[0];
+	dpk_free(noise);
+}
+
+/* Centres of a projected table for every k' (see continual.h). */
+void
+dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
+						   const double *count, const double *sum, double sumnorm,
+						   uint32_t t, uint64_t seed, DpkLiveRelease *rel)
+{
+	int			d = cfg->d,
+				k = cfg->k,
+				r,
+				kp,
+				j;
+	uint64_t	ncells = dpk_live_copy_cells(cfg);
+	double		nodes = dpk_tree_nodes(t);
+	double		count_var = nodes * dpk_discrete_laplace_variance(dpk_live_count_scale(cfg));
+	double		sum_var = nodes * dpk_discrete_laplace_variance(dpk_live_sum_scale(cfg)) /
+		((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS);
+	double	   *nsum = dpk_alloc((size_t) ncells * d * sizeof(double));
+	double	   *cent = dpk_alloc((size_t) k * d * sizeof(double));
+	double	   *sizes = dpk_alloc((size_t) k * sizeof(double));
+	double		noisy_n = 0.0,
+				width2 = 0.0;
+	DpkProjection *proj = dpk_alloc(cfg->copies * sizeof(DpkProjection));
+	uint64_t	c;
+
+	for (c = 0; c < ncells; c++)
+		noisy_n += count[c];
+	for (j = 0; j < d; j++)
+		width2 += (box->upper[j] - box->lower[j]) * (box->upper[j] - box->lower[j]) / d;
+	for (r = 0; r < cfg->copies; r++)
+		dpk_projection_init(&proj[r], d, cfg->dhat, dpk_projection_copy_seed(cfg->proj_seed, r),
+							cfg->half_width);
+
+	rel->level = cfg->level;
+	rel->noisy_n = noisy_n < 1.0 ? 1.0 : noisy_n;
+	rel->coreset_size = 0;
+	rel->centers = dpk_alloc((size_t) dpk_live_block(k + 1) * d * sizeof(double));
+	rel->sizes = dpk_alloc((size_t) dpk_live_block(k + 1) * sizeof(double));
+	rel->costs = dpk_alloc((size_t) k * sizeof(double));
+
+	for (kp = 1; kp <= k; kp++)
+	{
+		double		best = INFINITY;
+
+		for (r = 0; r < cfg->copies; r++)
+		{
+			DpkHighdCells hc;
+			double		score;
+			int			coreset = 0;
+
+			for (c = 0; c < ncells * d; c++)
+				nsum[c] = sum[(size_t) r * ncells * d + c] / DPK_LIFT_UNITS;
+			memset(&hc, 0, sizeof(hc));
+			hc.m = 1 << cfg->level;
+			hc.count = count + (size_t) r * ncells;
+			hc.count_var = count_var;
+			hc.lift_m = 0;
+			hc.lift_count = NULL;
+			hc.lift_count_var = count_var;
+			hc.sum = nsum;
+			hc.sum_var = sum_var;
+			hc.sumnorm = NULL;
+			score = dpk_highd_cells_cluster(&proj[r], &hc, kp, cfg->threshold_sigmas,
+											cfg->restarts, cfg->max_iter,
+											seed + (uint64_t) kp, cent, sizes, &coreset);
+			if (score < best)
+			{
+				int			i;
+
+				best = score;
+				for (i = 0; i < kp; i++)
+				{
+					dpk_box_denormalize(box, cent + (size_t) i * d,
+										rel->centers + ((size_t) dpk_live_block(kp) + i) * d);
+					rel->sizes[dpk_live_block(kp) + i] = sizes[i];
+				}
+				if (kp == k)
+					rel->coreset_size = coreset;
+			}
+		}
+
+		/*
+		 * Cost estimate: sum ||u - 1/2||^2 over all points (noisy counter)
+		 * plus the score (minus the between-centre term), in normalized
+		 * units, scaled by the mean squared box width.
+		 */
+		rel->costs[kp - 1] = fmax(0.0, sumnorm / ((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS) + best) *
+			width2;
+	}
+	for (r = 0; r < cfg->copies; r++)
+		dpk_projection_free(&proj[r]);
+	dpk_free(proj);
+	dpk_free(nsum);
+	dpk_free(cent);
+	dpk_free(sizes);
 }

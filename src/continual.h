@@ -26,8 +26,16 @@ typedef struct DpkLiveConfig
 	double		epsilon;
 	uint32_t	horizon;
 	bool		insert_only;	/* no deletions: the factor 2 is dropped */
-	int			level;			/* counted level: 2^level cells per dimension */
+	int			level;			/* counted level: 2^level cells per dimension
+								 * (of the projected space when dhat > 0) */
 	double		sum_share;		/* share of epsilon on the in-cell sums */
+	/* High dimensions (DESIGN §7): dhat > 0 switches to projected grids. */
+	int			dhat;			/* projected dimension, 0: none */
+	int			copies;			/* R independent projections */
+	uint64_t	proj_seed;		/* public seed of the projections */
+	double		half_width;		/* projected box half-width */
+	double		norm_share;		/* share of epsilon on the global sum of
+								 * squared norms (cost curve) */
 	double		threshold_sigmas;
 	int			restarts;
 	int			max_iter;
@@ -104,5 +112,50 @@ void		dpk_live_cluster(const DpkLiveConfig *cfg, const DpkBox *box,
 
 /* Free a release's arrays. */
 void		dpk_live_release_free(DpkLiveRelease *rel);
+
+/*
+ * High dimensions.  State: one cell map (values: count, then the d centred
+ * fixed-point sums of dpk_lift_quantize) whose cell ids are
+ * r * dpk_live_copy_cells(cfg) + projected cell, plus the global sum of
+ * squared norms kept at id DPK_LIVE_NORM_CELL(cfg) (value 0).
+ */
+uint64_t	dpk_live_copy_cells(const DpkLiveConfig *cfg);
+#define DPK_LIVE_NORM_CELL(cfg) ((uint64_t) (cfg)->copies * dpk_live_copy_cells(cfg))
+
+/* Switch a configuration to the projected mode for d dimensions and k. */
+void		dpk_live_use_projection(DpkLiveConfig *cfg, uint64_t proj_seed);
+
+/* Sensitivity and per-node scale of the global sum of squared norms. */
+double		dpk_live_norm_sensitivity(const DpkLiveConfig *cfg);
+DpkScale	dpk_live_norm_scale(const DpkLiveConfig *cfg);
+
+/*
+ * Add one normalized point u (d values) to the state of a projected table,
+ * with projected coordinates t[r * dhat ..] for each copy, sign +1 or -1.
+ */
+void		dpk_live_add_projected(const DpkLiveConfig *cfg, DpkCellMap *state,
+								   const double *u, const double *t, int sign);
+
+/*
+ * The noisy statistics of every copy at release t: counts (copies * cells)
+ * and sums (copies * cells * d, fixed point), and the noisy global sum of
+ * squared norms (fixed point squared).
+ */
+void		dpk_live_noisy_projected(const DpkLiveConfig *cfg,
+									 const uint8_t key[DPK_KEY_BYTES],
+									 const DpkCellMap *state, uint32_t t,
+									 DpkStream *s, double *count, double *sum,
+									 double *sumnorm);
+
+/*
+ * Centres for every k' <= k of a projected table: per copy, the projected
+ * grid's coreset and k-means, centres lifted by the noisy sums of their
+ * cells (dpk_highd_cells_cluster), and for each k' the copy with the lowest
+ * private cost estimate published.  Costs use the noisy sum of norms.
+ */
+void		dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
+									   const double *count, const double *sum,
+									   double sumnorm, uint32_t t, uint64_t seed,
+									   DpkLiveRelease *rel);
 
 #endif

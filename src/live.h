@@ -10,8 +10,13 @@
 #include "executor/tuptable.h"
 #include "utils/relcache.h"
 
+#include "continual.h"
 #include "counter.h"
+#include "project.h"
 #include "pgutil.h"
+
+/* Projected box half-width of live tables (project.c's measured default). */
+#define DPK_LIVE_HALF_WIDTH 0.75
 
 /* How a tracked table's rows map to cells of its counted level. */
 typedef struct DpkShape
@@ -28,7 +33,26 @@ typedef struct DpkShape
 	int64_t    *idx;			/* scratch */
 	int64_t    *rel;			/* scratch */
 	MemoryContext mapctx;		/* where cell maps fed by this shape grow */
+	/* High dimensions: projected copies, rows buffered for one dgemm. */
+	DpkLiveConfig live;			/* d, level, dhat, copies, seed, half_width */
+	DpkProjection *proj;		/* copies of them, or NULL */
+	int			nbuf;
+	int			capbuf;
+	double	   *ubuf;			/* capbuf * d normalized points */
+	int		   *sbuf;			/* their signs */
+	double	   *tbuf;			/* capbuf * dhat projected, one copy */
+	double	   *tall;			/* copies * dhat, one point */
 } DpkShape;
+
+/*
+ * Switch a shape to projected cells (dhat > 0): points are buffered and
+ * projected a batch at a time with cblas_dgemm.
+ */
+void		dpk_shape_set_projection(DpkShape *shape, int dhat, int copies,
+									 uint64_t seed, double half_width);
+
+/* Count the buffered points of a projected shape into map. */
+void		dpk_shape_flush(DpkShape *shape, DpkCellMap *map);
 
 /* Build a shape for rel from its configuration; checks the column types. */
 void		dpk_shape_init(DpkShape *shape, Relation rel, int d, int level,

@@ -60,6 +60,10 @@ typedef struct Tracked
 	double		size_hint;
 	int			level;
 	double		sum_share;
+	int			dhat;
+	int			copies;
+	uint64		proj_seed;
+	double		norm_share;
 	int			releases;
 	int			ncols;
 	AttrNumber *attnums;
@@ -154,11 +158,13 @@ read_tracked(Oid relid, bool lock, MemoryContext ctx, Tracked *tr)
 
 	if (SPI_execute_with_args(lock
 							  ? "SELECT d, k, epsilon, lower, upper, horizon, mode, size_hint, level, "
-							  "sum_share, releases, attnums, array_to_string(columns, ', '), state "
+							  "sum_share, releases, attnums, array_to_string(columns, ', '), state, "
+							  "dhat, copies, proj_seed, norm_share "
 							  "FROM dpkmeans_internal.tracked WHERE relid = $1::oid::regclass "
 							  "FOR NO KEY UPDATE"
 							  : "SELECT d, k, epsilon, lower, upper, horizon, mode, size_hint, level, "
-							  "sum_share, releases, attnums, array_to_string(columns, ', '), state "
+							  "sum_share, releases, attnums, array_to_string(columns, ', '), state, "
+							  "dhat, copies, proj_seed, norm_share "
 							  "FROM dpkmeans_internal.tracked WHERE relid = $1::oid::regclass",
 							  1, types, values, NULL, !lock, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read dpkmeans configuration");
@@ -192,6 +198,10 @@ read_tracked(Oid relid, bool lock, MemoryContext ctx, Tracked *tr)
 			tr->attnums[i] = DatumGetInt16(elems[i]);
 	}
 	tr->columns = TextDatumGetCString(SPI_getbinval(tup, desc, 13, &isnull));
+	tr->dhat = DatumGetInt32(SPI_getbinval(tup, desc, 15, &isnull));
+	tr->copies = DatumGetInt32(SPI_getbinval(tup, desc, 16, &isnull));
+	tr->proj_seed = (uint64) DatumGetInt64(SPI_getbinval(tup, desc, 17, &isnull));
+	tr->norm_share = DatumGetFloat8(SPI_getbinval(tup, desc, 18, &isnull));
 	dpk_cellmap_init(&tr->state, tr->d);
 	merge_bytea(&tr->state, SPI_getbinval(tup, desc, 14, &isnull), +1);
 	MemoryContextSwitchTo(old);
@@ -206,6 +216,14 @@ live_config(const Tracked *tr, DpkLiveConfig *cfg)
 					  tr->insert_only);
 	cfg->level = tr->level;
 	cfg->sum_share = tr->sum_share;
+	if (tr->dhat > 0)
+	{
+		dpk_live_use_projection(cfg, tr->proj_seed);
+		cfg->dhat = tr->dhat;
+		cfg->copies = tr->copies;
+		cfg->sum_share = tr->sum_share;
+		cfg->norm_share = tr->norm_share;
+	}
 }
 
 /* Run a parameterised statement inside SPI, or ERROR. */
@@ -305,9 +323,36 @@ make_release(Oid relid, bool only_first)
 	box.upper = tr.upper;
 	stream = palloc0(sizeof(DpkStream));
 	dpk_pg_stream_open(stream, key, nonce);
-	dpk_live_noisy_histogram(&cfg, key, &tr.state, t, stream, &noisy);
-	explicit_bzero(key, sizeof(key));
-	dpk_live_cluster(&cfg, &box, &noisy, t, dpk_stream_u64(stream), &rel);
+	dpk_cellmap_init(&noisy_map, tr.d);
+	if (cfg.dhat > 0)
+	{
+		/* Projected copies: noisy counts and lifting sums of every copy. */
+		uint64		total = (uint64) cfg.copies * dpk_live_copy_cells(&cfg);
+		double	   *pcount = palloc_extended(total * sizeof(double), MCXT_ALLOC_HUGE);
+		double	   *psum = palloc_extended(total * tr.d * sizeof(double), MCXT_ALLOC_HUGE);
+		double		psumnorm;
+
+		dpk_live_noisy_projected(&cfg, key, &tr.state, t, stream, pcount, psum, &psumnorm);
+		explicit_bzero(key, sizeof(key));
+		dpk_live_cluster_projected(&cfg, &box, pcount, psum, psumnorm, t,
+								   dpk_stream_u64(stream), &rel);
+		for (i = 0; i < total; i++)
+		{
+			int64_t    *v = dpk_cellmap_get(&noisy_map, i);
+			int			j;
+
+			v[0] = (int64_t) pcount[i];
+			for (j = 0; j < tr.d; j++)
+				v[1 + j] = (int64_t) psum[i * tr.d + j];
+		}
+		noisy.ncells = 0;
+	}
+	else
+	{
+		dpk_live_noisy_histogram(&cfg, key, &tr.state, t, stream, &noisy);
+		explicit_bzero(key, sizeof(key));
+		dpk_live_cluster(&cfg, &box, &noisy, t, dpk_stream_u64(stream), &rel);
+	}
 
 	/* The new true state and the release number. */
 	types[1] = BYTEAOID;
@@ -351,7 +396,6 @@ make_release(Oid relid, bool only_first)
 	}
 
 	/* The noisy counted level, for dp_histogram at any level. */
-	dpk_cellmap_init(&noisy_map, tr.d);
 	for (i = 0; i < noisy.ncells; i++)
 	{
 		int64_t    *v = dpk_cellmap_get(&noisy_map, i);
@@ -518,8 +562,8 @@ dp_attach(PG_FUNCTION_ARGS)
 	List	   *args;
 	StringInfoData attcsv;
 	Datum	   *attdatums;
-	Oid			types[14];
-	Datum		values[14];
+	Oid			types[18];
+	Datum		values[18];
 	bytea	   *keyb;
 
 	for (i = 0; i < 8; i++)
@@ -574,8 +618,19 @@ dp_attach(PG_FUNCTION_ARGS)
 	dpk_shape_init(&shape, rel, d, 0, attnums, ncols, lo, hi);
 
 	dpk_live_defaults(&cfg, d, k, eps, (uint32_t) horizon, insert_only);
+	if (d >= DPK_HIGHD_MIN_D)
+	{
+		/* High dimension: projected copies; their seed is public. */
+		uint64		seed;
+
+		dpk_pg_strong_random(&seed, sizeof(seed));
+		dpk_live_use_projection(&cfg, seed & INT64CONST(0x7fffffffffffffff));
+	}
 	cfg.level = dpk_live_choose_level(&cfg, size_hint, dpk_max_cells);
 	shape.level = cfg.level;
+	if (cfg.dhat > 0)
+		dpk_shape_set_projection(&shape, cfg.dhat, cfg.copies, cfg.proj_seed,
+								 DPK_LIVE_HALF_WIDTH);
 
 	dpk_pg_owner_begin(&sw);
 	if (SPI_connect() != SPI_OK_CONNECT)
@@ -648,10 +703,20 @@ dp_attach(PG_FUNCTION_ARGS)
 	values[12] = Float8GetDatum(cfg.sum_share);
 	types[13] = BYTEAOID;
 	values[13] = map_to_bytea(&empty);
+	types[14] = INT4OID;
+	values[14] = Int32GetDatum(cfg.dhat);
+	types[15] = INT4OID;
+	values[15] = Int32GetDatum(cfg.copies);
+	types[16] = INT8OID;
+	values[16] = Int64GetDatum((int64) cfg.proj_seed);
+	types[17] = FLOAT8OID;
+	values[17] = Float8GetDatum(cfg.norm_share);
 	spi_exec("INSERT INTO dpkmeans_internal.tracked (relid, columns, attnums, d, k, epsilon, "
-			 "lower, upper, horizon, mode, size_hint, level, sum_share, state) VALUES "
-			 "($1::oid::regclass, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
-			 14, types, values, SPI_OK_INSERT);
+			 "lower, upper, horizon, mode, size_hint, level, sum_share, state, "
+			 "dhat, copies, proj_seed, norm_share) VALUES "
+			 "($1::oid::regclass, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, "
+			 "$15, $16, $17, $18)",
+			 18, types, values, SPI_OK_INSERT);
 	types[1] = BYTEAOID;
 	values[1] = PointerGetDatum(keyb);
 	spi_exec("INSERT INTO dpkmeans_internal.keys (relid, key) VALUES ($1::oid::regclass, $2)",
@@ -662,6 +727,9 @@ dp_attach(PG_FUNCTION_ARGS)
 	args = list_make5(makeString(psprintf("%d", d)), makeString(psprintf("%d", cfg.level)),
 					  makeString(attcsv.data), makeString(doubles_csv(lo, d)),
 					  makeString(doubles_csv(hi, d)));
+	args = lappend(args, makeString(psprintf("%d", cfg.dhat)));
+	args = lappend(args, makeString(psprintf("%d", cfg.copies)));
+	args = lappend(args, makeString(psprintf(UINT64_FORMAT, cfg.proj_seed)));
 	create_trigger(relid, trigger_names[0], "capture", TRIGGER_TYPE_AFTER,
 				   TRIGGER_TYPE_INSERT, false, true, NIL, args);
 	if (insert_only)
@@ -921,6 +989,79 @@ dp_histogram(PG_FUNCTION_ARGS)
 	}
 	reader_end(&sw);
 
+	if (tr.dhat > 0)
+	{
+		/*
+		 * Projected: the cells of copy 0 in the projected space, counts
+		 * summed up to the level asked, each with its lifted centre (the
+		 * noisy mean of its points in the original space).
+		 */
+		DpkLiveConfig cfg;
+		DpkProjection proj;
+		int			shift = tr.level - level;
+		int			m = 1 << level;
+		uint64		ncells = (uint64) llround(pow((double) m, tr.dhat));
+		double	   *cnt,
+				   *sums,
+				   *u = palloc(tr.d * sizeof(double)),
+				   *tt = palloc(tr.dhat * sizeof(double)),
+				   *ctr = palloc(tr.d * sizeof(double));
+		int64_t    *fidx = palloc(tr.dhat * sizeof(int64_t));
+		size_t		pos = 0;
+		uint64_t	cell;
+		const int64_t *v;
+
+		live_config(&tr, &cfg);
+		dpk_projection_init(&proj, tr.d, tr.dhat, dpk_projection_copy_seed(tr.proj_seed, 0),
+							DPK_LIVE_HALF_WIDTH);
+		cnt = palloc_extended(ncells * sizeof(double), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+		sums = palloc_extended(ncells * tr.d * sizeof(double), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+		while (dpk_cellmap_next(&noisy, &pos, &cell, &v))
+		{
+			uint64		coarse = 0;
+
+			if (cell >= dpk_live_copy_cells(&cfg))
+				continue;		/* other copies */
+			dpk_grid_cell_coords(tr.dhat, 1 << tr.level, cell, fidx);
+			for (j = 0; j < tr.dhat; j++)
+				coarse = coarse * m + (uint64) (fidx[j] >> shift);
+			cnt[coarse] += (double) v[0];
+			for (j = 0; j < tr.d; j++)
+				sums[coarse * tr.d + j] += (double) v[1 + j];
+		}
+		idx = palloc(tr.dhat * sizeof(int64_t));
+		for (c = 0; c < ncells; c++)
+		{
+			Datum		out[4];
+			bool		nulls[4] = {false, false, false, false};
+			Datum	   *cellv = palloc(tr.dhat * sizeof(Datum));
+
+			dpk_grid_cell_coords(tr.dhat, m, c, idx);
+			for (j = 0; j < tr.dhat; j++)
+			{
+				cellv[j] = Int32GetDatum((int32) idx[j]);
+				tt[j] = (idx[j] + 0.5) / m;
+			}
+			if (cnt[c] >= 1.0)
+				for (j = 0; j < tr.d; j++)
+					u[j] = fmin(1.0, fmax(0.0, 0.5 + sums[c * tr.d + j] / (DPK_LIFT_UNITS * cnt[c])));
+			else
+				dpk_project_back(&proj, tt, u);
+			for (j = 0; j < tr.d; j++)
+				ctr[j] = tr.lower[j] + u[j] * (tr.upper[j] - tr.lower[j]);
+			out[0] = Int32GetDatum(level);
+			out[1] = PointerGetDatum(construct_array(cellv, tr.dhat, INT4OID, 4, true, TYPALIGN_INT));
+			out[2] = make_float8_array(ctr, tr.d);
+			out[3] = Float8GetDatum(cnt[c]);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, out, nulls);
+			pfree(cellv);
+			if ((c & 4095) == 0)
+				CHECK_FOR_INTERRUPTS();
+		}
+		dpk_projection_free(&proj);
+		return (Datum) 0;
+	}
+
 	/* Rebuild the dense counted level and sum it up to the level asked. */
 	dpk_hist_init(&fine, tr.d, 1 << tr.level, tr.sum_share > 0.0);
 	{
@@ -1020,21 +1161,45 @@ dp_privacy_report(PG_FUNCTION_ARGS)
 	report_row(rsinfo, "guarantee", psprintf("pure epsilon-DP, epsilon = %g, over every release ever made", tr.epsilon));
 	report_row(rsinfo, "mode", tr.insert_only ? "insert_only (DELETE, UPDATE of tracked columns and TRUNCATE refused)"
 			   : "insert_delete (UPDATE = delete + insert, TRUNCATE = delete of every row)");
-	report_row(rsinfo, "epsilon on counts", psprintf("%g", tr.epsilon * (1.0 - tr.sum_share)));
+	report_row(rsinfo, "epsilon on counts",
+			   psprintf("%g", tr.epsilon * (1.0 - tr.sum_share - tr.norm_share)));
 	report_row(rsinfo, "epsilon on in-cell coordinate sums", psprintf("%g", tr.epsilon * tr.sum_share));
 	report_row(rsinfo, "levels with counters",
-			   psprintf("1 (level %d: %d cells per dimension, %.0f cells); coarser levels are sums of its cells",
-						tr.level, 1 << tr.level, pow(2.0, (double) tr.level * tr.d)));
-	report_row(rsinfo, "copies", "1 (no projection)");
+			   psprintf("1 (level %d: %d cells per %sdimension, %.0f cells%s); coarser levels are sums of its cells",
+						tr.level, 1 << tr.level, tr.dhat > 0 ? "projected " : "",
+						pow(2.0, (double) tr.level * (tr.dhat > 0 ? tr.dhat : tr.d)),
+						tr.dhat > 0 ? " per copy" : ""));
+	if (tr.dhat > 0)
+	{
+		report_row(rsinfo, "projection",
+				   psprintf("random orthonormal %d x %d, public seed " UINT64_FORMAT
+							", projected box +-%g; %d copies, each point counted in every copy",
+							tr.dhat, tr.d, tr.proj_seed, DPK_LIVE_HALF_WIDTH, tr.copies));
+		report_row(rsinfo, "copies", psprintf("%d (sensitivities include the factor %d)",
+											  tr.copies, tr.copies));
+		report_row(rsinfo, "epsilon on the sum of squared norms",
+				   psprintf("%g (one counter, for the cost curve)", tr.epsilon * tr.norm_share));
+		report_row(rsinfo, "sum of squared norms noise per tree node",
+				   psprintf("discrete Laplace, scale %.6g (sensitivity %g)",
+							dpk_scale_value(dpk_live_norm_scale(&cfg)),
+							dpk_live_norm_sensitivity(&cfg)));
+	}
+	else
+		report_row(rsinfo, "copies", "1 (no projection)");
 	report_row(rsinfo, "size hint (public)", psprintf("%g", tr.size_hint));
 	report_row(rsinfo, "horizon T (releases)", psprintf("%d", tr.horizon));
 	report_row(rsinfo, "tree height h = ceil(log2 T) + 1", psprintf("%d", h));
 	report_row(rsinfo, "deletion factor", tr.insert_only ? "1" : "2");
 	report_row(rsinfo, "count sensitivity (L1, one event)",
-			   psprintf("%g = h x %s", dpk_live_count_sensitivity(&cfg), tr.insert_only ? "1" : "2"));
+			   psprintf("%g = h x %s%s", dpk_live_count_sensitivity(&cfg), tr.insert_only ? "1" : "2",
+						tr.dhat > 0 ? " x copies" : ""));
 	report_row(rsinfo, "sum sensitivity (L1, one event, fixed-point units)",
-			   psprintf("%g = h x d x %d%s", dpk_live_sum_sensitivity(&cfg), DPK_REL_UNITS,
-						tr.insert_only ? "" : " x 2"));
+			   tr.dhat > 0
+			   ? psprintf("%g = h x copies x d x %d%s (centred lifting sums)",
+						  dpk_live_sum_sensitivity(&cfg), DPK_LIFT_UNITS / 2,
+						  tr.insert_only ? "" : " x 2")
+			   : psprintf("%g = h x d x %d%s", dpk_live_sum_sensitivity(&cfg), DPK_REL_UNITS,
+						  tr.insert_only ? "" : " x 2"));
 	report_row(rsinfo, "count noise per tree node",
 			   psprintf("discrete Laplace, scale %.6g (variance %.6g)", dpk_scale_value(cs),
 						dpk_discrete_laplace_variance(cs)));
@@ -1093,6 +1258,8 @@ dp_verify(PG_FUNCTION_ARGS)
 	dpk_pg_owner_end(&sw);
 
 	dpk_shape_init(&shape, rel, tr.d, tr.level, tr.attnums, tr.ncols, tr.lower, tr.upper);
+	if (tr.dhat > 0)
+		dpk_shape_set_projection(&shape, tr.dhat, tr.copies, tr.proj_seed, DPK_LIVE_HALF_WIDTH);
 	dpk_cellmap_init(&recount, tr.d);
 	dpk_scan_table(rel, &shape, &recount, false);
 	same = dpk_cellmap_equal(&recount, &tr.state);

@@ -60,6 +60,62 @@ dpk_shape_init(DpkShape *shape, Relation rel, int d, int level,
 	shape->idx = palloc(d * sizeof(int64_t));
 	shape->rel = palloc(d * sizeof(int64_t));
 	shape->mapctx = CurrentMemoryContext;
+	shape->proj = NULL;
+	shape->nbuf = shape->capbuf = 0;
+	dpk_live_defaults(&shape->live, d, 1, 1.0, 1, false);
+	shape->live.level = level;
+}
+
+/* Projected cells for a high-dimensional table (see live.h). */
+void
+dpk_shape_set_projection(DpkShape *shape, int dhat, int copies, uint64_t seed,
+						 double half_width)
+{
+	int			r;
+
+	shape->live.level = shape->level;
+	shape->live.dhat = dhat;
+	shape->live.copies = copies;
+	shape->live.proj_seed = seed;
+	shape->live.half_width = half_width;
+	shape->proj = palloc(copies * sizeof(DpkProjection));
+	for (r = 0; r < copies; r++)
+		dpk_projection_init(&shape->proj[r], shape->d, dhat,
+							dpk_projection_copy_seed(seed, r), half_width);
+	shape->capbuf = 2048;
+	shape->ubuf = palloc((size_t) shape->capbuf * shape->d * sizeof(double));
+	shape->sbuf = palloc(shape->capbuf * sizeof(int));
+	shape->tbuf = palloc((size_t) shape->capbuf * dhat * copies * sizeof(double));
+	shape->tall = palloc((size_t) dhat * copies * sizeof(double));
+}
+
+/* Project the buffered points, all copies, and count them (see live.h). */
+void
+dpk_shape_flush(DpkShape *shape, DpkCellMap *map)
+{
+	int			dhat = shape->live.dhat,
+				copies = shape->live.copies,
+				i,
+				r;
+	MemoryContext old;
+
+	if (shape->proj == NULL || shape->nbuf == 0)
+		return;
+	for (r = 0; r < copies; r++)
+		dpk_project_batch(&shape->proj[r], shape->ubuf, shape->nbuf,
+						  shape->tbuf + (size_t) r * shape->capbuf * dhat);
+	old = MemoryContextSwitchTo(shape->mapctx);
+	for (i = 0; i < shape->nbuf; i++)
+	{
+		for (r = 0; r < copies; r++)
+			memcpy(shape->tall + (size_t) r * dhat,
+				   shape->tbuf + ((size_t) r * shape->capbuf + i) * dhat,
+				   dhat * sizeof(double));
+		dpk_live_add_projected(&shape->live, map, shape->ubuf + (size_t) i * shape->d,
+							   shape->tall, shape->sbuf[i]);
+	}
+	MemoryContextSwitchTo(old);
+	shape->nbuf = 0;
 }
 
 /* Add one row's point to the map (see live.h). */
@@ -85,6 +141,15 @@ dpk_shape_add_slot(DpkShape *shape, DpkCellMap *map, TupleTableSlot *slot, int s
 						shape->d),
 				 errhint("The table was attached with %d dimensions; store NULL for a row that is not a point.",
 						 shape->d)));
+	}
+	if (shape->proj != NULL)
+	{
+		/* Buffered: projected a batch at a time. */
+		dpk_box_normalize(&box, shape->x, shape->ubuf + (size_t) shape->nbuf * shape->d);
+		shape->sbuf[shape->nbuf++] = sign;
+		if (shape->nbuf == shape->capbuf)
+			dpk_shape_flush(shape, map);
+		return;
 	}
 	dpk_box_normalize(&box, shape->x, shape->u);
 	cell = dpk_grid_cell(shape->d, 1 << shape->level, shape->u, shape->idx, shape->rel);
@@ -126,6 +191,7 @@ dpk_scan_table(Relation rel, DpkShape *shape, DpkCellMap *map, bool progress)
 	ExecDropSingleTupleTableSlot(slot);
 	table_endscan(scan);
 	MemoryContextDelete(rowctx);
+	dpk_shape_flush(shape, map);
 }
 
 /* Append one delta row for the table (see live.h). */
@@ -194,8 +260,8 @@ shape_from_trigger(DpkShape *shape, TriggerData *td)
 	AttrNumber *attnums;
 	const char *p;
 
-	if (tg->tgnargs != 5)
-		elog(ERROR, "dpkmeans trigger needs 5 arguments");
+	if (tg->tgnargs != 5 && tg->tgnargs != 8)
+		elog(ERROR, "dpkmeans trigger needs 5 or 8 arguments");
 	d = atoi(tg->tgargs[0]);
 	level = atoi(tg->tgargs[1]);
 	for (p = tg->tgargs[2], ncols = 1; *p; p++)
@@ -208,6 +274,9 @@ shape_from_trigger(DpkShape *shape, TriggerData *td)
 	lo = parse_doubles(tg->tgargs[3], d);
 	hi = parse_doubles(tg->tgargs[4], d);
 	dpk_shape_init(shape, td->tg_relation, d, level, attnums, ncols, lo, hi);
+	if (tg->tgnargs == 8 && atoi(tg->tgargs[5]) > 0)
+		dpk_shape_set_projection(shape, atoi(tg->tgargs[5]), atoi(tg->tgargs[6]),
+								 strtoull(tg->tgargs[7], NULL, 10), DPK_LIVE_HALF_WIDTH);
 }
 
 /* Add every row of a transition table with the given sign. */
@@ -233,6 +302,7 @@ add_transition_table(DpkShape *shape, DpkCellMap *map, Tuplestorestate *ts,
 	}
 	ExecDropSingleTupleTableSlot(slot);
 	MemoryContextDelete(rowctx);
+	dpk_shape_flush(shape, map);
 }
 
 /*
