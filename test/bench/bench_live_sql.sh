@@ -43,7 +43,7 @@ bounds() {
 
 echo "# write overhead: $ROWS rows, best of $REPS, attached (insert_delete, k=8, eps=1) vs plain"
 printf '%3s %-14s %10s %10s %7s\n' d operation plain_ms attached_ms ratio
-for d in 2 8; do
+for d in ${DIMS:-2 8}; do
 	cluster_psql -c "DROP TABLE IF EXISTS src; CREATE TABLE src AS SELECT $(gen $d) FROM generate_series(1, $ROWS) i" >/dev/null
 	cluster_psql -c "COPY src TO '$dir/src.copy'" >/dev/null
 	for op in insert copy; do
@@ -65,6 +65,7 @@ for d in 2 8; do
 	done
 done
 
+[ -n "${ONLY_WRITES:-}" ] && exit 0
 echo
 echo "# release time vs rows (d = 2, k = 8, eps = 1, size_hint 1e5: same cells at every size)"
 printf '%9s %8s %12s %12s\n' rows cells release_ms centers_ms
