@@ -1210,7 +1210,14 @@ dp_privacy_report(PG_FUNCTION_ARGS)
 	report_row(rsinfo, "releases used", psprintf("%d", tr.releases));
 	report_row(rsinfo, "releases left", psprintf("%d", tr.horizon - tr.releases));
 	report_row(rsinfo, "post-processing",
-			   psprintf("cells with noisy count above %g noise sd kept; weighted k-means for k' = 1..%d; costs estimated from the noisy coreset",
+			   tr.dhat > 0
+			   ? psprintf("per copy: projected cells above max(%g sd, sd / sqrt(2) x ln(cells)), "
+						  "weighted k-means in the projected space, centres lifted by noisy sums; "
+						  "for each k' = 1..%d the copy with the lowest noisy cost estimate",
+						  cfg.threshold_sigmas, tr.k)
+			   : psprintf("cells with noisy count above max(%g sd, sd / sqrt(2) x ln(cells)) kept; "
+						"level chosen among RUGNIK's and its neighbours by a noisy cost estimate; "
+						"weighted k-means for k' = 1..%d; costs estimated from noisy quantities",
 						cfg.threshold_sigmas, tr.k));
 	return (Datum) 0;
 }
