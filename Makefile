@@ -94,3 +94,17 @@ test/bench/bin/bench_highd: test/bench/bench_highd.c test/bench/mixture.h $(CORE
 bench-highd: test/bench/bin/bench_highd
 	@mkdir -p test/bench/out
 	OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_highd --ref-cache test/bench/out/ref_cache_highd.txt | tee test/bench/out/highd.txt
+
+# Live (continual) releases at high d: the projected copies of a live table,
+# replayed in plain C.  With Debian's python3-sklearn installed it also runs
+# the digits data set that package ships (1797 x 64).
+DIGITS_CSV ?= /usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz
+
+test/bench/bin/bench_highd_live: test/bench/bench_highd_live.c test/bench/mixture.h $(CORE_SRCS) src/*.h
+	@mkdir -p test/bench/bin
+	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
+
+.PHONY: bench-highd-live
+bench-highd-live: test/bench/bin/bench_highd_live
+	@mkdir -p test/bench/out
+	OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_highd_live --ref-cache test/bench/out/ref_cache_highd_live.txt $$(test -r $(DIGITS_CSV) && echo --digits $(DIGITS_CSV)) | tee test/bench/out/highd_live.txt
