@@ -45,13 +45,25 @@
  *	 live configuration overrides, for tuning:
  *	 --sum-share X  --threshold X  --restarts N  --max-iter N  --level-delta N
  *	 --no-naive  skip the naive column (faster tuning runs)
+ *	 --level-scan  diagnostic: also finish every release at each fixed level
+ *				 L-3 .. L (L the counted level) the way dpk_live_cluster
+ *				 finishes its chosen one (threshold, coreset, k-means for K),
+ *				 and print one extra line per release with the geometric
+ *				 mean cost per fixed level and of the best level per seed
+ *				 ("oracle"), to tell the release's own level choice apart
+ *				 from what the noisy histogram allows.  The line also
+ *				 replays the release's choice among L-2 .. L (centres of
+ *				 each level scored on the noisy counted level, every cell
+ *				 at its centre) and shows how often the replay agrees with
+ *				 the release, and the cost of an alternative choice that
+ *				 scores the same candidates with every cell of positive
+ *				 noisy count at its shrunk noisy in-cell mean instead
  */
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "continual.h"
 #include "coreset.h"
@@ -61,13 +73,17 @@
 #include "kmeans.h"
 #include "noise.h"
 
+#define BENCH_PROG "bench_continual"
+
 #include "mixture.h"
+#include "bench_common.h"
 
 #define MAX_ROWS 64
 #define MAX_HORIZONS 8
 #define NREP 4					/* reported releases per horizon */
 #define MAX_CELLS 4194304.0
 #define MAX_REFS 64
+#define NSCAN 4					/* fixed levels L-3 .. L in --level-scan */
 
 enum
 {
@@ -102,7 +118,23 @@ typedef struct Acc
 				level_rel0,
 				level_rel_lo,
 				level_rel_hi;
+	/* --level-scan: fixed level L - NSCAN + 1 + i, and the best per seed */
+	double		log_fixed[NSCAN];
+	double		log_oracle;
+	int			oracle_hits;	/* seeds where the release hit the best level */
+	int			replay_hits;	/* seeds where the replayed choice agrees */
+	double		log_alt;		/* choice scored with in-cell means */
+	int			alt_lo,
+				alt_hi;			/* levels the alternative chose */
 } Acc;
+
+/* --level-scan results of one release, index i = level L - NSCAN + 1 + i. */
+typedef struct Scan
+{
+	double		cost[NSCAN];	/* NAN below level 0 */
+	double		proxy_centre[NSCAN];	/* INFINITY: empty coreset */
+	double		proxy_mean[NSCAN];
+} Scan;
 
 typedef struct Row
 {
@@ -120,6 +152,7 @@ typedef struct Options
 	uint32_t	horizons[MAX_HORIZONS];
 	int			nhorizons;
 	bool		naive;
+	bool		level_scan;
 	/* overrides of the live configuration (NaN / -1 / 0 = keep) */
 	double		sum_share;
 	double		threshold;
@@ -147,78 +180,6 @@ typedef struct Live
 	int64_t    *rel;
 } Live;
 
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static uint64_t
-double_bits(double x)
-{
-	uint64_t	b;
-
-	memcpy(&b, &x, sizeof(b));
-	return b;
-}
-
-/*
- * Lloyd from given centres (k*d, updated in place) until the assignment is
- * stable or max_iter updates; an empty cluster keeps its centre.  Returns
- * the cost of the final centres.
- */
-static double
-lloyd_from(const double *x, int n, int d, int k, double *c, int max_iter)
-{
-	int		   *assign = malloc(sizeof(int) * n);
-	int		   *prev = malloc(sizeof(int) * n);
-	double	   *sums = malloc(sizeof(double) * k * d);
-	double	   *cnt = malloc(sizeof(double) * k);
-	double		cost = 0.0;
-	int			it,
-				i,
-				j,
-				t;
-
-	if (!assign || !prev || !sums || !cnt)
-		abort();
-	for (i = 0; i < n; i++)
-		prev[i] = -1;
-	for (it = 0;; it++)
-	{
-		int			changed = 0;
-
-		cost = dpk_kmeans_cost(x, NULL, n, d, c, k, assign);
-		for (i = 0; i < n && !changed; i++)
-			if (assign[i] != prev[i])
-				changed = 1;
-		if (!changed || it >= max_iter)
-			break;
-		memcpy(prev, assign, sizeof(int) * n);
-		memset(sums, 0, sizeof(double) * k * d);
-		memset(cnt, 0, sizeof(double) * k);
-		for (i = 0; i < n; i++)
-		{
-			j = assign[i];
-			cnt[j] += 1.0;
-			for (t = 0; t < d; t++)
-				sums[j * d + t] += x[(size_t) i * d + t];
-		}
-		for (j = 0; j < k; j++)
-			if (cnt[j] > 0.0)
-				for (t = 0; t < d; t++)
-					c[j * d + t] = sums[j * d + t] / cnt[j];
-	}
-	free(assign);
-	free(prev);
-	free(sums);
-	free(cnt);
-	return cost;
-}
-
 /* Non-private reference cost of points [start, start + len) of a mixture. */
 static double
 reference_cost(const MixData *mx, RefCache *cache, size_t start, size_t len,
@@ -226,26 +187,15 @@ reference_cost(const MixData *mx, RefCache *cache, size_t start, size_t len,
 {
 	int			d = mx->d,
 				k = mx->k;
-	const double *x = mx->points + start * d;
-	double	   *c;
-	double		cost_km,
-				cost_true;
+	double		cost_km;
 	int			i;
 
 	for (i = 0; i < cache->n; i++)
 		if (cache->start[i] == start && cache->len[i] == len)
 			return cache->cost[i];
 
-	c = malloc(sizeof(double) * k * d);
-	if (!c)
-		abort();
-	cost_km = dpk_kmeans(x, NULL, (int) len, d, k, 10, 300,
-						 mix_hash4(seed, start, len, TAG_KM), c, NULL);
-	memcpy(c, mx->centers, sizeof(double) * k * d);
-	cost_true = lloyd_from(x, (int) len, d, k, c, 300);
-	free(c);
-	if (cost_true < cost_km)
-		cost_km = cost_true;
+	cost_km = reference_cost_of(mx->points + start * d, (int) len, d, k, mx->centers,
+								mix_hash4(seed, start, len, TAG_KM));
 	if (cache->n < MAX_REFS)
 	{
 		cache->start[cache->n] = start;
@@ -319,13 +269,153 @@ live_apply(Live *lv, const DpkBox *box, const double *pts, size_t from, size_t t
 }
 
 /*
+ * sum_i w_i min_j ||x_i - c_j||^2 with signed weights (dpk_kmeans_cost
+ * skips non-positive weights; the release's score keeps them).
+ */
+static double
+signed_score(const double *x, const double *w, size_t n, int d,
+			 const double *centers, int k)
+{
+	int		   *assign = malloc(sizeof(int) * (n ? n : 1));
+	double		score = 0.0;
+	size_t		i;
+	int			j;
+
+	if (!assign)
+		abort();
+	dpk_kmeans_cost(x, NULL, (int) n, d, centers, k, assign);
+	for (i = 0; i < n; i++)
+	{
+		double		dist = 0.0;
+
+		for (j = 0; j < d; j++)
+		{
+			double		diff = x[i * d + j] - centers[(size_t) assign[i] * d + j];
+
+			dist += diff * diff;
+		}
+		score += w[i] * dist;
+	}
+	free(assign);
+	return score;
+}
+
+/*
+ * Positions of every cell of the counted level for scoring candidates: its
+ * centre, and its noisy in-cell mean shrunk as dpk_coreset_from_hist does
+ * (the centre when its noisy count is not positive); weights = noisy counts.
+ */
+static void
+cell_positions(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist *fine,
+			   uint32_t t, double *at_centre, double *at_mean, double *weight)
+{
+	int			d = fine->d;
+	double		sum_var = dpk_live_sum_variance(cfg, cfg->level, t);
+	int64_t    *idx = malloc(sizeof(int64_t) * d);
+	double	   *u = malloc(sizeof(double) * d);
+	uint64_t	c;
+	int			j;
+
+	if (!idx || !u)
+		abort();
+	for (c = 0; c < fine->ncells; c++)
+	{
+		double		cnt = (double) fine->count[c];
+
+		dpk_grid_cell_coords(d, fine->m, c, idx);
+		for (j = 0; j < d; j++)
+			u[j] = ((double) idx[j] + 0.5) / fine->m;
+		dpk_box_denormalize(box, u, at_centre + c * d);
+		for (j = 0; j < d; j++)
+		{
+			double		rel = 0.5;
+
+			if (fine->sum && cnt > 0.0)
+			{
+				double		scale = cnt * fine->units;
+				double		mean = (double) fine->sum[c * d + j] / scale + 0.5 / fine->units;
+				double		noise_var = sum_var / (scale * scale);
+				double		lambda = (1.0 / 12.0) / (1.0 / 12.0 + noise_var);
+
+				rel = 0.5 + lambda * (mean - 0.5);
+				rel = rel < 0.0 ? 0.0 : (rel > 1.0 ? 1.0 : rel);
+			}
+			u[j] = ((double) idx[j] + rel) / fine->m;
+		}
+		dpk_box_denormalize(box, u, at_mean + c * d);
+		weight[c] = cnt;
+	}
+	free(idx);
+	free(u);
+}
+
+/*
+ * The cost of release t finished at a fixed level (<= the counted one) the
+ * way dpk_live_cluster finishes the level it chooses, for k' = K only.
+ */
+static double
+fixed_level_cost(const Live *lv, const DpkBox *box, const DpkDenseHist *fine,
+				 uint32_t t, uint64_t seed, int level, const double *cur,
+				 size_t ncur, const double *at_centre, const double *at_mean,
+				 const double *weight, double *proxy_centre, double *proxy_mean)
+{
+	const DpkLiveConfig *cfg = &lv->cfg;
+	int			d = cfg->d,
+				k = cfg->k;
+	DpkDenseHist tmp;
+	const DpkDenseHist *h = fine;
+	DpkCoreset	cs;
+	double	   *centers = malloc(sizeof(double) * k * d);
+	double		cost;
+
+	if (!centers)
+		abort();
+	if (level < cfg->level)
+	{
+		dpk_live_aggregate(fine, cfg->level, level, &tmp);
+		h = &tmp;
+	}
+	dpk_coreset_from_hist(h, box,
+						  dpk_coreset_threshold(sqrt(dpk_live_count_variance(cfg, level, t)),
+												cfg->threshold_sigmas, (double) h->ncells),
+						  dpk_live_sum_variance(cfg, level, t), &cs);
+	if (cs.n > 0)
+	{
+		/* The candidate the release scores (seeded with seed), then its own. */
+		dpk_kmeans(cs.points, cs.weights, cs.n, d, k, cfg->restarts, cfg->max_iter,
+				   seed, centers, NULL);
+		*proxy_centre = signed_score(at_centre, weight, fine->ncells, d, centers, k);
+		*proxy_mean = signed_score(at_mean, weight, fine->ncells, d, centers, k);
+		dpk_kmeans(cs.points, cs.weights, cs.n, d, k, cfg->restarts, cfg->max_iter,
+				   seed + (uint64_t) k, centers, NULL);
+	}
+	else
+	{
+		int			i,
+					j;
+
+		for (i = 0; i < k; i++)
+			for (j = 0; j < d; j++)
+				centers[i * d + j] = 0.5 * (box->lower[j] + box->upper[j]);
+		*proxy_centre = *proxy_mean = INFINITY;
+	}
+	cost = dpk_kmeans_cost(cur, NULL, (int) ncur, d, centers, k, NULL);
+	dpk_coreset_free(&cs);
+	if (h != fine)
+		dpk_hist_free(&tmp);
+	free(centers);
+	return cost;
+}
+
+/*
  * Release t of a live table; returns the cost of its K centres on the
- * current points cur[0 .. ncur).
+ * current points cur[0 .. ncur).  With scan != NULL, also the costs and
+ * scores of the release finished at each fixed level L - NSCAN + 1 + i.
  */
 static double
 live_release(Live *lv, const DpkBox *box, const uint8_t key[DPK_KEY_BYTES],
 			 uint32_t t, uint64_t seed, const double *cur, size_t ncur,
-			 int *level_out, int *coreset_out)
+			 int *level_out, int *coreset_out, Scan *scan)
 {
 	int			d = lv->cfg.d,
 				k = lv->cfg.k;
@@ -346,6 +436,31 @@ live_release(Live *lv, const DpkBox *box, const uint8_t key[DPK_KEY_BYTES],
 						   rel.centers + (size_t) dpk_live_block(k) * d, k, NULL);
 	*level_out = rel.level;
 	*coreset_out = rel.coreset_size;
+	if (scan)
+	{
+		size_t		nc = hist.ncells;
+		double	   *at_centre = malloc(sizeof(double) * nc * d);
+		double	   *at_mean = malloc(sizeof(double) * nc * d);
+		double	   *weight = malloc(sizeof(double) * nc);
+		int			i;
+
+		if (!at_centre || !at_mean || !weight)
+			abort();
+		cell_positions(&lv->cfg, box, &hist, t, at_centre, at_mean, weight);
+		for (i = 0; i < NSCAN; i++)
+		{
+			int			level = lv->cfg.level - NSCAN + 1 + i;
+
+			scan->proxy_centre[i] = scan->proxy_mean[i] = INFINITY;
+			scan->cost[i] = level < 0 ? NAN
+				: fixed_level_cost(lv, box, &hist, t, seed, level, cur, ncur,
+								   at_centre, at_mean, weight,
+								   &scan->proxy_centre[i], &scan->proxy_mean[i]);
+		}
+		free(at_centre);
+		free(at_mean);
+		free(weight);
+	}
 	dpk_live_release_free(&rel);
 	dpk_hist_free(&hist);
 	dpk_stream_close(&s);
@@ -360,16 +475,9 @@ oneshot_cost(const DpkBox *box, const double *cur, size_t ncur, int k, double ep
 	DpkOneshotConfig cfg;
 	DpkOneshotResult res;
 	DpkStream	s = {0};
-	uint8_t		key[DPK_KEY_BYTES];
-	uint8_t		nonce[DPK_NONCE_BYTES] = {0};
 	double		cost;
 
-	dpk_key_from_seed(keyseed, key);
-	if (!dpk_stream_open(&s, key, nonce))
-	{
-		fprintf(stderr, "bench_continual: cannot open noise stream\n");
-		exit(1);
-	}
+	open_seed_stream(&s, keyseed);
 	dpk_oneshot_defaults(&cfg, eps, k);
 	dpk_oneshot_cluster(box, cur, ncur, &cfg, &s, &res);
 	cost = dpk_kmeans_cost(cur, NULL, (int) ncur, box->d, res.centers, k, NULL);
@@ -405,7 +513,8 @@ batch_end(uint32_t t, size_t total, uint32_t nbatches)
 
 static void
 acc_add(Acc *a, int seed, double live, double live_del, double os, double naive,
-		int lcount, int lcount_del, int lrel, int coreset, double ms)
+		int lcount, int lcount_del, int lrel, int coreset, double ms,
+		const Scan *scan)
 {
 	if (a->nseeds == 0)
 	{
@@ -422,12 +531,59 @@ acc_add(Acc *a, int seed, double live, double live_del, double os, double naive,
 		a->level_rel0 = lrel;
 	a->level_count = lcount;
 	a->level_count_del = lcount_del;
-	a->log_live += log(live);
-	a->log_live_del += log(live_del);
-	a->log_os += log(os);
-	a->log_naive += log(naive);
+	geo_add(&a->log_live, live);
+	geo_add(&a->log_live_del, live_del);
+	geo_add(&a->log_os, os);
+	geo_add(&a->log_naive, naive);
 	a->coreset += coreset;
 	a->ms_live += ms;
+	if (scan)
+	{
+		double		best = INFINITY,
+					best_c = INFINITY,
+					best_m = INFINITY;
+		int			i,
+					best_i = -1,
+					replay_i = NSCAN - 1,
+					alt_i = NSCAN - 1;
+
+		for (i = 0; i < NSCAN; i++)
+			if (!isnan(scan->cost[i]))
+			{
+				a->log_fixed[i] += log(scan->cost[i]);
+				if (scan->cost[i] < best)
+				{
+					best = scan->cost[i];
+					best_i = i;
+				}
+			}
+		/* the release's candidates: L-2 .. L, lowest score, first on ties */
+		for (i = NSCAN - 3; i < NSCAN; i++)
+		{
+			if (isnan(scan->cost[i]))
+				continue;
+			if (scan->proxy_centre[i] < best_c)
+			{
+				best_c = scan->proxy_centre[i];
+				replay_i = i;
+			}
+			if (scan->proxy_mean[i] < best_m)
+			{
+				best_m = scan->proxy_mean[i];
+				alt_i = i;
+			}
+		}
+		a->log_oracle += log(best);
+		if (best_i >= 0 && lrel == lcount - NSCAN + 1 + best_i)
+			a->oracle_hits++;
+		if (lrel == lcount - NSCAN + 1 + replay_i)
+			a->replay_hits++;
+		a->log_alt += log(scan->cost[alt_i]);
+		if (a->nseeds == 0 || lcount - NSCAN + 1 + alt_i < a->alt_lo)
+			a->alt_lo = lcount - NSCAN + 1 + alt_i;
+		if (a->nseeds == 0 || lcount - NSCAN + 1 + alt_i > a->alt_hi)
+			a->alt_hi = lcount - NSCAN + 1 + alt_i;
+	}
 	a->nseeds++;
 }
 
@@ -493,17 +649,22 @@ run_stream(const MixData *mx, RefCache *refs, const DpkBox *box, Row *row,
 						live_del,
 						os,
 						naive = 1.0;
+			Scan		scan;
+			int			i;
 			int			level,
 						level_del,
 						coreset,
 						coreset_del;
 
 			live = live_release(&lv, box, key, t, cseed, cur, ncur, &level,
-								&coreset) / ref;
+								&coreset, opt->level_scan ? &scan : NULL) / ref;
+			if (opt->level_scan)
+				for (i = 0; i < NSCAN; i++)
+					scan.cost[i] /= ref;
 			ms = now_ms() - t0;
 			live_del = window ? live
 				: live_release(&lv_del, box, key, t, cseed, cur, ncur, &level_del,
-							   &coreset_del) / ref;
+							   &coreset_del, NULL) / ref;
 			os = oneshot_cost(box, cur, ncur, k, row->eps,
 							  mix_hash4(keyseed ^ TAG_ONESHOT, t, 0, 0)) / ref;
 			if (opt->naive)
@@ -513,7 +674,7 @@ run_stream(const MixData *mx, RefCache *refs, const DpkBox *box, Row *row,
 			row->acc[hi][stream][ri].ncur = ncur;
 			acc_add(&row->acc[hi][stream][ri], seed, live, live_del, os, naive,
 					lv.cfg.level, window ? lv.cfg.level : lv_del.cfg.level, level,
-					coreset, ms);
+					coreset, ms, opt->level_scan ? &scan : NULL);
 		}
 		ri++;
 	}
@@ -566,10 +727,10 @@ static void
 print_acc(const Row *row, uint32_t T, int stream, const Acc *a, const Options *opt)
 {
 	double		n = a->nseeds;
-	double		live = exp(a->log_live / n),
-				live_del = exp(a->log_live_del / n),
-				os = exp(a->log_os / n),
-				naive = exp(a->log_naive / n);
+	double		live = geo_mean(a->log_live, n),
+				live_del = geo_mean(a->log_live_del, n),
+				os = geo_mean(a->log_os, n),
+				naive = geo_mean(a->log_naive, n);
 	char		lr[32],
 				ld[16],
 				lds[16],
@@ -601,6 +762,23 @@ print_acc(const Row *row, uint32_t T, int stream, const Acc *a, const Options *o
 		   a->min_live, a->max_live, a->coreset / n, a->ms_live / n,
 		   live / os > 1.3 ? "  R" : "",
 		   opt->naive && live > naive ? "  N" : "");
+	if (opt->level_scan)
+	{
+		int			i;
+
+		printf("  scan  fixed level:");
+		for (i = 0; i < NSCAN; i++)
+		{
+			int			level = a->level_count - NSCAN + 1 + i;
+
+			if (level >= 0)
+				printf("  L%d %8.4f", level, exp(a->log_fixed[i] / n));
+		}
+		printf("  | oracle %8.4f at it %d/%d | replay agrees %d/%d | "
+			   "in-cell-mean score %8.4f L%d-%d\n",
+			   exp(a->log_oracle / n), a->oracle_hits, a->nseeds,
+			   a->replay_hits, a->nseeds, exp(a->log_alt / n), a->alt_lo, a->alt_hi);
+	}
 	fflush(stdout);
 }
 
@@ -611,36 +789,23 @@ usage(void)
 			"usage: bench_continual [--seeds N] [--n N] [--rows \"d:K:eps,...\"]\n"
 			"       [--horizons \"64,1024\"] [--stream insert|window|both]\n"
 			"       [--sum-share X] [--threshold X] [--restarts N] [--max-iter N]\n"
-			"       [--level-delta N] [--no-naive]\n");
+			"       [--level-delta N] [--no-naive] [--level-scan]\n");
 	exit(2);
 }
 
 static int
 parse_rows(const char *spec, Row *rows)
 {
-	char	   *copy = strdup(spec);
-	char	   *tok,
-			   *save = NULL;
-	int			nrows = 0;
+	RowSpec		specs[MAX_ROWS];
+	int			nrows = parse_row_specs(spec, 1, 16, specs, MAX_ROWS, ""),
+				r;
 
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+	for (r = 0; r < nrows; r++)
 	{
-		int			d,
-					k;
-		double		eps;
-
-		if (sscanf(tok, "%d:%d:%lf", &d, &k, &eps) != 3 || d < 1 || d > 16 ||
-			k < 1 || !(eps > 0.0) || nrows >= MAX_ROWS)
-		{
-			fprintf(stderr, "bench_continual: bad row \"%s\"\n", tok);
-			exit(2);
-		}
-		rows[nrows].d = d;
-		rows[nrows].k = k;
-		rows[nrows].eps = eps;
-		nrows++;
+		rows[r].d = specs[r].d;
+		rows[r].k = specs[r].k;
+		rows[r].eps = specs[r].eps;
 	}
-	free(copy);
 	return nrows;
 }
 
@@ -687,14 +852,6 @@ default_rows(Row *rows)
 	return nrows;
 }
 
-static const char *
-arg_value(int argc, char **argv, int *i)
-{
-	if (*i + 1 >= argc)
-		usage();
-	return argv[++*i];
-}
-
 int
 main(int argc, char **argv)
 {
@@ -714,6 +871,7 @@ main(int argc, char **argv)
 	opt.horizons[1] = 1024;
 	opt.nhorizons = 2;
 	opt.naive = true;
+	opt.level_scan = false;
 	opt.sum_share = NAN;
 	opt.threshold = NAN;
 	opt.restarts = -1;
@@ -753,6 +911,8 @@ main(int argc, char **argv)
 			opt.level_delta = atoi(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--no-naive") == 0)
 			opt.naive = false;
+		else if (strcmp(a, "--level-scan") == 0)
+			opt.level_scan = true;
 		else
 			usage();
 	}

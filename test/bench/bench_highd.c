@@ -42,7 +42,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "coreset.h"
 #include "dpk_mem.h"
@@ -52,7 +51,10 @@
 #include "project.h"
 #include "rugnik.h"
 
+#define BENCH_PROG "bench_highd"
+
 #include "mixture.h"
+#include "bench_common.h"
 
 #define MAX_ROWS 64
 
@@ -106,149 +108,6 @@ enum
 	METHOD_H = 11, METHOD_L = 12, METHOD_G = 13, METHOD_C = 14
 };
 
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-/* A noise stream on a key derived from (row, seed, method). */
-static void
-open_stream(DpkStream *s, const Row *row, int seed, int method)
-{
-	uint8_t		key[DPK_KEY_BYTES];
-	uint8_t		nonce[DPK_NONCE_BYTES] = {0};
-	uint64_t	eps_bits;
-
-	memcpy(&eps_bits, &row->eps, sizeof(eps_bits));
-	dpk_key_from_seed(mix_hash4(((uint64_t) row->d << 32) | (uint64_t) row->k,
-								eps_bits, (uint64_t) seed, (uint64_t) method),
-					  key);
-	if (!dpk_stream_open(s, key, nonce))
-	{
-		fprintf(stderr, "bench_highd: cannot open noise stream\n");
-		exit(1);
-	}
-}
-
-/* Lloyd from given centres until stable or max_iter; returns the cost. */
-static double
-lloyd_from(const double *x, int n, int d, int k, double *c, int max_iter)
-{
-	int		   *assign = malloc(sizeof(int) * n);
-	int		   *prev = malloc(sizeof(int) * n);
-	double	   *sums = malloc(sizeof(double) * k * d);
-	double	   *cnt = malloc(sizeof(double) * k);
-	double		cost = 0.0;
-	int			it,
-				i,
-				j,
-				t;
-
-	if (!assign || !prev || !sums || !cnt)
-		abort();
-	for (i = 0; i < n; i++)
-		prev[i] = -1;
-	for (it = 0;; it++)
-	{
-		int			changed = 0;
-
-		cost = dpk_kmeans_cost(x, NULL, n, d, c, k, assign);
-		for (i = 0; i < n && !changed; i++)
-			if (assign[i] != prev[i])
-				changed = 1;
-		if (!changed || it >= max_iter)
-			break;
-		memcpy(prev, assign, sizeof(int) * n);
-		memset(sums, 0, sizeof(double) * k * d);
-		memset(cnt, 0, sizeof(double) * k);
-		for (i = 0; i < n; i++)
-		{
-			j = assign[i];
-			cnt[j] += 1.0;
-			for (t = 0; t < d; t++)
-				sums[j * d + t] += x[(size_t) i * d + t];
-		}
-		for (j = 0; j < k; j++)
-			if (cnt[j] > 0.0)
-				for (t = 0; t < d; t++)
-					c[j * d + t] = sums[j * d + t] / cnt[j];
-	}
-	free(assign);
-	free(prev);
-	free(sums);
-	free(cnt);
-	return cost;
-}
-
-/* Reference-cost cache: lines "TAG d K n seed cost" (same mixtures as bench_oneshot). */
-#define REF_CACHE_TAG "mix1"
-
-static int
-ref_cache_lookup(const char *path, int d, int k, size_t n, int seed, double *cost)
-{
-	FILE	   *f;
-	char		line[256];
-	int			found = 0;
-
-	if (path == NULL || (f = fopen(path, "r")) == NULL)
-		return 0;
-	while (!found && fgets(line, sizeof(line), f))
-	{
-		char		tag[16];
-		int			fd,
-					fk,
-					fs;
-		unsigned long long fn;
-		double		c;
-
-		if (sscanf(line, "%15s %d %d %llu %d %lf", tag, &fd, &fk, &fn, &fs, &c) == 6 &&
-			strcmp(tag, REF_CACHE_TAG) == 0 && fd == d && fk == k &&
-			fn == (unsigned long long) n && fs == seed && c > 0.0)
-		{
-			*cost = c;
-			found = 1;
-		}
-	}
-	fclose(f);
-	return found;
-}
-
-static void
-ref_cache_store(const char *path, int d, int k, size_t n, int seed, double cost)
-{
-	FILE	   *f;
-
-	if (path == NULL || (f = fopen(path, "a")) == NULL)
-		return;
-	fprintf(f, "%s %d %d %llu %d %.17g\n", REF_CACHE_TAG, d, k,
-			(unsigned long long) n, seed, cost);
-	fclose(f);
-}
-
-/* Non-private reference cost of a mixture. */
-static double
-reference_cost(const MixData *mx, uint64_t seed)
-{
-	int			n = (int) mx->n,
-				d = mx->d,
-				k = mx->k;
-	double	   *c = malloc(sizeof(double) * k * d);
-	double		cost_km,
-				cost_true;
-
-	if (!c)
-		abort();
-	cost_km = dpk_kmeans(mx->points, NULL, n, d, k, 10, 300, seed, c, NULL);
-	memcpy(c, mx->centers, sizeof(double) * k * d);
-	cost_true = lloyd_from(mx->points, n, d, k, c, 300);
-	free(c);
-	return cost_km < cost_true ? cost_km : cost_true;
-}
-
 /* Method G: plain RUGNIK grid at the true N, counts only. */
 static double
 plain_grid(const MixData *mx, const DpkBox *box, const Row *row, int seed, int *m_out)
@@ -264,16 +123,14 @@ plain_grid(const MixData *mx, const DpkBox *box, const Row *row, int seed, int *
 	DpkCoreset	cs;
 	DpkStream	s = {0};
 	DpkScale	zero = {1, 1};
-	double	   *u = malloc(sizeof(double) * d);
-	double	   *c = malloc(sizeof(double) * k * d);
+	double	   *u = xmalloc(sizeof(double) * d);
+	double	   *c = xmalloc(sizeof(double) * k * d);
 	double		cost;
 	uint64_t	cell;
 	size_t		i;
 
-	if (!u || !c)
-		abort();
 	*m_out = cells;
-	open_stream(&s, row, seed, METHOD_G);
+	open_row_stream(&s, row->d, row->k, row->eps, seed, METHOD_G);
 	dpk_hist_init(&h, d, cells, false);
 	for (i = 0; i < mx->n; i++)
 	{
@@ -315,7 +172,7 @@ lowd(const MixData *mx, const DpkBox *box, const Row *row, int seed, int *m_out)
 	double		cost;
 
 	dpk_oneshot_defaults(&cfg, row->eps, row->k);
-	open_stream(&s, row, seed, METHOD_L);
+	open_row_stream(&s, row->d, row->k, row->eps, seed, METHOD_L);
 	dpk_oneshot_cluster(box, mx->points, mx->n, &cfg, &s, &res);
 	*m_out = res.cells_per_dim;
 	cost = dpk_kmeans_cost(mx->points, NULL, (int) mx->n, mx->d, res.centers, row->k, NULL);
@@ -391,7 +248,7 @@ highd(const MixData *mx, const DpkBox *box, const Row *row, int seed,
 	}
 	else
 		highd_config(opt, row->eps, row->k, seed, &cfg);
-	open_stream(&s, row, seed, cell ? METHOD_C : METHOD_H);
+	open_row_stream(&s, row->d, row->k, row->eps, seed, cell ? METHOD_C : METHOD_H);
 	t0 = now_ms();
 	dpk_highd_oneshot_cluster_info(box, mx->points, mx->n, &cfg, &s, &res, info);
 	*ms = now_ms() - t0;
@@ -418,30 +275,17 @@ usage(void)
 static int
 parse_rows(const char *spec, Row *rows)
 {
-	char	   *copy = strdup(spec);
-	char	   *tok,
-			   *save = NULL;
-	int			nrows = 0;
+	RowSpec		specs[MAX_ROWS];
+	int			nrows = parse_row_specs(spec, 1, 256, specs, MAX_ROWS, ""),
+				r;
 
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+	for (r = 0; r < nrows; r++)
 	{
-		int			d,
-					k;
-		double		eps;
-
-		if (sscanf(tok, "%d:%d:%lf", &d, &k, &eps) != 3 || d < 1 || d > 256 ||
-			k < 1 || !(eps > 0.0) || nrows >= MAX_ROWS)
-		{
-			fprintf(stderr, "bench_highd: bad row \"%s\"\n", tok);
-			exit(2);
-		}
-		memset(&rows[nrows], 0, sizeof(Row));
-		rows[nrows].d = d;
-		rows[nrows].k = k;
-		rows[nrows].eps = eps;
-		nrows++;
+		memset(&rows[r], 0, sizeof(Row));
+		rows[r].d = specs[r].d;
+		rows[r].k = specs[r].k;
+		rows[r].eps = specs[r].eps;
 	}
-	free(copy);
 	return nrows;
 }
 
@@ -464,14 +308,6 @@ default_rows(Row *rows)
 			nrows++;
 		}
 	return nrows;
-}
-
-static const char *
-arg_value(int argc, char **argv, int *i)
-{
-	if (*i + 1 >= argc)
-		usage();
-	return argv[++*i];
 }
 
 int
@@ -602,14 +438,12 @@ main(int argc, char **argv)
 		{
 			MixSpec		sp = mix_default_spec(rows[r].d, rows[r].k, opt.n);
 			MixData		mx;
-			double	   *lo = malloc(sizeof(double) * rows[r].d);
-			double	   *hi = malloc(sizeof(double) * rows[r].d);
+			double	   *lo = xmalloc(sizeof(double) * rows[r].d);
+			double	   *hi = xmalloc(sizeof(double) * rows[r].d);
 			DpkBox		box;
 			double		cost_opt;
 			int			t;
 
-			if (!lo || !hi)
-				abort();
 			for (t = 0; t < rows[r].d; t++)
 			{
 				lo[t] = 0.0;
@@ -620,13 +454,15 @@ main(int argc, char **argv)
 			box.upper = hi;
 			mix_generate(&sp, mix_hash4(0x6d6978ULL, (uint64_t) rows[r].d,
 										(uint64_t) rows[r].k, (uint64_t) seed), &mx);
-			if (!ref_cache_lookup(opt.ref_cache, rows[r].d, rows[r].k, opt.n, seed,
-								  &cost_opt))
+			if (!ref_cache_lookup(opt.ref_cache, REF_TAG_WHOLE, false, rows[r].d,
+								  rows[r].k, 0, opt.n, seed, &cost_opt))
 			{
-				cost_opt = reference_cost(&mx, mix_hash4(0x726566ULL, (uint64_t) rows[r].d,
-														 (uint64_t) rows[r].k,
-														 (uint64_t) seed));
-				ref_cache_store(opt.ref_cache, rows[r].d, rows[r].k, opt.n, seed, cost_opt);
+				cost_opt = reference_cost_of(mx.points, (int) mx.n, mx.d, mx.k, mx.centers,
+											 mix_hash4(0x726566ULL, (uint64_t) rows[r].d,
+													   (uint64_t) rows[r].k,
+													   (uint64_t) seed));
+				ref_cache_store(opt.ref_cache, REF_TAG_WHOLE, false, rows[r].d,
+								rows[r].k, 0, opt.n, seed, cost_opt);
 			}
 
 			for (rr = r; rr < nrows; rr++)
@@ -647,7 +483,7 @@ main(int argc, char **argv)
 					continue;
 				memset(&info, 0, sizeof(info));
 				if (opt.verbose)
-					info.copy_centers = malloc(sizeof(double) * 64 * row->k * row->d);
+					info.copy_centers = xmalloc(sizeof(double) * 64 * row->k * row->d);
 				ch = highd(&mx, &box, row, seed, &opt, 0, &ms, &info, &mh) / cost_opt;
 				if (opt.baselines)
 				{
@@ -692,10 +528,10 @@ main(int argc, char **argv)
 				row->dhat = info.dhat;
 				if (opt.baselines && cinfo.chosen >= 0)
 					row->chosen[cinfo.chosen < 3 ? cinfo.chosen : 3]++;
-				row->log_h += log(ch);
-				row->log_c += log(cc);
-				row->log_l += log(cl);
-				row->log_g += log(cg);
+				geo_add(&row->log_h, ch);
+				geo_add(&row->log_c, cc);
+				geo_add(&row->log_l, cl);
+				geo_add(&row->log_g, cg);
 				row->ms_h += ms;
 				row->nseeds++;
 			}
@@ -718,10 +554,10 @@ main(int argc, char **argv)
 				snprintf(mh, sizeof(mh), "%d-%d", row->m_h_lo, row->m_h_hi);
 			printf("%2d %2d %5.2f | %8.4f %8.4f %8.4f %8.4f | %8.4f %8.4f | %8.1f | %4d %5s %3d %3d | %d/%d\n",
 				   row->d, row->k, row->eps,
-				   exp(row->log_h / row->nseeds),
-				   exp(row->log_c / row->nseeds),
-				   exp(row->log_l / row->nseeds),
-				   exp(row->log_g / row->nseeds),
+				   geo_mean(row->log_h, row->nseeds),
+				   geo_mean(row->log_c, row->nseeds),
+				   geo_mean(row->log_l, row->nseeds),
+				   geo_mean(row->log_g, row->nseeds),
 				   row->min_h, row->max_h, row->ms_h / row->nseeds,
 				   row->dhat, mh, row->m_l, row->m_g, row->chosen[0], row->chosen[1]);
 			fflush(stdout);
@@ -732,10 +568,10 @@ main(int argc, char **argv)
 		}
 	}
 
-	printf("# geometric mean over %d rows: H %.4f", nrows, exp(sum_log_h / nrows));
+	printf("# geometric mean over %d rows: H %.4f", nrows, geo_mean(sum_log_h, nrows));
 	if (opt.baselines)
-		printf("  H_cell %.4f  L %.4f  G %.4f", exp(sum_log_c / nrows),
-			   exp(sum_log_l / nrows), exp(sum_log_g / nrows));
+		printf("  H_cell %.4f  L %.4f  G %.4f", geo_mean(sum_log_c, nrows),
+			   geo_mean(sum_log_l, nrows), geo_mean(sum_log_g, nrows));
 	printf("\n# total time %.1f s\n", (now_ms() - t_start) / 1e3);
 	return 0;
 }

@@ -86,7 +86,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "continual.h"
 #include "coreset.h"
@@ -97,7 +96,10 @@
 #include "noise.h"
 #include "project.h"
 
+#define BENCH_PROG "bench_highd_live"
+
 #include "mixture.h"
+#include "bench_common.h"
 
 #define MAX_ROWS 64
 #define MAX_HORIZONS 8
@@ -208,142 +210,6 @@ typedef struct LiveOut
 	double		diag[3];		/* --diag: exact, exact sums, exact counts */
 } LiveOut;
 
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static uint64_t
-double_bits(double x)
-{
-	uint64_t	b;
-
-	memcpy(&b, &x, sizeof(b));
-	return b;
-}
-
-static void *
-xmalloc(size_t n)
-{
-	void	   *p = malloc(n ? n : 1);
-
-	if (!p)
-	{
-		fprintf(stderr, "bench_highd_live: out of memory\n");
-		exit(1);
-	}
-	return p;
-}
-
-/*
- * Lloyd from given centres (k*d, updated in place) until the assignment is
- * stable or max_iter updates; an empty cluster keeps its centre.  Returns
- * the cost of the final centres.
- */
-static double
-lloyd_from(const double *x, int n, int d, int k, double *c, int max_iter)
-{
-	int		   *assign = xmalloc(sizeof(int) * n);
-	int		   *prev = xmalloc(sizeof(int) * n);
-	double	   *sums = xmalloc(sizeof(double) * k * d);
-	double	   *cnt = xmalloc(sizeof(double) * k);
-	double		cost = 0.0;
-	int			it,
-				i,
-				j,
-				t;
-
-	for (i = 0; i < n; i++)
-		prev[i] = -1;
-	for (it = 0;; it++)
-	{
-		int			changed = 0;
-
-		cost = dpk_kmeans_cost(x, NULL, n, d, c, k, assign);
-		for (i = 0; i < n && !changed; i++)
-			if (assign[i] != prev[i])
-				changed = 1;
-		if (!changed || it >= max_iter)
-			break;
-		memcpy(prev, assign, sizeof(int) * n);
-		memset(sums, 0, sizeof(double) * k * d);
-		memset(cnt, 0, sizeof(double) * k);
-		for (i = 0; i < n; i++)
-		{
-			j = assign[i];
-			cnt[j] += 1.0;
-			for (t = 0; t < d; t++)
-				sums[j * d + t] += x[(size_t) i * d + t];
-		}
-		for (j = 0; j < k; j++)
-			if (cnt[j] > 0.0)
-				for (t = 0; t < d; t++)
-					c[j * d + t] = sums[j * d + t] / cnt[j];
-	}
-	free(assign);
-	free(prev);
-	free(sums);
-	free(cnt);
-	return cost;
-}
-
-/*
- * Reference-cost file: lines "TAG d K start len seed cost" (points
- * [start, start + len) of the mixture of (d, K, seed)).
- */
-#define REF_CACHE_TAG "mixr1"
-
-static int
-ref_file_lookup(const char *path, int d, int k, size_t start, size_t len, int seed,
-				double *cost)
-{
-	FILE	   *f;
-	char		line[256];
-	int			found = 0;
-
-	if (path == NULL || (f = fopen(path, "r")) == NULL)
-		return 0;
-	while (!found && fgets(line, sizeof(line), f))
-	{
-		char		tag[16];
-		int			fd,
-					fk,
-					fs;
-		unsigned long long fst,
-					fl;
-		double		c;
-
-		if (sscanf(line, "%15s %d %d %llu %llu %d %lf", tag, &fd, &fk, &fst, &fl, &fs,
-				   &c) == 7 &&
-			strcmp(tag, REF_CACHE_TAG) == 0 && fd == d && fk == k &&
-			fst == (unsigned long long) start && fl == (unsigned long long) len &&
-			fs == seed && c > 0.0)
-		{
-			*cost = c;
-			found = 1;
-		}
-	}
-	fclose(f);
-	return found;
-}
-
-static void
-ref_file_store(const char *path, int d, int k, size_t start, size_t len, int seed,
-			   double cost)
-{
-	FILE	   *f;
-
-	if (path == NULL || (f = fopen(path, "a")) == NULL)
-		return;
-	fprintf(f, "%s %d %d %llu %llu %d %.17g\n", REF_CACHE_TAG, d, k,
-			(unsigned long long) start, (unsigned long long) len, seed, cost);
-	fclose(f);
-}
-
 /* Non-private reference cost of points [start, start + len) of a mixture. */
 static double
 reference_cost(const MixData *mx, RefCache *cache, const char *path, int seed,
@@ -351,27 +217,18 @@ reference_cost(const MixData *mx, RefCache *cache, const char *path, int seed,
 {
 	int			d = mx->d,
 				k = mx->k;
-	const double *x = mx->points + start * d;
-	double	   *c;
-	double		cost_km,
-				cost_true;
+	double		cost_km;
 	int			i;
 
 	for (i = 0; i < cache->n; i++)
 		if (cache->start[i] == start && cache->len[i] == len)
 			return cache->cost[i];
-	if (!ref_file_lookup(path, d, k, start, len, seed, &cost_km))
+	if (!ref_cache_lookup(path, REF_TAG_RANGE, true, d, k, start, len, seed, &cost_km))
 	{
-		c = xmalloc(sizeof(double) * k * d);
-		cost_km = dpk_kmeans(x, NULL, (int) len, d, k, 10, 300,
-							 mix_hash4(mix_hash4(TAG_REF, d, k, seed), start, len, TAG_KM),
-							 c, NULL);
-		memcpy(c, mx->centers, sizeof(double) * k * d);
-		cost_true = lloyd_from(x, (int) len, d, k, c, 300);
-		free(c);
-		if (cost_true < cost_km)
-			cost_km = cost_true;
-		ref_file_store(path, d, k, start, len, seed, cost_km);
+		cost_km = reference_cost_of(mx->points + start * d, (int) len, d, k, mx->centers,
+									mix_hash4(mix_hash4(TAG_REF, d, k, seed), start, len,
+											  TAG_KM));
+		ref_cache_store(path, REF_TAG_RANGE, true, d, k, start, len, seed, cost_km);
 	}
 	if (cache->n < MAX_REFS)
 	{
@@ -575,16 +432,9 @@ oneshot_cost(const DpkBox *box, const double *cur, size_t ncur, int k, double ep
 	DpkHighdConfig cfg;
 	DpkOneshotResult res;
 	DpkStream	s = {0};
-	uint8_t		key[DPK_KEY_BYTES];
-	uint8_t		nonce[DPK_NONCE_BYTES] = {0};
 	double		cost;
 
-	dpk_key_from_seed(keyseed, key);
-	if (!dpk_stream_open(&s, key, nonce))
-	{
-		fprintf(stderr, "bench_highd_live: cannot open noise stream\n");
-		exit(1);
-	}
+	open_seed_stream(&s, keyseed);
 	dpk_highd_defaults(&cfg, eps, k);
 	cfg.max_cells = MAX_CELLS;
 	dpk_highd_oneshot_cluster(box, cur, ncur, &cfg, &s, &res);
@@ -650,15 +500,15 @@ acc_add(Acc *a, const LiveOut *lo, double ref, double os, double naive, double m
 
 	for (m = 0; m < 3; m++)
 		if (!isnan(lo->diag[m]))
-			a->log_diag[m] += log(lo->diag[m] / ref);
+			geo_add(&a->log_diag[m], lo->diag[m] / ref);
 	if (a->nseeds == 0)
 		a->min_live = a->max_live = live;
 	a->min_live = fmin(a->min_live, live);
 	a->max_live = fmax(a->max_live, live);
-	a->log_live += log(live);
-	a->log_os += log(os);
-	a->log_naive += log(naive);
-	a->log_mean += log(mean);
+	geo_add(&a->log_live, live);
+	geo_add(&a->log_os, os);
+	geo_add(&a->log_naive, naive);
+	geo_add(&a->log_mean, mean);
 	a->coreset += lo->coreset;
 	a->ms_live += lo->ms;
 	a->level = cfg->level;
@@ -793,9 +643,9 @@ print_acc(const Row *row, uint32_t T, size_t N, int stream, const Acc *a,
 		  const Options *opt)
 {
 	double		n = a->nseeds;
-	double		live = exp(a->log_live / n),
-				os = exp(a->log_os / n),
-				naive = exp(a->log_naive / n);
+	double		live = geo_mean(a->log_live, n),
+				os = geo_mean(a->log_os, n),
+				naive = geo_mean(a->log_naive, n);
 	char		o[16],
 				nv[16],
 				r[16];
@@ -821,7 +671,8 @@ print_acc(const Row *row, uint32_t T, size_t N, int stream, const Acc *a,
 		   opt->baselines && live > naive ? "  N" : "");
 	if (opt->diag)
 		printf("  diag  exact %8.4f  exact_sums %8.4f  exact_counts %8.4f\n",
-			   exp(a->log_diag[0] / n), exp(a->log_diag[1] / n), exp(a->log_diag[2] / n));
+			   geo_mean(a->log_diag[0], n), geo_mean(a->log_diag[1], n),
+			   geo_mean(a->log_diag[2], n));
 	fflush(stdout);
 }
 
@@ -1060,8 +911,8 @@ run_digits(const Options *opt)
 
 			if (opt->baselines)
 			{
-				snprintf(o, sizeof(o), "%8.4f", exp(a->log_os / ns));
-				snprintf(nv, sizeof(nv), "%9.4f", exp(a->log_naive / ns));
+				snprintf(o, sizeof(o), "%8.4f", geo_mean(a->log_os, ns));
+				snprintf(nv, sizeof(nv), "%9.4f", geo_mean(a->log_naive, ns));
 			}
 			else
 			{
@@ -1070,8 +921,8 @@ run_digits(const Options *opt)
 			}
 			printf("%-6s %5u %5zu %4.2f %5u %6zu | %8.4f %s %s %8.4f | %2d %6llu | "
 				   "%8.4f %8.4f | %7.0f\n",
-				   "digits", T, n, eps, a->t, a->ncur, exp(a->log_live / ns), o, nv,
-				   exp(a->log_mean / ns), a->level, (unsigned long long) a->cells,
+				   "digits", T, n, eps, a->t, a->ncur, geo_mean(a->log_live, ns), o, nv,
+				   geo_mean(a->log_mean, ns), a->level, (unsigned long long) a->cells,
 				   a->min_live, a->max_live, a->coreset / ns);
 		}
 		fflush(stdout);
@@ -1100,30 +951,19 @@ usage(void)
 static int
 parse_rows(const char *spec, Row *rows)
 {
-	char	   *copy = strdup(spec);
-	char	   *tok,
-			   *save = NULL;
-	int			nrows = 0;
+	RowSpec		specs[MAX_ROWS];
+	char		note[32];
+	int			nrows,
+				r;
 
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+	snprintf(note, sizeof(note), " (d >= %d)", DPK_HIGHD_MIN_D);
+	nrows = parse_row_specs(spec, DPK_HIGHD_MIN_D, 1024, specs, MAX_ROWS, note);
+	for (r = 0; r < nrows; r++)
 	{
-		int			d,
-					k;
-		double		eps;
-
-		if (sscanf(tok, "%d:%d:%lf", &d, &k, &eps) != 3 || d < DPK_HIGHD_MIN_D ||
-			d > 1024 || k < 1 || !(eps > 0.0) || nrows >= MAX_ROWS)
-		{
-			fprintf(stderr, "bench_highd_live: bad row \"%s\" (d >= %d)\n", tok,
-					DPK_HIGHD_MIN_D);
-			exit(2);
-		}
-		rows[nrows].d = d;
-		rows[nrows].k = k;
-		rows[nrows].eps = eps;
-		nrows++;
+		rows[r].d = specs[r].d;
+		rows[r].k = specs[r].k;
+		rows[r].eps = specs[r].eps;
 	}
-	free(copy);
 	return nrows;
 }
 
@@ -1173,14 +1013,6 @@ default_rows(Row *rows)
 			nrows++;
 		}
 	return nrows;
-}
-
-static const char *
-arg_value(int argc, char **argv, int *i)
-{
-	if (*i + 1 >= argc)
-		usage();
-	return argv[++*i];
 }
 
 int
@@ -1385,7 +1217,7 @@ main(int argc, char **argv)
 						for (ri = 0; ri < nrep; ri++)
 						{
 							const Acc  *a = &rows[rr].acc[hi][st][ri];
-							double		live = exp(a->log_live / a->nseeds);
+							double		live = geo_mean(a->log_live, a->nseeds);
 
 							print_acc(&rows[rr], opt.horizons[hi], opt.n, st, a, &opt);
 							sum_live += a->log_live / a->nseeds;
@@ -1408,10 +1240,11 @@ main(int argc, char **argv)
 					done[rr] = true;
 		}
 
-		printf("# geometric mean over %d lines: live %.4f", nlines, exp(sum_live / nlines));
+		printf("# geometric mean over %d lines: live %.4f", nlines,
+			   geo_mean(sum_live, nlines));
 		if (opt.baselines)
-			printf("  oneshot %.4f  naive %.4f", exp(sum_os / nlines),
-				   exp(sum_naive / nlines));
+			printf("  oneshot %.4f  naive %.4f", geo_mean(sum_os, nlines),
+				   geo_mean(sum_naive, nlines));
 		printf("\n");
 		if (target_worst > 0.0)
 			printf("# targets (d=16 K=10 eps=1): worst live %.4f (%s); below 7.5 "

@@ -37,7 +37,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "coreset.h"
 #include "dpk_mem.h"
@@ -46,7 +45,10 @@
 #include "noise.h"
 #include "rugnik.h"
 
+#define BENCH_PROG "bench_oneshot"
+
 #include "mixture.h"
+#include "bench_common.h"
 
 #define MAX_ROWS 256
 
@@ -92,157 +94,6 @@ enum
 	METHOD_A = 1, METHOD_B = 2, METHOD_C = 3
 };
 
-static double
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-/* Open a noise stream on a key derived from (row, seed, method). */
-static void
-open_stream(DpkStream *s, const Row *row, int seed, int method)
-{
-	uint8_t		key[DPK_KEY_BYTES];
-	uint8_t		nonce[DPK_NONCE_BYTES] = {0};
-	uint64_t	eps_bits;
-
-	memcpy(&eps_bits, &row->eps, sizeof(eps_bits));
-	dpk_key_from_seed(mix_hash4(((uint64_t) row->d << 32) | (uint64_t) row->k,
-								eps_bits, (uint64_t) seed, (uint64_t) method),
-					  key);
-	if (!dpk_stream_open(s, key, nonce))
-	{
-		fprintf(stderr, "bench_oneshot: cannot open noise stream\n");
-		exit(1);
-	}
-}
-
-/*
- * Lloyd from given centres (k*d, updated in place) until the assignment is
- * stable or max_iter updates; an empty cluster keeps its centre.  Returns
- * the cost of the final centres.
- */
-static double
-lloyd_from(const double *x, int n, int d, int k, double *c, int max_iter)
-{
-	int		   *assign = malloc(sizeof(int) * n);
-	int		   *prev = malloc(sizeof(int) * n);
-	double	   *sums = malloc(sizeof(double) * k * d);
-	double	   *cnt = malloc(sizeof(double) * k);
-	double		cost = 0.0;
-	int			it,
-				i,
-				j,
-				t;
-
-	if (!assign || !prev || !sums || !cnt)
-		abort();
-	for (i = 0; i < n; i++)
-		prev[i] = -1;
-	for (it = 0;; it++)
-	{
-		int			changed = 0;
-
-		cost = dpk_kmeans_cost(x, NULL, n, d, c, k, assign);
-		for (i = 0; i < n && !changed; i++)
-			if (assign[i] != prev[i])
-				changed = 1;
-		if (!changed || it >= max_iter)
-			break;
-		memcpy(prev, assign, sizeof(int) * n);
-		memset(sums, 0, sizeof(double) * k * d);
-		memset(cnt, 0, sizeof(double) * k);
-		for (i = 0; i < n; i++)
-		{
-			j = assign[i];
-			cnt[j] += 1.0;
-			for (t = 0; t < d; t++)
-				sums[j * d + t] += x[(size_t) i * d + t];
-		}
-		for (j = 0; j < k; j++)
-			if (cnt[j] > 0.0)
-				for (t = 0; t < d; t++)
-					c[j * d + t] = sums[j * d + t] / cnt[j];
-	}
-	free(assign);
-	free(prev);
-	free(sums);
-	free(cnt);
-	return cost;
-}
-
-/*
- * Reference-cost cache: lines "REF_CACHE_TAG d K n seed cost".  Bump the tag
- * whenever the mixture or the reference computation changes.
- */
-#define REF_CACHE_TAG "mix1"
-
-static int
-ref_cache_lookup(const char *path, int d, int k, size_t n, int seed,
-				 double *cost)
-{
-	FILE	   *f;
-	char		line[256];
-	int			found = 0;
-
-	if (path == NULL || (f = fopen(path, "r")) == NULL)
-		return 0;
-	while (!found && fgets(line, sizeof(line), f))
-	{
-		char		tag[16];
-		int			fd,
-					fk,
-					fs;
-		unsigned long long fn;
-		double		c;
-
-		if (sscanf(line, "%15s %d %d %llu %d %lf", tag, &fd, &fk, &fn, &fs, &c) == 6 &&
-			strcmp(tag, REF_CACHE_TAG) == 0 && fd == d && fk == k &&
-			fn == (unsigned long long) n && fs == seed && c > 0.0)
-		{
-			*cost = c;
-			found = 1;
-		}
-	}
-	fclose(f);
-	return found;
-}
-
-static void
-ref_cache_store(const char *path, int d, int k, size_t n, int seed, double cost)
-{
-	FILE	   *f;
-
-	if (path == NULL || (f = fopen(path, "a")) == NULL)
-		return;
-	fprintf(f, "%s %d %d %llu %d %.17g\n", REF_CACHE_TAG, d, k,
-			(unsigned long long) n, seed, cost);
-	fclose(f);
-}
-
-/* Non-private reference cost of a mixture. */
-static double
-reference_cost(const MixData *mx, uint64_t seed)
-{
-	int			n = (int) mx->n,
-				d = mx->d,
-				k = mx->k;
-	double	   *c = malloc(sizeof(double) * k * d);
-	double		cost_km,
-				cost_true;
-
-	if (!c)
-		abort();
-	cost_km = dpk_kmeans(mx->points, NULL, n, d, k, 10, 300, seed, c, NULL);
-	memcpy(c, mx->centers, sizeof(double) * k * d);
-	cost_true = lloyd_from(mx->points, n, d, k, c, 300);
-	free(c);
-	return cost_km < cost_true ? cost_km : cost_true;
-}
-
 /*
  * Plain grid baseline (methods B and C): counts only, Laplace(1/eps) on every
  * cell, negative counts clipped, every positive cell at its centre.
@@ -262,16 +113,14 @@ plain_grid(const MixData *mx, const DpkBox *box, const Row *row, int seed,
 	DpkCoreset	cs;
 	DpkStream	s = {0};
 	DpkScale	zero = {1, 1};
-	double	   *u = malloc(sizeof(double) * d);
-	double	   *c = malloc(sizeof(double) * k * d);
+	double	   *u = xmalloc(sizeof(double) * d);
+	double	   *c = xmalloc(sizeof(double) * k * d);
 	double		cost;
 	uint64_t	cell;
 	size_t		i;
 
-	if (!u || !c)
-		abort();
 	*m_out = cells;
-	open_stream(&s, row, seed, method);
+	open_row_stream(&s, row->d, row->k, row->eps, seed, method);
 	dpk_hist_init(&h, d, cells, false);
 	for (i = 0; i < mx->n; i++)
 	{
@@ -351,7 +200,7 @@ oneshot(const MixData *mx, const DpkBox *box, const Row *row, int seed,
 			/ sqrt(2.0);
 	}
 
-	open_stream(&s, row, seed, METHOD_A);
+	open_row_stream(&s, row->d, row->k, row->eps, seed, METHOD_A);
 	t0 = now_ms();
 	dpk_oneshot_cluster(box, mx->points, mx->n, &cfg, &s, &res);
 	*ms = now_ms() - t0;
@@ -378,30 +227,17 @@ usage(void)
 static int
 parse_rows(const char *spec, Row *rows)
 {
-	char	   *copy = strdup(spec);
-	char	   *tok,
-			   *save = NULL;
-	int			nrows = 0;
+	RowSpec		specs[MAX_ROWS];
+	int			nrows = parse_row_specs(spec, 1, 64, specs, MAX_ROWS, ""),
+				r;
 
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+	for (r = 0; r < nrows; r++)
 	{
-		int			d,
-					k;
-		double		eps;
-
-		if (sscanf(tok, "%d:%d:%lf", &d, &k, &eps) != 3 || d < 1 || d > 64 ||
-			k < 1 || !(eps > 0.0) || nrows >= MAX_ROWS)
-		{
-			fprintf(stderr, "bench_oneshot: bad row \"%s\"\n", tok);
-			exit(2);
-		}
-		memset(&rows[nrows], 0, sizeof(Row));
-		rows[nrows].d = d;
-		rows[nrows].k = k;
-		rows[nrows].eps = eps;
-		nrows++;
+		memset(&rows[r], 0, sizeof(Row));
+		rows[r].d = specs[r].d;
+		rows[r].k = specs[r].k;
+		rows[r].eps = specs[r].eps;
 	}
-	free(copy);
 	return nrows;
 }
 
@@ -427,14 +263,6 @@ default_rows(Row *rows)
 				nrows++;
 			}
 	return nrows;
-}
-
-static const char *
-arg_value(int argc, char **argv, int *i)
-{
-	if (*i + 1 >= argc)
-		usage();
-	return argv[++*i];
 }
 
 int
@@ -558,14 +386,15 @@ main(int argc, char **argv)
 			mix_generate(&sp, mix_hash4(0x6d6978ULL, (uint64_t) rows[r].d,
 										(uint64_t) rows[r].k, (uint64_t) seed),
 						 &mx);
-			if (!ref_cache_lookup(opt.ref_cache, rows[r].d, rows[r].k, opt.n, seed,
-								  &cost_opt))
+			if (!ref_cache_lookup(opt.ref_cache, REF_TAG_WHOLE, false, rows[r].d,
+								  rows[r].k, 0, opt.n, seed, &cost_opt))
 			{
-				cost_opt = reference_cost(&mx, mix_hash4(0x726566ULL, (uint64_t) rows[r].d,
-														 (uint64_t) rows[r].k,
-														 (uint64_t) seed));
-				ref_cache_store(opt.ref_cache, rows[r].d, rows[r].k, opt.n, seed,
-								cost_opt);
+				cost_opt = reference_cost_of(mx.points, (int) mx.n, mx.d, mx.k, mx.centers,
+											 mix_hash4(0x726566ULL, (uint64_t) rows[r].d,
+													   (uint64_t) rows[r].k,
+													   (uint64_t) seed));
+				ref_cache_store(opt.ref_cache, REF_TAG_WHOLE, false, rows[r].d,
+								rows[r].k, 0, opt.n, seed, cost_opt);
 			}
 
 			for (rr = r; rr < nrows; rr++)
@@ -600,9 +429,9 @@ main(int argc, char **argv)
 					row->m_a_lo = ma;
 				if (ma > row->m_a_hi)
 					row->m_a_hi = ma;
-				row->log_a += log(ca);
-				row->log_b += log(cb);
-				row->log_c += log(cc);
+				geo_add(&row->log_a, ca);
+				geo_add(&row->log_b, cb);
+				geo_add(&row->log_c, cc);
 				row->ms_a += ms;
 				row->coreset_a += csz;
 				row->nseeds++;
@@ -624,9 +453,9 @@ main(int argc, char **argv)
 				snprintf(ma, sizeof(ma), "%d-%d", row->m_a_lo, row->m_a_hi);
 			printf("%2d %2d %5.2f | %8.4f %8.4f %8.4f | %8.4f %8.4f | %8.1f | %5s %3d %3d | %8.0f%s\n",
 				   row->d, row->k, row->eps,
-				   exp(row->log_a / row->nseeds),
-				   exp(row->log_b / row->nseeds),
-				   exp(row->log_c / row->nseeds),
+				   geo_mean(row->log_a, row->nseeds),
+				   geo_mean(row->log_b, row->nseeds),
+				   geo_mean(row->log_c, row->nseeds),
 				   row->min_a, row->max_a, row->ms_a / row->nseeds,
 				   ma, row->m_b, row->m_c, row->coreset_a / row->nseeds,
 				   opt.baselines && row->log_a > row->log_b ? "  A>B" : "");
@@ -637,9 +466,9 @@ main(int argc, char **argv)
 		}
 	}
 
-	printf("# geometric mean over %d rows: A %.4f", nrows, exp(sum_log_a / nrows));
+	printf("# geometric mean over %d rows: A %.4f", nrows, geo_mean(sum_log_a, nrows));
 	if (opt.baselines)
-		printf("  B %.4f  C %.4f", exp(sum_log_b / nrows), exp(sum_log_c / nrows));
+		printf("  B %.4f  C %.4f", geo_mean(sum_log_b, nrows), geo_mean(sum_log_c, nrows));
 	printf("\n# total time %.1f s\n", (now_ms() - t_start) / 1e3);
 	return 0;
 }
