@@ -57,7 +57,9 @@
  *				 at its centre) and shows how often the replay agrees with
  *				 the release, and the cost of an alternative choice that
  *				 scores the same candidates with every cell of positive
- *				 noisy count at its shrunk noisy in-cell mean instead
+ *				 noisy count at its shrunk noisy in-cell mean instead, and
+ *				 of the replayed choice restricted to levels with at least
+ *				 4 cells per dimension
  */
 #include <math.h>
 #include <stdbool.h>
@@ -126,6 +128,7 @@ typedef struct Acc
 	double		log_alt;		/* choice scored with in-cell means */
 	int			alt_lo,
 				alt_hi;			/* levels the alternative chose */
+	double		log_min4;		/* replayed choice among levels >= 2 */
 } Acc;
 
 /* --level-scan results of one release, index i = level L - NSCAN + 1 + i. */
@@ -542,10 +545,12 @@ acc_add(Acc *a, int seed, double live, double live_del, double os, double naive,
 		double		best = INFINITY,
 					best_c = INFINITY,
 					best_m = INFINITY;
+		double		best_4 = INFINITY;
 		int			i,
 					best_i = -1,
 					replay_i = NSCAN - 1,
-					alt_i = NSCAN - 1;
+					alt_i = NSCAN - 1,
+					min4_i = NSCAN - 1;
 
 		for (i = 0; i < NSCAN; i++)
 			if (!isnan(scan->cost[i]))
@@ -572,7 +577,13 @@ acc_add(Acc *a, int seed, double live, double live_del, double os, double naive,
 				best_m = scan->proxy_mean[i];
 				alt_i = i;
 			}
+			if (lcount - NSCAN + 1 + i >= 2 && scan->proxy_centre[i] < best_4)
+			{
+				best_4 = scan->proxy_centre[i];
+				min4_i = i;
+			}
 		}
+		a->log_min4 += log(scan->cost[min4_i]);
 		a->log_oracle += log(best);
 		if (best_i >= 0 && lrel == lcount - NSCAN + 1 + best_i)
 			a->oracle_hits++;
@@ -775,9 +786,10 @@ print_acc(const Row *row, uint32_t T, int stream, const Acc *a, const Options *o
 				printf("  L%d %8.4f", level, exp(a->log_fixed[i] / n));
 		}
 		printf("  | oracle %8.4f at it %d/%d | replay agrees %d/%d | "
-			   "in-cell-mean score %8.4f L%d-%d\n",
+			   "in-cell-mean score %8.4f L%d-%d | levels>=2 %8.4f\n",
 			   exp(a->log_oracle / n), a->oracle_hits, a->nseeds,
-			   a->replay_hits, a->nseeds, exp(a->log_alt / n), a->alt_lo, a->alt_hi);
+			   a->replay_hits, a->nseeds, exp(a->log_alt / n), a->alt_lo, a->alt_hi,
+			   exp(a->log_min4 / n));
 	}
 	fflush(stdout);
 }
