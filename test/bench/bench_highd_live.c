@@ -588,27 +588,16 @@ run_stream(const MixData *mx, RefCache *refs, const DpkBox *box, Row *row,
 	live_free(&lv);
 }
 
-static const char *
-fmt_opt_int(char *buf, size_t len, int v, const char *dflt)
-{
-	if (v > 0)
-		snprintf(buf, len, "%d", v);
-	else
-		snprintf(buf, len, "%s", dflt);
-	return buf;
-}
-
 static void
 print_config(const Options *opt)
 {
 	DpkLiveConfig def;
-	char		c1[16];
 
 	live_config(&def, 16, 10, 1.0, 1024, false, (double) opt->n, 1, opt);
 	printf("# live config (after dpk_live_use_projection and overrides): dhat=%d "
-		   "copies=%s sum_share=%g norm_share=%g threshold_sigmas=%g restarts=%d "
+		   "copies=%d sum_share=%g norm_share=%g threshold_sigmas=%g restarts=%d "
 		   "half_width=%g level=choose_level(N, %g)%+d\n",
-		   def.dhat, fmt_opt_int(c1, sizeof(c1), opt->copies, "2(default)"),
+		   def.dhat, def.copies,
 		   def.sum_share, def.norm_share, def.threshold_sigmas, def.restarts,
 		   def.half_width, MAX_CELLS, opt->level_delta);
 }
