@@ -33,6 +33,7 @@
 #include <cblas.h>
 
 #include "dpk_mem.h"
+#include "prng.h"
 
 extern void openblas_set_num_threads(int);
 
@@ -40,21 +41,7 @@ extern void openblas_set_num_threads(int);
 #define DPK_KM_CHUNK_ROWS	2048
 #define DPK_KM_CHUNK_CELLS	(1 << 20)
 
-typedef struct KmRng
-{
-	uint64_t	s[4];
-} KmRng;
-
-/* splitmix64 step: a good 64-bit mixer, used to expand seeds. */
-static uint64_t
-km_splitmix64(uint64_t *state)
-{
-	uint64_t	z = (*state += UINT64_C(0x9E3779B97F4A7C15));
-
-	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-	return z ^ (z >> 31);
-}
+typedef DpkPrng KmRng;
 
 /*
  * Seed the generator of one restart.  The stream number is mixed into the
@@ -64,44 +51,15 @@ static void
 km_rng_init(KmRng *rng, uint64_t seed, uint64_t stream)
 {
 	uint64_t	t = stream ^ UINT64_C(0x6A09E667F3BCC909);
-	uint64_t	sm = seed ^ km_splitmix64(&t);
-	int			i;
 
-	for (i = 0; i < 4; i++)
-		rng->s[i] = km_splitmix64(&sm);
-	/* all-zero state is the one forbidden state of xoshiro */
-	if ((rng->s[0] | rng->s[1] | rng->s[2] | rng->s[3]) == 0)
-		rng->s[0] = 1;
-}
-
-static inline uint64_t
-km_rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-/* xoshiro256** next 64-bit output. */
-static uint64_t
-km_rng_next(KmRng *rng)
-{
-	uint64_t   *s = rng->s;
-	uint64_t	result = km_rotl(s[1] * 5, 7) * 9;
-	uint64_t	t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = km_rotl(s[3], 45);
-	return result;
+	dpk_prng_seed(rng, seed ^ dpk_splitmix64(&t));
 }
 
 /* Uniform double in [0, 1) with 53 random bits. */
 static double
 km_rng_uniform(KmRng *rng)
 {
-	return (double) (km_rng_next(rng) >> 11) * (1.0 / 9007199254740992.0);
+	return dpk_prng_bits53(rng) * (1.0 / 9007199254740992.0);
 }
 
 /*

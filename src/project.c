@@ -13,6 +13,7 @@
 
 #include "dpk_mem.h"
 #include "kmeans.h"
+#include "prng.h"
 #include "rugnik.h"
 
 /* Rows normalized and projected per chunk (bounds the scratch memory). */
@@ -22,65 +23,25 @@
 
 typedef struct ProjRng
 {
-	uint64_t	s[4];
+	DpkPrng		g;
 	double		spare;
 	int			have_spare;
 } ProjRng;
 
-/* splitmix64 step, used to expand seeds. */
-static uint64_t
-proj_splitmix64(uint64_t *state)
-{
-	uint64_t	z = (*state += UINT64_C(0x9E3779B97F4A7C15));
-
-	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-	return z ^ (z >> 31);
-}
-
-/* Seed xoshiro256** from a 64-bit seed. */
+/* Seed from a 64-bit (public) seed. */
 static void
 proj_rng_init(ProjRng *r, uint64_t seed)
 {
-	uint64_t	sm = seed ^ UINT64_C(0x70726F6A65637421);
-	int			i;
-
-	for (i = 0; i < 4; i++)
-		r->s[i] = proj_splitmix64(&sm);
-	if ((r->s[0] | r->s[1] | r->s[2] | r->s[3]) == 0)
-		r->s[0] = 1;
+	dpk_prng_seed(&r->g, seed ^ UINT64_C(0x70726F6A65637421));
 	r->have_spare = 0;
 	r->spare = 0.0;
-}
-
-static inline uint64_t
-proj_rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-/* xoshiro256** next output. */
-static uint64_t
-proj_rng_next(ProjRng *r)
-{
-	uint64_t   *s = r->s;
-	uint64_t	result = proj_rotl(s[1] * 5, 7) * 9;
-	uint64_t	t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = proj_rotl(s[3], 45);
-	return result;
 }
 
 /* Uniform in (0, 1): 53 random bits, offset by half a step so never 0. */
 static double
 proj_rng_uniform(ProjRng *r)
 {
-	return ((double) (proj_rng_next(r) >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+	return (dpk_prng_bits53(&r->g) + 0.5) * (1.0 / 9007199254740992.0);
 }
 
 /* Standard normal by Box-Muller (both values used). */
@@ -185,7 +146,7 @@ dpk_projection_copy_seed(uint64_t seed, int r)
 {
 	uint64_t	st = seed ^ (UINT64_C(0xC2B2AE3D27D4EB4F) * (uint64_t) (r + 1));
 
-	return proj_splitmix64(&st);
+	return dpk_splitmix64(&st);
 }
 
 /* Project normalized points with dgemm (see project.h). */

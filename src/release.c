@@ -862,6 +862,18 @@ reader_end(DpkOwnerSwitch *sw)
 	dpk_pg_owner_end(sw);
 }
 
+/* The table argument of a reader, refused when NULL. */
+static Oid
+table_arg(FunctionCallInfo fcinfo)
+{
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("table must not be NULL"),
+				 errhint("Give an attached table.")));
+	return PG_GETARG_OID(0);
+}
+
 /* dp_centers(tbl, k): the latest release's centres for k' = k. */
 PG_FUNCTION_INFO_V1(dp_centers);
 Datum
@@ -909,12 +921,7 @@ dp_cost_curve(PG_FUNCTION_ARGS)
 	Oid			types[2] = {OIDOID, INT4OID};
 	Datum		values[2];
 
-	if (PG_ARGISNULL(0))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("table must not be NULL"),
-				 errhint("Give an attached table.")));
-	relid = PG_GETARG_OID(0);
+	relid = table_arg(fcinfo);
 	InitMaterializedSRF(fcinfo, 0);
 	reader_begin(fcinfo, relid, 0, &tr, &sw);
 	values[0] = ObjectIdGetDatum(relid);
@@ -949,12 +956,7 @@ dp_histogram(PG_FUNCTION_ARGS)
 	int64_t    *idx;
 	MemoryContext callerctx = CurrentMemoryContext;
 
-	if (PG_ARGISNULL(0))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("table must not be NULL"),
-				 errhint("Give an attached table.")));
-	relid = PG_GETARG_OID(0);
+	relid = table_arg(fcinfo);
 	InitMaterializedSRF(fcinfo, 0);
 	reader_begin(fcinfo, relid, 0, &tr, &sw);
 	if (!PG_ARGISNULL(1))
@@ -1135,12 +1137,7 @@ dp_privacy_report(PG_FUNCTION_ARGS)
 				ss;
 	int			h;
 
-	if (PG_ARGISNULL(0))
-		ereport(ERROR,
-				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("table must not be NULL"),
-				 errhint("Give an attached table.")));
-	relid = PG_GETARG_OID(0);
+	relid = table_arg(fcinfo);
 	InitMaterializedSRF(fcinfo, 0);
 	dpk_pg_owner_begin(&sw);
 	if (SPI_connect() != SPI_OK_CONNECT)
