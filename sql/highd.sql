@@ -53,7 +53,9 @@ SELECT count(*), bool_and(noisy_cost >= 0) AS nonneg FROM dp_cost_curve('emb64f'
 SELECT count(*) > 0 AS cells, bool_and(array_length(cell, 1) = 4) AS projected,
        bool_and(array_length(center, 1) = 64) AS lifted FROM dp_histogram('emb64f');
 SELECT item, value FROM dp_privacy_report('emb64f')
-WHERE item IN ('copies', 'count sensitivity (L1, one event)') ORDER BY item;
+WHERE item IN ('copies', 'count sensitivity (L1, one event)', 'epsilon on the lifting sums',
+               'sum sensitivity (l-infinity, one event, fixed-point units)',
+               'sum noise per tree node') ORDER BY item;
 SELECT dp_attach('cols64', (SELECT array_agg('c' || j ORDER BY j) FROM generate_series(1, 64) j), 4, 1.0,
     array_fill(0::float8, ARRAY[64]), array_fill(100::float8, ARRAY[64]));
 INSERT INTO cols64 SELECT * FROM cols64 LIMIT 1000;

@@ -47,14 +47,16 @@ dpk_live_count_sensitivity(const DpkLiveConfig *cfg)
 }
 
 /*
- * Sum sensitivity: each of d sums moves by < DPK_REL_UNITS (in-cell offsets)
- * or by at most DPK_LIFT_UNITS / 2 (centred lifting sums) in h nodes.
+ * Sum sensitivity.  In-cell offsets: each of d sums moves by < DPK_REL_UNITS
+ * in h nodes, an l1 bound for per-sum Laplace noise.  Centred lifting sums:
+ * each moves by at most DPK_LIFT_UNITS / 2, an l-infinity bound for the
+ * vector noise of dpk_vector_noise (no factor d).
  */
 double
 dpk_live_sum_sensitivity(const DpkLiveConfig *cfg)
 {
 	if (cfg->dhat > 0)
-		return dpk_live_count_sensitivity(cfg) * cfg->d * (DPK_LIFT_UNITS / 2.0);
+		return dpk_live_count_sensitivity(cfg) * (DPK_LIFT_UNITS / 2.0);
 	return dpk_live_count_sensitivity(cfg) * cfg->d * DPK_REL_UNITS;
 }
 
@@ -182,7 +184,8 @@ dpk_live_noisy_histogram(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYT
 	{
 		if ((c & 1023) == 0)
 			dpk_check_interrupts();
-		dpk_cell_noise(s, key, cfg->level, c, t, d, cs, ss, with_sums, noise);
+		dpk_cell_noise(s, key, cfg->level, c, t, d, cs, ss,
+					   with_sums ? DPK_SUMS_LAPLACE : DPK_SUMS_NONE, noise);
 		out->count[c] += noise[0];
 		if (with_sums)
 			for (j = 0; j < d; j++)
@@ -426,24 +429,28 @@ dpk_live_copy_cells(const DpkLiveConfig *cfg)
 }
 
 /*
- * Projected mode: the projected dimension of dpk_highd_dhat, one copy, 80 %
- * of epsilon on the lifting sums, 5 % on the global sum of squared norms.
- * Measured (test/bench/bench_highd_live.c, d = 16, K = 10, eps = 1, N = 1e5,
- * T = 1024, t = T/2 .. T): the lifting sums' noise dominates (with exact
- * sums the cost falls to 1.7-2.6, with exact counts it is unchanged), so
- * every copy, which multiplies their sensitivity, costs more than choosing
- * among copies gains.  Sliding window, 12 seeds, geometric mean over
- * t = T/2, T-1, T: 2 copies with 50 % on sums 16.0, 1 copy with 70 % 7.3,
- * 1 copy with 80 % 6.1 (75 %: 6.4; over the whole benchmark 85 % is worse).
+ * Projected mode: the projected dimension of dpk_highd_dhat, one copy, 5 %
+ * of epsilon on the global sum of squared norms, and on the lifting sums a
+ * share that grows with d, 0.2 + 0.1 log2 d within [0.6, 0.85]: their cube
+ * noise costs about d^3 b^2 / 3 per centre in squared error, the counts'
+ * noise does not grow with d.  Measured (test/bench/bench_highd_live.c,
+ * K = 10, eps = 1, N = 1e5, T = 1024, 8 seeds, geometric mean over both
+ * streams at t = T/2, T-1, T), shares 0.5 / 0.6 / 0.7 / 0.8:
+ * d = 8: 1.90 / 1.82 / 2.39 / 2.41; d = 16: 3.13 / 2.79 / 3.47 / 3.22;
+ * d = 32: 7.85 / 6.22 / 6.33 / 6.07; d = 64: 15.8 / 12.0 / 8.29 / 7.49.
+ * More copies multiply every sensitivity and measured worse than choosing
+ * among them gains (d = 16 window, Laplace sums: 2 copies 16.0, 1 copy 6.1).
  */
 void
 dpk_live_use_projection(DpkLiveConfig *cfg, uint64_t proj_seed)
 {
+	double		share = 0.2 + 0.1 * log2((double) cfg->d);
+
 	cfg->dhat = dpk_highd_dhat(cfg->d, cfg->k);
 	cfg->copies = 1;
 	cfg->proj_seed = proj_seed;
 	cfg->half_width = 0.75;
-	cfg->sum_share = 0.8;
+	cfg->sum_share = share < 0.6 ? 0.6 : (share > 0.85 ? 0.85 : share);
 	cfg->norm_share = 0.05;
 }
 
@@ -509,12 +516,13 @@ dpk_live_noisy_projected(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYT
 			dpk_check_interrupts();
 		/* The level byte carries the copy, so copies never share a node. */
 		dpk_cell_noise(s, key, cfg->level + 32 * (int) (c / ncells), c % ncells, t, d,
-					   cs, ss, true, noise);
+					   cs, ss, DPK_SUMS_VECTOR, noise);
 		count[c] += (double) noise[0];
 		for (j = 0; j < d; j++)
 			sum[c * d + j] += (double) noise[1 + j];
 	}
-	dpk_cell_noise(s, key, 255, 0, t, 0, dpk_live_norm_scale(cfg), cs, false, noise);
+	dpk_cell_noise(s, key, 255, 0, t, 0, dpk_live_norm_scale(cfg), cs, DPK_SUMS_NONE,
+				   noise);
 	*sumnorm += (double) noise[0];
 	dpk_free(noise);
 }
@@ -533,7 +541,7 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 	uint64_t	ncells = dpk_live_copy_cells(cfg);
 	double		nodes = dpk_tree_nodes(t);
 	double		count_var = nodes * dpk_discrete_laplace_variance(dpk_live_count_scale(cfg));
-	double		sum_var = nodes * dpk_discrete_laplace_variance(dpk_live_sum_scale(cfg)) /
+	double		sum_var = nodes * dpk_vector_noise_variance(dpk_live_sum_scale(cfg), d) /
 		((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS);
 	double	   *nsum = dpk_alloc((size_t) ncells * d * sizeof(double));
 	double	   *cent = dpk_alloc((size_t) k * d * sizeof(double));

@@ -372,7 +372,7 @@ node_nonce(int level, uint64_t cell, int node_level, uint32_t node_index,
 void
 dpk_cell_noise(DpkStream *s, const uint8_t key[DPK_KEY_BYTES], int level,
 			   uint64_t cell, uint32_t t, int d, DpkScale count_scale,
-			   DpkScale sum_scale, bool with_sums, int64_t *out)
+			   DpkScale sum_scale, DpkSumNoise sums, int64_t *out)
 {
 	int			node_level[34],
 				node_sign[34];
@@ -389,8 +389,10 @@ dpk_cell_noise(DpkStream *s, const uint8_t key[DPK_KEY_BYTES], int level,
 		node_nonce(level, cell, node_level[a], node_index[a], nonce);
 		dpk_stream_reseed(s, key, nonce);
 		out[0] += node_sign[a] * dpk_discrete_laplace(s, count_scale);
-		if (with_sums)
+		if (sums == DPK_SUMS_LAPLACE)
 			for (j = 0; j < d; j++)
 				out[1 + j] += node_sign[a] * dpk_discrete_laplace(s, sum_scale);
+		else if (sums == DPK_SUMS_VECTOR)
+			dpk_vector_noise(s, sum_scale, d, node_sign[a], out + 1);
 	}
 }

@@ -90,14 +90,23 @@ int			dpk_tree_nodes(uint32_t t);
 /* Number of tree levels an event touches with horizon T: ceil(log2 T) + 1. */
 int			dpk_tree_height(uint32_t horizon);
 
+/* Which noise a cell's d sums get in dpk_cell_noise. */
+typedef enum DpkSumNoise
+{
+	DPK_SUMS_NONE = 0,			/* count only */
+	DPK_SUMS_LAPLACE,			/* discrete Laplace per sum, an l1 scale */
+	DPK_SUMS_VECTOR				/* dpk_vector_noise, an l-infinity scale */
+} DpkSumNoise;
+
 /*
- * The continual noise of one cell at release t: out[0] gets the count noise,
- * out[1..d] the sum noises, each the sum of one discrete Laplace draw per
- * node of [1, t] at the given scales.  The stream is re-keyed per node.
+ * The continual noise of one cell at release t: out[0] gets the count noise
+ * (discrete Laplace), out[1..d] the sum noises, each the signed sum of one
+ * draw per node of the decomposition of t at the given scales.  The stream is
+ * re-keyed per node.
  */
 void		dpk_cell_noise(DpkStream *s, const uint8_t key[DPK_KEY_BYTES],
 						   int level, uint64_t cell, uint32_t t, int d,
-						   DpkScale count_scale, DpkScale sum_scale, bool with_sums,
-						   int64_t *out);
+						   DpkScale count_scale, DpkScale sum_scale,
+						   DpkSumNoise sums, int64_t *out);
 
 #endif

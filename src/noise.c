@@ -311,15 +311,14 @@ dpk_bernoulli_exp(DpkStream *s, uint64_t num, uint64_t den)
 }
 
 /*
- * Exact discrete Laplace, P[Y = y] proportional to exp(-|y| * den / num),
- * CKS Algorithm 2.  In the paper's notation the scale is t/s, so here
- * t = scale.num and s = scale.den:
+ * Exact geometric, P[Y = y] proportional to exp(-y * den / num), y >= 0:
+ * the first half of CKS Algorithm 2.  In the paper's notation the scale is
+ * t/s, so here t = scale.num and s = scale.den:
  *
  *	 U ~ Uniform{0..t-1}, accepted with probability exp(-U/t); V ~ Geometric
  *	 with P[V = v] proportional to exp(-v); then X = U + t*V has
  *	 P[X = x] proportional to exp(-x/t), and Y = floor(X/s) has
- *	 P[Y = y] proportional to exp(-y*s/t).  A fair sign B is attached, and
- *	 (B = negative, Y = 0) is rejected so that zero is not counted twice.
+ *	 P[Y = y] proportional to exp(-y*s/t).
  *
  * X is computed in 128 bits; a Y beyond the int64 range (requires V above
  * about 2^21 for any scale from dpk_scale_from_double, probability
@@ -327,7 +326,7 @@ dpk_bernoulli_exp(DpkStream *s, uint64_t num, uint64_t den)
  * rounds is about 1 / (1 - e^-1) for large t.
  */
 int64_t
-dpk_discrete_laplace(DpkStream *s, DpkScale scale)
+dpk_geometric(DpkStream *s, DpkScale scale)
 {
 	uint64_t	t = scale.num;
 	uint64_t	sd = scale.den;
@@ -341,7 +340,6 @@ dpk_discrete_laplace(DpkStream *s, DpkScale scale)
 		uint64_t	v = 0;
 		unsigned __int128 x;
 		unsigned __int128 y;
-		bool		negative;
 
 		dpk_check_interrupts();
 
@@ -356,12 +354,135 @@ dpk_discrete_laplace(DpkStream *s, DpkScale scale)
 		y = x / sd;
 		if (y > (unsigned __int128) INT64_MAX)
 			continue;
+		return (int64_t) y;
+	}
+}
 
-		negative = dpk_bernoulli(s, 1, 2);
+/*
+ * Exact discrete Laplace, P[Y = y] proportional to exp(-|y| * den / num),
+ * CKS Algorithm 2: a geometric magnitude with a fair sign, (negative, 0)
+ * rejected so that zero is not counted twice.
+ */
+int64_t
+dpk_discrete_laplace(DpkStream *s, DpkScale scale)
+{
+	if (scale.num == 0 || scale.den == 0)
+		return 0;				/* caller error: no valid scale */
+
+	for (;;)
+	{
+		int64_t		y = dpk_geometric(s, scale);
+		bool		negative = dpk_bernoulli(s, 1, 2);
+
 		if (negative && y == 0)
 			continue;
-		return negative ? -(int64_t) y : (int64_t) y;
+		return negative ? -y : y;
 	}
+}
+
+/* The cube sampler needs b >= d / 4 to accept often (see dpk_vector_noise). */
+bool
+dpk_cube_noise_usable(DpkScale scale, int d)
+{
+	return d >= 1 && 4.0 * dpk_scale_value(scale) >= (double) d;
+}
+
+/*
+ * Exact discrete cube noise (the l-infinity K-norm mechanism of Hardt and
+ * Talwar on Z^d): P[z] proportional to q^||z||_inf, q = exp(-1/b).
+ *
+ * Since q^s = (1 - q) sum_{r >= s} q^r, that law is a mixture over r of the
+ * uniform law on the cube {||z||_inf <= r}, with weights proportional to
+ * (2r + 1)^d q^r.  The radius R is drawn by rejection from the negative
+ * binomial NB(d + 1, q) (a sum of d + 1 exact geometrics, weights
+ * C(r + d, d) q^r): the ratio of the two weights, d! prod_i (2r + 1)/(r + i),
+ * increases to its supremum 2^d d!, so R = r is accepted with probability
+ * prod_{i=1..d} (2r + 1) / (2r + 2i), one exact Bernoulli per factor.  Then
+ * each coordinate is uniform on {-R, .., R}.  Acceptance is about
+ * exp(-d / (2b)), hence the usability bound b >= d / 4.
+ */
+static void
+cube_noise(DpkStream *s, DpkScale scale, int d, int sign, int64_t *out)
+{
+	uint64_t	r;
+	int			i;
+
+	for (;;)
+	{
+		bool		accept = true;
+
+		dpk_check_interrupts();
+		r = 0;
+		for (i = 0; i <= d && accept; i++)
+		{
+			int64_t		g = dpk_geometric(s, scale);
+
+			if ((uint64_t) g > ((uint64_t) 1 << 60) - r)
+				accept = false; /* beyond any practical scale: draw again */
+			else
+				r += (uint64_t) g;
+		}
+		for (i = 1; i <= d && accept; i++)
+			accept = dpk_bernoulli(s, 2 * r + 1, 2 * r + 2 * (uint64_t) i);
+		if (accept)
+			break;
+	}
+	for (i = 0; i < d; i++)
+		out[i] += sign * ((int64_t) dpk_uniform(s, 2 * r + 1) - (int64_t) r);
+}
+
+/*
+ * Noise for a d-vector whose change per event has l-infinity norm at most
+ * Delta, scale = Delta / epsilon: the cube noise when it samples fast, else
+ * independent discrete Laplace of scale d * b per coordinate (the l1 bound
+ * d * Delta).  Either is epsilon-DP; the cube's variance per coordinate is
+ * about b^2 (d + 1)(d + 2) / 3 against 2 d^2 b^2, 5-6 times smaller for
+ * large d.  Adds sign * z to out[0..d-1].
+ */
+void
+dpk_vector_noise(DpkStream *s, DpkScale scale, int d, int sign, int64_t *out)
+{
+	DpkScale	l1;
+	int			j;
+
+	if (dpk_cube_noise_usable(scale, d))
+	{
+		cube_noise(s, scale, d, sign, out);
+		return;
+	}
+	l1 = dpk_vector_l1_scale(scale, d);
+	for (j = 0; j < d; j++)
+		out[j] += sign * dpk_discrete_laplace(s, l1);
+}
+
+/* The per-coordinate Laplace scale d * b of the fallback, rounded up. */
+DpkScale
+dpk_vector_l1_scale(DpkScale scale, int d)
+{
+	DpkScale	l1 = scale;
+
+	if (d <= 1)
+		return l1;
+	if (scale.num <= DPK_SCALE_NUM_MAX / (uint64_t) d)
+		l1.num = scale.num * (uint64_t) d;
+	else
+		l1.num = DPK_SCALE_NUM_MAX;
+	return l1;
+}
+
+/*
+ * Per-coordinate variance of dpk_vector_noise.  Cube: E[R (R + 1)] / 3 with
+ * R + 1/2 close to a Gamma(d + 1, b) variable for the scales it is used at,
+ * so (b^2 (d + 1)(d + 2) - 1/4) / 3; Laplace: its exact variance.
+ */
+double
+dpk_vector_noise_variance(DpkScale scale, int d)
+{
+	double		b = dpk_scale_value(scale);
+
+	if (dpk_cube_noise_usable(scale, d))
+		return fmax(0.0, (b * b * (d + 1.0) * (d + 2.0) - 0.25) / 3.0);
+	return dpk_discrete_laplace_variance(dpk_vector_l1_scale(scale, d));
 }
 
 /*

@@ -69,8 +69,29 @@ bool		dpk_bernoulli(DpkStream *s, uint64_t num, uint64_t den);
 /* Exact Bernoulli(exp(-num/den)), num >= 0, den >= 1 (CKS Algorithm 1). */
 bool		dpk_bernoulli_exp(DpkStream *s, uint64_t num, uint64_t den);
 
+/* Exact geometric, P[Y = y] proportional to exp(-y den/num), y >= 0. */
+int64_t		dpk_geometric(DpkStream *s, DpkScale scale);
+
 /* Exact discrete Laplace with scale num/den (CKS Algorithm 2). */
 int64_t		dpk_discrete_laplace(DpkStream *s, DpkScale scale);
+
+/*
+ * Noise for a d-vector sum whose change per event is at most Delta in every
+ * coordinate, with scale b = Delta / epsilon (an l-infinity scale):
+ * P[z] proportional to exp(-||z||_inf / b) on Z^d when b >= d / 4 (exact
+ * cube sampler), else discrete Laplace of scale d b on each coordinate.
+ * Adds sign * z to out[0..d-1].
+ */
+void		dpk_vector_noise(DpkStream *s, DpkScale scale, int d, int sign, int64_t *out);
+
+/* Whether dpk_vector_noise uses the cube sampler for this scale and d. */
+bool		dpk_cube_noise_usable(DpkScale scale, int d);
+
+/* The per-coordinate Laplace scale of dpk_vector_noise's fallback (d b). */
+DpkScale	dpk_vector_l1_scale(DpkScale scale, int d);
+
+/* Variance of one coordinate of dpk_vector_noise. */
+double		dpk_vector_noise_variance(DpkScale scale, int d);
 
 /*
  * The rational scale used for a real scale b > 0: den is a fixed power of two

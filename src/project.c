@@ -7,6 +7,7 @@
 #include "project.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cblas.h>
@@ -312,6 +313,116 @@ dpk_lift_centers(int d, int k, size_t ncells, const double *count,
 	dpk_free(tot);
 }
 
+/* Order cell numbers by decreasing noisy count (qsort context). */
+static const double *heavy_counts;
+
+static int
+heavier_first(const void *a, const void *b)
+{
+	size_t		i = *(const size_t *) a,
+				j = *(const size_t *) b;
+	double		x = heavy_counts[i],
+				y = heavy_counts[j];
+
+	/* ties by cell number, so every platform sorts alike */
+	if (x != y)
+		return x > y ? -1 : 1;
+	return i < j ? -1 : (i > j ? 1 : 0);
+}
+
+/* Lift centres from their heaviest cells, shrunk (see project.h). */
+void
+dpk_lift_centers_heavy(int d, int k, size_t ncells, const double *count,
+					   const double *sum, const int *assign, double sum_var,
+					   double min_count, const double *fallback, double *centers,
+					   double *sizes)
+{
+	size_t	   *order = dpk_alloc(sizeof(size_t) * (ncells ? ncells : 1));
+	double	   *tot = dpk_alloc(sizeof(double) * d);
+	int			a,
+				j;
+
+	for (a = 0; a < k; a++)
+	{
+		double	   *c = centers + (size_t) a * d;
+		size_t		m = 0,
+					i,
+					best = 0;
+		double		cum = 0.0,
+					all = 0.0,
+					crit = INFINITY,
+					cnt;
+
+		for (i = 0; i < ncells; i++)
+			if (assign[i] == a)
+			{
+				order[m++] = i;
+				all += count[i];
+			}
+		heavy_counts = count;
+		qsort(order, m, sizeof(size_t), heavier_first);
+
+		/*
+		 * Each cell adds the same sum noise and its count of signal, so the
+		 * lifted mean's noise variance over the p heaviest cells is
+		 * p sum_var / C_p^2: keep the prefix that minimizes it (all cells
+		 * when the sums are exact).
+		 */
+		best = sum_var > 0.0 ? 0 : m;
+		for (i = 0; i < m && sum_var > 0.0; i++)
+		{
+			cum += count[order[i]];
+			if (cum > 0.0 && (double) (i + 1) / (cum * cum) < crit)
+			{
+				crit = (double) (i + 1) / (cum * cum);
+				best = i + 1;
+			}
+		}
+		cnt = 0.0;
+		memset(tot, 0, sizeof(double) * d);
+		for (i = 0; i < best; i++)
+		{
+			cnt += count[order[i]];
+			for (j = 0; j < d; j++)
+				tot[j] += sum[order[i] * d + j];
+		}
+		if (cnt >= min_count && cnt > 0.0)
+		{
+			/*
+			 * Positive-part James-Stein toward the fallback: the mean's
+			 * noise has variance v per coordinate, so shrink by
+			 * 1 - (d - 2) v / ||mean - fallback||^2.
+			 */
+			double		v = (double) best * sum_var / (cnt * cnt),
+						dist2 = 0.0,
+						w;
+
+			for (j = 0; j < d; j++)
+			{
+				double		f = fallback ? fallback[(size_t) a * d + j] - 0.5 : 0.0,
+							e = tot[j] / cnt - f;
+
+				dist2 += e * e;
+			}
+			w = (d > 2 && dist2 > 0.0 && v > 0.0) ? fmax(0.0, 1.0 - (d - 2) * v / dist2) : 1.0;
+			for (j = 0; j < d; j++)
+			{
+				double		f = fallback ? fallback[(size_t) a * d + j] - 0.5 : 0.0,
+							x = 0.5 + f + w * (tot[j] / cnt - f);
+
+				c[j] = x < 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x);
+			}
+		}
+		else
+			for (j = 0; j < d; j++)
+				c[j] = fallback ? fallback[(size_t) a * d + j] : 0.5;
+		if (sizes)
+			sizes[a] = all > 0.0 ? all : 0.0;
+	}
+	dpk_free(order);
+	dpk_free(tot);
+}
+
 /* Private cost score of a partition (see project.h). */
 double
 dpk_lift_cost(int d, int k, size_t ncells, const double *count, const double *sum,
@@ -554,10 +665,9 @@ copy_histogram(const HighdPlan *pl, const DpkProjection *proj, DpkStream *s,
 			if (lcount)
 				cells->count[c] = (double) (lcount[c] +
 											dpk_discrete_laplace(s, pl->lift_count_scale));
+			dpk_vector_noise(s, pl->sum_scale, d, 1, lsum + c * d);
 			for (j = 0; j < d; j++)
-				cells->sum[c * d + j] =
-					(double) (lsum[c * d + j] + dpk_discrete_laplace(s, pl->sum_scale))
-					/ DPK_LIFT_UNITS;
+				cells->sum[c * d + j] = (double) lsum[c * d + j] / DPK_LIFT_UNITS;
 			/* sums of squared norms are released only with their own noise */
 			cells->norm[c] = pl->have_norm
 				? (double) (lnorm[c] + dpk_discrete_laplace(s, pl->norm_scale)) / unit2
@@ -695,8 +805,8 @@ dpk_highd_cells_cluster(const DpkProjection *p, const DpkHighdCells *hc, int k,
 			assign[c] = nearest_center(tc, pc, k, dhat);
 		}
 	}
-	dpk_lift_centers(d, k, nl, lcount, hc->sum, assign, min_count, fallback,
-					 centers, sizes);
+	dpk_lift_centers_heavy(d, k, nl, lcount, hc->sum, assign, hc->sum_var, min_count,
+						   fallback, centers, sizes);
 	score = dpk_lift_cost(d, k, nl, lcount, hc->sum, hc->sumnorm, assign,
 						  hc->sum_var, min_count);
 	dpk_free(pc);
@@ -788,10 +898,11 @@ partition_stats(const HighdPlan *pl, const Partition *pt, DpkScale count_scale,
 			dpk_check_interrupts();
 		cnt[g] = (double) (gc[g] + dpk_discrete_laplace(s, count_scale));
 		if (gs)
+		{
+			dpk_vector_noise(s, sum_scale, d, 1, gs + (size_t) g * d);
 			for (j = 0; j < d; j++)
-				sum[(size_t) g * d + j] =
-					(double) (gs[(size_t) g * d + j] + dpk_discrete_laplace(s, sum_scale))
-					/ DPK_LIFT_UNITS;
+				sum[(size_t) g * d + j] = (double) gs[(size_t) g * d + j] / DPK_LIFT_UNITS;
+		}
 	}
 	dpk_free(u);
 	dpk_free(t);
@@ -1098,9 +1209,13 @@ dpk_highd_oneshot_cluster(const DpkBox *box, const double *points, size_t n,
 	dpk_highd_oneshot_cluster_info(box, points, n, cfg, s, res, NULL);
 }
 
-/* Scale b = sensitivity / eps and its variance; eps <= 0 means unused. */
+/*
+ * Scale b = sensitivity / eps and its variance; eps <= 0 means unused.  With
+ * vector_d > 0 the sensitivity is an l-infinity bound of a vector_d-vector
+ * and the variance that of one coordinate of dpk_vector_noise.
+ */
 static bool
-plan_scale(double sensitivity, double eps, DpkScale *scale, double *var)
+plan_scale(double sensitivity, double eps, int vector_d, DpkScale *scale, double *var)
 {
 	if (!(eps > 0.0))
 	{
@@ -1110,7 +1225,8 @@ plan_scale(double sensitivity, double eps, DpkScale *scale, double *var)
 		return false;
 	}
 	*scale = dpk_scale_from_double(sensitivity / eps);
-	*var = dpk_discrete_laplace_variance(*scale);
+	*var = vector_d > 0 ? dpk_vector_noise_variance(*scale, vector_d)
+		: dpk_discrete_laplace_variance(*scale);
 	return true;
 }
 
@@ -1239,27 +1355,28 @@ dpk_highd_oneshot_cluster_info(const DpkBox *box, const double *points, size_t n
 
 	/*
 	 * Sensitivities of one point: 1 on the counts of a grid or a partition;
-	 * d U / 2 on a sum vector of centred fixed-point coordinates; d U^2 / 4
-	 * on a sum of squared norms.
+	 * U / 2 in every coordinate (l-infinity) of a sum vector of centred
+	 * fixed-point coordinates, which gets the vector noise; d U^2 / 4 on a
+	 * sum of squared norms.
 	 */
-	plan_scale(1.0, eps_grid, &pl.count_scale, &pl.count_var);
-	if (joint && !plan_scale(1.0, eps_group, &pl.group_scale, &pl.group_var))
+	plan_scale(1.0, eps_grid, 0, &pl.count_scale, &pl.count_var);
+	if (joint && !plan_scale(1.0, eps_group, 0, &pl.group_scale, &pl.group_var))
 		eps_group = 0.0;
-	pl.have_lift = plan_scale(d * (DPK_LIFT_UNITS / 2.0), eps_ls, &pl.sum_scale,
+	pl.have_lift = plan_scale(DPK_LIFT_UNITS / 2.0, eps_ls, d, &pl.sum_scale,
 							  &pl.sum_var);
 	if (cfg->lift_mode == DPK_LIFT_CELL && eps_lc <= 0.0)
 	{
 		pl.lift_count_scale = pl.count_scale;
 		pl.lift_count_var = pl.count_var;
 	}
-	else if (!plan_scale(1.0, eps_lc, &pl.lift_count_scale, &pl.lift_count_var))
+	else if (!plan_scale(1.0, eps_lc, 0, &pl.lift_count_scale, &pl.lift_count_var))
 		pl.have_lift = false;
 	pl.have_norm = plan_scale(d * (DPK_LIFT_UNITS / 2.0) * (DPK_LIFT_UNITS / 2.0),
-							  eps_ln, &pl.norm_scale, &pl.norm_var);
+							  eps_ln, 0, &pl.norm_scale, &pl.norm_var);
 	if (eps_refine > 0.0)
 	{
-		plan_scale(1.0, eps_refine * lcs, &rc_scale, &rc_var);
-		plan_scale(d * (DPK_LIFT_UNITS / 2.0), eps_refine * (1.0 - lcs), &rs_scale,
+		plan_scale(1.0, eps_refine * lcs, 0, &rc_scale, &rc_var);
+		plan_scale(DPK_LIFT_UNITS / 2.0, eps_refine * (1.0 - lcs), d, &rs_scale,
 				   &rs_var);
 	}
 

@@ -133,6 +133,18 @@ void		dpk_lift_centers(int d, int k, size_t ncells, const double *count,
 							 const double *fallback, double *centers, double *sizes);
 
 /*
+ * dpk_lift_centers for noisy cell sums with noise variance sum_var per
+ * coordinate and cell: each centre is lifted from the prefix of its cells by
+ * decreasing noisy count that minimizes the lifted mean's noise (p cells,
+ * count C: p sum_var / C^2), then shrunk toward its fallback by positive-part
+ * James-Stein.  sizes[] still get the counts of all the centre's cells.
+ */
+void		dpk_lift_centers_heavy(int d, int k, size_t ncells, const double *count,
+								   const double *sum, const int *assign, double sum_var,
+								   double min_count, const double *fallback,
+								   double *centers, double *sizes);
+
+/*
  * The private score of a partition from the same statistics (lower is
  * better): an estimate of the k-means cost of the lifted centres,
  *		sum_j [ SumNorm_j - ||Sum_j||^2 / Count_j ],
@@ -304,8 +316,9 @@ typedef struct DpkHighdInfo
 	double		eps_lift_sum;	/* per copy (selection), once (joint) */
 	double		eps_lift_norm;	/* per copy (cell mode) */
 	double		eps_refine;		/* per refinement step */
-	double		count_scale;	/* discrete Laplace scales: counts in points, */
-	double		group_scale;	/* sums in DPK_LIFT_UNITS, norms in units^2 */
+	double		count_scale;	/* noise scales: counts in points (Laplace), */
+	double		group_scale;	/* sums in DPK_LIFT_UNITS (l-infinity scale of
+								 * dpk_vector_noise), norms in units^2 */
 	double		lift_count_scale;
 	double		sum_scale;
 	double		norm_scale;

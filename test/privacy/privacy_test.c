@@ -662,7 +662,7 @@ run_stream(const Ctx *cx, const DpkCellMap *states, const uint8_t key[DPK_KEY_BY
 		int64_t		noise[1 + DIM];
 
 		dpk_cell_noise(&s, key, cx->mech.level, cx->cell, (uint32_t) t, DIM, cs, ss,
-					   false, noise);
+					   DPK_SUMS_NONE, noise);
 		o->y[t] = (v ? v[0] : 0) + noise[0];
 		if (full && i < NCLUSTER && cluster_at[i] == t)
 		{

@@ -97,15 +97,15 @@ main(void)
 					b[4],
 					c[4];
 
-		dpk_cell_noise(&s, key, 5, 12345, 700, 3, cs, ss, true, a);
-		dpk_cell_noise(&s, key, 5, 999, 3, 3, cs, ss, true, c);
-		dpk_cell_noise(&s, key, 5, 12345, 700, 3, cs, ss, true, b);
+		dpk_cell_noise(&s, key, 5, 12345, 700, 3, cs, ss, DPK_SUMS_LAPLACE, a);
+		dpk_cell_noise(&s, key, 5, 999, 3, 3, cs, ss, DPK_SUMS_LAPLACE, c);
+		dpk_cell_noise(&s, key, 5, 12345, 700, 3, cs, ss, DPK_SUMS_LAPLACE, b);
 		CHECK(memcmp(a, b, sizeof(a)) == 0, "same node, same noise across calls");
 		dpk_stream_close(&s);
 		CHECK(dpk_stream_open(&s, key2, nonce), "reopen");
-		dpk_cell_noise(&s, key, 5, 12345, 700, 3, cs, ss, true, b);
+		dpk_cell_noise(&s, key, 5, 12345, 700, 3, cs, ss, DPK_SUMS_LAPLACE, b);
 		CHECK(memcmp(a, b, sizeof(a)) == 0, "same node, same noise after reopening");
-		dpk_cell_noise(&s, key2, 5, 12345, 700, 3, cs, ss, true, c);
+		dpk_cell_noise(&s, key2, 5, 12345, 700, 3, cs, ss, DPK_SUMS_LAPLACE, c);
 		CHECK(memcmp(a, c, sizeof(a)) != 0, "another key, other noise");
 
 		/*
@@ -117,9 +117,9 @@ main(void)
 						n1024[1],
 						n1[1];
 
-			dpk_cell_noise(&s, key, 2, 7, 1023, 0, cs, ss, false, n1023);
-			dpk_cell_noise(&s, key, 2, 7, 1024, 0, cs, ss, false, n1024);
-			dpk_cell_noise(&s, key, 2, 7, 1, 0, cs, ss, false, n1);
+			dpk_cell_noise(&s, key, 2, 7, 1023, 0, cs, ss, DPK_SUMS_NONE, n1023);
+			dpk_cell_noise(&s, key, 2, 7, 1024, 0, cs, ss, DPK_SUMS_NONE, n1024);
+			dpk_cell_noise(&s, key, 2, 7, 1, 0, cs, ss, DPK_SUMS_NONE, n1);
 			CHECK(n1023[0] != n1024[0] || n1024[0] == 0, "different releases differ");
 			(void) n1;
 		}
@@ -145,7 +145,7 @@ main(void)
 			{
 				int64_t		v[1];
 
-				dpk_cell_noise(&s, key, 3, (uint64_t) c, ts[a], 0, cs, cs, false, v);
+				dpk_cell_noise(&s, key, 3, (uint64_t) c, ts[a], 0, cs, cs, DPK_SUMS_NONE, v);
 				sum += v[0];
 				sum2 += (double) v[0] * v[0];
 			}
@@ -154,6 +154,51 @@ main(void)
 			CHECK(fabs(var / expect - 1.0) < 0.07, "t=%u: variance %g, formula %g", ts[a], var, expect);
 			CHECK(fabs(sum / cells) < 5 * sqrt(expect / cells), "t=%u: mean %g", ts[a], sum / cells);
 			printf("counter noise t=%u: nodes %d, variance %.1f (formula %.1f)\n",
+				   ts[a], dpk_tree_nodes(ts[a]), var, expect);
+		}
+	}
+
+	/*
+	 * Vector (cube) sums: deterministic per node, and over many cells each
+	 * coordinate's variance is nodes x the cube variance, with the count's
+	 * noise unchanged (still the first draw of every node).
+	 */
+	{
+		static const uint32_t ts[] = {512, 1023};
+		DpkScale	cs = dpk_scale_from_double(22.0),
+					vs = dpk_scale_from_double(300.0);
+		double		vvar = dpk_vector_noise_variance(vs, 8);
+		size_t		a;
+		int64_t		x[9],
+					y[9],
+					z[9];
+
+		CHECK(dpk_cube_noise_usable(vs, 8), "cube usable at b = 300, d = 8");
+		dpk_cell_noise(&s, key, 4, 77, 1000, 8, cs, vs, DPK_SUMS_VECTOR, x);
+		dpk_cell_noise(&s, key, 4, 78, 1000, 8, cs, vs, DPK_SUMS_VECTOR, z);
+		dpk_cell_noise(&s, key, 4, 77, 1000, 8, cs, vs, DPK_SUMS_VECTOR, y);
+		CHECK(memcmp(x, y, sizeof(x)) == 0, "vector sums: same node, same noise");
+		dpk_cell_noise(&s, key, 4, 77, 1000, 8, cs, vs, DPK_SUMS_NONE, z);
+		CHECK(z[0] == x[0], "count noise independent of the sum noise kind");
+		for (a = 0; a < sizeof(ts) / sizeof(ts[0]); a++)
+		{
+			int			cells = 6000,
+						c,
+						j;
+			double		sum2 = 0,
+						expect = vvar * dpk_tree_nodes(ts[a]),
+						var;
+
+			for (c = 0; c < cells; c++)
+			{
+				dpk_cell_noise(&s, key, 4, (uint64_t) c, ts[a], 8, cs, vs, DPK_SUMS_VECTOR, x);
+				for (j = 1; j <= 8; j++)
+					sum2 += (double) x[j] * x[j];
+			}
+			var = sum2 / (cells * 8.0);
+			CHECK(fabs(var / expect - 1.0) < 0.07, "vector t=%u: variance %g, formula %g",
+				  ts[a], var, expect);
+			printf("vector sum noise t=%u d=8: nodes %d, variance %.0f (formula %.0f)\n",
 				   ts[a], dpk_tree_nodes(ts[a]), var, expect);
 		}
 	}

@@ -589,6 +589,261 @@ test_scale_rounding(void)
 		  "negative scale small");
 }
 
+/*
+ * Log of the cube law's radius weights: P[||z||_inf = r] is proportional to
+ * ((2r+1)^d - (2r-1)^d) q^r (points on the cube's surface), 1 at r = 0.
+ */
+static double
+cube_radius_logw(int d, double a, long r)
+{
+	double		rd = (double) r;
+
+	if (r == 0)
+		return 0.0;
+	return d * log(2.0 * rd + 1.0) +
+		log1p(-pow((2.0 * rd - 1.0) / (2.0 * rd + 1.0), d)) - a * rd;
+}
+
+/*
+ * Cube noise against its exact law.  d = 1 is the discrete Laplace itself;
+ * d = 2 is tested point by point on [-6, 6]^2 plus the tail; d = 16 on the
+ * law of ||z||_inf, with mean 0 and the variance formula per coordinate.
+ */
+static void
+test_cube_noise(void)
+{
+	static long obs[MAX_BINS];
+	static double prob[MAX_BINS];
+	DpkStream	s;
+	DpkScale	sc;
+	double		stat,
+				crit;
+	long		k;
+	int			i;
+
+	/* d = 1: the same law as dpk_discrete_laplace of the same scale */
+	{
+		const int	C = 12;
+		int64_t		z = 0;
+
+		sc = dpk_scale_from_double(3.0);
+		CHECK(dpk_cube_noise_usable(sc, 1), "cube not usable at d = 1, b = 3");
+		memset(obs, 0, sizeof(obs));
+		for (i = -C; i <= C; i++)
+			prob[i + C] = dpk_discrete_laplace_pmf(sc, i);
+		prob[2 * C + 1] = 0.0;
+		for (i = 0; i < 2 * C + 1; i++)
+			prob[2 * C + 1] += prob[i];
+		prob[2 * C + 1] = 1.0 - prob[2 * C + 1];
+		memset(&s, 0, sizeof(s));
+		open_seeded(&s, 4321, 70);
+		for (k = 0; k < 200000; k++)
+		{
+			z = 0;
+			dpk_vector_noise(&s, sc, 1, 1, &z);
+			if (z >= -C && z <= C)
+				obs[z + C]++;
+			else
+				obs[2 * C + 1]++;
+		}
+		dpk_stream_close(&s);
+		stat = chi2_stat(obs, prob, 2 * C + 2, 200000);
+		crit = chi2_critical(2 * C + 1);
+		printf("  cube d=1 b=3 vs laplace pmf: chi2 = %.2f (crit %.2f)\n", stat, crit);
+		CHECK(stat < crit, "cube d=1: chi2 %.2f >= %.2f", stat, crit);
+	}
+
+	/* d = 2, b = 1.5: every point of [-6, 6]^2, one bin for the rest */
+	{
+		const int	C = 6;
+		const long	draws = 300000;
+		double		a,
+					norm = 0.0,
+					inside = 0.0;
+		int			nb = (2 * C + 1) * (2 * C + 1);
+		long		r;
+
+		sc = dpk_scale_from_double(1.5);
+		a = (double) sc.den / (double) sc.num;
+		for (r = 0; r < 400; r++)
+			norm += exp(cube_radius_logw(2, a, r));
+		for (i = 0; i < nb; i++)
+		{
+			int			x = i / (2 * C + 1) - C,
+						y = i % (2 * C + 1) - C;
+			int			m = abs(x) > abs(y) ? abs(x) : abs(y);
+
+			prob[i] = exp(-a * m) / norm;
+			inside += prob[i];
+		}
+		prob[nb] = 1.0 - inside;
+		memset(obs, 0, sizeof(obs));
+		memset(&s, 0, sizeof(s));
+		open_seeded(&s, 4321, 71);
+		for (k = 0; k < draws; k++)
+		{
+			int64_t		z[2] = {0, 0};
+
+			dpk_vector_noise(&s, sc, 2, 1, z);
+			if (llabs(z[0]) <= C && llabs(z[1]) <= C)
+				obs[(z[0] + C) * (2 * C + 1) + (z[1] + C)]++;
+			else
+				obs[nb]++;
+		}
+		dpk_stream_close(&s);
+		stat = chi2_stat(obs, prob, nb + 1, draws);
+		crit = chi2_critical(nb);
+		printf("  cube d=2 b=1.5 point by point: chi2 = %.2f (df %d, crit %.2f)\n",
+			   stat, nb, crit);
+		CHECK(stat < crit, "cube d=2: chi2 %.2f >= %.2f", stat, crit);
+	}
+
+	/* d = 16, b = 40: the radius law, mean, variance of one coordinate */
+	{
+		const int	d = 16;
+		const long	draws = 60000;
+		static double lw[4096];
+		static long rstart[MAX_BINS];
+		double		a,
+					mx = -INFINITY,
+					norm = 0.0,
+					acc = 0.0,
+					mix = 0.0,
+					mixnorm = 0.0,
+					var_exact,
+					var_formula,
+					sum = 0.0,
+					sumsq = 0.0,
+					m4 = 0.0,
+					mean,
+					var,
+					z;
+		int			nb = 0;
+		long		r;
+
+		sc = dpk_scale_from_double(40.0);
+		a = (double) sc.den / (double) sc.num;
+		CHECK(dpk_cube_noise_usable(sc, d), "cube not usable at d = 16, b = 40");
+		for (r = 0; r < 4096; r++)
+		{
+			lw[r] = cube_radius_logw(d, a, r);
+			if (lw[r] > mx)
+				mx = lw[r];
+		}
+		for (r = 0; r < 4096; r++)
+			norm += exp(lw[r] - mx);
+		/* runs of radii of mass >= 1/100 each */
+		rstart[0] = 0;
+		for (r = 0; r < 4096; r++)
+		{
+			acc += exp(lw[r] - mx) / norm;
+			if (acc >= 0.01 && nb < MAX_BINS - 2)
+			{
+				prob[nb++] = acc;
+				rstart[nb] = r + 1;
+				acc = 0.0;
+			}
+		}
+		prob[nb - 1] += acc;	/* the far tail joins the last run */
+		/* exact E[R (R + 1)] / 3 of the mixture radius, weights (2r+1)^d q^r */
+		for (r = 0; r < 4096; r++)
+		{
+			double		w = exp(d * log(2.0 * r + 1.0) - a * r - mx - 40.0);
+
+			mix += w * r * (r + 1.0);
+			mixnorm += w;
+		}
+		var_exact = mix / mixnorm / 3.0;
+		var_formula = dpk_vector_noise_variance(sc, d);
+		printf("  cube d=16 b=40: variance formula %.2f, exact %.2f\n",
+			   var_formula, var_exact);
+		CHECK(fabs(var_formula / var_exact - 1.0) < 0.01,
+			  "cube variance formula %.3f vs exact %.3f", var_formula, var_exact);
+
+		memset(obs, 0, sizeof(obs));
+		memset(&s, 0, sizeof(s));
+		open_seeded(&s, 4321, 72);
+		for (k = 0; k < draws; k++)
+		{
+			int64_t		zz[16];
+			int64_t		mr = 0;
+			int			lo = 0,
+						hi = nb - 1;
+
+			memset(zz, 0, sizeof(zz));
+			dpk_vector_noise(&s, sc, d, 1, zz);
+			for (i = 0; i < d; i++)
+				if (llabs(zz[i]) > mr)
+					mr = llabs(zz[i]);
+			sum += (double) zz[k % d];
+			sumsq += (double) zz[k % d] * (double) zz[k % d];
+			m4 += pow((double) zz[k % d], 4.0);
+			while (lo < hi)
+			{
+				int			mid = (lo + hi + 1) / 2;
+
+				if (rstart[mid] <= mr)
+					lo = mid;
+				else
+					hi = mid - 1;
+			}
+			obs[lo]++;
+		}
+		dpk_stream_close(&s);
+		stat = chi2_stat(obs, prob, nb, draws);
+		crit = chi2_critical(nb - 1);
+		mean = sum / draws;
+		var = sumsq / draws - mean * mean;
+		m4 /= draws;
+		printf("  cube d=16 b=40 radius: %d bins, chi2 = %.2f (crit %.2f), "
+			   "coordinate mean %.3f, var %.1f\n", nb, stat, crit, mean, var);
+		CHECK(stat < crit, "cube d=16 radius: chi2 %.2f >= %.2f", stat, crit);
+		z = fabs(mean) / sqrt(var_exact / draws);
+		CHECK(z < N_SIGMA, "cube d=16: mean %.3f is %.2f standard errors from 0", mean, z);
+		z = fabs(var - var_exact) / sqrt((m4 - var * var) / draws);
+		CHECK(z < N_SIGMA, "cube d=16: variance %.1f vs %.1f (%.2f standard errors)",
+			  var, var_exact, z);
+		/* 5-6 times less variance than the l1 Laplace it replaces */
+		CHECK(var_exact < 0.25 * dpk_discrete_laplace_variance(dpk_vector_l1_scale(sc, d)),
+			  "cube variance %.1f not well below the Laplace's", var_exact);
+	}
+
+	/* below b = d / 4 the fallback: Laplace of scale d b per coordinate */
+	{
+		const int	d = 16;
+		const long	draws = 40000;
+		double		sumsq = 0.0,
+					var_exact;
+		DpkScale	l1;
+
+		sc = dpk_scale_from_double(2.0);
+		l1 = dpk_vector_l1_scale(sc, d);
+		CHECK(!dpk_cube_noise_usable(sc, d), "cube used at d = 16, b = 2");
+		CHECK(l1.num == 16 * sc.num && l1.den == sc.den, "fallback scale is not 16 b");
+		var_exact = dpk_discrete_laplace_variance(l1);
+		CHECK(dpk_vector_noise_variance(sc, d) == var_exact, "fallback variance");
+		memset(&s, 0, sizeof(s));
+		open_seeded(&s, 4321, 73);
+		for (k = 0; k < draws; k++)
+		{
+			int64_t		zz[16];
+
+			memset(zz, 0, sizeof(zz));
+			dpk_vector_noise(&s, sc, d, -1, zz);
+			sumsq += (double) zz[k % d] * (double) zz[k % d];
+		}
+		dpk_stream_close(&s);
+		/* Laplace fourth moment is 6 var^2 + O(var), so sd(var^) ~ sqrt(5) var */
+		{
+			double		var = sumsq / draws;
+			double		z = fabs(var - var_exact) / (sqrt(5.0) * var_exact / sqrt((double) draws));
+
+			printf("  vector fallback d=16 b=2: var %.1f (exact %.1f)\n", var, var_exact);
+			CHECK(z < N_SIGMA, "fallback variance %.1f vs %.1f", var, var_exact);
+		}
+	}
+}
+
 int
 main(void)
 {
@@ -600,6 +855,7 @@ main(void)
 	test_uniform_large();
 	test_bernoulli();
 	test_laplace();
+	test_cube_noise();
 	test_pmf_variance();
 	test_scale_rounding();
 	UNIT_DONE("test_noise");

@@ -598,12 +598,62 @@ test_copies_cap(void)
 	CHECK(dpk_highd_copies(&cfg, 64) == cfg.copies, "selection modes run every copy");
 }
 
+/*
+ * Lifting from the heaviest cells: exact sums use every cell (the same
+ * centres as dpk_lift_centers); noisy sums drop light cells by the p / C^2
+ * rule; a noise variance near the signal shrinks toward the fallback.
+ */
+static void
+test_lift_heavy(void)
+{
+	enum
+	{
+		HD = 8, HC = 4
+	};
+	double		count[HC] = {1000.0, 500.0, 5.0, 5.0};
+	double		sum[HC * HD];
+	int			assign[HC] = {0, 0, 0, 0};
+	double		fb[HD],
+				a_cent[HD],
+				b_cent[HD],
+				size;
+	int			c,
+				j,
+				ok = 1;
+
+	for (c = 0; c < HC; c++)
+		for (j = 0; j < HD; j++)
+			sum[c * HD + j] = count[c] * (c < 2 ? 0.1 * (c + 1) : -0.4);
+	for (j = 0; j < HD; j++)
+		fb[j] = 0.5;
+	dpk_lift_centers(HD, 1, HC, count, sum, assign, 1.0, fb, a_cent, NULL);
+	dpk_lift_centers_heavy(HD, 1, HC, count, sum, assign, 0.0, 1.0, fb, b_cent, &size);
+	for (j = 0; j < HD; j++)
+		if (fabs(a_cent[j] - b_cent[j]) > 1e-12)
+			ok = 0;
+	CHECK(ok && size == 1510.0, "exact sums: every cell, as dpk_lift_centers");
+
+	/* p / C^2: 1e-6, 8.9e-7, 1.3e-6, ... so the two heavy cells */
+	dpk_lift_centers_heavy(HD, 1, HC, count, sum, assign, 1e-4, 1.0, fb, b_cent, &size);
+	ok = 1;
+	for (j = 0; j < HD; j++)
+		if (fabs(b_cent[j] - (0.5 + (100.0 + 100.0) / 1500.0)) > 1e-6)
+			ok = 0;
+	CHECK(ok && size == 1510.0, "noisy sums: lifted from the two heaviest cells (%g)", b_cent[0]);
+
+	/* noise comparable to the offset: pulled part of the way to the fallback */
+	dpk_lift_centers_heavy(HD, 1, HC, count, sum, assign, 20000.0, 1.0, fb, b_cent, NULL);
+	CHECK(b_cent[0] > 0.5 && b_cent[0] < 0.5 + 200.0 / 1500.0 - 1e-3,
+		  "James-Stein shrinkage toward the fallback (%g)", b_cent[0]);
+}
+
 int
 main(void)
 {
 	dpk_blas_single_thread();
 	test_projection();
 	test_lifting();
+	test_lift_heavy();
 	test_cells_cluster();
 	test_pipeline();
 	test_copies_cap();
