@@ -838,7 +838,7 @@ typedef struct Partition
  * Noisy count of every part (and with sum not NULL its noisy sum vector, in
  * normalized units) of a partition.  Every part gets noise, occupied or not;
  * every point is in exactly one part, so the sensitivities are 1 on the
- * counts and d U / 2 on the sums.
+ * counts and U / 2 in every coordinate of the sums (cube noise).
  */
 static void
 partition_stats(const HighdPlan *pl, const Partition *pt, DpkScale count_scale,
