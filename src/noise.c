@@ -455,7 +455,10 @@ dpk_vector_noise(DpkStream *s, DpkScale scale, int d, int sign, int64_t *out)
 		out[j] += sign * dpk_discrete_laplace(s, l1);
 }
 
-/* The per-coordinate Laplace scale d * b of the fallback, rounded up. */
+/*
+ * The per-coordinate Laplace scale d * b of the fallback, never below it:
+ * num * d, or when that would overflow num / floor(den / d).
+ */
 DpkScale
 dpk_vector_l1_scale(DpkScale scale, int d)
 {
@@ -465,8 +468,14 @@ dpk_vector_l1_scale(DpkScale scale, int d)
 		return l1;
 	if (scale.num <= DPK_SCALE_NUM_MAX / (uint64_t) d)
 		l1.num = scale.num * (uint64_t) d;
+	else if (scale.den >= (uint64_t) d)
+		l1.den = scale.den / (uint64_t) d;
 	else
+	{
+		/* only for den < d, never from dpk_scale_from_double (den = 2^20) */
 		l1.num = DPK_SCALE_NUM_MAX;
+		l1.den = 1;
+	}
 	return l1;
 }
 
