@@ -45,7 +45,9 @@
  * over seeds, its mean coreset size (of the published copy at k = K) and
  * release time.  Flags: "R" live/oneshot > 1.3, "N" live worse than naive.
  * Then the geometric mean of every column and, when the row d = 16, K = 10,
- * eps = 1 was run, the issue's targets against its worst reported live cost.
+ * eps = 1 was run, the targets (references 7.5 and 10.0 measured on 1e5
+ * rows, aim 4.7) against its worst reported live cost, over all releases
+ * and over those from T/2 on.
  *
  * Digits (--digits PATH): the UCI handwritten digits as shipped by Debian's
  * python3-sklearn (sklearn/datasets/data/digits.csv.gz: 1797 rows of 64
@@ -1018,7 +1020,8 @@ main(int argc, char **argv)
 				sum_os = 0.0,
 				sum_naive = 0.0;
 	int			nlines = 0;
-	double		target_worst = -1.0;
+	double		target_worst = -1.0,
+				target_late = -1.0;
 	char		target_where[96] = "";
 
 	memset(rows, 0, sizeof(rows));
@@ -1221,6 +1224,10 @@ main(int argc, char **argv)
 										 "%s T=%u t=%u", stream_name[st],
 										 opt.horizons[hi], a->t);
 							}
+							if (rows[rr].d == 16 && rows[rr].k == 10 &&
+								fabs(rows[rr].eps - 1.0) < 1e-12 &&
+								2 * a->t >= opt.horizons[hi] && live > target_late)
+								target_late = live;
 						}
 					}
 			}
@@ -1241,6 +1248,11 @@ main(int argc, char **argv)
 				   "aim 4.7: %s\n", target_worst, target_where,
 				   target_worst < 7.5 ? "yes" : "NO", target_worst < 10.0 ? "yes" : "NO",
 				   target_worst < 4.7 ? "yes" : "no");
+		if (target_late > 0.0)
+			printf("# targets from t >= T/2 (>= N/2 rows; the references used N = 1e5): "
+				   "worst live %.4f; below 7.5: %s, below 10.0: %s, aim 4.7: %s\n",
+				   target_late, target_late < 7.5 ? "yes" : "NO",
+				   target_late < 10.0 ? "yes" : "NO", target_late < 4.7 ? "yes" : "no");
 		printf("# mixtures time %.1f s\n", (now_ms() - t_start) / 1e3);
 		fflush(stdout);
 	}
