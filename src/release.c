@@ -1226,7 +1226,8 @@ dp_privacy_report(PG_FUNCTION_ARGS)
 	report_row(rsinfo, "post-processing",
 			   tr.dhat > 0
 			   ? psprintf("per copy: projected cells above max(%g sd, sd / sqrt(2) x ln(cells)), "
-						  "weighted k-means in the projected space, centres lifted by noisy sums; "
+						  "weighted k-means in the projected space, each centre lifted by the noisy sums "
+						  "of its heaviest cells and shrunk toward its projected-back centre; "
 						  "for each k' = 1..%d the copy with the lowest noisy cost estimate",
 						  cfg.threshold_sigmas, tr.k)
 			   : psprintf("cells with noisy count above max(%g sd, sd / sqrt(2) x ln(cells)) kept; "
