@@ -2,8 +2,8 @@
  * mixture.h
  *		Deterministic synthetic Gaussian mixtures for the accuracy benchmark.
  *
- * Test data only: the generator is xoshiro256** seeded through splitmix64 and
- * normals come from Box-Muller.  None of this is privacy noise.
+ * Test data only: the generator is src/prng.h's xoshiro256** seeded through
+ * splitmix64 and normals come from Box-Muller.  None of this is privacy noise.
  *
  * A mixture of K isotropic Gaussians in d dimensions:
  *	 - centres uniform in [lo, hi]^d, redrawn until every pair is at least
@@ -23,74 +23,43 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "prng.h"
+
+/* The project's seeded generator plus a spare Box-Muller normal. */
 typedef struct MixRng
 {
-	uint64_t	s[4];
+	DpkPrng		g;
 	double		spare;			/* second Box-Muller normal */
 	int			have_spare;
 } MixRng;
-
-/* splitmix64 step, used to expand a seed into a xoshiro state. */
-static inline uint64_t
-mix_splitmix64(uint64_t *state)
-{
-	uint64_t	z = (*state += UINT64_C(0x9E3779B97F4A7C15));
-
-	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-	return z ^ (z >> 31);
-}
 
 /* A 64-bit hash of a few integers, for deriving independent seeds. */
 static inline uint64_t
 mix_hash4(uint64_t a, uint64_t b, uint64_t c, uint64_t e)
 {
 	uint64_t	st = a;
-	uint64_t	h = mix_splitmix64(&st);
+	uint64_t	h = dpk_splitmix64(&st);
 
 	st = h ^ b;
-	h = mix_splitmix64(&st);
+	h = dpk_splitmix64(&st);
 	st = h ^ c;
-	h = mix_splitmix64(&st);
+	h = dpk_splitmix64(&st);
 	st = h ^ e;
-	return mix_splitmix64(&st);
+	return dpk_splitmix64(&st);
 }
 
 static inline void
 mix_rng_seed(MixRng *r, uint64_t seed)
 {
-	uint64_t	sm = seed;
-	int			i;
-
-	for (i = 0; i < 4; i++)
-		r->s[i] = mix_splitmix64(&sm);
-	if ((r->s[0] | r->s[1] | r->s[2] | r->s[3]) == 0)
-		r->s[0] = 1;
+	dpk_prng_seed(&r->g, seed);
 	r->have_spare = 0;
 	r->spare = 0.0;
 }
 
 static inline uint64_t
-mix_rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-/* xoshiro256** */
-static inline uint64_t
 mix_rng_next(MixRng *r)
 {
-	uint64_t   *s = r->s;
-	uint64_t	result = mix_rotl(s[1] * 5, 7) * 9;
-	uint64_t	t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = mix_rotl(s[3], 45);
-	return result;
+	return dpk_prng_next(&r->g);
 }
 
 /* Uniform in [0, 1). */
