@@ -28,17 +28,30 @@ $node->safe_psql('src', q{
 	SELECT dp_attach('emb', ARRAY['v'], 2, 0.5, ARRAY[0, 0, 0], ARRAY[5, 5, 5], mode => 'insert_only');
 	SELECT dp_release('emb');
 	INSERT INTO geo.trips (x, y) SELECT 10, 10 FROM generate_series(1, 500);
+	CREATE TABLE vec16 (v float8[]);
+	INSERT INTO vec16 SELECT array_agg(((i * j) % 100)::float8 ORDER BY j)
+		FROM generate_series(1, 3000) i, generate_series(1, 16) j GROUP BY i;
+	SELECT dp_attach('vec16', ARRAY['v'], 3, 1.0, array_fill(0::float8, ARRAY[16]),
+		array_fill(100::float8, ARRAY[16]));
+	SELECT dp_release('vec16');
+	INSERT INTO vec16 SELECT array_fill(7::float8, ARRAY[16]) FROM generate_series(1, 200);
 });
 
 my $q_centers = "SELECT array_agg(center ORDER BY cluster) FROM dp_centers('geo.trips', 4)";
 my $q_hist = "SELECT md5(string_agg(noisy_count::text, ',' ORDER BY cell)) FROM dp_histogram('geo.trips')";
 my $q_next = "BEGIN; SELECT dp_release('geo.trips'); $q_hist; ROLLBACK;";
+# high d: projection seed, key and the cube noise of the lifting sums
+my $q_vec_next = "BEGIN; SELECT dp_release('vec16'); "
+  . "SELECT md5(string_agg(noisy_count::text || ':' || array_to_string(center, ','), ';' ORDER BY cell)) "
+  . "FROM dp_histogram('vec16'); ROLLBACK;";
 my %before = (
 	centers => $node->safe_psql('src', $q_centers),
 	hist => $node->safe_psql('src', $q_hist),
 	costs => $node->safe_psql('src', "SELECT array_agg(noisy_cost ORDER BY k) FROM dp_cost_curve('geo.trips')"),
 	emb => $node->safe_psql('src', "SELECT array_agg(center ORDER BY cluster) FROM dp_centers('emb', 2)"),
 	next => (split /\n/, $node->safe_psql('src', $q_next))[-1],
+	vec => $node->safe_psql('src', "SELECT array_agg(center ORDER BY cluster) FROM dp_centers('vec16', 3)"),
+	vec_next => (split /\n/, $node->safe_psql('src', $q_vec_next))[-1],
 );
 
 my $dump = PostgreSQL::Test::Utils::tempdir . '/src.dump';
@@ -57,6 +70,11 @@ is($node->safe_psql('dst', "SELECT count(*) FROM pg_trigger WHERE tgrelid = 'geo
 	'4', 'triggers in place');
 is($node->safe_psql('dst', "SELECT dp_verify('geo.trips')"), 't', 'state and pending changes restored');
 is((split /\n/, $node->safe_psql('dst', $q_next))[-1], $before{next}, 'key kept: the next release has the same node noise');
+is($node->safe_psql('dst', "SELECT array_agg(center ORDER BY cluster) FROM dp_centers('vec16', 3)"),
+	$before{vec}, 'high-dimensional table identical');
+is((split /\n/, $node->safe_psql('dst', $q_vec_next))[-1], $before{vec_next},
+	'high d: the next release has the same projection and lifting-sum noise');
+isnt($before{vec_next}, '', 'high-d histogram read');
 
 # New writes and releases work in the restored database.
 $node->safe_psql('dst', "INSERT INTO geo.trips (x, y) VALUES (1, 2); DELETE FROM geo.trips WHERE id < 10");
