@@ -47,17 +47,17 @@ dpk_live_count_sensitivity(const DpkLiveConfig *cfg)
 }
 
 /*
- * Sum sensitivity.  In-cell offsets: each of d sums moves by < DPK_REL_UNITS
- * in h nodes, an l1 bound for per-sum Laplace noise.  Centred lifting sums:
- * each moves by at most DPK_LIFT_UNITS / 2, an l-infinity bound for the
- * vector noise of dpk_vector_noise (no factor d).
+ * Sum sensitivity, an l-infinity bound per node for the vector noise of
+ * dpk_vector_noise (no factor d): each of a cell's d sums moves by
+ * < DPK_REL_UNITS (in-cell offsets) or by at most DPK_LIFT_UNITS / 2
+ * (centred lifting sums) in h nodes.
  */
 double
 dpk_live_sum_sensitivity(const DpkLiveConfig *cfg)
 {
 	if (cfg->dhat > 0)
 		return dpk_live_count_sensitivity(cfg) * (DPK_LIFT_UNITS / 2.0);
-	return dpk_live_count_sensitivity(cfg) * cfg->d * DPK_REL_UNITS;
+	return dpk_live_count_sensitivity(cfg) * DPK_REL_UNITS;
 }
 
 /* One global counter: ||q||^2 <= d U^2 / 4 per point, h nodes, x2 deletions. */
@@ -115,7 +115,7 @@ dpk_live_sum_variance(const DpkLiveConfig *cfg, int level, uint32_t t)
 	double		f = pow(2.0, cfg->level - level);
 	double		children = pow(f, cfg->d);
 	double		sum_node = cfg->sum_share > 0.0
-		? dpk_discrete_laplace_variance(dpk_live_sum_scale(cfg)) : 0.0;
+		? dpk_vector_noise_variance(dpk_live_sum_scale(cfg), cfg->d) : 0.0;
 	double		count_node = dpk_discrete_laplace_variance(dpk_live_count_scale(cfg));
 	double		off2 = (f - 1.0) * (2.0 * f - 1.0) / 6.0;	/* E[offset^2] */
 
@@ -185,7 +185,7 @@ dpk_live_noisy_histogram(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYT
 		if ((c & 1023) == 0)
 			dpk_check_interrupts();
 		dpk_cell_noise(s, key, cfg->level, c, t, d, cs, ss,
-					   with_sums ? DPK_SUMS_LAPLACE : DPK_SUMS_NONE, noise);
+					   with_sums ? DPK_SUMS_VECTOR : DPK_SUMS_NONE, noise);
 		out->count[c] += noise[0];
 		if (with_sums)
 			for (j = 0; j < d; j++)
@@ -439,7 +439,7 @@ dpk_live_copy_cells(const DpkLiveConfig *cfg)
  * d = 8: 1.90 / 1.82 / 2.39 / 2.41; d = 16: 3.13 / 2.79 / 3.47 / 3.22;
  * d = 32: 7.85 / 6.22 / 6.33 / 6.07; d = 64: 15.8 / 12.0 / 8.29 / 7.49.
  * More copies multiply every sensitivity and measured worse than choosing
- * among them gains (d = 16 window, Laplace sums: 2 copies 16.0, 1 copy 6.1).
+ * among them gains (d = 16 window, per-coordinate Laplace sums: 2 copies 16.0, 1 copy 6.1).
  */
 void
 dpk_live_use_projection(DpkLiveConfig *cfg, uint64_t proj_seed)

@@ -54,8 +54,9 @@ int			dpk_live_choose_level(const DpkLiveConfig *cfg, double size_hint,
 								  double max_cells);
 
 /*
- * L1 sensitivity of one event on the counts and on the sum vector of the
- * counted level: one cell, h tree nodes, times 2 when deletions are allowed.
+ * Sensitivity of one event on the counts (l1) and on the sum vector (per
+ * coordinate, l-infinity, for the cube noise) of the counted level: one
+ * cell, h tree nodes, times 2 when deletions are allowed.
  */
 double		dpk_live_count_sensitivity(const DpkLiveConfig *cfg);
 double		dpk_live_sum_sensitivity(const DpkLiveConfig *cfg);

@@ -157,12 +157,13 @@ dpk_oneshot_cluster(const DpkBox *box, const double *points, size_t n,
 
 	/*
 	 * Each point adds at most DPK_REL_UNITS - 1 to each of its cell's d sums:
-	 * L1 sensitivity d * DPK_REL_UNITS for the sum vector.
+	 * an l-infinity sensitivity of DPK_REL_UNITS for the sum vector, which
+	 * gets the vector (cube) noise.
 	 */
 	if (eps_sum > 0.0)
 	{
-		sum_scale = dpk_scale_from_double((double) d * DPK_REL_UNITS / eps_sum);
-		sum_var = dpk_discrete_laplace_variance(sum_scale);
+		sum_scale = dpk_scale_from_double((double) DPK_REL_UNITS / eps_sum);
+		sum_var = dpk_vector_noise_variance(sum_scale, d);
 	}
 
 	dpk_hist_init(&h, d, cells_per_dim, eps_sum > 0.0);

@@ -76,7 +76,8 @@ typedef struct DpkOneshotResult
 
 /*
  * One-shot epsilon-DP k-means (paper 001 with in-cell means): noisy N, grid
- * size by RUGNIK, discrete Laplace on every cell's count and sums, coreset of
+ * size by RUGNIK, discrete Laplace on every cell's count and cube noise on
+ * its sum vector, coreset of
  * cells above the noise, weighted k-means.  points: n * d, NaN-free (+-Inf
  * allowed, clamped).  Exactly cfg->k centres, whatever the data.
  */

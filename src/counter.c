@@ -378,8 +378,7 @@ dpk_cell_noise(DpkStream *s, const uint8_t key[DPK_KEY_BYTES], int level,
 				node_sign[34];
 	uint32_t	node_index[34];
 	int			nodes = dpk_tree_decompose(t, node_level, node_index, node_sign);
-	int			a,
-				j;
+	int			a;
 
 	memset(out, 0, (1 + d) * sizeof(int64_t));
 	for (a = 0; a < nodes; a++)
@@ -389,10 +388,7 @@ dpk_cell_noise(DpkStream *s, const uint8_t key[DPK_KEY_BYTES], int level,
 		node_nonce(level, cell, node_level[a], node_index[a], nonce);
 		dpk_stream_reseed(s, key, nonce);
 		out[0] += node_sign[a] * dpk_discrete_laplace(s, count_scale);
-		if (sums == DPK_SUMS_LAPLACE)
-			for (j = 0; j < d; j++)
-				out[1 + j] += node_sign[a] * dpk_discrete_laplace(s, sum_scale);
-		else if (sums == DPK_SUMS_VECTOR)
+		if (sums == DPK_SUMS_VECTOR)
 			dpk_vector_noise(s, sum_scale, d, node_sign[a], out + 1);
 	}
 }

@@ -94,15 +94,14 @@ int			dpk_tree_height(uint32_t horizon);
 typedef enum DpkSumNoise
 {
 	DPK_SUMS_NONE = 0,			/* count only */
-	DPK_SUMS_LAPLACE,			/* discrete Laplace per sum, an l1 scale */
 	DPK_SUMS_VECTOR				/* dpk_vector_noise, an l-infinity scale */
 } DpkSumNoise;
 
 /*
  * The continual noise of one cell at release t: out[0] gets the count noise
- * (discrete Laplace), out[1..d] the sum noises, each the signed sum of one
- * draw per node of the decomposition of t at the given scales.  The stream is
- * re-keyed per node.
+ * (discrete Laplace), out[1..d] the sum noise (one vector draw), each the
+ * signed sum of one draw per node of the decomposition of t at the given
+ * scales.  The stream is re-keyed per node.
  */
 void		dpk_cell_noise(DpkStream *s, const uint8_t key[DPK_KEY_BYTES],
 						   int level, uint64_t cell, uint32_t t, int d,

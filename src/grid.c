@@ -129,7 +129,6 @@ dpk_hist_add_noise(DpkDenseHist *h, DpkStream *s, DpkScale count_scale,
 				   DpkScale sum_scale)
 {
 	uint64_t	c;
-	int			j;
 
 	for (c = 0; c < h->ncells; c++)
 	{
@@ -137,7 +136,6 @@ dpk_hist_add_noise(DpkDenseHist *h, DpkStream *s, DpkScale count_scale,
 			dpk_check_interrupts();
 		h->count[c] += dpk_discrete_laplace(s, count_scale);
 		if (h->sum)
-			for (j = 0; j < h->d; j++)
-				h->sum[c * h->d + j] += dpk_discrete_laplace(s, sum_scale);
+			dpk_vector_noise(s, sum_scale, h->d, 1, h->sum + c * h->d);
 	}
 }

@@ -71,8 +71,9 @@ void		dpk_hist_free(DpkDenseHist *h);
 void		dpk_hist_add(DpkDenseHist *h, const double *u);
 
 /*
- * Add independent discrete Laplace noise to every cell: count_scale on each
- * count, sum_scale on each coordinate sum (ignored without sums).  Every cell
+ * Add independent noise to every cell: discrete Laplace of count_scale on
+ * each count, and on each cell's d sums the vector noise of dpk_vector_noise
+ * with the l-infinity scale sum_scale (ignored without sums).  Every cell
  * gets noise, occupied or not: which cells are empty is private.
  */
 void		dpk_hist_add_noise(DpkDenseHist *h, DpkStream *s, DpkScale count_scale,

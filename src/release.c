@@ -1136,6 +1136,7 @@ dp_privacy_report(PG_FUNCTION_ARGS)
 	DpkScale	cs,
 				ss;
 	int			h;
+	char	   *units;
 
 	relid = table_arg(fcinfo);
 	InitMaterializedSRF(fcinfo, 0);
@@ -1191,36 +1192,33 @@ dp_privacy_report(PG_FUNCTION_ARGS)
 	report_row(rsinfo, "count sensitivity (L1, one event)",
 			   psprintf("%g = h x %s%s", dpk_live_count_sensitivity(&cfg), tr.insert_only ? "1" : "2",
 						tr.dhat > 0 ? " x copies" : ""));
-	if (tr.dhat > 0)
-		report_row(rsinfo, "sum sensitivity (l-infinity, one event, fixed-point units)",
-				   psprintf("%g = h x copies x %d%s per coordinate (centred lifting sums, d = %d)",
-							dpk_live_sum_sensitivity(&cfg), DPK_LIFT_UNITS / 2,
-							tr.insert_only ? "" : " x 2", tr.d));
-	else
-		report_row(rsinfo, "sum sensitivity (L1, one event, fixed-point units)",
-				   psprintf("%g = h x d x %d%s", dpk_live_sum_sensitivity(&cfg), DPK_REL_UNITS,
-							tr.insert_only ? "" : " x 2"));
+	report_row(rsinfo, "sum sensitivity (l-infinity, one event, fixed-point units)",
+			   tr.dhat > 0
+			   ? psprintf("%g = h x copies x %d%s per coordinate (centred lifting sums, d = %d)",
+						  dpk_live_sum_sensitivity(&cfg), DPK_LIFT_UNITS / 2,
+						  tr.insert_only ? "" : " x 2", tr.d)
+			   : psprintf("%g = h x %d%s per coordinate (in-cell offsets, d = %d)",
+						  dpk_live_sum_sensitivity(&cfg), DPK_REL_UNITS,
+						  tr.insert_only ? "" : " x 2", tr.d));
 	report_row(rsinfo, "count noise per tree node",
 			   psprintf("discrete Laplace, scale %.6g (variance %.6g)", dpk_scale_value(cs),
 						dpk_discrete_laplace_variance(cs)));
+	units = tr.dhat > 0 ? psprintf("%d units per box width", DPK_LIFT_UNITS)
+		: psprintf("%d units per cell width", DPK_REL_UNITS);
 	if (tr.sum_share <= 0)
 		report_row(rsinfo, "sum noise per tree node", "none");
-	else if (tr.dhat > 0 && dpk_cube_noise_usable(ss, tr.d))
+	else if (dpk_cube_noise_usable(ss, tr.d))
 		report_row(rsinfo, "sum noise per tree node",
-				   psprintf("cube noise on the d-vector, P(z) ~ exp(-max|z_j| / %.6g) (variance %.6g per coordinate; %d units per box width)",
-							dpk_scale_value(ss), dpk_vector_noise_variance(ss, tr.d), DPK_LIFT_UNITS));
-	else if (tr.dhat > 0)
-		report_row(rsinfo, "sum noise per tree node",
-				   psprintf("discrete Laplace per coordinate, scale %.6g = d x %.6g (%d units per box width)",
-							dpk_scale_value(dpk_vector_l1_scale(ss, tr.d)), dpk_scale_value(ss),
-							DPK_LIFT_UNITS));
+				   psprintf("cube noise on the d-vector, P(z) ~ exp(-max|z_j| / %.6g) (variance %.6g per coordinate; %s)",
+							dpk_scale_value(ss), dpk_vector_noise_variance(ss, tr.d), units));
 	else
 		report_row(rsinfo, "sum noise per tree node",
-				   psprintf("discrete Laplace, scale %.6g fixed-point units (%d per cell width)",
-							dpk_scale_value(ss), DPK_REL_UNITS));
+				   psprintf("discrete Laplace per coordinate, scale %.6g = d x %.6g (%s)",
+							dpk_scale_value(dpk_vector_l1_scale(ss, tr.d)), dpk_scale_value(ss),
+							units));
 	report_row(rsinfo, "noise source",
-			   psprintf("ChaCha20 keyed per table (pg_strong_random key), exact discrete Laplace (Canonne-Kamath-Steinke 2020)%s",
-						tr.dhat > 0 ? ", exact cube sampler (negative binomial radius by rejection, uniform coordinates)" : ""));
+			   "ChaCha20 keyed per table (pg_strong_random key), exact discrete Laplace (Canonne-Kamath-Steinke 2020), "
+			   "exact cube sampler (negative binomial radius by rejection, uniform coordinates)");
 	report_row(rsinfo, "releases used", psprintf("%d", tr.releases));
 	report_row(rsinfo, "releases left", psprintf("%d", tr.horizon - tr.releases));
 	report_row(rsinfo, "post-processing",

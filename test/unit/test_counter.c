@@ -97,15 +97,15 @@ main(void)
 					b[4],
 					c[4];
 
-		dpk_cell_noise(&s, key, 5, 12345, 700, 3, cs, ss, DPK_SUMS_LAPLACE, a);
-		dpk_cell_noise(&s, key, 5, 999, 3, 3, cs, ss, DPK_SUMS_LAPLACE, c);
-		dpk_cell_noise(&s, key, 5, 12345, 700, 3, cs, ss, DPK_SUMS_LAPLACE, b);
+		dpk_cell_noise(&s, key, 5, 12345, 700, 3, cs, ss, DPK_SUMS_VECTOR, a);
+		dpk_cell_noise(&s, key, 5, 999, 3, 3, cs, ss, DPK_SUMS_VECTOR, c);
+		dpk_cell_noise(&s, key, 5, 12345, 700, 3, cs, ss, DPK_SUMS_VECTOR, b);
 		CHECK(memcmp(a, b, sizeof(a)) == 0, "same node, same noise across calls");
 		dpk_stream_close(&s);
 		CHECK(dpk_stream_open(&s, key2, nonce), "reopen");
-		dpk_cell_noise(&s, key, 5, 12345, 700, 3, cs, ss, DPK_SUMS_LAPLACE, b);
+		dpk_cell_noise(&s, key, 5, 12345, 700, 3, cs, ss, DPK_SUMS_VECTOR, b);
 		CHECK(memcmp(a, b, sizeof(a)) == 0, "same node, same noise after reopening");
-		dpk_cell_noise(&s, key2, 5, 12345, 700, 3, cs, ss, DPK_SUMS_LAPLACE, c);
+		dpk_cell_noise(&s, key2, 5, 12345, 700, 3, cs, ss, DPK_SUMS_VECTOR, c);
 		CHECK(memcmp(a, c, sizeof(a)) != 0, "another key, other noise");
 
 		/*
@@ -244,7 +244,8 @@ main(void)
 
 		dpk_live_defaults(&cfg, 2, 6, 1.0, 1024, false);
 		CHECK(dpk_live_count_sensitivity(&cfg) == 22.0, "count sensitivity 2h");
-		CHECK(dpk_live_sum_sensitivity(&cfg) == 22.0 * 2 * DPK_REL_UNITS, "sum sensitivity");
+		CHECK(dpk_live_sum_sensitivity(&cfg) == 22.0 * DPK_REL_UNITS,
+			  "sum sensitivity: l-infinity, no factor d");
 		CHECK(fabs(dpk_scale_value(dpk_live_count_scale(&cfg)) - 44.0) < 1e-5, "count scale");
 		dpk_live_defaults(&cfg, 2, 6, 1.0, 1024, true);
 		CHECK(dpk_live_count_sensitivity(&cfg) == 11.0, "insert_only drops the factor 2");
