@@ -291,8 +291,10 @@ typedef struct DpkHighdConfig
  *		1.0129 against 1.0327 / 1.0131), so it stays.
  *	 n_share = 0.05, threshold_sigmas = 2: as the low-d pipeline.
  *	 DPK_HIGHD_MIN_D = 6: at d = 5 and 6 both pipelines are level at N = 1e5
- *		(d = 5: 1.009 / 1.010 against the low-d 1.011 / 1.008 at eps 0.5 / 1;
- *		d = 6: 1.009 / 1.008 against 1.012 / 1.009); from d = 8 on this one
+ *		(K = 10, eps 0.5 / 1, both with cube-noise sums: d = 5: 1.007 /
+ *		1.009 against the low-d 1.008 / 1.007; d = 6: 1.008 / 1.007 against
+ *		1.009 / 1.007; d = 7: 1.047 / 1.007 against 1.011 / 1.008, one bad
+ *		seed of five at eps 0.5); from d = 8 on this one
  *		wins (at N = 1e4, d = 8: 1.34 / 1.09 against 1.45 / 1.19) and from
  *		d = 32 the low-d grid has one cell and costs 40-50.
  */
