@@ -435,11 +435,12 @@ dpk_live_copy_cells(const DpkLiveConfig *cfg)
  * noise costs about d^3 b^2 / 3 per centre in squared error, the counts'
  * noise does not grow with d.  Measured (test/bench/bench_highd_live.c,
  * K = 10, eps = 1, N = 1e5, T = 1024, 8 seeds, geometric mean over both
- * streams at t = T/2, T-1, T), shares 0.5 / 0.6 / 0.7 / 0.8:
- * d = 8: 1.90 / 1.82 / 2.39 / 2.41; d = 16: 3.13 / 2.79 / 3.47 / 3.22;
- * d = 32: 7.85 / 6.22 / 6.33 / 6.07; d = 64: 15.8 / 12.0 / 8.29 / 7.49.
- * More copies multiply every sensitivity and measured worse than choosing
- * among them gains (d = 16 window, per-coordinate Laplace sums: 2 copies 16.0, 1 copy 6.1).
+ * streams at t = T/2, T-1, T, before the heaviest-cell lifting), shares
+ * 0.5 / 0.6 / 0.7 / 0.8: d = 8: 1.90 / 1.82 / 2.39 / 2.41; d = 16: 3.13 /
+ * 2.79 / 3.47 / 3.22; d = 32: 7.85 / 6.22 / 6.33 / 6.07; d = 64: 15.8 /
+ * 12.0 / 8.29 / 7.49.  More copies multiply every sensitivity and measured
+ * worse than choosing among them gains (cube sums, 8 seeds, d = 16 / 64,
+ * t >= T/2: 2 copies 2.6-7.3 / 7.3-21, 1 copy 2.0-3.7 / 3.7-12).
  */
 void
 dpk_live_use_projection(DpkLiveConfig *cfg, uint64_t proj_seed)
