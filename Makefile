@@ -109,5 +109,5 @@ bench-highd-live: test/bench/bin/bench_highd_live
 	@mkdir -p test/bench/out
 	OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_highd_live --seeds 8 --ref-cache test/bench/out/ref_cache_highd_live.txt $$(test -r $(DIGITS_CSV) && echo --digits $(DIGITS_CSV)) | tee test/bench/out/highd_live.txt
 
-# bench_continual also includes the shared benchmark header
-test/bench/bin/bench_continual: test/bench/bench_common.h
+# every benchmark includes the shared benchmark header
+test/bench/bin/bench_oneshot test/bench/bin/bench_continual test/bench/bin/bench_highd test/bench/bin/bench_highd_live: test/bench/bench_common.h

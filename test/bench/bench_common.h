@@ -24,8 +24,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "coreset.h"
+#include "grid.h"
 #include "kmeans.h"
 #include "noise.h"
+#include "rugnik.h"
 
 #include "mixture.h"
 
@@ -307,6 +310,66 @@ arg_value(int argc, char **argv, int *i)
 	if (*i + 1 >= argc)
 		usage();
 	return argv[++*i];
+}
+
+/*
+ * Plain grid baseline at a grid rule's size (RUGNIK or EUGkM, at the true
+ * N): counts only, Laplace(1/eps) on every cell, negative counts clipped,
+ * every positive cell at its centre.  Returns its k-means cost on the data.
+ */
+static inline double
+bench_plain_grid(const MixData *mx, const DpkBox *box, double eps, int seed,
+				 DpkGridRule rule, int method, int *m_out)
+{
+	int			d = mx->d,
+				k = mx->k;
+	double		n = (double) mx->n;
+	int			max_per_dim = (int) floor(pow(4194304.0, 1.0 / d) + 1e-9);
+	double		m = dpk_grid_m(rule, n, eps, k, d);
+	int			cells = dpk_grid_cells_per_dim(rule, m, n, eps, k, d,
+											   max_per_dim);
+	DpkDenseHist h;
+	DpkCoreset	cs;
+	DpkStream	s = {0};
+	DpkScale	zero = {1, 1};
+	double	   *u = xmalloc(sizeof(double) * d);
+	double	   *c = xmalloc(sizeof(double) * k * d);
+	double		cost;
+	uint64_t	cell;
+	size_t		i;
+
+	*m_out = cells;
+	open_row_stream(&s, mx->d, mx->k, eps, seed, method);
+	dpk_hist_init(&h, d, cells, false);
+	for (i = 0; i < mx->n; i++)
+	{
+		dpk_box_normalize(box, mx->points + i * d, u);
+		dpk_hist_add(&h, u);
+	}
+	dpk_hist_add_noise(&h, &s, dpk_scale_from_double(1.0 / eps), zero);
+	for (cell = 0; cell < h.ncells; cell++)
+		if (h.count[cell] < 0)
+			h.count[cell] = 0;
+	dpk_coreset_from_hist(&h, box, 0.0, 0.0, &cs);
+	dpk_hist_free(&h);
+	if (cs.n > 0)
+		dpk_kmeans(cs.points, cs.weights, cs.n, d, k, 5, 100,
+				   dpk_stream_u64(&s), c, NULL);
+	else
+	{
+		int			j,
+					t;
+
+		for (j = 0; j < k; j++)
+			for (t = 0; t < d; t++)
+				c[j * d + t] = 0.5 * (box->lower[t] + box->upper[t]);
+	}
+	cost = dpk_kmeans_cost(mx->points, NULL, (int) mx->n, d, c, k, NULL);
+	dpk_coreset_free(&cs);
+	dpk_stream_close(&s);
+	free(u);
+	free(c);
+	return cost;
 }
 
 #endif							/* DPK_BENCH_COMMON_H */

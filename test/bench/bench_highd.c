@@ -108,59 +108,6 @@ enum
 	METHOD_H = 11, METHOD_L = 12, METHOD_G = 13, METHOD_C = 14
 };
 
-/* Method G: plain RUGNIK grid at the true N, counts only. */
-static double
-plain_grid(const MixData *mx, const DpkBox *box, const Row *row, int seed, int *m_out)
-{
-	int			d = mx->d,
-				k = mx->k;
-	double		n = (double) mx->n;
-	int			max_per_dim = (int) floor(pow(4194304.0, 1.0 / d) + 1e-9);
-	double		m = dpk_grid_m(DPK_RULE_RUGNIK, n, row->eps, k, d);
-	int			cells = dpk_grid_cells_per_dim(DPK_RULE_RUGNIK, m, n, row->eps, k, d,
-											   max_per_dim);
-	DpkDenseHist h;
-	DpkCoreset	cs;
-	DpkStream	s = {0};
-	DpkScale	zero = {1, 1};
-	double	   *u = xmalloc(sizeof(double) * d);
-	double	   *c = xmalloc(sizeof(double) * k * d);
-	double		cost;
-	uint64_t	cell;
-	size_t		i;
-
-	*m_out = cells;
-	open_row_stream(&s, row->d, row->k, row->eps, seed, METHOD_G);
-	dpk_hist_init(&h, d, cells, false);
-	for (i = 0; i < mx->n; i++)
-	{
-		dpk_box_normalize(box, mx->points + i * d, u);
-		dpk_hist_add(&h, u);
-	}
-	dpk_hist_add_noise(&h, &s, dpk_scale_from_double(1.0 / row->eps), zero);
-	for (cell = 0; cell < h.ncells; cell++)
-		if (h.count[cell] < 0)
-			h.count[cell] = 0;
-	dpk_coreset_from_hist(&h, box, 0.0, 0.0, &cs);
-	dpk_hist_free(&h);
-	if (cs.n > 0)
-		dpk_kmeans(cs.points, cs.weights, cs.n, d, k, 5, 100, dpk_stream_u64(&s), c, NULL);
-	else
-	{
-		int			j,
-					t;
-
-		for (j = 0; j < k; j++)
-			for (t = 0; t < d; t++)
-				c[j * d + t] = 0.5 * (box->lower[t] + box->upper[t]);
-	}
-	cost = dpk_kmeans_cost(mx->points, NULL, (int) mx->n, d, c, k, NULL);
-	dpk_coreset_free(&cs);
-	dpk_stream_close(&s);
-	free(u);
-	free(c);
-	return cost;
-}
 
 /* Method L: the low-d one-shot release. */
 static double
@@ -490,7 +437,8 @@ main(int argc, char **argv)
 					memset(&cinfo, 0, sizeof(cinfo));
 					cc = highd(&mx, &box, row, seed, &opt, 1, &ms_c, &cinfo, &mc) / cost_opt;
 					cl = lowd(&mx, &box, row, seed, &row->m_l) / cost_opt;
-					cg = plain_grid(&mx, &box, row, seed, &row->m_g) / cost_opt;
+					cg = bench_plain_grid(&mx, &box, row->eps, seed, DPK_RULE_RUGNIK, METHOD_G,
+										  &row->m_g) / cost_opt;
 				}
 				if (opt.verbose)
 				{
