@@ -874,18 +874,37 @@ table_arg(FunctionCallInfo fcinfo)
 	return PG_GETARG_OID(0);
 }
 
+/*
+ * Return the rows of one query on the latest release as the caller's result
+ * set: $1 = the table, $2 = its latest release, $3 = k when k > 0 (which
+ * reader_begin has checked against the attached k).
+ */
+static void
+latest_release_rows(FunctionCallInfo fcinfo, Oid relid, int k, const char *sql)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Tracked		tr;
+	DpkOwnerSwitch sw;
+	Oid			types[3] = {OIDOID, INT4OID, INT4OID};
+	Datum		values[3];
+
+	InitMaterializedSRF(fcinfo, 0);
+	reader_begin(fcinfo, relid, k, &tr, &sw);
+	values[0] = ObjectIdGetDatum(relid);
+	values[1] = Int32GetDatum(tr.releases);
+	values[2] = Int32GetDatum(k);
+	spi_exec(sql, k > 0 ? 3 : 2, types, values, SPI_OK_SELECT);
+	spi_result_to_set(rsinfo);
+	reader_end(&sw);
+}
+
 /* dp_centers(tbl, k): the latest release's centres for k' = k. */
 PG_FUNCTION_INFO_V1(dp_centers);
 Datum
 dp_centers(PG_FUNCTION_ARGS)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	Oid			relid;
 	int			k;
-	Tracked		tr;
-	DpkOwnerSwitch sw;
-	Oid			types[3] = {OIDOID, INT4OID, INT4OID};
-	Datum		values[3];
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		ereport(ERROR,
@@ -896,16 +915,9 @@ dp_centers(PG_FUNCTION_ARGS)
 	k = PG_GETARG_INT32(1);
 	if (k == 0)
 		dpk_pg_check_k(k, 0);	/* 0 means "no k" to reader_begin */
-	InitMaterializedSRF(fcinfo, 0);
-	reader_begin(fcinfo, relid, k, &tr, &sw);
-	values[0] = ObjectIdGetDatum(relid);
-	values[1] = Int32GetDatum(tr.releases);
-	values[2] = Int32GetDatum(k);
-	spi_exec("SELECT cluster, center, noisy_size FROM dpkmeans_internal.centers "
-			 "WHERE relid = $1::oid::regclass AND t = $2 AND k = $3 ORDER BY cluster",
-			 3, types, values, SPI_OK_SELECT);
-	spi_result_to_set(rsinfo);
-	reader_end(&sw);
+	latest_release_rows(fcinfo, relid, k,
+						"SELECT cluster, center, noisy_size FROM dpkmeans_internal.centers "
+						"WHERE relid = $1::oid::regclass AND t = $2 AND k = $3 ORDER BY cluster");
 	return (Datum) 0;
 }
 
@@ -914,23 +926,9 @@ PG_FUNCTION_INFO_V1(dp_cost_curve);
 Datum
 dp_cost_curve(PG_FUNCTION_ARGS)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Oid			relid;
-	Tracked		tr;
-	DpkOwnerSwitch sw;
-	Oid			types[2] = {OIDOID, INT4OID};
-	Datum		values[2];
-
-	relid = table_arg(fcinfo);
-	InitMaterializedSRF(fcinfo, 0);
-	reader_begin(fcinfo, relid, 0, &tr, &sw);
-	values[0] = ObjectIdGetDatum(relid);
-	values[1] = Int32GetDatum(tr.releases);
-	spi_exec("SELECT k, noisy_cost FROM dpkmeans_internal.costs "
-			 "WHERE relid = $1::oid::regclass AND t = $2 ORDER BY k",
-			 2, types, values, SPI_OK_SELECT);
-	spi_result_to_set(rsinfo);
-	reader_end(&sw);
+	latest_release_rows(fcinfo, table_arg(fcinfo), 0,
+						"SELECT k, noisy_cost FROM dpkmeans_internal.costs "
+						"WHERE relid = $1::oid::regclass AND t = $2 ORDER BY k");
 	return (Datum) 0;
 }
 
