@@ -1,13 +1,13 @@
 # dpkmeans: PGXS build
 EXTENSION = dpkmeans
 MODULE_big = dpkmeans
-DATA = sql/dpkmeans--0.1.sql
+DATA = sql/dpkmeans--0.1.sql sql/dpkmeans--0.1--0.2.sql
 
 CORE_SRCS = src/dpk_mem.c src/noise.c src/grid.c src/rugnik.c src/kmeans.c src/coreset.c src/counter.c src/continual.c src/project.c
-GLUE_SRCS = src/pgutil.c src/dpkmeans.c src/oneshot.c src/trigger.c src/release.c
+GLUE_SRCS = src/pgutil.c src/dpkmeans.c src/oneshot.c src/store.c src/trigger.c src/attach.c src/release.c src/readers.c src/report.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 
-REGRESS = grid_size kmeans_oneshot bad_input live live_privileges live_bad_input highd
+REGRESS = grid_size kmeans_oneshot bad_input live live_privileges live_bad_input highd release_replay
 REGRESS_OPTS = --load-extension=dpkmeans
 
 PG_CPPFLAGS = -Isrc

@@ -72,6 +72,7 @@ SELECT dp_attach('cols64', (SELECT array_agg('c' || j ORDER BY j) FROM generate_
 INSERT INTO cols64 SELECT * FROM cols64 LIMIT 1000;
 TRUNCATE cols64;
 SELECT dp_verify('cols64');
+SELECT dp_release('cols64');
 SELECT count(*) FROM dp_centers('cols64', 4);
 -- d = 16 from the first coordinates, with deletions and a rollback
 CREATE TABLE e16 AS SELECT i, v[1:16] AS v FROM emb64;

@@ -86,6 +86,8 @@ INSERT INTO emb VALUES (4, ARRAY[1, 'NaN', 2]::float4[]);
 DELETE FROM emb WHERE id < 10;
 SELECT dp_verify('emb');
 SELECT count(*) FROM dp_centers('emb', 2);
+SELECT dp_release('emb');
+SELECT count(*) FROM dp_centers('emb', 2);
 
 -- insert_only: deletions are refused, inserts and other columns are fine
 CREATE TABLE logs (a int, b int, note text);

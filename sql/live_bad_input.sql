@@ -48,6 +48,8 @@ SELECT expect_error($$SELECT dp_attach('no_such_table', ARRAY['x', 'y'], 3, 1, A
 -- attach once, then: twice, readers with bad arguments, unattached tables
 SELECT expect_error($$SELECT dp_attach('t', ARRAY['x', 'y'], 3, 1, ARRAY[0, 0], ARRAY[10, 10], horizon => 8)$$);
 SELECT expect_error($$SELECT dp_attach('t', ARRAY['v'], 2, 1, ARRAY[0, 0], ARRAY[10, 10])$$);
+-- before the first release readers refuse (they never make one)
+SELECT expect_error($$SELECT count(*) FROM dp_cost_curve('t')$$);
 SELECT expect_error($$SELECT count(*) FROM dp_centers('t', 0)$$);
 SELECT expect_error($$SELECT count(*) FROM dp_centers('t', 4)$$);
 SELECT expect_error($$SELECT count(*) FROM dp_centers('t', NULL)$$);
@@ -57,11 +59,26 @@ SELECT expect_error($$SELECT count(*) FROM dp_centers('other', 2)$$);
 SELECT expect_error($$SELECT count(*) FROM dp_histogram('other')$$);
 SELECT expect_error($$SELECT count(*) FROM dp_cost_curve('other')$$);
 SELECT expect_error($$SELECT count(*) FROM dp_privacy_report('other')$$);
-SELECT expect_error($$SELECT dp_release('other')$$);
+-- dp_release never runs in a transaction block or subtransaction (so not
+-- inside expect_error); at top level its errors come from its worker
+SELECT expect_error($$SELECT dp_release('t')$$);
+\pset tuples_only off
+SELECT dp_release('other');
+SELECT dp_release(NULL);
+\pset tuples_only on
 SELECT expect_error($$SELECT dp_verify('other')$$);
 SELECT expect_error($$SELECT dp_detach('other')$$);
 SELECT expect_error($$SELECT count(*) FROM dp_centers(NULL, 2)$$);
 SELECT expect_error($$SELECT count(*) FROM dp_cost_curve(NULL)$$);
+SELECT expect_error($$SELECT dp_verify(NULL)$$);
+SELECT expect_error($$SELECT dp_detach(NULL)$$);
+SELECT expect_error($$SELECT dp_grant_reader(NULL, current_user::regrole)$$);
+SELECT expect_error($$SELECT dp_grant_reader('t', NULL)$$);
+SELECT expect_error($$SELECT dp_grant_reader('other', current_user::regrole)$$);
+SELECT expect_error($$SELECT dp_revoke_reader('t', 12345::oid::regrole)$$);
+SELECT expect_error($$SELECT dp_confirm_history(NULL)$$);
+SELECT expect_error($$SELECT dp_confirm_history('other')$$);
+SELECT expect_error($$SELECT count(*) FROM dp_centers(12345::oid::regclass, 2)$$);
 -- a write with a NaN is refused and loses nothing stored
 SELECT expect_error($$INSERT INTO t (x, y) VALUES ('NaN', 1)$$);
 SELECT expect_error($$UPDATE t SET x = 'NaN' WHERE x = 1$$);

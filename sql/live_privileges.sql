@@ -11,8 +11,9 @@ WHERE p.prosecdef;
 SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
 WHERE n.nspname = 'dpkmeans_internal' AND has_table_privilege('public', c.oid, 'SELECT');
 
--- The owner/analyst model: an analyst granted EXECUTE on the readers (and
--- USAGE on their schema) reads releases, never the table, the state or the key.
+-- The owner/analyst model: an analyst the owner granted reading of a table
+-- (dp_grant_reader) reads its releases, never the table, the state or the
+-- key; a role granted nothing reads nothing, even with EXECUTE on the readers.
 CREATE ROLE dpk_owner;
 CREATE ROLE dpk_analyst;
 GRANT CREATE ON SCHEMA public TO dpk_owner;
@@ -28,6 +29,14 @@ CREATE TABLE secret (x float8, y float8);
 INSERT INTO secret SELECT i % 100, i % 37 FROM generate_series(1, 5000) i;
 SELECT dp_attach('secret', ARRAY['x', 'y'], 3, 1.0, ARRAY[0, 0], ARRAY[100, 100]);
 SELECT dp_release('secret');
+RESET ROLE;
+
+SET ROLE dpk_analyst;
+-- not granted yet: denied
+SELECT count(*) FROM dp_centers('secret', 3);
+RESET ROLE;
+SET ROLE dpk_owner;
+SELECT dp_grant_reader('secret', 'dpk_analyst');
 RESET ROLE;
 
 SET ROLE dpk_analyst;

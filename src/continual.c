@@ -68,32 +68,83 @@ dpk_live_norm_sensitivity(const DpkLiveConfig *cfg)
 		cfg->d * (DPK_LIFT_UNITS / 2.0) * (DPK_LIFT_UNITS / 2.0);
 }
 
+/*
+ * The real per-node scales of a configuration: [0] counts, [1] sums, [2] the
+ * norm counter (1.0 for a quantity that gets no epsilon and no noise).
+ */
+static void
+live_real_scales(const DpkLiveConfig *cfg, double b[3])
+{
+	b[0] = dpk_live_count_sensitivity(cfg) /
+		(cfg->epsilon * (1.0 - cfg->sum_share - cfg->norm_share));
+	b[1] = cfg->sum_share <= 0.0 ? 1.0
+		: dpk_live_sum_sensitivity(cfg) / (cfg->epsilon * cfg->sum_share);
+	b[2] = cfg->norm_share <= 0.0 ? 1.0
+		: dpk_live_norm_sensitivity(cfg) / (cfg->epsilon * cfg->norm_share);
+}
+
 /* Scale of the norm counter's node noise. */
 DpkScale
 dpk_live_norm_scale(const DpkLiveConfig *cfg)
 {
-	if (cfg->norm_share <= 0.0)
-		return dpk_scale_from_double(1.0);
-	return dpk_scale_from_double(dpk_live_norm_sensitivity(cfg) /
-								 (cfg->epsilon * cfg->norm_share));
+	double		b[3];
+
+	live_real_scales(cfg, b);
+	return dpk_scale_from_double(b[2]);
 }
 
 /* Scale of one node's count noise. */
 DpkScale
 dpk_live_count_scale(const DpkLiveConfig *cfg)
 {
-	return dpk_scale_from_double(dpk_live_count_sensitivity(cfg) /
-								 (cfg->epsilon * (1.0 - cfg->sum_share - cfg->norm_share)));
+	double		b[3];
+
+	live_real_scales(cfg, b);
+	return dpk_scale_from_double(b[0]);
 }
 
 /* Scale of one node's sum noise (unused when sum_share is 0). */
 DpkScale
 dpk_live_sum_scale(const DpkLiveConfig *cfg)
 {
-	if (cfg->sum_share <= 0.0)
-		return dpk_scale_from_double(1.0);
-	return dpk_scale_from_double(dpk_live_sum_sensitivity(cfg) /
-								 (cfg->epsilon * cfg->sum_share));
+	double		b[3];
+
+	live_real_scales(cfg, b);
+	return dpk_scale_from_double(b[1]);
+}
+
+/* Whether every scale has an exact representation (see continual.h). */
+bool
+dpk_live_scales_representable(const DpkLiveConfig *cfg, double *largest)
+{
+	double		b[3];
+	bool		ok = true;
+	int			i;
+
+	live_real_scales(cfg, b);
+	*largest = 0.0;
+	for (i = 0; i < 3; i++)
+	{
+		if (!(b[i] <= *largest))
+			*largest = b[i];
+		ok = ok && dpk_scale_representable(b[i]);
+	}
+	return ok;
+}
+
+/* Whether a table attached under sampler version v draws the same noise now. */
+bool
+dpk_live_sampler_compatible(const DpkLiveConfig *cfg, int version)
+{
+	double		b[3];
+
+	if (version == DPK_SAMPLER_VERSION)
+		return true;
+	if (version != 1)
+		return false;
+	live_real_scales(cfg, b);
+	return dpk_scale_same_in_v1(b[0]) && dpk_scale_same_in_v1(b[1]) &&
+		dpk_scale_same_in_v1(b[2]);
 }
 
 /* Count noise variance of one cell at `level`: 2^(d (L - level)) cells summed. */

@@ -66,6 +66,22 @@ DpkScale	dpk_live_count_scale(const DpkLiveConfig *cfg);
 DpkScale	dpk_live_sum_scale(const DpkLiveConfig *cfg);
 
 /*
+ * Whether every node scale of cfg (counts, sums, norm counter) has an exact
+ * rational representation; *largest gets the largest real scale (or a NaN).
+ * Attach refuses a configuration for which this is false, so a release never
+ * reaches dpk_scale_from_double's failure.
+ */
+bool		dpk_live_scales_representable(const DpkLiveConfig *cfg, double *largest);
+
+/*
+ * Whether a table attached under sampler version `version` gets exactly the
+ * same node noise from this library (DPK_SAMPLER_VERSION); a release of one
+ * that does not is refused, since re-drawing a published node's noise
+ * differently would let the two draws be averaged.
+ */
+bool		dpk_live_sampler_compatible(const DpkLiveConfig *cfg, int version);
+
+/*
  * The noisy histogram of the counted level at release t: true counters from
  * state plus each cell's tree noise.  Every cell of the level gets noise.
  */

@@ -9,6 +9,7 @@
 #include "dpk_mem.h"
 
 #define CELLMAP_MAGIC 0x44504b43454c4c31ULL	/* "DPKCELL1" */
+#define CELLMAP_MAGIC_PADDED 0x44504b43454c4c32ULL	/* "DPKCELL2" */
 
 /* Mix a cell id into a slot hash (splitmix64 finaliser). */
 static inline uint64_t
@@ -201,26 +202,28 @@ get64(const uint8_t *p)
 	return v;
 }
 
-/* Serialise the non-zero cells (see counter.h). */
-uint8_t *
-dpk_cellmap_serialize(const DpkCellMap *m, size_t *len)
+/* Number of cells of m with a non-zero counter. */
+static size_t
+nonzero_cells(const DpkCellMap *m)
 {
 	int			w = 1 + m->d;
 	size_t		n = 0,
 				i;
-	uint8_t    *buf,
-			   *p;
-	int			j;
 
 	for (i = 0; i < m->cap; i++)
 		if (m->keys[i] != 0 && !all_zero(m->vals + i * w, w))
 			n++;
-	*len = 24 + n * (size_t) (1 + w) * 8;
-	buf = dpk_alloc(*len);
-	put64(buf, CELLMAP_MAGIC);
-	put64(buf + 8, (uint64_t) m->d);
-	put64(buf + 16, (uint64_t) n);
-	p = buf + 24;
+	return n;
+}
+
+/* Write the non-zero cells of m at p (n of them); returns the end. */
+static uint8_t *
+put_cells(const DpkCellMap *m, uint8_t *p)
+{
+	int			w = 1 + m->d;
+	size_t		i;
+	int			j;
+
 	for (i = 0; i < m->cap; i++)
 		if (m->keys[i] != 0 && !all_zero(m->vals + i * w, w))
 		{
@@ -229,25 +232,77 @@ dpk_cellmap_serialize(const DpkCellMap *m, size_t *len)
 			for (j = 0; j < w; j++, p += 8)
 				put64(p, (uint64_t) m->vals[i * w + j]);
 		}
+	return p;
+}
+
+/* Serialise the non-zero cells (see counter.h). */
+uint8_t *
+dpk_cellmap_serialize(const DpkCellMap *m, size_t *len)
+{
+	int			w = 1 + m->d;
+	size_t		n = nonzero_cells(m);
+	uint8_t    *buf;
+
+	*len = 24 + n * (size_t) (1 + w) * 8;
+	buf = dpk_alloc(*len);
+	put64(buf, CELLMAP_MAGIC);
+	put64(buf + 8, (uint64_t) m->d);
+	put64(buf + 16, (uint64_t) n);
+	put_cells(m, buf + 24);
 	return buf;
 }
 
-/* m += sign * (serialised map). */
+/* Serialise with zero padding up to pad_to entries (see counter.h). */
+uint8_t *
+dpk_cellmap_serialize_padded(const DpkCellMap *m, uint64_t pad_to, size_t *len)
+{
+	int			w = 1 + m->d;
+	size_t		n = nonzero_cells(m);
+	size_t		npad = pad_to > n ? (size_t) (pad_to - n) : 0;
+	size_t		entry = (size_t) (1 + w) * 8;
+	uint8_t    *buf,
+			   *p;
+
+	*len = 32 + (n + npad) * entry;
+	buf = dpk_alloc(*len);
+	put64(buf, CELLMAP_MAGIC_PADDED);
+	put64(buf + 8, (uint64_t) m->d);
+	put64(buf + 16, (uint64_t) n);
+	put64(buf + 24, (uint64_t) npad);
+	p = put_cells(m, buf + 32);
+	memset(p, 0, npad * entry);
+	return buf;
+}
+
+/* m += sign * (serialised map), either form. */
 bool
 dpk_cellmap_merge_serialized(DpkCellMap *m, const uint8_t *buf, size_t len, int sign)
 {
 	int			w = 1 + m->d;
+	size_t		entry = (size_t) (1 + w) * 8;
+	size_t		head;
 	uint64_t	n,
+				npad = 0,
 				i;
 	const uint8_t *p;
 	int			j;
 
-	if (len < 24 || get64(buf) != CELLMAP_MAGIC || get64(buf + 8) != (uint64_t) m->d)
+	if (len < 24 || get64(buf + 8) != (uint64_t) m->d)
+		return false;
+	if (get64(buf) == CELLMAP_MAGIC)
+		head = 24;
+	else if (get64(buf) == CELLMAP_MAGIC_PADDED && len >= 32)
+	{
+		head = 32;
+		npad = get64(buf + 24);
+	}
+	else
 		return false;
 	n = get64(buf + 16);
-	if (n > (len - 24) / ((size_t) (1 + w) * 8) || len != 24 + n * (size_t) (1 + w) * 8)
+	if (n > (len - head) / entry || npad > (len - head) / entry - n ||
+		len != head + (n + npad) * entry)
 		return false;
-	p = buf + 24;
+	p = buf + head;
 	for (i = 0; i < n; i++)
 	{
 		int64_t    *v = dpk_cellmap_get(m, get64(p));

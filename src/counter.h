@@ -60,8 +60,20 @@ bool		dpk_cellmap_equal(const DpkCellMap *a, const DpkCellMap *b);
 uint8_t    *dpk_cellmap_serialize(const DpkCellMap *m, size_t *len);
 
 /*
- * Add the counters of a serialised map into m, times sign.  Returns false on
- * a malformed buffer or a different dimension (m is then unchanged in part).
+ * The padded form (format 2): a 32-byte header (magic "DPKCELL2", d, number
+ * of cells n, number of padding entries) then the n cells as above, then
+ * zero entries up to pad_to entries in all.  Stored state and deltas use it
+ * so their size depends on a public bound (rows written, cells of the grid)
+ * rather than on how many distinct cells the rows fall into, which anyone can
+ * read off the internal tables' sizes in pg_class and the statistics views.
+ */
+uint8_t    *dpk_cellmap_serialize_padded(const DpkCellMap *m, uint64_t pad_to,
+										 size_t *len);
+
+/*
+ * Add the counters of a serialised map (either form) into m, times sign.
+ * Returns false on a malformed buffer or a different dimension (m is then
+ * unchanged in part).
  */
 bool		dpk_cellmap_merge_serialized(DpkCellMap *m, const uint8_t *buf, size_t len,
 										 int sign);

@@ -25,6 +25,7 @@ dpk_default_alloc(size_t size)
 dpk_alloc_fn dpk_alloc_hook = dpk_default_alloc;
 dpk_free_fn dpk_free_hook = free;
 dpk_interrupt_fn dpk_interrupt_hook = NULL;
+dpk_fail_fn dpk_fail_hook = NULL;
 
 /* Allocate through the current hook. */
 void *
@@ -49,4 +50,14 @@ dpk_free(void *ptr)
 {
 	if (ptr)
 		dpk_free_hook(ptr);
+}
+
+/* Report through the hook; without one (unit tests), print and abort. */
+void
+dpk_fail(const char *what)
+{
+	if (dpk_fail_hook)
+		dpk_fail_hook(what);
+	fprintf(stderr, "dpkmeans: %s\n", what);
+	abort();
 }

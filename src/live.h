@@ -73,7 +73,37 @@ void		dpk_shape_add_slot(DpkShape *shape, DpkCellMap *map,
 void		dpk_scan_table(Relation rel, DpkShape *shape, DpkCellMap *map,
 						   bool progress);
 
-/* Append a serialised change of the table's counters (as extension owner). */
-void		dpk_append_delta(Oid relid, const DpkCellMap *map);
+struct DpkTracked;
+
+/*
+ * Start a reader of a table's releases: ERROR (42501) unless the caller is
+ * the owner, a superuser or has a granted reader's privileges; ERROR if the
+ * table is not attached or, with need_release, has no release yet.  Reads the
+ * configuration into ctx and leaves the store open (dpk_store_end after).
+ */
+void		dpk_reader_begin(Oid relid, bool need_release, MemoryContext ctx,
+							 struct DpkTracked *tr, DpkOwnerSwitch *sw);
+
+/* ERROR when a table has no release yet (readers never make one). */
+void		dpk_reader_require_release(const struct DpkTracked *tr);
+
+/* First argument of a format-2 capture trigger (see trigger.c). */
+#define DPK_TRIGGER_TAG "dpkmeans:2"
+
+/*
+ * Attribute numbers of the tracked columns in rel, resolved by name; ERROR
+ * naming a column that no longer exists.
+ */
+AttrNumber *dpk_resolve_columns(Relation rel, char **names, int ncols);
+
+/*
+ * Cells a serialised change of `rows` rows is padded to (rows times the cells
+ * one row touches, at most the configuration's cells), so stored sizes
+ * reveal only the row count.
+ */
+uint64		dpk_pad_cells(const DpkLiveConfig *cfg, uint64 rows);
+
+/* Rows a true state holds (for padding the stored state). */
+uint64		dpk_state_rows(const DpkLiveConfig *cfg, const DpkCellMap *state);
 
 #endif

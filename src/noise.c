@@ -26,14 +26,17 @@
 #include <openssl/evp.h>
 
 /*
- * Denominator of every scale made by dpk_scale_from_double.  A power of two
- * keeps b * DPK_SCALE_DEN exact in double arithmetic, and 2^-20 is far below
+ * Largest denominator of a scale made by dpk_scale_from_double, as a power of
+ * two (which keeps b * den exact in double arithmetic); 2^-20 is far below
  * any scale a caller will ask for, so rounding up costs nothing measurable.
  */
-#define DPK_SCALE_DEN	((uint64_t) 1 << 20)
+#define DPK_SCALE_DEN_BITS 20
 
 /* Largest numerator dpk_scale_from_double returns (keeps U + t*V small). */
 #define DPK_SCALE_NUM_MAX	(((uint64_t) 1 << 62) - 1)
+
+/* Numerators must stay below this (2^62, exact as a double). */
+#define DPK_SCALE_LIMIT		4611686018427387904.0
 
 /* Domain separation string of dpk_key_from_seed. */
 #define DPK_SEED_DOMAIN "dpkmeans/noise/key-from-seed/v1"
@@ -321,7 +324,7 @@ dpk_bernoulli_exp(DpkStream *s, uint64_t num, uint64_t den)
  *	 P[Y = y] proportional to exp(-y*s/t).
  *
  * X is computed in 128 bits; a Y beyond the int64 range (requires V above
- * about 2^21 for any scale from dpk_scale_from_double, probability
+ * about 2^21 for a scale with den <= 2^20 whose num fits 62 bits, probability
  * exp(-2^21)) is rejected rather than wrapped.  The expected number of
  * rounds is about 1 / (1 - e^-1) for large t.
  */
@@ -472,7 +475,8 @@ dpk_vector_l1_scale(DpkScale scale, int d)
 		l1.den = scale.den / (uint64_t) d;
 	else
 	{
-		/* only for den < d, never from dpk_scale_from_double (den = 2^20) */
+		/* den < d and num * d overflows: only for b above 2^62 / d, far beyond
+		 * the small scales (b < d / 4) that take this fallback */
 		l1.num = DPK_SCALE_NUM_MAX;
 		l1.den = 1;
 	}
@@ -495,33 +499,50 @@ dpk_vector_noise_variance(DpkScale scale, int d)
 }
 
 /*
- * The rational scale used for a real scale b: den = 2^20 and
- * num = ceil(b * 2^20), at least 1, so num/den >= b and exceeds it by less
- * than 2^-20 -- the noise is never smaller than requested.  Callers validate
- * b; as a fail-safe an invalid b (NaN, infinite, <= 0) or one too large gets
- * the largest representable scale, i.e. more noise rather than less.
+ * The rational scale used for a real scale b (sampler version 2): the
+ * largest power-of-two denominator den <= 2^20 for which num = ceil(b den)
+ * is at most DPK_SCALE_NUM_MAX, so num/den >= b and exceeds it by less than
+ * 1/den.  b den is exact in double arithmetic (den is a power of two), so the
+ * rounding is only the ceil.  Every b with b 2^20 < 2^62 (about 4.4e12) gets
+ * den = 2^20, exactly as sampler version 1 did; larger b used to be capped at
+ * 4.4e12, i.e. rounded DOWN, which broke the guarantee.  A b that has no
+ * representation at all (not finite, <= 0, or >= 2^62) stops the computation
+ * through dpk_fail: less noise than asked for is never an option.
  */
 DpkScale
 dpk_scale_from_double(double b)
 {
 	DpkScale	scale;
-	double		x;
+	int			k;
 
-	scale.den = DPK_SCALE_DEN;
-	if (!isfinite(b) || b <= 0.0)
+	if (!dpk_scale_representable(b))
+		dpk_fail("a noise scale has no exact representation (epsilon too small for this configuration)");
+	for (k = DPK_SCALE_DEN_BITS; k >= 0; k--)
 	{
-		scale.num = DPK_SCALE_NUM_MAX;
-		return scale;
-	}
+		double		x = ceil(ldexp(b, k));
 
-	x = ceil(b * (double) DPK_SCALE_DEN);
-	if (x >= (double) DPK_SCALE_NUM_MAX)
-		scale.num = DPK_SCALE_NUM_MAX;
-	else if (x < 1.0)
-		scale.num = 1;
-	else
-		scale.num = (uint64_t) x;
-	return scale;
+		if (x < DPK_SCALE_LIMIT)
+		{
+			scale.num = x < 1.0 ? 1 : (uint64_t) x;
+			scale.den = (uint64_t) 1 << k;
+			return scale;
+		}
+	}
+	dpk_fail("a noise scale has no exact representation");
+}
+
+/* Whether dpk_scale_from_double can represent b (see there). */
+bool
+dpk_scale_representable(double b)
+{
+	return isfinite(b) && b > 0.0 && ceil(b) < DPK_SCALE_LIMIT;
+}
+
+/* Whether b gets the same rational under sampler versions 1 and 2. */
+bool
+dpk_scale_same_in_v1(double b)
+{
+	return dpk_scale_representable(b) && ceil(ldexp(b, DPK_SCALE_DEN_BITS)) < DPK_SCALE_LIMIT;
 }
 
 /* The real value num/den of a scale (for reports and accounting). */

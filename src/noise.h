@@ -23,6 +23,16 @@
 #define DPK_NONCE_BYTES 12
 #define DPK_STREAM_BUF	512
 
+/*
+ * Version of the noise draws: which bytes of the stream become which noise.
+ * Stored per live table at attach; a release refuses a table whose draws
+ * would differ from the ones its earlier releases used.  1: scales with a
+ * fixed denominator 2^20 (capped, which could round a huge scale down);
+ * 2: adaptive denominators (dpk_scale_from_double), equal to 1 wherever 1
+ * was exact.
+ */
+#define DPK_SAMPLER_VERSION 2
+
 typedef struct DpkStream
 {
 	void	   *ctx;			/* EVP_CIPHER_CTX * */
@@ -94,10 +104,17 @@ DpkScale	dpk_vector_l1_scale(DpkScale scale, int d);
 double		dpk_vector_noise_variance(DpkScale scale, int d);
 
 /*
- * The rational scale used for a real scale b > 0: den is a fixed power of two
- * and num is rounded UP, so the noise is never smaller than asked for.
+ * The rational scale used for a real scale b > 0: den is a power of two (2^20
+ * unless b is huge) and num is rounded UP, so the noise is never smaller than
+ * asked for.  A b without representation calls dpk_fail (never returns).
  */
 DpkScale	dpk_scale_from_double(double b);
+
+/* Whether b is finite, > 0 and below 2^62, so dpk_scale_from_double takes it. */
+bool		dpk_scale_representable(double b);
+
+/* Whether b gets the same rational under sampler versions 1 and 2. */
+bool		dpk_scale_same_in_v1(double b);
 
 /* The real value num/den of a scale. */
 double		dpk_scale_value(DpkScale scale);

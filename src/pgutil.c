@@ -16,6 +16,8 @@
 #include "utils/fmgroids.h"
 #include "utils/guc.h"
 #include "utils/rel.h"
+#include "utils/syscache.h"
+#include "catalog/pg_class.h"
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
@@ -48,13 +50,24 @@ dpk_pg_interrupts(void)
 	CHECK_FOR_INTERRUPTS();
 }
 
-/* Route the core's memory and interrupt checks through the backend. */
+/* The core cannot go on safely (dpk_fail): an ERROR aborts the statement. */
+static void
+dpk_pg_fail(const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("dpkmeans: %s", what),
+			 errhint("Use a larger epsilon, fewer dimensions or a smaller horizon.")));
+}
+
+/* Route the core's memory, interrupt checks and failures through the backend. */
 void
 dpk_pg_install_hooks(void)
 {
 	dpk_alloc_hook = dpk_pg_alloc;
 	dpk_free_hook = dpk_pg_free;
 	dpk_interrupt_hook = dpk_pg_interrupts;
+	dpk_fail_hook = dpk_pg_fail;
 }
 
 /* epsilon must be a positive finite number. */
@@ -350,16 +363,17 @@ dpk_pg_strong_random(void *buf, size_t len)
 				 errmsg("could not generate random bytes")));
 }
 
-/* The owner of the dpkmeans extension. */
-static Oid
-extension_owner(void)
+/* The pg_extension row of dpkmeans: its owner and (palloc'd) version. */
+static void
+extension_row(Oid *owner, char **version)
 {
 	Oid			extoid = get_extension_oid("dpkmeans", false);
 	Relation	rel;
 	ScanKeyData key;
 	SysScanDesc scan;
 	HeapTuple	tup;
-	Oid			owner;
+	Datum		v;
+	bool		isnull;
 
 	rel = table_open(ExtensionRelationId, AccessShareLock);
 	ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber, F_OIDEQ,
@@ -368,10 +382,47 @@ extension_owner(void)
 	tup = systable_getnext(scan);
 	if (!HeapTupleIsValid(tup))
 		elog(ERROR, "could not find extension dpkmeans");
-	owner = ((Form_pg_extension) GETSTRUCT(tup))->extowner;
+	*owner = ((Form_pg_extension) GETSTRUCT(tup))->extowner;
+	v = heap_getattr(tup, Anum_pg_extension_extversion, RelationGetDescr(rel), &isnull);
+	*version = isnull ? pstrdup("") : TextDatumGetCString(v);
 	systable_endscan(scan);
 	table_close(rel, AccessShareLock);
+}
+
+/* The owner of the dpkmeans extension. */
+static Oid
+extension_owner(void)
+{
+	Oid			owner;
+	char	   *version;
+
+	extension_row(&owner, &version);
 	return owner;
+}
+
+/* The owner of a relation (InvalidOid if it does not exist). */
+Oid
+dpk_pg_rel_owner(Oid relid)
+{
+	HeapTuple	tup = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	Oid			owner;
+
+	if (!HeapTupleIsValid(tup))
+		return InvalidOid;
+	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+	ReleaseSysCache(tup);
+	return owner;
+}
+
+/* The installed version of the extension's SQL objects (e.g. "0.2"). */
+char *
+dpk_pg_extension_version(void)
+{
+	Oid			owner;
+	char	   *version;
+
+	extension_row(&owner, &version);
+	return version;
 }
 
 /* Switch to the extension owner with a pinned search_path (see pgutil.h). */
@@ -406,5 +457,25 @@ dpk_pg_check_table_owner(Oid relid, const char *action)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("must be owner of table %s to %s", get_rel_name(relid), action),
-				 errhint("Only the table's owner may attach, detach, release or verify.")));
+				 errhint("Only the table's owner (a member of its owning role) or a superuser may %s.",
+						 action)));
+}
+
+/* The table argument (argument 0) of a SQL function: NULL or a dropped table is refused. */
+Oid
+dpk_pg_table_arg(FunctionCallInfo fcinfo)
+{
+	Oid			relid;
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("table must not be NULL"),
+				 errhint("Give an attached table.")));
+	relid = PG_GETARG_OID(0);
+	if (get_rel_name(relid) == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("table with OID %u does not exist", relid)));
+	return relid;
 }

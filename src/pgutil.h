@@ -10,6 +10,7 @@
 
 #include "access/htup_details.h"
 #include "access/tupdesc.h"
+#include "fmgr.h"
 #include "executor/tuptable.h"
 #include "utils/array.h"
 
@@ -116,6 +117,15 @@ void		dpk_pg_owner_begin(DpkOwnerSwitch *sw);
 
 /* Return to the caller's identity and search_path. */
 void		dpk_pg_owner_end(DpkOwnerSwitch *sw);
+
+/* The table argument (argument 0) of a SQL function: NULL or a dropped table is refused. */
+Oid			dpk_pg_table_arg(FunctionCallInfo fcinfo);
+
+/* The owner of a relation (InvalidOid if it does not exist). */
+Oid			dpk_pg_rel_owner(Oid relid);
+
+/* The installed version of the extension's SQL objects (e.g. "0.2"). */
+char	   *dpk_pg_extension_version(void);
 
 /* ERROR unless the current user owns the table (owner-only functions). */
 void		dpk_pg_check_table_owner(Oid relid, const char *action);

@@ -27,6 +27,7 @@
 #include "dpk_mem.h"
 #include "grid.h"
 #include "live.h"
+#include "store.h"
 
 /* Build a shape (see live.h). */
 void
@@ -194,36 +195,6 @@ dpk_scan_table(Relation rel, DpkShape *shape, DpkCellMap *map, bool progress)
 	dpk_shape_flush(shape, map);
 }
 
-/* Append one delta row for the table (see live.h). */
-void
-dpk_append_delta(Oid relid, const DpkCellMap *map)
-{
-	size_t		len;
-	uint8_t    *buf = dpk_cellmap_serialize(map, &len);
-	bytea	   *payload;
-	Datum		values[2];
-	Oid			types[2] = {OIDOID, BYTEAOID};
-	DpkOwnerSwitch sw;
-
-	if (len <= 24)
-		return;					/* nothing changed */
-	payload = palloc(VARHDRSZ + len);
-	SET_VARSIZE(payload, VARHDRSZ + len);
-	memcpy(VARDATA(payload), buf, len);
-	values[0] = ObjectIdGetDatum(relid);
-	values[1] = PointerGetDatum(payload);
-
-	dpk_pg_owner_begin(&sw);
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	if (SPI_execute_with_args("INSERT INTO dpkmeans_internal.delta (relid, payload) "
-							  "VALUES ($1::pg_catalog.oid::pg_catalog.regclass, $2)",
-							  2, types, values, NULL, false, 0) != SPI_OK_INSERT)
-		elog(ERROR, "could not append a dpkmeans delta");
-	SPI_finish();
-	dpk_pg_owner_end(&sw);
-}
-
 /* Parse a comma-separated list of doubles from a trigger argument. */
 static double *
 parse_doubles(const char *s, int n)
@@ -243,44 +214,139 @@ parse_doubles(const char *s, int n)
 }
 
 /*
- * The shape of a table from its trigger's arguments: d, level, the tracked
- * attribute numbers, lower and upper (written by dp_attach).
+ * The tracked columns' attribute numbers in rel, resolved by name (see
+ * live.h): a dump and restore renumbers columns after a dropped one, so
+ * numbers stored at attach would point at the wrong columns or none.
+ */
+AttrNumber *
+dpk_resolve_columns(Relation rel, char **names, int ncols)
+{
+	AttrNumber *att = palloc(ncols * sizeof(AttrNumber));
+	int			i;
+
+	for (i = 0; i < ncols; i++)
+	{
+		att[i] = get_attnum(RelationGetRelid(rel), names[i]);
+		if (att[i] == InvalidAttrNumber)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_COLUMN),
+					 errmsg("tracked column \"%s\" of table \"%s\" no longer exists",
+							names[i], RelationGetRelationName(rel)),
+					 errhint("Detach and re-attach the table with its current columns.")));
+	}
+	return att;
+}
+
+/*
+ * The shape of a table from its trigger's arguments (written by dp_attach).
+ * Format 2: "dpkmeans:2", d, level, lower, upper, dhat, copies, seed, then
+ * one argument per tracked column name.  Format 1 (version 0.1): d, level,
+ * attribute numbers, lower, upper[, dhat, copies, seed].
  */
 static void
 shape_from_trigger(DpkShape *shape, TriggerData *td)
 {
 	Trigger    *tg = td->tg_trigger;
+	char	  **a = tg->tgargs;
 	int			d,
 				level,
-				ncols = 0,
+				ncols,
+				dhat = 0,
+				copies = 0,
 				i;
-	double	   *att,
-			   *lo,
+	uint64		seed = 0;
+	double	   *lo,
 			   *hi;
 	AttrNumber *attnums;
-	const char *p;
 
-	if (tg->tgnargs != 5 && tg->tgnargs != 8)
-		elog(ERROR, "dpkmeans trigger needs 5 or 8 arguments");
-	d = atoi(tg->tgargs[0]);
-	level = atoi(tg->tgargs[1]);
-	for (p = tg->tgargs[2], ncols = 1; *p; p++)
-		if (*p == ',')
-			ncols++;
-	att = parse_doubles(tg->tgargs[2], ncols);
-	attnums = palloc(ncols * sizeof(AttrNumber));
-	for (i = 0; i < ncols; i++)
-		attnums[i] = (AttrNumber) att[i];
-	lo = parse_doubles(tg->tgargs[3], d);
-	hi = parse_doubles(tg->tgargs[4], d);
+	if (tg->tgnargs >= 9 && strcmp(a[0], DPK_TRIGGER_TAG) == 0)
+	{
+		d = atoi(a[1]);
+		level = atoi(a[2]);
+		lo = parse_doubles(a[3], d);
+		hi = parse_doubles(a[4], d);
+		dhat = atoi(a[5]);
+		copies = atoi(a[6]);
+		seed = strtoull(a[7], NULL, 10);
+		ncols = tg->tgnargs - 8;
+		attnums = dpk_resolve_columns(td->tg_relation, a + 8, ncols);
+	}
+	else if (tg->tgnargs == 5 || tg->tgnargs == 8)
+	{
+		const char *p;
+		double	   *att;
+
+		d = atoi(a[0]);
+		level = atoi(a[1]);
+		for (p = a[2], ncols = 1; *p; p++)
+			if (*p == ',')
+				ncols++;
+		att = parse_doubles(a[2], ncols);
+		attnums = palloc(ncols * sizeof(AttrNumber));
+		for (i = 0; i < ncols; i++)
+			attnums[i] = (AttrNumber) att[i];
+		lo = parse_doubles(a[3], d);
+		hi = parse_doubles(a[4], d);
+		if (tg->tgnargs == 8)
+		{
+			dhat = atoi(a[5]);
+			copies = atoi(a[6]);
+			seed = strtoull(a[7], NULL, 10);
+		}
+	}
+	else
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("dpkmeans trigger \"%s\" has malformed arguments", tg->tgname),
+				 errdetail("It has %d arguments.", tg->tgnargs),
+				 errhint("Detach and re-attach the table.")));
 	dpk_shape_init(shape, td->tg_relation, d, level, attnums, ncols, lo, hi);
-	if (tg->tgnargs == 8 && atoi(tg->tgargs[5]) > 0)
-		dpk_shape_set_projection(shape, atoi(tg->tgargs[5]), atoi(tg->tgargs[6]),
-								 strtoull(tg->tgargs[7], NULL, 10), DPK_LIVE_HALF_WIDTH);
+	if (dhat > 0)
+		dpk_shape_set_projection(shape, dhat, copies, seed, DPK_LIVE_HALF_WIDTH);
 }
 
-/* Add every row of a transition table with the given sign. */
-static void
+/*
+ * Cells a serialised change is padded to: rows written times the cells one
+ * row touches, capped by the cells of the configuration (see counter.h).
+ */
+uint64
+dpk_pad_cells(const DpkLiveConfig *cfg, uint64 rows)
+{
+	double		total,
+				per_row;
+
+	if (cfg->dhat > 0)
+	{
+		total = (double) cfg->copies * (double) dpk_live_copy_cells(cfg) + 1.0;
+		per_row = cfg->copies + 1.0;
+	}
+	else
+	{
+		total = pow(2.0, (double) cfg->level * cfg->d);
+		per_row = 1.0;
+	}
+	return (uint64) fmin(total, (double) rows * per_row);
+}
+
+/* Rows a state holds (its count total; every copy counts a row once). */
+uint64
+dpk_state_rows(const DpkLiveConfig *cfg, const DpkCellMap *state)
+{
+	size_t		pos = 0;
+	uint64_t	cell;
+	const int64_t *v;
+	uint64		total = 0;
+
+	while (dpk_cellmap_next(state, &pos, &cell, &v))
+		if (cfg->dhat == 0 || cell != DPK_LIVE_NORM_CELL(cfg))
+			total += (uint64) (v[0] < 0 ? -v[0] : v[0]);
+	if (cfg->dhat > 0)
+		total = total / (uint64) cfg->copies + 1;
+	return total;
+}
+
+/* Add every row of a transition table with the given sign; returns the rows. */
+static uint64
 add_transition_table(DpkShape *shape, DpkCellMap *map, Tuplestorestate *ts,
 					 TupleDesc tupdesc, int sign)
 {
@@ -303,6 +369,7 @@ add_transition_table(DpkShape *shape, DpkCellMap *map, Tuplestorestate *ts,
 	ExecDropSingleTupleTableSlot(slot);
 	MemoryContextDelete(rowctx);
 	dpk_shape_flush(shape, map);
+	return rows;
 }
 
 /*
@@ -321,6 +388,7 @@ dpk_capture(PG_FUNCTION_ARGS)
 	DpkShape	shape;
 	DpkCellMap	map;
 	TupleDesc	tupdesc;
+	uint64		rows = 0;
 
 	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_FOR_STATEMENT(td->tg_event) ||
 		!TRIGGER_FIRED_AFTER(td->tg_event))
@@ -335,10 +403,25 @@ dpk_capture(PG_FUNCTION_ARGS)
 	shape_from_trigger(&shape, td);
 	dpk_cellmap_init(&map, shape.d);
 	if (td->tg_oldtable)
-		add_transition_table(&shape, &map, td->tg_oldtable, tupdesc, -1);
+		rows += add_transition_table(&shape, &map, td->tg_oldtable, tupdesc, -1);
 	if (td->tg_newtable)
-		add_transition_table(&shape, &map, td->tg_newtable, tupdesc, +1);
-	dpk_append_delta(RelationGetRelid(td->tg_relation), &map);
+		rows += add_transition_table(&shape, &map, td->tg_newtable, tupdesc, +1);
+
+	/*
+	 * One delta per statement that wrote rows, even when they cancel (an
+	 * UPDATE that moved nothing), padded to a size set by the row count:
+	 * whether a statement changed any counter, and how many cells it
+	 * touched, must not show in the delta table's statistics.
+	 */
+	if (rows > 0)
+	{
+		DpkOwnerSwitch sw;
+
+		dpk_store_begin(&sw);
+		dpk_store_append_delta(RelationGetRelid(td->tg_relation), &map,
+							   dpk_store_is_v01() ? 0 : dpk_pad_cells(&shape.live, rows));
+		dpk_store_end(&sw);
+	}
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(ctx);
 	return PointerGetDatum(NULL);
@@ -357,11 +440,9 @@ dpk_capture_truncate(PG_FUNCTION_ARGS)
 	TriggerData *td = (TriggerData *) fcinfo->context;
 	Oid			relid;
 	DpkOwnerSwitch sw;
+	DpkShape	shape;
 	DpkCellMap	map;
-	Oid			types[1] = {OIDOID};
-	Datum		values[1];
-	uint64		i;
-	int			d;
+	DpkTracked	tr;
 	MemoryContext callerctx = CurrentMemoryContext;
 
 	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_BY_TRUNCATE(td->tg_event))
@@ -369,37 +450,23 @@ dpk_capture_truncate(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("dpkmeans_internal.capture_truncate must be an AFTER TRUNCATE trigger")));
 	relid = RelationGetRelid(td->tg_relation);
-	values[0] = ObjectIdGetDatum(relid);
-	d = atoi(td->tg_trigger->tgargs[0]);
-
-	dpk_pg_owner_begin(&sw);
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	if (SPI_execute_with_args("SELECT state AS payload FROM dpkmeans_internal.tracked "
-							  "WHERE relid = $1::pg_catalog.oid::pg_catalog.regclass "
-							  "UNION ALL SELECT payload FROM dpkmeans_internal.delta "
-							  "WHERE relid = $1::pg_catalog.oid::pg_catalog.regclass",
-							  1, types, values, NULL, true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not read dpkmeans state");
+	shape_from_trigger(&shape, td);
+	dpk_store_begin(&sw);
+	if (!dpk_store_read_tracked(relid, false, callerctx, &tr))
+		dpk_store_not_attached(relid);
 	{
 		MemoryContext old = MemoryContextSwitchTo(callerctx);
 
-		dpk_cellmap_init(&map, d);
-		for (i = 0; i < SPI_processed; i++)
-		{
-			bool		isnull;
-			bytea	   *p = DatumGetByteaPP(SPI_getbinval(SPI_tuptable->vals[i],
-														  SPI_tuptable->tupdesc, 1, &isnull));
-
-			if (!dpk_cellmap_merge_serialized(&map, (uint8_t *) VARDATA_ANY(p),
-											  VARSIZE_ANY_EXHDR(p), -1))
-				elog(ERROR, "corrupt dpkmeans state");
-		}
+		dpk_store_add_deltas(relid, &tr.state);
+		dpk_cellmap_init(&map, tr.d);
+		dpk_cellmap_merge(&map, &tr.state, -1);
 		MemoryContextSwitchTo(old);
 	}
-	SPI_finish();
-	dpk_pg_owner_end(&sw);
-	dpk_append_delta(relid, &map);
+	/* padded like the state it negates: its size tells the row count only */
+	dpk_store_append_delta(relid, &map,
+						   dpk_store_is_v01() ? 0
+						   : dpk_pad_cells(&shape.live, dpk_state_rows(&shape.live, &tr.state)));
+	dpk_store_end(&sw);
 	return PointerGetDatum(NULL);
 }
 

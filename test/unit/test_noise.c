@@ -8,6 +8,7 @@
  * tight enough that a wrong scale, a wrong sign rule or a modulo bias fails.
  */
 #include <math.h>
+#include <setjmp.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -555,6 +556,31 @@ test_pmf_variance(void)
 	}
 }
 
+static jmp_buf scale_fail_jump;
+
+/* A dpk_fail hook that returns to scale_fails. */
+static void
+scale_fail_catch(const char *what)
+{
+	(void) what;
+	longjmp(scale_fail_jump, 1);
+}
+
+/* Whether dpk_scale_from_double(b) stops through dpk_fail. */
+static bool
+scale_fails(double b)
+{
+	volatile bool failed = false;
+
+	dpk_fail_hook = scale_fail_catch;
+	if (setjmp(scale_fail_jump) == 0)
+		(void) dpk_scale_from_double(b);
+	else
+		failed = true;
+	dpk_fail_hook = NULL;
+	return failed;
+}
+
 /* dpk_scale_from_double rounds up by less than one unit of 1/den. */
 static void
 test_scale_rounding(void)
@@ -580,13 +606,66 @@ test_scale_rounding(void)
 	sc = dpk_scale_from_double(2.5);
 	CHECK(sc.num * 2 == sc.den * 5, "2.5 not represented exactly");
 
-	/* fail-safe: invalid input gives a huge scale, never a small one */
-	CHECK(dpk_scale_value(dpk_scale_from_double(NAN)) > 1e12, "NaN scale small");
-	CHECK(dpk_scale_value(dpk_scale_from_double(INFINITY)) > 1e12,
-		  "inf scale small");
-	CHECK(dpk_scale_value(dpk_scale_from_double(0.0)) > 1e12, "zero scale small");
-	CHECK(dpk_scale_value(dpk_scale_from_double(-1.0)) > 1e12,
-		  "negative scale small");
+	/* no exact scale: dpk_fail, never a smaller scale */
+	CHECK(scale_fails(NAN), "NaN scale accepted");
+	CHECK(scale_fails(INFINITY), "inf scale accepted");
+	CHECK(scale_fails(0.0), "zero scale accepted");
+	CHECK(scale_fails(-1.0), "negative scale accepted");
+	CHECK(scale_fails(ldexp(1.0, 62)), "scale 2^62 accepted");
+	CHECK(!dpk_scale_representable(ldexp(1.0, 62)), "2^62 representable");
+	CHECK(dpk_scale_representable(ldexp(1.0, 61)), "2^61 not representable");
+}
+
+/*
+ * Scales above 2^62 / 2^20 (about 4.4e12) used to be capped there, i.e.
+ * rounded down: the d = 64, epsilon = 0.001 norm counter asked 7.38e12 and got
+ * 4.398e12.  Now the denominator shrinks instead, so every b up to 2^61 is
+ * represented at or above b, and below 4.4e12 the rational is unchanged
+ * (sampler version 1 draws).
+ */
+static void
+test_scale_extreme(void)
+{
+	static const double bs[] = {
+		4.0e12, 4.39e12, 4.4e12, 7.38e12, 1e13, 3.3e14, 1e16, 1e18, 2.3e18,
+		ldexp(1.0, 61), ldexp(1.0, 62) - 1024.0
+	};
+	size_t		i;
+
+	for (i = 0; i < sizeof(bs) / sizeof(bs[0]); i++)
+	{
+		DpkScale	sc = dpk_scale_from_double(bs[i]);
+		long double v = (long double) sc.num / (long double) sc.den;
+
+		CHECK(sc.num >= 1 && sc.num < ((uint64_t) 1 << 62) && sc.den >= 1,
+			  "b=%g: bad rational %llu/%llu", bs[i], (unsigned long long) sc.num,
+			  (unsigned long long) sc.den);
+		CHECK(v >= (long double) bs[i], "b=%.17g rounded down to %.17Lg", bs[i], v);
+		CHECK(v - (long double) bs[i] <= 1.0L / (long double) sc.den,
+			  "b=%.17g rounded up too far", bs[i]);
+		CHECK(dpk_scale_same_in_v1(bs[i]) == (sc.den == ((uint64_t) 1 << 20)),
+			  "b=%g: version-1 compatibility misreported", bs[i]);
+	}
+	CHECK(dpk_scale_same_in_v1(4.0e12), "4e12 should be unchanged from version 1");
+	CHECK(!dpk_scale_same_in_v1(7.38e12), "7.38e12 was capped in version 1");
+	/* a huge scale still samples (128-bit arithmetic in the geometric) */
+	{
+		uint8_t		key[DPK_KEY_BYTES];
+		uint8_t		nonce[DPK_NONCE_BYTES] = {0};
+		DpkStream	s;
+		double		mean_abs = 0.0;
+		int			n = 2000,
+					j;
+		DpkScale	sc = dpk_scale_from_double(1e15);
+
+		dpk_key_from_seed(99, key);
+		dpk_stream_open(&s, key, nonce);
+		for (j = 0; j < n; j++)
+			mean_abs += fabs((double) dpk_discrete_laplace(&s, sc)) / n;
+		dpk_stream_close(&s);
+		/* E|X| = b for a Laplace of scale b: within 10 % at n = 2000 */
+		CHECK(fabs(mean_abs / 1e15 - 1.0) < 0.1, "scale 1e15: mean |X| = %g", mean_abs);
+	}
 }
 
 /*
@@ -858,5 +937,6 @@ main(void)
 	test_cube_noise();
 	test_pmf_variance();
 	test_scale_rounding();
+	test_scale_extreme();
 	UNIT_DONE("test_noise");
 }

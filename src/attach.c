@@ -1,0 +1,417 @@
+/*
+ * attach.c
+ *		Owner-side SQL functions that start and end a live table's history:
+ *		dp_attach, dp_detach and dp_confirm_history.
+ *
+ * Attaching makes the table's secret key, counts the existing rows as events
+ * of release 1 (a pending delta) and installs statement-level triggers.  No
+ * release is made here: releases are made by dp_release only, so nothing is
+ * ever drawn inside a transaction that may still roll back.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "access/table.h"
+#include "catalog/dependency.h"
+#include "catalog/namespace.h"
+#include "catalog/objectaddress.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_trigger.h"
+#include "catalog/pg_type.h"
+#include "commands/trigger.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/parsenodes.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+
+#include "continual.h"
+#include "live.h"
+#include "store.h"
+
+#define DEFAULT_SIZE_HINT 100000.0
+#define MAX_HORIZON (1 << 20)
+
+/* Names of every trigger dp_attach may create (dp_detach drops them). */
+static const char *const trigger_names[] = {
+	"dpkmeans_capture_insert", "dpkmeans_capture_update", "dpkmeans_capture_delete",
+	"dpkmeans_capture_truncate", "dpkmeans_refuse_delete", "dpkmeans_refuse_update",
+	"dpkmeans_refuse_truncate"
+};
+
+/* Create one statement-level trigger on relid without any SQL text. */
+static void
+create_trigger(Oid relid, const char *name, const char *func, int16 timing,
+			   int16 events, bool old_table, bool new_table, List *columns,
+			   List *args)
+{
+	CreateTrigStmt *st = makeNode(CreateTrigStmt);
+
+	st->replace = false;
+	st->isconstraint = false;
+	st->trigname = pstrdup(name);
+	st->relation = makeRangeVar(get_namespace_name(get_rel_namespace(relid)),
+								get_rel_name(relid), -1);
+	st->funcname = list_make2(makeString("dpkmeans_internal"), makeString(pstrdup(func)));
+	st->args = args;
+	st->row = false;
+	st->timing = timing;
+	st->events = events;
+	st->columns = columns;
+	st->whenClause = NULL;
+	st->transitionRels = NIL;
+	if (old_table)
+	{
+		TriggerTransition *tt = makeNode(TriggerTransition);
+
+		tt->name = "dpkmeans_old";
+		tt->isNew = false;
+		tt->isTable = true;
+		st->transitionRels = lappend(st->transitionRels, tt);
+	}
+	if (new_table)
+	{
+		TriggerTransition *tt = makeNode(TriggerTransition);
+
+		tt->name = "dpkmeans_new";
+		tt->isNew = true;
+		tt->isTable = true;
+		st->transitionRels = lappend(st->transitionRels, tt);
+	}
+	CreateTrigger(st, "dp_attach", relid, InvalidOid, InvalidOid, InvalidOid,
+				  InvalidOid, InvalidOid, NULL, false, false);
+	CommandCounterIncrement();
+}
+
+/* Comma-separated %.17g values (round-trip exact). */
+static char *
+doubles_csv(const double *v, int n)
+{
+	StringInfoData s;
+	int			i;
+
+	initStringInfo(&s);
+	for (i = 0; i < n; i++)
+		appendStringInfo(&s, "%s%.17g", i ? "," : "", v[i]);
+	return s.data;
+}
+
+/*
+ * Validate the tracked column names (non-empty, no NULL, existing user
+ * columns, no duplicates); returns them and their current attribute numbers.
+ */
+static char **
+check_columns(Oid relid, ArrayType *columns, int *ncols, AttrNumber **attnums)
+{
+	Datum	   *elems;
+	bool	   *nulls;
+	char	  **names;
+	AttrNumber *att;
+	int			n,
+				i,
+				j;
+
+	if (ARR_NDIM(columns) > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("columns must be a one-dimensional array")));
+	deconstruct_array(columns, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
+	if (n == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("columns must name at least one column"),
+				 errhint("Give d numeric columns or one float8[]/float4[] column.")));
+	names = palloc(n * sizeof(char *));
+	att = palloc(n * sizeof(AttrNumber));
+	for (i = 0; i < n; i++)
+	{
+		if (nulls[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("columns must not contain NULL"),
+					 errhint("Name every tracked column.")));
+		names[i] = TextDatumGetCString(elems[i]);
+		att[i] = get_attnum(relid, names[i]);
+		if (att[i] == InvalidAttrNumber)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_COLUMN),
+					 errmsg("column \"%s\" of table \"%s\" does not exist", names[i],
+							get_rel_name(relid)),
+					 errhint("Column names are case-sensitive here, as in quoted identifiers.")));
+		if (att[i] < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_COLUMN_REFERENCE),
+					 errmsg("system column \"%s\" cannot be tracked", names[i]),
+					 errhint("Track user columns holding the point's coordinates.")));
+		for (j = 0; j < i; j++)
+			if (att[j] == att[i])
+				ereport(ERROR,
+						(errcode(ERRCODE_DUPLICATE_COLUMN),
+						 errmsg("column \"%s\" is listed twice", names[i]),
+						 errhint("Each tracked column is one dimension; list it once.")));
+	}
+	*ncols = n;
+	*attnums = att;
+	return names;
+}
+
+/* The format-2 trigger arguments of a table (see trigger.c). */
+static List *
+trigger_args(const DpkTracked *tr)
+{
+	List	   *args = NIL;
+	int			i;
+
+	args = lappend(args, makeString(DPK_TRIGGER_TAG));
+	args = lappend(args, makeString(psprintf("%d", tr->d)));
+	args = lappend(args, makeString(psprintf("%d", tr->level)));
+	args = lappend(args, makeString(doubles_csv(tr->lower, tr->d)));
+	args = lappend(args, makeString(doubles_csv(tr->upper, tr->d)));
+	args = lappend(args, makeString(psprintf("%d", tr->dhat)));
+	args = lappend(args, makeString(psprintf("%d", tr->copies)));
+	args = lappend(args, makeString(psprintf(UINT64_FORMAT, tr->proj_seed)));
+	for (i = 0; i < tr->ncols; i++)
+		args = lappend(args, makeString(tr->colnames[i]));
+	return args;
+}
+
+/* Install the capture (or refusal) triggers, as the extension's owner. */
+static void
+install_triggers(const DpkTracked *tr)
+{
+	List	   *args = trigger_args(tr);
+	List	   *colnames = NIL;
+	int			i;
+
+	for (i = 0; i < tr->ncols; i++)
+		colnames = lappend(colnames, makeString(tr->colnames[i]));
+	create_trigger(tr->relid, trigger_names[0], "capture", TRIGGER_TYPE_AFTER,
+				   TRIGGER_TYPE_INSERT, false, true, NIL, args);
+	if (tr->insert_only)
+	{
+		create_trigger(tr->relid, trigger_names[4], "refuse", TRIGGER_TYPE_BEFORE,
+					   TRIGGER_TYPE_DELETE, false, false, NIL, NIL);
+		create_trigger(tr->relid, trigger_names[5], "refuse", TRIGGER_TYPE_BEFORE,
+					   TRIGGER_TYPE_UPDATE, false, false, colnames, NIL);
+		create_trigger(tr->relid, trigger_names[6], "refuse", TRIGGER_TYPE_BEFORE,
+					   TRIGGER_TYPE_TRUNCATE, false, false, NIL, NIL);
+	}
+	else
+	{
+		create_trigger(tr->relid, trigger_names[1], "capture", TRIGGER_TYPE_AFTER,
+					   TRIGGER_TYPE_UPDATE, true, true, NIL, args);
+		create_trigger(tr->relid, trigger_names[2], "capture", TRIGGER_TYPE_AFTER,
+					   TRIGGER_TYPE_DELETE, true, false, NIL, args);
+		create_trigger(tr->relid, trigger_names[3], "capture_truncate", TRIGGER_TYPE_AFTER,
+					   TRIGGER_TYPE_TRUNCATE, false, false, NIL, args);
+	}
+}
+
+/* ERROR unless every node scale of cfg has an exact representation. */
+static void
+check_scales(const DpkLiveConfig *cfg)
+{
+	double		largest;
+
+	if (!dpk_live_scales_representable(cfg, &largest))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("epsilon %g is too small for this table's configuration", cfg->epsilon),
+				 errdetail("A node's noise scale would be %g; exact sampling represents scales below 2^62.",
+						   largest),
+				 errhint("Use a larger epsilon, fewer dimensions or a smaller horizon.")));
+}
+
+/*
+ * dp_attach(tbl, columns, k, epsilon, lower, upper, horizon, mode, size_hint)
+ */
+PG_FUNCTION_INFO_V1(dp_attach);
+Datum
+dp_attach(PG_FUNCTION_ARGS)
+{
+	DpkTracked	tr;
+	char	   *mode;
+	AttrNumber *attnums;
+	Relation	rel;
+	DpkShape	shape;
+	DpkLiveConfig cfg;
+	DpkCellMap	backfill;
+	DpkOwnerSwitch sw;
+	uint8		key[DPK_KEY_BYTES];
+	int			i;
+	bool		attached;
+
+	for (i = 0; i < 8; i++)
+		if (PG_ARGISNULL(i) && i != 4 && i != 5)
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("dp_attach argument %d must not be NULL", i + 1),
+					 errhint("Only size_hint may be NULL.")));
+	memset(&tr, 0, sizeof(tr));
+	tr.relid = PG_GETARG_OID(0);
+	tr.k = PG_GETARG_INT32(2);
+	tr.epsilon = PG_GETARG_FLOAT8(3);
+	tr.horizon = PG_GETARG_INT32(6);
+	tr.size_hint = DEFAULT_SIZE_HINT;
+	mode = text_to_cstring(PG_GETARG_TEXT_PP(7));
+
+	dpk_pg_check_table_owner(tr.relid, "attach it");
+	if (get_rel_relkind(tr.relid) != RELKIND_RELATION)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not an ordinary table", get_rel_name(tr.relid)),
+				 errhint("dpkmeans attaches to ordinary tables (not views, partitioned or foreign tables).")));
+	dpk_pg_check_k(tr.k, 0);
+	dpk_pg_check_epsilon(tr.epsilon, "epsilon");
+	dpk_pg_check_box(PG_ARGISNULL(4) ? NULL : PG_GETARG_ARRAYTYPE_P(4),
+					 PG_ARGISNULL(5) ? NULL : PG_GETARG_ARRAYTYPE_P(5),
+					 &tr.lower, &tr.upper, &tr.d);
+	if (tr.horizon < 1 || tr.horizon > MAX_HORIZON)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("horizon must be between 1 and %d, got %d", MAX_HORIZON, tr.horizon),
+				 errhint("The horizon is the maximum number of releases; the noise grows with its logarithm.")));
+	if (strcmp(mode, "insert_delete") == 0)
+		tr.insert_only = false;
+	else if (strcmp(mode, "insert_only") == 0)
+		tr.insert_only = true;
+	else
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown mode \"%s\"", mode),
+				 errhint("Use 'insert_delete' (the default) or 'insert_only'.")));
+	if (!PG_ARGISNULL(8))
+	{
+		tr.size_hint = PG_GETARG_FLOAT8(8);
+		if (isnan(tr.size_hint) || isinf(tr.size_hint) || tr.size_hint < 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("size_hint must be a finite number >= 1, got %g", tr.size_hint),
+					 errhint("size_hint is a public guess of the row count; it sizes the grid.")));
+	}
+	tr.colnames = check_columns(tr.relid, PG_GETARG_ARRAYTYPE_P(1), &tr.ncols, &attnums);
+
+	/* No write may slip between the backfill scan and the triggers. */
+	rel = table_open(tr.relid, ShareRowExclusiveLock);
+	dpk_shape_init(&shape, rel, tr.d, 0, attnums, tr.ncols, tr.lower, tr.upper);
+
+	dpk_live_defaults(&cfg, tr.d, tr.k, tr.epsilon, (uint32_t) tr.horizon, tr.insert_only);
+	if (tr.d >= DPK_HIGHD_MIN_D)
+	{
+		/* High dimension: projected copies; their seed is public. */
+		uint64		seed;
+
+		dpk_pg_strong_random(&seed, sizeof(seed));
+		dpk_live_use_projection(&cfg, seed & INT64CONST(0x7fffffffffffffff));
+	}
+	cfg.level = dpk_live_choose_level(&cfg, tr.size_hint, dpk_max_cells);
+	check_scales(&cfg);
+	tr.level = cfg.level;
+	tr.sum_share = cfg.sum_share;
+	tr.dhat = cfg.dhat;
+	tr.copies = cfg.copies;
+	tr.proj_seed = cfg.proj_seed;
+	tr.norm_share = cfg.norm_share;
+	tr.sampler_version = DPK_SAMPLER_VERSION;
+	tr.state_format = DPK_STATE_FORMAT;
+	dpk_home_current(&tr.home);
+	shape.level = cfg.level;
+	if (cfg.dhat > 0)
+		dpk_shape_set_projection(&shape, cfg.dhat, cfg.copies, cfg.proj_seed,
+								 DPK_LIVE_HALF_WIDTH);
+
+	dpk_store_begin(&sw);
+	attached = dpk_store_is_attached(tr.relid);
+	dpk_store_end(&sw);
+	if (attached)
+		ereport(ERROR,
+				(errcode(ERRCODE_DUPLICATE_OBJECT),
+				 errmsg("table \"%s\" is already attached to dpkmeans", get_rel_name(tr.relid)),
+				 errhint("Run dp_detach first to attach it again with another configuration.")));
+
+	/* Backfill: the existing rows are events of release 1. */
+	dpk_cellmap_init(&backfill, tr.d);
+	dpk_scan_table(rel, &shape, &backfill, true);
+
+	dpk_pg_strong_random(key, sizeof(key));
+	dpk_store_begin(&sw);
+	dpk_store_insert_tracked(&tr, mode, attnums, key);
+	explicit_bzero(key, sizeof(key));
+	/* Triggers, created as the extension owner (their functions are not public). */
+	install_triggers(&tr);
+	/* The backfill as the first delta: release 1 folds it. */
+	dpk_store_append_delta(tr.relid, &backfill,
+						   dpk_store_is_v01() ? 0
+						   : dpk_pad_cells(&cfg, dpk_state_rows(&cfg, &backfill)));
+	dpk_store_end(&sw);
+	table_close(rel, NoLock);
+	PG_RETURN_VOID();
+}
+
+/* dp_detach(tbl): remove the triggers and every stored row of the table. */
+PG_FUNCTION_INFO_V1(dp_detach);
+Datum
+dp_detach(PG_FUNCTION_ARGS)
+{
+	Oid			relid = dpk_pg_table_arg(fcinfo);
+	DpkOwnerSwitch sw;
+	Relation	rel;
+	size_t		i;
+
+	dpk_pg_check_table_owner(relid, "detach it");
+	rel = table_open(relid, ShareRowExclusiveLock);
+	dpk_store_begin(&sw);
+	if (!dpk_store_is_attached(relid))
+		dpk_store_not_attached(relid);
+	for (i = 0; i < lengthof(trigger_names); i++)
+	{
+		Oid			trigoid = get_trigger_oid(relid, trigger_names[i], true);
+
+		if (OidIsValid(trigoid))
+		{
+			ObjectAddress obj;
+
+			ObjectAddressSet(obj, TriggerRelationId, trigoid);
+			performDeletion(&obj, DROP_RESTRICT, 0);
+		}
+	}
+	dpk_store_delete_table(relid);
+	dpk_store_end(&sw);
+	table_close(rel, NoLock);
+	PG_RETURN_VOID();
+}
+
+/*
+ * dp_confirm_history(tbl): the owner states that this copy of the table is
+ * the one that goes on releasing (after a restore into another cluster or
+ * database, a point-in-time recovery or a failover), and that any other copy
+ * of its key never releases again.  Records this server as the table's home.
+ */
+PG_FUNCTION_INFO_V1(dp_confirm_history);
+Datum
+dp_confirm_history(PG_FUNCTION_ARGS)
+{
+	Oid			relid;
+	DpkOwnerSwitch sw;
+	DpkHome		home;
+	DpkTracked	tr;
+
+	relid = dpk_pg_table_arg(fcinfo);
+	dpk_pg_check_table_owner(relid, "confirm its release history");
+	dpk_home_current(&home);
+	dpk_store_begin(&sw);
+	if (!dpk_store_read_tracked(relid, true, CurrentMemoryContext, &tr))
+		dpk_store_not_attached(relid);
+	if (dpk_store_is_v01())
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("dp_confirm_history needs dpkmeans 0.2"),
+				 errhint("Run ALTER EXTENSION dpkmeans UPDATE.")));
+	dpk_store_set_home(relid, &home);
+	dpk_store_end(&sw);
+	PG_RETURN_VOID();
+}

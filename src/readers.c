@@ -1,0 +1,340 @@
+/*
+ * readers.c
+ *		Analyst-side SQL functions: the stored releases of a live table
+ *		(dp_centers, dp_cost_curve, dp_histogram) and who may read them
+ *		(dp_grant_reader, dp_revoke_reader).
+ *
+ * Readers only read committed releases: they never draw noise and never make
+ * a release, so what they return is the same in every transaction and no
+ * rollback can make a release number meet two data states.  A role reads a
+ * table's releases only if it is the table's owner (or a member of it), a
+ * superuser, or has the privileges of a role the owner granted reading to.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "catalog/pg_authid.h"
+#include "catalog/pg_type.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/tuplestore.h"
+
+#include "continual.h"
+#include "coreset.h"
+#include "live.h"
+#include "store.h"
+
+/* A float8[] Datum from n doubles. */
+static Datum
+make_float8_array(const double *v, int n)
+{
+	Datum	   *elems = palloc(n * sizeof(Datum));
+	int			i;
+
+	for (i = 0; i < n; i++)
+		elems[i] = Float8GetDatum(v[i]);
+	return PointerGetDatum(construct_array(elems, n, FLOAT8OID, sizeof(float8),
+										   FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+}
+
+/*
+ * Read a table's configuration for a reader (see readers.c's header): ERROR
+ * 42501 unless the caller may read it, ERROR when it is not attached or, if
+ * need_release, has no release yet.  Leaves the store open (dpk_store_begin).
+ */
+void
+dpk_reader_begin(Oid relid, bool need_release, MemoryContext ctx, DpkTracked *tr,
+				 DpkOwnerSwitch *sw)
+{
+	Oid			caller = GetUserId();
+	bool		allowed = pg_class_ownercheck(relid, caller);
+
+	dpk_store_begin(sw);
+	if (!allowed)
+		allowed = dpk_store_has_reader_grant(relid, caller);
+	if (!allowed)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to read the releases of table %s", get_rel_name(relid)),
+				 errdetail("Only the table's owner, superusers and roles granted reading may read them."),
+				 errhint("The table's owner grants reading with dp_grant_reader('%s', role).",
+						 get_rel_name(relid))));
+	if (!dpk_store_read_tracked(relid, false, ctx, tr))
+		dpk_store_not_attached(relid);
+	if (need_release)
+		dpk_reader_require_release(tr);
+}
+
+/* ERROR when the table has no release yet (see live.h). */
+void
+dpk_reader_require_release(const DpkTracked *tr)
+{
+	if (tr->releases == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("table \"%s\" has no release yet", get_rel_name(tr->relid)),
+				 errdetail("Releases are made by dp_release only; readers never make one."),
+				 errhint("Its owner makes the first release with SELECT dp_release('%s').",
+						 get_rel_name(tr->relid))));
+}
+
+/* dp_centers(tbl, k): the latest release's centres for k' = k. */
+PG_FUNCTION_INFO_V1(dp_centers);
+Datum
+dp_centers(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Oid			relid;
+	int			k;
+	DpkTracked	tr;
+	DpkOwnerSwitch sw;
+
+	relid = dpk_pg_table_arg(fcinfo);
+	if (PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("k must not be NULL"),
+				 errhint("Give a k between 1 and the table's attached k.")));
+	k = PG_GETARG_INT32(1);
+	InitMaterializedSRF(fcinfo, 0);
+	dpk_reader_begin(relid, false, CurrentMemoryContext, &tr, &sw);
+	dpk_pg_check_k(k, tr.k);
+	dpk_reader_require_release(&tr);
+	dpk_store_centers(relid, tr.releases, k, rsinfo);
+	dpk_store_end(&sw);
+	return (Datum) 0;
+}
+
+/* dp_cost_curve(tbl): the latest release's cost estimate for k' = 1..k. */
+PG_FUNCTION_INFO_V1(dp_cost_curve);
+Datum
+dp_cost_curve(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Oid			relid = dpk_pg_table_arg(fcinfo);
+	DpkTracked	tr;
+	DpkOwnerSwitch sw;
+
+	InitMaterializedSRF(fcinfo, 0);
+	dpk_reader_begin(relid, true, CurrentMemoryContext, &tr, &sw);
+	dpk_store_costs(relid, tr.releases, rsinfo);
+	dpk_store_end(&sw);
+	return (Datum) 0;
+}
+
+PG_FUNCTION_INFO_V1(dp_histogram);
+Datum
+dp_histogram(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Oid			relid;
+	DpkTracked	tr;
+	DpkOwnerSwitch sw;
+	int			level = -1,
+				stored_level;
+	DpkCellMap	noisy;
+	DpkDenseHist fine,
+				coarse;
+	const DpkDenseHist *h;
+	uint64		c;
+	int			j;
+	int64_t    *idx;
+	MemoryContext callerctx = CurrentMemoryContext;
+
+	relid = dpk_pg_table_arg(fcinfo);
+	InitMaterializedSRF(fcinfo, 0);
+	dpk_reader_begin(relid, false, callerctx, &tr, &sw);
+	if (!PG_ARGISNULL(1))
+	{
+		level = PG_GETARG_INT32(1);
+		if (level < 0 || level > tr.level)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("level must be between 0 and %d for table \"%s\", got %d",
+							tr.level, get_rel_name(relid), level),
+					 errhint("Level l has 2^l cells per dimension; NULL picks the level of the latest release.")));
+	}
+	dpk_reader_require_release(&tr);
+	dpk_store_histogram(relid, tr.releases, tr.d, callerctx, &noisy, &stored_level);
+	if (level < 0)
+		level = stored_level;
+	dpk_store_end(&sw);
+
+	if (tr.dhat > 0)
+	{
+		/*
+		 * Projected: the cells of copy 0 in the projected space, counts
+		 * summed up to the level asked, each with its lifted centre (the
+		 * noisy mean of its points in the original space).
+		 */
+		DpkLiveConfig cfg;
+		DpkProjection proj;
+		int			shift = tr.level - level;
+		int			m = 1 << level;
+		uint64		ncells = (uint64) llround(pow((double) m, tr.dhat));
+		double	   *cnt,
+				   *sums,
+				   *u = palloc(tr.d * sizeof(double)),
+				   *tt = palloc(tr.dhat * sizeof(double)),
+				   *ctr = palloc(tr.d * sizeof(double));
+		int64_t    *fidx = palloc(tr.dhat * sizeof(int64_t));
+		size_t		pos = 0;
+		uint64_t	cell;
+		const int64_t *v;
+
+		dpk_tracked_config(&tr, &cfg);
+		dpk_projection_init(&proj, tr.d, tr.dhat, dpk_projection_copy_seed(tr.proj_seed, 0),
+							DPK_LIVE_HALF_WIDTH);
+		cnt = palloc_extended(ncells * sizeof(double), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+		sums = palloc_extended(ncells * tr.d * sizeof(double), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+		while (dpk_cellmap_next(&noisy, &pos, &cell, &v))
+		{
+			uint64		coarse = 0;
+
+			if (cell >= dpk_live_copy_cells(&cfg))
+				continue;		/* other copies */
+			dpk_grid_cell_coords(tr.dhat, 1 << tr.level, cell, fidx);
+			for (j = 0; j < tr.dhat; j++)
+				coarse = coarse * m + (uint64) (fidx[j] >> shift);
+			cnt[coarse] += (double) v[0];
+			for (j = 0; j < tr.d; j++)
+				sums[coarse * tr.d + j] += (double) v[1 + j];
+		}
+		idx = palloc(tr.dhat * sizeof(int64_t));
+		for (c = 0; c < ncells; c++)
+		{
+			Datum		out[4];
+			bool		nulls[4] = {false, false, false, false};
+			Datum	   *cellv = palloc(tr.dhat * sizeof(Datum));
+
+			dpk_grid_cell_coords(tr.dhat, m, c, idx);
+			for (j = 0; j < tr.dhat; j++)
+			{
+				cellv[j] = Int32GetDatum((int32) idx[j]);
+				tt[j] = (idx[j] + 0.5) / m;
+			}
+			if (cnt[c] >= 1.0)
+				for (j = 0; j < tr.d; j++)
+					u[j] = fmin(1.0, fmax(0.0, 0.5 + sums[c * tr.d + j] / (DPK_LIFT_UNITS * cnt[c])));
+			else
+				dpk_project_back(&proj, tt, u);
+			for (j = 0; j < tr.d; j++)
+				ctr[j] = tr.lower[j] + u[j] * (tr.upper[j] - tr.lower[j]);
+			out[0] = Int32GetDatum(level);
+			out[1] = PointerGetDatum(construct_array(cellv, tr.dhat, INT4OID, 4, true, TYPALIGN_INT));
+			out[2] = make_float8_array(ctr, tr.d);
+			out[3] = Float8GetDatum(cnt[c]);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, out, nulls);
+			pfree(cellv);
+			if ((c & 4095) == 0)
+				CHECK_FOR_INTERRUPTS();
+		}
+		dpk_projection_free(&proj);
+		return (Datum) 0;
+	}
+
+	/* Rebuild the dense counted level and sum it up to the level asked. */
+	dpk_hist_init(&fine, tr.d, 1 << tr.level, tr.sum_share > 0.0);
+	{
+		size_t		pos = 0;
+		uint64_t	cell;
+		const int64_t *v;
+
+		while (dpk_cellmap_next(&noisy, &pos, &cell, &v))
+			if (cell < fine.ncells)
+			{
+				fine.count[cell] = v[0];
+				if (fine.sum)
+					for (j = 0; j < tr.d; j++)
+						fine.sum[cell * tr.d + j] = v[1 + j];
+			}
+	}
+	h = &fine;
+	if (level < tr.level)
+	{
+		dpk_live_aggregate(&fine, tr.level, level, &coarse);
+		h = &coarse;
+	}
+	idx = palloc(tr.d * sizeof(int64_t));
+	for (c = 0; c < h->ncells; c++)
+	{
+		Datum		out[4];
+		bool		nulls[4] = {false, false, false, false};
+		Datum	   *cellv = palloc(tr.d * sizeof(Datum));
+		double	   *ctr = palloc(tr.d * sizeof(double));
+
+		dpk_grid_cell_coords(tr.d, h->m, c, idx);
+		for (j = 0; j < tr.d; j++)
+		{
+			cellv[j] = Int32GetDatum((int32) idx[j]);
+			ctr[j] = tr.lower[j] + (idx[j] + 0.5) * (tr.upper[j] - tr.lower[j]) / h->m;
+		}
+		out[0] = Int32GetDatum(level);
+		out[1] = PointerGetDatum(construct_array(cellv, tr.d, INT4OID, 4, true, TYPALIGN_INT));
+		out[2] = make_float8_array(ctr, tr.d);
+		out[3] = Float8GetDatum((double) h->count[c]);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, out, nulls);
+		pfree(cellv);
+		pfree(ctr);
+		if ((c & 4095) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	return (Datum) 0;
+}
+
+/* The role argument of dp_grant_reader / dp_revoke_reader. */
+static Oid
+role_arg(FunctionCallInfo fcinfo)
+{
+	if (PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("role must not be NULL"),
+				 errhint("Give the role that may read the table's releases.")));
+	return PG_GETARG_OID(1);
+}
+
+/* Grant or revoke reading of an attached table (owner only). */
+static bool
+set_reader(FunctionCallInfo fcinfo, bool grant)
+{
+	Oid			relid = dpk_pg_table_arg(fcinfo);
+	Oid			role = role_arg(fcinfo);
+	DpkOwnerSwitch sw;
+	bool		changed;
+
+	dpk_pg_check_table_owner(relid, grant ? "grant reading" : "revoke reading");
+	if (!OidIsValid(role) || GetUserNameFromId(role, true) == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("role with OID %u does not exist", role)));
+	dpk_store_begin(&sw);
+	if (!dpk_store_is_attached(relid))
+		dpk_store_not_attached(relid);
+	changed = dpk_store_set_reader(relid, role, grant);
+	dpk_store_end(&sw);
+	return changed;
+}
+
+/* dp_grant_reader(tbl, role): role may read tbl's releases; false if it could already. */
+PG_FUNCTION_INFO_V1(dp_grant_reader);
+Datum
+dp_grant_reader(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(set_reader(fcinfo, true));
+}
+
+/* dp_revoke_reader(tbl, role): role no longer reads tbl's releases; false if it did not. */
+PG_FUNCTION_INFO_V1(dp_revoke_reader);
+Datum
+dp_revoke_reader(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(set_reader(fcinfo, false));
+}

@@ -1,0 +1,669 @@
+/*
+ * store.c
+ *		The internal tables of live tables (see store.h).
+ *
+ * Tables (schema dpkmeans_internal, created by sql/dpkmeans--*.sql):
+ *	tracked    one row per attached table: configuration, folded true state,
+ *			   release count, format versions, home (cluster/timeline/db)
+ *	keys       the secret PRF key of each table
+ *	delta      one row per writing statement, folded at the next release
+ *	releases, centers, costs, histogram   the stored snapshots
+ *	readers    roles granted reading of a table's releases (0.2)
+ */
+#include "postgres.h"
+
+#include "access/xlog.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/tuplestore.h"
+
+#include "store.h"
+
+/* Set by dpk_store_begin: the installed SQL objects are 0.1's. */
+static bool store_v01 = false;
+
+/* Begin work on the internal tables (see store.h). */
+void
+dpk_store_begin(DpkOwnerSwitch *sw)
+{
+	char	   *version = dpk_pg_extension_version();
+
+	store_v01 = strcmp(version, "0.1") == 0;
+	dpk_pg_owner_begin(sw);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+}
+
+/* End work on the internal tables. */
+void
+dpk_store_end(DpkOwnerSwitch *sw)
+{
+	SPI_finish();
+	dpk_pg_owner_end(sw);
+}
+
+/* Whether the installed objects are 0.1's (valid after dpk_store_begin). */
+bool
+dpk_store_is_v01(void)
+{
+	return store_v01;
+}
+
+/* ERROR for a table that is not attached. */
+void
+dpk_store_not_attached(Oid relid)
+{
+	char	   *name = get_rel_name(relid);
+
+	ereport(ERROR,
+			(errcode(ERRCODE_UNDEFINED_OBJECT),
+			 errmsg("table \"%s\" is not attached to dpkmeans", name ? name : "?"),
+			 errhint("Its owner attaches it with dp_attach(table, columns, k, epsilon, lower, upper).")));
+}
+
+/*
+ * Run a parameterised statement, or ERROR naming it.  SPI returns in its own
+ * procedure context (freed by SPI_finish); the caller's context is restored
+ * so that what callers build after a statement outlives the store.
+ */
+static void
+store_exec(const char *sql, int nargs, Oid *types, Datum *values, bool read_only,
+		   int expect)
+{
+	MemoryContext caller = CurrentMemoryContext;
+	int			rc = SPI_execute_with_args(sql, nargs, types, values, NULL, read_only, 0);
+
+	MemoryContextSwitchTo(caller);
+
+	if (rc != expect)
+		elog(ERROR, "dpkmeans internal statement failed (%s): %s",
+			 SPI_result_code_string(rc), sql);
+}
+
+/* Run a statement whose only parameter is the table. */
+static void
+store_exec_rel(const char *sql, Oid relid, bool read_only, int expect)
+{
+	Oid			types[1] = {OIDOID};
+	Datum		values[1] = {ObjectIdGetDatum(relid)};
+
+	store_exec(sql, 1, types, values, read_only, expect);
+}
+
+/* The value of column `name` of row `row` of the last result. */
+static Datum
+col(uint64 row, const char *name, bool *isnull)
+{
+	int			fno = SPI_fnumber(SPI_tuptable->tupdesc, name);
+
+	if (fno <= 0)
+		elog(ERROR, "dpkmeans internal column \"%s\" is missing", name);
+	return SPI_getbinval(SPI_tuptable->vals[row], SPI_tuptable->tupdesc, fno, isnull);
+}
+
+/* The same for a column that must not be NULL. */
+static Datum
+col_nn(uint64 row, const char *name)
+{
+	bool		isnull;
+	Datum		v = col(row, name, &isnull);
+
+	if (isnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("dpkmeans state is corrupt"),
+				 errdetail("Column \"%s\" of an internal table is NULL.", name)));
+	return v;
+}
+
+/* Copy a float8[] Datum into a C array of n doubles. */
+static double *
+float8_array(Datum d, int *n)
+{
+	ArrayType  *a = DatumGetArrayTypeP(d);
+	Datum	   *elems;
+	bool	   *nulls;
+	double	   *out;
+	int			i;
+
+	deconstruct_array(a, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
+					  &elems, &nulls, n);
+	out = palloc(*n * sizeof(double));
+	for (i = 0; i < *n; i++)
+		out[i] = DatumGetFloat8(elems[i]);
+	return out;
+}
+
+/* A float8[] Datum from n doubles. */
+static Datum
+float8_datum(const double *v, int n)
+{
+	Datum	   *elems = palloc(n * sizeof(Datum));
+	int			i;
+
+	for (i = 0; i < n; i++)
+		elems[i] = Float8GetDatum(v[i]);
+	return PointerGetDatum(construct_array(elems, n, FLOAT8OID, sizeof(float8),
+										   FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+}
+
+/* A bytea of a cell map (see store.h). */
+bytea *
+dpk_store_map_bytea(const DpkCellMap *m, uint64 pad_to)
+{
+	size_t		len;
+	uint8_t    *buf = pad_to > 0 ? dpk_cellmap_serialize_padded(m, pad_to, &len)
+		: dpk_cellmap_serialize(m, &len);
+	bytea	   *b = palloc(VARHDRSZ + len);
+
+	SET_VARSIZE(b, VARHDRSZ + len);
+	memcpy(VARDATA(b), buf, len);
+	pfree(buf);
+	return b;
+}
+
+/* Merge a serialised cell map, or ERROR on corruption (see store.h). */
+void
+dpk_store_merge_bytea(DpkCellMap *m, bytea *b, int sign)
+{
+	if (!dpk_cellmap_merge_serialized(m, (uint8_t *) VARDATA_ANY(b),
+									  VARSIZE_ANY_EXHDR(b), sign))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("dpkmeans state is corrupt"),
+				 errdetail("A stored cell map is malformed or has another dimension.")));
+}
+
+/* The tracked columns read by dpk_store_read_tracked, by version. */
+#define TRACKED_COLUMNS_01 \
+	"d, k, epsilon, lower, upper, horizon, mode, size_hint, level, sum_share, " \
+	"releases, columns, state, dhat, copies, proj_seed, norm_share, " \
+	"1 AS sampler_version, 1 AS state_format, NULL::bigint AS home_system_id, " \
+	"NULL::int AS home_timeline, NULL::oid AS home_database "
+#define TRACKED_COLUMNS_02 \
+	"d, k, epsilon, lower, upper, horizon, mode, size_hint, level, sum_share, " \
+	"releases, columns, state, dhat, copies, proj_seed, norm_share, " \
+	"sampler_version, state_format, home_system_id, home_timeline, home_database "
+
+/* Read a table's configuration (see store.h). */
+bool
+dpk_store_read_tracked(Oid relid, bool lock, MemoryContext ctx, DpkTracked *tr)
+{
+	const char *sql;
+	MemoryContext old;
+	Datum	   *elems;
+	bool	   *nulls;
+	bool		isnull;
+	int			n,
+				i;
+	StringInfoData names;
+
+	if (store_v01)
+		sql = lock ? "SELECT " TRACKED_COLUMNS_01 "FROM dpkmeans_internal.tracked "
+			"WHERE relid = $1::oid::regclass FOR NO KEY UPDATE"
+			: "SELECT " TRACKED_COLUMNS_01 "FROM dpkmeans_internal.tracked "
+			"WHERE relid = $1::oid::regclass";
+	else
+		sql = lock ? "SELECT " TRACKED_COLUMNS_02 "FROM dpkmeans_internal.tracked "
+			"WHERE relid = $1::oid::regclass FOR NO KEY UPDATE"
+			: "SELECT " TRACKED_COLUMNS_02 "FROM dpkmeans_internal.tracked "
+			"WHERE relid = $1::oid::regclass";
+	store_exec_rel(sql, relid, !lock, SPI_OK_SELECT);
+	if (SPI_processed == 0)
+		return false;
+
+	old = MemoryContextSwitchTo(ctx);
+	tr->relid = relid;
+	tr->d = DatumGetInt32(col_nn(0, "d"));
+	tr->k = DatumGetInt32(col_nn(0, "k"));
+	tr->epsilon = DatumGetFloat8(col_nn(0, "epsilon"));
+	tr->lower = float8_array(col_nn(0, "lower"), &n);
+	tr->upper = float8_array(col_nn(0, "upper"), &n);
+	tr->horizon = DatumGetInt32(col_nn(0, "horizon"));
+	tr->insert_only = strcmp(TextDatumGetCString(col_nn(0, "mode")), "insert_only") == 0;
+	tr->size_hint = DatumGetFloat8(col_nn(0, "size_hint"));
+	tr->level = DatumGetInt32(col_nn(0, "level"));
+	tr->sum_share = DatumGetFloat8(col_nn(0, "sum_share"));
+	tr->releases = DatumGetInt32(col_nn(0, "releases"));
+	tr->dhat = DatumGetInt32(col_nn(0, "dhat"));
+	tr->copies = DatumGetInt32(col_nn(0, "copies"));
+	tr->proj_seed = (uint64) DatumGetInt64(col_nn(0, "proj_seed"));
+	tr->norm_share = DatumGetFloat8(col_nn(0, "norm_share"));
+	tr->sampler_version = DatumGetInt32(col_nn(0, "sampler_version"));
+	tr->state_format = DatumGetInt32(col_nn(0, "state_format"));
+
+	deconstruct_array(DatumGetArrayTypeP(col_nn(0, "columns")), TEXTOID, -1, false,
+					  TYPALIGN_INT, &elems, &nulls, &tr->ncols);
+	tr->colnames = palloc(tr->ncols * sizeof(char *));
+	initStringInfo(&names);
+	for (i = 0; i < tr->ncols; i++)
+	{
+		tr->colnames[i] = TextDatumGetCString(elems[i]);
+		appendStringInfo(&names, "%s%s", i ? ", " : "", tr->colnames[i]);
+	}
+	tr->columns = names.data;
+
+	tr->home.system_id = (uint64) DatumGetInt64(col(0, "home_system_id", &isnull));
+	tr->home.known = !isnull;
+	if (tr->home.known)
+	{
+		tr->home.timeline = DatumGetInt32(col_nn(0, "home_timeline"));
+		tr->home.dbid = DatumGetObjectId(col_nn(0, "home_database"));
+	}
+	dpk_cellmap_init(&tr->state, tr->d);
+	dpk_store_merge_bytea(&tr->state, DatumGetByteaPP(col_nn(0, "state")), +1);
+	MemoryContextSwitchTo(old);
+	return true;
+}
+
+/* Whether the table is attached. */
+bool
+dpk_store_is_attached(Oid relid)
+{
+	store_exec_rel("SELECT 1 FROM dpkmeans_internal.tracked WHERE relid = $1::oid::regclass",
+				   relid, true, SPI_OK_SELECT);
+	return SPI_processed > 0;
+}
+
+/* Store a new table (see store.h). */
+void
+dpk_store_insert_tracked(const DpkTracked *tr, const char *mode,
+						 const AttrNumber *attnums, const uint8 *key)
+{
+	Oid			types[23];
+	Datum		values[23];
+	Datum	   *names = palloc(tr->ncols * sizeof(Datum));
+	Datum	   *atts = palloc(tr->ncols * sizeof(Datum));
+	bytea	   *keyb = palloc(VARHDRSZ + DPK_KEY_BYTES);
+	DpkCellMap	empty;
+	int			i;
+
+	for (i = 0; i < tr->ncols; i++)
+	{
+		names[i] = CStringGetTextDatum(tr->colnames[i]);
+		atts[i] = Int16GetDatum(attnums[i]);
+	}
+	dpk_cellmap_init(&empty, tr->d);
+	types[0] = OIDOID;
+	values[0] = ObjectIdGetDatum(tr->relid);
+	types[1] = TEXTARRAYOID;
+	values[1] = PointerGetDatum(construct_array(names, tr->ncols, TEXTOID, -1, false, TYPALIGN_INT));
+	/* attnums: informational since 0.2 (columns are resolved by name) */
+	types[2] = INT2ARRAYOID;
+	values[2] = PointerGetDatum(construct_array(atts, tr->ncols, INT2OID, 2, true, TYPALIGN_SHORT));
+	types[3] = INT4OID;
+	values[3] = Int32GetDatum(tr->d);
+	types[4] = INT4OID;
+	values[4] = Int32GetDatum(tr->k);
+	types[5] = FLOAT8OID;
+	values[5] = Float8GetDatum(tr->epsilon);
+	types[6] = FLOAT8ARRAYOID;
+	values[6] = float8_datum(tr->lower, tr->d);
+	types[7] = FLOAT8ARRAYOID;
+	values[7] = float8_datum(tr->upper, tr->d);
+	types[8] = INT4OID;
+	values[8] = Int32GetDatum(tr->horizon);
+	types[9] = TEXTOID;
+	values[9] = CStringGetTextDatum(mode);
+	types[10] = FLOAT8OID;
+	values[10] = Float8GetDatum(tr->size_hint);
+	types[11] = INT4OID;
+	values[11] = Int32GetDatum(tr->level);
+	types[12] = FLOAT8OID;
+	values[12] = Float8GetDatum(tr->sum_share);
+	types[13] = BYTEAOID;
+	values[13] = PointerGetDatum(dpk_store_map_bytea(&empty, store_v01 ? 0 : 1));
+	types[14] = INT4OID;
+	values[14] = Int32GetDatum(tr->dhat);
+	types[15] = INT4OID;
+	values[15] = Int32GetDatum(tr->copies);
+	types[16] = INT8OID;
+	values[16] = Int64GetDatum((int64) tr->proj_seed);
+	types[17] = FLOAT8OID;
+	values[17] = Float8GetDatum(tr->norm_share);
+	types[18] = INT4OID;
+	values[18] = Int32GetDatum(tr->sampler_version);
+	types[19] = INT4OID;
+	values[19] = Int32GetDatum(tr->state_format);
+	types[20] = INT8OID;
+	values[20] = Int64GetDatum((int64) tr->home.system_id);
+	types[21] = INT4OID;
+	values[21] = Int32GetDatum(tr->home.timeline);
+	types[22] = OIDOID;
+	values[22] = ObjectIdGetDatum(tr->home.dbid);
+	if (store_v01)
+		store_exec("INSERT INTO dpkmeans_internal.tracked (relid, columns, attnums, d, k, "
+				   "epsilon, lower, upper, horizon, mode, size_hint, level, sum_share, state, "
+				   "dhat, copies, proj_seed, norm_share) VALUES ($1::oid::regclass, $2, $3, "
+				   "$4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)",
+				   18, types, values, false, SPI_OK_INSERT);
+	else
+		store_exec("INSERT INTO dpkmeans_internal.tracked (relid, columns, attnums, d, k, "
+				   "epsilon, lower, upper, horizon, mode, size_hint, level, sum_share, state, "
+				   "dhat, copies, proj_seed, norm_share, sampler_version, state_format, "
+				   "trigger_format, home_system_id, home_timeline, home_database) VALUES "
+				   "($1::oid::regclass, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
+				   "$14, $15, $16, $17, $18, $19, $20, " CppAsString2(DPK_TRIGGER_FORMAT)
+				   ", $21, $22, $23)",
+				   23, types, values, false, SPI_OK_INSERT);
+
+	SET_VARSIZE(keyb, VARHDRSZ + DPK_KEY_BYTES);
+	memcpy(VARDATA(keyb), key, DPK_KEY_BYTES);
+	types[1] = BYTEAOID;
+	values[1] = PointerGetDatum(keyb);
+	store_exec("INSERT INTO dpkmeans_internal.keys (relid, key) VALUES ($1::oid::regclass, $2)",
+			   2, types, values, false, SPI_OK_INSERT);
+	explicit_bzero(VARDATA(keyb), DPK_KEY_BYTES);
+}
+
+/* The table's secret key (see store.h). */
+void
+dpk_store_read_key(Oid relid, uint8 *key)
+{
+	bytea	   *kb;
+
+	store_exec_rel("SELECT key FROM dpkmeans_internal.keys WHERE relid = $1::oid::regclass",
+				   relid, false, SPI_OK_SELECT);
+	if (SPI_processed != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("the secret key of table \"%s\" is missing", get_rel_name(relid))));
+	kb = DatumGetByteaPP(col_nn(0, "key"));
+	if (VARSIZE_ANY_EXHDR(kb) != DPK_KEY_BYTES)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("the secret key of table \"%s\" is malformed", get_rel_name(relid))));
+	memcpy(key, VARDATA_ANY(kb), DPK_KEY_BYTES);
+}
+
+/* Merge every payload of the last result into state. */
+static void
+merge_payloads(DpkCellMap *state)
+{
+	uint64		i;
+
+	for (i = 0; i < SPI_processed; i++)
+		dpk_store_merge_bytea(state, DatumGetByteaPP(col_nn(i, "payload")), +1);
+}
+
+/* Fold the pending deltas (see store.h). */
+void
+dpk_store_fold_deltas(Oid relid, DpkCellMap *state)
+{
+	/* One statement, so no delta can slip between read and delete. */
+	store_exec_rel("DELETE FROM dpkmeans_internal.delta WHERE relid = $1::oid::regclass "
+				   "RETURNING payload", relid, false, SPI_OK_DELETE_RETURNING);
+	merge_payloads(state);
+}
+
+/* Add the pending deltas without removing them (see store.h). */
+void
+dpk_store_add_deltas(Oid relid, DpkCellMap *state)
+{
+	store_exec_rel("SELECT payload FROM dpkmeans_internal.delta WHERE relid = $1::oid::regclass",
+				   relid, true, SPI_OK_SELECT);
+	merge_payloads(state);
+}
+
+/* Append one statement's change (see store.h). */
+void
+dpk_store_append_delta(Oid relid, const DpkCellMap *map, uint64 pad_to)
+{
+	Oid			types[2] = {OIDOID, BYTEAOID};
+	Datum		values[2];
+
+	values[0] = ObjectIdGetDatum(relid);
+	values[1] = PointerGetDatum(dpk_store_map_bytea(map, pad_to));
+	store_exec("INSERT INTO dpkmeans_internal.delta (relid, payload) "
+			   "VALUES ($1::oid::regclass, $2)", 2, types, values, false, SPI_OK_INSERT);
+}
+
+/* Store release t (see store.h). */
+void
+dpk_store_save_release(const DpkTracked *tr, uint32 t, uint64 state_pad,
+					   const DpkLiveRelease *rel, const DpkCellMap *noisy_map)
+{
+	Oid			types[6];
+	Datum		values[6];
+	int			kp,
+				c;
+
+	types[0] = OIDOID;
+	values[0] = ObjectIdGetDatum(tr->relid);
+	types[1] = BYTEAOID;
+	values[1] = PointerGetDatum(dpk_store_map_bytea(&tr->state, store_v01 ? 0 : state_pad));
+	types[2] = INT4OID;
+	values[2] = Int32GetDatum((int32) t);
+	store_exec("UPDATE dpkmeans_internal.tracked SET state = $2, releases = $3 "
+			   "WHERE relid = $1::oid::regclass", 3, types, values, false, SPI_OK_UPDATE);
+
+	types[1] = INT4OID;
+	values[1] = Int32GetDatum((int32) t);
+	types[2] = INT4OID;
+	values[2] = Int32GetDatum(rel->level);
+	types[3] = FLOAT8OID;
+	values[3] = Float8GetDatum(rel->noisy_n);
+	store_exec("INSERT INTO dpkmeans_internal.releases (relid, t, made_at, level, noisy_n) "
+			   "VALUES ($1::oid::regclass, $2, now(), $3, $4)", 4, types, values, false,
+			   SPI_OK_INSERT);
+
+	for (kp = 1; kp <= tr->k; kp++)
+	{
+		types[2] = INT4OID;
+		values[2] = Int32GetDatum(kp);
+		types[3] = FLOAT8OID;
+		values[3] = Float8GetDatum(rel->costs[kp - 1]);
+		store_exec("INSERT INTO dpkmeans_internal.costs (relid, t, k, noisy_cost) "
+				   "VALUES ($1::oid::regclass, $2, $3, $4)", 4, types, values, false,
+				   SPI_OK_INSERT);
+		for (c = 0; c < kp; c++)
+		{
+			int			b = dpk_live_block(kp) + c;
+
+			types[3] = INT4OID;
+			values[3] = Int32GetDatum(c + 1);
+			types[4] = FLOAT8ARRAYOID;
+			values[4] = float8_datum(rel->centers + (size_t) b * tr->d, tr->d);
+			types[5] = FLOAT8OID;
+			values[5] = Float8GetDatum(rel->sizes[b]);
+			store_exec("INSERT INTO dpkmeans_internal.centers (relid, t, k, cluster, center, "
+					   "noisy_size) VALUES ($1::oid::regclass, $2, $3, $4, $5, $6)",
+					   6, types, values, false, SPI_OK_INSERT);
+		}
+	}
+
+	types[2] = BYTEAOID;
+	values[2] = PointerGetDatum(dpk_store_map_bytea(noisy_map, 0));
+	store_exec("INSERT INTO dpkmeans_internal.histogram (relid, t, payload) "
+			   "VALUES ($1::oid::regclass, $2, $3) ON CONFLICT (relid) "
+			   "DO UPDATE SET t = excluded.t, payload = excluded.payload",
+			   3, types, values, false, SPI_OK_INSERT);
+}
+
+/* Record the table's home (see store.h); 0.1 has no place for it. */
+void
+dpk_store_set_home(Oid relid, const DpkHome *home)
+{
+	Oid			types[4] = {OIDOID, INT8OID, INT4OID, OIDOID};
+	Datum		values[4];
+
+	if (store_v01)
+		return;
+	values[0] = ObjectIdGetDatum(relid);
+	values[1] = Int64GetDatum((int64) home->system_id);
+	values[2] = Int32GetDatum(home->timeline);
+	values[3] = ObjectIdGetDatum(home->dbid);
+	store_exec("UPDATE dpkmeans_internal.tracked SET home_system_id = $2, home_timeline = $3, "
+			   "home_database = $4 WHERE relid = $1::oid::regclass",
+			   4, types, values, false, SPI_OK_UPDATE);
+}
+
+/* Remove every stored row of the table. */
+void
+dpk_store_delete_table(Oid relid)
+{
+	static const char *const sql[] = {
+		"DELETE FROM dpkmeans_internal.tracked WHERE relid = $1::oid::regclass",
+		"DELETE FROM dpkmeans_internal.keys WHERE relid = $1::oid::regclass",
+		"DELETE FROM dpkmeans_internal.delta WHERE relid = $1::oid::regclass",
+		"DELETE FROM dpkmeans_internal.releases WHERE relid = $1::oid::regclass",
+		"DELETE FROM dpkmeans_internal.centers WHERE relid = $1::oid::regclass",
+		"DELETE FROM dpkmeans_internal.costs WHERE relid = $1::oid::regclass",
+		"DELETE FROM dpkmeans_internal.histogram WHERE relid = $1::oid::regclass",
+		"DELETE FROM dpkmeans_internal.readers WHERE relid = $1::oid::regclass"
+	};
+	size_t		i;
+
+	for (i = 0; i < lengthof(sql) - (store_v01 ? 1 : 0); i++)
+		store_exec_rel(sql[i], relid, false, SPI_OK_DELETE);
+}
+
+/* Whether member has the privileges of a granted reader (see store.h). */
+bool
+dpk_store_has_reader_grant(Oid relid, Oid member)
+{
+	uint64		i;
+
+	if (store_v01)
+		return false;
+	store_exec_rel("SELECT reader::oid AS reader FROM dpkmeans_internal.readers "
+				   "WHERE relid = $1::oid::regclass", relid, true, SPI_OK_SELECT);
+	for (i = 0; i < SPI_processed; i++)
+		if (has_privs_of_role(member, DatumGetObjectId(col_nn(i, "reader"))))
+			return true;
+	return false;
+}
+
+/* Grant or revoke reading (see store.h). */
+bool
+dpk_store_set_reader(Oid relid, Oid role, bool grant)
+{
+	Oid			types[2] = {OIDOID, OIDOID};
+	Datum		values[2] = {ObjectIdGetDatum(relid), ObjectIdGetDatum(role)};
+
+	if (grant)
+		store_exec("INSERT INTO dpkmeans_internal.readers (relid, reader) "
+				   "VALUES ($1::oid::regclass, $2::oid::regrole) ON CONFLICT DO NOTHING",
+				   2, types, values, false, SPI_OK_INSERT);
+	else
+		store_exec("DELETE FROM dpkmeans_internal.readers "
+				   "WHERE relid = $1::oid::regclass AND reader = $2::oid::regrole",
+				   2, types, values, false, SPI_OK_DELETE);
+	return SPI_processed > 0;
+}
+
+/* The granted readers, comma-separated (see store.h). */
+char *
+dpk_store_reader_names(Oid relid)
+{
+	if (store_v01)
+		return "";
+	store_exec_rel("SELECT coalesce(string_agg(reader::text, ', ' ORDER BY reader::text), '') "
+				   "AS names FROM dpkmeans_internal.readers WHERE relid = $1::oid::regclass",
+				   relid, true, SPI_OK_SELECT);
+	return TextDatumGetCString(col_nn(0, "names"));
+}
+
+/* Every row of the last result into a materialised set. */
+static void
+result_to_set(ReturnSetInfo *rsinfo)
+{
+	uint64		i;
+
+	for (i = 0; i < SPI_processed; i++)
+		tuplestore_puttuple(rsinfo->setResult, SPI_tuptable->vals[i]);
+}
+
+/* Release t's centres for k (see store.h). */
+void
+dpk_store_centers(Oid relid, int t, int k, ReturnSetInfo *rsinfo)
+{
+	Oid			types[3] = {OIDOID, INT4OID, INT4OID};
+	Datum		values[3] = {ObjectIdGetDatum(relid), Int32GetDatum(t), Int32GetDatum(k)};
+
+	store_exec("SELECT cluster, center, noisy_size FROM dpkmeans_internal.centers "
+			   "WHERE relid = $1::oid::regclass AND t = $2 AND k = $3 ORDER BY cluster",
+			   3, types, values, true, SPI_OK_SELECT);
+	result_to_set(rsinfo);
+}
+
+/* Release t's cost curve (see store.h). */
+void
+dpk_store_costs(Oid relid, int t, ReturnSetInfo *rsinfo)
+{
+	Oid			types[2] = {OIDOID, INT4OID};
+	Datum		values[2] = {ObjectIdGetDatum(relid), Int32GetDatum(t)};
+
+	store_exec("SELECT k, noisy_cost FROM dpkmeans_internal.costs "
+			   "WHERE relid = $1::oid::regclass AND t = $2 ORDER BY k",
+			   2, types, values, true, SPI_OK_SELECT);
+	result_to_set(rsinfo);
+}
+
+/* Release t's noisy counted level (see store.h). */
+void
+dpk_store_histogram(Oid relid, int t, int d, MemoryContext ctx, DpkCellMap *noisy,
+					int *level)
+{
+	Oid			types[2] = {OIDOID, INT4OID};
+	Datum		values[2] = {ObjectIdGetDatum(relid), Int32GetDatum(t)};
+	MemoryContext old;
+
+	store_exec("SELECT h.payload, r.level FROM dpkmeans_internal.histogram h "
+			   "JOIN dpkmeans_internal.releases r ON r.relid = h.relid AND r.t = h.t "
+			   "WHERE h.relid = $1::oid::regclass AND h.t = $2",
+			   2, types, values, true, SPI_OK_SELECT);
+	if (SPI_processed != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("dpkmeans state is corrupt"),
+				 errdetail("The histogram of release %d of \"%s\" is missing.",
+						   t, get_rel_name(relid))));
+	old = MemoryContextSwitchTo(ctx);
+	dpk_cellmap_init(noisy, d);
+	dpk_store_merge_bytea(noisy, DatumGetByteaPP(col_nn(0, "payload")), +1);
+	*level = DatumGetInt32(col_nn(0, "level"));
+	MemoryContextSwitchTo(old);
+}
+
+/* The live configuration of a tracked table. */
+void
+dpk_tracked_config(const DpkTracked *tr, DpkLiveConfig *cfg)
+{
+	dpk_live_defaults(cfg, tr->d, tr->k, tr->epsilon, (uint32_t) tr->horizon,
+					  tr->insert_only);
+	cfg->level = tr->level;
+	cfg->sum_share = tr->sum_share;
+	if (tr->dhat > 0)
+	{
+		dpk_live_use_projection(cfg, tr->proj_seed);
+		cfg->dhat = tr->dhat;
+		cfg->copies = tr->copies;
+		cfg->sum_share = tr->sum_share;
+		cfg->norm_share = tr->norm_share;
+	}
+}
+
+/* This server's cluster, WAL timeline and database (see store.h). */
+void
+dpk_home_current(DpkHome *home)
+{
+	home->known = true;
+	home->system_id = GetSystemIdentifier();
+	home->timeline = (int32) GetWALInsertionTimeLine();
+	home->dbid = MyDatabaseId;
+}
+
+/* Whether two homes are the same history. */
+bool
+dpk_home_equal(const DpkHome *a, const DpkHome *b)
+{
+	return a->known && b->known && a->system_id == b->system_id &&
+		a->timeline == b->timeline && a->dbid == b->dbid;
+}

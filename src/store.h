@@ -1,0 +1,159 @@
+/*
+ * store.h
+ *		The internal tables of live tables (schema dpkmeans_internal): the only
+ *		code that knows their names, columns and formats.
+ *
+ * Every function here runs inside dpk_store_begin() / dpk_store_end(): SPI
+ * connected, acting as the extension's owner with a pinned search_path.
+ * Columns are bound by name, tables are passed as regclass values, never as
+ * interpolated text.
+ */
+#ifndef DPK_STORE_H
+#define DPK_STORE_H
+
+#include "postgres.h"
+
+#include "funcapi.h"
+
+#include "continual.h"
+#include "counter.h"
+#include "pgutil.h"
+
+/*
+ * Versions of the persistent formats written by this library.  Stored per
+ * table, so an upgrade that changes one can tell old tables apart.
+ *	state/deltas: 1 = cell map "DPKCELL1", 2 = padded "DPKCELL2" (both read)
+ *	trigger arguments: 1 = attribute numbers, 2 = column names (both read)
+ */
+#define DPK_STATE_FORMAT 2
+#define DPK_TRIGGER_FORMAT 2
+
+/*
+ * Where a table's release history lives: the cluster (system identifier),
+ * its WAL timeline and the database.  A release refuses to run elsewhere, so
+ * a restored dump, a point-in-time recovery or a promoted replica can't make
+ * a second history with the same key until the owner says which copy goes on.
+ */
+typedef struct DpkHome
+{
+	bool		known;			/* false for tables attached by version 0.1 */
+	uint64		system_id;
+	int32		timeline;
+	Oid			dbid;
+} DpkHome;
+
+/* The configuration and true state of an attached table. */
+typedef struct DpkTracked
+{
+	Oid			relid;
+	int			d;
+	int			k;
+	double		epsilon;
+	double	   *lower;
+	double	   *upper;
+	int			horizon;
+	bool		insert_only;
+	double		size_hint;
+	int			level;
+	double		sum_share;
+	int			dhat;
+	int			copies;
+	uint64		proj_seed;
+	double		norm_share;
+	int			releases;
+	int			ncols;
+	char	  **colnames;		/* tracked columns, by name */
+	char	   *columns;		/* the same, comma-separated (reports) */
+	int			sampler_version;
+	int			state_format;
+	DpkHome		home;
+	DpkCellMap	state;
+} DpkTracked;
+
+/* Begin / end work on the internal tables (owner switch + SPI). */
+void		dpk_store_begin(DpkOwnerSwitch *sw);
+void		dpk_store_end(DpkOwnerSwitch *sw);
+
+/* Whether the installed SQL objects are version 0.1's (no readers, no home). */
+bool		dpk_store_is_v01(void);
+
+/* ERROR for a table that is not attached. */
+void		dpk_store_not_attached(Oid relid) pg_attribute_noreturn();
+
+/*
+ * Read a table's configuration and folded state into ctx.  lock: take the
+ * row lock that serialises releases of the table.  False if not attached.
+ */
+bool		dpk_store_read_tracked(Oid relid, bool lock, MemoryContext ctx,
+								   DpkTracked *tr);
+
+/* Whether the table is attached (no lock). */
+bool		dpk_store_is_attached(Oid relid);
+
+/* Store a new table's configuration (empty state), its key and its home. */
+void		dpk_store_insert_tracked(const DpkTracked *tr, const char *mode,
+									 const AttrNumber *attnums,
+									 const uint8 *key);
+
+/* The table's secret key (ERROR when missing or malformed). */
+void		dpk_store_read_key(Oid relid, uint8 *key);
+
+/* Fold: delete the pending deltas and add them into state, in one statement. */
+void		dpk_store_fold_deltas(Oid relid, DpkCellMap *state);
+
+/* Add the pending deltas into state without removing them (verify, TRUNCATE). */
+void		dpk_store_add_deltas(Oid relid, DpkCellMap *state);
+
+/* Append one statement's change (serialised, padded to pad_to cells). */
+void		dpk_store_append_delta(Oid relid, const DpkCellMap *map, uint64 pad_to);
+
+/*
+ * Store release t: the new true state (padded to state_pad cells), the
+ * release number, the release row, centres and costs for every k' and the
+ * noisy counted level.
+ */
+void		dpk_store_save_release(const DpkTracked *tr, uint32 t, uint64 state_pad,
+								   const DpkLiveRelease *rel,
+								   const DpkCellMap *noisy_map);
+
+/* Record the current cluster, timeline and database as the table's home. */
+void		dpk_store_set_home(Oid relid, const DpkHome *home);
+
+/* Remove every stored row of the table (detach). */
+void		dpk_store_delete_table(Oid relid);
+
+/* Whether role `member` has the privileges of a granted reader of relid. */
+bool		dpk_store_has_reader_grant(Oid relid, Oid member);
+
+/* Grant (true) or revoke reading to role; returns whether anything changed. */
+bool		dpk_store_set_reader(Oid relid, Oid role, bool grant);
+
+/* The granted reader roles of a table, comma-separated ("" when none). */
+char	   *dpk_store_reader_names(Oid relid);
+
+/* Rows of release t's centres for k (cluster, center, noisy_size) into rsinfo. */
+void		dpk_store_centers(Oid relid, int t, int k, ReturnSetInfo *rsinfo);
+
+/* Rows of release t's cost curve (k, noisy_cost) into rsinfo. */
+void		dpk_store_costs(Oid relid, int t, ReturnSetInfo *rsinfo);
+
+/* Release t's noisy counted level (into ctx) and the level it used. */
+void		dpk_store_histogram(Oid relid, int t, int d, MemoryContext ctx,
+								DpkCellMap *noisy, int *level);
+
+/* The live configuration of a tracked table. */
+void		dpk_tracked_config(const DpkTracked *tr, DpkLiveConfig *cfg);
+
+/* This server's cluster (system identifier), WAL timeline and database. */
+void		dpk_home_current(DpkHome *home);
+
+/* Whether two homes are known and the same history. */
+bool		dpk_home_equal(const DpkHome *a, const DpkHome *b);
+
+/* A bytea of a cell map (padded form when pad_to > 0, else the plain form). */
+bytea	   *dpk_store_map_bytea(const DpkCellMap *m, uint64 pad_to);
+
+/* Merge a serialised cell map into m with sign, or ERROR on corruption. */
+void		dpk_store_merge_bytea(DpkCellMap *m, bytea *b, int sign);
+
+#endif
