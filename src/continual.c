@@ -4,6 +4,7 @@
  */
 #include "continual.h"
 
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -192,7 +193,10 @@ dpk_live_choose_level(const DpkLiveConfig *cfg, double size_hint, double max_cel
 		size_hint = 1.0;
 	m = dpk_grid_m(DPK_RULE_RUGNIK, size_hint, dpk_rugnik_eps_for_variance(var),
 				   cfg->k, cfg->dhat > 0 ? cfg->dhat : cfg->d);
-	level = (int) ceil(log2(fmax(m, 1.0)) - 0.25);
+	/* noise too small to measure (huge epsilon): as fine as the caps allow */
+	if (!isfinite(m))
+		m = HUGE_VAL;
+	level = isinf(m) ? INT_MAX : (int) ceil(log2(fmax(m, 1.0)) - 0.25);
 	if (level < 0)
 		level = 0;
 	/* Cell ids of all copies (and the norm counter) must fit in 48 bits. */

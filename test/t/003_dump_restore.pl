@@ -1,7 +1,10 @@
 # Dump and restore: a database with attached tables and releases, dumped
 # with pg_dump and restored into a new database, keeps its releases, its
-# triggers and its key (so the node noise of a release made again is
-# unchanged), and new releases and writes work.
+# triggers, its key and its columns (also when a column was dropped before
+# attach, which renumbers columns on restore).  The restored copy is a second
+# copy of the key, so it refuses releases until the owner confirms that it
+# is the copy that goes on; its next release then equals the one the original
+# makes on the same data.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -35,23 +38,26 @@ $node->safe_psql('src', q{
 		array_fill(100::float8, ARRAY[16]));
 	SELECT dp_release('vec16');
 	INSERT INTO vec16 SELECT array_fill(7::float8, ARRAY[16]) FROM generate_series(1, 200);
+	CREATE TABLE dropped (junk int, x1 float8, x2 float8);
+	ALTER TABLE dropped DROP COLUMN junk;
+	INSERT INTO dropped SELECT i % 50, i % 40 FROM generate_series(1, 2000) i;
+	SELECT dp_attach('dropped', ARRAY['x1', 'x2'], 3, 1.0, ARRAY[0, 0], ARRAY[50, 50]);
+	SELECT dp_release('dropped');
 });
 
 my $q_centers = "SELECT array_agg(center ORDER BY cluster) FROM dp_centers('geo.trips', 4)";
 my $q_hist = "SELECT md5(string_agg(noisy_count::text, ',' ORDER BY cell)) FROM dp_histogram('geo.trips')";
-my $q_next = "BEGIN; SELECT dp_release('geo.trips'); $q_hist; ROLLBACK;";
 # high d: projection seed, key and the cube noise of the lifting sums
-my $q_vec_next = "BEGIN; SELECT dp_release('vec16'); "
-  . "SELECT md5(string_agg(noisy_count::text || ':' || array_to_string(center, ','), ';' ORDER BY cell)) "
-  . "FROM dp_histogram('vec16'); ROLLBACK;";
+my $q_vec_hist = "SELECT md5(string_agg(noisy_count::text || ':' || array_to_string(center, ','), ';' ORDER BY cell)) "
+  . "FROM dp_histogram('vec16')";
+my $q_dropped = "SELECT array_agg(center ORDER BY cluster) FROM dp_centers('dropped', 3)";
 my %before = (
 	centers => $node->safe_psql('src', $q_centers),
 	hist => $node->safe_psql('src', $q_hist),
 	costs => $node->safe_psql('src', "SELECT array_agg(noisy_cost ORDER BY k) FROM dp_cost_curve('geo.trips')"),
 	emb => $node->safe_psql('src', "SELECT array_agg(center ORDER BY cluster) FROM dp_centers('emb', 2)"),
-	next => (split /\n/, $node->safe_psql('src', $q_next))[-1],
 	vec => $node->safe_psql('src', "SELECT array_agg(center ORDER BY cluster) FROM dp_centers('vec16', 3)"),
-	vec_next => (split /\n/, $node->safe_psql('src', $q_vec_next))[-1],
+	dropped => $node->safe_psql('src', $q_dropped),
 );
 
 my $dump = PostgreSQL::Test::Utils::tempdir . '/src.dump';
@@ -69,18 +75,39 @@ is($node->safe_psql('dst', "SELECT array_agg(center ORDER BY cluster) FROM dp_ce
 is($node->safe_psql('dst', "SELECT count(*) FROM pg_trigger WHERE tgrelid = 'geo.trips'::regclass AND tgname LIKE 'dpkmeans%'"),
 	'4', 'triggers in place');
 is($node->safe_psql('dst', "SELECT dp_verify('geo.trips')"), 't', 'state and pending changes restored');
-is((split /\n/, $node->safe_psql('dst', $q_next))[-1], $before{next}, 'key kept: the next release has the same node noise');
 is($node->safe_psql('dst', "SELECT array_agg(center ORDER BY cluster) FROM dp_centers('vec16', 3)"),
 	$before{vec}, 'high-dimensional table identical');
-is((split /\n/, $node->safe_psql('dst', $q_vec_next))[-1], $before{vec_next},
+is($node->safe_psql('dst', $q_dropped), $before{dropped}, 'table with a dropped column: release identical');
+is($node->safe_psql('dst', "SELECT dp_verify('dropped')"), 't', 'dropped column: state restored');
+
+# Writes into the restored tables are counted (columns resolved by name).
+$node->safe_psql('dst', "INSERT INTO dropped VALUES (1, 2), (3, 4); DELETE FROM dropped WHERE x1 = 5");
+is($node->safe_psql('dst', "SELECT dp_verify('dropped')"), 't', 'dropped column: writes after restore counted');
+
+# A second copy of the key: no release until the owner confirms this copy.
+my ($rc, $out, $err) = $node->psql('dst', "SELECT dp_release('geo.trips')");
+isnt($rc, 0, 'restored copy refuses a release before dp_confirm_history');
+like($err, qr/release history on another server or database/, 'with a clear error');
+$node->safe_psql('dst', "SELECT dp_confirm_history(t) FROM unnest(ARRAY['geo.trips', 'vec16', 'dropped']::regclass[]) t");
+
+# Same data, same key, same next node noise: the restored copy's release 3
+# equals the original's (the original then never releases again).
+is($node->safe_psql('dst', "SELECT dp_release('geo.trips')"), '3', 'release after confirming');
+$node->safe_psql('src', "SELECT dp_release('geo.trips')");
+is($node->safe_psql('dst', $q_hist), $node->safe_psql('src', $q_hist),
+	'key and state kept: the next release is the same');
+$node->safe_psql('dst', "SELECT dp_release('vec16')");
+$node->safe_psql('src', "SELECT dp_release('vec16')");
+my $vec_dst = $node->safe_psql('dst', $q_vec_hist);
+is($vec_dst, $node->safe_psql('src', $q_vec_hist),
 	'high d: the next release has the same projection and lifting-sum noise');
-isnt($before{vec_next}, '', 'high-d histogram read');
+isnt($vec_dst, '', 'high-d histogram read');
+is($node->safe_psql('dst', "SELECT dp_release('dropped')"), '2', 'dropped column: release after restore');
 
 # New writes and releases work in the restored database.
 $node->safe_psql('dst', "INSERT INTO geo.trips (x, y) VALUES (1, 2); DELETE FROM geo.trips WHERE id < 10");
-is($node->safe_psql('dst', "SELECT dp_release('geo.trips')"), '3', 'new release after restore');
+is($node->safe_psql('dst', "SELECT dp_release('geo.trips')"), '4', 'new release after restore');
 is($node->safe_psql('dst', "SELECT dp_verify('geo.trips')"), 't', 'writes after restore are counted');
-my ($ok, $err) = (0, '');
 eval { $node->safe_psql('dst', "DELETE FROM emb"); };
 like($@, qr/insert_only/, 'insert_only refusal restored');
 
