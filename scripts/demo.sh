@@ -43,6 +43,7 @@ BEGIN
   FOR b IN 1..5 LOOP
     PERFORM demo_batch(20000);
     DELETE FROM trips WHERE id IN (SELECT id FROM trips ORDER BY id LIMIT 10000);
+    COMMIT;  -- a release runs on its own, after the batch is committed
     PERFORM dp_release('trips');
   END LOOP;
 END $$;
