@@ -1,0 +1,85 @@
+-- Upgrade from 0.1: CREATE EXTENSION ... VERSION '0.1' still installs; a
+-- table attached and released there (including capture triggers in 0.1's
+-- argument format, attribute numbers) reads back identical after ALTER
+-- EXTENSION UPDATE, writes keep counting, dp_verify holds and new releases
+-- work under 0.2's rules.
+DROP EXTENSION dpkmeans;
+CREATE EXTENSION dpkmeans VERSION '0.1';
+SELECT extversion FROM pg_extension WHERE extname = 'dpkmeans';
+SELECT count(*) AS functions_01 FROM pg_proc WHERE proname LIKE 'dp\_%';
+
+SELECT setseed(0.7);
+CREATE TABLE up (id serial, gone int, x float8, y float8);
+ALTER TABLE up DROP COLUMN gone;
+INSERT INTO up (x, y) SELECT (i % 2) * 60 + 20 + random() * 5, 30 + random() * 5
+FROM generate_series(1, 4000) i;
+SELECT dp_attach('up', ARRAY['x', 'y'], 2, 1.0, ARRAY[0, 0], ARRAY[100, 100], horizon => 16);
+-- the triggers as 0.1's library wrote them: d, level, attribute numbers, box
+DO $$
+DECLARE
+    lvl int := (SELECT level FROM dpkmeans_internal.tracked WHERE relid = 'up'::regclass);
+    args text := format('%L, %L, %L, %L, %L', '2', lvl, '3,4', '0,0', '100,100');
+BEGIN
+    DROP TRIGGER dpkmeans_capture_insert ON up;
+    DROP TRIGGER dpkmeans_capture_update ON up;
+    DROP TRIGGER dpkmeans_capture_delete ON up;
+    EXECUTE format('CREATE TRIGGER dpkmeans_capture_insert AFTER INSERT ON up REFERENCING NEW TABLE AS dpkmeans_new '
+                   'FOR EACH STATEMENT EXECUTE FUNCTION dpkmeans_internal.capture(%s)', args);
+    EXECUTE format('CREATE TRIGGER dpkmeans_capture_update AFTER UPDATE ON up REFERENCING OLD TABLE AS dpkmeans_old '
+                   'NEW TABLE AS dpkmeans_new FOR EACH STATEMENT EXECUTE FUNCTION dpkmeans_internal.capture(%s)', args);
+    EXECUTE format('CREATE TRIGGER dpkmeans_capture_delete AFTER DELETE ON up REFERENCING OLD TABLE AS dpkmeans_old '
+                   'FOR EACH STATEMENT EXECUTE FUNCTION dpkmeans_internal.capture(%s)', args);
+END $$;
+INSERT INTO up (x, y) SELECT 50, 90 FROM generate_series(1, 300);
+DELETE FROM up WHERE id % 10 = 0;
+SELECT dp_verify('up');
+SELECT dp_release('up');
+CREATE TABLE before_update AS
+SELECT (SELECT array_agg(center ORDER BY cluster) FROM dp_centers('up', 2)) AS centers,
+       (SELECT array_agg(noisy_count ORDER BY cell) FROM dp_histogram('up')) AS hist,
+       (SELECT array_agg(noisy_cost ORDER BY k) FROM dp_cost_curve('up')) AS costs;
+INSERT INTO up (x, y) VALUES (10, 10);
+
+ALTER EXTENSION dpkmeans UPDATE;
+SELECT extversion FROM pg_extension WHERE extname = 'dpkmeans';
+SELECT p.oid::regprocedure AS without_comment
+FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
+JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'dpkmeans'
+WHERE p.pronamespace = 'public'::regnamespace AND obj_description(p.oid, 'pg_proc') IS NULL;
+
+-- the old release reads back identical
+SELECT b.centers = (SELECT array_agg(center ORDER BY cluster) FROM dp_centers('up', 2)) AS centers_same,
+       b.hist = (SELECT array_agg(noisy_count ORDER BY cell) FROM dp_histogram('up')) AS hist_same,
+       b.costs = (SELECT array_agg(noisy_cost ORDER BY k) FROM dp_cost_curve('up')) AS costs_same
+FROM before_update b;
+SELECT item, value FROM dp_privacy_report('up')
+WHERE item IN ('noise sampler version', 'state format', 'releases used') ORDER BY item;
+SELECT value LIKE 'not recorded yet%' AS home_not_recorded FROM dp_privacy_report('up')
+WHERE item = 'release history home';
+-- writes keep counting (0.1's triggers), verify holds, releases go on
+UPDATE up SET x = x + 1 WHERE id % 7 = 0;
+DELETE FROM up WHERE id % 11 = 0;
+SELECT dp_verify('up');
+SELECT dp_release('up');
+SELECT item, value FROM dp_privacy_report('up')
+WHERE item IN ('state format', 'releases used') ORDER BY item;
+SELECT value LIKE 'system %' AS home_recorded FROM dp_privacy_report('up')
+WHERE item = 'release history home';
+SELECT dp_verify('up');
+-- 0.2's reader rule applies to the old table
+CREATE ROLE upgrade_analyst;
+SET ROLE upgrade_analyst;
+SELECT count(*) FROM dp_centers('up', 2);
+RESET ROLE;
+SELECT dp_grant_reader('up', 'upgrade_analyst');
+SET ROLE upgrade_analyst;
+SELECT count(*) FROM dp_centers('up', 2);
+RESET ROLE;
+SELECT dp_detach('up');
+DROP TABLE up, before_update;
+DROP ROLE upgrade_analyst;
+
+-- a fresh install is 0.2 directly
+DROP EXTENSION dpkmeans;
+CREATE EXTENSION dpkmeans;
+SELECT extversion FROM pg_extension WHERE extname = 'dpkmeans';
