@@ -25,7 +25,7 @@ include $(PGXS)
 CORE_CC ?= gcc
 CORE_CFLAGS ?= -std=gnu99 -O2 -g -Wall -Wextra -Werror -Isrc
 CORE_LIBS = -lopenblas -lcrypto -lm
-UNIT_TESTS = test_noise test_kmeans test_rugnik test_grid test_counter test_project
+UNIT_TESTS = test_noise test_kmeans test_rugnik test_grid test_counter test_project test_store_format
 UNIT_BINS = $(addprefix test/unit/bin/,$(UNIT_TESTS))
 
 test/unit/bin/%: test/unit/%.c $(CORE_SRCS) src/*.h test/unit/unit.h

@@ -1,0 +1,146 @@
+/*
+ * test_store_format.c
+ *		Persistent formats and their versions: the padded cell-map form
+ *		(format 2) against the plain one (format 1), and the exactness and
+ *		sampler-version checks of a live configuration's noise scales.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "continual.h"
+#include "counter.h"
+#include "dpk_mem.h"
+#include "unit.h"
+
+/* A small map: cells 3, 17 and 4096 of a d = 2 grid with counts and sums. */
+static void
+sample_map(DpkCellMap *m)
+{
+	int64_t		rel[2] = {5, 700};
+	int64_t		rel2[2] = {1023, 0};
+
+	dpk_cellmap_init(m, 2);
+	dpk_cellmap_add_point(m, 3, rel, +1);
+	dpk_cellmap_add_point(m, 3, rel2, +1);
+	dpk_cellmap_add_point(m, 17, rel, -1);
+	dpk_cellmap_add_point(m, 4096, rel2, +1);
+	dpk_cellmap_add_point(m, 9, rel, +1);
+	dpk_cellmap_add_point(m, 9, rel, -1);	/* all zero: not serialised */
+}
+
+/* Padded and plain forms carry the same counters; the padded size is set by pad_to. */
+static void
+test_padded_roundtrip(void)
+{
+	DpkCellMap	m,
+				a,
+				b;
+	size_t		la,
+				lb,
+				lc;
+	uint8_t    *pa,
+			   *pb,
+			   *pc;
+
+	sample_map(&m);
+	pa = dpk_cellmap_serialize(&m, &la);
+	pb = dpk_cellmap_serialize_padded(&m, 10, &lb);
+	pc = dpk_cellmap_serialize_padded(&m, 1, &lc);
+	CHECK(la == 24 + 3 * 4 * 8, "plain size %zu", la);
+	CHECK(lb == 32 + 10 * 4 * 8, "padded size %zu (10 entries)", lb);
+	CHECK(lc == 32 + 3 * 4 * 8, "padding never drops cells: %zu", lc);
+
+	dpk_cellmap_init(&a, 2);
+	dpk_cellmap_init(&b, 2);
+	CHECK(dpk_cellmap_merge_serialized(&a, pa, la, +1), "plain form rejected");
+	CHECK(dpk_cellmap_merge_serialized(&b, pb, lb, +1), "padded form rejected");
+	CHECK(dpk_cellmap_equal(&a, &m) && dpk_cellmap_equal(&b, &m), "contents differ");
+	CHECK(b.n == 3, "padding entries became cells (%zu cells)", b.n);
+	CHECK(dpk_cellmap_merge_serialized(&b, pc, lc, -1), "padded form rejected");
+	CHECK(dpk_cellmap_find(&b, 3)[0] == 0 && dpk_cellmap_find(&b, 4096)[1] == 0,
+		  "merge with sign -1 does not cancel");
+
+	/* two different maps with the same row bound serialise to the same size */
+	{
+		DpkCellMap	spread,
+					one;
+		int64_t		rel[2] = {0, 0};
+		size_t		ls,
+					lo;
+		int			i;
+
+		dpk_cellmap_init(&spread, 2);
+		dpk_cellmap_init(&one, 2);
+		for (i = 0; i < 50; i++)
+		{
+			dpk_cellmap_add_point(&spread, (uint64_t) i * 7, rel, +1);
+			dpk_cellmap_add_point(&one, 5, rel, +1);
+		}
+		dpk_free(dpk_cellmap_serialize_padded(&spread, 50, &ls));
+		dpk_free(dpk_cellmap_serialize_padded(&one, 50, &lo));
+		CHECK(ls == lo, "size tells the cells apart: %zu vs %zu", ls, lo);
+		dpk_cellmap_free(&spread);
+		dpk_cellmap_free(&one);
+	}
+
+	/* malformed buffers: truncated, wrong padding count, wrong dimension */
+	{
+		DpkCellMap	c3;
+
+		CHECK(!dpk_cellmap_merge_serialized(&a, pb, lb - 8, +1), "truncated padded form accepted");
+		pb[24] ^= 1;			/* padding count 10 -> 11 (little-endian low byte) */
+		CHECK(!dpk_cellmap_merge_serialized(&a, pb, lb, +1), "wrong padding count accepted");
+		pb[24] ^= 1;
+		dpk_cellmap_init(&c3, 3);
+		CHECK(!dpk_cellmap_merge_serialized(&c3, pb, lb, +1), "wrong dimension accepted");
+		dpk_cellmap_free(&c3);
+	}
+	dpk_free(pa);
+	dpk_free(pb);
+	dpk_free(pc);
+	dpk_cellmap_free(&m);
+	dpk_cellmap_free(&a);
+	dpk_cellmap_free(&b);
+}
+
+/*
+ * Live scales: every node scale must be representable (or the configuration
+ * is refused), and a table attached under sampler version 1 may go on only
+ * where version 2 draws the same rational.
+ */
+static void
+test_live_scales(void)
+{
+	DpkLiveConfig cfg;
+	double		largest;
+
+	dpk_live_defaults(&cfg, 2, 4, 1.0, 1024, false);
+	CHECK(dpk_live_scales_representable(&cfg, &largest), "d = 2, epsilon = 1 refused");
+	CHECK(dpk_live_sampler_compatible(&cfg, 1), "ordinary table not version-1 compatible");
+	CHECK(dpk_live_sampler_compatible(&cfg, 2), "current version not compatible");
+	CHECK(!dpk_live_sampler_compatible(&cfg, 3), "unknown version accepted");
+
+	/* d = 64, epsilon = 0.001: the norm counter needs 7.38e12 (capped by v1) */
+	dpk_live_defaults(&cfg, 64, 4, 0.001, 1024, false);
+	dpk_live_use_projection(&cfg, 7);
+	CHECK(dpk_live_scales_representable(&cfg, &largest), "d = 64, epsilon = 0.001 refused");
+	CHECK(largest > 7e12, "largest scale %g", largest);
+	CHECK(dpk_scale_value(dpk_live_norm_scale(&cfg)) >=
+		  dpk_live_norm_sensitivity(&cfg) / (cfg.epsilon * cfg.norm_share),
+		  "norm scale %g below sensitivity / share %g", dpk_scale_value(dpk_live_norm_scale(&cfg)),
+		  dpk_live_norm_sensitivity(&cfg) / (cfg.epsilon * cfg.norm_share));
+	CHECK(!dpk_live_sampler_compatible(&cfg, 1), "capped version-1 table accepted");
+
+	/* far too small an epsilon: no exact representation */
+	dpk_live_defaults(&cfg, 2, 4, 1e-300, 1024, false);
+	CHECK(!dpk_live_scales_representable(&cfg, &largest), "epsilon 1e-300 accepted");
+}
+
+int
+main(void)
+{
+	test_padded_roundtrip();
+	test_live_scales();
+	UNIT_DONE("test_store_format");
+}
