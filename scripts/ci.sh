@@ -1,59 +1,64 @@
 #!/usr/bin/env bash
 # Run every test of dpkmeans as root on a fresh Debian 12 machine:
 # dependencies (apt), a -Wall -Wextra -Werror build and install, the plain-C
-# unit tests, pg_regress and TAP suites as the postgres OS user.
-# The last line is "ci: N passed, M failed".
+# unit tests, the statistical privacy test (and its weakened modes, which
+# must fail), pg_regress and TAP suites as the postgres OS user.
+# The last line is "ci: N passed, M failed"; the exit status is non-zero
+# when M > 0.  Every step's exit status counts (scripts/ci-lib.sh).
+#
+# --core-only: only the plain-C part (unit tests, privacy tests), without
+# installing anything or starting a server.  --unit-only: only the unit tests.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-passed=0
-failed=0
-log=$(mktemp -d /tmp/dpkmeans-ci.XXXXXX)
+. "$top/scripts/ci-lib.sh"
 
-# Add the "name: N passed, M failed" counts found in a log file.
-count_summary() {
-	local p f
-	while read -r p f; do
-		passed=$((passed + p))
-		failed=$((failed + f))
-	done < <(sed -n 's/^.*: \([0-9]\+\) passed, \([0-9]\+\) failed$/\1 \2/p' "$1")
-}
+mode=all
+case "${1:-}" in
+	"") ;;
+	--core-only) mode=core ;;
+	--unit-only) mode=unit ;;
+	*)
+		echo "usage: $0 [--core-only|--unit-only]" >&2
+		exit 2
+		;;
+esac
 
-step() {
-	echo "== $*"
-}
+if [ "$mode" = all ]; then
+	ci_step "dependencies"
+	if ! ./scripts/setup.sh; then
+		echo "ci: 0 passed, 1 failed"
+		exit 1
+	fi
 
-step "dependencies"
-if ! ./scripts/setup.sh; then
-	echo "ci: 0 passed, 1 failed"
-	exit 1
+	ci_step "build (-Wall -Wextra -Werror) and install"
+	make -s clean >/dev/null 2>&1
+	if make -s -j2 COPT='-Wall -Wextra -Werror' >"$ci_log/build" 2>&1 &&
+		make -s install >>"$ci_log/build" 2>&1; then
+		ci_passed=$((ci_passed + 1))
+	else
+		cat "$ci_log/build"
+		ci_failed=$((ci_failed + 1))
+		ci_report
+		exit 1
+	fi
 fi
 
-step "build (-Wall -Wextra -Werror) and install"
-make -s clean >/dev/null 2>&1
-if make -s -j2 COPT='-Wall -Wextra -Werror' >"$log/build" 2>&1 && make -s install >>"$log/build" 2>&1; then
-	passed=$((passed + 1))
-else
-	cat "$log/build"
-	echo "ci: $passed passed, 1 failed"
-	exit 1
+ci_step "unit tests (plain C core), one program at a time"
+ci_unit_tests
+if [ "$mode" = unit ]; then
+	ci_report
+	exit
 fi
 
-step "unit tests (plain C core)"
-make -s unittest >"$log/unit" 2>&1
-cat "$log/unit"
-count_summary "$log/unit"
-if ! grep -q 'passed, 0 failed' "$log/unit"; then
-	grep -q ' failed$' "$log/unit" || failed=$((failed + 1))
-fi
-
-if make -n privacy-quick >/dev/null 2>&1; then
-	step "statistical privacy test (quick)"
-	make -s privacy-quick >"$log/privacy" 2>&1
-	cat "$log/privacy"
-	count_summary "$log/privacy"
-	grep -q ' failed$' "$log/privacy" || failed=$((failed + 1))
+ci_step "statistical privacy test (quick)"
+ci_privacy_test
+ci_step "statistical privacy test, mechanism at twice its epsilon (must fail)"
+ci_privacy_weakened 2
+if [ "$mode" = core ]; then
+	ci_report
+	exit
 fi
 
 # pg_regress and TAP run as postgres in a copy of the tree it owns.
@@ -61,31 +66,38 @@ copy=$(mktemp -d /tmp/dpkmeans-tree.XXXXXX)
 cp -a "$top/." "$copy/"
 chown -R postgres "$copy"
 
-step "pg_regress"
+ci_step "pg_regress"
 runuser -u postgres -- make -s -C "$copy" installcheck \
-	EXTRA_REGRESS_OPTS="--temp-instance=$copy/tmp_regress" >"$log/regress" 2>&1
-cat "$log/regress"
-r_ok=$(grep -cE '\.\.\. ok' "$log/regress" || true)
-r_bad=$(grep -cE '\.\.\. FAILED' "$log/regress" || true)
+	EXTRA_REGRESS_OPTS="--temp-instance=$copy/tmp_regress" >"$ci_log/regress" 2>&1
+rc=$?
+cat "$ci_log/regress"
+r_ok=$(grep -cE '\.\.\. ok' "$ci_log/regress" || true)
+r_bad=$(grep -cE '\.\.\. FAILED' "$ci_log/regress" || true)
+if [ "$rc" -ne 0 ] && [ "$r_bad" -eq 0 ]; then
+	echo "ci: pg_regress exited with status $rc: counted as failed"
+	r_bad=1
+fi
 if [ "$r_ok" -eq 0 ] && [ "$r_bad" -eq 0 ]; then
+	echo "ci: pg_regress ran no test: counted as failed"
 	r_bad=1
 fi
 [ -f "$copy/regression.diffs" ] && head -200 "$copy/regression.diffs"
-passed=$((passed + r_ok))
-failed=$((failed + r_bad))
+ci_passed=$((ci_passed + r_ok))
+ci_failed=$((ci_failed + r_bad))
 
 if ls "$copy"/test/t/*.pl >/dev/null 2>&1; then
-	step "TAP"
-	runuser -u postgres -- make -s -C "$copy" tapcheck >"$log/tap" 2>&1
-	cat "$log/tap"
+	ci_step "TAP"
+	runuser -u postgres -- make -s -C "$copy" tapcheck >"$ci_log/tap" 2>&1
+	rc=$?
+	cat "$ci_log/tap"
 	t_ok=$(cat "$copy"/tmp_check/log/regress_log_* 2>/dev/null | grep -cE '^(\[[^]]*\]\([^)]*\) )?ok [0-9]+' || true)
 	t_bad=$(cat "$copy"/tmp_check/log/regress_log_* 2>/dev/null | grep -cE '^(\[[^]]*\]\([^)]*\) )?not ok [0-9]+' || true)
-	if ! grep -q '^Result: PASS' "$log/tap"; then
-		[ "$t_bad" -eq 0 ] && t_bad=1
+	if { [ "$rc" -ne 0 ] || ! grep -q '^Result: PASS' "$ci_log/tap"; } && [ "$t_bad" -eq 0 ]; then
+		echo "ci: TAP exited with status $rc without a PASS result: counted as failed"
+		t_bad=1
 	fi
-	passed=$((passed + t_ok))
-	failed=$((failed + t_bad))
+	ci_passed=$((ci_passed + t_ok))
+	ci_failed=$((ci_failed + t_bad))
 fi
 
-echo "ci: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+ci_report

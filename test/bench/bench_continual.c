@@ -1,65 +1,83 @@
 /*
  * bench_continual.c
- *		Accuracy benchmark of the continual (live) releases.
+ *		Accuracy benchmark of the continual (live) releases, over every
+ *		release from T/4 on.
  *
  * It replays, in plain C, what a live table does: the state is the sparse
- * cell map of the counted level (2^level cells per dimension on the box
- * [0,100]^d), every inserted point adds (1, in-cell offsets) to its cell and
- * every deleted point subtracts them, and release t publishes the noisy
- * histogram of that map at t (binary tree noise keyed by the table's key)
- * followed by dpk_live_cluster.  T releases are made over the horizon.
+ * cell map of the counted level (2^level cells per dimension of the box),
+ * every inserted point adds (1, in-cell offsets) to its cell and every
+ * deleted point subtracts them, and release t publishes the noisy histogram
+ * of that map at t (tree noise keyed by the table's key) followed by
+ * dpk_live_cluster.
  *
- * Streams (points drawn i.i.d. from a Gaussian mixture, mixture.h, so their
- * order is random):
- *	 insert  N points, batch t = points [floor((t-1)N/T), floor(tN/T)),
- *			 insert_only = true; a second column ("live_del") runs the same
- *			 stream with the insert+delete accounting (insert_only = false);
- *	 window  2N points, batch t = points [floor((t-1)2N/T), floor(t2N/T));
- *			 release t inserts batch t and, once t > T/2, deletes batch
- *			 t - T/2, so the window holds exactly N points from t = T/2 on;
- *			 insert_only = false.
+ * Data (--data, default all three):
+ *	 mixture  Gaussian mixtures of mixture.h on [0,100]^d (centres >= 15
+ *			  apart, sd in [2,6], weights within a factor 3);
+ *	 skewed   mix_skewed_spec: Zipf weights (K = 6: 61 % down to 1.7 % of
+ *			  the points), log-normal scales, Student-t(3) coordinates;
+ *	 airports a real table, when --airports PATH is given: the 3376 US
+ *			  airports of Debian's python3-vega-datasets (airports.csv, its
+ *			  last two columns latitude, longitude), points (longitude,
+ *			  latitude) in the declared box [-180,-60] x [5,75] (d = 2
+ *			  rows only): dense in the east, sparse in the west, Alaska,
+ *			  Hawaii and the Pacific islands as a heavy tail.
+ * Every data set is clamped into its box first (as the extension clamps
+ * rows) and costs are on the clamped points.  Mixtures are i.i.d. draws,
+ * so in random order; the real table is put in a seeded random order.
+ *
+ * Streams:
+ *	 insert  N points in T batches, batch t = points [floor((t-1)N/T),
+ *			 floor(tN/T)), insert_only = true; a second column
+ *			 ("live_del") runs the same stream with insert_delete
+ *			 accounting (insert_only = false);
+ *	 window  2N points in T batches; release t inserts batch t and, once
+ *			 t > T/2, deletes batch t - T/2, so the window holds N points
+ *			 from t = T/2 on; insert_only = false.
+ * For the real table N is its row count (insert) or half of it (window).
  *
  * The configuration is dpk_live_defaults(d, K, eps, T, insert_only) with
  * cfg.level = dpk_live_choose_level(cfg, N, 4194304).  The noise of release
- * t depends only on the key and t, so only the reported releases
- * t in {T/8, T/2, T-1, T} are computed: the state in between just
- * accumulates its batches, exactly as the table's counters would.
+ * t depends only on the key and t, so releases that are not measured are not
+ * computed: the state in between just accumulates its batches, exactly as
+ * the table's counters would.
  *
- * At each reported t, on the points currently in the stream:
+ * Releases measured (--releases): "all" = every t in [ceil(T/4), T]; a
+ * "sample" = every release of that range whose tree decomposition has the
+ * range's largest node count (its noisiest releases), every `stride`-th
+ * release from ceil(T/4) on (--stride, default the odd number nearest
+ * T/64), and T; means then weigh each node count by its share of all the
+ * releases of the range (bench_release_list).  Default: all up to T = 256,
+ * the sample above.
+ *
+ * At each measured t, on the points currently in the stream:
  *	 live     k = K centres of the release (block dpk_live_block(K));
  *	 oneshot  dpk_oneshot_cluster with the full eps (dpk_oneshot_defaults);
  *	 naive    dpk_oneshot_cluster with eps/T (T one-shot releases composed).
- * Each cost is the k-means cost of the centres on the current true points
- * divided by a non-private reference on the same points: the lower of
- * dpk_kmeans (10 restarts) and Lloyd started from the generating centres.
+ * Every method runs weighted k-means with the same number of restarts
+ * (--restarts, default 10: the live default; dp_kmeans ships 20).  Each
+ * cost is the k-means cost of the centres on the current true points
+ * divided by a non-private reference on the same points (bench_ref_cost:
+ * Lloyd warm-started from the previous measured release's reference, with
+ * dpk_kmeans (10 restarts) and, for mixtures, Lloyd from the generating
+ * centres every 16th measured release).
  *
- * Output: one line per (stream, T, N, d, K, eps, t) with the geometric mean
- * over seeds of every method, the ratio live/oneshot, the counted level and
- * the level release t picked for seed 0 (with its range over seeds), the
- * range of live over seeds and its mean coreset size.  Lines are flagged
- * "R" when live/oneshot > 1.3 and "N" when live is worse than naive.
+ * Output: per (data, stream, T, d, K, eps) one line: for live, oneshot,
+ * live/oneshot and live_del the geometric mean over every measured
+ * (release, seed) and the worst release (largest geometric mean over seeds
+ * at one t, with that t and its node count), the worst single run of
+ * live/oneshot, naive's mean, the counted level, the mean coreset and
+ * release time; then a line with live/oneshot's mean per node count.
+ * Seeds are --seed-base .. --seed-base + seeds - 1 (default 100-107: the
+ * defaults were tuned on seeds 0-9).
  *
  * Options (all optional):
- *	 --seeds N  --n N  --rows "d:K:eps,..."  --horizons "64,1024"
- *	 --stream insert|window|both
+ *	 --seeds N  --seed-base N  --n N  --rows "d:K:eps,..."
+ *	 --horizons "64,1024"  --stream insert|window|both
+ *	 --data mixture,skewed,airports  --airports PATH
+ *	 --releases all|sample|auto  --stride N  --restarts N  --no-naive
+ *	 --verbose  one line per seed and measured release
  *	 live configuration overrides, for tuning:
- *	 --sum-share X  --threshold X  --restarts N  --max-iter N  --level-delta N
- *	 --no-naive  skip the naive column (faster tuning runs)
- *	 --level-scan  diagnostic: also finish every release at each fixed level
- *				 L-3 .. L (L the counted level) the way dpk_live_cluster
- *				 finishes its chosen one (threshold, coreset, k-means for K),
- *				 and print one extra line per release with the geometric
- *				 mean cost per fixed level and of the best level per seed
- *				 ("oracle"), to tell the release's own level choice apart
- *				 from what the noisy histogram allows.  The line also
- *				 replays the release's choice among L-2 .. L (centres of
- *				 each level scored on the noisy counted level, every cell
- *				 at its centre) and shows how often the replay agrees with
- *				 the release, and the cost of an alternative choice that
- *				 scores the same candidates with every cell of positive
- *				 noisy count at its shrunk noisy in-cell mean instead, and
- *				 of the replayed choice restricted to levels with at least
- *				 4 cells per dimension
+ *	 --sum-share X  --threshold X  --max-iter N  --level-delta N
  */
 #include <math.h>
 #include <stdbool.h>
@@ -80,12 +98,10 @@
 #include "mixture.h"
 #include "bench_common.h"
 
-#define MAX_ROWS 64
-#define MAX_HORIZONS 8
-#define NREP 4					/* reported releases per horizon */
+#define MAX_ROWS 32
+#define MAX_HORIZONS 4
 #define MAX_CELLS 4194304.0
-#define MAX_REFS 64
-#define NSCAN 4					/* fixed levels L-3 .. L in --level-scan */
+#define REF_FULL_EVERY 16
 
 enum
 {
@@ -94,84 +110,82 @@ enum
 
 static const char *const stream_name[NSTREAMS] = {"insert", "window"};
 
+enum
+{
+	DATA_MIXTURE = 0, DATA_SKEWED = 1, DATA_AIRPORTS = 2, NDATA = 3
+};
+
+static const char *const data_name[NDATA] = {"mixture", "skewed", "airports"};
+
 /* Key tags, so that every method gets its own noise. */
 enum
 {
 	TAG_LIVE = 0x6c697665, TAG_ONESHOT = 0x6f6e65, TAG_NAIVE = 0x6e6169,
-	TAG_DATA = 0x6d6978, TAG_REF = 0x726566, TAG_KM = 0x6b6d
+	TAG_DATA = 0x6d6978, TAG_REF = 0x726566, TAG_ORDER = 0x6f7264
 };
 
-/* Accumulated over seeds for one (row, horizon, stream, reported t). */
-typedef struct Acc
+/* Figures of one (data, row, horizon, stream) over releases and seeds. */
+typedef struct Summary
 {
-	int			nseeds;
-	uint32_t	t;
-	size_t		ncur;
-	double		log_live,
-				log_live_del,
-				log_os,
-				log_naive;
-	double		min_live,
-				max_live;
-	double		coreset;
-	double		ms_live;
-	int			level_count,
-				level_count_del,
-				level_rel0,
-				level_rel_lo,
-				level_rel_hi;
-	/* --level-scan: fixed level L - NSCAN + 1 + i, and the best per seed */
-	double		log_fixed[NSCAN];
-	double		log_oracle;
-	int			oracle_hits;	/* seeds where the release hit the best level */
-	int			replay_hits;	/* seeds where the replayed choice agrees */
-	double		log_alt;		/* choice scored with in-cell means */
-	int			alt_lo,
-				alt_hi;			/* levels the alternative chose */
-	double		log_min4;		/* replayed choice among levels >= 2 */
-} Acc;
-
-/* --level-scan results of one release, index i = level L - NSCAN + 1 + i. */
-typedef struct Scan
-{
-	double		cost[NSCAN];	/* NAN below level 0 */
-	double		proxy_centre[NSCAN];	/* INFINITY: empty coreset */
-	double		proxy_mean[NSCAN];
-} Scan;
+	int			nrel;
+	uint32_t   *ts;
+	double	   *w;
+	BenchFig	live,
+				del,
+				os,
+				naive,
+				ratio;
+	int			level;
+	double		coreset,
+				ms;
+	long		runs;
+	size_t		n;				/* N of the stream */
+} Summary;
 
 typedef struct Row
 {
 	int			d;
 	int			k;
 	double		eps;
-	Acc			acc[MAX_HORIZONS][NSTREAMS][NREP];
+	Summary		sum[NDATA][MAX_HORIZONS][NSTREAMS];
 } Row;
 
 typedef struct Options
 {
 	int			seeds;
+	int			seed_base;
 	size_t		n;
 	bool		streams[NSTREAMS];
+	bool		data[NDATA];
+	const char *airports;
 	uint32_t	horizons[MAX_HORIZONS];
 	int			nhorizons;
+	int			releases;		/* 0 auto, 1 all, 2 sample */
+	uint32_t	stride;			/* 0: odd number nearest T/64 */
+	int			restarts;
 	bool		naive;
-	bool		level_scan;
-	/* overrides of the live configuration (NaN / -1 / 0 = keep) */
+	bool		verbose;
+	/* overrides of the live configuration (NaN / -1 = keep) */
 	double		sum_share;
 	double		threshold;
-	int			restarts;
 	int			max_iter;
 	int			level_delta;
 } Options;
 
-/* Non-private reference costs of one dataset, cached by point range. */
-typedef struct RefCache
+/* A data set of one seed: points (n * d, clamped into box), box, centres. */
+typedef struct Data
 {
-	int			n;
-	size_t		start[MAX_REFS];
-	size_t		len[MAX_REFS];
-	double		cost[MAX_REFS];
-} RefCache;
+	int			kind;
+	int			d;
+	int			k;
+	size_t		n;
+	double	   *points;
+	const double *gen;			/* generating centres or NULL */
+	MixData		mx;				/* mixtures only */
+	double		lo[16],
+				up[16];
+	DpkBox		box;
+} Data;
 
 /* One live table: its configuration and counted cell map. */
 typedef struct Live
@@ -182,32 +196,6 @@ typedef struct Live
 	int64_t    *idx;
 	int64_t    *rel;
 } Live;
-
-/* Non-private reference cost of points [start, start + len) of a mixture. */
-static double
-reference_cost(const MixData *mx, RefCache *cache, size_t start, size_t len,
-			   uint64_t seed)
-{
-	int			d = mx->d,
-				k = mx->k;
-	double		cost_km;
-	int			i;
-
-	for (i = 0; i < cache->n; i++)
-		if (cache->start[i] == start && cache->len[i] == len)
-			return cache->cost[i];
-
-	cost_km = reference_cost_of(mx->points + start * d, (int) len, d, k, mx->centers,
-								mix_hash4(seed, start, len, TAG_KM));
-	if (cache->n < MAX_REFS)
-	{
-		cache->start[cache->n] = start;
-		cache->len[cache->n] = len;
-		cache->cost[cache->n] = cost_km;
-		cache->n++;
-	}
-	return cost_km;
-}
 
 /* The largest level whose grid keeps within MAX_CELLS cells. */
 static int
@@ -226,8 +214,7 @@ live_init(Live *lv, int d, int k, double eps, uint32_t horizon, bool insert_only
 		lv->cfg.sum_share = opt->sum_share;
 	if (!isnan(opt->threshold))
 		lv->cfg.threshold_sigmas = opt->threshold;
-	if (opt->restarts > 0)
-		lv->cfg.restarts = opt->restarts;
+	lv->cfg.restarts = opt->restarts;
 	if (opt->max_iter > 0)
 		lv->cfg.max_iter = opt->max_iter;
 	lv->cfg.level = dpk_live_choose_level(&lv->cfg, (double) size_hint, MAX_CELLS);
@@ -237,11 +224,9 @@ live_init(Live *lv, int d, int k, double eps, uint32_t horizon, bool insert_only
 	if (lv->cfg.level > max_level(d))
 		lv->cfg.level = max_level(d);
 	dpk_cellmap_init(&lv->map, d);
-	lv->u = malloc(sizeof(double) * d);
-	lv->idx = malloc(sizeof(int64_t) * d);
-	lv->rel = malloc(sizeof(int64_t) * d);
-	if (!lv->u || !lv->idx || !lv->rel)
-		abort();
+	lv->u = xmalloc(sizeof(double) * d);
+	lv->idx = xmalloc(sizeof(int64_t) * d);
+	lv->rel = xmalloc(sizeof(int64_t) * d);
 }
 
 static void
@@ -272,153 +257,13 @@ live_apply(Live *lv, const DpkBox *box, const double *pts, size_t from, size_t t
 }
 
 /*
- * sum_i w_i min_j ||x_i - c_j||^2 with signed weights (dpk_kmeans_cost
- * skips non-positive weights; the release's score keeps them).
- */
-static double
-signed_score(const double *x, const double *w, size_t n, int d,
-			 const double *centers, int k)
-{
-	int		   *assign = malloc(sizeof(int) * (n ? n : 1));
-	double		score = 0.0;
-	size_t		i;
-	int			j;
-
-	if (!assign)
-		abort();
-	dpk_kmeans_cost(x, NULL, (int) n, d, centers, k, assign);
-	for (i = 0; i < n; i++)
-	{
-		double		dist = 0.0;
-
-		for (j = 0; j < d; j++)
-		{
-			double		diff = x[i * d + j] - centers[(size_t) assign[i] * d + j];
-
-			dist += diff * diff;
-		}
-		score += w[i] * dist;
-	}
-	free(assign);
-	return score;
-}
-
-/*
- * Positions of every cell of the counted level for scoring candidates: its
- * centre, and its noisy in-cell mean shrunk as dpk_coreset_from_hist does
- * (the centre when its noisy count is not positive); weights = noisy counts.
- */
-static void
-cell_positions(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist *fine,
-			   uint32_t t, double *at_centre, double *at_mean, double *weight)
-{
-	int			d = fine->d;
-	double		sum_var = dpk_live_sum_variance(cfg, cfg->level, t);
-	int64_t    *idx = malloc(sizeof(int64_t) * d);
-	double	   *u = malloc(sizeof(double) * d);
-	uint64_t	c;
-	int			j;
-
-	if (!idx || !u)
-		abort();
-	for (c = 0; c < fine->ncells; c++)
-	{
-		double		cnt = (double) fine->count[c];
-
-		dpk_grid_cell_coords(d, fine->m, c, idx);
-		for (j = 0; j < d; j++)
-			u[j] = ((double) idx[j] + 0.5) / fine->m;
-		dpk_box_denormalize(box, u, at_centre + c * d);
-		for (j = 0; j < d; j++)
-		{
-			double		rel = 0.5;
-
-			if (fine->sum && cnt > 0.0)
-			{
-				double		scale = cnt * fine->units;
-				double		mean = (double) fine->sum[c * d + j] / scale + 0.5 / fine->units;
-				double		noise_var = sum_var / (scale * scale);
-				double		lambda = (1.0 / 12.0) / (1.0 / 12.0 + noise_var);
-
-				rel = 0.5 + lambda * (mean - 0.5);
-				rel = rel < 0.0 ? 0.0 : (rel > 1.0 ? 1.0 : rel);
-			}
-			u[j] = ((double) idx[j] + rel) / fine->m;
-		}
-		dpk_box_denormalize(box, u, at_mean + c * d);
-		weight[c] = cnt;
-	}
-	free(idx);
-	free(u);
-}
-
-/*
- * The cost of release t finished at a fixed level (<= the counted one) the
- * way dpk_live_cluster finishes the level it chooses, for k' = K only.
- */
-static double
-fixed_level_cost(const Live *lv, const DpkBox *box, const DpkDenseHist *fine,
-				 uint32_t t, uint64_t seed, int level, const double *cur,
-				 size_t ncur, const double *at_centre, const double *at_mean,
-				 const double *weight, double *proxy_centre, double *proxy_mean)
-{
-	const DpkLiveConfig *cfg = &lv->cfg;
-	int			d = cfg->d,
-				k = cfg->k;
-	DpkDenseHist tmp;
-	const DpkDenseHist *h = fine;
-	DpkCoreset	cs;
-	double	   *centers = malloc(sizeof(double) * k * d);
-	double		cost;
-
-	if (!centers)
-		abort();
-	if (level < cfg->level)
-	{
-		dpk_live_aggregate(fine, cfg->level, level, &tmp);
-		h = &tmp;
-	}
-	dpk_coreset_from_hist(h, box,
-						  dpk_coreset_threshold(sqrt(dpk_live_count_variance(cfg, level, t)),
-												cfg->threshold_sigmas, (double) h->ncells),
-						  dpk_live_sum_variance(cfg, level, t), &cs);
-	if (cs.n > 0)
-	{
-		/* The candidate the release scores (seeded with seed), then its own. */
-		dpk_kmeans(cs.points, cs.weights, cs.n, d, k, cfg->restarts, cfg->max_iter,
-				   seed, centers, NULL);
-		*proxy_centre = signed_score(at_centre, weight, fine->ncells, d, centers, k);
-		*proxy_mean = signed_score(at_mean, weight, fine->ncells, d, centers, k);
-		dpk_kmeans(cs.points, cs.weights, cs.n, d, k, cfg->restarts, cfg->max_iter,
-				   seed + (uint64_t) k, centers, NULL);
-	}
-	else
-	{
-		int			i,
-					j;
-
-		for (i = 0; i < k; i++)
-			for (j = 0; j < d; j++)
-				centers[i * d + j] = 0.5 * (box->lower[j] + box->upper[j]);
-		*proxy_centre = *proxy_mean = INFINITY;
-	}
-	cost = dpk_kmeans_cost(cur, NULL, (int) ncur, d, centers, k, NULL);
-	dpk_coreset_free(&cs);
-	if (h != fine)
-		dpk_hist_free(&tmp);
-	free(centers);
-	return cost;
-}
-
-/*
  * Release t of a live table; returns the cost of its K centres on the
- * current points cur[0 .. ncur).  With scan != NULL, also the costs and
- * scores of the release finished at each fixed level L - NSCAN + 1 + i.
+ * current points cur[0 .. ncur).
  */
 static double
 live_release(Live *lv, const DpkBox *box, const uint8_t key[DPK_KEY_BYTES],
 			 uint32_t t, uint64_t seed, const double *cur, size_t ncur,
-			 int *level_out, int *coreset_out, Scan *scan)
+			 int *coreset_out)
 {
 	int			d = lv->cfg.d,
 				k = lv->cfg.k;
@@ -437,33 +282,7 @@ live_release(Live *lv, const DpkBox *box, const uint8_t key[DPK_KEY_BYTES],
 	dpk_live_cluster(&lv->cfg, box, &hist, t, seed, &rel);
 	cost = dpk_kmeans_cost(cur, NULL, (int) ncur, d,
 						   rel.centers + (size_t) dpk_live_block(k) * d, k, NULL);
-	*level_out = rel.level;
 	*coreset_out = rel.coreset_size;
-	if (scan)
-	{
-		size_t		nc = hist.ncells;
-		double	   *at_centre = malloc(sizeof(double) * nc * d);
-		double	   *at_mean = malloc(sizeof(double) * nc * d);
-		double	   *weight = malloc(sizeof(double) * nc);
-		int			i;
-
-		if (!at_centre || !at_mean || !weight)
-			abort();
-		cell_positions(&lv->cfg, box, &hist, t, at_centre, at_mean, weight);
-		for (i = 0; i < NSCAN; i++)
-		{
-			int			level = lv->cfg.level - NSCAN + 1 + i;
-
-			scan->proxy_centre[i] = scan->proxy_mean[i] = INFINITY;
-			scan->cost[i] = level < 0 ? NAN
-				: fixed_level_cost(lv, box, &hist, t, seed, level, cur, ncur,
-								   at_centre, at_mean, weight,
-								   &scan->proxy_centre[i], &scan->proxy_mean[i]);
-		}
-		free(at_centre);
-		free(at_mean);
-		free(weight);
-	}
 	dpk_live_release_free(&rel);
 	dpk_hist_free(&hist);
 	dpk_stream_close(&s);
@@ -473,7 +292,7 @@ live_release(Live *lv, const DpkBox *box, const uint8_t key[DPK_KEY_BYTES],
 /* One-shot release with budget eps on the current points. */
 static double
 oneshot_cost(const DpkBox *box, const double *cur, size_t ncur, int k, double eps,
-			 uint64_t keyseed)
+			 int restarts, uint64_t keyseed)
 {
 	DpkOneshotConfig cfg;
 	DpkOneshotResult res;
@@ -482,29 +301,12 @@ oneshot_cost(const DpkBox *box, const double *cur, size_t ncur, int k, double ep
 
 	open_seed_stream(&s, keyseed);
 	dpk_oneshot_defaults(&cfg, eps, k);
+	cfg.restarts = restarts;
 	dpk_oneshot_cluster(box, cur, ncur, &cfg, &s, &res);
 	cost = dpk_kmeans_cost(cur, NULL, (int) ncur, box->d, res.centers, k, NULL);
 	dpk_oneshot_result_free(&res);
 	dpk_stream_close(&s);
 	return cost;
-}
-
-/* The reported releases of a horizon, ascending and distinct. */
-static int
-reported(uint32_t T, uint32_t *ts)
-{
-	uint32_t	cand[NREP];
-	int			n = 0,
-				i;
-
-	cand[0] = T / 8 ? T / 8 : 1;
-	cand[1] = T / 2 ? T / 2 : 1;
-	cand[2] = T > 1 ? T - 1 : 1;
-	cand[3] = T;
-	for (i = 0; i < NREP; i++)
-		if (n == 0 || cand[i] > ts[n - 1])
-			ts[n++] = cand[i];
-	return n;
 }
 
 /* End of batch t (1-based): batch t is [batch_end(t-1), batch_end(t)). */
@@ -514,145 +316,96 @@ batch_end(uint32_t t, size_t total, uint32_t nbatches)
 	return (size_t) ((unsigned __int128) total * t / nbatches);
 }
 
-static void
-acc_add(Acc *a, int seed, double live, double live_del, double os, double naive,
-		int lcount, int lcount_del, int lrel, int coreset, double ms,
-		const Scan *scan)
+/* Whether horizon T measures every release t >= T/4. */
+static bool
+measure_all(const Options *opt, uint32_t T)
 {
-	if (a->nseeds == 0)
-	{
-		a->min_live = a->max_live = live;
-		a->level_rel_lo = a->level_rel_hi = lrel;
-	}
-	a->min_live = fmin(a->min_live, live);
-	a->max_live = fmax(a->max_live, live);
-	if (lrel < a->level_rel_lo)
-		a->level_rel_lo = lrel;
-	if (lrel > a->level_rel_hi)
-		a->level_rel_hi = lrel;
-	if (seed == 0)
-		a->level_rel0 = lrel;
-	a->level_count = lcount;
-	a->level_count_del = lcount_del;
-	geo_add(&a->log_live, live);
-	geo_add(&a->log_live_del, live_del);
-	geo_add(&a->log_os, os);
-	geo_add(&a->log_naive, naive);
-	a->coreset += coreset;
-	a->ms_live += ms;
-	if (scan)
-	{
-		double		best = INFINITY,
-					best_c = INFINITY,
-					best_m = INFINITY;
-		double		best_4 = INFINITY;
-		int			i,
-					best_i = -1,
-					replay_i = NSCAN - 1,
-					alt_i = NSCAN - 1,
-					min4_i = NSCAN - 1;
+	return opt->releases == 1 || (opt->releases == 0 && T <= 256);
+}
 
-		for (i = 0; i < NSCAN; i++)
-			if (!isnan(scan->cost[i]))
-			{
-				a->log_fixed[i] += log(scan->cost[i]);
-				if (scan->cost[i] < best)
-				{
-					best = scan->cost[i];
-					best_i = i;
-				}
-			}
-		/* the release's candidates: L-2 .. L, lowest score, first on ties */
-		for (i = NSCAN - 3; i < NSCAN; i++)
-		{
-			if (isnan(scan->cost[i]))
-				continue;
-			if (scan->proxy_centre[i] < best_c)
-			{
-				best_c = scan->proxy_centre[i];
-				replay_i = i;
-			}
-			if (scan->proxy_mean[i] < best_m)
-			{
-				best_m = scan->proxy_mean[i];
-				alt_i = i;
-			}
-			if (lcount - NSCAN + 1 + i >= 2 && scan->proxy_centre[i] < best_4)
-			{
-				best_4 = scan->proxy_centre[i];
-				min4_i = i;
-			}
-		}
-		a->log_min4 += log(scan->cost[min4_i]);
-		a->log_oracle += log(best);
-		if (best_i >= 0 && lrel == lcount - NSCAN + 1 + best_i)
-			a->oracle_hits++;
-		if (lrel == lcount - NSCAN + 1 + replay_i)
-			a->replay_hits++;
-		a->log_alt += log(scan->cost[alt_i]);
-		if (a->nseeds == 0 || lcount - NSCAN + 1 + alt_i < a->alt_lo)
-			a->alt_lo = lcount - NSCAN + 1 + alt_i;
-		if (a->nseeds == 0 || lcount - NSCAN + 1 + alt_i > a->alt_hi)
-			a->alt_hi = lcount - NSCAN + 1 + alt_i;
-	}
-	a->nseeds++;
+static uint32_t
+stride_of(const Options *opt, uint32_t T)
+{
+	uint32_t	s = opt->stride ? opt->stride : (T + 32) / 64;
+
+	if (s < 1)
+		s = 1;
+	if (opt->stride == 0 && s % 2 == 0)
+		s--;
+	return s < 1 ? 1 : s;
+}
+
+static void
+summary_init(Summary *sm, const Options *opt, uint32_t T)
+{
+	sm->ts = xmalloc(sizeof(uint32_t) * T);
+	sm->w = xmalloc(sizeof(double) * T);
+	sm->nrel = bench_release_list(T, measure_all(opt, T), stride_of(opt, T), sm->ts, sm->w);
+	bench_fig_init(&sm->live, sm->nrel);
+	bench_fig_init(&sm->del, sm->nrel);
+	bench_fig_init(&sm->os, sm->nrel);
+	bench_fig_init(&sm->naive, sm->nrel);
+	bench_fig_init(&sm->ratio, sm->nrel);
+	sm->coreset = sm->ms = 0.0;
+	sm->runs = 0;
+	sm->level = -1;
 }
 
 /*
- * Run one stream of one row and horizon on one dataset: step through all T
- * releases, computing the reported ones.
+ * Run one stream of one row and horizon on one data set: step through all
+ * T releases, computing the measured ones.
  */
 static void
-run_stream(const MixData *mx, RefCache *refs, const DpkBox *box, Row *row,
-		   int hi, uint32_t T, int stream, int seed, const Options *opt)
+run_stream(const Data *ds, Row *row, Summary *sm, uint32_t T, int stream, int seed,
+		   const Options *opt)
 {
 	int			d = row->d,
 				k = row->k;
-	size_t		N = opt->n;
 	bool		window = stream == STREAM_WINDOW;
-	size_t		total = window ? 2 * N : N;
-	uint32_t	nbatches = T;
+	size_t		total = ds->kind == DATA_AIRPORTS ? ds->n : (window ? 2 * opt->n : opt->n);
+	size_t		N = window ? total / 2 : total;
 	uint32_t	half = T / 2;
-	uint32_t	ts[NREP];
-	int			nrep = reported(T, ts),
-				ri = 0;
+	int			ri = 0;
 	Live		lv,
 				lv_del;
+	BenchRef	ref;
 	uint8_t		key[DPK_KEY_BYTES];
 	uint64_t	keyseed;
 	uint32_t	t;
 
 	keyseed = mix_hash4(TAG_LIVE ^ (((uint64_t) d << 32) | (uint64_t) k),
-						double_bits(row->eps), ((uint64_t) T << 2) | (uint64_t) stream,
+						double_bits(row->eps),
+						((uint64_t) T << 8) | ((uint64_t) ds->kind << 2) | (uint64_t) stream,
 						(uint64_t) seed);
 	dpk_key_from_seed(keyseed, key);
 	live_init(&lv, d, k, row->eps, T, !window, N, opt);
 	if (!window)
 		live_init(&lv_del, d, k, row->eps, T, false, N, opt);
+	bench_ref_init(&ref, d, k, REF_FULL_EVERY);
+	sm->n = N;
+	sm->level = lv.cfg.level;
 
-	for (t = 1; t <= T && ri < nrep; t++)
+	for (t = 1; t <= T && ri < sm->nrel; t++)
 	{
-		size_t		b0 = batch_end(t - 1, total, nbatches),
-					b1 = batch_end(t, total, nbatches);
-		size_t		cur0,
-					cur1;
+		size_t		b0 = batch_end(t - 1, total, T),
+					b1 = batch_end(t, total, T);
+		size_t		cur0;
 
-		live_apply(&lv, box, mx->points, b0, b1, +1);
+		live_apply(&lv, &ds->box, ds->points, b0, b1, +1);
 		if (!window)
-			live_apply(&lv_del, box, mx->points, b0, b1, +1);
+			live_apply(&lv_del, &ds->box, ds->points, b0, b1, +1);
 		if (window && t > half)
-			live_apply(&lv, box, mx->points, batch_end(t - half - 1, total, nbatches),
-					   batch_end(t - half, total, nbatches), -1);
-		if (t != ts[ri])
+			live_apply(&lv, &ds->box, ds->points, batch_end(t - half - 1, total, T),
+					   batch_end(t - half, total, T), -1);
+		if (t != sm->ts[ri])
 			continue;
 
-		cur1 = b1;
-		cur0 = window && t > half ? batch_end(t - half, total, nbatches) : 0;
+		cur0 = window && t > half ? batch_end(t - half, total, T) : 0;
 		{
-			const double *cur = mx->points + cur0 * d;
-			size_t		ncur = cur1 - cur0;
-			double		ref = reference_cost(mx, refs, cur0, ncur,
-											 mix_hash4(TAG_REF, d, k, seed));
+			const double *cur = ds->points + cur0 * d;
+			size_t		ncur = b1 - cur0;
+			double		refc = bench_ref_cost(&ref, cur, ncur, ds->gen,
+											  mix_hash4(TAG_REF, keyseed, t, 0));
 			uint64_t	cseed = mix_hash4(keyseed, t, 1, 2);
 			double		t0 = now_ms(),
 						ms;
@@ -660,148 +413,220 @@ run_stream(const MixData *mx, RefCache *refs, const DpkBox *box, Row *row,
 						live_del,
 						os,
 						naive = 1.0;
-			Scan		scan;
-			int			i;
-			int			level,
-						level_del,
-						coreset,
+			int			coreset,
 						coreset_del;
 
-			live = live_release(&lv, box, key, t, cseed, cur, ncur, &level,
-								&coreset, opt->level_scan ? &scan : NULL) / ref;
-			if (opt->level_scan)
-				for (i = 0; i < NSCAN; i++)
-					scan.cost[i] /= ref;
+			live = live_release(&lv, &ds->box, key, t, cseed, cur, ncur, &coreset) / refc;
 			ms = now_ms() - t0;
 			live_del = window ? live
-				: live_release(&lv_del, box, key, t, cseed, cur, ncur, &level_del,
-							   &coreset_del, NULL) / ref;
-			os = oneshot_cost(box, cur, ncur, k, row->eps,
-							  mix_hash4(keyseed ^ TAG_ONESHOT, t, 0, 0)) / ref;
+				: live_release(&lv_del, &ds->box, key, t, cseed, cur, ncur,
+							   &coreset_del) / refc;
+			os = oneshot_cost(&ds->box, cur, ncur, k, row->eps, opt->restarts,
+							  mix_hash4(keyseed ^ TAG_ONESHOT, t, 0, 0)) / refc;
 			if (opt->naive)
-				naive = oneshot_cost(box, cur, ncur, k, row->eps / T,
-									 mix_hash4(keyseed ^ TAG_NAIVE, t, 0, 0)) / ref;
-			row->acc[hi][stream][ri].t = t;
-			row->acc[hi][stream][ri].ncur = ncur;
-			acc_add(&row->acc[hi][stream][ri], seed, live, live_del, os, naive,
-					lv.cfg.level, window ? lv.cfg.level : lv_del.cfg.level, level,
-					coreset, ms, opt->level_scan ? &scan : NULL);
+				naive = oneshot_cost(&ds->box, cur, ncur, k, row->eps / T, opt->restarts,
+									 mix_hash4(keyseed ^ TAG_NAIVE, t, 0, 0)) / refc;
+			bench_fig_add(&sm->live, ri, t, seed, live);
+			bench_fig_add(&sm->del, ri, t, seed, live_del);
+			bench_fig_add(&sm->os, ri, t, seed, os);
+			bench_fig_add(&sm->naive, ri, t, seed, naive);
+			bench_fig_add(&sm->ratio, ri, t, seed, live / os);
+			sm->coreset += coreset;
+			sm->ms += ms;
+			sm->runs++;
+			if (opt->verbose)
+				printf("#   %s %s T=%u d=%d K=%d eps=%g seed=%d t=%u nodes=%d n_cur=%zu "
+					   "live=%.4f live_del=%.4f oneshot=%.4f naive=%.4f\n",
+					   data_name[ds->kind], stream_name[stream], T, d, k, row->eps, seed,
+					   t, bench_nodes(t), ncur, live, live_del, os, naive);
 		}
 		ri++;
 	}
+	bench_ref_free(&ref);
 	live_free(&lv);
 	if (!window)
 		live_free(&lv_del);
 }
 
+/* "mean worst@t/nodes" of one figure into buf. */
+static void
+fig_text(char *buf, size_t len, const BenchFig *f, const Summary *sm)
+{
+	int			at;
+	double		worst = bench_fig_worst(f, &at);
+
+	snprintf(buf, len, "%8.4f %8.4f@%-4u/%d", bench_fig_mean(f, sm->w), worst,
+			 at >= 0 ? sm->ts[at] : 0, at >= 0 ? bench_nodes(sm->ts[at]) : 0);
+}
+
 static void
 print_header(const Options *opt)
 {
-	DpkLiveConfig def;
-	char		hs[128] = "";
+	char		hs[64] = "",
+				ds[64] = "";
 	int			i;
 
 	for (i = 0; i < opt->nhorizons; i++)
-		snprintf(hs + strlen(hs), sizeof(hs) - strlen(hs), "%s%u", i ? "," : "",
-				 opt->horizons[i]);
-	dpk_live_defaults(&def, 2, 6, 1.0, 1024, false);
-	if (!isnan(opt->sum_share))
-		def.sum_share = opt->sum_share;
-	if (!isnan(opt->threshold))
-		def.threshold_sigmas = opt->threshold;
-	if (opt->restarts > 0)
-		def.restarts = opt->restarts;
-	if (opt->max_iter > 0)
-		def.max_iter = opt->max_iter;
-	printf("# bench_continual: N=%zu seeds=%d horizons=%s box=[0,100]^d, mixture: "
-		   "centres uniform, separation>=15, sd in [2,6]\n", opt->n, opt->seeds, hs);
-	printf("# live config: sum_share=%g threshold_sigmas=%g restarts=%d max_iter=%d "
-		   "level=choose_level(N)%+d (max cells %g)\n",
-		   def.sum_share, def.threshold_sigmas, def.restarts, def.max_iter,
-		   opt->level_delta, MAX_CELLS);
-	printf("# insert: N points, T batches, insert_only=true (live_del: same stream, "
-		   "insert_only=false); window: 2N points, T batches, window of N points "
-		   "from t=T/2, insert_only=false\n");
-	printf("# cost = k-means cost on the current true points / non-private reference; "
-		   "geometric mean over seeds; oneshot = dp_kmeans at eps, naive = at eps/T\n");
-	printf("# Lc = counted level (Lc_del for live_del), Lr = level release t picked "
-		   "for seed 0 [range over seeds]; flags: R live/oneshot>1.3, N live>naive\n");
-	printf("%-6s %5s %7s %2s %2s %4s %5s %7s | %8s %8s %8s %9s | %6s | %2s %6s %-7s | "
-		   "%8s %8s | %7s %8s\n",
-		   "stream", "T", "N", "d", "K", "eps", "t", "n_cur", "live", "live_del",
-		   "oneshot", "naive", "live/os", "Lc", "Lc_del", "Lr", "live_min",
-		   "live_max", "coreset", "live_ms");
+		snprintf(hs + strlen(hs), sizeof(hs) - strlen(hs), "%s%u%s", i ? "," : "",
+				 opt->horizons[i], measure_all(opt, opt->horizons[i]) ? "(all)" : "(sample)");
+	for (i = 0; i < NDATA; i++)
+		if (opt->data[i])
+			snprintf(ds + strlen(ds), sizeof(ds) - strlen(ds), "%s%s", ds[0] ? "," : "",
+					 data_name[i]);
+	printf("# bench_continual: N=%zu data=%s seeds %d-%d (disjoint from the tuning seeds "
+		   "0-9) horizons=%s\n", opt->n, ds, opt->seed_base, opt->seed_base + opt->seeds - 1,
+		   hs);
+	printf("# releases: every t in [T/4, T] (all), or every t there with the most tree "
+		   "nodes plus every stride-th t and T (sample; means weigh each node count by its "
+		   "share of all releases)\n");
+	printf("# every method: %d k-means restarts; live: dpk_live_defaults, level = "
+		   "choose_level(N)%+d; oneshot = dp_kmeans at eps, naive = at eps/T\n",
+		   opt->restarts, opt->level_delta);
+	printf("# insert: N points, T batches, insert_only (live_del: insert_delete); window: "
+		   "2N points, window of N from t=T/2, insert_delete\n");
+	printf("# cost = k-means cost on the current (clamped) points / non-private reference; "
+		   "mean = geometric mean over every measured (release, seed); worst = largest "
+		   "geometric mean over seeds at one release, @t/nodes; single = worst one run\n");
+	printf("%-8s %-6s %5s %6s %2s %2s %4s %4s | %-24s | %-24s | %-24s %7s | %-24s | %8s | "
+		   "%2s %6s %6s\n",
+		   "data", "stream", "T", "N", "d", "K", "eps", "rels", "live mean worst@t/nodes",
+		   "oneshot mean worst", "live/os mean worst", "single", "live_del mean worst",
+		   "naive", "Lc", "cores", "ms");
 	fflush(stdout);
 }
 
 static void
-print_acc(const Row *row, uint32_t T, int stream, const Acc *a, const Options *opt)
+print_summary(const Row *row, int data, uint32_t T, int stream, const Summary *sm,
+			  const Options *opt)
 {
-	double		n = a->nseeds;
-	double		live = geo_mean(a->log_live, n),
-				live_del = geo_mean(a->log_live_del, n),
-				os = geo_mean(a->log_os, n),
-				naive = geo_mean(a->log_naive, n);
-	char		lr[32],
-				ld[16],
-				lds[16],
+	char		l[64],
+				o[64],
+				r[64],
+				dl[64],
 				nv[16];
+	int			w;
 
-	if (a->level_rel_lo == a->level_rel_hi)
-		snprintf(lr, sizeof(lr), "%d", a->level_rel0);
-	else
-		snprintf(lr, sizeof(lr), "%d[%d-%d]", a->level_rel0, a->level_rel_lo,
-				 a->level_rel_hi);
+	if (sm->runs == 0)
+		return;
+	fig_text(l, sizeof(l), &sm->live, sm);
+	fig_text(o, sizeof(o), &sm->os, sm);
+	fig_text(r, sizeof(r), &sm->ratio, sm);
 	if (stream == STREAM_INSERT)
-	{
-		snprintf(ld, sizeof(ld), "%8.4f", live_del);
-		snprintf(lds, sizeof(lds), "%d", a->level_count_del);
-	}
+		fig_text(dl, sizeof(dl), &sm->del, sm);
 	else
-	{
-		snprintf(ld, sizeof(ld), "%8s", "-");
-		snprintf(lds, sizeof(lds), "-");
-	}
+		snprintf(dl, sizeof(dl), "%-24s", "-");
 	if (opt->naive)
-		snprintf(nv, sizeof(nv), "%9.4f", naive);
+		snprintf(nv, sizeof(nv), "%8.3f", bench_fig_mean(&sm->naive, sm->w));
 	else
-		snprintf(nv, sizeof(nv), "%9s", "-");
-	printf("%-6s %5u %7zu %2d %2d %4.2f %5u %7zu | %8.4f %s %8.4f %s | %6.3f | "
-		   "%2d %6s %-7s | %8.4f %8.4f | %7.0f %8.1f%s%s\n",
-		   stream_name[stream], T, opt->n, row->d, row->k, row->eps, a->t, a->ncur,
-		   live, ld, os, nv, live / os, a->level_count, lds, lr,
-		   a->min_live, a->max_live, a->coreset / n, a->ms_live / n,
-		   live / os > 1.3 ? "  R" : "",
-		   opt->naive && live > naive ? "  N" : "");
-	if (opt->level_scan)
+		snprintf(nv, sizeof(nv), "%8s", "-");
+	printf("%-8s %-6s %5u %6zu %2d %2d %4.2f %4d | %-24s | %-24s | %-24s %7.3f | %-24s | %s | "
+		   "%2d %6.0f %6.1f\n",
+		   data_name[data], stream_name[stream], T, sm->n, row->d, row->k, row->eps,
+		   sm->nrel, l, o, r, sm->ratio.max_single, dl, nv, sm->level,
+		   sm->coreset / sm->runs, sm->ms / sm->runs);
+	printf("    live/os by nodes:");
+	for (w = 1; w <= BENCH_MAX_NODES; w++)
 	{
-		int			i;
+		double		m = bench_fig_mean_nodes(&sm->ratio, sm->w, sm->ts, w);
 
-		printf("  scan  fixed level:");
-		for (i = 0; i < NSCAN; i++)
-		{
-			int			level = a->level_count - NSCAN + 1 + i;
-
-			if (level >= 0)
-				printf("  L%d %8.4f", level, exp(a->log_fixed[i] / n));
-		}
-		printf("  | oracle %8.4f at it %d/%d | replay agrees %d/%d | "
-			   "in-cell-mean score %8.4f L%d-%d | levels>=2 %8.4f\n",
-			   exp(a->log_oracle / n), a->oracle_hits, a->nseeds,
-			   a->replay_hits, a->nseeds, exp(a->log_alt / n), a->alt_lo, a->alt_hi,
-			   exp(a->log_min4 / n));
+		if (!isnan(m))
+			printf("  %d: %.3f", w, m);
 	}
+	printf("   live by nodes:");
+	for (w = 1; w <= BENCH_MAX_NODES; w++)
+	{
+		double		m = bench_fig_mean_nodes(&sm->live, sm->w, sm->ts, w);
+
+		if (!isnan(m))
+			printf("  %d: %.3f", w, m);
+	}
+	printf("\n");
 	fflush(stdout);
+}
+
+/* Clamp every point into the box (what the extension does to rows). */
+static void
+clamp_points(double *x, size_t n, int d, const double *lo, const double *up)
+{
+	size_t		i;
+	int			j;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < d; j++)
+		{
+			double	   *v = x + i * d + j;
+
+			*v = *v < lo[j] ? lo[j] : (*v > up[j] ? up[j] : *v);
+		}
+}
+
+/* The data set of one kind, row shape and seed (airports: loaded rows). */
+static void
+data_make(Data *ds, int kind, int d, int k, int seed, const Options *opt,
+		  const double *airports, size_t n_airports)
+{
+	int			j;
+
+	memset(ds, 0, sizeof(*ds));
+	ds->kind = kind;
+	ds->d = d;
+	ds->k = k;
+	if (kind == DATA_AIRPORTS)
+	{
+		ds->n = n_airports;
+		ds->points = xmalloc(sizeof(double) * n_airports * 2);
+		memcpy(ds->points, airports, sizeof(double) * n_airports * 2);
+		bench_shuffle_rows(ds->points, ds->n, 2,
+						   mix_hash4(TAG_ORDER, TAG_DATA, (uint64_t) seed, 0));
+		ds->lo[0] = -180.0;
+		ds->up[0] = -60.0;
+		ds->lo[1] = 5.0;
+		ds->up[1] = 75.0;
+		ds->gen = NULL;
+	}
+	else
+	{
+		size_t		npts = opt->streams[STREAM_WINDOW] ? 2 * opt->n : opt->n;
+		MixSpec		sp = kind == DATA_SKEWED ? mix_skewed_spec(d, k, npts)
+			: mix_default_spec(d, k, npts);
+
+		/* The first N points are the same whether or not 2N are drawn. */
+		mix_generate(&sp, mix_hash4(TAG_DATA + (uint64_t) kind, (uint64_t) d, (uint64_t) k,
+									(uint64_t) seed), &ds->mx);
+		ds->n = npts;
+		ds->points = ds->mx.points;
+		ds->gen = ds->mx.centers;
+		for (j = 0; j < d; j++)
+		{
+			ds->lo[j] = 0.0;
+			ds->up[j] = 100.0;
+		}
+	}
+	ds->box.d = d;
+	ds->box.lower = ds->lo;
+	ds->box.upper = ds->up;
+	clamp_points(ds->points, ds->n, d, ds->lo, ds->up);
+}
+
+static void
+data_free(Data *ds)
+{
+	if (ds->kind == DATA_AIRPORTS)
+		free(ds->points);
+	else
+		mix_free(&ds->mx);
 }
 
 static void
 usage(void)
 {
 	fprintf(stderr,
-			"usage: bench_continual [--seeds N] [--n N] [--rows \"d:K:eps,...\"]\n"
-			"       [--horizons \"64,1024\"] [--stream insert|window|both]\n"
-			"       [--sum-share X] [--threshold X] [--restarts N] [--max-iter N]\n"
-			"       [--level-delta N] [--no-naive] [--level-scan]\n");
+			"usage: bench_continual [--seeds N] [--seed-base N] [--n N]\n"
+			"       [--rows \"d:K:eps,...\"] [--horizons \"64,1024\"]\n"
+			"       [--stream insert|window|both] [--data mixture,skewed,airports]\n"
+			"       [--airports PATH] [--releases all|sample|auto] [--stride N]\n"
+			"       [--restarts N] [--no-naive] [--verbose]\n"
+			"       [--sum-share X] [--threshold X] [--max-iter N] [--level-delta N]\n");
 	exit(2);
 }
 
@@ -833,7 +658,7 @@ parse_horizons(const char *spec, uint32_t *hs)
 	{
 		long		h = atol(tok);
 
-		if (h < 2 || h > (1L << 30) || n >= MAX_HORIZONS)
+		if (h < 4 || h > (1L << 20) || n >= MAX_HORIZONS)
 		{
 			fprintf(stderr, "bench_continual: bad horizon \"%s\"\n", tok);
 			exit(2);
@@ -844,16 +669,38 @@ parse_horizons(const char *spec, uint32_t *hs)
 	return n;
 }
 
+static void
+parse_data(const char *spec, bool *data)
+{
+	char	   *copy = strdup(spec);
+	char	   *tok,
+			   *save = NULL;
+	int			i;
+
+	for (i = 0; i < NDATA; i++)
+		data[i] = false;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+	{
+		for (i = 0; i < NDATA; i++)
+			if (strcmp(tok, data_name[i]) == 0)
+				data[i] = true;
+		if (strcmp(tok, "mixture") != 0 && strcmp(tok, "skewed") != 0 &&
+			strcmp(tok, "airports") != 0)
+			usage();
+	}
+	free(copy);
+}
+
 static int
 default_rows(Row *rows)
 {
-	static const int ds[] = {2, 3, 5};
+	static const int ds[] = {2, 5};
 	static const double epss[] = {0.5, 1.0};
 	int			a,
 				c,
 				nrows = 0;
 
-	for (a = 0; a < 3; a++)
+	for (a = 0; a < 2; a++)
 		for (c = 0; c < 2; c++)
 		{
 			rows[nrows].d = ds[a];
@@ -870,25 +717,28 @@ main(int argc, char **argv)
 	static Row	rows[MAX_ROWS];
 	Options		opt;
 	int			nrows = 0;
-	bool		done[MAX_ROWS];
 	int			i,
-				r;
+				r,
+				kind;
 	double		t_start = now_ms();
+	double	   *airports = NULL;
+	size_t		n_airports = 0;
 
 	memset(rows, 0, sizeof(rows));
-	opt.seeds = 5;
+	memset(&opt, 0, sizeof(opt));
+	opt.seeds = 8;
+	opt.seed_base = BENCH_SEED_BASE;
 	opt.n = 100000;
 	opt.streams[STREAM_INSERT] = opt.streams[STREAM_WINDOW] = true;
+	opt.data[DATA_MIXTURE] = opt.data[DATA_SKEWED] = opt.data[DATA_AIRPORTS] = true;
 	opt.horizons[0] = 64;
 	opt.horizons[1] = 1024;
 	opt.nhorizons = 2;
+	opt.restarts = BENCH_RESTARTS;
 	opt.naive = true;
-	opt.level_scan = false;
 	opt.sum_share = NAN;
 	opt.threshold = NAN;
-	opt.restarts = -1;
 	opt.max_iter = -1;
-	opt.level_delta = 0;
 
 	for (i = 1; i < argc; i++)
 	{
@@ -896,6 +746,8 @@ main(int argc, char **argv)
 
 		if (strcmp(a, "--seeds") == 0)
 			opt.seeds = atoi(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--seed-base") == 0)
+			opt.seed_base = atoi(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--n") == 0)
 			opt.n = (size_t) atof(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--rows") == 0)
@@ -911,24 +763,44 @@ main(int argc, char **argv)
 			if (!opt.streams[STREAM_INSERT] && !opt.streams[STREAM_WINDOW])
 				usage();
 		}
+		else if (strcmp(a, "--data") == 0)
+			parse_data(arg_value(argc, argv, &i), opt.data);
+		else if (strcmp(a, "--airports") == 0)
+			opt.airports = arg_value(argc, argv, &i);
+		else if (strcmp(a, "--releases") == 0)
+		{
+			const char *v = arg_value(argc, argv, &i);
+
+			if (strcmp(v, "auto") == 0)
+				opt.releases = 0;
+			else if (strcmp(v, "all") == 0)
+				opt.releases = 1;
+			else if (strcmp(v, "sample") == 0)
+				opt.releases = 2;
+			else
+				usage();
+		}
+		else if (strcmp(a, "--stride") == 0)
+			opt.stride = (uint32_t) atoi(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--restarts") == 0)
+			opt.restarts = atoi(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--no-naive") == 0)
+			opt.naive = false;
+		else if (strcmp(a, "--verbose") == 0)
+			opt.verbose = true;
 		else if (strcmp(a, "--sum-share") == 0)
 			opt.sum_share = atof(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--threshold") == 0)
 			opt.threshold = atof(arg_value(argc, argv, &i));
-		else if (strcmp(a, "--restarts") == 0)
-			opt.restarts = atoi(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--max-iter") == 0)
 			opt.max_iter = atoi(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--level-delta") == 0)
 			opt.level_delta = atoi(arg_value(argc, argv, &i));
-		else if (strcmp(a, "--no-naive") == 0)
-			opt.naive = false;
-		else if (strcmp(a, "--level-scan") == 0)
-			opt.level_scan = true;
 		else
 			usage();
 	}
-	if (opt.seeds < 1 || opt.n < 16 || opt.n > 500000000 || opt.nhorizons < 1)
+	if (opt.seeds < 1 || opt.seed_base < 0 || opt.n < 16 || opt.n > 500000000 ||
+		opt.nhorizons < 1 || opt.restarts < 1)
 		usage();
 	if (!isnan(opt.sum_share) && !(opt.sum_share >= 0.0 && opt.sum_share < 1.0))
 		usage();
@@ -940,84 +812,80 @@ main(int argc, char **argv)
 		}
 	if (nrows == 0)
 		nrows = default_rows(rows);
+	if (opt.airports == NULL)
+		opt.data[DATA_AIRPORTS] = false;
+	else if (opt.data[DATA_AIRPORTS])
+	{
+		/* latitude and longitude are the last two fields; (lon, lat) */
+		static const int cols[2] = {-1, -2};
+
+		n_airports = bench_read_csv(opt.airports, 2, cols, &airports);
+		if (n_airports < 64)
+		{
+			fprintf(stderr, "bench_continual: %s has %zu rows\n", opt.airports, n_airports);
+			exit(2);
+		}
+	}
 
 	dpk_blas_single_thread();
 	print_header(&opt);
 
-	memset(done, 0, sizeof(done));
-	for (r = 0; r < nrows; r++)
+	for (kind = 0; kind < NDATA; kind++)
 	{
-		int			seed,
-					rr,
-					hi,
-					st;
+		bool		done[MAX_ROWS];
 
-		if (done[r])
+		if (!opt.data[kind])
 			continue;
-
-		/* Rows sharing (d, K) share their datasets and reference costs. */
-		for (seed = 0; seed < opt.seeds; seed++)
+		memset(done, 0, sizeof(done));
+		for (r = 0; r < nrows; r++)
 		{
-			size_t		npts = opt.streams[STREAM_WINDOW] ? 2 * opt.n : opt.n;
-			MixSpec		sp = mix_default_spec(rows[r].d, rows[r].k, npts);
-			MixData		mx;
-			RefCache	refs;
-			double		lo[16],
-						up[16];
-			DpkBox		box;
-			int			t;
+			int			si,
+						rr,
+						hi,
+						st;
 
-			for (t = 0; t < rows[r].d; t++)
-			{
-				lo[t] = 0.0;
-				up[t] = 100.0;
-			}
-			box.d = rows[r].d;
-			box.lower = lo;
-			box.upper = up;
-			refs.n = 0;
-
-			/* The first N points are the same whether or not 2N are drawn. */
-			mix_generate(&sp, mix_hash4(TAG_DATA, (uint64_t) rows[r].d,
-										(uint64_t) rows[r].k, (uint64_t) seed),
-						 &mx);
-
-			for (rr = r; rr < nrows; rr++)
-			{
-				if (done[rr] || rows[rr].d != rows[r].d || rows[rr].k != rows[r].k)
-					continue;
-				for (hi = 0; hi < opt.nhorizons; hi++)
-					for (st = 0; st < NSTREAMS; st++)
-						if (opt.streams[st])
-							run_stream(&mx, &refs, &box, &rows[rr], hi,
-									   opt.horizons[hi], st, seed, &opt);
-			}
-			mix_free(&mx);
-		}
-
-		for (st = 0; st < NSTREAMS; st++)
-		{
-			if (!opt.streams[st])
+			if (done[r] || (kind == DATA_AIRPORTS && rows[r].d != 2))
 				continue;
-			for (hi = 0; hi < opt.nhorizons; hi++)
+			for (rr = r; rr < nrows; rr++)
+				if (rows[rr].d == rows[r].d && rows[rr].k == rows[r].k)
+					for (hi = 0; hi < opt.nhorizons; hi++)
+						for (st = 0; st < NSTREAMS; st++)
+							summary_init(&rows[rr].sum[kind][hi][st], &opt, opt.horizons[hi]);
+
+			/* Rows sharing (d, K) share their data sets. */
+			for (si = 0; si < opt.seeds; si++)
+			{
+				int			seed = opt.seed_base + si;
+				Data		ds;
+
+				data_make(&ds, kind, rows[r].d, rows[r].k, seed, &opt, airports, n_airports);
 				for (rr = r; rr < nrows; rr++)
 				{
-					uint32_t	ts[NREP];
-					int			nrep = reported(opt.horizons[hi], ts),
-								ri;
-
 					if (done[rr] || rows[rr].d != rows[r].d || rows[rr].k != rows[r].k)
 						continue;
-					for (ri = 0; ri < nrep; ri++)
-						print_acc(&rows[rr], opt.horizons[hi], st,
-								  &rows[rr].acc[hi][st][ri], &opt);
+					for (hi = 0; hi < opt.nhorizons; hi++)
+						for (st = 0; st < NSTREAMS; st++)
+							if (opt.streams[st])
+								run_stream(&ds, &rows[rr], &rows[rr].sum[kind][hi][st],
+										   opt.horizons[hi], st, seed, &opt);
 				}
+				data_free(&ds);
+			}
+
+			for (st = 0; st < NSTREAMS; st++)
+				for (hi = 0; hi < opt.nhorizons; hi++)
+					for (rr = r; rr < nrows; rr++)
+						if (!done[rr] && rows[rr].d == rows[r].d && rows[rr].k == rows[r].k &&
+							opt.streams[st])
+							print_summary(&rows[rr], kind, opt.horizons[hi], st,
+										  &rows[rr].sum[kind][hi][st], &opt);
+			for (rr = r; rr < nrows; rr++)
+				if (rows[rr].d == rows[r].d && rows[rr].k == rows[r].k)
+					done[rr] = true;
 		}
-		for (rr = r; rr < nrows; rr++)
-			if (rows[rr].d == rows[r].d && rows[rr].k == rows[r].k)
-				done[rr] = true;
 	}
 
 	printf("# total time %.1f s\n", (now_ms() - t_start) / 1e3);
+	free(airports);
 	return 0;
 }

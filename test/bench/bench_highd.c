@@ -33,7 +33,10 @@
  *	 --dhat N  --copies N  --half-width X  --group-share X  --lift-share X
  *	 --lift-count-share X  --mode joint|cluster|cell  --norm-share X
  *	 --coarsen N  --refine N  --refine-share X  --grid-scale X
- *	 --threshold X  --n-share X  --restarts N
+ *	 --threshold X  --n-share X
+ *	 --restarts N     k-means restarts of EVERY method (default 20)
+ *	 --seed-base N    data seeds N .. N + seeds - 1 (default 100: the
+ *					  defaults were tuned on seeds 0-9)
  *	 --verbose  one line per seed (H's cost; in the selection modes the
  *				chosen copy, every copy's private score and true cost)
  *	 --ref-cache FILE  reuse reference costs stored in FILE, append new ones
@@ -99,6 +102,7 @@ typedef struct Options
 	double		threshold;
 	double		n_share;
 	int			restarts;
+	int			seed_base;		/* first data seed (tuning used 0-9) */
 	const char *ref_cache;
 	int			verbose;
 } Options;
@@ -111,7 +115,8 @@ enum
 
 /* Method L: the low-d one-shot release. */
 static double
-lowd(const MixData *mx, const DpkBox *box, const Row *row, int seed, int *m_out)
+lowd(const MixData *mx, const DpkBox *box, const Row *row, int seed, int restarts,
+	 int *m_out)
 {
 	DpkOneshotConfig cfg;
 	DpkOneshotResult res;
@@ -119,6 +124,7 @@ lowd(const MixData *mx, const DpkBox *box, const Row *row, int seed, int *m_out)
 	double		cost;
 
 	dpk_oneshot_defaults(&cfg, row->eps, row->k);
+	cfg.restarts = restarts;
 	open_row_stream(&s, row->d, row->k, row->eps, seed, METHOD_L);
 	dpk_oneshot_cluster(box, mx->points, mx->n, &cfg, &s, &res);
 	*m_out = res.cells_per_dim;
@@ -186,7 +192,8 @@ highd(const MixData *mx, const DpkBox *box, const Row *row, int seed,
 		none.half_width = none.lift_share = none.lift_count_share = none.group_share = NAN;
 		none.norm_share = none.refine_share = none.grid_scale = NAN;
 		none.threshold = none.n_share = NAN;
-		none.refine = none.mode = none.restarts = -1;
+		none.refine = none.mode = -1;
+		none.restarts = opt->restarts;
 		highd_config(&none, row->eps, row->k, seed, &cfg);
 		cfg.lift_mode = DPK_LIFT_CELL;
 		cfg.copies = 2;
@@ -215,7 +222,7 @@ usage(void)
 			"       [--lift-share X] [--lift-count-share X] [--mode joint|cluster|cell]\n"
 			"       [--norm-share X] [--coarsen N] [--refine N]"
 			" [--refine-share X] [--grid-scale X] [--threshold X] [--n-share X]\n"
-			"       [--restarts N] [--verbose] [--ref-cache FILE]\n");
+			"       [--restarts N] [--seed-base N] [--verbose] [--ref-cache FILE]\n");
 	exit(2);
 }
 
@@ -282,7 +289,8 @@ main(int argc, char **argv)
 	opt.threshold = opt.n_share = NAN;
 	opt.refine = -1;
 	opt.mode = -1;
-	opt.restarts = -1;
+	opt.restarts = 20;
+	opt.seed_base = BENCH_SEED_BASE;
 
 	for (i = 1; i < argc; i++)
 	{
@@ -337,6 +345,8 @@ main(int argc, char **argv)
 			opt.n_share = atof(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--restarts") == 0)
 			opt.restarts = atoi(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--seed-base") == 0)
+			opt.seed_base = atoi(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--verbose") == 0)
 			opt.verbose = 1;
 		else if (strcmp(a, "--ref-cache") == 0)
@@ -344,7 +354,7 @@ main(int argc, char **argv)
 		else
 			usage();
 	}
-	if (opt.seeds < 1 || opt.n < 1 || opt.n > 2000000000)
+	if (opt.seeds < 1 || opt.restarts < 1 || opt.seed_base < 0 || opt.n < 1 || opt.n > 2000000000)
 		usage();
 	if (nrows == 0)
 		nrows = default_rows(rows);
@@ -352,8 +362,10 @@ main(int argc, char **argv)
 	dpk_blas_single_thread();
 
 	highd_config(&opt, 1.0, 10, 0, &def);
-	printf("# bench_highd: N=%zu seeds=%d box=[0,100]^d, mixture: centres uniform, "
-		   "separation>=15, sd in [2,6]\n", opt.n, opt.seeds);
+	printf("# bench_highd: N=%zu seeds %d-%d (disjoint from the tuning seeds 0-9) "
+		   "box=[0,100]^d, mixture: centres uniform, separation>=15, sd in [2,6]; every "
+		   "method %d k-means restarts\n", opt.n, opt.seed_base,
+		   opt.seed_base + opt.seeds - 1, opt.restarts);
 	printf("# H config: dhat=%d%s copies=%d half_width=%g lift=%s group_share=%g lift_share=%g "
 		   "lift_count_share=%g norm_share=%g refine=%d refine_share=%g grid_scale=%g "
 		   "threshold_sigmas=%g n_share=%g restarts=%d\n",
@@ -381,7 +393,7 @@ main(int argc, char **argv)
 
 		if (done[r])
 			continue;
-		for (seed = 0; seed < opt.seeds; seed++)
+		for (seed = opt.seed_base; seed < opt.seed_base + opt.seeds; seed++)
 		{
 			MixSpec		sp = mix_default_spec(rows[r].d, rows[r].k, opt.n);
 			MixData		mx;
@@ -436,9 +448,9 @@ main(int argc, char **argv)
 				{
 					memset(&cinfo, 0, sizeof(cinfo));
 					cc = highd(&mx, &box, row, seed, &opt, 1, &ms_c, &cinfo, &mc) / cost_opt;
-					cl = lowd(&mx, &box, row, seed, &row->m_l) / cost_opt;
+					cl = lowd(&mx, &box, row, seed, opt.restarts, &row->m_l) / cost_opt;
 					cg = bench_plain_grid(&mx, &box, row->eps, seed, DPK_RULE_RUGNIK, METHOD_G,
-										  &row->m_g) / cost_opt;
+										  opt.restarts, &row->m_g) / cost_opt;
 				}
 				if (opt.verbose)
 				{

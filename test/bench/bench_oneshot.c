@@ -25,7 +25,11 @@
  *
  * Options (all optional):
  *	 --seeds N  --n N  --rows "d:K:eps,..."
- *	 --sum-share X  --n-share X  --grid-scale X  --threshold X  --restarts N
+ *	 --sum-share X  --n-share X  --grid-scale X  --threshold X
+ *	 --restarts N     k-means restarts of EVERY method (default 20, the
+ *					  dp_kmeans default)
+ *	 --seed-base N    data seeds N .. N + seeds - 1 (default 100: the
+ *					  defaults were tuned on seeds 0-9)
  *	 --no-baselines   skip B and C (faster tuning runs)
  *	 --threshold-log X  threshold_sigmas set per row to X (ln cells)/sqrt 2,
  *					  cells predicted from the true N (tuning only: values of
@@ -84,6 +88,7 @@ typedef struct Options
 	double		grid_scale;
 	double		threshold;
 	int			restarts;
+	int			seed_base;		/* first data seed (tuning used 0-9) */
 	const char *ref_cache;
 	double		threshold_log;	/* > 0: threshold as a multiple of b ln(cells) */
 } Options;
@@ -161,7 +166,7 @@ usage(void)
 	fprintf(stderr,
 			"usage: bench_oneshot [--seeds N] [--n N] [--rows \"d:K:eps,...\"]\n"
 			"       [--sum-share X] [--n-share X] [--grid-scale X] [--threshold X]\n"
-			"       [--restarts N] [--no-baselines] [--ref-cache FILE]\n"
+			"       [--restarts N] [--seed-base N] [--no-baselines] [--ref-cache FILE]\n"
 			"       [--threshold-log X]\n");
 	exit(2);
 }
@@ -229,7 +234,8 @@ main(int argc, char **argv)
 	opt.n_share = NAN;
 	opt.grid_scale = NAN;
 	opt.threshold = NAN;
-	opt.restarts = -1;
+	opt.restarts = 20;
+	opt.seed_base = BENCH_SEED_BASE;
 	opt.ref_cache = NULL;
 	opt.threshold_log = NAN;
 
@@ -251,6 +257,8 @@ main(int argc, char **argv)
 			opt.threshold = atof(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--restarts") == 0)
 			opt.restarts = atoi(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--seed-base") == 0)
+			opt.seed_base = atoi(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--rows") == 0)
 			nrows = parse_rows(arg_value(argc, argv, &i), rows);
 		else if (strcmp(a, "--threshold-log") == 0)
@@ -262,7 +270,7 @@ main(int argc, char **argv)
 		else
 			usage();
 	}
-	if (opt.seeds < 1 || opt.n < 1 || opt.n > 2000000000)
+	if (opt.seeds < 1 || opt.restarts < 1 || opt.seed_base < 0 || opt.n < 1 || opt.n > 2000000000)
 		usage();
 	if (nrows == 0)
 		nrows = default_rows(rows);
@@ -281,8 +289,10 @@ main(int argc, char **argv)
 		def.threshold_sigmas = opt.threshold;
 	if (opt.restarts > 0)
 		def.restarts = opt.restarts;
-	printf("# bench_oneshot: N=%zu seeds=%d box=[0,100]^d, mixture: centres uniform, "
-		   "separation>=15, sd in [2,6]\n", opt.n, opt.seeds);
+	printf("# bench_oneshot: N=%zu seeds %d-%d (disjoint from the tuning seeds 0-9) "
+		   "box=[0,100]^d, mixture: centres uniform, separation>=15, sd in [2,6]; every "
+		   "method %d k-means restarts\n", opt.n, opt.seed_base,
+		   opt.seed_base + opt.seeds - 1, opt.restarts);
 	printf("# A config: n_share=%g sum_share=%g grid_scale=%g threshold_sigmas=%g "
 		   "max_cells=%g restarts=%d max_iter=%d\n",
 		   def.n_share, def.sum_share, def.grid_scale, def.threshold_sigmas,
@@ -306,7 +316,7 @@ main(int argc, char **argv)
 			continue;
 
 		/* Rows sharing (d, K) share their datasets and reference costs. */
-		for (seed = 0; seed < opt.seeds; seed++)
+		for (seed = opt.seed_base; seed < opt.seed_base + opt.seeds; seed++)
 		{
 			MixSpec		sp = mix_default_spec(rows[r].d, rows[r].k, opt.n);
 			MixData		mx;
@@ -356,9 +366,9 @@ main(int argc, char **argv)
 				if (opt.baselines)
 				{
 					cb = bench_plain_grid(&mx, &box, row->eps, seed, DPK_RULE_RUGNIK,
-									METHOD_B, &row->m_b) / cost_opt;
+									METHOD_B, opt.restarts, &row->m_b) / cost_opt;
 					cc = bench_plain_grid(&mx, &box, row->eps, seed, DPK_RULE_EUGKM,
-									METHOD_C, &row->m_c) / cost_opt;
+									METHOD_C, opt.restarts, &row->m_c) / cost_opt;
 				}
 				if (row->nseeds == 0)
 				{

@@ -11,6 +11,9 @@
  *	 - standard deviation of cluster j uniform in [sd_lo, sd_hi];
  *	 - mixing weights uniform in [w_lo, w_hi], normalised to sum 1;
  *	 - every point draws its cluster from the weights, then its coordinates.
+ * A skewed mixture (mix_skewed_spec) instead has Zipf weights (cluster j of
+ * K weighs (j + 1)^-s), log-normal per-cluster scales and Student-t
+ * coordinates (heavy tails); the default mixture draws exactly as before.
  * Points are left as generated: some fall outside the box, and the pipeline
  * under test is expected to clamp them.  The same (spec, seed) always gives
  * the same bytes.
@@ -104,6 +107,11 @@ typedef struct MixSpec
 				sd_hi;			/* per-cluster standard deviation range */
 	double		w_lo,
 				w_hi;			/* un-normalised weight range */
+	double		zipf;			/* > 0: weight of cluster j is (j + 1)^-zipf */
+	double		sd_logsd;		/* > 0: scale log-normal, median sqrt(sd_lo
+								 * sd_hi), this log-sd, clipped to the range */
+	int			tail_df;		/* > 0: Student-t coordinates with this many
+								 * degrees of freedom (times the scale) */
 } MixSpec;
 
 /* The benchmark's default mixture: [0,100]^d, separation 15, sd in [2,6]. */
@@ -122,7 +130,49 @@ mix_default_spec(int d, int k, size_t n)
 	sp.sd_hi = 6.0;
 	sp.w_lo = 0.5;
 	sp.w_hi = 1.5;
+	sp.zipf = 0.0;
+	sp.sd_logsd = 0.0;
+	sp.tail_df = 0;
 	return sp;
+}
+
+/*
+ * The skewed mixture: centres in [10,90]^d at least 25 apart, Zipf weights
+ * with exponent 2 (K = 6: 61 % down to 1.7 %), scales log-normal around 3
+ * (log-sd 0.5, within [1, 9]) and Student-t coordinates with 3 degrees of
+ * freedom.
+ */
+static inline MixSpec
+mix_skewed_spec(int d, int k, size_t n)
+{
+	MixSpec		sp = mix_default_spec(d, k, n);
+
+	sp.lo = 10.0;
+	sp.hi = 90.0;
+	sp.min_sep = 25.0;
+	sp.sd_lo = 1.0;
+	sp.sd_hi = 9.0;
+	sp.zipf = 2.0;
+	sp.sd_logsd = 0.5;
+	sp.tail_df = 3;
+	return sp;
+}
+
+/* Student-t with df degrees of freedom: a normal over sqrt(chi2_df / df). */
+static inline double
+mix_rng_student(MixRng *r, int df)
+{
+	double		z = mix_rng_normal(r),
+				chi2 = 0.0;
+	int			i;
+
+	for (i = 0; i < df; i++)
+	{
+		double		g = mix_rng_normal(r);
+
+		chi2 += g * g;
+	}
+	return z / sqrt(chi2 / df);
 }
 
 typedef struct MixData
@@ -210,8 +260,19 @@ mix_generate(const MixSpec *sp, uint64_t seed, MixData *out)
 	mix_draw_centers(sp, &r, out->centers);
 	for (j = 0; j < k; j++)
 	{
-		out->sd[j] = sp->sd_lo + (sp->sd_hi - sp->sd_lo) * mix_rng_uniform(&r);
-		out->weights[j] = sp->w_lo + (sp->w_hi - sp->w_lo) * mix_rng_uniform(&r);
+		if (sp->sd_logsd > 0.0)
+		{
+			double		v = sqrt(sp->sd_lo * sp->sd_hi) *
+				exp(sp->sd_logsd * mix_rng_normal(&r));
+
+			out->sd[j] = v < sp->sd_lo ? sp->sd_lo : (v > sp->sd_hi ? sp->sd_hi : v);
+		}
+		else
+			out->sd[j] = sp->sd_lo + (sp->sd_hi - sp->sd_lo) * mix_rng_uniform(&r);
+		if (sp->zipf > 0.0)
+			out->weights[j] = pow(j + 1.0, -sp->zipf);
+		else
+			out->weights[j] = sp->w_lo + (sp->w_hi - sp->w_lo) * mix_rng_uniform(&r);
 		total += out->weights[j];
 	}
 	for (j = 0; j < k; j++)
@@ -233,7 +294,8 @@ mix_generate(const MixSpec *sp, uint64_t seed, MixData *out)
 		out->labels[i] = j;
 		c = out->centers + (size_t) j * d;
 		for (t = 0; t < d; t++)
-			x[t] = c[t] + out->sd[j] * mix_rng_normal(&r);
+			x[t] = c[t] + out->sd[j] * (sp->tail_df > 0 ? mix_rng_student(&r, sp->tail_df)
+										: mix_rng_normal(&r));
 	}
 	free(cum);
 }

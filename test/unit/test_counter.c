@@ -11,6 +11,36 @@
 #include "noise.h"
 #include "unit.h"
 
+/*
+ * One tree node's noise re-derived from the nonce layout of counter.c's
+ * node_nonce (level, node height, node index LE, cell id LE in 6 bytes):
+ * the count's discrete Laplace draw, then the sums' vector draw.  Adds
+ * sign times it to out[0..d].
+ */
+static void
+ref_node_noise(DpkStream *s, const uint8_t key[DPK_KEY_BYTES], int level, uint64_t cell,
+			   int node_level, uint32_t node_index, int d, DpkScale cs, DpkScale ss,
+			   bool sums, int sign, int64_t *out)
+{
+	uint8_t		nonce[DPK_NONCE_BYTES];
+	int			i;
+
+	nonce[0] = (uint8_t) level;
+	nonce[1] = (uint8_t) node_level;
+	for (i = 0; i < 4; i++)
+		nonce[2 + i] = (uint8_t) (node_index >> (8 * i));
+	for (i = 0; i < 6; i++)
+		nonce[6 + i] = (uint8_t) (cell >> (8 * i));
+	if (!dpk_stream_reseed(s, key, nonce))
+	{
+		fprintf(stderr, "test_counter: cannot reseed a stream\n");
+		exit(1);
+	}
+	out[0] += sign * dpk_discrete_laplace(s, cs);
+	if (sums)
+		dpk_vector_noise(s, ss, d, sign, out + 1);
+}
+
 int
 main(void)
 {
@@ -107,22 +137,102 @@ main(void)
 		CHECK(memcmp(a, b, sizeof(a)) == 0, "same node, same noise after reopening");
 		dpk_cell_noise(&s, key2, 5, 12345, 700, 3, cs, ss, DPK_SUMS_VECTOR, c);
 		CHECK(memcmp(a, c, sizeof(a)) != 0, "another key, other noise");
+	}
+
+	/*
+	 * Releases share their tree nodes' noise.  ref_node_noise re-derives one
+	 * node's noise from the nonce layout documented in counter.c, apart from
+	 * dpk_cell_noise; every release must be the signed sum of those nodes,
+	 * so two releases that share a node carry the same noise for it (a node
+	 * drawn afresh per release, e.g. with t in its nonce, fails here).
+	 */
+	{
+		DpkScale	cs = dpk_scale_from_double(22.0),
+					ss = dpk_scale_from_double(45056.0);
+		int64_t		r4[4],
+					r5[4],
+					r1023[4],
+					r1024[4],
+					nd[4];
+		int			j,
+					same = 0,
+					cells_checked = 0;
+		uint32_t	tt;
+		bool		eq;
+
+		/* release 5 = (0,4] + (4,5], release 4 = (0,4]: their difference is (4,5] */
+		dpk_cell_noise(&s, key, 5, 12345, 4, 3, cs, ss, DPK_SUMS_VECTOR, r4);
+		dpk_cell_noise(&s, key, 5, 12345, 5, 3, cs, ss, DPK_SUMS_VECTOR, r5);
+		memset(nd, 0, sizeof(nd));
+		ref_node_noise(&s, key, 5, 12345, 0, 5, 3, cs, ss, true, 1, nd);
+		eq = true;
+		for (j = 0; j < 4; j++)
+			eq = eq && r5[j] - r4[j] == nd[j];
+		CHECK(eq, "release 5 - release 4 = node (4,5]'s noise, count and sums");
+		memset(nd, 0, sizeof(nd));
+		ref_node_noise(&s, key, 5, 12345, 2, 1, 3, cs, ss, true, 1, nd);
+		CHECK(memcmp(r4, nd, sizeof(nd)) == 0, "release 4 = node (0,4]'s noise");
+
+		/* 1023 = (0,1024] - (1023,1024]: release 1024 - release 1023 is that node */
+		dpk_cell_noise(&s, key, 2, 7, 1023, 3, cs, ss, DPK_SUMS_VECTOR, r1023);
+		dpk_cell_noise(&s, key, 2, 7, 1024, 3, cs, ss, DPK_SUMS_VECTOR, r1024);
+		memset(nd, 0, sizeof(nd));
+		ref_node_noise(&s, key, 2, 7, 0, 1024, 3, cs, ss, true, 1, nd);
+		eq = true;
+		for (j = 0; j < 4; j++)
+			eq = eq && r1024[j] - r1023[j] == nd[j];
+		CHECK(eq, "release 1024 - release 1023 = node (1023,1024]'s noise");
+
+		/* Every release 1..2048 of several cells is the signed sum of its nodes. */
+		bad = 0;
+		for (tt = 1; tt <= 2048; tt++)
+		{
+			int64_t		rel[4],
+						sum[4] = {0, 0, 0, 0};
+			int			lv[34],
+						sg[34];
+			uint32_t	ix[34];
+			int			n = dpk_tree_decompose(tt, lv, ix, sg),
+						a;
+			uint64_t	cell = (uint64_t) (tt % 7) * 1000003 + 11;
+
+			dpk_cell_noise(&s, key, 3, cell, tt, 3, cs, ss, DPK_SUMS_VECTOR, rel);
+			for (a = 0; a < n; a++)
+				ref_node_noise(&s, key, 3, cell, lv[a], ix[a], 3, cs, ss, true, sg[a], sum);
+			if (memcmp(rel, sum, sizeof(sum)) != 0)
+				bad++;
+			/* the count alone (no sums drawn) is the same first draw of each node */
+			dpk_cell_noise(&s, key, 3, cell, tt, 0, cs, ss, DPK_SUMS_NONE, rel);
+			if (rel[0] != sum[0])
+				bad++;
+		}
+		CHECK(bad == 0, "%d releases differ from the signed sum of their nodes' noise", bad);
 
 		/*
-		 * Releases share nodes: 1024 = [1,1024] and 1023 = [1,1024] - [1024],
-		 * so noise(1023) - noise(1024) is minus the noise of node [1024].
+		 * Distinct nodes, cells and levels get unrelated noise: node (4,5]
+		 * and node (5,6] agree about as often as two independent draws.
 		 */
+		for (j = 0; j < 2000; j++)
 		{
-			int64_t		n1023[1],
-						n1024[1],
-						n1[1];
+			int64_t		a5[1] = {0},
+						a6[1] = {0};
 
-			dpk_cell_noise(&s, key, 2, 7, 1023, 0, cs, ss, DPK_SUMS_NONE, n1023);
-			dpk_cell_noise(&s, key, 2, 7, 1024, 0, cs, ss, DPK_SUMS_NONE, n1024);
-			dpk_cell_noise(&s, key, 2, 7, 1, 0, cs, ss, DPK_SUMS_NONE, n1);
-			CHECK(n1023[0] != n1024[0] || n1024[0] == 0, "different releases differ");
-			(void) n1;
+			ref_node_noise(&s, key, 4, (uint64_t) j, 0, 5, 0, cs, ss, false, 1, a5);
+			ref_node_noise(&s, key, 4, (uint64_t) j, 0, 6, 0, cs, ss, false, 1, a6);
+			same += a5[0] == a6[0];
+			cells_checked++;
 		}
+		/* P[two independent draws of scale 22 agree] = tanh(1/44) ~ 0.023 */
+		CHECK(same < cells_checked / 10, "neighbouring nodes agree in %d of %d cells",
+			  same, cells_checked);
+		dpk_cell_noise(&s, key, 4, 12345, 5, 3, cs, ss, DPK_SUMS_VECTOR, nd);
+		CHECK(memcmp(nd, r5, sizeof(nd)) != 0, "another level, other noise");
+		dpk_cell_noise(&s, key, 5, 12346, 5, 3, cs, ss, DPK_SUMS_VECTOR, nd);
+		CHECK(memcmp(nd, r5, sizeof(nd)) != 0, "another cell, other noise");
+		dpk_cell_noise(&s, key2, 5, 12345, 5, 3, cs, ss, DPK_SUMS_VECTOR, nd);
+		CHECK(memcmp(nd, r5, sizeof(nd)) != 0, "another key, other noise for release 5");
+		dpk_cell_noise(&s, key, 5, 12345, 5, 3, cs, ss, DPK_SUMS_VECTOR, nd);
+		CHECK(memcmp(nd, r5, sizeof(nd)) == 0, "release 5 re-derived: identical noise");
 	}
 
 	/* The measured per-counter error over many cells matches its formula. */

@@ -1,0 +1,98 @@
+# ci-lib.sh: counting of test results for scripts/ci.sh (sourced, bash).
+#
+# Every step adds to the globals ci_passed and ci_failed.  A step counts as
+# failed when its exit status is non-zero even if its output looks fine, and
+# a test program that prints no "NAME: N passed, M failed" summary counts at
+# least one failure: a crash before the summary must never vanish.
+
+ci_passed=${ci_passed:-0}
+ci_failed=${ci_failed:-0}
+ci_log=${ci_log:-$(mktemp -d /tmp/dpkmeans-ci.XXXXXX)}
+
+# Print a step banner.
+ci_step() {
+	echo "== $*"
+}
+
+# The "N M" of the last "NAME: N passed, M failed" line of a log, or nothing.
+ci_summary() {
+	local name=$1 log=$2
+	sed -n "s/^${name}: \([0-9]\+\) passed, \([0-9]\+\) failed\$/\1 \2/p" "$log" | tail -n 1
+}
+
+# Count one test program's run from its exit status and log: its summary's
+# passed and failed, and at least one failure when the status is non-zero
+# or the summary is missing.
+ci_count_run() {
+	local name=$1 rc=$2 log=$3 p=0 f=0 sum
+	sum=$(ci_summary "$name" "$log")
+	if [ -n "$sum" ]; then
+		read -r p f <<<"$sum"
+	fi
+	if [ -z "$sum" ]; then
+		echo "ci: $name printed no summary line (exit status $rc): counted as failed"
+		[ "$f" -eq 0 ] && f=1
+	elif [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		echo "ci: $name exited with status $rc after reporting 0 failed: counted as failed"
+		f=1
+	fi
+	ci_passed=$((ci_passed + p))
+	ci_failed=$((ci_failed + f))
+}
+
+# Build and run every unit-test program (test/unit/test_*.c) on its own;
+# each is counted by ci_count_run, a build failure as one failure.
+ci_unit_tests() {
+	local src name bin rc
+	for src in test/unit/test_*.c; do
+		[ -e "$src" ] || continue
+		name=$(basename "$src" .c)
+		bin=test/unit/bin/$name
+		if ! make -s "$bin" >"$ci_log/build-$name" 2>&1; then
+			cat "$ci_log/build-$name"
+			echo "ci: $name does not build: counted as failed"
+			ci_failed=$((ci_failed + 1))
+			continue
+		fi
+		OPENBLAS_NUM_THREADS=1 "./$bin" >"$ci_log/unit-$name" 2>&1
+		rc=$?
+		cat "$ci_log/unit-$name"
+		ci_count_run "$name" "$rc" "$ci_log/unit-$name"
+	done
+}
+
+# The statistical privacy test (quick mode), counted like a unit test.
+ci_privacy_test() {
+	local rc
+	make -s privacy-quick >"$ci_log/privacy" 2>&1
+	rc=$?
+	cat "$ci_log/privacy"
+	ci_count_run privacy_test "$rc" "$ci_log/privacy"
+}
+
+# The privacy test against a deliberately weakened mechanism must FAIL: one
+# pass when it exits non-zero with failed checks in its summary, one failure
+# otherwise (it passed, crashed or printed no summary).
+ci_privacy_weakened() {
+	local weaken=$1 rc sum p f
+	DPK_PRIVACY_WEAKEN=$weaken make -s privacy-quick >"$ci_log/privacy-weak$weaken" 2>&1
+	rc=$?
+	grep -E '^privacy_test:|FAIL' "$ci_log/privacy-weak$weaken" | tail -n 12
+	sum=$(ci_summary privacy_test "$ci_log/privacy-weak$weaken")
+	p=0
+	f=0
+	[ -n "$sum" ] && read -r p f <<<"$sum"
+	if [ "$rc" -ne 0 ] && [ -n "$sum" ] && [ "$f" -gt 0 ]; then
+		echo "ci: weakened mode $weaken detected ($f failed checks, exit status $rc): passed"
+		ci_passed=$((ci_passed + 1))
+	else
+		echo "ci: weakened mode $weaken NOT detected (exit status $rc, summary '${sum:-none}'): failed"
+		ci_failed=$((ci_failed + 1))
+	fi
+}
+
+# The final line.
+ci_report() {
+	echo "ci: $ci_passed passed, $ci_failed failed"
+	[ "$ci_failed" -eq 0 ]
+}
