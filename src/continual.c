@@ -678,3 +678,72 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 	dpk_free(cent);
 	dpk_free(sizes);
 }
+
+/*
+ * The projected histogram of copy 0 at `level` (<= the counted level): noisy
+ * counts and original-space sums of the counted cells summed into the
+ * coarser cells (see continual.h).
+ */
+void
+dpk_live_projected_level(const DpkLiveConfig *cfg, const DpkCellMap *noisy, int level,
+						 double *count, double *sum)
+{
+	int			shift = cfg->level - level;
+	int			dhat = cfg->dhat,
+				d = cfg->d,
+				j;
+	uint64_t	m = (uint64_t) 1 << level;
+	uint64_t	ncells = (uint64_t) llround(pow((double) m, dhat));
+	int64_t    *fidx = dpk_alloc(dhat * sizeof(int64_t));
+	size_t		pos = 0;
+	uint64_t	cell;
+	const int64_t *v;
+
+	memset(count, 0, ncells * sizeof(double));
+	memset(sum, 0, ncells * d * sizeof(double));
+	while (dpk_cellmap_next(noisy, &pos, &cell, &v))
+	{
+		uint64_t	coarse = 0;
+
+		if (cell >= dpk_live_copy_cells(cfg))
+			continue;			/* other copies and the norm counter */
+		dpk_grid_cell_coords(dhat, 1 << cfg->level, cell, fidx);
+		for (j = 0; j < dhat; j++)
+			coarse = coarse * m + (uint64_t) (fidx[j] >> shift);
+		count[coarse] += (double) v[0];
+		for (j = 0; j < d; j++)
+			sum[coarse * d + j] += (double) v[1 + j];
+	}
+	dpk_free(fidx);
+}
+
+/*
+ * The lifted centre of projected cell `cell` at `level` (see continual.h):
+ * where the noisy count is at least 1, the noisy mean of its points in the
+ * original space, sum / (count U) around the box centre, clamped to the box;
+ * else the cell's projected centre mapped back by the projection's transpose.
+ */
+void
+dpk_live_projected_cell_centre(const DpkLiveConfig *cfg, const DpkProjection *proj,
+							   int level, uint64_t cell, double count, const double *sum,
+							   double *u)
+{
+	int			dhat = cfg->dhat,
+				j;
+	int			m = 1 << level;
+	int64_t    *idx = dpk_alloc(dhat * sizeof(int64_t));
+	double	   *t = dpk_alloc(dhat * sizeof(double));
+
+	if (count >= 1.0)
+		for (j = 0; j < cfg->d; j++)
+			u[j] = fmin(1.0, fmax(0.0, 0.5 + sum[j] / (DPK_LIFT_UNITS * count)));
+	else
+	{
+		dpk_grid_cell_coords(dhat, m, cell, idx);
+		for (j = 0; j < dhat; j++)
+			t[j] = (idx[j] + 0.5) / m;
+		dpk_project_back(proj, t, u);
+	}
+	dpk_free(idx);
+	dpk_free(t);
+}

@@ -175,4 +175,23 @@ void		dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 									   double sumnorm, uint32_t t, uint64_t seed,
 									   DpkLiveRelease *rel);
 
+/*
+ * dp_histogram of a projected table: copy 0's noisy counts and original-space
+ * sums summed from the counted level up to `level`, into count (m^dhat cells,
+ * m = 2^level) and sum (m^dhat * d).
+ */
+void		dpk_live_projected_level(const DpkLiveConfig *cfg, const DpkCellMap *noisy,
+									 int level, double *count, double *sum);
+
+struct DpkProjection;
+
+/*
+ * The lifted centre u (normalized to [0,1]^d) of projected cell `cell` at
+ * `level` from its noisy count and sums; proj is copy 0's projection.
+ */
+void		dpk_live_projected_cell_centre(const DpkLiveConfig *cfg,
+										   const struct DpkProjection *proj, int level,
+										   uint64_t cell, double count, const double *sum,
+										   double *u);
+
 #endif

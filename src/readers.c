@@ -129,26 +129,118 @@ dp_cost_curve(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
+/* One dp_histogram row: level, cell coordinates, centre in data units, count. */
+static void
+histogram_row(ReturnSetInfo *rsinfo, const DpkTracked *tr, int level, int ncoords,
+			  const int64_t *idx, const double *ctr, double count)
+{
+	Datum		out[4];
+	bool		nulls[4] = {false, false, false, false};
+	Datum	   *cellv = palloc(ncoords * sizeof(Datum));
+	int			j;
+
+	for (j = 0; j < ncoords; j++)
+		cellv[j] = Int32GetDatum((int32) idx[j]);
+	out[0] = Int32GetDatum(level);
+	out[1] = PointerGetDatum(construct_array(cellv, ncoords, INT4OID, 4, true, TYPALIGN_INT));
+	out[2] = make_float8_array(ctr, tr->d);
+	out[3] = Float8GetDatum(count);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, out, nulls);
+	pfree(cellv);
+}
+
+/*
+ * A projected table's histogram: the cells of copy 0 in the projected space
+ * at `level`, each with its lifted centre in the original space.
+ */
+static void
+histogram_projected(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkCellMap *noisy,
+					int level)
+{
+	DpkLiveConfig cfg;
+	DpkProjection proj;
+	int			m = 1 << level;
+	uint64		ncells = (uint64) llround(pow((double) m, tr->dhat));
+	double	   *cnt = palloc_extended(ncells * sizeof(double), MCXT_ALLOC_HUGE);
+	double	   *sums = palloc_extended(ncells * tr->d * sizeof(double), MCXT_ALLOC_HUGE);
+	double	   *u = palloc(tr->d * sizeof(double));
+	double	   *ctr = palloc(tr->d * sizeof(double));
+	int64_t    *idx = palloc(tr->dhat * sizeof(int64_t));
+	uint64		c;
+	int			j;
+
+	dpk_tracked_config(tr, &cfg);
+	dpk_projection_init(&proj, tr->d, tr->dhat, dpk_projection_copy_seed(tr->proj_seed, 0),
+						DPK_LIVE_HALF_WIDTH);
+	dpk_live_projected_level(&cfg, noisy, level, cnt, sums);
+	for (c = 0; c < ncells; c++)
+	{
+		dpk_grid_cell_coords(tr->dhat, m, c, idx);
+		dpk_live_projected_cell_centre(&cfg, &proj, level, c, cnt[c], sums + c * tr->d, u);
+		for (j = 0; j < tr->d; j++)
+			ctr[j] = tr->lower[j] + u[j] * (tr->upper[j] - tr->lower[j]);
+		histogram_row(rsinfo, tr, level, tr->dhat, idx, ctr, cnt[c]);
+		if ((c & 4095) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	dpk_projection_free(&proj);
+}
+
+/* A low-d table's histogram at `level`: the counted level summed up to it. */
+static void
+histogram_grid(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkCellMap *noisy,
+			   int level)
+{
+	DpkDenseHist fine,
+				coarse;
+	const DpkDenseHist *h = &fine;
+	size_t		pos = 0;
+	uint64_t	cell;
+	const int64_t *v;
+	int64_t    *idx = palloc(tr->d * sizeof(int64_t));
+	double	   *ctr = palloc(tr->d * sizeof(double));
+	uint64		c;
+	int			j;
+
+	dpk_hist_init(&fine, tr->d, 1 << tr->level, tr->sum_share > 0.0);
+	while (dpk_cellmap_next(noisy, &pos, &cell, &v))
+		if (cell < fine.ncells)
+		{
+			fine.count[cell] = v[0];
+			if (fine.sum)
+				for (j = 0; j < tr->d; j++)
+					fine.sum[cell * tr->d + j] = v[1 + j];
+		}
+	if (level < tr->level)
+	{
+		dpk_live_aggregate(&fine, tr->level, level, &coarse);
+		h = &coarse;
+	}
+	for (c = 0; c < h->ncells; c++)
+	{
+		dpk_grid_cell_coords(tr->d, h->m, c, idx);
+		for (j = 0; j < tr->d; j++)
+			ctr[j] = tr->lower[j] + (idx[j] + 0.5) * (tr->upper[j] - tr->lower[j]) / h->m;
+		histogram_row(rsinfo, tr, level, tr->d, idx, ctr, (double) h->count[c]);
+		if ((c & 4095) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/* dp_histogram(tbl, level): the latest noisy histogram at a level. */
 PG_FUNCTION_INFO_V1(dp_histogram);
 Datum
 dp_histogram(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Oid			relid;
+	Oid			relid = dpk_pg_table_arg(fcinfo);
 	DpkTracked	tr;
 	DpkOwnerSwitch sw;
 	int			level = -1,
 				stored_level;
 	DpkCellMap	noisy;
-	DpkDenseHist fine,
-				coarse;
-	const DpkDenseHist *h;
-	uint64		c;
-	int			j;
-	int64_t    *idx;
 	MemoryContext callerctx = CurrentMemoryContext;
 
-	relid = dpk_pg_table_arg(fcinfo);
 	InitMaterializedSRF(fcinfo, 0);
 	dpk_reader_begin(relid, false, callerctx, &tr, &sw);
 	if (!PG_ARGISNULL(1))
@@ -168,124 +260,9 @@ dp_histogram(PG_FUNCTION_ARGS)
 	dpk_store_end(&sw);
 
 	if (tr.dhat > 0)
-	{
-		/*
-		 * Projected: the cells of copy 0 in the projected space, counts
-		 * summed up to the level asked, each with its lifted centre (the
-		 * noisy mean of its points in the original space).
-		 */
-		DpkLiveConfig cfg;
-		DpkProjection proj;
-		int			shift = tr.level - level;
-		int			m = 1 << level;
-		uint64		ncells = (uint64) llround(pow((double) m, tr.dhat));
-		double	   *cnt,
-				   *sums,
-				   *u = palloc(tr.d * sizeof(double)),
-				   *tt = palloc(tr.dhat * sizeof(double)),
-				   *ctr = palloc(tr.d * sizeof(double));
-		int64_t    *fidx = palloc(tr.dhat * sizeof(int64_t));
-		size_t		pos = 0;
-		uint64_t	cell;
-		const int64_t *v;
-
-		dpk_tracked_config(&tr, &cfg);
-		dpk_projection_init(&proj, tr.d, tr.dhat, dpk_projection_copy_seed(tr.proj_seed, 0),
-							DPK_LIVE_HALF_WIDTH);
-		cnt = palloc_extended(ncells * sizeof(double), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-		sums = palloc_extended(ncells * tr.d * sizeof(double), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-		while (dpk_cellmap_next(&noisy, &pos, &cell, &v))
-		{
-			uint64		coarse = 0;
-
-			if (cell >= dpk_live_copy_cells(&cfg))
-				continue;		/* other copies */
-			dpk_grid_cell_coords(tr.dhat, 1 << tr.level, cell, fidx);
-			for (j = 0; j < tr.dhat; j++)
-				coarse = coarse * m + (uint64) (fidx[j] >> shift);
-			cnt[coarse] += (double) v[0];
-			for (j = 0; j < tr.d; j++)
-				sums[coarse * tr.d + j] += (double) v[1 + j];
-		}
-		idx = palloc(tr.dhat * sizeof(int64_t));
-		for (c = 0; c < ncells; c++)
-		{
-			Datum		out[4];
-			bool		nulls[4] = {false, false, false, false};
-			Datum	   *cellv = palloc(tr.dhat * sizeof(Datum));
-
-			dpk_grid_cell_coords(tr.dhat, m, c, idx);
-			for (j = 0; j < tr.dhat; j++)
-			{
-				cellv[j] = Int32GetDatum((int32) idx[j]);
-				tt[j] = (idx[j] + 0.5) / m;
-			}
-			if (cnt[c] >= 1.0)
-				for (j = 0; j < tr.d; j++)
-					u[j] = fmin(1.0, fmax(0.0, 0.5 + sums[c * tr.d + j] / (DPK_LIFT_UNITS * cnt[c])));
-			else
-				dpk_project_back(&proj, tt, u);
-			for (j = 0; j < tr.d; j++)
-				ctr[j] = tr.lower[j] + u[j] * (tr.upper[j] - tr.lower[j]);
-			out[0] = Int32GetDatum(level);
-			out[1] = PointerGetDatum(construct_array(cellv, tr.dhat, INT4OID, 4, true, TYPALIGN_INT));
-			out[2] = make_float8_array(ctr, tr.d);
-			out[3] = Float8GetDatum(cnt[c]);
-			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, out, nulls);
-			pfree(cellv);
-			if ((c & 4095) == 0)
-				CHECK_FOR_INTERRUPTS();
-		}
-		dpk_projection_free(&proj);
-		return (Datum) 0;
-	}
-
-	/* Rebuild the dense counted level and sum it up to the level asked. */
-	dpk_hist_init(&fine, tr.d, 1 << tr.level, tr.sum_share > 0.0);
-	{
-		size_t		pos = 0;
-		uint64_t	cell;
-		const int64_t *v;
-
-		while (dpk_cellmap_next(&noisy, &pos, &cell, &v))
-			if (cell < fine.ncells)
-			{
-				fine.count[cell] = v[0];
-				if (fine.sum)
-					for (j = 0; j < tr.d; j++)
-						fine.sum[cell * tr.d + j] = v[1 + j];
-			}
-	}
-	h = &fine;
-	if (level < tr.level)
-	{
-		dpk_live_aggregate(&fine, tr.level, level, &coarse);
-		h = &coarse;
-	}
-	idx = palloc(tr.d * sizeof(int64_t));
-	for (c = 0; c < h->ncells; c++)
-	{
-		Datum		out[4];
-		bool		nulls[4] = {false, false, false, false};
-		Datum	   *cellv = palloc(tr.d * sizeof(Datum));
-		double	   *ctr = palloc(tr.d * sizeof(double));
-
-		dpk_grid_cell_coords(tr.d, h->m, c, idx);
-		for (j = 0; j < tr.d; j++)
-		{
-			cellv[j] = Int32GetDatum((int32) idx[j]);
-			ctr[j] = tr.lower[j] + (idx[j] + 0.5) * (tr.upper[j] - tr.lower[j]) / h->m;
-		}
-		out[0] = Int32GetDatum(level);
-		out[1] = PointerGetDatum(construct_array(cellv, tr.d, INT4OID, 4, true, TYPALIGN_INT));
-		out[2] = make_float8_array(ctr, tr.d);
-		out[3] = Float8GetDatum((double) h->count[c]);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, out, nulls);
-		pfree(cellv);
-		pfree(ctr);
-		if ((c & 4095) == 0)
-			CHECK_FOR_INTERRUPTS();
-	}
+		histogram_projected(rsinfo, &tr, &noisy, level);
+	else
+		histogram_grid(rsinfo, &tr, &noisy, level);
 	return (Datum) 0;
 }
 

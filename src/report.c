@@ -30,103 +30,102 @@ report_row(ReturnSetInfo *rsinfo, const char *item, const char *value)
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, out, nulls);
 }
 
-/* dp_privacy_report(tbl): the accounting of an attached table, for an auditor. */
-PG_FUNCTION_INFO_V1(dp_privacy_report);
-Datum
-dp_privacy_report(PG_FUNCTION_ARGS)
+/* Rows on the guarantee, the epsilon split, levels and copies. */
+static void
+report_budget(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *cfg)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Oid			relid;
-	DpkTracked	tr;
-	DpkOwnerSwitch sw;
-	DpkLiveConfig cfg;
-	char	   *readers;
-	DpkScale	cs,
-				ss;
-	int			h;
-	char	   *units;
+	Oid			relid = tr->relid;
 
-	relid = dpk_pg_table_arg(fcinfo);
-	InitMaterializedSRF(fcinfo, 0);
-	dpk_reader_begin(relid, false, CurrentMemoryContext, &tr, &sw);
-	readers = dpk_store_reader_names(relid);
-	dpk_store_end(&sw);
-
-	dpk_tracked_config(&tr, &cfg);
-	cs = dpk_live_count_scale(&cfg);
-	ss = dpk_live_sum_scale(&cfg);
-	h = dpk_tree_height((uint32_t) tr.horizon);
 	report_row(rsinfo, "table", get_rel_name(relid) ? get_rel_name(relid) : "?");
-	report_row(rsinfo, "tracked columns", tr.columns);
+	report_row(rsinfo, "tracked columns", tr->columns);
 	report_row(rsinfo, "unit of privacy",
 			   "one row version: an insertion at one release and possibly its later deletion (event-level, continual observation)");
-	report_row(rsinfo, "guarantee", psprintf("pure epsilon-DP, epsilon = %g, over every release ever made", tr.epsilon));
-	report_row(rsinfo, "mode", tr.insert_only ? "insert_only (DELETE, UPDATE of tracked columns and TRUNCATE refused)"
+	report_row(rsinfo, "guarantee", psprintf("pure epsilon-DP, epsilon = %g, over every release ever made", tr->epsilon));
+	report_row(rsinfo, "mode", tr->insert_only ? "insert_only (DELETE, UPDATE of tracked columns and TRUNCATE refused)"
 			   : "insert_delete (UPDATE = delete + insert, TRUNCATE = delete of every row)");
 	report_row(rsinfo, "epsilon on counts",
-			   psprintf("%g", tr.epsilon * (1.0 - tr.sum_share - tr.norm_share)));
-	report_row(rsinfo, tr.dhat > 0 ? "epsilon on the lifting sums" : "epsilon on in-cell coordinate sums",
-			   psprintf("%g", tr.epsilon * tr.sum_share));
+			   psprintf("%g", tr->epsilon * (1.0 - tr->sum_share - tr->norm_share)));
+	report_row(rsinfo, tr->dhat > 0 ? "epsilon on the lifting sums" : "epsilon on in-cell coordinate sums",
+			   psprintf("%g", tr->epsilon * tr->sum_share));
 	report_row(rsinfo, "levels with counters",
 			   psprintf("1 (level %d: %d cells per %sdimension, %.0f cells%s); coarser levels are sums of its cells",
-						tr.level, 1 << tr.level, tr.dhat > 0 ? "projected " : "",
-						pow(2.0, (double) tr.level * (tr.dhat > 0 ? tr.dhat : tr.d)),
-						tr.dhat > 0 ? " per copy" : ""));
-	if (tr.dhat > 0)
+						tr->level, 1 << tr->level, tr->dhat > 0 ? "projected " : "",
+						pow(2.0, (double) tr->level * (tr->dhat > 0 ? tr->dhat : tr->d)),
+						tr->dhat > 0 ? " per copy" : ""));
+	if (tr->dhat > 0)
 	{
 		report_row(rsinfo, "projection",
 				   psprintf("random orthonormal %d x %d, public seed " UINT64_FORMAT
 							", projected box +-%g; %d copies, each point counted in every copy",
-							tr.dhat, tr.d, tr.proj_seed, DPK_LIVE_HALF_WIDTH, tr.copies));
+							tr->dhat, tr->d, tr->proj_seed, DPK_LIVE_HALF_WIDTH, tr->copies));
 		report_row(rsinfo, "copies", psprintf("%d (sensitivities include the factor %d)",
-											  tr.copies, tr.copies));
+											  tr->copies, tr->copies));
 		report_row(rsinfo, "epsilon on the sum of squared norms",
-				   psprintf("%g (one counter, for the cost curve)", tr.epsilon * tr.norm_share));
+				   psprintf("%g (one counter, for the cost curve)", tr->epsilon * tr->norm_share));
 		report_row(rsinfo, "sum of squared norms noise per tree node",
 				   psprintf("discrete Laplace, scale %.6g (sensitivity %g)",
-							dpk_scale_value(dpk_live_norm_scale(&cfg)),
-							dpk_live_norm_sensitivity(&cfg)));
+							dpk_scale_value(dpk_live_norm_scale(cfg)),
+							dpk_live_norm_sensitivity(cfg)));
 	}
 	else
 		report_row(rsinfo, "copies", "1 (no projection)");
-	report_row(rsinfo, "size hint (public)", psprintf("%g", tr.size_hint));
-	report_row(rsinfo, "horizon T (releases)", psprintf("%d", tr.horizon));
+}
+
+/* Rows on sensitivities and the noise of each tree node. */
+static void
+report_noise(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *cfg)
+{
+	DpkScale	cs = dpk_live_count_scale(cfg),
+				ss = dpk_live_sum_scale(cfg);
+	int			h = dpk_tree_height((uint32_t) tr->horizon);
+	char	   *units;
+
+	report_row(rsinfo, "size hint (public)", psprintf("%g", tr->size_hint));
+	report_row(rsinfo, "horizon T (releases)", psprintf("%d", tr->horizon));
 	report_row(rsinfo, "tree height h = ceil(log2 T) + 1", psprintf("%d", h));
-	report_row(rsinfo, "deletion factor", tr.insert_only ? "1" : "2");
+	report_row(rsinfo, "deletion factor", tr->insert_only ? "1" : "2");
 	report_row(rsinfo, "count sensitivity (L1, one event)",
-			   psprintf("%g = h x %s%s", dpk_live_count_sensitivity(&cfg), tr.insert_only ? "1" : "2",
-						tr.dhat > 0 ? " x copies" : ""));
+			   psprintf("%g = h x %s%s", dpk_live_count_sensitivity(cfg), tr->insert_only ? "1" : "2",
+						tr->dhat > 0 ? " x copies" : ""));
 	report_row(rsinfo, "sum sensitivity (l-infinity, one event, fixed-point units)",
-			   tr.dhat > 0
+			   tr->dhat > 0
 			   ? psprintf("%g = h x copies x %d%s per coordinate (centred lifting sums, d = %d)",
-						  dpk_live_sum_sensitivity(&cfg), DPK_LIFT_UNITS / 2,
-						  tr.insert_only ? "" : " x 2", tr.d)
+						  dpk_live_sum_sensitivity(cfg), DPK_LIFT_UNITS / 2,
+						  tr->insert_only ? "" : " x 2", tr->d)
 			   : psprintf("%g = h x %d%s per coordinate (in-cell offsets, d = %d)",
-						  dpk_live_sum_sensitivity(&cfg), DPK_REL_UNITS,
-						  tr.insert_only ? "" : " x 2", tr.d));
+						  dpk_live_sum_sensitivity(cfg), DPK_REL_UNITS,
+						  tr->insert_only ? "" : " x 2", tr->d));
 	report_row(rsinfo, "count noise per tree node",
 			   psprintf("discrete Laplace, scale %.6g (variance %.6g)", dpk_scale_value(cs),
 						dpk_discrete_laplace_variance(cs)));
-	units = tr.dhat > 0 ? psprintf("%d units per box width", DPK_LIFT_UNITS)
+	units = tr->dhat > 0 ? psprintf("%d units per box width", DPK_LIFT_UNITS)
 		: psprintf("%d units per cell width", DPK_REL_UNITS);
-	if (tr.sum_share <= 0)
+	if (tr->sum_share <= 0)
 		report_row(rsinfo, "sum noise per tree node", "none");
-	else if (dpk_cube_noise_usable(ss, tr.d))
+	else if (dpk_cube_noise_usable(ss, tr->d))
 		report_row(rsinfo, "sum noise per tree node",
 				   psprintf("cube noise on the d-vector, P(z) ~ exp(-max|z_j| / %.6g) (variance %.6g per coordinate; %s)",
-							dpk_scale_value(ss), dpk_vector_noise_variance(ss, tr.d), units));
+							dpk_scale_value(ss), dpk_vector_noise_variance(ss, tr->d), units));
 	else
 		report_row(rsinfo, "sum noise per tree node",
 				   psprintf("discrete Laplace per coordinate, scale %.6g = d x %.6g (%s)",
-							dpk_scale_value(dpk_vector_l1_scale(ss, tr.d)), dpk_scale_value(ss),
+							dpk_scale_value(dpk_vector_l1_scale(ss, tr->d)), dpk_scale_value(ss),
 							units));
+}
+
+/* Rows on the noise source, formats, who reads, how releases are made and used. */
+static void
+report_governance(ReturnSetInfo *rsinfo, const DpkTracked *tr, const char *readers)
+{
+	Oid			relid = tr->relid;
+
 	report_row(rsinfo, "noise source",
 			   "ChaCha20 keyed per table (pg_strong_random key), exact discrete Laplace (Canonne-Kamath-Steinke 2020), "
 			   "exact cube sampler (negative binomial radius by rejection, uniform coordinates)");
 	report_row(rsinfo, "noise sampler version",
 			   psprintf("%d (this library: %d); exact rational scales, never rounded down",
-						tr.sampler_version, DPK_SAMPLER_VERSION));
-	report_row(rsinfo, "state format", psprintf("%d", tr.state_format));
+						tr->sampler_version, DPK_SAMPLER_VERSION));
+	report_row(rsinfo, "state format", psprintf("%d", tr->state_format));
 	report_row(rsinfo, "who reads releases",
 			   psprintf("the owner (%s), superusers, and roles granted with dp_grant_reader%s%s",
 						GetUserNameFromId(dpk_pg_rel_owner(relid), false),
@@ -135,13 +134,36 @@ dp_privacy_report(PG_FUNCTION_ARGS)
 			   "only by dp_release, each committed durably by a worker of its own before anyone can read it; "
 			   "readers never draw noise; no release number ever meets two data states");
 	report_row(rsinfo, "release history home",
-			   tr.home.known
+			   tr->home.known
 			   ? psprintf("system " UINT64_FORMAT ", timeline %d, database %u; a copy elsewhere "
-						  "releases only after dp_confirm_history", tr.home.system_id,
-						  tr.home.timeline, tr.home.dbid)
+						  "releases only after dp_confirm_history", tr->home.system_id,
+						  tr->home.timeline, tr->home.dbid)
 			   : "not recorded yet (attached by version 0.1): the next release records it");
-	report_row(rsinfo, "releases used", psprintf("%d", tr.releases));
-	report_row(rsinfo, "releases left", psprintf("%d", tr.horizon - tr.releases));
+	report_row(rsinfo, "releases used", psprintf("%d", tr->releases));
+	report_row(rsinfo, "releases left", psprintf("%d", tr->horizon - tr->releases));
+}
+
+/* dp_privacy_report(tbl): the accounting of an attached table, for an auditor. */
+PG_FUNCTION_INFO_V1(dp_privacy_report);
+Datum
+dp_privacy_report(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Oid			relid = dpk_pg_table_arg(fcinfo);
+	DpkTracked	tr;
+	DpkOwnerSwitch sw;
+	DpkLiveConfig cfg;
+	char	   *readers;
+
+	InitMaterializedSRF(fcinfo, 0);
+	dpk_reader_begin(relid, false, CurrentMemoryContext, &tr, &sw);
+	readers = dpk_store_reader_names(relid);
+	dpk_store_end(&sw);
+	dpk_tracked_config(&tr, &cfg);
+
+	report_budget(rsinfo, &tr, &cfg);
+	report_noise(rsinfo, &tr, &cfg);
+	report_governance(rsinfo, &tr, readers);
 	report_row(rsinfo, "post-processing",
 			   tr.dhat > 0
 			   ? psprintf("per copy: projected cells above max(%g sd, sd / sqrt(2) x ln(cells)), "
