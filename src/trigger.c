@@ -207,7 +207,11 @@ parse_doubles(const char *s, int n)
 	{
 		out[i] = strtod(s, &end);
 		if (end == s)
-			elog(ERROR, "malformed dpkmeans trigger argument");
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("a dpkmeans trigger has malformed arguments"),
+					 errdetail("\"%s\" is not a list of %d numbers.", s, n),
+					 errhint("Detach and re-attach the table.")));
 		s = (*end == ',') ? end + 1 : end;
 	}
 	return out;
@@ -297,8 +301,8 @@ shape_from_trigger(DpkShape *shape, TriggerData *td)
 	else
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("dpkmeans trigger \"%s\" has malformed arguments", tg->tgname),
-				 errdetail("It has %d arguments.", tg->tgnargs),
+				 errmsg("a dpkmeans trigger has malformed arguments"),
+				 errdetail("Trigger \"%s\" has %d arguments.", tg->tgname, tg->tgnargs),
 				 errhint("Detach and re-attach the table.")));
 	dpk_shape_init(shape, td->tg_relation, d, level, attnums, ncols, lo, hi);
 	if (dhat > 0)
