@@ -1,14 +1,16 @@
 -- Every bad argument gets a specific error: expect_error shows its SQLSTATE,
--- message and hint (a statement that does not fail prints 'no error').
+-- message, detail and hint (a statement that does not fail prints 'no error').
 CREATE FUNCTION expect_error(stmt text) RETURNS text LANGUAGE plpgsql AS $f$
 DECLARE
     hint text;
+    detail text;
 BEGIN
     EXECUTE stmt;
     RETURN 'no error';
 EXCEPTION WHEN OTHERS THEN
-    GET STACKED DIAGNOSTICS hint = PG_EXCEPTION_HINT;
-    RETURN SQLSTATE || ': ' || SQLERRM || CASE WHEN hint <> '' THEN ' (hint: ' || hint || ')' ELSE '' END;
+    GET STACKED DIAGNOSTICS hint = PG_EXCEPTION_HINT, detail = PG_EXCEPTION_DETAIL;
+    RETURN SQLSTATE || ': ' || SQLERRM || CASE WHEN detail <> '' THEN ' (detail: ' || detail || ')' ELSE '' END
+        || CASE WHEN hint <> '' THEN ' (hint: ' || hint || ')' ELSE '' END;
 END
 $f$;
 \pset tuples_only on

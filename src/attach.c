@@ -141,7 +141,7 @@ check_columns(Oid relid, ArrayType *columns, int *ncols, AttrNumber **attnums)
 					(errcode(ERRCODE_UNDEFINED_COLUMN),
 					 errmsg("column \"%s\" of table \"%s\" does not exist", names[i],
 							get_rel_name(relid)),
-					 errhint("Column names are case-sensitive here, as in quoted identifiers.")));
+					 errdetail("Column names are case-sensitive here, as in quoted identifiers.")));
 		if (att[i] < 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_COLUMN_REFERENCE),
@@ -250,7 +250,7 @@ dp_attach(PG_FUNCTION_ARGS)
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 					 errmsg("dp_attach argument %d must not be NULL", i + 1),
-					 errhint("Only size_hint may be NULL.")));
+					 errdetail("Only size_hint may be NULL.")));
 	memset(&tr, 0, sizeof(tr));
 	tr.relid = PG_GETARG_OID(0);
 	tr.k = PG_GETARG_INT32(2);
@@ -264,7 +264,7 @@ dp_attach(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("\"%s\" is not an ordinary table", get_rel_name(tr.relid)),
-				 errhint("dpkmeans attaches to ordinary tables (not views, partitioned or foreign tables).")));
+				 errdetail("dpkmeans attaches to ordinary tables (not views, partitioned or foreign tables).")));
 	dpk_pg_check_k(tr.k, 0);
 	dpk_pg_check_epsilon(tr.epsilon, "epsilon");
 	dpk_pg_check_box(PG_ARGISNULL(4) ? NULL : PG_GETARG_ARRAYTYPE_P(4),
@@ -274,7 +274,7 @@ dp_attach(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("horizon must be between 1 and %d, got %d", MAX_HORIZON, tr.horizon),
-				 errhint("The horizon is the maximum number of releases; the noise grows with its logarithm.")));
+				 errdetail("The horizon is the maximum number of releases; the noise grows with its logarithm.")));
 	if (strcmp(mode, "insert_delete") == 0)
 		tr.insert_only = false;
 	else if (strcmp(mode, "insert_only") == 0)
@@ -291,7 +291,7 @@ dp_attach(PG_FUNCTION_ARGS)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("size_hint must be a finite number >= 1, got %g", tr.size_hint),
-					 errhint("size_hint is a public guess of the row count; it sizes the grid.")));
+					 errdetail("size_hint is a public guess of the row count; it sizes the grid.")));
 	}
 	tr.colnames = check_columns(tr.relid, PG_GETARG_ARRAYTYPE_P(1), &tr.ncols, &attnums);
 

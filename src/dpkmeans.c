@@ -89,14 +89,14 @@ dp_grid_size(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("n must be a finite number >= 0, got %g", n),
-				 errhint("n is the number of rows the grid is sized for.")));
+				 errdetail("n is the number of rows the grid is sized for.")));
 	dpk_pg_check_epsilon(eps, "epsilon");
 	dpk_pg_check_k(k, 0);
 	if (d < 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("d must be at least 1, got %d", d),
-				 errhint("d is the number of dimensions of the points.")));
+				 errdetail("d is the number of dimensions of the points.")));
 
 	/* The rules are defined for N >= 1; an empty table gets one cell. */
 	if (n < 1.0)

@@ -57,7 +57,7 @@ check_read_only_select(SPIPlanPtr plan)
 				ereport(ERROR,
 						(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 						 errmsg("dp_kmeans query must be a read-only SELECT"),
-						 errhint("Data-modifying statements, SELECT INTO and FOR UPDATE/SHARE are not allowed.")));
+						 errdetail("Data-modifying statements, SELECT INTO and FOR UPDATE/SHARE are not allowed.")));
 		}
 	}
 }
@@ -202,12 +202,12 @@ dp_kmeans(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("k must not be NULL"),
-				 errhint("k is the number of clusters to release.")));
+				 errdetail("k is the number of clusters to release.")));
 	if (PG_ARGISNULL(2))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("epsilon must not be NULL"),
-				 errhint("epsilon is the privacy budget this call spends.")));
+				 errdetail("epsilon is the privacy budget this call spends.")));
 	query = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	k = PG_GETARG_INT32(1);
 	eps = PG_GETARG_FLOAT8(2);

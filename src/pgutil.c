@@ -78,7 +78,7 @@ dpk_pg_check_epsilon(double epsilon, const char *argname)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s must be a positive finite number, got %g", argname, epsilon),
-				 errhint("epsilon is the privacy budget, e.g. 0.1 to 2.")));
+				 errdetail("epsilon is the privacy budget, e.g. 0.1 to 2.")));
 }
 
 /* k must be at least 1, and at most kmax when given. */
@@ -89,12 +89,12 @@ dpk_pg_check_k(int k, int kmax)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("k must be at least 1, got %d", k),
-				 errhint("k is the number of clusters to release.")));
+				 errdetail("k is the number of clusters to release.")));
 	if (kmax > 0 && k > kmax)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("k must be at most %d, got %d", kmax, k),
-				 errhint("k may not exceed the k given when the table was attached.")));
+				 errdetail("k may not exceed the k given when the table was attached.")));
 }
 
 /* Copy a float8[] box bound into a C array, rejecting NULLs and non-finite values. */
@@ -156,7 +156,7 @@ dpk_pg_check_box(ArrayType *lower, ArrayType *upper, double **lo, double **hi, i
 		ereport(ERROR,
 				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
 				 errmsg("lower and upper must have the same length, got %d and %d", nl, nu),
-				 errhint("The box has one lower and one upper bound per dimension.")));
+				 errdetail("The box has one lower and one upper bound per dimension.")));
 	for (j = 0; j < nl; j++)
 	{
 		if (!((*lo)[j] < (*hi)[j]))
@@ -164,12 +164,12 @@ dpk_pg_check_box(ArrayType *lower, ArrayType *upper, double **lo, double **hi, i
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("lower must be below upper in every dimension (dimension %d: %g >= %g)",
 							j + 1, (*lo)[j], (*hi)[j]),
-					 errhint("The box must have a positive width in every dimension.")));
+					 errdetail("The box must have a positive width in every dimension.")));
 		if (isinf((*hi)[j] - (*lo)[j]))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("the box is too wide in dimension %d", j + 1),
-					 errhint("upper - lower must be a finite number.")));
+					 errdetail("upper - lower must be a finite number.")));
 	}
 	*d = nl;
 }

@@ -251,7 +251,7 @@ dp_histogram(PG_FUNCTION_ARGS)
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("level must be between 0 and %d for table \"%s\", got %d",
 							tr.level, get_rel_name(relid), level),
-					 errhint("Level l has 2^l cells per dimension; NULL picks the level of the latest release.")));
+					 errdetail("Level l has 2^l cells per dimension; NULL picks the level of the latest release.")));
 	}
 	dpk_reader_require_release(&tr);
 	dpk_store_histogram(relid, tr.releases, tr.d, callerctx, &noisy, &stored_level);

@@ -384,7 +384,7 @@ dp_release(PG_FUNCTION_ARGS)
 			ereport(NOTICE,
 					(errmsg("table \"%s\" reached its horizon of %d releases; no new release is made",
 							get_rel_name(relid), job->horizon),
-					 errhint("Readers keep getting release %d.", job->t)));
+					 errdetail("Readers keep getting release %d.", job->t)));
 			break;
 		case DPK_JOB_FAILED:
 			ereport(ERROR,
