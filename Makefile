@@ -15,7 +15,7 @@ PG_CPPFLAGS = -Isrc
 PG_CFLAGS = -Wno-sign-compare -Wno-unused-parameter -Wno-missing-field-initializers
 SHLIB_LINK = -lopenblas -lcrypto -lm
 
-EXTRA_CLEAN = test/unit/bin test/bench/bin results regression.diffs regression.out tmp_check tmp_regress test/privacy/bin
+EXTRA_CLEAN = test/unit/bin test/unit/bin-san test/bench/bin results regression.diffs regression.out tmp_check tmp_regress test/privacy/bin
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
@@ -31,6 +31,24 @@ UNIT_BINS = $(addprefix test/unit/bin/,$(UNIT_TESTS))
 test/unit/bin/%: test/unit/%.c $(CORE_SRCS) src/*.h test/unit/unit.h
 	@mkdir -p test/unit/bin
 	$(CORE_CC) $(CORE_CFLAGS) -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
+
+# The same unit tests under AddressSanitizer (with leak checks) and
+# UndefinedBehaviorSanitizer; the core is compiled once for them.
+SAN_CFLAGS = -std=gnu99 -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=all -Wall -Wextra -Werror -Isrc
+SAN_OBJS = $(patsubst src/%.c,test/unit/bin-san/obj/%.o,$(CORE_SRCS))
+SAN_BINS = $(addprefix test/unit/bin-san/,$(UNIT_TESTS))
+
+test/unit/bin-san/obj/%.o: src/%.c src/*.h
+	@mkdir -p test/unit/bin-san/obj
+	$(CORE_CC) $(SAN_CFLAGS) -c -o $@ $<
+
+test/unit/bin-san/%: test/unit/%.c $(SAN_OBJS) test/unit/unit.h
+	$(CORE_CC) $(SAN_CFLAGS) -o $@ $< $(SAN_OBJS) $(CORE_LIBS)
+
+.PHONY: unittest-sanitize
+unittest-sanitize: $(SAN_BINS)
+	@fail=0; for t in $(SAN_BINS); do OPENBLAS_NUM_THREADS=1 ./$$t || fail=1; done; exit $$fail
 
 .PHONY: unittest bench bench-live tapcheck tapcheck-long demo ci
 unittest: $(UNIT_BINS)

@@ -41,13 +41,15 @@ ci_count_run() {
 }
 
 # Build and run every unit-test program (test/unit/test_*.c) on its own;
-# each is counted by ci_count_run, a build failure as one failure.
+# each is counted by ci_count_run, a build failure as one failure.  The
+# optional argument is the binaries' folder: test/unit/bin (plain build,
+# the default) or test/unit/bin-san (AddressSanitizer + UBSan build).
 ci_unit_tests() {
-	local src name bin rc
+	local dir=${1:-test/unit/bin} src name bin rc
 	for src in test/unit/test_*.c; do
 		[ -e "$src" ] || continue
 		name=$(basename "$src" .c)
-		bin=test/unit/bin/$name
+		bin=$dir/$name
 		if ! make -s "$bin" >"$ci_log/build-$name" 2>&1; then
 			cat "$ci_log/build-$name"
 			echo "ci: $name does not build: counted as failed"

@@ -52,6 +52,9 @@ if [ "$mode" = unit ]; then
 	exit
 fi
 
+ci_step "unit tests under AddressSanitizer and UndefinedBehaviorSanitizer"
+ci_unit_tests test/unit/bin-san
+
 ci_step "statistical privacy test (quick)"
 ci_privacy_test
 ci_step "statistical privacy test, mechanism at twice its epsilon (must fail)"
