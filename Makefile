@@ -70,6 +70,13 @@ PROVE_TESTS ?= test/t/*.pl
 tapcheck:
 	$(prove_installcheck)
 
+# The statistical privacy test through the SQL layer alone, and its long setting.
+.PHONY: privacy-sql privacy-sql-long
+privacy-sql:
+	$(MAKE) tapcheck PROVE_TESTS=test/t/004_privacy_sql.pl
+privacy-sql-long:
+	DPK_PRIVACY_SQL_RUNS=2000 $(MAKE) privacy-sql
+
 # The same with the 60-second, 8-client pgbench run.
 tapcheck-long:
 	DPK_PGBENCH_SECONDS=60 $(MAKE) tapcheck

@@ -45,6 +45,13 @@ if [ "$mode" = all ]; then
 	fi
 fi
 
+ci_step "README file map matches the Makefile"
+if ./scripts/readme-layout.sh --check; then
+	ci_passed=$((ci_passed + 1))
+else
+	ci_failed=$((ci_failed + 1))
+fi
+
 ci_step "unit tests (plain C core), one program at a time"
 ci_unit_tests
 if [ "$mode" = unit ]; then
