@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Run every test of dpkmeans as root on a fresh Debian 12 machine:
 # dependencies (apt), a -Wall -Wextra -Werror build and install, the plain-C
-# unit tests, the statistical privacy test (and its weakened modes, which
-# must fail), pg_regress and TAP suites as the postgres OS user.
+# unit tests (plain and under ASan/UBSan), the statistical privacy test (and
+# its weakened modes, which must fail), pg_regress and TAP suites as the
+# postgres OS user, and the Debian package with the regression suite
+# against it.
 # The last line is "ci: N passed, M failed"; the exit status is non-zero
 # when M > 0.  Every step's exit status counts (scripts/ci-lib.sh).
 #
@@ -108,6 +110,34 @@ if ls "$copy"/test/t/*.pl >/dev/null 2>&1; then
 	fi
 	ci_passed=$((ci_passed + t_ok))
 	ci_failed=$((ci_failed + t_bad))
+fi
+
+# The Debian package, built from a clean clone of the committed tree,
+# installed over the build above, and the regression suite run against it.
+ci_step "Debian package: build, install, pg_regress against the package"
+deb=$(./scripts/package.sh 2>"$ci_log/package" | tail -n 1)
+if [ -f "$deb" ] && apt-get install -y -qq --reinstall "$deb" >>"$ci_log/package" 2>&1 &&
+	dpkg -L postgresql-15-dpkmeans | grep -q '/dpkmeans.so$'; then
+	pcopy=$(mktemp -d /tmp/dpkmeans-pkg.XXXXXX)
+	cp -a "$top/." "$pcopy/"
+	rm -rf "$pcopy/tmp_regress" "$pcopy/results"
+	chown -R postgres "$pcopy"
+	runuser -u postgres -- make -s -C "$pcopy" installcheck \
+		EXTRA_REGRESS_OPTS="--temp-instance=$pcopy/tmp_regress" >"$ci_log/pkg-regress" 2>&1
+	rc=$?
+	p_ok=$(grep -cE '\.\.\. ok' "$ci_log/pkg-regress" || true)
+	p_bad=$(grep -cE '\.\.\. FAILED' "$ci_log/pkg-regress" || true)
+	echo "ci: package $(basename "$deb"): pg_regress $p_ok ok, $p_bad failed"
+	if [ "$rc" -ne 0 ] || [ "$p_ok" -eq 0 ]; then
+		cat "$ci_log/pkg-regress"
+		[ "$p_bad" -eq 0 ] && p_bad=1
+	fi
+	ci_passed=$((ci_passed + p_ok))
+	ci_failed=$((ci_failed + p_bad))
+else
+	tail -40 "$ci_log/package"
+	echo "ci: the Debian package did not build or install: counted as failed"
+	ci_failed=$((ci_failed + 1))
 fi
 
 ci_report
