@@ -1,6 +1,6 @@
 # Concurrency: pgbench clients run single-row INSERT/UPDATE/DELETE and small
 # multi-row transactions on an attached table while another session makes a
-# release every second.  pgbench must exit 0 with no failed transaction and
+# release every second (two sessions releasing concurrently).  pgbench must exit 0 with no failed transaction and
 # no aborted client, every release asked for must be made, the state must
 # equal a recount, and the throughput is reported beside a plain table's.
 # DPK_PGBENCH_SECONDS (default 20) and DPK_PGBENCH_CLIENTS (default 8).
@@ -51,18 +51,24 @@ SQL
 sub run_pgbench {
 	my ($table, $with_releases) = @_;
 	my $f = script($table);
-	my $releaser;
+	my @releasers;
 	if ($with_releases) {
-		$releaser = $node->background_psql('postgres', on_error_stop => 1);
-		$releaser->query_until(qr/go/, "\\echo go\n" .
-			"DO \$\$ BEGIN FOR i IN 1..$seconds LOOP PERFORM dp_release('live'); COMMIT; PERFORM pg_sleep(1); END LOOP; END \$\$;\n");
+		# two sessions release concurrently: releases serialise on the
+		# table's configuration row, every call gets its own number
+		for my $half (1, 2) {
+			my $n = $half == 1 ? int($seconds / 2) : $seconds - int($seconds / 2);
+			my $releaser = $node->background_psql('postgres', on_error_stop => 1);
+			$releaser->query_until(qr/go/, "\\echo go\n" .
+				"DO \$\$ BEGIN FOR i IN 1..$n LOOP PERFORM dp_release('live'); COMMIT; PERFORM pg_sleep(1.5); END LOOP; END \$\$;\n");
+			push @releasers, $releaser;
+		}
 	}
 	my ($out, $err) = ('', '');
 	my $ok = IPC::Run::run([
 		'pgbench', '-n', '-h', $node->host, '-p', $node->port, '-c', $clients, '-j', 2,
 		'-T', $seconds, '-f', $f, 'postgres' ], '>', \$out, '2>', \$err);
-	# quit waits for the release loop to finish (psql runs its input in order)
-	$releaser->quit if $releaser;
+	# quit waits for the release loops to finish (psql runs its input in order)
+	$_->quit for @releasers;
 	return ($ok, $out, $err);
 }
 
