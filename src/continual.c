@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "coreset.h"
-#include "project.h"
+#include "highd.h"
+#include "lift.h"
+#include "projection.h"
 #include "dpk_mem.h"
 #include "kmeans.h"
 #include "rugnik.h"

@@ -12,7 +12,9 @@
 
 #include "continual.h"
 #include "counter.h"
-#include "project.h"
+#include "highd.h"
+#include "lift.h"
+#include "projection.h"
 #include "pgutil.h"
 
 /* Projected box half-width of live tables (project.c's measured default). */

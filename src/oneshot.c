@@ -23,7 +23,7 @@
 #include "utils/tuplestore.h"
 
 #include "coreset.h"
-#include "project.h"
+#include "highd.h"
 #include "pgutil.h"
 
 #define FETCH_BATCH 10000

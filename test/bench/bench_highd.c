@@ -51,7 +51,7 @@
 #include "grid.h"
 #include "kmeans.h"
 #include "noise.h"
-#include "project.h"
+#include "highd.h"
 #include "rugnik.h"
 
 #define BENCH_PROG "bench_highd"

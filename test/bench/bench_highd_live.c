@@ -98,7 +98,7 @@
 #include "grid.h"
 #include "kmeans.h"
 #include "noise.h"
-#include "project.h"
+#include "highd.h"
 
 #define BENCH_PROG "bench_highd_live"
 

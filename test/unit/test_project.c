@@ -11,7 +11,7 @@
 #include "grid.h"
 #include "kmeans.h"
 #include "noise.h"
-#include "project.h"
+#include "highd.h"
 #include "unit.h"
 
 /* A tiny deterministic generator for test data (not privacy noise). */

@@ -1,33 +1,16 @@
 /*
- * project.h
- *		High dimensions: random projections, lifting and boosting by copies.
+ * highd.h
+ *		The high-dimensional one-shot pipeline: projected grids, lifting by
+ *		original-space sums, several copies.
  *
- * Paper 000 (section 5) reduces the dimension with a data-independent random
- * projection, clusters the low-dimensional image with the grid machinery,
- * and lifts each low-dimensional centre back to R^d as the mean of its
- * cluster computed from noisy per-cell coordinate sums kept in the ORIGINAL
- * space; R independent copies boost the success probability and the copy
- * with the lowest private cost estimate is published (DESIGN §7).
- *
- * Coordinates.  A point x of the box is first normalized to u in [0,1]^d
- * (dpk_box_normalize: +-Inf and outside values clamped).  Copy r projects the
- * centred point v = u - 1/2 with a matrix P_r (d_hat x d) drawn from a public
- * seed: Gaussian entries, rows orthonormalised (so ||P_r v|| <= ||v|| and the
- * image of uniform data has the same spread 1/sqrt(12) on every axis).  The
- * projected box is the fixed public cube [-w, w]^d_hat, w = half_width (the
- * rows have unit norm, so w is in units of the row norm); images outside it
- * are clamped onto its faces, which is data-independent.  Projected
- * normalized coordinates are t = (P_r v + w) / (2 w) in [0,1]^d_hat.
- *
- * Lifting statistics.  Sums in the original space are kept on a fixed-point
- * grid of DPK_LIFT_UNITS steps per box width, centred: a point contributes
- * q_j = round((u_j - 1/2) DPK_LIFT_UNITS) in [-U/2, U/2] to coordinate j, so
- * the sensitivity of one point on a sum vector is U / 2 in every coordinate
- * (half of what uncentred offsets in [0, U] would cost), the l-infinity bound
- * that the cube noise of dpk_vector_noise pays (the l1 bound would be
- * d U / 2), and ||q||^2 <= d U^2 / 4 on a sum of squared norms.  The lifting functions below take these statistics
- * already divided by U (normalized units), so they are agnostic of where the
- * noise came from (one-shot or continual counters).
+ * "Differential Privacy for Clustering Under Continual Observation"
+ * (section 5) reduces the dimension with a data-independent random
+ * projection (projection.h), clusters the low-dimensional image with the
+ * grid machinery, and lifts each low-dimensional centre back to R^d as the
+ * mean of its cluster computed from noisy sums kept in the ORIGINAL space
+ * (lift.h); R independent copies boost the success probability and the copy
+ * with the lowest private cost estimate is published (doc/design.md,
+ * section "High dimensions").
  *
  * Copies.  The one-shot pipeline (dpk_highd_oneshot_cluster) combines its R
  * copies instead of choosing one (DPK_LIFT_JOINT, measured best): each copy
@@ -43,122 +26,23 @@
  *
  * Everything here is plain C on dpk_alloc; no PostgreSQL headers.
  */
-#ifndef DPK_PROJECT_H
-#define DPK_PROJECT_H
+#ifndef DPK_HIGHD_H
+#define DPK_HIGHD_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "coreset.h"
 #include "grid.h"
+#include "lift.h"
 #include "noise.h"
-
-/* Fixed-point steps per box width of the original-space lifting sums. */
-#define DPK_LIFT_UNITS 1024
+#include "projection.h"
 
 /*
  * From this dimension on use the projection pipeline; below it the low-d
  * pipeline (dpk_oneshot_cluster) is as good (see dpk_highd_defaults).
  */
 #define DPK_HIGHD_MIN_D 6
-
-/* One data-independent projection R^d -> R^d_hat. */
-typedef struct DpkProjection
-{
-	int			d;
-	int			dhat;
-	uint64_t	seed;			/* public */
-	double		half_width;		/* projected box [-w, w]^dhat */
-	double	   *mat;			/* dhat * d, row-major, orthonormal rows */
-	double	   *offset;			/* dhat: P (1/2, ..., 1/2), to centre u */
-} DpkProjection;
-
-/*
- * Draw the projection of seed: Gaussian entries from a plain seeded
- * generator (the seed is public), rows orthonormalised by modified
- * Gram-Schmidt when dhat <= d (else only normalised).  Deterministic in
- * (d, dhat, seed); never looks at data.
- */
-void		dpk_projection_init(DpkProjection *p, int d, int dhat, uint64_t seed,
-								double half_width);
-
-/* Free a projection's arrays. */
-void		dpk_projection_free(DpkProjection *p);
-
-/*
- * The public seed of copy r of a pipeline whose projection seed is `seed`
- * (copies get unrelated matrices).
- */
-uint64_t	dpk_projection_copy_seed(uint64_t seed, int r);
-
-/*
- * Project a batch of normalized points: u is n * d in [0,1], t receives
- * n * dhat projected normalized coordinates in [0,1] (clamped onto the
- * projected box).  One cblas_dgemm (n x d times d x dhat) per chunk of
- * rows, u used in place (the centring is folded into an offset).
- */
-void		dpk_project_batch(const DpkProjection *p, const double *u, size_t n,
-							  double *t);
-
-/*
- * Normalize raw points x (n * d, NaN-free, +-Inf allowed) in the box and
- * project them: t as in dpk_project_batch.  Works through a bounded scratch.
- */
-void		dpk_project_points(const DpkProjection *p, const DpkBox *box,
-							   const double *x, size_t n, double *t);
-
-/*
- * Map projected normalized coordinates t (dhat) back to a normalized point
- * of the original space by the pseudo-inverse: u = 1/2 + P^T (2 w t - w),
- * clamped into [0,1].  Used where a cluster has no mass to lift.
- */
-void		dpk_project_back(const DpkProjection *p, const double *t, double *u);
-
-/*
- * Fixed-point centred contribution of a normalized point to the lifting sums:
- * q_j = round((u_j - 1/2) DPK_LIFT_UNITS), returns sum_j q_j^2.
- */
-int64_t		dpk_lift_quantize(int d, const double *u, int64_t *q);
-
-/*
- * Lift k centres from per-cell statistics in normalized units: count[c] and
- * sum[c * d + j] (the sum over the cell's points of u_j - 1/2), noisy or
- * not; assign[c] is the centre cell c belongs to, or -1 to leave it out.
- * Centre j is 1/2 + (sum of its cells' sums) / (sum of their counts),
- * clamped into [0,1]^d, when that count is >= min_count; otherwise it is
- * fallback + j * d (normalized, may be NULL: then 1/2).  sizes (may be NULL)
- * gets each centre's summed count, clipped at 0.  Exact on noiseless input.
- */
-void		dpk_lift_centers(int d, int k, size_t ncells, const double *count,
-							 const double *sum, const int *assign, double min_count,
-							 const double *fallback, double *centers, double *sizes);
-
-/*
- * dpk_lift_centers for noisy cell sums with noise variance sum_var per
- * coordinate and cell: each centre is lifted from the prefix of its cells by
- * decreasing noisy count that minimizes the lifted mean's noise (p cells,
- * count C: p sum_var / C^2), then shrunk toward its fallback by positive-part
- * James-Stein.  sizes[] still get the counts of all the centre's cells.
- */
-void		dpk_lift_centers_heavy(int d, int k, size_t ncells, const double *count,
-								   const double *sum, const int *assign, double sum_var,
-								   double min_count, const double *fallback,
-								   double *centers, double *sizes);
-
-/*
- * The private score of a partition from the same statistics (lower is
- * better): an estimate of the k-means cost of the lifted centres,
- *		sum_j [ SumNorm_j - ||Sum_j||^2 / Count_j ],
- * with sumnorm[c] the cell's sum of ||u - 1/2||^2 (NULL: the term is dropped,
- * which is exact for comparing partitions of the same point set, since
- * sum ||u - 1/2||^2 over all points does not depend on the partition).
- * ||Sum_j||^2 is debiased by d * sum_var * (cells of j) (sum_var: noise
- * variance of one coordinate sum, normalized units) and divided by
- * max(Count_j, min_count); clusters below min_count add nothing.
- */
-double		dpk_lift_cost(int d, int k, size_t ncells, const double *count,
-						  const double *sum, const double *sumnorm, const int *assign,
-						  double sum_var, double min_count);
 
 /*
  * One copy's noisy per-cell statistics, as continual counters would keep

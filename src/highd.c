@@ -1,466 +1,19 @@
 /*
- * project.c
- *		Random projections, lifting by original-space sums, boosting by copies,
- *		and the high-dimensional one-shot pipeline (paper 000, section 5;
- *		DESIGN §7).
+ * highd.c
+ *		The high-dimensional one-shot pipeline (see highd.h).
  */
-#include "project.h"
+#include "highd.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <cblas.h>
-
 #include "dpk_mem.h"
 #include "kmeans.h"
-#include "prng.h"
 #include "rugnik.h"
-
-/* Rows normalized and projected per chunk (bounds the scratch memory). */
-#define DPK_PROJ_CHUNK 4096
-
-/* ---- a plain seeded generator for the public projection matrices ---- */
-
-typedef struct ProjRng
-{
-	DpkPrng		g;
-	double		spare;
-	int			have_spare;
-} ProjRng;
-
-/* Seed from a 64-bit (public) seed. */
-static void
-proj_rng_init(ProjRng *r, uint64_t seed)
-{
-	dpk_prng_seed(&r->g, seed ^ UINT64_C(0x70726F6A65637421));
-	r->have_spare = 0;
-	r->spare = 0.0;
-}
-
-/* Uniform in (0, 1): 53 random bits, offset by half a step so never 0. */
-static double
-proj_rng_uniform(ProjRng *r)
-{
-	return (dpk_prng_bits53(&r->g) + 0.5) * (1.0 / 9007199254740992.0);
-}
-
-/* Standard normal by Box-Muller (both values used). */
-static double
-proj_rng_normal(ProjRng *r)
-{
-	double		u1,
-				u2,
-				rad;
-
-	if (r->have_spare)
-	{
-		r->have_spare = 0;
-		return r->spare;
-	}
-	u1 = proj_rng_uniform(r);
-	u2 = proj_rng_uniform(r);
-	rad = sqrt(-2.0 * log(u1));
-	r->spare = rad * sin(2.0 * M_PI * u2);
-	r->have_spare = 1;
-	return rad * cos(2.0 * M_PI * u2);
-}
-
-/* ---- projections ---- */
-
-/* Draw and orthonormalise the matrix of seed (see project.h). */
-void
-dpk_projection_init(DpkProjection *p, int d, int dhat, uint64_t seed,
-					double half_width)
-{
-	ProjRng		rng;
-	int			i,
-				ii,
-				j;
-
-	p->d = d;
-	p->dhat = dhat;
-	p->seed = seed;
-	p->half_width = half_width;
-	p->mat = dpk_alloc(sizeof(double) * (size_t) dhat * d);
-	p->offset = dpk_alloc(sizeof(double) * (size_t) dhat);
-
-	proj_rng_init(&rng, seed);
-	for (i = 0; i < dhat; i++)
-	{
-		double	   *row = p->mat + (size_t) i * d;
-		int			attempt;
-
-		for (attempt = 0; attempt < 16; attempt++)
-		{
-			double		norm = 0.0;
-
-			for (j = 0; j < d; j++)
-				row[j] = proj_rng_normal(&rng);
-			/* modified Gram-Schmidt against the rows before, while rank allows */
-			if (i < d)
-				for (ii = 0; ii < i; ii++)
-				{
-					const double *prev = p->mat + (size_t) ii * d;
-					double		dot = 0.0;
-
-					for (j = 0; j < d; j++)
-						dot += row[j] * prev[j];
-					for (j = 0; j < d; j++)
-						row[j] -= dot * prev[j];
-				}
-			for (j = 0; j < d; j++)
-				norm += row[j] * row[j];
-			norm = sqrt(norm);
-			if (norm > 1e-6)
-			{
-				for (j = 0; j < d; j++)
-					row[j] /= norm;
-				break;
-			}
-			/* a degenerate draw (probability ~0): draw the row again */
-		}
-	}
-	for (i = 0; i < dhat; i++)
-	{
-		double		o = 0.0;
-
-		for (j = 0; j < d; j++)
-			o += p->mat[(size_t) i * d + j];
-		p->offset[i] = 0.5 * o;
-	}
-}
-
-/* Free a projection. */
-void
-dpk_projection_free(DpkProjection *p)
-{
-	dpk_free(p->mat);
-	dpk_free(p->offset);
-	p->mat = NULL;
-	p->offset = NULL;
-}
-
-/* Seed of copy r (see project.h). */
-uint64_t
-dpk_projection_copy_seed(uint64_t seed, int r)
-{
-	uint64_t	st = seed ^ (UINT64_C(0xC2B2AE3D27D4EB4F) * (uint64_t) (r + 1));
-
-	return dpk_splitmix64(&st);
-}
-
-/* Project normalized points with dgemm (see project.h). */
-void
-dpk_project_batch(const DpkProjection *p, const double *u, size_t n, double *t)
-{
-	int			d = p->d,
-				dhat = p->dhat;
-	double		w = p->half_width;
-	double		inv = 1.0 / (2.0 * w);
-	size_t		done = 0;
-
-	while (done < n)
-	{
-		size_t		rows = n - done;
-		size_t		i;
-		int			j;
-		double	   *out = t + done * dhat;
-
-		if (rows > (size_t) (1 << 20))
-			rows = (size_t) (1 << 20);
-		dpk_check_interrupts();
-		/* out = u P^T: (rows x d) times (d x dhat) */
-		cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int) rows, dhat, d,
-					1.0, u + done * d, d, p->mat, d, 0.0, out, dhat);
-		for (i = 0; i < rows; i++)
-			for (j = 0; j < dhat; j++)
-			{
-				double		v = (out[i * dhat + j] - p->offset[j] + w) * inv;
-
-				out[i * dhat + j] = v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);
-			}
-		done += rows;
-	}
-}
-
-/* Normalize then project raw points through a bounded scratch. */
-void
-dpk_project_points(const DpkProjection *p, const DpkBox *box, const double *x,
-				   size_t n, double *t)
-{
-	int			d = p->d;
-	double	   *u = dpk_alloc(sizeof(double) * DPK_PROJ_CHUNK * d);
-	size_t		done = 0;
-
-	while (done < n)
-	{
-		size_t		rows = n - done < DPK_PROJ_CHUNK ? n - done : DPK_PROJ_CHUNK;
-		size_t		i;
-
-		for (i = 0; i < rows; i++)
-			dpk_box_normalize(box, x + (done + i) * d, u + i * d);
-		dpk_project_batch(p, u, rows, t + done * p->dhat);
-		done += rows;
-	}
-	dpk_free(u);
-}
-
-/* Pseudo-inverse of the projection, clamped into the unit cube. */
-void
-dpk_project_back(const DpkProjection *p, const double *t, double *u)
-{
-	int			d = p->d,
-				dhat = p->dhat,
-				i,
-				j;
-	double		w = p->half_width;
-
-	for (j = 0; j < d; j++)
-		u[j] = 0.5;
-	for (i = 0; i < dhat; i++)
-	{
-		double		y = (2.0 * t[i] - 1.0) * w;
-
-		for (j = 0; j < d; j++)
-			u[j] += p->mat[(size_t) i * d + j] * y;
-	}
-	for (j = 0; j < d; j++)
-		u[j] = u[j] < 0.0 ? 0.0 : (u[j] > 1.0 ? 1.0 : u[j]);
-}
-
-/* ---- lifting ---- */
-
-/* Centred fixed-point contribution of a point (see project.h). */
-int64_t
-dpk_lift_quantize(int d, const double *u, int64_t *q)
-{
-	int64_t		norm = 0;
-	int			j;
-
-	for (j = 0; j < d; j++)
-	{
-		double		v = u[j] < 0.0 ? 0.0 : (u[j] > 1.0 ? 1.0 : u[j]);
-		int64_t		r = (int64_t) llround((v - 0.5) * DPK_LIFT_UNITS);
-
-		q[j] = r;
-		norm += r * r;
-	}
-	return norm;
-}
-
-/* Per-centre totals of cell statistics. */
-static void
-lift_totals(int d, int k, size_t ncells, const double *count, const double *sum,
-			const double *sumnorm, const int *assign, double *cnt, double *tot,
-			double *norm, double *cells)
-{
-	size_t		c;
-	int			j;
-
-	memset(cnt, 0, sizeof(double) * k);
-	memset(tot, 0, sizeof(double) * (size_t) k * d);
-	if (norm)
-		memset(norm, 0, sizeof(double) * k);
-	if (cells)
-		memset(cells, 0, sizeof(double) * k);
-	for (c = 0; c < ncells; c++)
-	{
-		int			a = assign[c];
-
-		if (a < 0 || a >= k)
-			continue;
-		cnt[a] += count[c];
-		for (j = 0; j < d; j++)
-			tot[(size_t) a * d + j] += sum[c * d + j];
-		if (norm && sumnorm)
-			norm[a] += sumnorm[c];
-		if (cells)
-			cells[a] += 1.0;
-	}
-}
-
-/* Lift centres (see project.h). */
-void
-dpk_lift_centers(int d, int k, size_t ncells, const double *count,
-				 const double *sum, const int *assign, double min_count,
-				 const double *fallback, double *centers, double *sizes)
-{
-	double	   *cnt = dpk_alloc(sizeof(double) * k);
-	double	   *tot = dpk_alloc(sizeof(double) * (size_t) k * d);
-	int			a,
-				j;
-
-	lift_totals(d, k, ncells, count, sum, NULL, assign, cnt, tot, NULL, NULL);
-	for (a = 0; a < k; a++)
-	{
-		double	   *c = centers + (size_t) a * d;
-
-		if (cnt[a] >= min_count && cnt[a] > 0.0)
-			for (j = 0; j < d; j++)
-			{
-				double		v = 0.5 + tot[(size_t) a * d + j] / cnt[a];
-
-				c[j] = v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);
-			}
-		else
-			for (j = 0; j < d; j++)
-				c[j] = fallback ? fallback[(size_t) a * d + j] : 0.5;
-		if (sizes)
-			sizes[a] = cnt[a] > 0.0 ? cnt[a] : 0.0;
-	}
-	dpk_free(cnt);
-	dpk_free(tot);
-}
-
-/* Order cell numbers by decreasing noisy count (qsort context). */
-static const double *heavy_counts;
-
-static int
-heavier_first(const void *a, const void *b)
-{
-	size_t		i = *(const size_t *) a,
-				j = *(const size_t *) b;
-	double		x = heavy_counts[i],
-				y = heavy_counts[j];
-
-	/* ties by cell number, so every platform sorts alike */
-	if (x != y)
-		return x > y ? -1 : 1;
-	return i < j ? -1 : (i > j ? 1 : 0);
-}
-
-/* Lift centres from their heaviest cells, shrunk (see project.h). */
-void
-dpk_lift_centers_heavy(int d, int k, size_t ncells, const double *count,
-					   const double *sum, const int *assign, double sum_var,
-					   double min_count, const double *fallback, double *centers,
-					   double *sizes)
-{
-	size_t	   *order = dpk_alloc(sizeof(size_t) * (ncells ? ncells : 1));
-	double	   *tot = dpk_alloc(sizeof(double) * d);
-	int			a,
-				j;
-
-	for (a = 0; a < k; a++)
-	{
-		double	   *c = centers + (size_t) a * d;
-		size_t		m = 0,
-					i,
-					best = 0;
-		double		cum = 0.0,
-					all = 0.0,
-					crit = INFINITY,
-					cnt;
-
-		for (i = 0; i < ncells; i++)
-			if (assign[i] == a)
-			{
-				order[m++] = i;
-				all += count[i];
-			}
-		heavy_counts = count;
-		qsort(order, m, sizeof(size_t), heavier_first);
-
-		/*
-		 * Each cell adds the same sum noise and its count of signal, so the
-		 * lifted mean's noise variance over the p heaviest cells is
-		 * p sum_var / C_p^2: keep the prefix that minimizes it (all cells
-		 * when the sums are exact).
-		 */
-		best = sum_var > 0.0 ? 0 : m;
-		for (i = 0; i < m && sum_var > 0.0; i++)
-		{
-			cum += count[order[i]];
-			if (cum > 0.0 && (double) (i + 1) / (cum * cum) < crit)
-			{
-				crit = (double) (i + 1) / (cum * cum);
-				best = i + 1;
-			}
-		}
-		cnt = 0.0;
-		memset(tot, 0, sizeof(double) * d);
-		for (i = 0; i < best; i++)
-		{
-			cnt += count[order[i]];
-			for (j = 0; j < d; j++)
-				tot[j] += sum[order[i] * d + j];
-		}
-		if (cnt >= min_count && cnt > 0.0)
-		{
-			/*
-			 * Positive-part James-Stein toward the fallback: the mean's
-			 * noise has variance v per coordinate, so shrink by
-			 * 1 - (d - 2) v / ||mean - fallback||^2.
-			 */
-			double		v = (double) best * sum_var / (cnt * cnt),
-						dist2 = 0.0,
-						w;
-
-			for (j = 0; j < d; j++)
-			{
-				double		f = fallback ? fallback[(size_t) a * d + j] - 0.5 : 0.0,
-							e = tot[j] / cnt - f;
-
-				dist2 += e * e;
-			}
-			w = (d > 2 && dist2 > 0.0 && v > 0.0) ? fmax(0.0, 1.0 - (d - 2) * v / dist2) : 1.0;
-			for (j = 0; j < d; j++)
-			{
-				double		f = fallback ? fallback[(size_t) a * d + j] - 0.5 : 0.0,
-							x = 0.5 + f + w * (tot[j] / cnt - f);
-
-				c[j] = x < 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x);
-			}
-		}
-		else
-			for (j = 0; j < d; j++)
-				c[j] = fallback ? fallback[(size_t) a * d + j] : 0.5;
-		if (sizes)
-			sizes[a] = all > 0.0 ? all : 0.0;
-	}
-	dpk_free(order);
-	dpk_free(tot);
-}
-
-/* Private cost score of a partition (see project.h). */
-double
-dpk_lift_cost(int d, int k, size_t ncells, const double *count, const double *sum,
-			  const double *sumnorm, const int *assign, double sum_var,
-			  double min_count)
-{
-	double	   *cnt = dpk_alloc(sizeof(double) * k);
-	double	   *tot = dpk_alloc(sizeof(double) * (size_t) k * d);
-	double	   *norm = dpk_alloc(sizeof(double) * k);
-	double	   *cells = dpk_alloc(sizeof(double) * k);
-	double		cost = 0.0;
-	int			a,
-				j;
-
-	lift_totals(d, k, ncells, count, sum, sumnorm, assign, cnt, tot, norm, cells);
-	for (a = 0; a < k; a++)
-	{
-		double		s2 = 0.0;
-
-		if (!(cnt[a] >= min_count && cnt[a] > 0.0))
-			continue;
-		for (j = 0; j < d; j++)
-			s2 += tot[(size_t) a * d + j] * tot[(size_t) a * d + j];
-		s2 -= d * sum_var * cells[a];
-		if (s2 < 0.0)
-			s2 = 0.0;
-		cost += (sumnorm ? norm[a] : 0.0) - s2 / cnt[a];
-	}
-	dpk_free(cnt);
-	dpk_free(tot);
-	dpk_free(norm);
-	dpk_free(cells);
-	return cost;
-}
-
 /* ---- the one-shot pipeline ---- */
 
-/* Defaults; project.h gives the measurement behind each. */
+/* Defaults; highd.h gives the measurement behind each. */
 void
 dpk_highd_defaults(DpkHighdConfig *cfg, double epsilon, int k)
 {
@@ -488,7 +41,7 @@ dpk_highd_defaults(DpkHighdConfig *cfg, double epsilon, int k)
 	cfg->max_iter = 100;
 }
 
-/* Projected dimension for d and k (see project.h). */
+/* Projected dimension for d and k (see highd.h). */
 int
 dpk_highd_dhat(int d, int k)
 {
@@ -550,18 +103,6 @@ typedef struct HighdPlan
 	bool		have_lift;
 	bool		have_norm;
 } HighdPlan;
-
-/* Smallest count whose lifted mean we trust over the fallback. */
-static double
-lift_min_count(double count_var, double sum_var_norm)
-{
-	double		mc = 3.0 * sqrt(count_var);
-
-	/* the mean's noise per coordinate, sd_sum / count, below 1/4 box */
-	if (4.0 * sqrt(sum_var_norm) > mc)
-		mc = 4.0 * sqrt(sum_var_norm);
-	return mc > 1.0 ? mc : 1.0;
-}
 
 /* Rows of chunk `done` of the input, normalized into u; returns the count. */
 static size_t
@@ -732,7 +273,7 @@ grid_kmeans(int dhat, int m, const double *count, double count_var,
 	return threshold;
 }
 
-/* Cell-mode clustering of one copy (see project.h). */
+/* Cell-mode clustering of one copy (see highd.h). */
 double
 dpk_highd_cells_cluster(const DpkProjection *p, const DpkHighdCells *hc, int k,
 						double threshold_sigmas, int restarts, int max_iter,
@@ -768,7 +309,7 @@ dpk_highd_cells_cluster(const DpkProjection *p, const DpkHighdCells *hc, int k,
 		dpk_project_back(p, pc + (size_t) j * dhat, fallback + (size_t) j * d);
 	lthreshold = lcount == hc->count ? threshold
 		: dpk_coreset_threshold(sqrt(lcount_var), threshold_sigmas, (double) nl);
-	min_count = lift_min_count(lcount_var, hc->sum_var);
+	min_count = dpk_lift_min_count(lcount_var, hc->sum_var);
 
 	/* every coreset cell votes, with its noisy count, for its centre */
 	for (c = 0; c < ncells; c++)
@@ -1000,7 +541,7 @@ run_copy_select(const HighdPlan *pl, int r, DpkStream *s, CopyOut *out)
 		double	   *cnt = dpk_alloc(sizeof(double) * k);
 		double	   *sum = dpk_alloc(sizeof(double) * (size_t) k * d);
 		int		   *assign = dpk_alloc(sizeof(int) * k);
-		double		min_count = lift_min_count(pl->lift_count_var, sum_var_norm);
+		double		min_count = dpk_lift_min_count(pl->lift_count_var, sum_var_norm);
 		Partition	pt = {k, 1, &proj, pc, NULL, NULL};
 
 		grid_kmeans(dhat, pl->m, count, pl->count_var, cfg->threshold_sigmas, k,
@@ -1149,7 +690,7 @@ run_joint(const HighdPlan *pl, DpkStream *s, CopyOut *out)
 	pt.map = map;
 	partition_stats(pl, &pt, pl->lift_count_scale, pl->sum_scale, s, cnt, sum);
 	dpk_lift_centers(d, k, (size_t) k, cnt, sum, ident,
-					 lift_min_count(pl->lift_count_var, sum_var_norm), fallback,
+					 dpk_lift_min_count(pl->lift_count_var, sum_var_norm), fallback,
 					 out->centers, out->sizes);
 	out->score = 0.0;
 
@@ -1193,14 +734,14 @@ refine_step(const HighdPlan *pl, DpkScale count_scale, double count_var,
 		ident[j] = j;
 	memcpy(prev, centers, sizeof(double) * (size_t) k * d);
 	dpk_lift_centers(d, k, (size_t) k, cnt, sum, ident,
-					 lift_min_count(count_var, sum_var_norm), prev, centers, sizes);
+					 dpk_lift_min_count(count_var, sum_var_norm), prev, centers, sizes);
 	dpk_free(cnt);
 	dpk_free(sum);
 	dpk_free(prev);
 	dpk_free(ident);
 }
 
-/* One-shot high-d k-means (see project.h). */
+/* One-shot high-d k-means (see highd.h). */
 void
 dpk_highd_oneshot_cluster(const DpkBox *box, const double *points, size_t n,
 						  const DpkHighdConfig *cfg, DpkStream *s,
@@ -1256,7 +797,7 @@ dpk_highd_copies(const DpkHighdConfig *cfg, int d)
 	return R;
 }
 
-/* One-shot high-d k-means with details (see project.h). */
+/* One-shot high-d k-means with details (see highd.h). */
 void
 dpk_highd_oneshot_cluster_info(const DpkBox *box, const double *points, size_t n,
 							   const DpkHighdConfig *cfg, DpkStream *s,
