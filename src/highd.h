@@ -40,7 +40,7 @@
 
 /*
  * From this dimension on use the projection pipeline; below it the low-d
- * pipeline (dpk_oneshot_cluster) is as good (see dpk_highd_defaults).
+ * pipeline (dpk_lowd_cluster) is as good (see dpk_highd_defaults).
  */
 #define DPK_HIGHD_MIN_D 6
 
@@ -225,7 +225,7 @@ typedef struct DpkHighdInfo
 
 /*
  * One-shot epsilon-DP k-means for high d (same contract as
- * dpk_oneshot_cluster): exactly cfg->k centres in the original space of the
+ * dpk_lowd_cluster): exactly cfg->k centres in the original space of the
  * box, noisy sizes, no data-dependent error.  points: n * d, NaN-free
  * (+-Inf allowed, clamped).  Privacy, by sequential composition (every
  * point is in every copy and in exactly one cell, group or part of each):

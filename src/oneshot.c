@@ -22,7 +22,7 @@
 #include "utils/plancache.h"
 #include "utils/tuplestore.h"
 
-#include "coreset.h"
+#include "lowd.h"
 #include "highd.h"
 #include "pgutil.h"
 
@@ -186,7 +186,7 @@ dp_kmeans(PG_FUNCTION_ARGS)
 	double	   *lo,
 			   *hi;
 	DpkBox		box;
-	DpkOneshotConfig cfg;
+	DpkLowdConfig cfg;
 	DpkOneshotResult res;
 	PointBuffer buf = {0};
 	DpkStream  *stream;
@@ -217,7 +217,7 @@ dp_kmeans(PG_FUNCTION_ARGS)
 					 PG_ARGISNULL(4) ? NULL : PG_GETARG_ARRAYTYPE_P(4),
 					 &lo, &hi, &d);
 
-	dpk_oneshot_defaults(&cfg, eps, k);
+	dpk_lowd_defaults(&cfg, eps, k);
 	cfg.max_cells = dpk_max_cells;
 	if (!PG_ARGISNULL(5))
 	{
@@ -258,7 +258,7 @@ dp_kmeans(PG_FUNCTION_ARGS)
 		dpk_highd_oneshot_cluster(&box, buf.x, buf.n, &hcfg, stream, &res);
 	}
 	else
-		dpk_oneshot_cluster(&box, buf.x, buf.n, &cfg, stream, &res);
+		dpk_lowd_cluster(&box, buf.x, buf.n, &cfg, stream, &res);
 
 	MemoryContextSwitchTo(old);
 	for (c = 0; c < k; c++)

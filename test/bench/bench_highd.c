@@ -15,7 +15,7 @@
  *				 copy with the best private score, i.e. what continual
  *				 per-cell counters can support (paper 000's lifting and
  *				 boosting);
- *	 L  lowd     dpk_oneshot_cluster with dpk_oneshot_defaults (the grid in
+ *	 L  lowd     dpk_lowd_cluster with dpk_lowd_defaults (the grid in
  *				 the original space, which collapses to 1-2 cells per
  *				 dimension at high d);
  *	 G  grid     plain RUGNIK grid at the true N: Laplace(1/eps) on every
@@ -49,9 +49,10 @@
 #include "coreset.h"
 #include "dpk_mem.h"
 #include "grid.h"
-#include "kmeans.h"
-#include "noise.h"
 #include "highd.h"
+#include "kmeans.h"
+#include "lowd.h"
+#include "noise.h"
 #include "rugnik.h"
 
 #define BENCH_PROG "bench_highd"
@@ -118,15 +119,15 @@ static double
 lowd(const MixData *mx, const DpkBox *box, const Row *row, int seed, int restarts,
 	 int *m_out)
 {
-	DpkOneshotConfig cfg;
+	DpkLowdConfig cfg;
 	DpkOneshotResult res;
 	DpkStream	s = {0};
 	double		cost;
 
-	dpk_oneshot_defaults(&cfg, row->eps, row->k);
+	dpk_lowd_defaults(&cfg, row->eps, row->k);
 	cfg.restarts = restarts;
 	open_row_stream(&s, row->d, row->k, row->eps, seed, METHOD_L);
-	dpk_oneshot_cluster(box, mx->points, mx->n, &cfg, &s, &res);
+	dpk_lowd_cluster(box, mx->points, mx->n, &cfg, &s, &res);
 	*m_out = res.cells_per_dim;
 	cost = dpk_kmeans_cost(mx->points, NULL, (int) mx->n, mx->d, res.centers, row->k, NULL);
 	dpk_oneshot_result_free(&res);
@@ -377,7 +378,7 @@ main(int argc, char **argv)
 	printf("# cost = k-means cost on the true points / non-private reference; "
 		   "geometric mean over seeds\n");
 	printf("# H = highd projection pipeline (defaults), H_cell = the same in cell mode "
-		   "(per-cell sums, 2 copies, grid_scale 1, best private score), L = low-d dpk_oneshot_cluster, "
+		   "(per-cell sums, 2 copies, grid_scale 1, best private score), L = low-d dpk_lowd_cluster, "
 		   "G = plain RUGNIK grid at the true N\n");
 	printf("# H_cell chosen: how often each of its copies had the best private score\n");
 	printf("%2s %2s %5s | %8s %8s %8s %8s | %8s %8s | %8s | %4s %5s %3s %3s | %s\n",
