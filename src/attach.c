@@ -29,7 +29,7 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
-#include "continual.h"
+#include "live_core.h"
 #include "live.h"
 #include "store.h"
 

@@ -10,7 +10,7 @@
 #include "executor/tuptable.h"
 #include "utils/relcache.h"
 
-#include "continual.h"
+#include "live_core.h"
 #include "counter.h"
 #include "highd.h"
 #include "lift.h"

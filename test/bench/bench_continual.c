@@ -85,7 +85,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "continual.h"
+#include "live_core.h"
 #include "lowd.h"
 #include "counter.h"
 #include "dpk_mem.h"

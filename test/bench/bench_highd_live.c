@@ -91,7 +91,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "continual.h"
+#include "live_core.h"
 #include "coreset.h"
 #include "counter.h"
 #include "dpk_mem.h"

@@ -1,7 +1,11 @@
 /*
- * continual.h
- *		A release of the continual mechanism: noisy counters at release t ->
- *		level choice -> coreset -> centres and cost for every k' <= k.
+ * live_core.h
+ *		Live tables, plain-C core: configuration, sensitivities and noise
+ *		scales, and a release of the continual mechanism (noisy counters at
+ *		release t -> level choice -> coreset -> centres and cost for every
+ *		k' <= k), in the original space or in projected copies.
+ *
+ * The glue of live tables (triggers, shapes, readers) is live.h.
  *
  * One grid level carries counters (2^level cells per dimension, chosen at
  * attach from a public size hint); coarser levels are sums of its cells, so
@@ -9,8 +13,8 @@
  * splitting the budget across levels (DESIGN §5).  Everything after the
  * noisy histogram is post-processing.
  */
-#ifndef DPK_CONTINUAL_H
-#define DPK_CONTINUAL_H
+#ifndef DPK_LIVE_CORE_H
+#define DPK_LIVE_CORE_H
 
 #include <stdbool.h>
 #include <stdint.h>

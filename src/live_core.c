@@ -1,8 +1,9 @@
 /*
- * continual.c
- *		Continual releases: noisy counted level, level choice, coreset, k-means.
+ * live_core.c
+ *		Live tables: configuration, scales, and continual releases (noisy
+ *		counted level, level choice, coreset, k-means; projected copies).
  */
-#include "continual.h"
+#include "live_core.h"
 
 #include <limits.h>
 #include <math.h>
@@ -116,7 +117,7 @@ dpk_live_sum_scale(const DpkLiveConfig *cfg)
 	return dpk_scale_from_double(b[1]);
 }
 
-/* Whether every scale has an exact representation (see continual.h). */
+/* Whether every scale has an exact representation (see live_core.h). */
 bool
 dpk_live_scales_representable(const DpkLiveConfig *cfg, double *largest)
 {
@@ -177,7 +178,7 @@ dpk_live_sum_variance(const DpkLiveConfig *cfg, int level, uint32_t t)
 		(sum_node + count_node * DPK_REL_UNITS * DPK_REL_UNITS * off2);
 }
 
-/* Counted level for a size hint (see continual.h). */
+/* Counted level for a size hint (see live_core.h). */
 int
 dpk_live_choose_level(const DpkLiveConfig *cfg, double size_hint, double max_cells)
 {
@@ -251,7 +252,7 @@ dpk_live_noisy_histogram(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYT
 	dpk_free(noise);
 }
 
-/* Sum fine cells into a coarser level (see continual.h). */
+/* Sum fine cells into a coarser level (see live_core.h). */
 void
 dpk_live_aggregate(const DpkDenseHist *fine, int fine_level, int level,
 				   DpkDenseHist *out)
@@ -281,7 +282,7 @@ dpk_live_aggregate(const DpkDenseHist *fine, int fine_level, int level,
 	dpk_free(idx);
 }
 
-/* Level choice, coreset and k-means for every k' (see continual.h). */
+/* Level choice, coreset and k-means for every k' (see live_core.h). */
 void
 dpk_live_cluster(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist *fine,
 				 uint32_t t, uint64_t seed, DpkLiveRelease *rel)
@@ -512,7 +513,7 @@ dpk_live_use_projection(DpkLiveConfig *cfg, uint64_t proj_seed)
 	cfg->norm_share = 0.05;
 }
 
-/* Add one point to a projected table's state (see continual.h). */
+/* Add one point to a projected table's state (see live_core.h). */
 void
 dpk_live_add_projected(const DpkLiveConfig *cfg, DpkCellMap *state, const double *u,
 					   const double *t, int sign)
@@ -536,7 +537,7 @@ dpk_live_add_projected(const DpkLiveConfig *cfg, DpkCellMap *state, const double
 		dpk_free(qp);
 }
 
-/* Noisy statistics of every copy at release t (see continual.h). */
+/* Noisy statistics of every copy at release t (see live_core.h). */
 void
 dpk_live_noisy_projected(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYTES],
 						 const DpkCellMap *state, uint32_t t, DpkStream *s,
@@ -585,7 +586,7 @@ dpk_live_noisy_projected(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYT
 	dpk_free(noise);
 }
 
-/* Centres of a projected table for every k' (see continual.h). */
+/* Centres of a projected table for every k' (see live_core.h). */
 void
 dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 						   const double *count, const double *sum, double sumnorm,
