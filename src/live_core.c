@@ -9,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "budget.h"
 #include "coreset.h"
 #include "highd.h"
 #include "lift.h"
@@ -28,12 +29,12 @@ dpk_live_defaults(DpkLiveConfig *cfg, int d, int k, double epsilon,
 	cfg->horizon = horizon;
 	cfg->insert_only = insert_only;
 	cfg->level = 0;
-	cfg->sum_share = 0.5;
+	cfg->sum_share = dpk_budget_live_shares(d, false).sum_share;
 	cfg->dhat = 0;
 	cfg->copies = 1;
 	cfg->proj_seed = 0;
 	cfg->half_width = 0.75;
-	cfg->norm_share = 0.0;
+	cfg->norm_share = dpk_budget_live_shares(d, false).norm_share;
 	cfg->threshold_sigmas = 2.0;
 	cfg->restarts = 10;
 	cfg->max_iter = 100;
@@ -79,12 +80,11 @@ dpk_live_norm_sensitivity(const DpkLiveConfig *cfg)
 static void
 live_real_scales(const DpkLiveConfig *cfg, double b[3])
 {
-	b[0] = dpk_live_count_sensitivity(cfg) /
-		(cfg->epsilon * (1.0 - cfg->sum_share - cfg->norm_share));
-	b[1] = cfg->sum_share <= 0.0 ? 1.0
-		: dpk_live_sum_sensitivity(cfg) / (cfg->epsilon * cfg->sum_share);
-	b[2] = cfg->norm_share <= 0.0 ? 1.0
-		: dpk_live_norm_sensitivity(cfg) / (cfg->epsilon * cfg->norm_share);
+	DpkLiveBudget eps = dpk_budget_live(cfg);
+
+	b[0] = dpk_live_count_sensitivity(cfg) / eps.eps_count;
+	b[1] = cfg->sum_share <= 0.0 ? 1.0 : dpk_live_sum_sensitivity(cfg) / eps.eps_sum;
+	b[2] = cfg->norm_share <= 0.0 ? 1.0 : dpk_live_norm_sensitivity(cfg) / eps.eps_norm;
 }
 
 /* Scale of the norm counter's node noise. */
@@ -487,30 +487,21 @@ dpk_live_copy_cells(const DpkLiveConfig *cfg)
 }
 
 /*
- * Projected mode: the projected dimension of dpk_highd_dhat, one copy, 5 %
- * of epsilon on the global sum of squared norms, and on the lifting sums a
- * share that grows with d, 0.2 + 0.1 log2 d within [0.6, 0.85]: their cube
- * noise costs about d^3 b^2 / 3 per centre in squared error, the counts'
- * noise does not grow with d.  Measured (test/bench/bench_highd_live.c,
- * K = 10, eps = 1, N = 1e5, T = 1024, 8 seeds, geometric mean over both
- * streams at t = T/2, T-1, T, before the heaviest-cell lifting), shares
- * 0.5 / 0.6 / 0.7 / 0.8: d = 8: 1.90 / 1.82 / 2.39 / 2.41; d = 16: 3.13 /
- * 2.79 / 3.47 / 3.22; d = 32: 7.85 / 6.22 / 6.33 / 6.07; d = 64: 15.8 /
- * 12.0 / 8.29 / 7.49.  More copies multiply every sensitivity and measured
- * worse than choosing among them gains (cube sums, 8 seeds, d = 16 / 64,
- * t >= T/2: 2 copies 2.6-7.3 / 7.3-21, 1 copy 2.0-3.7 / 3.7-12).
+ * Projected mode: the projected dimension of dpk_highd_dhat, one copy (more
+ * copies multiply every sensitivity), the shares of dpk_budget_live_shares
+ * (doc/benchmarks.md, "Measurements behind the defaults").
  */
 void
 dpk_live_use_projection(DpkLiveConfig *cfg, uint64_t proj_seed)
 {
-	double		share = 0.2 + 0.1 * log2((double) cfg->d);
+	DpkLiveShares shares = dpk_budget_live_shares(cfg->d, true);
 
 	cfg->dhat = dpk_highd_dhat(cfg->d, cfg->k);
 	cfg->copies = 1;
 	cfg->proj_seed = proj_seed;
 	cfg->half_width = 0.75;
-	cfg->sum_share = share < 0.6 ? 0.6 : (share > 0.85 ? 0.85 : share);
-	cfg->norm_share = 0.05;
+	cfg->sum_share = shares.sum_share;
+	cfg->norm_share = shares.norm_share;
 }
 
 /* Add one point to a projected table's state (see live_core.h). */

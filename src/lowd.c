@@ -7,6 +7,7 @@
 
 #include <math.h>
 
+#include "budget.h"
 #include "dpk_mem.h"
 #include "kmeans.h"
 #include "rugnik.h"
@@ -116,10 +117,7 @@ dpk_lowd_cluster(const DpkBox *box, const double *points, size_t n,
 				 const DpkLowdConfig *cfg, DpkStream *s, DpkOneshotResult *res)
 {
 	int			d = box->d;
-	double		eps_rest = cfg->epsilon;
-	double		eps_n = 0.0,
-				eps_count,
-				eps_sum;
+	DpkLowdBudget eps = dpk_budget_lowd(cfg);
 	double		noisy_n;
 	int			cells_per_dim;
 	DpkScale	count_scale,
@@ -129,16 +127,8 @@ dpk_lowd_cluster(const DpkBox *box, const double *points, size_t n,
 	double		count_var,
 				sum_var = 0.0;
 
-	if (cfg->public_n < 0.0)
-	{
-		eps_n = cfg->epsilon * cfg->n_share;
-		eps_rest -= eps_n;
-	}
-	eps_sum = eps_rest * cfg->sum_share;
-	eps_count = eps_rest - eps_sum;
-
-	noisy_n = lowd_noisy_n(cfg, n, eps_n, s);
-	count_scale = dpk_scale_from_double(1.0 / eps_count);
+	noisy_n = lowd_noisy_n(cfg, n, eps.eps_n, s);
+	count_scale = dpk_scale_from_double(1.0 / eps.eps_count);
 	count_var = dpk_discrete_laplace_variance(count_scale);
 	cells_per_dim = lowd_cells_per_dim(cfg, d, noisy_n, count_var);
 
@@ -147,13 +137,13 @@ dpk_lowd_cluster(const DpkBox *box, const double *points, size_t n,
 	 * an l-infinity sensitivity of DPK_REL_UNITS for the sum vector, which
 	 * gets the vector (cube) noise.
 	 */
-	if (eps_sum > 0.0)
+	if (eps.eps_sum > 0.0)
 	{
-		sum_scale = dpk_scale_from_double((double) DPK_REL_UNITS / eps_sum);
+		sum_scale = dpk_scale_from_double((double) DPK_REL_UNITS / eps.eps_sum);
 		sum_var = dpk_vector_noise_variance(sum_scale, d);
 	}
 
-	lowd_histogram(box, points, n, cells_per_dim, eps_sum > 0.0, count_scale, sum_scale,
+	lowd_histogram(box, points, n, cells_per_dim, eps.eps_sum > 0.0, count_scale, sum_scale,
 				   s, &h);
 	dpk_coreset_from_hist(&h, box,
 						  dpk_coreset_threshold(sqrt(count_var), cfg->threshold_sigmas,
