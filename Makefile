@@ -25,12 +25,15 @@ include $(PGXS)
 CORE_CC ?= gcc
 CORE_CFLAGS ?= -std=gnu99 -O2 -g -Wall -Wextra -Werror -Isrc
 CORE_LIBS = -lopenblas -lcrypto -lm
+# Research variants of the core: linked into benchmarks and unit tests, never
+# into the extension.
+RESEARCH_SRCS = test/bench/highd_research.c
 UNIT_TESTS = test_noise test_kmeans test_rugnik test_grid test_counter test_project test_store_format test_budget
 UNIT_BINS = $(addprefix test/unit/bin/,$(UNIT_TESTS))
 
-test/unit/bin/%: test/unit/%.c $(CORE_SRCS) src/*.h test/unit/unit.h
+test/unit/bin/%: test/unit/%.c $(CORE_SRCS) $(RESEARCH_SRCS) src/*.h test/bench/highd_research.h test/unit/unit.h
 	@mkdir -p test/unit/bin
-	$(CORE_CC) $(CORE_CFLAGS) -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
+	$(CORE_CC) $(CORE_CFLAGS) -o $@ $< $(CORE_SRCS) $(RESEARCH_SRCS) $(CORE_LIBS)
 
 .PHONY: unittest bench bench-live tapcheck tapcheck-long demo ci
 unittest: $(UNIT_BINS)
@@ -90,9 +93,9 @@ privacy-quick: test/privacy/bin/privacy_test
 privacy-long: test/privacy/bin/privacy_test
 	OPENBLAS_NUM_THREADS=1 ./test/privacy/bin/privacy_test long
 
-test/bench/bin/bench_highd: test/bench/bench_highd.c test/bench/mixture.h $(CORE_SRCS) src/*.h
+test/bench/bin/bench_highd: test/bench/bench_highd.c test/bench/mixture.h $(CORE_SRCS) $(RESEARCH_SRCS) src/*.h test/bench/highd_research.h
 	@mkdir -p test/bench/bin
-	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
+	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(CORE_SRCS) $(RESEARCH_SRCS) $(CORE_LIBS)
 
 .PHONY: bench-highd
 bench-highd: test/bench/bin/bench_highd

@@ -12,26 +12,31 @@
  * with the lowest private cost estimate is published (doc/design.md,
  * section "High dimensions").
  *
- * Copies.  The one-shot pipeline (dpk_highd_oneshot_cluster) combines its R
- * copies instead of choosing one (DPK_LIFT_JOINT, measured best): each copy
- * clusters its projected grid, the tuple of a point's R projected labels
- * makes its group, groups are clustered at the concatenation of their
- * projected centres, and each of the k parts is lifted from a single noisy
- * (count, sum).  Its partition depends on the noisy output, so it needs
- * fresh budget per release and has no continual counterpart.  The paper's
- * way, which fixed per-cell counters allow, is DPK_LIFT_CELL: per copy, noisy
- * sums per projected cell, lifting over the cells of each centre and the
- * copy with the best private score published; dpk_highd_cells_cluster does
- * one copy of it from any noisy per-cell statistics.
+ * Copies.  The shipped pipeline (dpk_highd_oneshot_cluster, DPK_LIFT_JOINT)
+ * combines its R copies instead of choosing one: each copy clusters its
+ * projected grid, the tuple of a point's R projected labels makes its
+ * group, groups are clustered at the concatenation of their projected
+ * centres, and each of the k parts is lifted from a single noisy (count,
+ * sum).  Its partition depends on the noisy output, so it needs fresh budget
+ * per release and has no continual counterpart.  The paper's way, which
+ * fixed per-cell counters allow, is to lift per copy from noisy sums per
+ * projected cell and publish the copy with the best private score:
+ * dpk_highd_cells_cluster does one copy of it from any noisy per-cell
+ * statistics (live tables use it).  The one-shot selection modes
+ * (DPK_LIFT_CLUSTER, DPK_LIFT_CELL) and private refinement steps are
+ * research variants: test/bench/highd_research.c runs them from the stages
+ * at the end of this header.
  *
  * Everything here is plain C on dpk_alloc; no PostgreSQL headers.
  */
 #ifndef DPK_HIGHD_H
 #define DPK_HIGHD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "budget.h"
 #include "coreset.h"
 #include "grid.h"
 #include "lift.h"
@@ -40,7 +45,8 @@
 
 /*
  * From this dimension on use the projection pipeline; below it the low-d
- * pipeline (dpk_lowd_cluster) is as good (see dpk_highd_defaults).
+ * pipeline (dpk_lowd_cluster) is as good (doc/benchmarks.md, "Measurements
+ * behind the defaults").
  */
 #define DPK_HIGHD_MIN_D 6
 
@@ -66,13 +72,13 @@ typedef struct DpkHighdCells
 
 /*
  * Centres of one copy from its noisy per-cell statistics (post-processing
- * only; statistics in normalized units, see above): coreset of the grid
+ * only; statistics in normalized units, see lift.h): coreset of the grid
  * cells whose count clears dpk_coreset_threshold, weighted k-means in the
  * projected space, every lifting cell above its threshold to the centre
  * holding most of the noisy mass of its coreset cells (else the centre
- * nearest its middle), then dpk_lift_centers with the pseudo-inverse of the
- * projected centres as fallback.  Writes k normalized centres (k * d) and
- * sizes (k); returns the copy's private score (dpk_lift_cost, lower is
+ * nearest its middle), then dpk_lift_centers_heavy with the pseudo-inverse
+ * of the projected centres as fallback.  Writes k normalized centres (k * d)
+ * and sizes (k); returns the copy's private score (dpk_lift_cost, lower is
  * better) for choosing among copies.
  */
 double		dpk_highd_cells_cluster(const DpkProjection *p, const DpkHighdCells *hc,
@@ -80,18 +86,19 @@ double		dpk_highd_cells_cluster(const DpkProjection *p, const DpkHighdCells *hc,
 									int max_iter, uint64_t seed, double *centers,
 									double *sizes, int *coreset_size);
 
-/* How the one-shot pipeline lifts centres (measured, see the defaults). */
+/* How a one-shot release lifts centres. */
 typedef enum DpkLiftMode
 {
 	DPK_LIFT_JOINT,				/* R grids; one noisy count per group of points
 								 * sharing all R projected labels; k-means of
 								 * the groups at their concatenated projected
 								 * centres; one noisy (count, sum) per part */
-	DPK_LIFT_CLUSTER,			/* per copy: one noisy (count, sum) per
-								 * projected cluster; best private score wins */
-	DPK_LIFT_CELL				/* per copy: noisy sums per projected grid cell
-								 * (what continual counters can keep); best
-								 * private score wins */
+	DPK_LIFT_CLUSTER,			/* research: per copy one noisy (count, sum)
+								 * per projected cluster; best private score
+								 * wins */
+	DPK_LIFT_CELL				/* research: per copy noisy sums per projected
+								 * grid cell (what continual counters can
+								 * keep); best private score wins */
 } DpkLiftMode;
 
 /* Configuration of a high-dimensional one-shot release. */
@@ -119,8 +126,8 @@ typedef struct DpkHighdConfig
 	int			lift_coarsen;	/* cell mode: lifting cells are this many
 								 * grid cells wide per dimension (1: the
 								 * grid's own cells, sharing its counts) */
-	int			refine_steps;	/* private Lloyd steps in the original space
-								 * after the lift */
+	int			refine_steps;	/* research: private Lloyd steps in the
+								 * original space after the lift */
 	double		refine_share;	/* share of epsilon (after N) on refinement */
 	double		grid_scale;		/* multiplies RUGNIK's m in projected space */
 	double		threshold_sigmas;	/* keep cells above this many noise sd */
@@ -134,53 +141,9 @@ typedef struct DpkHighdConfig
 } DpkHighdConfig;
 
 /*
- * Defaults, measured with test/bench/bench_highd.c (Gaussian mixtures,
- * box [0,100]^d, K = 10, N = 1e5 unless said; normalized cost = cost of the
- * released centres / non-private cost, geometric mean over 4-6 seeds):
- *
- *	 lift_mode = JOINT.  At d = 64, eps = 0.5: joint 1.15; selecting the best
- *		copy by private score with per-cluster sums (R = 3) 3.2, and with a
- *		private Lloyd step after the choice 1.2-2.4 with single runs up to 5
- *		(a projection merging two clusters is not undone); selection with
- *		per-cell sums (R = 2, what continual counters allow) 4.9.  Selection
- *		splits the sum budget R ways; the joint mode spends it once.
- *	 dhat = 4.  dhat = 3 fails more at N = 1e4 (d = 16/32, eps = 1: 1.69/2.46
- *		against 1.27/1.81); dhat = 5 is level at N = 1e5 but had a failed run
- *		at d = 8 (2.2).
- *	 copies = 2, grid_scale = 1.7 (m = 1.7 x RUGNIK's m for dhat at the
- *		grid's count noise).  At N = 1e5 every pair of R in {2, 3, 4} and
- *		grid_scale in {1, 1.4, 1.7, 2} is level (within 0.01, except d = 64,
- *		eps = 0.5: 1.13-1.15); grid_scale 0.7 fails runs.  At N = 1e4 the
- *		grid must separate clusters the projection has brought close, and
- *		finer grids with fewer copies win: over d = 8..64, eps = 0.5 and 1,
- *		geometric mean 3.09 for R = 3, grid_scale 1 against 2.49 for R = 2,
- *		1.7 (d = 8, eps = 0.5: 2.49 -> 1.34; d = 16: 3.49 -> 2.03).
- *	 lift_share = 0.7, group_share = 0.05 (the grids share the remaining
- *		0.25; measured with R = 3, grid_scale 1).  The lift noise dominates
- *		at high d (its cost excess grows like d^2 / (eps^2 N_j^2 sd^2), N_j
- *		the cluster size, sd its spread in box widths): d = 64, eps = 0.5 gives 1.19 / 1.15 / 1.11
- *		/ 1.10 at 0.6 / 0.7 / 0.8 / 0.85 but runs fail from 0.9 (3.1, 5.0),
- *		and at N = 1e4 (d = 16, eps = 0.5) 0.8 already fails (2.6, max 5.6,
- *		against 2.2 at 0.6).  group_share 0.05 and 0.1 are level.
- *	 refine_steps = 0.  With the joint partition a private Lloyd step costs
- *		more lift noise than it fixes (d = 64, eps = 0.5: lift 0.3 plus a
- *		step on 0.4 gives 1.43, lift 0.5 and no step 1.26).
- *	 half_width = 0.75.  0.5 and 1.0 are level at N = 1e5; 1.0 is worse at
- *		N = 1e4 (d = 32, eps = 1: 2.60 against 1.81).
- *	 lift_count_share = 1 / (1 + d^(2/3)): minimises the variance of a mean
- *		Sum / Count when the count has sensitivity 1 and the sum d U / 2
- *		(per-coordinate Laplace).  With the cube noise the optimum moves to
- *		about 1 / (1 + d^(2/3) / 1.8); measured level (d = 16: 1.0100 /
- *		1.0079 against 1.0093 / 1.0077 at eps 0.5 / 1; d = 64: 1.0320 /
- *		1.0129 against 1.0327 / 1.0131), so it stays.
- *	 n_share = 0.05, threshold_sigmas = 2: as the low-d pipeline.
- *	 DPK_HIGHD_MIN_D = 6: at d = 5 and 6 both pipelines are level at N = 1e5
- *		(K = 10, eps 0.5 / 1, both with cube-noise sums: d = 5: 1.007 /
- *		1.009 against the low-d 1.008 / 1.007; d = 6: 1.008 / 1.007 against
- *		1.009 / 1.007; d = 7: 1.047 / 1.007 against 1.011 / 1.008, one bad
- *		seed of five at eps 0.5); from d = 8 on this one
- *		wins (at N = 1e4, d = 8: 1.34 / 1.09 against 1.45 / 1.19) and from
- *		d = 32 the low-d grid has one cell and costs 40-50.
+ * Defaults: the joint mode, dhat 4, 2 copies, grid_scale 1.7, lift_share
+ * 0.7, group_share 0.05, no refinement, half_width 0.75; the measurements
+ * behind each are in doc/benchmarks.md, "Measurements behind the defaults".
  */
 void		dpk_highd_defaults(DpkHighdConfig *cfg, double epsilon, int k);
 
@@ -194,19 +157,12 @@ int			dpk_highd_dhat(int d, int k);
  */
 int			dpk_highd_copies(const DpkHighdConfig *cfg, int d);
 
-/* Per-release details, for benchmarks and the privacy report. */
+/* Per-release details, for benchmarks and tests. */
 typedef struct DpkHighdInfo
 {
 	int			dhat;
-	int			copies;
-	int			chosen;			/* index of the published copy (-1: joint) */
-	double		eps_n;			/* budget on the noisy N (0 if public) */
-	double		eps_grid;		/* per copy, on projected cell counts */
-	double		eps_group;		/* joint mode, once: group counts */
-	double		eps_lift_count; /* per copy (selection), once (joint) */
-	double		eps_lift_sum;	/* per copy (selection), once (joint) */
-	double		eps_lift_norm;	/* per copy (cell mode) */
-	double		eps_refine;		/* per refinement step */
+	int			lift_m;			/* cell mode: lifting cells per dimension */
+	DpkHighdBudget budget;		/* the epsilon shares (copies among them) */
 	double		count_scale;	/* noise scales: counts in points (Laplace), */
 	double		group_scale;	/* sums in DPK_LIFT_UNITS (l-infinity scale of
 								 * dpk_vector_noise), norms in units^2 */
@@ -215,36 +171,152 @@ typedef struct DpkHighdInfo
 	double		norm_scale;
 	double		refine_count_scale;
 	double		refine_sum_scale;
-	int			lift_m;			/* cell mode: lifting cells per dimension */
-	double		score[16];		/* selection modes: private score of the
-								 * first 16 copies */
-	double	   *copy_centers;	/* selection modes, if not NULL on entry:
-								 * receives copies * k * d normalized
-								 * centres, every copy's lift */
 } DpkHighdInfo;
 
 /*
- * One-shot epsilon-DP k-means for high d (same contract as
- * dpk_lowd_cluster): exactly cfg->k centres in the original space of the
+ * One-shot epsilon-DP k-means for high d in the joint mode (same contract
+ * as dpk_lowd_cluster): exactly cfg->k centres in the original space of the
  * box, noisy sizes, no data-dependent error.  points: n * d, NaN-free
- * (+-Inf allowed, clamped).  Privacy, by sequential composition (every
- * point is in every copy and in exactly one cell, group or part of each):
- * joint mode eps_n + copies * eps_grid + eps_group + eps_lift_count +
- * eps_lift_sum + refine_steps * eps_refine = cfg->epsilon; selection modes
- * eps_n + copies * (eps_grid + eps_lift_count + eps_lift_sum +
- * eps_lift_norm) + refine_steps * eps_refine = cfg->epsilon.
+ * (+-Inf allowed, clamped).  The epsilon shares are dpk_budget_highd's.  A
+ * configuration of a research mode (selection, refinement) stops with
+ * dpk_fail: test/bench/highd_research.c runs those.
  */
 void		dpk_highd_oneshot_cluster(const DpkBox *box, const double *points,
 									  size_t n, const DpkHighdConfig *cfg,
 									  DpkStream *s, DpkOneshotResult *res);
 
-/*
- * The same, also filling info (may be NULL; its copy_centers pointer is read
- * on entry, every other field is written).
- */
+/* The same, also filling info (may be NULL). */
 void		dpk_highd_oneshot_cluster_info(const DpkBox *box, const double *points,
 										   size_t n, const DpkHighdConfig *cfg,
 										   DpkStream *s, DpkOneshotResult *res,
 										   DpkHighdInfo *info);
+
+/*
+ * ---- Stages of a one-shot release ----
+ *
+ * dpk_highd_oneshot_cluster is dpk_highd_plan, dpk_highd_run_joint and
+ * dpk_highd_finish; test/bench/highd_research.c composes the same stages
+ * with its own copy selection and refinement.
+ */
+
+/* Everything the stages share: the input, and public or noisy settings. */
+typedef struct DpkHighdPlan
+{
+	const DpkBox *box;
+	const double *points;
+	size_t		n;
+	const DpkHighdConfig *cfg;
+	int			d;
+	int			k;
+	int			dhat;
+	int			copies;
+	double		noisy_n;		/* the N the grid rule used */
+	int			m;				/* projected cells per dimension */
+	int			lift_m;			/* cell mode: lifting cells per dimension */
+	DpkHighdBudget eps;			/* dpk_budget_highd (eps_group 0 if unused) */
+	DpkScale	count_scale;	/* grid counts */
+	double		count_var;
+	DpkScale	lift_count_scale;	/* per-cluster or per-group counts */
+	double		lift_count_var;
+	DpkScale	sum_scale;		/* sums, fixed point */
+	double		sum_var;
+	DpkScale	norm_scale;		/* cell mode: sums of squared norms */
+	double		norm_var;
+	DpkScale	group_scale;	/* joint mode: group counts */
+	double		group_var;
+	DpkScale	refine_count_scale; /* one refinement step */
+	double		refine_count_var;
+	DpkScale	refine_sum_scale;
+	double		refine_sum_var;
+	bool		have_lift;
+	bool		have_norm;
+} DpkHighdPlan;
+
+/*
+ * Plan a release: the budget, the noisy N (drawn from s unless public), the
+ * noise scales (sensitivity 1 on the counts of a grid or a partition, U / 2
+ * in every coordinate of a sum vector, d U^2 / 4 on a sum of squared norms)
+ * and the projected grid (RUGNIK at the count noise actually used, capped).
+ */
+void		dpk_highd_plan(DpkHighdPlan *pl, const DpkBox *box, const double *points,
+						   size_t n, const DpkHighdConfig *cfg, DpkStream *s);
+
+/* Called for every point of a histogram pass: normalized u, projected t. */
+typedef void (*DpkHighdVisit) (void *arg, const double *u, const double *t,
+							   uint64_t cell);
+
+/*
+ * Histogram stage of one copy: one pass projecting every point, counting
+ * it in its projected grid cell (and calling visit, if not NULL), then
+ * noise on every cell, occupied or not.  Returns the m^dhat noisy counts
+ * (dpk_alloc'd).
+ */
+double	   *dpk_highd_histogram(const DpkHighdPlan *pl, const DpkProjection *proj,
+								DpkStream *s, DpkHighdVisit visit, void *arg);
+
+/*
+ * Coreset of a noisy projected grid (cells whose count clears the
+ * threshold, at their centres, weighted by their counts) and weighted
+ * k-means on it: k projected centres (k * dhat, in [0,1]).  Returns the
+ * threshold used.
+ */
+double		dpk_highd_grid_kmeans(int dhat, int m, const double *count, double count_var,
+								  double threshold_sigmas, int k, int restarts,
+								  int max_iter, uint64_t seed, double *pcenters,
+								  int *coreset_size);
+
+/*
+ * A partition of the points, one pass: the label of a point is either its
+ * nearest original-space centre (centers set) or the tuple of its nearest
+ * projected centres over `copies` projections, read as a number in base k,
+ * optionally mapped through map[] to one of `nlabels` parts.
+ */
+typedef struct DpkHighdPartition
+{
+	int			nlabels;		/* parts after the map */
+	int			copies;			/* projections whose labels make the tuple */
+	const DpkProjection *proj;	/* copies */
+	const double *pcenters;		/* copies * k * dhat */
+	const int  *map;			/* tuple -> part, or NULL */
+	const double *centers;		/* or: original-space centres (k * d) */
+} DpkHighdPartition;
+
+/*
+ * Noisy count of every part (and with sum not NULL its noisy sum vector, in
+ * normalized units) of a partition.  Every part gets noise, occupied or not;
+ * every point is in exactly one part, so the sensitivities are 1 on the
+ * counts and U / 2 in every coordinate of the sums (cube noise).
+ */
+void		dpk_highd_partition_stats(const DpkHighdPlan *pl, const DpkHighdPartition *pt,
+									  DpkScale count_scale, DpkScale sum_scale,
+									  DpkStream *s, double *cnt, double *sum);
+
+/* Normalized centres and sizes of a release in progress. */
+typedef struct DpkHighdOut
+{
+	double	   *centers;		/* k * d normalized */
+	double	   *sizes;			/* k */
+	int			coreset_size;
+	double		score;			/* private score (selection) */
+} DpkHighdOut;
+
+/* Allocate an output for k centres in d dimensions. */
+void		dpk_highd_out_init(DpkHighdOut *o, int k, int d);
+
+/* Free an output's arrays. */
+void		dpk_highd_out_free(DpkHighdOut *o);
+
+/*
+ * The joint mode (see DPK_LIFT_JOINT) into out; a plan without lifting or
+ * group budget puts every centre at the middle of the box.
+ */
+void		dpk_highd_run_joint(const DpkHighdPlan *pl, DpkStream *s, DpkHighdOut *out);
+
+/*
+ * Publish out: res gets the centres in the box's coordinates, sizes clipped
+ * at 0, the grid used; info (may be NULL) the plan's details.
+ */
+void		dpk_highd_finish(const DpkHighdPlan *pl, const DpkHighdOut *out,
+							 DpkOneshotResult *res, DpkHighdInfo *info);
 
 #endif

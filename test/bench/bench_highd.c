@@ -9,12 +9,16 @@
  * started from the generating centres):
  *
  *	 H  highd    dpk_highd_oneshot_cluster with dpk_highd_defaults, optionally
- *				 overridden on the command line for tuning;
+ *				 overridden on the command line for tuning (run through
+ *				 highd_research_cluster, which also runs the research modes
+ *				 and refinement steps; in the joint mode without refinement
+ *				 it is the shipped pipeline);
  *	 C  H_cell   the same pipeline in cell mode (DPK_LIFT_CELL, 2 copies,
  *				 lift_share 0.7, grid_scale 1): per-cell original-space sums and the
  *				 copy with the best private score, i.e. what continual
- *				 per-cell counters can support (paper 000's lifting and
- *				 boosting);
+ *				 per-cell counters can support (the lifting and boosting of
+ *				 "Differential Privacy for Clustering Under Continual
+ *				 Observation");
  *	 L  lowd     dpk_lowd_cluster with dpk_lowd_defaults (the grid in
  *				 the original space, which collapses to 1-2 cells per
  *				 dimension at high d);
@@ -50,6 +54,7 @@
 #include "dpk_mem.h"
 #include "grid.h"
 #include "highd.h"
+#include "highd_research.h"
 #include "kmeans.h"
 #include "lowd.h"
 #include "noise.h"
@@ -177,7 +182,7 @@ highd_config(const Options *opt, double eps, int k, int seed, DpkHighdConfig *cf
 /* Method H (cell = 0) or C (cell = 1): the high-d one-shot release. */
 static double
 highd(const MixData *mx, const DpkBox *box, const Row *row, int seed,
-	  const Options *opt, int cell, double *ms, DpkHighdInfo *info, int *m_out)
+	  const Options *opt, int cell, double *ms, HighdResearchInfo *info, int *m_out)
 {
 	DpkHighdConfig cfg;
 	DpkOneshotResult res;
@@ -205,7 +210,7 @@ highd(const MixData *mx, const DpkBox *box, const Row *row, int seed,
 		highd_config(opt, row->eps, row->k, seed, &cfg);
 	open_row_stream(&s, row->d, row->k, row->eps, seed, cell ? METHOD_C : METHOD_H);
 	t0 = now_ms();
-	dpk_highd_oneshot_cluster_info(box, mx->points, mx->n, &cfg, &s, &res, info);
+	highd_research_cluster(box, mx->points, mx->n, &cfg, &s, &res, info);
 	*ms = now_ms() - t0;
 	*m_out = res.cells_per_dim;
 	cost = dpk_kmeans_cost(mx->points, NULL, (int) mx->n, mx->d, res.centers, row->k, NULL);
@@ -428,7 +433,7 @@ main(int argc, char **argv)
 			for (rr = r; rr < nrows; rr++)
 			{
 				Row		   *row = &rows[rr];
-				DpkHighdInfo info;
+				HighdResearchInfo info;
 				double		ms,
 							ms_c,
 							ch,
@@ -437,7 +442,7 @@ main(int argc, char **argv)
 							cg = 1.0;
 				int			mh,
 							mc;
-				DpkHighdInfo cinfo;
+				HighdResearchInfo cinfo;
 
 				if (done[rr] || row->d != rows[r].d || row->k != rows[r].k)
 					continue;
@@ -459,10 +464,10 @@ main(int argc, char **argv)
 
 					printf("#   d=%d eps=%g seed=%d H=%.4f chosen=%d scores", row->d,
 						   row->eps, seed, ch, info.chosen);
-					for (c = 0; c < info.copies && c < 16; c++)
+					for (c = 0; c < info.base.budget.copies && c < 16; c++)
 						printf(" %.1f", info.score[c]);
 					printf(" true");
-					for (c = 0; c < info.copies && c < 64; c++)
+					for (c = 0; c < info.base.budget.copies && c < 64; c++)
 					{
 						double	   *cc = info.copy_centers + (size_t) c * row->k * row->d;
 						int			e;
@@ -486,7 +491,7 @@ main(int argc, char **argv)
 					row->m_h_lo = mh;
 				if (mh > row->m_h_hi)
 					row->m_h_hi = mh;
-				row->dhat = info.dhat;
+				row->dhat = info.base.dhat;
 				if (opt.baselines && cinfo.chosen >= 0)
 					row->chosen[cinfo.chosen < 3 ? cinfo.chosen : 3]++;
 				geo_add(&row->log_h, ch);

@@ -13,6 +13,7 @@
 #include "noise.h"
 #include "highd.h"
 #include "unit.h"
+#include "../bench/highd_research.h"
 
 /* A tiny deterministic generator for test data (not privacy noise). */
 static uint64_t test_state = 88172645463325252ULL;
@@ -75,14 +76,36 @@ centres_ok(const DpkOneshotResult *res, int k, const DpkBox *box)
 static double
 spent(const DpkHighdConfig *cfg, const DpkHighdInfo *info)
 {
-	double		per_copy = info->eps_grid;
-	double		once = info->eps_n + info->eps_refine * cfg->refine_steps;
+	const DpkHighdBudget *b = &info->budget;
+	double		per_copy = b->eps_grid;
+	double		once = b->eps_n + b->eps_refine * cfg->refine_steps;
 
 	if (cfg->lift_mode == DPK_LIFT_JOINT)
-		once += info->eps_group + info->eps_lift_count + info->eps_lift_sum;
+		once += b->eps_group + b->eps_lift_count + b->eps_lift_sum;
 	else
-		per_copy += info->eps_lift_count + info->eps_lift_sum + info->eps_lift_norm;
-	return once + info->copies * per_copy;
+		per_copy += b->eps_lift_count + b->eps_lift_sum + b->eps_lift_norm;
+	return once + b->copies * per_copy;
+}
+
+/* The shipped pipeline in the joint mode, the research runner otherwise. */
+static void
+run_mode(const DpkBox *box, const double *x, size_t n, const DpkHighdConfig *cfg,
+		 DpkStream *s, DpkOneshotResult *res, DpkHighdInfo *info)
+{
+	HighdResearchInfo ri;
+
+	if (cfg->lift_mode == DPK_LIFT_JOINT && cfg->refine_steps == 0)
+	{
+		if (info)
+			dpk_highd_oneshot_cluster_info(box, x, n, cfg, s, res, info);
+		else
+			dpk_highd_oneshot_cluster(box, x, n, cfg, s, res);
+		return;
+	}
+	memset(&ri, 0, sizeof(ri));
+	highd_research_cluster(box, x, n, cfg, s, res, &ri);
+	if (info)
+		*info = ri.base;
 }
 
 static void
@@ -499,7 +522,7 @@ test_pipeline(void)
 
 		/* n = 0: exactly k finite centres in the box */
 		memset(&info, 0, sizeof(info));
-		dpk_highd_oneshot_cluster_info(&box, x, 0, &cfg, &s, &res, &info);
+		run_mode(&box, x, 0, &cfg, &s, &res, &info);
 		CHECK(centres_ok(&res, k, &box), "%s: n = 0 gives k finite centres", name);
 		CHECK(fabs(spent(&cfg, &info) - cfg.epsilon) < 1e-12,
 			  "%s: budget adds up (%.15g)", name, spent(&cfg, &info));
@@ -510,7 +533,7 @@ test_pipeline(void)
 			pts[t] = (t / d) * 40.0 + 5.0;
 		pts[0] = INFINITY;
 		pts[d + 1] = -INFINITY;
-		dpk_highd_oneshot_cluster(&box, pts, 3, &cfg, &s, &res);
+		run_mode(&box, pts, 3, &cfg, &s, &res, NULL);
 		CHECK(centres_ok(&res, k, &box), "%s: 3 points, k = 5", name);
 		dpk_oneshot_result_free(&res);
 
@@ -521,7 +544,7 @@ test_pipeline(void)
 						hi2[2] = {1, 1};
 			DpkBox		b2 = {2, lo2, hi2};
 
-			dpk_highd_oneshot_cluster(&b2, pts, 3, &cfg, &s, &res);
+			run_mode(&b2, pts, 3, &cfg, &s, &res, NULL);
 			CHECK(centres_ok(&res, k, &b2), "%s: d = 2", name);
 			dpk_oneshot_result_free(&res);
 		}
@@ -543,7 +566,7 @@ test_pipeline(void)
 		/* smaller grids keep the test fast; the noise is negligible anyway */
 		cfg.max_cells = 4096.0;
 		cfg.max_lift_values = 4096.0 * d;
-		dpk_highd_oneshot_cluster(&box, x, n, &cfg, &s, &res);
+		run_mode(&box, x, n, &cfg, &s, &res, NULL);
 		CHECK(centres_ok(&res, k, &box), "%s: k finite centres", name);
 		for (j = 0; j < k; j++)
 		{
