@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cellmap.h"
 #include "counter.h"
 #include "grid.h"
 #include "noise.h"

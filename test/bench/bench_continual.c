@@ -85,6 +85,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cellmap.h"
 #include "live_core.h"
 #include "lowd.h"
 #include "counter.h"

@@ -91,6 +91,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cellmap.h"
 #include "live_core.h"
 #include "coreset.h"
 #include "counter.h"

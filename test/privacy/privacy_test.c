@@ -96,6 +96,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cellmap.h"
 #include "live_core.h"
 #include "counter.h"
 #include "dpk_mem.h"

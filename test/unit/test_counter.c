@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "cellmap.h"
 #include "live_core.h"
 #include "counter.h"
 #include "dpk_mem.h"

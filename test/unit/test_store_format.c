@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "cellmap.h"
 #include "live_core.h"
 #include "counter.h"
 #include "dpk_mem.h"
