@@ -10,8 +10,8 @@
  * One grid level carries counters (2^level cells per dimension, chosen at
  * attach from a public size hint); coarser levels are sums of its cells, so
  * a release can still pick a coarser grid when the table is small without
- * splitting the budget across levels (DESIGN §5).  Everything after the
- * noisy histogram is post-processing.
+ * splitting the budget across levels (doc/design.md, section "Grids").
+ * Everything after the noisy histogram is post-processing.
  */
 #ifndef DPK_LIVE_CORE_H
 #define DPK_LIVE_CORE_H
@@ -34,7 +34,7 @@ typedef struct DpkLiveConfig
 	int			level;			/* counted level: 2^level cells per dimension
 								 * (of the projected space when dhat > 0) */
 	double		sum_share;		/* share of epsilon on the in-cell sums */
-	/* High dimensions (DESIGN §7): dhat > 0 switches to projected grids. */
+	/* High dimensions (doc/design.md): dhat > 0 switches to projected grids. */
 	int			dhat;			/* projected dimension, 0: none */
 	int			copies;			/* R independent projections */
 	uint64_t	proj_seed;		/* public seed of the projections */
