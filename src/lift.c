@@ -106,9 +106,10 @@ dpk_lift_centers(int d, int k, size_t ncells, const double *count,
 	dpk_free(tot);
 }
 
-/* Order cell numbers by decreasing noisy count (qsort context). */
+/* The counts heavier_first orders by (qsort passes no context). */
 static const double *heavy_counts;
 
+/* Order cell numbers by decreasing noisy count, ties by cell number. */
 static int
 heavier_first(const void *a, const void *b)
 {
