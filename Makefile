@@ -3,7 +3,7 @@ EXTENSION = dpkmeans
 MODULE_big = dpkmeans
 DATA = sql/dpkmeans--0.1.sql sql/dpkmeans--0.1--0.2.sql
 
-CORE_SRCS = src/dpk_mem.c src/noise.c src/grid.c src/rugnik.c src/kmeans.c src/coreset.c src/counter.c src/continual.c src/project.c
+CORE_SRCS = src/dpk_mem.c src/budget.c src/noise.c src/grid.c src/rugnik.c src/kmeans.c src/coreset.c src/lowd.c src/cellmap.c src/counter.c src/live_core.c src/projection.c src/lift.c src/highd.c
 GLUE_SRCS = src/pgutil.c src/dpkmeans.c src/oneshot.c src/store.c src/trigger.c src/attach.c src/release.c src/readers.c src/report.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 
@@ -25,12 +25,15 @@ include $(PGXS)
 CORE_CC ?= gcc
 CORE_CFLAGS ?= -std=gnu99 -O2 -g -Wall -Wextra -Werror -Isrc
 CORE_LIBS = -lopenblas -lcrypto -lm
-UNIT_TESTS = test_noise test_kmeans test_rugnik test_grid test_counter test_project test_store_format
+# Research variants of the core: linked into benchmarks and unit tests, never
+# into the extension.
+RESEARCH_SRCS = test/bench/highd_research.c
+UNIT_TESTS = test_noise test_kmeans test_rugnik test_grid test_counter test_projection test_lift test_highd test_store_format test_budget
 UNIT_BINS = $(addprefix test/unit/bin/,$(UNIT_TESTS))
 
-test/unit/bin/%: test/unit/%.c $(CORE_SRCS) src/*.h test/unit/unit.h
+test/unit/bin/%: test/unit/%.c $(CORE_SRCS) $(RESEARCH_SRCS) src/*.h test/bench/highd_research.h test/unit/unit.h
 	@mkdir -p test/unit/bin
-	$(CORE_CC) $(CORE_CFLAGS) -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
+	$(CORE_CC) $(CORE_CFLAGS) -o $@ $< $(CORE_SRCS) $(RESEARCH_SRCS) $(CORE_LIBS)
 
 # The same unit tests under AddressSanitizer (with leak checks) and
 # UndefinedBehaviorSanitizer; the core is compiled once for them.
@@ -115,9 +118,9 @@ privacy-quick: test/privacy/bin/privacy_test
 privacy-long: test/privacy/bin/privacy_test
 	OPENBLAS_NUM_THREADS=1 ./test/privacy/bin/privacy_test long
 
-test/bench/bin/bench_highd: test/bench/bench_highd.c test/bench/mixture.h $(CORE_SRCS) src/*.h
+test/bench/bin/bench_highd: test/bench/bench_highd.c test/bench/mixture.h $(CORE_SRCS) $(RESEARCH_SRCS) src/*.h test/bench/highd_research.h
 	@mkdir -p test/bench/bin
-	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
+	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(CORE_SRCS) $(RESEARCH_SRCS) $(CORE_LIBS)
 
 .PHONY: bench-highd
 bench-highd: test/bench/bin/bench_highd

@@ -29,7 +29,7 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
-#include "continual.h"
+#include "live_core.h"
 #include "live.h"
 #include "store.h"
 
@@ -227,6 +227,38 @@ check_scales(const DpkLiveConfig *cfg)
 }
 
 /*
+ * Check the horizon, the mode and the optional size hint of dp_attach and
+ * store them in tr (size_hint NULL: the default).
+ */
+static void
+check_options(DpkTracked *tr, const char *mode, const double *size_hint)
+{
+	if (tr->horizon < 1 || tr->horizon > MAX_HORIZON)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("horizon must be between 1 and %d, got %d", MAX_HORIZON, tr->horizon),
+				 errdetail("The horizon is the maximum number of releases; the noise grows with its logarithm.")));
+	if (strcmp(mode, "insert_delete") == 0)
+		tr->insert_only = false;
+	else if (strcmp(mode, "insert_only") == 0)
+		tr->insert_only = true;
+	else
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown mode \"%s\"", mode),
+				 errhint("Use 'insert_delete' (the default) or 'insert_only'.")));
+	if (size_hint != NULL)
+	{
+		tr->size_hint = *size_hint;
+		if (isnan(tr->size_hint) || isinf(tr->size_hint) || tr->size_hint < 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("size_hint must be a finite number >= 1, got %g", tr->size_hint),
+					 errdetail("size_hint is a public guess of the row count; it sizes the grid.")));
+	}
+}
+
+/*
  * dp_attach(tbl, columns, k, epsilon, lower, upper, horizon, mode, size_hint)
  */
 PG_FUNCTION_INFO_V1(dp_attach);
@@ -244,6 +276,7 @@ dp_attach(PG_FUNCTION_ARGS)
 	uint8		key[DPK_KEY_BYTES];
 	int			i;
 	bool		attached;
+	double		size_hint_arg;
 
 	for (i = 0; i < 8; i++)
 		if (PG_ARGISNULL(i) && i != 4 && i != 5)
@@ -258,6 +291,7 @@ dp_attach(PG_FUNCTION_ARGS)
 	tr.horizon = PG_GETARG_INT32(6);
 	tr.size_hint = DEFAULT_SIZE_HINT;
 	mode = text_to_cstring(PG_GETARG_TEXT_PP(7));
+	size_hint_arg = PG_ARGISNULL(8) ? 0.0 : PG_GETARG_FLOAT8(8);
 
 	dpk_pg_check_table_owner(tr.relid, "attach it");
 	if (get_rel_relkind(tr.relid) != RELKIND_RELATION)
@@ -270,29 +304,7 @@ dp_attach(PG_FUNCTION_ARGS)
 	dpk_pg_check_box(PG_ARGISNULL(4) ? NULL : PG_GETARG_ARRAYTYPE_P(4),
 					 PG_ARGISNULL(5) ? NULL : PG_GETARG_ARRAYTYPE_P(5),
 					 &tr.lower, &tr.upper, &tr.d);
-	if (tr.horizon < 1 || tr.horizon > MAX_HORIZON)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("horizon must be between 1 and %d, got %d", MAX_HORIZON, tr.horizon),
-				 errdetail("The horizon is the maximum number of releases; the noise grows with its logarithm.")));
-	if (strcmp(mode, "insert_delete") == 0)
-		tr.insert_only = false;
-	else if (strcmp(mode, "insert_only") == 0)
-		tr.insert_only = true;
-	else
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("unknown mode \"%s\"", mode),
-				 errhint("Use 'insert_delete' (the default) or 'insert_only'.")));
-	if (!PG_ARGISNULL(8))
-	{
-		tr.size_hint = PG_GETARG_FLOAT8(8);
-		if (isnan(tr.size_hint) || isinf(tr.size_hint) || tr.size_hint < 1)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("size_hint must be a finite number >= 1, got %g", tr.size_hint),
-					 errdetail("size_hint is a public guess of the row count; it sizes the grid.")));
-	}
+	check_options(&tr, mode, PG_ARGISNULL(8) ? NULL : &size_hint_arg);
 	tr.colnames = check_columns(tr.relid, PG_GETARG_ARRAYTYPE_P(1), &tr.ncols, &attnums);
 
 	/* No write may slip between the backfill scan and the triggers. */

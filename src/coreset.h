@@ -1,9 +1,10 @@
 /*
  * coreset.h
- *		From a noisy histogram to weighted points and centres.
+ *		From a noisy histogram to weighted points.
  *
- * Everything here is post-processing of noisy quantities (DESIGN §6): it can
- * look at the noisy histogram freely without spending privacy.
+ * Everything here is post-processing of noisy quantities (doc/design.md,
+ * section "Post-processing"): it can look at the noisy histogram freely
+ * without spending privacy.
  */
 #ifndef DPK_CORESET_H
 #define DPK_CORESET_H
@@ -45,25 +46,11 @@ double		dpk_coreset_threshold(double sd, double sigmas, double cells);
 /* Free a coreset's arrays. */
 void		dpk_coreset_free(DpkCoreset *c);
 
-/* Configuration of a one-shot release (dp_kmeans). */
-typedef struct DpkOneshotConfig
-{
-	double		epsilon;		/* total budget of the call */
-	int			k;
-	double		public_n;		/* < 0: unknown, buy a noisy N */
-	double		n_share;		/* share of epsilon for the noisy N */
-	double		sum_share;		/* share of the rest for in-cell sums */
-	double		grid_scale;		/* multiplies RUGNIK's m */
-	double		threshold_sigmas;	/* keep cells above this many noise sd */
-	double		max_cells;		/* public cap on m^d */
-	int			restarts;
-	int			max_iter;
-} DpkOneshotConfig;
-
-/* Defaults measured by test/bench (doc/benchmarks.md). */
-void		dpk_oneshot_defaults(DpkOneshotConfig *cfg, double epsilon, int k);
-
-/* What a one-shot release produced (all of it noisy or derived from noise). */
+/*
+ * What a one-shot release produced (all of it noisy or derived from noise):
+ * the result of both one-shot pipelines, dpk_lowd_cluster (lowd.h) and
+ * dpk_highd_oneshot_cluster (highd.h), whose last step is a coreset.
+ */
 typedef struct DpkOneshotResult
 {
 	double		noisy_n;		/* the N the grid rule used */
@@ -73,17 +60,6 @@ typedef struct DpkOneshotResult
 	double	   *centers;		/* k * d, allocated */
 	double	   *sizes;			/* k, noisy cluster sizes */
 } DpkOneshotResult;
-
-/*
- * One-shot epsilon-DP k-means (paper 001 with in-cell means): noisy N, grid
- * size by RUGNIK, discrete Laplace on every cell's count and cube noise on
- * its sum vector, coreset of
- * cells above the noise, weighted k-means.  points: n * d, NaN-free (+-Inf
- * allowed, clamped).  Exactly cfg->k centres, whatever the data.
- */
-void		dpk_oneshot_cluster(const DpkBox *box, const double *points, size_t n,
-								const DpkOneshotConfig *cfg, DpkStream *s,
-								DpkOneshotResult *res);
 
 /* Free a result's arrays. */
 void		dpk_oneshot_result_free(DpkOneshotResult *res);

@@ -3,10 +3,13 @@
  *		The declared box, clamping, uniform grids and dense noisy histograms.
  *
  * The partition of the box into m^d equal cells is fixed before any data is
- * seen (paper 000, section 3; paper 001).  Coordinates inside a cell are kept
- * on a fixed-point integer grid of DPK_REL_UNITS steps per cell width so that
- * per-cell sums are integers: insertions and deletions cancel exactly and the
- * noise on them can be discrete.
+ * seen ("Differential Privacy for Clustering Under Continual Observation",
+ * section 3; "On the Optimal Number of Grids for Differentially Private
+ * Non-Interactive K-Means Clustering"; doc/design.md, section "Grids").
+ * Coordinates inside a cell are kept on a fixed-point integer grid of
+ * DPK_REL_UNITS steps per cell width so that per-cell sums are integers:
+ * insertions and deletions cancel exactly and the noise on them can be
+ * discrete.
  */
 #ifndef DPK_GRID_H
 #define DPK_GRID_H

@@ -438,6 +438,118 @@ km_update(const double *x, const double *sw, int n, int d, int k,
 	}
 }
 
+/* Scratch of one dpk_kmeans call, shared by its restarts. */
+typedef struct KmRun
+{
+	KmWork		ws;
+	double	   *sw;				/* n: clipped weights */
+	const double *seedw;		/* n: the weights the seeding uses */
+	double		seedtotal;		/* their sum */
+	double	   *ones;			/* n ones when no weight is usable, else NULL */
+	double	   *mind;			/* n */
+	double	   *p;				/* n */
+	double	   *c;				/* k * d: the restart's centres */
+	double	   *sums;			/* k * d */
+	double	   *wsum;			/* k */
+	int		   *assign;			/* n: the restart's assignment */
+	int		   *near;			/* n */
+	int		   *ref;			/* k */
+} KmRun;
+
+/*
+ * Allocate the scratch and clip the weights; with no usable weight (all
+ * zero, or overflowing) the seeding uses weight 1 for every point.
+ */
+static void
+km_run_init(KmRun *run, const double *x, const double *w, int n, int d, int k)
+{
+	double		stotal = 0.0;
+	int			i;
+
+	km_work_init(&run->ws, x, n, d, k);
+	run->sw = dpk_alloc(sizeof(double) * (size_t) n);
+	run->mind = dpk_alloc(sizeof(double) * (size_t) n);
+	run->p = dpk_alloc(sizeof(double) * (size_t) n);
+	run->assign = dpk_alloc(sizeof(int) * (size_t) n);
+	run->near = dpk_alloc(sizeof(int) * (size_t) n);
+	run->c = dpk_alloc(sizeof(double) * (size_t) k * d);
+	run->sums = dpk_alloc(sizeof(double) * (size_t) k * d);
+	run->wsum = dpk_alloc(sizeof(double) * (size_t) k);
+	run->ref = dpk_alloc(sizeof(int) * (size_t) k);
+	run->ones = NULL;
+
+	for (i = 0; i < n; i++)
+	{
+		run->sw[i] = km_weight(w, i);
+		stotal += run->sw[i];
+	}
+	if (stotal > 0.0 && isfinite(stotal))
+	{
+		run->seedw = run->sw;
+		run->seedtotal = stotal;
+	}
+	else
+	{
+		run->ones = dpk_alloc(sizeof(double) * (size_t) n);
+		for (i = 0; i < n; i++)
+			run->ones[i] = 1.0;
+		run->seedw = run->ones;
+		run->seedtotal = (double) n;
+	}
+}
+
+/* Free a run's scratch. */
+static void
+km_run_free(KmRun *run)
+{
+	km_work_free(&run->ws);
+	dpk_free(run->sw);
+	dpk_free(run->mind);
+	dpk_free(run->p);
+	dpk_free(run->assign);
+	dpk_free(run->near);
+	dpk_free(run->c);
+	dpk_free(run->sums);
+	dpk_free(run->wsum);
+	dpk_free(run->ones);
+	dpk_free(run->ref);
+}
+
+/*
+ * Restart r: k-means++ seeding on its own random stream, then assignment
+ * and update until the assignment no longer changes or max_iter updates
+ * were made.  Leaves the centres in run->c and the assignment in
+ * run->assign; returns the cost of that assignment.
+ */
+static double
+km_restart(KmRun *run, const double *x, int n, int d, int k, int max_iter,
+		   uint64_t seed, int r)
+{
+	KmRng		rng;
+	double		cost;
+	int			iter = 0,
+				i;
+
+	km_rng_init(&rng, seed, (uint64_t) r);
+	km_seed(x, run->seedw, n, d, k, run->seedtotal, &rng, run->c, run->mind, run->near,
+			run->p);
+	for (i = 0; i < n; i++)
+		run->assign[i] = -1;
+	for (;;)
+	{
+		bool		changed;
+
+		dpk_check_interrupts();
+		cost = km_assign(&run->ws, x, run->sw, run->c, run->assign, run->mind, &changed);
+		if (!changed || iter >= max_iter)
+			break;
+		km_update(x, run->sw, n, d, k, run->assign, run->mind, run->c, run->sums,
+				  run->wsum, run->ref, run->p);
+		iter++;
+	}
+	return cost;
+}
+
 /*
  * Weighted k-means with restarts; see kmeans.h.  Each restart seeds with
  * k-means++ on its own random stream, then alternates assignment and update
@@ -449,25 +561,13 @@ dpk_kmeans(const double *x, const double *w, int n, int d, int k,
 		   int restarts, int max_iter, uint64_t seed,
 		   double *centers, double *sizes)
 {
-	KmWork		ws;
-	double	   *sw,
-			   *c,
-			   *mind,
-			   *p,
-			   *sums,
-			   *wsum,
-			   *cur_sizes,
-			   *ones = NULL;
-	const double *seedw;
-	double		seedtotal;
-	int		   *assign,
-			   *near,
-			   *ref;
-	double		stotal = 0.0;
+	KmRun		run;
+	double	   *cur_sizes;
 	double		best_cost = 0.0;
 	bool		have_best = false;
 	int			r,
-				i;
+				i,
+				j;
 
 	if (k <= 0 || d <= 0)
 		return 0.0;
@@ -483,91 +583,27 @@ dpk_kmeans(const double *x, const double *w, int n, int d, int k,
 	if (max_iter < 0)
 		max_iter = 0;
 
-	km_work_init(&ws, x, n, d, k);
-	sw = dpk_alloc(sizeof(double) * (size_t) n);
-	mind = dpk_alloc(sizeof(double) * (size_t) n);
-	p = dpk_alloc(sizeof(double) * (size_t) n);
-	assign = dpk_alloc(sizeof(int) * (size_t) n);
-	near = dpk_alloc(sizeof(int) * (size_t) n);
-	c = dpk_alloc(sizeof(double) * (size_t) k * d);
-	sums = dpk_alloc(sizeof(double) * (size_t) k * d);
-	wsum = dpk_alloc(sizeof(double) * (size_t) k);
+	km_run_init(&run, x, w, n, d, k);
 	cur_sizes = dpk_alloc(sizeof(double) * (size_t) k);
-	ref = dpk_alloc(sizeof(int) * (size_t) k);
-
-	for (i = 0; i < n; i++)
-	{
-		sw[i] = km_weight(w, i);
-		stotal += sw[i];
-	}
-	if (stotal > 0.0 && isfinite(stotal))
-	{
-		seedw = sw;
-		seedtotal = stotal;
-	}
-	else
-	{
-		/* no usable weight (all zero, or overflowing): seed with weight 1 each */
-		ones = dpk_alloc(sizeof(double) * (size_t) n);
-		for (i = 0; i < n; i++)
-			ones[i] = 1.0;
-		seedw = ones;
-		seedtotal = (double) n;
-	}
-
 	for (r = 0; r < restarts; r++)
 	{
-		KmRng		rng;
-		double		cost;
-		int			iter = 0;
-		int			j;
-
-		km_rng_init(&rng, seed, (uint64_t) r);
-
-		km_seed(x, seedw, n, d, k, seedtotal, &rng, c, mind, near, p);
-
-		for (i = 0; i < n; i++)
-			assign[i] = -1;
-
-		for (;;)
-		{
-			bool		changed;
-
-			dpk_check_interrupts();
-			cost = km_assign(&ws, x, sw, c, assign, mind, &changed);
-			if (!changed || iter >= max_iter)
-				break;
-			km_update(x, sw, n, d, k, assign, mind, c, sums, wsum, ref, p);
-			iter++;
-		}
+		double		cost = km_restart(&run, x, n, d, k, max_iter, seed, r);
 
 		if (!have_best || cost < best_cost)
 		{
 			best_cost = cost;
 			have_best = true;
-			memcpy(centers, c, sizeof(double) * (size_t) k * d);
+			memcpy(centers, run.c, sizeof(double) * (size_t) k * d);
 			memset(cur_sizes, 0, sizeof(double) * (size_t) k);
 			for (i = 0; i < n; i++)
-				cur_sizes[assign[i]] += sw[i];
+				cur_sizes[run.assign[i]] += run.sw[i];
 			if (sizes)
 				for (j = 0; j < k; j++)
 					sizes[j] = cur_sizes[j];
 		}
 	}
-
-	km_work_free(&ws);
-	dpk_free(sw);
-	dpk_free(mind);
-	dpk_free(p);
-	dpk_free(assign);
-	dpk_free(near);
-	dpk_free(c);
-	dpk_free(sums);
-	dpk_free(wsum);
+	km_run_free(&run);
 	dpk_free(cur_sizes);
-	dpk_free(ones);
-	dpk_free(ref);
-
 	return best_cost;
 }
 

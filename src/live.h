@@ -10,12 +10,14 @@
 #include "executor/tuptable.h"
 #include "utils/relcache.h"
 
-#include "continual.h"
+#include "live_core.h"
 #include "counter.h"
-#include "project.h"
+#include "highd.h"
+#include "lift.h"
+#include "projection.h"
 #include "pgutil.h"
 
-/* Projected box half-width of live tables (project.c's measured default). */
+/* Projected box half-width of live tables (measured: doc/benchmarks.md). */
 #define DPK_LIVE_HALF_WIDTH 0.75
 
 /* How a tracked table's rows map to cells of its counted level. */

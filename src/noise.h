@@ -5,7 +5,7 @@
  * The stream is ChaCha20 from libcrypto (EVP).  A stream is identified by a
  * 32-byte key and a 12-byte nonce; the same (key, nonce) always yields the same
  * bytes, which is what lets a continual counter re-derive the noise of a tree
- * node instead of storing it (DESIGN §4).
+ * node instead of storing it (doc/design.md, section "Continual counters").
  *
  * The discrete Laplace sampler follows Canonne, Kamath and Steinke (2020),
  * "The Discrete Gaussian for Differential Privacy", Algorithms 1-2: only

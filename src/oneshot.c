@@ -3,7 +3,8 @@
  *		dp_kmeans: one-shot epsilon-DP k-means of a query's result.
  *
  * The query runs read-only with the caller's rights; its points are copied
- * into memory, then the plain-C pipeline of coreset.c produces the centres.
+ * into memory, then the plain-C pipeline of lowd.c (d < 6) or highd.c
+ * produces the centres.
  * Nothing is stored: every call spends its epsilon afresh.
  */
 #include "postgres.h"
@@ -22,8 +23,8 @@
 #include "utils/plancache.h"
 #include "utils/tuplestore.h"
 
-#include "coreset.h"
-#include "project.h"
+#include "lowd.h"
+#include "highd.h"
 #include "pgutil.h"
 
 #define FETCH_BATCH 10000
@@ -186,7 +187,7 @@ dp_kmeans(PG_FUNCTION_ARGS)
 	double	   *lo,
 			   *hi;
 	DpkBox		box;
-	DpkOneshotConfig cfg;
+	DpkLowdConfig cfg;
 	DpkOneshotResult res;
 	PointBuffer buf = {0};
 	DpkStream  *stream;
@@ -217,7 +218,7 @@ dp_kmeans(PG_FUNCTION_ARGS)
 					 PG_ARGISNULL(4) ? NULL : PG_GETARG_ARRAYTYPE_P(4),
 					 &lo, &hi, &d);
 
-	dpk_oneshot_defaults(&cfg, eps, k);
+	dpk_lowd_defaults(&cfg, eps, k);
 	cfg.max_cells = dpk_max_cells;
 	if (!PG_ARGISNULL(5))
 	{
@@ -249,7 +250,7 @@ dp_kmeans(PG_FUNCTION_ARGS)
 	explicit_bzero(key, sizeof(key));
 	if (d >= DPK_HIGHD_MIN_D)
 	{
-		/* High dimension: projected grids, lifting by noisy sums (project.c). */
+		/* High dimension: projected grids, lifting by noisy sums (highd.c). */
 		DpkHighdConfig hcfg;
 
 		dpk_highd_defaults(&hcfg, eps, k);
@@ -258,7 +259,7 @@ dp_kmeans(PG_FUNCTION_ARGS)
 		dpk_highd_oneshot_cluster(&box, buf.x, buf.n, &hcfg, stream, &res);
 	}
 	else
-		dpk_oneshot_cluster(&box, buf.x, buf.n, &cfg, stream, &res);
+		dpk_lowd_cluster(&box, buf.x, buf.n, &cfg, stream, &res);
 
 	MemoryContextSwitchTo(old);
 	for (c = 0; c < k; c++)

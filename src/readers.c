@@ -26,7 +26,7 @@
 #include "utils/memutils.h"
 #include "utils/tuplestore.h"
 
-#include "continual.h"
+#include "live_core.h"
 #include "coreset.h"
 #include "live.h"
 #include "store.h"

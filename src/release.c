@@ -36,7 +36,7 @@
 #include "utils/resowner.h"
 #include "utils/snapmgr.h"
 
-#include "continual.h"
+#include "live_core.h"
 #include "coreset.h"
 #include "live.h"
 #include "store.h"

@@ -16,7 +16,7 @@
 #include "utils/rel.h"
 #include "utils/tuplestore.h"
 
-#include "continual.h"
+#include "live_core.h"
 #include "live.h"
 #include "store.h"
 

@@ -22,7 +22,9 @@ log_add_exp(double a, double b)
 }
 
 /*
- * RUGNIK root (paper 001, eq. for xi).  With u = ln m, xi(m) = 0 is
+ * RUGNIK root (the equation for xi in "On the Optimal Number of Grids for
+ * Differentially Private Non-Interactive K-Means Clustering").  With
+ * u = ln m, xi(m) = 0 is
  *		g(u) = a u - ln(A e^u + B) = 0,  a = d/2 + 2, A = rho K^(1/d),
  *		B = rho sqrt(N/3) K^(2/d),
  * and g'(u) = a - A e^u / (A e^u + B) lies in [a - 1, a], so g is strictly

@@ -2,7 +2,9 @@
  * rugnik.h
  *		Grid-size rules for uniform-grid DP k-means.
  *
- * RUGNIK (shared paper 001): the number of cells per dimension m minimising
+ * RUGNIK ("On the Optimal Number of Grids for Differentially Private
+ * Non-Interactive K-Means Clustering"; doc/design.md, section "Papers"):
+ * the number of cells per dimension m minimising
  * the bound h(m) on the k-means cost deviation is the unique positive root of
  *		xi(m) = m^(d/2+2) - rho K^(1/d) m - rho sqrt(N/3) K^(2/d),
  *		rho = (eps/d) sqrt(8N/3).

@@ -15,7 +15,7 @@
 
 #include "funcapi.h"
 
-#include "continual.h"
+#include "live_core.h"
 #include "counter.h"
 #include "pgutil.h"
 

@@ -51,8 +51,8 @@
  *
  * At each measured t, on the points currently in the stream:
  *	 live     k = K centres of the release (block dpk_live_block(K));
- *	 oneshot  dpk_oneshot_cluster with the full eps (dpk_oneshot_defaults);
- *	 naive    dpk_oneshot_cluster with eps/T (T one-shot releases composed).
+ *	 oneshot  dpk_lowd_cluster with the full eps (dpk_lowd_defaults);
+ *	 naive    dpk_lowd_cluster with eps/T (T one-shot releases composed).
  * Every method runs weighted k-means with the same number of restarts
  * (--restarts, default 10: the live default; dp_kmeans ships 20).  Each
  * cost is the k-means cost of the centres on the current true points
@@ -85,8 +85,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "continual.h"
-#include "coreset.h"
+#include "cellmap.h"
+#include "live_core.h"
+#include "lowd.h"
 #include "counter.h"
 #include "dpk_mem.h"
 #include "grid.h"
@@ -294,15 +295,15 @@ static double
 oneshot_cost(const DpkBox *box, const double *cur, size_t ncur, int k, double eps,
 			 int restarts, uint64_t keyseed)
 {
-	DpkOneshotConfig cfg;
+	DpkLowdConfig cfg;
 	DpkOneshotResult res;
 	DpkStream	s = {0};
 	double		cost;
 
 	open_seed_stream(&s, keyseed);
-	dpk_oneshot_defaults(&cfg, eps, k);
+	dpk_lowd_defaults(&cfg, eps, k);
 	cfg.restarts = restarts;
-	dpk_oneshot_cluster(box, cur, ncur, &cfg, &s, &res);
+	dpk_lowd_cluster(box, cur, ncur, &cfg, &s, &res);
 	cost = dpk_kmeans_cost(cur, NULL, (int) ncur, box->d, res.centers, k, NULL);
 	dpk_oneshot_result_free(&res);
 	dpk_stream_close(&s);

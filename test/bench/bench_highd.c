@@ -9,13 +9,17 @@
  * started from the generating centres):
  *
  *	 H  highd    dpk_highd_oneshot_cluster with dpk_highd_defaults, optionally
- *				 overridden on the command line for tuning;
+ *				 overridden on the command line for tuning (run through
+ *				 highd_research_cluster, which also runs the research modes
+ *				 and refinement steps; in the joint mode without refinement
+ *				 it is the shipped pipeline);
  *	 C  H_cell   the same pipeline in cell mode (DPK_LIFT_CELL, 2 copies,
  *				 lift_share 0.7, grid_scale 1): per-cell original-space sums and the
  *				 copy with the best private score, i.e. what continual
- *				 per-cell counters can support (paper 000's lifting and
- *				 boosting);
- *	 L  lowd     dpk_oneshot_cluster with dpk_oneshot_defaults (the grid in
+ *				 per-cell counters can support (the lifting and boosting of
+ *				 "Differential Privacy for Clustering Under Continual
+ *				 Observation");
+ *	 L  lowd     dpk_lowd_cluster with dpk_lowd_defaults (the grid in
  *				 the original space, which collapses to 1-2 cells per
  *				 dimension at high d);
  *	 G  grid     plain RUGNIK grid at the true N: Laplace(1/eps) on every
@@ -49,9 +53,11 @@
 #include "coreset.h"
 #include "dpk_mem.h"
 #include "grid.h"
+#include "highd.h"
+#include "highd_research.h"
 #include "kmeans.h"
+#include "lowd.h"
 #include "noise.h"
-#include "project.h"
 #include "rugnik.h"
 
 #define BENCH_PROG "bench_highd"
@@ -118,15 +124,15 @@ static double
 lowd(const MixData *mx, const DpkBox *box, const Row *row, int seed, int restarts,
 	 int *m_out)
 {
-	DpkOneshotConfig cfg;
+	DpkLowdConfig cfg;
 	DpkOneshotResult res;
 	DpkStream	s = {0};
 	double		cost;
 
-	dpk_oneshot_defaults(&cfg, row->eps, row->k);
+	dpk_lowd_defaults(&cfg, row->eps, row->k);
 	cfg.restarts = restarts;
 	open_row_stream(&s, row->d, row->k, row->eps, seed, METHOD_L);
-	dpk_oneshot_cluster(box, mx->points, mx->n, &cfg, &s, &res);
+	dpk_lowd_cluster(box, mx->points, mx->n, &cfg, &s, &res);
 	*m_out = res.cells_per_dim;
 	cost = dpk_kmeans_cost(mx->points, NULL, (int) mx->n, mx->d, res.centers, row->k, NULL);
 	dpk_oneshot_result_free(&res);
@@ -176,7 +182,7 @@ highd_config(const Options *opt, double eps, int k, int seed, DpkHighdConfig *cf
 /* Method H (cell = 0) or C (cell = 1): the high-d one-shot release. */
 static double
 highd(const MixData *mx, const DpkBox *box, const Row *row, int seed,
-	  const Options *opt, int cell, double *ms, DpkHighdInfo *info, int *m_out)
+	  const Options *opt, int cell, double *ms, HighdResearchInfo *info, int *m_out)
 {
 	DpkHighdConfig cfg;
 	DpkOneshotResult res;
@@ -204,7 +210,7 @@ highd(const MixData *mx, const DpkBox *box, const Row *row, int seed,
 		highd_config(opt, row->eps, row->k, seed, &cfg);
 	open_row_stream(&s, row->d, row->k, row->eps, seed, cell ? METHOD_C : METHOD_H);
 	t0 = now_ms();
-	dpk_highd_oneshot_cluster_info(box, mx->points, mx->n, &cfg, &s, &res, info);
+	highd_research_cluster(box, mx->points, mx->n, &cfg, &s, &res, info);
 	*ms = now_ms() - t0;
 	*m_out = res.cells_per_dim;
 	cost = dpk_kmeans_cost(mx->points, NULL, (int) mx->n, mx->d, res.centers, row->k, NULL);
@@ -377,7 +383,7 @@ main(int argc, char **argv)
 	printf("# cost = k-means cost on the true points / non-private reference; "
 		   "geometric mean over seeds\n");
 	printf("# H = highd projection pipeline (defaults), H_cell = the same in cell mode "
-		   "(per-cell sums, 2 copies, grid_scale 1, best private score), L = low-d dpk_oneshot_cluster, "
+		   "(per-cell sums, 2 copies, grid_scale 1, best private score), L = low-d dpk_lowd_cluster, "
 		   "G = plain RUGNIK grid at the true N\n");
 	printf("# H_cell chosen: how often each of its copies had the best private score\n");
 	printf("%2s %2s %5s | %8s %8s %8s %8s | %8s %8s | %8s | %4s %5s %3s %3s | %s\n",
@@ -427,7 +433,7 @@ main(int argc, char **argv)
 			for (rr = r; rr < nrows; rr++)
 			{
 				Row		   *row = &rows[rr];
-				DpkHighdInfo info;
+				HighdResearchInfo info;
 				double		ms,
 							ms_c,
 							ch,
@@ -436,7 +442,7 @@ main(int argc, char **argv)
 							cg = 1.0;
 				int			mh,
 							mc;
-				DpkHighdInfo cinfo;
+				HighdResearchInfo cinfo;
 
 				if (done[rr] || row->d != rows[r].d || row->k != rows[r].k)
 					continue;
@@ -458,10 +464,10 @@ main(int argc, char **argv)
 
 					printf("#   d=%d eps=%g seed=%d H=%.4f chosen=%d scores", row->d,
 						   row->eps, seed, ch, info.chosen);
-					for (c = 0; c < info.copies && c < 16; c++)
+					for (c = 0; c < info.base.budget.copies && c < 16; c++)
 						printf(" %.1f", info.score[c]);
 					printf(" true");
-					for (c = 0; c < info.copies && c < 64; c++)
+					for (c = 0; c < info.base.budget.copies && c < 64; c++)
 					{
 						double	   *cc = info.copy_centers + (size_t) c * row->k * row->d;
 						int			e;
@@ -485,7 +491,7 @@ main(int argc, char **argv)
 					row->m_h_lo = mh;
 				if (mh > row->m_h_hi)
 					row->m_h_hi = mh;
-				row->dhat = info.dhat;
+				row->dhat = info.base.dhat;
 				if (opt.baselines && cinfo.chosen >= 0)
 					row->chosen[cinfo.chosen < 3 ? cinfo.chosen : 3]++;
 				geo_add(&row->log_h, ch);

@@ -91,14 +91,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "continual.h"
+#include "cellmap.h"
+#include "live_core.h"
 #include "coreset.h"
 #include "counter.h"
 #include "dpk_mem.h"
 #include "grid.h"
 #include "kmeans.h"
 #include "noise.h"
-#include "project.h"
+#include "highd.h"
 
 #define BENCH_PROG "bench_highd_live"
 

@@ -7,7 +7,7 @@
  * of their centres over the true points, normalised by a non-private
  * reference:
  *
- *	 A  dpkmeans   dpk_oneshot_cluster with dpk_oneshot_defaults (noisy N,
+ *	 A  dpkmeans   dpk_lowd_cluster with dpk_lowd_defaults (noisy N,
  *				   in-cell sums, threshold), optionally overridden on the
  *				   command line for tuning;
  *	 B  RUGNIK     plain grid: m by RUGNIK at the true N, discrete Laplace of
@@ -42,7 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coreset.h"
+#include "lowd.h"
 #include "dpk_mem.h"
 #include "grid.h"
 #include "kmeans.h"
@@ -105,13 +105,13 @@ static double
 oneshot(const MixData *mx, const DpkBox *box, const Row *row, int seed,
 		const Options *opt, double *ms, int *m_out, int *coreset)
 {
-	DpkOneshotConfig cfg;
+	DpkLowdConfig cfg;
 	DpkOneshotResult res;
 	DpkStream	s = {0};
 	double		t0,
 				cost;
 
-	dpk_oneshot_defaults(&cfg, row->eps, row->k);
+	dpk_lowd_defaults(&cfg, row->eps, row->k);
 	if (!isnan(opt->sum_share))
 		cfg.sum_share = opt->sum_share;
 	if (!isnan(opt->n_share))
@@ -149,7 +149,7 @@ oneshot(const MixData *mx, const DpkBox *box, const Row *row, int seed,
 
 	open_row_stream(&s, row->d, row->k, row->eps, seed, METHOD_A);
 	t0 = now_ms();
-	dpk_oneshot_cluster(box, mx->points, mx->n, &cfg, &s, &res);
+	dpk_lowd_cluster(box, mx->points, mx->n, &cfg, &s, &res);
 	*ms = now_ms() - t0;
 	*m_out = res.cells_per_dim;
 	*coreset = res.coreset_size;
@@ -225,7 +225,7 @@ main(int argc, char **argv)
 	double		sum_log_a = 0.0,
 				sum_log_b = 0.0,
 				sum_log_c = 0.0;
-	DpkOneshotConfig def;
+	DpkLowdConfig def;
 
 	opt.seeds = 5;
 	opt.n = 100000;
@@ -278,7 +278,7 @@ main(int argc, char **argv)
 	dpk_blas_single_thread();
 
 	/* The configuration A actually runs with (defaults shown at eps = 1). */
-	dpk_oneshot_defaults(&def, 1.0, 1);
+	dpk_lowd_defaults(&def, 1.0, 1);
 	if (!isnan(opt.sum_share))
 		def.sum_share = opt.sum_share;
 	if (!isnan(opt.n_share))

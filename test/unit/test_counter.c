@@ -5,7 +5,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "continual.h"
+#include "cellmap.h"
+#include "live_core.h"
 #include "counter.h"
 #include "dpk_mem.h"
 #include "noise.h"

@@ -9,6 +9,7 @@
 #include "dpk_mem.h"
 #include "grid.h"
 #include "kmeans.h"
+#include "lowd.h"
 #include "unit.h"
 
 int
@@ -98,7 +99,7 @@ main(void)
 					i;
 		double	   *pts = dpk_alloc(n * 2 * sizeof(double));
 		double		truth[4][2] = {{20, -5}, {80, -5}, {20, 5}, {80, 5}};
-		DpkOneshotConfig cfg;
+		DpkLowdConfig cfg;
 		DpkOneshotResult res;
 		int			c,
 					found = 0;
@@ -111,8 +112,8 @@ main(void)
 			pts[2 * i] = truth[i % 4][0] + a;
 			pts[2 * i + 1] = truth[i % 4][1] + b * 0.2;
 		}
-		dpk_oneshot_defaults(&cfg, 50.0, 4);
-		dpk_oneshot_cluster(&box, pts, n, &cfg, &s, &res);
+		dpk_lowd_defaults(&cfg, 50.0, 4);
+		dpk_lowd_cluster(&box, pts, n, &cfg, &s, &res);
 		for (c = 0; c < 4; c++)
 		{
 			int			t;
@@ -128,17 +129,17 @@ main(void)
 		dpk_oneshot_result_free(&res);
 
 		/* No points at all: still exactly k centres, inside the box. */
-		dpk_oneshot_defaults(&cfg, 1.0, 3);
-		dpk_oneshot_cluster(&box, pts, 0, &cfg, &s, &res);
+		dpk_lowd_defaults(&cfg, 1.0, 3);
+		dpk_lowd_cluster(&box, pts, 0, &cfg, &s, &res);
 		for (c = 0; c < 3; c++)
 			CHECK(res.centers[2 * c] >= 0 && res.centers[2 * c] <= 100 &&
 				  !isnan(res.sizes[c]), "empty input centre %d", c);
 		dpk_oneshot_result_free(&res);
 
 		/* The cell cap is honoured. */
-		dpk_oneshot_defaults(&cfg, 100.0, 2);
+		dpk_lowd_defaults(&cfg, 100.0, 2);
 		cfg.max_cells = 100;
-		dpk_oneshot_cluster(&box, pts, n, &cfg, &s, &res);
+		dpk_lowd_cluster(&box, pts, n, &cfg, &s, &res);
 		CHECK(res.cells <= 100, "cells %g above cap", res.cells);
 		dpk_oneshot_result_free(&res);
 		dpk_free(pts);

@@ -8,7 +8,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "continual.h"
+#include "cellmap.h"
+#include "live_core.h"
 #include "counter.h"
 #include "dpk_mem.h"
 #include "unit.h"

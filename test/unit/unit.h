@@ -8,6 +8,7 @@
 #ifndef DPK_UNIT_H
 #define DPK_UNIT_H
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -26,6 +27,16 @@ static int	unit_failed = 0;
 			fprintf(stderr, "\n"); \
 		} \
 	} while (0)
+
+/* Test data (not privacy noise): the next xorshift64 uniform in [0, 1). */
+static inline double
+unit_uniform(uint64_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return (double) (*state >> 11) * (1.0 / 9007199254740992.0);
+}
 
 #define UNIT_DONE(name) \
 	do { \

@@ -1,20 +1,25 @@
 /*
- * continual.h
- *		A release of the continual mechanism: noisy counters at release t ->
- *		level choice -> coreset -> centres and cost for every k' <= k.
+ * live_core.h
+ *		Live tables, plain-C core: configuration, sensitivities and noise
+ *		scales, and a release of the continual mechanism (noisy counters at
+ *		release t -> level choice -> coreset -> centres and cost for every
+ *		k' <= k), in the original space or in projected copies.
+ *
+ * The glue of live tables (triggers, shapes, readers) is live.h.
  *
  * One grid level carries counters (2^level cells per dimension, chosen at
  * attach from a public size hint); coarser levels are sums of its cells, so
  * a release can still pick a coarser grid when the table is small without
- * splitting the budget across levels (DESIGN §5).  Everything after the
- * noisy histogram is post-processing.
+ * splitting the budget across levels (doc/design.md, section "Grids").
+ * Everything after the noisy histogram is post-processing.
  */
-#ifndef DPK_CONTINUAL_H
-#define DPK_CONTINUAL_H
+#ifndef DPK_LIVE_CORE_H
+#define DPK_LIVE_CORE_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cellmap.h"
 #include "counter.h"
 #include "grid.h"
 #include "noise.h"
@@ -29,7 +34,7 @@ typedef struct DpkLiveConfig
 	int			level;			/* counted level: 2^level cells per dimension
 								 * (of the projected space when dhat > 0) */
 	double		sum_share;		/* share of epsilon on the in-cell sums */
-	/* High dimensions (DESIGN §7): dhat > 0 switches to projected grids. */
+	/* High dimensions (doc/design.md): dhat > 0 switches to projected grids. */
 	int			dhat;			/* projected dimension, 0: none */
 	int			copies;			/* R independent projections */
 	uint64_t	proj_seed;		/* public seed of the projections */

@@ -1,15 +1,19 @@
 /*
- * continual.c
- *		Continual releases: noisy counted level, level choice, coreset, k-means.
+ * live_core.c
+ *		Live tables: configuration, scales, and continual releases (noisy
+ *		counted level, level choice, coreset, k-means; projected copies).
  */
-#include "continual.h"
+#include "live_core.h"
 
 #include <limits.h>
 #include <math.h>
 #include <string.h>
 
+#include "budget.h"
 #include "coreset.h"
-#include "project.h"
+#include "highd.h"
+#include "lift.h"
+#include "projection.h"
 #include "dpk_mem.h"
 #include "kmeans.h"
 #include "rugnik.h"
@@ -25,12 +29,12 @@ dpk_live_defaults(DpkLiveConfig *cfg, int d, int k, double epsilon,
 	cfg->horizon = horizon;
 	cfg->insert_only = insert_only;
 	cfg->level = 0;
-	cfg->sum_share = 0.5;
+	cfg->sum_share = dpk_budget_live_shares(d, false).sum_share;
 	cfg->dhat = 0;
 	cfg->copies = 1;
 	cfg->proj_seed = 0;
 	cfg->half_width = 0.75;
-	cfg->norm_share = 0.0;
+	cfg->norm_share = dpk_budget_live_shares(d, false).norm_share;
 	cfg->threshold_sigmas = 2.0;
 	cfg->restarts = 10;
 	cfg->max_iter = 100;
@@ -76,12 +80,11 @@ dpk_live_norm_sensitivity(const DpkLiveConfig *cfg)
 static void
 live_real_scales(const DpkLiveConfig *cfg, double b[3])
 {
-	b[0] = dpk_live_count_sensitivity(cfg) /
-		(cfg->epsilon * (1.0 - cfg->sum_share - cfg->norm_share));
-	b[1] = cfg->sum_share <= 0.0 ? 1.0
-		: dpk_live_sum_sensitivity(cfg) / (cfg->epsilon * cfg->sum_share);
-	b[2] = cfg->norm_share <= 0.0 ? 1.0
-		: dpk_live_norm_sensitivity(cfg) / (cfg->epsilon * cfg->norm_share);
+	DpkLiveBudget eps = dpk_budget_live(cfg);
+
+	b[0] = dpk_live_count_sensitivity(cfg) / eps.eps_count;
+	b[1] = cfg->sum_share <= 0.0 ? 1.0 : dpk_live_sum_sensitivity(cfg) / eps.eps_sum;
+	b[2] = cfg->norm_share <= 0.0 ? 1.0 : dpk_live_norm_sensitivity(cfg) / eps.eps_norm;
 }
 
 /* Scale of the norm counter's node noise. */
@@ -114,7 +117,7 @@ dpk_live_sum_scale(const DpkLiveConfig *cfg)
 	return dpk_scale_from_double(b[1]);
 }
 
-/* Whether every scale has an exact representation (see continual.h). */
+/* Whether every scale has an exact representation (see live_core.h). */
 bool
 dpk_live_scales_representable(const DpkLiveConfig *cfg, double *largest)
 {
@@ -175,7 +178,7 @@ dpk_live_sum_variance(const DpkLiveConfig *cfg, int level, uint32_t t)
 		(sum_node + count_node * DPK_REL_UNITS * DPK_REL_UNITS * off2);
 }
 
-/* Counted level for a size hint (see continual.h). */
+/* Counted level for a size hint (see live_core.h). */
 int
 dpk_live_choose_level(const DpkLiveConfig *cfg, double size_hint, double max_cells)
 {
@@ -249,7 +252,7 @@ dpk_live_noisy_histogram(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYT
 	dpk_free(noise);
 }
 
-/* Sum fine cells into a coarser level (see continual.h). */
+/* Sum fine cells into a coarser level (see live_core.h). */
 void
 dpk_live_aggregate(const DpkDenseHist *fine, int fine_level, int level,
 				   DpkDenseHist *out)
@@ -279,36 +282,31 @@ dpk_live_aggregate(const DpkDenseHist *fine, int fine_level, int level,
 	dpk_free(idx);
 }
 
-/* Level choice, coreset and k-means for every k' (see continual.h). */
-void
-dpk_live_cluster(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist *fine,
-				 uint32_t t, uint64_t seed, DpkLiveRelease *rel)
+/* The noisy N of a release: the sum of the counted level's noisy counts. */
+static double
+live_noisy_n(const DpkDenseHist *fine)
 {
-	int			d = cfg->d,
-				k = cfg->k;
-	double		noisy_n = 0.0,
-				best_h = INFINITY,
-				cell_spread = 0.0;
-	int			best_level = cfg->level,
-				level,
-				kp,
-				j;
+	double		noisy_n = 0.0;
 	uint64_t	c;
-	DpkDenseHist coarse;
-	const DpkDenseHist *h = fine;
-	DpkCoreset	cs;
 
 	for (c = 0; c < fine->ncells; c++)
 		noisy_n += (double) fine->count[c];
-	if (noisy_n < 1.0)
-		noisy_n = 1.0;
+	return noisy_n < 1.0 ? 1.0 : noisy_n;
+}
 
-	/* The level whose RUGNIK bound is lowest under its actual count noise. */
+/* The level whose RUGNIK bound is lowest under its actual count noise. */
+static int
+live_rugnik_level(const DpkLiveConfig *cfg, double noisy_n, uint32_t t)
+{
+	double		best_h = INFINITY;
+	int			best_level = cfg->level,
+				level;
+
 	for (level = 0; level <= cfg->level; level++)
 	{
 		double		var = dpk_live_count_variance(cfg, level, t);
 		double		hb = dpk_rugnik_bound((double) (1 << level), noisy_n,
-										  dpk_rugnik_eps_for_variance(var), k, d);
+										  dpk_rugnik_eps_for_variance(var), cfg->k, cfg->d);
 
 		if (hb < best_h)
 		{
@@ -316,106 +314,197 @@ dpk_live_cluster(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist
 			best_level = level;
 		}
 	}
+	return best_level;
+}
 
-	/*
-	 * RUGNIK's bound knows nothing of the coreset threshold, which on a fine
-	 * grid can drop whole sparse clusters, nor of the in-cell means, which
-	 * favour finer grids.  So the levels near its choice are all tried: each
-	 * gives centres, and the level whose centres have the lowest cost on the
-	 * whole noisy counted level (every cell at its centre, weighted by its
-	 * raw noisy count: an unbiased estimate of the cost, noisy but with the
-	 * same noise for every candidate) wins.  All post-processing.
-	 */
+/* The centre of every counted cell in box coordinates (ncells * d). */
+static double *
+live_cell_centres(const DpkBox *box, const DpkDenseHist *fine)
+{
+	int			d = fine->d,
+				j;
+	double	   *ref = dpk_alloc((size_t) fine->ncells * d * sizeof(double));
+	double	   *u = dpk_alloc(d * sizeof(double));
+	int64_t    *idx = dpk_alloc(d * sizeof(int64_t));
+	uint64_t	c;
+
+	for (c = 0; c < fine->ncells; c++)
 	{
-		/*
-		 * Never below 4 cells per dimension when the counted level has them:
-		 * the cost estimate puts each counted cell at its centre, too coarse
-		 * to see that 2 cells per dimension merge clusters (measured, 96
-		 * releases x 8 seeds: live / one-shot 1.130 -> 1.108, d = 5 lines
-		 * above 1.3 gone).
-		 */
-		int			floor_level = cfg->level >= 2 ? 2 : cfg->level;
-		int			lo = best_level - 2 < floor_level ? floor_level : best_level - 2;
-		int			hi = best_level + 1 > cfg->level ? cfg->level : best_level + 1;
-		double	   *ref = dpk_alloc((size_t) fine->ncells * d * sizeof(double));
-		double	   *cand = dpk_alloc((size_t) k * d * sizeof(double));
-		double	   *u = dpk_alloc(d * sizeof(double));
-		int64_t    *idx = dpk_alloc(d * sizeof(int64_t));
-		double		best_proxy = INFINITY;
-		int			chosen = best_level;
-
-		for (c = 0; c < fine->ncells; c++)
-		{
-			dpk_grid_cell_coords(d, fine->m, c, idx);
-			for (j = 0; j < d; j++)
-				u[j] = ((double) idx[j] + 0.5) / fine->m;
-			dpk_box_denormalize(box, u, ref + (size_t) c * d);
-		}
-		for (level = lo; level <= hi; level++)
-		{
-			DpkDenseHist tmp;
-			const DpkDenseHist *lh = fine;
-			DpkCoreset	lcs;
-			double		proxy = 0.0;
-
-			if (level < cfg->level)
-			{
-				dpk_live_aggregate(fine, cfg->level, level, &tmp);
-				lh = &tmp;
-			}
-			dpk_coreset_from_hist(lh, box,
-								  dpk_coreset_threshold(sqrt(dpk_live_count_variance(cfg, level, t)),
-														cfg->threshold_sigmas, (double) lh->ncells),
-								  dpk_live_sum_variance(cfg, level, t), &lcs);
-			if (lh != fine)
-				dpk_hist_free(&tmp);
-			if (lcs.n > 0)
-			{
-				int		   *assign = dpk_alloc((size_t) fine->ncells * sizeof(int));
-
-				dpk_kmeans(lcs.points, lcs.weights, lcs.n, d, k, cfg->restarts,
-						   cfg->max_iter, seed, cand, NULL);
-				dpk_kmeans_cost(ref, NULL, (int) fine->ncells, d, cand, k, assign);
-				for (c = 0; c < fine->ncells; c++)
-				{
-					double		dist = 0.0;
-
-					for (j = 0; j < d; j++)
-					{
-						double		diff = ref[c * d + j] - cand[(size_t) assign[c] * d + j];
-
-						dist += diff * diff;
-					}
-					proxy += (double) fine->count[c] * dist;
-				}
-				dpk_free(assign);
-				if (proxy < best_proxy)
-				{
-					best_proxy = proxy;
-					chosen = level;
-				}
-			}
-			dpk_coreset_free(&lcs);
-		}
-		best_level = chosen;
-		dpk_free(ref);
-		dpk_free(cand);
-		dpk_free(u);
-		dpk_free(idx);
+		dpk_grid_cell_coords(d, fine->m, c, idx);
+		for (j = 0; j < d; j++)
+			u[j] = ((double) idx[j] + 0.5) / fine->m;
+		dpk_box_denormalize(box, u, ref + (size_t) c * d);
 	}
+	dpk_free(u);
+	dpk_free(idx);
+	return ref;
+}
 
-	if (best_level < cfg->level)
+/* The coreset of `level` (the counted one or a sum of its cells). */
+static void
+live_level_coreset(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist *fine,
+				   int level, uint32_t t, DpkCoreset *cs)
+{
+	DpkDenseHist coarse;
+	const DpkDenseHist *h = fine;
+
+	if (level < cfg->level)
 	{
-		dpk_live_aggregate(fine, cfg->level, best_level, &coarse);
+		dpk_live_aggregate(fine, cfg->level, level, &coarse);
 		h = &coarse;
 	}
-
 	dpk_coreset_from_hist(h, box,
-						  dpk_coreset_threshold(sqrt(dpk_live_count_variance(cfg, best_level, t)),
+						  dpk_coreset_threshold(sqrt(dpk_live_count_variance(cfg, level, t)),
 												cfg->threshold_sigmas, (double) h->ncells),
-						  dpk_live_sum_variance(cfg, best_level, t), &cs);
+						  dpk_live_sum_variance(cfg, level, t), cs);
+	if (h == &coarse)
+		dpk_hist_free(&coarse);
+}
 
-	rel->level = best_level;
+/*
+ * The cost proxy of a level's centres: k-means of its coreset (cand, k * d),
+ * then every counted cell at its centre (ref) weighted by its raw noisy
+ * count.  Returns false when the level's coreset is empty.
+ */
+static bool
+live_level_proxy(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist *fine,
+				 const double *ref, int level, uint32_t t, uint64_t seed, double *cand,
+				 double *proxy)
+{
+	int			d = cfg->d,
+				k = cfg->k,
+				j;
+	DpkCoreset	lcs;
+	int		   *assign;
+	uint64_t	c;
+
+	live_level_coreset(cfg, box, fine, level, t, &lcs);
+	if (lcs.n <= 0)
+	{
+		dpk_coreset_free(&lcs);
+		return false;
+	}
+	assign = dpk_alloc((size_t) fine->ncells * sizeof(int));
+	dpk_kmeans(lcs.points, lcs.weights, lcs.n, d, k, cfg->restarts, cfg->max_iter, seed,
+			   cand, NULL);
+	dpk_kmeans_cost(ref, NULL, (int) fine->ncells, d, cand, k, assign);
+	*proxy = 0.0;
+	for (c = 0; c < fine->ncells; c++)
+	{
+		double		dist = 0.0;
+
+		for (j = 0; j < d; j++)
+		{
+			double		diff = ref[c * d + j] - cand[(size_t) assign[c] * d + j];
+
+			dist += diff * diff;
+		}
+		*proxy += (double) fine->count[c] * dist;
+	}
+	dpk_free(assign);
+	dpk_coreset_free(&lcs);
+	return true;
+}
+
+/*
+ * RUGNIK's bound knows nothing of the coreset threshold, which on a fine
+ * grid can drop whole sparse clusters, nor of the in-cell means, which
+ * favour finer grids.  So the levels near its choice are all tried: each
+ * gives centres, and the level whose centres have the lowest cost on the
+ * whole noisy counted level (every cell at its centre, weighted by its raw
+ * noisy count: an unbiased estimate of the cost, noisy but with the same
+ * noise for every candidate) wins.  Never below 4 cells per dimension when
+ * the counted level has them: the estimate puts each counted cell at its
+ * centre, too coarse to see that 2 cells per dimension merge clusters.  All
+ * post-processing.
+ */
+static int
+live_choose_release_level(const DpkLiveConfig *cfg, const DpkBox *box,
+						  const DpkDenseHist *fine, uint32_t t, uint64_t seed,
+						  int best_level)
+{
+	int			floor_level = cfg->level >= 2 ? 2 : cfg->level;
+	int			lo = best_level - 2 < floor_level ? floor_level : best_level - 2;
+	int			hi = best_level + 1 > cfg->level ? cfg->level : best_level + 1;
+	double	   *ref = live_cell_centres(box, fine);
+	double	   *cand = dpk_alloc((size_t) cfg->k * cfg->d * sizeof(double));
+	double		best_proxy = INFINITY,
+				proxy;
+	int			chosen = best_level,
+				level;
+
+	for (level = lo; level <= hi; level++)
+		if (live_level_proxy(cfg, box, fine, ref, level, t, seed, cand, &proxy) &&
+			proxy < best_proxy)
+		{
+			best_proxy = proxy;
+			chosen = level;
+		}
+	dpk_free(ref);
+	dpk_free(cand);
+	return chosen;
+}
+
+/*
+ * Centres, sizes and cost for k' of a release from its coreset; the cost
+ * adds the spread of the points inside their cells (cell_spread per unit of
+ * weight).  An empty coreset puts every centre at the middle of the box.
+ */
+static void
+live_cluster_kprime(const DpkLiveConfig *cfg, const DpkBox *box, const DpkCoreset *cs,
+					int kp, uint64_t seed, double cell_spread, DpkLiveRelease *rel)
+{
+	int			d = cfg->d,
+				i,
+				j;
+	double	   *centers = rel->centers + (size_t) dpk_live_block(kp) * d;
+	double	   *sizes = rel->sizes + dpk_live_block(kp);
+	double		total = 0.0;
+
+	if (cs->n > 0)
+	{
+		rel->costs[kp - 1] = dpk_kmeans(cs->points, cs->weights, cs->n, d, kp,
+										cfg->restarts, cfg->max_iter,
+										seed + (uint64_t) kp, centers, sizes);
+		for (i = 0; i < cs->n; i++)
+			total += cs->weights[i];
+		rel->costs[kp - 1] += total * cell_spread;
+	}
+	else
+	{
+		double	   *u = dpk_alloc(d * sizeof(double));
+
+		for (j = 0; j < d; j++)
+			u[j] = 0.5;
+		for (i = 0; i < kp; i++)
+		{
+			dpk_box_denormalize(box, u, centers + (size_t) i * d);
+			sizes[i] = 0.0;
+		}
+		rel->costs[kp - 1] = 0.0;
+		dpk_free(u);
+	}
+}
+
+/* Level choice, coreset and k-means for every k' (see live_core.h). */
+void
+dpk_live_cluster(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist *fine,
+				 uint32_t t, uint64_t seed, DpkLiveRelease *rel)
+{
+	int			d = cfg->d,
+				k = cfg->k,
+				level,
+				kp,
+				j;
+	double		noisy_n = live_noisy_n(fine),
+				cell_spread = 0.0;
+	DpkCoreset	cs;
+
+	level = live_rugnik_level(cfg, noisy_n, t);
+	level = live_choose_release_level(cfg, box, fine, t, seed, level);
+	live_level_coreset(cfg, box, fine, level, t, &cs);
+
+	rel->level = level;
 	rel->noisy_n = noisy_n;
 	rel->coreset_size = cs.n;
 	rel->centers = dpk_alloc((size_t) dpk_live_block(k + 1) * d * sizeof(double));
@@ -425,45 +514,13 @@ dpk_live_cluster(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist
 	/* Spread of points inside their cells, if uniform: width^2 / 12 per axis. */
 	for (j = 0; j < d; j++)
 	{
-		double		w = (box->upper[j] - box->lower[j]) / h->m;
+		double		w = (box->upper[j] - box->lower[j]) / (1 << level);
 
 		cell_spread += w * w / 12.0;
 	}
-
 	for (kp = 1; kp <= k; kp++)
-	{
-		double	   *centers = rel->centers + (size_t) dpk_live_block(kp) * d;
-		double	   *sizes = rel->sizes + dpk_live_block(kp);
-		double		total = 0.0;
-		int			i;
-
-		if (cs.n > 0)
-		{
-			rel->costs[kp - 1] = dpk_kmeans(cs.points, cs.weights, cs.n, d, kp,
-											cfg->restarts, cfg->max_iter,
-											seed + (uint64_t) kp, centers, sizes);
-			for (i = 0; i < cs.n; i++)
-				total += cs.weights[i];
-			rel->costs[kp - 1] += total * cell_spread;
-		}
-		else
-		{
-			double	   *u = dpk_alloc(d * sizeof(double));
-
-			for (j = 0; j < d; j++)
-				u[j] = 0.5;
-			for (i = 0; i < kp; i++)
-			{
-				dpk_box_denormalize(box, u, centers + (size_t) i * d);
-				sizes[i] = 0.0;
-			}
-			rel->costs[kp - 1] = 0.0;
-			dpk_free(u);
-		}
-	}
+		live_cluster_kprime(cfg, box, &cs, kp, seed, cell_spread, rel);
 	dpk_coreset_free(&cs);
-	if (h == &coarse)
-		dpk_hist_free(&coarse);
 }
 
 /* Free a release. */
@@ -484,33 +541,24 @@ dpk_live_copy_cells(const DpkLiveConfig *cfg)
 }
 
 /*
- * Projected mode: the projected dimension of dpk_highd_dhat, one copy, 5 %
- * of epsilon on the global sum of squared norms, and on the lifting sums a
- * share that grows with d, 0.2 + 0.1 log2 d within [0.6, 0.85]: their cube
- * noise costs about d^3 b^2 / 3 per centre in squared error, the counts'
- * noise does not grow with d.  Measured (test/bench/bench_highd_live.c,
- * K = 10, eps = 1, N = 1e5, T = 1024, 8 seeds, geometric mean over both
- * streams at t = T/2, T-1, T, before the heaviest-cell lifting), shares
- * 0.5 / 0.6 / 0.7 / 0.8: d = 8: 1.90 / 1.82 / 2.39 / 2.41; d = 16: 3.13 /
- * 2.79 / 3.47 / 3.22; d = 32: 7.85 / 6.22 / 6.33 / 6.07; d = 64: 15.8 /
- * 12.0 / 8.29 / 7.49.  More copies multiply every sensitivity and measured
- * worse than choosing among them gains (cube sums, 8 seeds, d = 16 / 64,
- * t >= T/2: 2 copies 2.6-7.3 / 7.3-21, 1 copy 2.0-3.7 / 3.7-12).
+ * Projected mode: the projected dimension of dpk_highd_dhat, one copy (more
+ * copies multiply every sensitivity), the shares of dpk_budget_live_shares
+ * (doc/benchmarks.md, "Measurements behind the defaults").
  */
 void
 dpk_live_use_projection(DpkLiveConfig *cfg, uint64_t proj_seed)
 {
-	double		share = 0.2 + 0.1 * log2((double) cfg->d);
+	DpkLiveShares shares = dpk_budget_live_shares(cfg->d, true);
 
 	cfg->dhat = dpk_highd_dhat(cfg->d, cfg->k);
 	cfg->copies = 1;
 	cfg->proj_seed = proj_seed;
 	cfg->half_width = 0.75;
-	cfg->sum_share = share < 0.6 ? 0.6 : (share > 0.85 ? 0.85 : share);
-	cfg->norm_share = 0.05;
+	cfg->sum_share = shares.sum_share;
+	cfg->norm_share = shares.norm_share;
 }
 
-/* Add one point to a projected table's state (see continual.h). */
+/* Add one point to a projected table's state (see live_core.h). */
 void
 dpk_live_add_projected(const DpkLiveConfig *cfg, DpkCellMap *state, const double *u,
 					   const double *t, int sign)
@@ -534,7 +582,7 @@ dpk_live_add_projected(const DpkLiveConfig *cfg, DpkCellMap *state, const double
 		dpk_free(qp);
 }
 
-/* Noisy statistics of every copy at release t (see continual.h). */
+/* Noisy statistics of every copy at release t (see live_core.h). */
 void
 dpk_live_noisy_projected(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYTES],
 						 const DpkCellMap *state, uint32_t t, DpkStream *s,
@@ -583,7 +631,7 @@ dpk_live_noisy_projected(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYT
 	dpk_free(noise);
 }
 
-/* Centres of a projected table for every k' (see continual.h). */
+/* Centres of a projected table for every k' (see live_core.h). */
 void
 dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 						   const double *count, const double *sum, double sumnorm,
@@ -682,7 +730,7 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 /*
  * The projected histogram of copy 0 at `level` (<= the counted level): noisy
  * counts and original-space sums of the counted cells summed into the
- * coarser cells (see continual.h).
+ * coarser cells (see live_core.h).
  */
 void
 dpk_live_projected_level(const DpkLiveConfig *cfg, const DpkCellMap *noisy, int level,
@@ -718,7 +766,7 @@ dpk_live_projected_level(const DpkLiveConfig *cfg, const DpkCellMap *noisy, int 
 }
 
 /*
- * The lifted centre of projected cell `cell` at `level` (see continual.h):
+ * The lifted centre of projected cell `cell` at `level` (see live_core.h):
  * where the noisy count is at least 1, the noisy mean of its points in the
  * original space, sum / (count U) around the box centre, clamped to the box;
  * else the cell's projected centre mapped back by the projection's transpose.

@@ -1,0 +1,334 @@
+/*
+ * cellmap.c
+ *		Sparse per-cell counters: open addressing on 64-bit cell ids, merge,
+ *		serialised forms (see cellmap.h).
+ */
+#include "cellmap.h"
+
+#include <string.h>
+
+#include "dpk_mem.h"
+
+#define CELLMAP_MAGIC 0x44504b43454c4c31ULL	/* "DPKCELL1" */
+#define CELLMAP_MAGIC_PADDED 0x44504b43454c4c32ULL	/* "DPKCELL2" */
+
+/* Mix a cell id into a slot hash (splitmix64 finaliser). */
+static inline uint64_t
+cell_hash(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ULL;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebULL;
+	x ^= x >> 31;
+	return x;
+}
+
+/* Allocate empty slot arrays of the given capacity. */
+static void
+cellmap_alloc(DpkCellMap *m, size_t cap)
+{
+	m->cap = cap;
+	m->n = 0;
+	m->keys = dpk_alloc0(cap * sizeof(uint64_t));
+	m->vals = dpk_alloc0(cap * (1 + m->d) * sizeof(int64_t));
+}
+
+/* An empty map (see cellmap.h). */
+void
+dpk_cellmap_init(DpkCellMap *m, int d)
+{
+	m->d = d;
+	cellmap_alloc(m, 64);
+}
+
+/* Free the map. */
+void
+dpk_cellmap_free(DpkCellMap *m)
+{
+	dpk_free(m->keys);
+	dpk_free(m->vals);
+	m->keys = NULL;
+	m->vals = NULL;
+	m->n = m->cap = 0;
+}
+
+/* Slot of a cell: its own, or the empty one where it would go. */
+static size_t
+cellmap_slot(const DpkCellMap *m, uint64_t cell)
+{
+	size_t		mask = m->cap - 1;
+	size_t		i = (size_t) cell_hash(cell) & mask;
+
+	while (m->keys[i] != 0 && m->keys[i] != cell + 1)
+		i = (i + 1) & mask;
+	return i;
+}
+
+/* Double the capacity and re-insert every cell. */
+static void
+cellmap_grow(DpkCellMap *m)
+{
+	DpkCellMap	old = *m;
+	size_t		i;
+	int			w = 1 + m->d;
+
+	cellmap_alloc(m, old.cap * 2);
+	for (i = 0; i < old.cap; i++)
+		if (old.keys[i] != 0)
+		{
+			size_t		s = cellmap_slot(m, old.keys[i] - 1);
+
+			m->keys[s] = old.keys[i];
+			memcpy(m->vals + s * w, old.vals + i * w, w * sizeof(int64_t));
+			m->n++;
+		}
+	dpk_free(old.keys);
+	dpk_free(old.vals);
+}
+
+/* The counters of a cell, created if absent. */
+int64_t *
+dpk_cellmap_get(DpkCellMap *m, uint64_t cell)
+{
+	size_t		s;
+
+	if ((m->n + 1) * 4 > m->cap * 3)
+		cellmap_grow(m);
+	s = cellmap_slot(m, cell);
+	if (m->keys[s] == 0)
+	{
+		m->keys[s] = cell + 1;
+		m->n++;
+	}
+	return m->vals + s * (1 + m->d);
+}
+
+/* The counters of a cell, or NULL. */
+const int64_t *
+dpk_cellmap_find(const DpkCellMap *m, uint64_t cell)
+{
+	size_t		s = cellmap_slot(m, cell);
+
+	return m->keys[s] == 0 ? NULL : m->vals + s * (1 + m->d);
+}
+
+/* One point in (+1) or out (-1) of a cell. */
+void
+dpk_cellmap_add_point(DpkCellMap *m, uint64_t cell, const int64_t *rel, int sign)
+{
+	int64_t    *v = dpk_cellmap_get(m, cell);
+	int			j;
+
+	v[0] += sign;
+	for (j = 0; j < m->d; j++)
+		v[1 + j] += sign * rel[j];
+}
+
+/* dst += sign * src. */
+void
+dpk_cellmap_merge(DpkCellMap *dst, const DpkCellMap *src, int sign)
+{
+	size_t		i;
+	int			j,
+				w = 1 + src->d;
+
+	for (i = 0; i < src->cap; i++)
+		if (src->keys[i] != 0)
+		{
+			int64_t    *v = dpk_cellmap_get(dst, src->keys[i] - 1);
+
+			for (j = 0; j < w; j++)
+				v[j] += sign * src->vals[i * w + j];
+		}
+}
+
+/* Are all counters of a zero? */
+static bool
+all_zero(const int64_t *v, int w)
+{
+	int			j;
+
+	for (j = 0; j < w; j++)
+		if (v[j] != 0)
+			return false;
+	return true;
+}
+
+/* Every cell of a is matched in b (absent = all zero). */
+static bool
+cellmap_covered(const DpkCellMap *a, const DpkCellMap *b)
+{
+	size_t		i;
+	int			w = 1 + a->d;
+
+	for (i = 0; i < a->cap; i++)
+		if (a->keys[i] != 0)
+		{
+			const int64_t *o = dpk_cellmap_find(b, a->keys[i] - 1);
+
+			if (o == NULL ? !all_zero(a->vals + i * w, w)
+				: memcmp(o, a->vals + i * w, w * sizeof(int64_t)) != 0)
+				return false;
+		}
+	return true;
+}
+
+/* Equality of two maps, cells at zero counting as absent. */
+bool
+dpk_cellmap_equal(const DpkCellMap *a, const DpkCellMap *b)
+{
+	return a->d == b->d && cellmap_covered(a, b) && cellmap_covered(b, a);
+}
+
+/* Write a 64-bit word little-endian. */
+static inline void
+put64(uint8_t *p, uint64_t v)
+{
+	int			i;
+
+	for (i = 0; i < 8; i++)
+		p[i] = (uint8_t) (v >> (8 * i));
+}
+
+/* Read a little-endian 64-bit word. */
+static inline uint64_t
+get64(const uint8_t *p)
+{
+	uint64_t	v = 0;
+	int			i;
+
+	for (i = 7; i >= 0; i--)
+		v = (v << 8) | p[i];
+	return v;
+}
+
+/* Number of cells of m with a non-zero counter. */
+static size_t
+nonzero_cells(const DpkCellMap *m)
+{
+	int			w = 1 + m->d;
+	size_t		n = 0,
+				i;
+
+	for (i = 0; i < m->cap; i++)
+		if (m->keys[i] != 0 && !all_zero(m->vals + i * w, w))
+			n++;
+	return n;
+}
+
+/* Write the non-zero cells of m at p (n of them); returns the end. */
+static uint8_t *
+put_cells(const DpkCellMap *m, uint8_t *p)
+{
+	int			w = 1 + m->d;
+	size_t		i;
+	int			j;
+
+	for (i = 0; i < m->cap; i++)
+		if (m->keys[i] != 0 && !all_zero(m->vals + i * w, w))
+		{
+			put64(p, m->keys[i] - 1);
+			p += 8;
+			for (j = 0; j < w; j++, p += 8)
+				put64(p, (uint64_t) m->vals[i * w + j]);
+		}
+	return p;
+}
+
+/* Serialise the non-zero cells (see cellmap.h). */
+uint8_t *
+dpk_cellmap_serialize(const DpkCellMap *m, size_t *len)
+{
+	int			w = 1 + m->d;
+	size_t		n = nonzero_cells(m);
+	uint8_t    *buf;
+
+	*len = 24 + n * (size_t) (1 + w) * 8;
+	buf = dpk_alloc(*len);
+	put64(buf, CELLMAP_MAGIC);
+	put64(buf + 8, (uint64_t) m->d);
+	put64(buf + 16, (uint64_t) n);
+	put_cells(m, buf + 24);
+	return buf;
+}
+
+/* Serialise with zero padding up to pad_to entries (see cellmap.h). */
+uint8_t *
+dpk_cellmap_serialize_padded(const DpkCellMap *m, uint64_t pad_to, size_t *len)
+{
+	int			w = 1 + m->d;
+	size_t		n = nonzero_cells(m);
+	size_t		npad = pad_to > n ? (size_t) (pad_to - n) : 0;
+	size_t		entry = (size_t) (1 + w) * 8;
+	uint8_t    *buf,
+			   *p;
+
+	*len = 32 + (n + npad) * entry;
+	buf = dpk_alloc(*len);
+	put64(buf, CELLMAP_MAGIC_PADDED);
+	put64(buf + 8, (uint64_t) m->d);
+	put64(buf + 16, (uint64_t) n);
+	put64(buf + 24, (uint64_t) npad);
+	p = put_cells(m, buf + 32);
+	memset(p, 0, npad * entry);
+	return buf;
+}
+
+/* m += sign * (serialised map), either form. */
+bool
+dpk_cellmap_merge_serialized(DpkCellMap *m, const uint8_t *buf, size_t len, int sign)
+{
+	int			w = 1 + m->d;
+	size_t		entry = (size_t) (1 + w) * 8;
+	size_t		head;
+	uint64_t	n,
+				npad = 0,
+				i;
+	const uint8_t *p;
+	int			j;
+
+	if (len < 24 || get64(buf + 8) != (uint64_t) m->d)
+		return false;
+	if (get64(buf) == CELLMAP_MAGIC)
+		head = 24;
+	else if (get64(buf) == CELLMAP_MAGIC_PADDED && len >= 32)
+	{
+		head = 32;
+		npad = get64(buf + 24);
+	}
+	else
+		return false;
+	n = get64(buf + 16);
+	if (n > (len - head) / entry || npad > (len - head) / entry - n ||
+		len != head + (n + npad) * entry)
+		return false;
+	p = buf + head;
+	for (i = 0; i < n; i++)
+	{
+		int64_t    *v = dpk_cellmap_get(m, get64(p));
+
+		p += 8;
+		for (j = 0; j < w; j++, p += 8)
+			v[j] += sign * (int64_t) get64(p);
+	}
+	return true;
+}
+
+/* Iterate over occupied slots. */
+bool
+dpk_cellmap_next(const DpkCellMap *m, size_t *pos, uint64_t *cell, const int64_t **vals)
+{
+	while (*pos < m->cap)
+	{
+		size_t		i = (*pos)++;
+
+		if (m->keys[i] != 0)
+		{
+			*cell = m->keys[i] - 1;
+			*vals = m->vals + i * (1 + m->d);
+			return true;
+		}
+	}
+	return false;
+}

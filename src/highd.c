@@ -1,0 +1,787 @@
+/*
+ * highd.c
+ *		The high-dimensional one-shot pipeline: plan, projected histograms,
+ *		the joint mode, one copy's clustering from per-cell statistics
+ *		(see highd.h).
+ */
+#include "highd.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dpk_mem.h"
+#include "kmeans.h"
+#include "rugnik.h"
+
+/* Defaults (doc/benchmarks.md, "Measurements behind the defaults"). */
+void
+dpk_highd_defaults(DpkHighdConfig *cfg, double epsilon, int k)
+{
+	cfg->epsilon = epsilon;
+	cfg->k = k;
+	cfg->public_n = -1.0;
+	cfg->n_share = 0.05;
+	cfg->dhat = 0;
+	cfg->copies = 2;
+	cfg->half_width = 0.75;
+	cfg->lift_mode = DPK_LIFT_JOINT;
+	cfg->group_share = 0.05;
+	cfg->lift_share = 0.7;
+	cfg->lift_count_share = -1.0;
+	cfg->norm_share = 0.0;
+	cfg->lift_coarsen = 1;
+	cfg->refine_steps = 0;
+	cfg->refine_share = 0.3;
+	cfg->grid_scale = 1.7;
+	cfg->threshold_sigmas = 2.0;
+	cfg->max_cells = 1048576.0;
+	cfg->max_lift_values = 4194304.0;
+	cfg->proj_seed = UINT64_C(0x64706B6D65616E73);
+	cfg->restarts = 5;
+	cfg->max_iter = 100;
+}
+
+/* Projected dimension for d and k (see highd.h). */
+int
+dpk_highd_dhat(int d, int k)
+{
+	(void) k;
+	return d < 4 ? d : 4;
+}
+
+/*
+ * The copies the joint mode can combine: k^R groups, each with a count and
+ * an R * dhat embedding, capped by max_lift_values.
+ */
+int
+dpk_highd_copies(const DpkHighdConfig *cfg, int d)
+{
+	int			R = cfg->copies > 0 ? cfg->copies : 1;
+	int			dhat = cfg->dhat > 0 ? cfg->dhat : dpk_highd_dhat(d, cfg->k);
+
+	if (cfg->lift_mode == DPK_LIFT_JOINT)
+	{
+		double		groups = (double) cfg->k;
+
+		R = 1;
+		while (R < cfg->copies &&
+			   groups * cfg->k * (1.0 + (R + 1) * dhat) <= cfg->max_lift_values &&
+			   groups * cfg->k <= 1073741824.0)
+		{
+			groups *= cfg->k;
+			R++;
+		}
+	}
+	return R;
+}
+
+/* Index of the projected centre nearest to t (ties: lowest index). */
+static int
+nearest_center(const double *t, const double *pc, int k, int dhat)
+{
+	int			best = 0,
+				j,
+				i;
+	double		bd = INFINITY;
+
+	for (j = 0; j < k; j++)
+	{
+		double		s = 0.0;
+
+		for (i = 0; i < dhat; i++)
+		{
+			double		diff = t[i] - pc[(size_t) j * dhat + i];
+
+			s += diff * diff;
+		}
+		if (s < bd)
+		{
+			bd = s;
+			best = j;
+		}
+	}
+	return best;
+}
+
+/* ---- plan ---- */
+
+/*
+ * Scale b = sensitivity / eps and its variance; eps <= 0 means unused.  With
+ * vector_d > 0 the sensitivity is an l-infinity bound of a vector_d-vector
+ * and the variance that of one coordinate of dpk_vector_noise.
+ */
+static bool
+plan_scale(double sensitivity, double eps, int vector_d, DpkScale *scale, double *var)
+{
+	if (!(eps > 0.0))
+	{
+		scale->num = 1;
+		scale->den = 1;
+		*var = 0.0;
+		return false;
+	}
+	*scale = dpk_scale_from_double(sensitivity / eps);
+	*var = vector_d > 0 ? dpk_vector_noise_variance(*scale, vector_d)
+		: dpk_discrete_laplace_variance(*scale);
+	return true;
+}
+
+/*
+ * The noise scales of a plan from its budget.  Sensitivities of one point:
+ * 1 on the counts of a grid or a partition; U / 2 in every coordinate
+ * (l-infinity) of a sum vector of centred fixed-point coordinates, which
+ * gets the vector noise; d U^2 / 4 on a sum of squared norms.
+ */
+static void
+plan_scales(DpkHighdPlan *pl)
+{
+	const DpkHighdConfig *cfg = pl->cfg;
+	DpkHighdBudget *eps = &pl->eps;
+	int			d = pl->d;
+
+	plan_scale(1.0, eps->eps_grid, 0, &pl->count_scale, &pl->count_var);
+	if (cfg->lift_mode == DPK_LIFT_JOINT &&
+		!plan_scale(1.0, eps->eps_group, 0, &pl->group_scale, &pl->group_var))
+		eps->eps_group = 0.0;
+	pl->have_lift = plan_scale(DPK_LIFT_UNITS / 2.0, eps->eps_lift_sum, d, &pl->sum_scale,
+							   &pl->sum_var);
+	if (cfg->lift_mode == DPK_LIFT_CELL && eps->eps_lift_count <= 0.0)
+	{
+		pl->lift_count_scale = pl->count_scale;
+		pl->lift_count_var = pl->count_var;
+	}
+	else if (!plan_scale(1.0, eps->eps_lift_count, 0, &pl->lift_count_scale,
+						 &pl->lift_count_var))
+		pl->have_lift = false;
+	pl->have_norm = plan_scale(d * (DPK_LIFT_UNITS / 2.0) * (DPK_LIFT_UNITS / 2.0),
+							   eps->eps_lift_norm, 0, &pl->norm_scale, &pl->norm_var);
+	/* refinement steps (research): scale 1 and no noise unless budgeted */
+	plan_scale(1.0, 0.0, 0, &pl->refine_count_scale, &pl->refine_count_var);
+	plan_scale(1.0, 0.0, 0, &pl->refine_sum_scale, &pl->refine_sum_var);
+	if (eps->eps_refine > 0.0)
+	{
+		plan_scale(1.0, eps->eps_refine_count, 0, &pl->refine_count_scale,
+				   &pl->refine_count_var);
+		plan_scale(DPK_LIFT_UNITS / 2.0, eps->eps_refine_sum, d, &pl->refine_sum_scale,
+				   &pl->refine_sum_var);
+	}
+}
+
+/* Projected grid: RUGNIK at the count noise actually used, capped. */
+static void
+plan_grid(DpkHighdPlan *pl)
+{
+	const DpkHighdConfig *cfg = pl->cfg;
+	int			d = pl->d,
+				max_per_dim;
+	double		m,
+				max_cells = cfg->max_cells;
+
+	if (cfg->lift_mode == DPK_LIFT_CELL && cfg->lift_coarsen <= 1 &&
+		cfg->max_lift_values / d < max_cells)
+		max_cells = cfg->max_lift_values / d;
+	max_per_dim = (int) floor(pow(max_cells, 1.0 / pl->dhat) + 1e-9);
+	if (max_per_dim < 1)
+		max_per_dim = 1;
+	m = dpk_grid_m(DPK_RULE_RUGNIK, pl->noisy_n, dpk_rugnik_eps_for_variance(pl->count_var),
+				   pl->k, pl->dhat);
+	if (cfg->grid_scale == 1.0)
+		pl->m = dpk_grid_cells_per_dim(DPK_RULE_RUGNIK, m, pl->noisy_n,
+									   dpk_rugnik_eps_for_variance(pl->count_var), pl->k,
+									   pl->dhat, max_per_dim);
+	else
+	{
+		/* clamp in floating point: m can be astronomically large */
+		double		ms = floor(m * cfg->grid_scale + 0.5);
+
+		pl->m = !(ms >= 1.0) ? 1 : (ms >= (double) max_per_dim ? max_per_dim : (int) ms);
+	}
+	pl->lift_m = pl->m;
+	if (cfg->lift_mode == DPK_LIFT_CELL && cfg->lift_coarsen > 1)
+	{
+		int			lmax = (int) floor(pow(cfg->max_lift_values / d, 1.0 / pl->dhat) + 1e-9);
+
+		pl->lift_m = (pl->m + cfg->lift_coarsen - 1) / cfg->lift_coarsen;
+		if (pl->lift_m > lmax)
+			pl->lift_m = lmax;
+		if (pl->lift_m < 1)
+			pl->lift_m = 1;
+	}
+}
+
+/* Plan a release (see highd.h). */
+void
+dpk_highd_plan(DpkHighdPlan *pl, const DpkBox *box, const double *points, size_t n,
+			   const DpkHighdConfig *cfg, DpkStream *s)
+{
+	memset(pl, 0, sizeof(*pl));
+	pl->box = box;
+	pl->points = points;
+	pl->n = n;
+	pl->cfg = cfg;
+	pl->d = box->d;
+	pl->k = cfg->k;
+	pl->dhat = cfg->dhat > 0 ? cfg->dhat : dpk_highd_dhat(pl->d, pl->k);
+	pl->eps = dpk_budget_highd(cfg, pl->d);
+	pl->copies = pl->eps.copies;
+
+	/* Noisy N: sensitivity 1, only used to size the projected grid. */
+	if (cfg->public_n >= 0.0)
+		pl->noisy_n = cfg->public_n;
+	else
+		pl->noisy_n = (double) n
+			+ (double) dpk_discrete_laplace(s, dpk_scale_from_double(1.0 / pl->eps.eps_n));
+	if (pl->noisy_n < 1.0)
+		pl->noisy_n = 1.0;
+
+	plan_scales(pl);
+	plan_grid(pl);
+}
+
+/* ---- histograms and partitions ---- */
+
+/* Rows of chunk `done` of the input, normalized into u; returns the count. */
+static size_t
+load_chunk(const DpkHighdPlan *pl, size_t done, double *u)
+{
+	size_t		rows = pl->n - done < DPK_PROJ_CHUNK ? pl->n - done : DPK_PROJ_CHUNK;
+	size_t		i;
+
+	dpk_check_interrupts();
+	for (i = 0; i < rows; i++)
+		dpk_box_normalize(pl->box, pl->points + (done + i) * pl->d, u + i * pl->d);
+	return rows;
+}
+
+/* One copy's noisy projected grid (see highd.h). */
+double *
+dpk_highd_histogram(const DpkHighdPlan *pl, const DpkProjection *proj, DpkStream *s,
+					DpkHighdVisit visit, void *arg)
+{
+	int			d = pl->d,
+				dhat = pl->dhat;
+	uint64_t	ncells = (uint64_t) llround(dpk_grid_cells(dhat, pl->m));
+	int64_t    *count = dpk_alloc0(sizeof(int64_t) * ncells);
+	double	   *out = dpk_alloc(sizeof(double) * ncells);
+	double	   *u = dpk_alloc(sizeof(double) * DPK_PROJ_CHUNK * d);
+	double	   *t = dpk_alloc(sizeof(double) * DPK_PROJ_CHUNK * dhat);
+	size_t		done,
+				i;
+	uint64_t	c;
+
+	for (done = 0; done < pl->n; done += DPK_PROJ_CHUNK)
+	{
+		size_t		rows = load_chunk(pl, done, u);
+
+		dpk_project_batch(proj, u, rows, t);
+		for (i = 0; i < rows; i++)
+		{
+			uint64_t	cell = dpk_grid_cell(dhat, pl->m, t + i * dhat, NULL, NULL);
+
+			count[cell]++;
+			if (visit)
+				visit(arg, u + i * d, t + i * dhat, cell);
+		}
+	}
+	for (c = 0; c < ncells; c++)
+	{
+		if ((c & 4095) == 0)
+			dpk_check_interrupts();
+		out[c] = (double) (count[c] + dpk_discrete_laplace(s, pl->count_scale));
+	}
+	dpk_free(count);
+	dpk_free(u);
+	dpk_free(t);
+	return out;
+}
+
+/* Coreset and weighted k-means of a noisy projected grid (see highd.h). */
+double
+dpk_highd_grid_kmeans(int dhat, int m, const double *count, double count_var,
+					  double threshold_sigmas, int k, int restarts, int max_iter,
+					  uint64_t seed, double *pcenters, int *coreset_size)
+{
+	uint64_t	ncells = (uint64_t) llround(dpk_grid_cells(dhat, m));
+	double		threshold = dpk_coreset_threshold(sqrt(count_var), threshold_sigmas,
+												  (double) ncells);
+	int64_t    *idx = dpk_alloc(sizeof(int64_t) * dhat);
+	double	   *pts;
+	double	   *w;
+	uint64_t	c;
+	int			n = 0,
+				j;
+
+	for (c = 0; c < ncells; c++)
+		if (count[c] > threshold)
+			n++;
+	pts = dpk_alloc(sizeof(double) * (size_t) (n ? n : 1) * dhat);
+	w = dpk_alloc(sizeof(double) * (n ? n : 1));
+	n = 0;
+	for (c = 0; c < ncells; c++)
+	{
+		if (!(count[c] > threshold))
+			continue;
+		dpk_grid_cell_coords(dhat, m, c, idx);
+		for (j = 0; j < dhat; j++)
+			pts[(size_t) n * dhat + j] = ((double) idx[j] + 0.5) / m;
+		w[n++] = count[c];
+	}
+	*coreset_size = n;
+	if (n > 0)
+		dpk_kmeans(pts, w, n, dhat, k, restarts, max_iter, seed, pcenters, NULL);
+	else
+		for (j = 0; j < k * dhat; j++)
+			pcenters[j] = 0.5;
+	dpk_free(idx);
+	dpk_free(pts);
+	dpk_free(w);
+	return threshold;
+}
+
+/* Labels of one chunk of normalized points under a partition. */
+static void
+partition_labels(const DpkHighdPlan *pl, const DpkHighdPartition *pt, const double *u,
+				 size_t rows, double *t, int *label)
+{
+	int			k = pl->k,
+				dhat = pl->dhat,
+				r;
+	size_t		i;
+
+	if (pt->centers)
+	{
+		dpk_kmeans_cost(u, NULL, (int) rows, pl->d, pt->centers, k, label);
+		return;
+	}
+	memset(label, 0, sizeof(int) * rows);
+	for (r = 0; r < pt->copies; r++)
+	{
+		dpk_project_batch(&pt->proj[r], u, rows, t);
+		for (i = 0; i < rows; i++)
+			label[i] = label[i] * k +
+				nearest_center(t + i * dhat, pt->pcenters + (size_t) r * k * dhat, k, dhat);
+	}
+	if (pt->map)
+		for (i = 0; i < rows; i++)
+			label[i] = pt->map[label[i]];
+}
+
+/* Noisy counts (and sums) of every part of a partition (see highd.h). */
+void
+dpk_highd_partition_stats(const DpkHighdPlan *pl, const DpkHighdPartition *pt,
+						  DpkScale count_scale, DpkScale sum_scale, DpkStream *s,
+						  double *cnt, double *sum)
+{
+	int			d = pl->d,
+				g,
+				j;
+	double	   *u = dpk_alloc(sizeof(double) * DPK_PROJ_CHUNK * d);
+	double	   *t = dpk_alloc(sizeof(double) * DPK_PROJ_CHUNK * pl->dhat);
+	int		   *label = dpk_alloc0(sizeof(int) * DPK_PROJ_CHUNK);
+	int64_t    *q = dpk_alloc(sizeof(int64_t) * d);
+	int64_t    *gc = dpk_alloc0(sizeof(int64_t) * pt->nlabels);
+	int64_t    *gs = sum ? dpk_alloc0(sizeof(int64_t) * (size_t) pt->nlabels * d) : NULL;
+	size_t		done,
+				i;
+
+	for (done = 0; done < pl->n; done += DPK_PROJ_CHUNK)
+	{
+		size_t		rows = load_chunk(pl, done, u);
+
+		partition_labels(pl, pt, u, rows, t, label);
+		for (i = 0; i < rows; i++)
+		{
+			g = label[i];
+			gc[g]++;
+			if (gs)
+			{
+				dpk_lift_quantize(d, u + i * d, q);
+				for (j = 0; j < d; j++)
+					gs[(size_t) g * d + j] += q[j];
+			}
+		}
+	}
+	for (g = 0; g < pt->nlabels; g++)
+	{
+		if ((g & 255) == 0)
+			dpk_check_interrupts();
+		cnt[g] = (double) (gc[g] + dpk_discrete_laplace(s, count_scale));
+		if (gs)
+		{
+			dpk_vector_noise(s, sum_scale, d, 1, gs + (size_t) g * d);
+			for (j = 0; j < d; j++)
+				sum[(size_t) g * d + j] = (double) gs[(size_t) g * d + j] / DPK_LIFT_UNITS;
+		}
+	}
+	dpk_free(u);
+	dpk_free(t);
+	dpk_free(label);
+	dpk_free(q);
+	dpk_free(gc);
+	dpk_free(gs);
+}
+
+/* ---- one copy from per-cell statistics ---- */
+
+/*
+ * Every lifting cell above lthreshold to the centre holding most of the
+ * noisy mass of its coreset cells (counts above threshold), else to the
+ * centre nearest its middle; -1 below lthreshold.
+ */
+static void
+cells_assign(int dhat, const DpkHighdCells *hc, int lm, const double *lcount,
+			 double threshold, double lthreshold, const double *pc, int k, int *assign)
+{
+	uint64_t	ncells = (uint64_t) llround(dpk_grid_cells(dhat, hc->m));
+	uint64_t	nl = (uint64_t) llround(dpk_grid_cells(dhat, lm));
+	double	   *vote = dpk_alloc0(sizeof(double) * nl * k);
+	int64_t    *idx = dpk_alloc(sizeof(int64_t) * dhat);
+	double	   *tc = dpk_alloc(sizeof(double) * dhat);
+	uint64_t	c;
+	int			j;
+
+	/* every coreset cell votes, with its noisy count, for its centre */
+	for (c = 0; c < ncells; c++)
+	{
+		uint64_t	lc;
+
+		if (!(hc->count[c] > threshold))
+			continue;
+		dpk_grid_cell_coords(dhat, hc->m, c, idx);
+		for (j = 0; j < dhat; j++)
+			tc[j] = ((double) idx[j] + 0.5) / hc->m;
+		lc = lm == hc->m ? c : dpk_grid_cell(dhat, lm, tc, NULL, NULL);
+		vote[lc * k + nearest_center(tc, pc, k, dhat)] += hc->count[c];
+	}
+	for (c = 0; c < nl; c++)
+	{
+		double		bv = 0.0;
+		int			a;
+
+		assign[c] = -1;
+		if (!(lcount[c] > lthreshold))
+			continue;
+		for (a = 0; a < k; a++)
+			if (vote[c * k + a] > bv)
+			{
+				bv = vote[c * k + a];
+				assign[c] = a;
+			}
+		if (assign[c] < 0)
+		{
+			dpk_grid_cell_coords(dhat, lm, c, idx);
+			for (j = 0; j < dhat; j++)
+				tc[j] = ((double) idx[j] + 0.5) / lm;
+			assign[c] = nearest_center(tc, pc, k, dhat);
+		}
+	}
+	dpk_free(vote);
+	dpk_free(idx);
+	dpk_free(tc);
+}
+
+/* Cell-mode clustering of one copy (see highd.h). */
+double
+dpk_highd_cells_cluster(const DpkProjection *p, const DpkHighdCells *hc, int k,
+						double threshold_sigmas, int restarts, int max_iter,
+						uint64_t seed, double *centers, double *sizes,
+						int *coreset_size)
+{
+	int			d = p->d,
+				dhat = p->dhat,
+				lm = hc->lift_m > 0 ? hc->lift_m : hc->m,
+				j;
+	uint64_t	nl = (uint64_t) llround(dpk_grid_cells(dhat, lm));
+	const double *lcount = (lm != hc->m && hc->lift_count) ? hc->lift_count : hc->count;
+	double		lcount_var = lcount == hc->count ? hc->count_var : hc->lift_count_var;
+	double	   *pc = dpk_alloc(sizeof(double) * (size_t) k * dhat);
+	double	   *fallback = dpk_alloc(sizeof(double) * (size_t) k * d);
+	int		   *assign = dpk_alloc(sizeof(int) * nl);
+	double		threshold,
+				lthreshold,
+				min_count,
+				score;
+	int			csz;
+
+	threshold = dpk_highd_grid_kmeans(dhat, hc->m, hc->count, hc->count_var,
+									  threshold_sigmas, k, restarts, max_iter, seed, pc,
+									  &csz);
+	if (coreset_size)
+		*coreset_size = csz;
+	for (j = 0; j < k; j++)
+		dpk_project_back(p, pc + (size_t) j * dhat, fallback + (size_t) j * d);
+	lthreshold = lcount == hc->count ? threshold
+		: dpk_coreset_threshold(sqrt(lcount_var), threshold_sigmas, (double) nl);
+	min_count = dpk_lift_min_count(lcount_var, hc->sum_var);
+
+	cells_assign(dhat, hc, lm, lcount, threshold, lthreshold, pc, k, assign);
+	dpk_lift_centers_heavy(d, k, nl, lcount, hc->sum, assign, hc->sum_var, min_count,
+						   fallback, centers, sizes);
+	score = dpk_lift_cost(d, k, nl, lcount, hc->sum, hc->sumnorm, assign,
+						  hc->sum_var, min_count);
+	dpk_free(pc);
+	dpk_free(fallback);
+	dpk_free(assign);
+	return score;
+}
+
+/* ---- the joint mode ---- */
+
+/* Allocate an output (see highd.h). */
+void
+dpk_highd_out_init(DpkHighdOut *o, int k, int d)
+{
+	o->centers = dpk_alloc(sizeof(double) * (size_t) k * d);
+	o->sizes = dpk_alloc0(sizeof(double) * k);
+	o->coreset_size = 0;
+	o->score = INFINITY;
+}
+
+/* Free an output (see highd.h). */
+void
+dpk_highd_out_free(DpkHighdOut *o)
+{
+	dpk_free(o->centers);
+	dpk_free(o->sizes);
+}
+
+/*
+ * Joint mode, first stage: every copy's projection, noisy grid and k
+ * projected centres (pc: copies * k * dhat); out gets the largest coreset.
+ * Returns the number of groups, k^copies.
+ */
+static int
+joint_copies(const DpkHighdPlan *pl, DpkStream *s, DpkProjection *proj, double *pc,
+			 DpkHighdOut *out)
+{
+	const DpkHighdConfig *cfg = pl->cfg;
+	int			k = pl->k,
+				dhat = pl->dhat,
+				r,
+				ngroups = 1;
+
+	for (r = 0; r < pl->copies; r++)
+	{
+		double	   *count;
+		int			csz;
+
+		dpk_projection_init(&proj[r], pl->d, dhat,
+							dpk_projection_copy_seed(cfg->proj_seed, r), cfg->half_width);
+		count = dpk_highd_histogram(pl, &proj[r], s, NULL, NULL);
+		dpk_highd_grid_kmeans(dhat, pl->m, count, pl->count_var, cfg->threshold_sigmas, k,
+							  cfg->restarts, cfg->max_iter, dpk_stream_u64(s),
+							  pc + (size_t) r * k * dhat, &csz);
+		dpk_free(count);
+		if (r == 0 || csz > out->coreset_size)
+			out->coreset_size = csz;
+		ngroups *= k;
+	}
+	return ngroups;
+}
+
+/*
+ * Joint mode, second stage: one noisy count per group; groups embedded at
+ * the concatenation of their projected centres; weighted k-means (ec: k
+ * centres of dimension copies * dhat) of the groups above the noise, then
+ * every group to its nearest centre (map).  Returns how many groups were
+ * kept (0: map is g mod k and ec unset).
+ */
+static int
+joint_group_map(const DpkHighdPlan *pl, DpkStream *s, const DpkProjection *proj,
+				const double *pc, int ngroups, double *ec, int *map)
+{
+	const DpkHighdConfig *cfg = pl->cfg;
+	int			k = pl->k,
+				dhat = pl->dhat,
+				R = pl->copies,
+				e = pl->copies * pl->dhat,
+				g,
+				r,
+				nkept = 0;
+	double	   *gcnt = dpk_alloc(sizeof(double) * ngroups);
+	double	   *emb = dpk_alloc(sizeof(double) * (size_t) ngroups * e);
+	double	   *kept = dpk_alloc(sizeof(double) * (size_t) ngroups * e);
+	double	   *w = dpk_alloc(sizeof(double) * ngroups);
+	double		threshold;
+	DpkHighdPartition pt = {ngroups, R, proj, pc, NULL, NULL};
+
+	dpk_highd_partition_stats(pl, &pt, pl->group_scale, pl->group_scale, s, gcnt, NULL);
+	threshold = dpk_coreset_threshold(sqrt(pl->group_var), cfg->threshold_sigmas,
+									  (double) ngroups);
+	for (g = 0; g < ngroups; g++)
+	{
+		int			rest = g;
+
+		for (r = R - 1; r >= 0; r--)
+		{
+			int			a = rest % k;
+
+			rest /= k;
+			memcpy(emb + (size_t) g * e + (size_t) r * dhat,
+				   pc + ((size_t) r * k + a) * dhat, sizeof(double) * dhat);
+		}
+		if (gcnt[g] > threshold)
+		{
+			memcpy(kept + (size_t) nkept * e, emb + (size_t) g * e, sizeof(double) * e);
+			w[nkept++] = gcnt[g];
+		}
+	}
+	if (nkept > 0)
+	{
+		dpk_kmeans(kept, w, nkept, e, k, cfg->restarts, cfg->max_iter,
+				   dpk_stream_u64(s), ec, NULL);
+		/* every group, kept or not, to its nearest centre */
+		dpk_kmeans_cost(emb, NULL, ngroups, e, ec, k, map);
+	}
+	else
+		for (g = 0; g < ngroups; g++)
+			map[g] = g % k;
+	dpk_free(gcnt);
+	dpk_free(emb);
+	dpk_free(kept);
+	dpk_free(w);
+	return nkept;
+}
+
+/*
+ * Joint mode, last stage: one noisy (count, sum) per part of the map, each
+ * part lifted; fallback the pseudo-inverse of the first block of its
+ * embedded centre (or of copy 0's projected centre when no group was kept).
+ */
+static void
+joint_lift(const DpkHighdPlan *pl, DpkStream *s, const DpkProjection *proj,
+		   const double *pc, const int *map, const double *ec, int nkept, DpkHighdOut *out)
+{
+	int			d = pl->d,
+				k = pl->k,
+				e = pl->copies * pl->dhat,
+				j;
+	double	   *cnt = dpk_alloc(sizeof(double) * k);
+	double	   *sum = dpk_alloc(sizeof(double) * (size_t) k * d);
+	double	   *fallback = dpk_alloc(sizeof(double) * (size_t) k * d);
+	int		   *ident = dpk_alloc(sizeof(int) * k);
+	double		sum_var_norm = pl->sum_var / ((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS);
+	DpkHighdPartition pt = {k, pl->copies, proj, pc, map, NULL};
+
+	for (j = 0; j < k; j++)
+	{
+		dpk_project_back(&proj[0], nkept > 0 ? ec + (size_t) j * e : pc + (size_t) j * pl->dhat,
+						 fallback + (size_t) j * d);
+		ident[j] = j;
+	}
+	dpk_highd_partition_stats(pl, &pt, pl->lift_count_scale, pl->sum_scale, s, cnt, sum);
+	dpk_lift_centers(d, k, (size_t) k, cnt, sum, ident,
+					 dpk_lift_min_count(pl->lift_count_var, sum_var_norm), fallback,
+					 out->centers, out->sizes);
+	out->score = 0.0;
+	dpk_free(cnt);
+	dpk_free(sum);
+	dpk_free(fallback);
+	dpk_free(ident);
+}
+
+/*
+ * The joint mode (see highd.h).  Two clusters merged by one projection stay
+ * apart as long as another separates them.
+ */
+void
+dpk_highd_run_joint(const DpkHighdPlan *pl, DpkStream *s, DpkHighdOut *out)
+{
+	int			R = pl->copies,
+				r,
+				ngroups,
+				nkept;
+	DpkProjection *proj;
+	double	   *pc,
+			   *ec;
+	int		   *map;
+
+	if (!(pl->have_lift && pl->eps.eps_group > 0.0))
+	{
+		/* a configuration without lifting budget: centres at the middle */
+		for (r = 0; r < pl->k * pl->d; r++)
+			out->centers[r] = 0.5;
+		return;
+	}
+	proj = dpk_alloc(sizeof(DpkProjection) * R);
+	pc = dpk_alloc(sizeof(double) * (size_t) R * pl->k * pl->dhat);
+	ec = dpk_alloc(sizeof(double) * (size_t) pl->k * R * pl->dhat);
+	ngroups = joint_copies(pl, s, proj, pc, out);
+	map = dpk_alloc(sizeof(int) * ngroups);
+	nkept = joint_group_map(pl, s, proj, pc, ngroups, ec, map);
+	joint_lift(pl, s, proj, pc, map, ec, nkept, out);
+	for (r = 0; r < R; r++)
+		dpk_projection_free(&proj[r]);
+	dpk_free(proj);
+	dpk_free(pc);
+	dpk_free(ec);
+	dpk_free(map);
+}
+
+/* ---- publish ---- */
+
+/* Centres in box coordinates, sizes, and the plan's details (see highd.h). */
+void
+dpk_highd_finish(const DpkHighdPlan *pl, const DpkHighdOut *out, DpkOneshotResult *res,
+				 DpkHighdInfo *info)
+{
+	int			d = pl->d,
+				k = pl->k,
+				j;
+
+	res->noisy_n = pl->noisy_n;
+	res->cells_per_dim = pl->m;
+	res->cells = dpk_grid_cells(pl->dhat, pl->m);
+	res->coreset_size = out->coreset_size;
+	res->centers = dpk_alloc(sizeof(double) * (size_t) k * d);
+	res->sizes = dpk_alloc(sizeof(double) * k);
+	for (j = 0; j < k; j++)
+	{
+		dpk_box_denormalize(pl->box, out->centers + (size_t) j * d,
+							res->centers + (size_t) j * d);
+		res->sizes[j] = out->sizes[j] > 0.0 ? out->sizes[j] : 0.0;
+	}
+	if (!info)
+		return;
+	info->dhat = pl->dhat;
+	info->lift_m = pl->lift_m;
+	info->budget = pl->eps;
+	info->count_scale = dpk_scale_value(pl->count_scale);
+	info->group_scale = pl->eps.eps_group > 0.0 ? dpk_scale_value(pl->group_scale) : 0.0;
+	info->lift_count_scale = pl->eps.eps_lift_count > 0.0
+		? dpk_scale_value(pl->lift_count_scale) : 0.0;
+	info->sum_scale = pl->have_lift ? dpk_scale_value(pl->sum_scale) : 0.0;
+	info->norm_scale = pl->have_norm ? dpk_scale_value(pl->norm_scale) : 0.0;
+	info->refine_count_scale = pl->eps.eps_refine > 0.0
+		? dpk_scale_value(pl->refine_count_scale) : 0.0;
+	info->refine_sum_scale = pl->eps.eps_refine > 0.0
+		? dpk_scale_value(pl->refine_sum_scale) : 0.0;
+}
+
+/* One-shot high-d k-means (see highd.h). */
+void
+dpk_highd_oneshot_cluster(const DpkBox *box, const double *points, size_t n,
+						  const DpkHighdConfig *cfg, DpkStream *s,
+						  DpkOneshotResult *res)
+{
+	dpk_highd_oneshot_cluster_info(box, points, n, cfg, s, res, NULL);
+}
+
+/* One-shot high-d k-means with details (see highd.h). */
+void
+dpk_highd_oneshot_cluster_info(const DpkBox *box, const double *points, size_t n,
+							   const DpkHighdConfig *cfg, DpkStream *s,
+							   DpkOneshotResult *res, DpkHighdInfo *info)
+{
+	DpkHighdPlan pl;
+	DpkHighdOut out;
+
+	if (cfg->lift_mode != DPK_LIFT_JOINT || (cfg->refine_steps > 0 && cfg->refine_share > 0.0))
+		dpk_fail("a research mode of the high-dimensional release (see test/bench/highd_research.c)");
+	dpk_highd_plan(&pl, box, points, n, cfg, s);
+	dpk_highd_out_init(&out, pl.k, pl.d);
+	dpk_highd_run_joint(&pl, s, &out);
+	dpk_highd_finish(&pl, &out, res, info);
+	dpk_highd_out_free(&out);
+}

@@ -1,0 +1,322 @@
+/*
+ * highd.h
+ *		The high-dimensional one-shot pipeline: projected grids, lifting by
+ *		original-space sums, several copies.
+ *
+ * "Differential Privacy for Clustering Under Continual Observation"
+ * (section 5) reduces the dimension with a data-independent random
+ * projection (projection.h), clusters the low-dimensional image with the
+ * grid machinery, and lifts each low-dimensional centre back to R^d as the
+ * mean of its cluster computed from noisy sums kept in the ORIGINAL space
+ * (lift.h); R independent copies boost the success probability and the copy
+ * with the lowest private cost estimate is published (doc/design.md,
+ * section "High dimensions").
+ *
+ * Copies.  The shipped pipeline (dpk_highd_oneshot_cluster, DPK_LIFT_JOINT)
+ * combines its R copies instead of choosing one: each copy clusters its
+ * projected grid, the tuple of a point's R projected labels makes its
+ * group, groups are clustered at the concatenation of their projected
+ * centres, and each of the k parts is lifted from a single noisy (count,
+ * sum).  Its partition depends on the noisy output, so it needs fresh budget
+ * per release and has no continual counterpart.  The paper's way, which
+ * fixed per-cell counters allow, is to lift per copy from noisy sums per
+ * projected cell and publish the copy with the best private score:
+ * dpk_highd_cells_cluster does one copy of it from any noisy per-cell
+ * statistics (live tables use it).  The one-shot selection modes
+ * (DPK_LIFT_CLUSTER, DPK_LIFT_CELL) and private refinement steps are
+ * research variants: test/bench/highd_research.c runs them from the stages
+ * at the end of this header.
+ *
+ * Everything here is plain C on dpk_alloc; no PostgreSQL headers.
+ */
+#ifndef DPK_HIGHD_H
+#define DPK_HIGHD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "budget.h"
+#include "coreset.h"
+#include "grid.h"
+#include "lift.h"
+#include "noise.h"
+#include "projection.h"
+
+/*
+ * From this dimension on use the projection pipeline; below it the low-d
+ * pipeline (dpk_lowd_cluster) is as good (doc/benchmarks.md, "Measurements
+ * behind the defaults").
+ */
+#define DPK_HIGHD_MIN_D 6
+
+/*
+ * One copy's noisy per-cell statistics, as continual counters would keep
+ * them: counts of the projected grid (m^dhat cells, row-major as
+ * dpk_grid_cell numbers them) and, per lifting cell, sums in the original
+ * space.  The lifting cells are the grid's own (lift_m == m, counts shared)
+ * or a coarser grid of lift_m^dhat cells with its own noisy counts.
+ */
+typedef struct DpkHighdCells
+{
+	int			m;				/* projected grid: m^dhat cells */
+	const double *count;		/* m^dhat noisy counts */
+	double		count_var;		/* noise variance of one count */
+	int			lift_m;			/* lifting cells per dimension (0: m) */
+	const double *lift_count;	/* lift_m^dhat noisy counts (unused if lift_m == m) */
+	double		lift_count_var;
+	const double *sum;			/* lift_m^dhat * d noisy sums of u - 1/2 */
+	double		sum_var;		/* noise variance of one coordinate sum */
+	const double *sumnorm;		/* lift_m^dhat noisy sums of ||u - 1/2||^2, or NULL */
+} DpkHighdCells;
+
+/*
+ * Centres of one copy from its noisy per-cell statistics (post-processing
+ * only; statistics in normalized units, see lift.h): coreset of the grid
+ * cells whose count clears dpk_coreset_threshold, weighted k-means in the
+ * projected space, every lifting cell above its threshold to the centre
+ * holding most of the noisy mass of its coreset cells (else the centre
+ * nearest its middle), then dpk_lift_centers_heavy with the pseudo-inverse
+ * of the projected centres as fallback.  Writes k normalized centres (k * d)
+ * and sizes (k); returns the copy's private score (dpk_lift_cost, lower is
+ * better) for choosing among copies.
+ */
+double		dpk_highd_cells_cluster(const DpkProjection *p, const DpkHighdCells *hc,
+									int k, double threshold_sigmas, int restarts,
+									int max_iter, uint64_t seed, double *centers,
+									double *sizes, int *coreset_size);
+
+/* How a one-shot release lifts centres. */
+typedef enum DpkLiftMode
+{
+	DPK_LIFT_JOINT,				/* R grids; one noisy count per group of points
+								 * sharing all R projected labels; k-means of
+								 * the groups at their concatenated projected
+								 * centres; one noisy (count, sum) per part */
+	DPK_LIFT_CLUSTER,			/* research: per copy one noisy (count, sum)
+								 * per projected cluster; best private score
+								 * wins */
+	DPK_LIFT_CELL				/* research: per copy noisy sums per projected
+								 * grid cell (what continual counters can
+								 * keep); best private score wins */
+} DpkLiftMode;
+
+/* Configuration of a high-dimensional one-shot release. */
+typedef struct DpkHighdConfig
+{
+	double		epsilon;		/* total budget of the call */
+	int			k;
+	double		public_n;		/* < 0: unknown, buy a noisy N */
+	double		n_share;		/* share of epsilon for the noisy N */
+	int			dhat;			/* projected dimension; 0: dpk_highd_dhat */
+	int			copies;			/* R independent projections */
+	double		half_width;		/* projected box half-width (row norm 1) */
+	double		group_share;	/* joint mode: share of epsilon (after N) on
+								 * the group counts */
+	double		lift_share;		/* selection modes: share of a copy's budget
+								 * on its lifting statistics; joint mode:
+								 * share of epsilon (after N) on the lift */
+	double		lift_count_share;	/* share of the lifting (and refinement)
+									 * budget on counts, the rest on sums
+									 * (not in cell mode with lift_coarsen
+									 * 1); < 0: 1/(1 + d^(2/3)) */
+	DpkLiftMode lift_mode;
+	double		norm_share;		/* cell mode: share of the lifting budget on
+								 * per-cell sums of squared norms */
+	int			lift_coarsen;	/* cell mode: lifting cells are this many
+								 * grid cells wide per dimension (1: the
+								 * grid's own cells, sharing its counts) */
+	int			refine_steps;	/* research: private Lloyd steps in the
+								 * original space after the lift */
+	double		refine_share;	/* share of epsilon (after N) on refinement */
+	double		grid_scale;		/* multiplies RUGNIK's m in projected space */
+	double		threshold_sigmas;	/* keep cells above this many noise sd */
+	double		max_cells;		/* public cap on m^dhat */
+	double		max_lift_values;	/* cell mode: cap on lifting cells * d;
+									 * joint mode: on k^R groups * (1 + R dhat)
+									 * (fewer copies are combined) */
+	uint64_t	proj_seed;		/* public seed of the projections */
+	int			restarts;
+	int			max_iter;
+} DpkHighdConfig;
+
+/*
+ * Defaults: the joint mode, dhat 4, 2 copies, grid_scale 1.7, lift_share
+ * 0.7, group_share 0.05, no refinement, half_width 0.75; the measurements
+ * behind each are in doc/benchmarks.md, "Measurements behind the defaults".
+ */
+void		dpk_highd_defaults(DpkHighdConfig *cfg, double epsilon, int k);
+
+/* The projected dimension used when cfg->dhat is 0. */
+int			dpk_highd_dhat(int d, int k);
+
+/*
+ * The number of copies actually run: cfg->copies, except in joint mode
+ * where it is lowered until the k^R groups times (d + 1) noisy values fit
+ * in cfg->max_lift_values (public: depends on the configuration only).
+ */
+int			dpk_highd_copies(const DpkHighdConfig *cfg, int d);
+
+/* Per-release details, for benchmarks and tests. */
+typedef struct DpkHighdInfo
+{
+	int			dhat;
+	int			lift_m;			/* cell mode: lifting cells per dimension */
+	DpkHighdBudget budget;		/* the epsilon shares (copies among them) */
+	double		count_scale;	/* noise scales: counts in points (Laplace), */
+	double		group_scale;	/* sums in DPK_LIFT_UNITS (l-infinity scale of
+								 * dpk_vector_noise), norms in units^2 */
+	double		lift_count_scale;
+	double		sum_scale;
+	double		norm_scale;
+	double		refine_count_scale;
+	double		refine_sum_scale;
+} DpkHighdInfo;
+
+/*
+ * One-shot epsilon-DP k-means for high d in the joint mode (same contract
+ * as dpk_lowd_cluster): exactly cfg->k centres in the original space of the
+ * box, noisy sizes, no data-dependent error.  points: n * d, NaN-free
+ * (+-Inf allowed, clamped).  The epsilon shares are dpk_budget_highd's.  A
+ * configuration of a research mode (selection, refinement) stops with
+ * dpk_fail: test/bench/highd_research.c runs those.
+ */
+void		dpk_highd_oneshot_cluster(const DpkBox *box, const double *points,
+									  size_t n, const DpkHighdConfig *cfg,
+									  DpkStream *s, DpkOneshotResult *res);
+
+/* The same, also filling info (may be NULL). */
+void		dpk_highd_oneshot_cluster_info(const DpkBox *box, const double *points,
+										   size_t n, const DpkHighdConfig *cfg,
+										   DpkStream *s, DpkOneshotResult *res,
+										   DpkHighdInfo *info);
+
+/*
+ * ---- Stages of a one-shot release ----
+ *
+ * dpk_highd_oneshot_cluster is dpk_highd_plan, dpk_highd_run_joint and
+ * dpk_highd_finish; test/bench/highd_research.c composes the same stages
+ * with its own copy selection and refinement.
+ */
+
+/* Everything the stages share: the input, and public or noisy settings. */
+typedef struct DpkHighdPlan
+{
+	const DpkBox *box;
+	const double *points;
+	size_t		n;
+	const DpkHighdConfig *cfg;
+	int			d;
+	int			k;
+	int			dhat;
+	int			copies;
+	double		noisy_n;		/* the N the grid rule used */
+	int			m;				/* projected cells per dimension */
+	int			lift_m;			/* cell mode: lifting cells per dimension */
+	DpkHighdBudget eps;			/* dpk_budget_highd (eps_group 0 if unused) */
+	DpkScale	count_scale;	/* grid counts */
+	double		count_var;
+	DpkScale	lift_count_scale;	/* per-cluster or per-group counts */
+	double		lift_count_var;
+	DpkScale	sum_scale;		/* sums, fixed point */
+	double		sum_var;
+	DpkScale	norm_scale;		/* cell mode: sums of squared norms */
+	double		norm_var;
+	DpkScale	group_scale;	/* joint mode: group counts */
+	double		group_var;
+	DpkScale	refine_count_scale; /* one refinement step */
+	double		refine_count_var;
+	DpkScale	refine_sum_scale;
+	double		refine_sum_var;
+	bool		have_lift;
+	bool		have_norm;
+} DpkHighdPlan;
+
+/*
+ * Plan a release: the budget, the noisy N (drawn from s unless public), the
+ * noise scales (sensitivity 1 on the counts of a grid or a partition, U / 2
+ * in every coordinate of a sum vector, d U^2 / 4 on a sum of squared norms)
+ * and the projected grid (RUGNIK at the count noise actually used, capped).
+ */
+void		dpk_highd_plan(DpkHighdPlan *pl, const DpkBox *box, const double *points,
+						   size_t n, const DpkHighdConfig *cfg, DpkStream *s);
+
+/* Called for every point of a histogram pass: normalized u, projected t. */
+typedef void (*DpkHighdVisit) (void *arg, const double *u, const double *t,
+							   uint64_t cell);
+
+/*
+ * Histogram stage of one copy: one pass projecting every point, counting
+ * it in its projected grid cell (and calling visit, if not NULL), then
+ * noise on every cell, occupied or not.  Returns the m^dhat noisy counts
+ * (dpk_alloc'd).
+ */
+double	   *dpk_highd_histogram(const DpkHighdPlan *pl, const DpkProjection *proj,
+								DpkStream *s, DpkHighdVisit visit, void *arg);
+
+/*
+ * Coreset of a noisy projected grid (cells whose count clears the
+ * threshold, at their centres, weighted by their counts) and weighted
+ * k-means on it: k projected centres (k * dhat, in [0,1]).  Returns the
+ * threshold used.
+ */
+double		dpk_highd_grid_kmeans(int dhat, int m, const double *count, double count_var,
+								  double threshold_sigmas, int k, int restarts,
+								  int max_iter, uint64_t seed, double *pcenters,
+								  int *coreset_size);
+
+/*
+ * A partition of the points, one pass: the label of a point is either its
+ * nearest original-space centre (centers set) or the tuple of its nearest
+ * projected centres over `copies` projections, read as a number in base k,
+ * optionally mapped through map[] to one of `nlabels` parts.
+ */
+typedef struct DpkHighdPartition
+{
+	int			nlabels;		/* parts after the map */
+	int			copies;			/* projections whose labels make the tuple */
+	const DpkProjection *proj;	/* copies */
+	const double *pcenters;		/* copies * k * dhat */
+	const int  *map;			/* tuple -> part, or NULL */
+	const double *centers;		/* or: original-space centres (k * d) */
+} DpkHighdPartition;
+
+/*
+ * Noisy count of every part (and with sum not NULL its noisy sum vector, in
+ * normalized units) of a partition.  Every part gets noise, occupied or not;
+ * every point is in exactly one part, so the sensitivities are 1 on the
+ * counts and U / 2 in every coordinate of the sums (cube noise).
+ */
+void		dpk_highd_partition_stats(const DpkHighdPlan *pl, const DpkHighdPartition *pt,
+									  DpkScale count_scale, DpkScale sum_scale,
+									  DpkStream *s, double *cnt, double *sum);
+
+/* Normalized centres and sizes of a release in progress. */
+typedef struct DpkHighdOut
+{
+	double	   *centers;		/* k * d normalized */
+	double	   *sizes;			/* k */
+	int			coreset_size;
+	double		score;			/* private score (selection) */
+} DpkHighdOut;
+
+/* Allocate an output for k centres in d dimensions. */
+void		dpk_highd_out_init(DpkHighdOut *o, int k, int d);
+
+/* Free an output's arrays. */
+void		dpk_highd_out_free(DpkHighdOut *o);
+
+/*
+ * The joint mode (see DPK_LIFT_JOINT) into out; a plan without lifting or
+ * group budget puts every centre at the middle of the box.
+ */
+void		dpk_highd_run_joint(const DpkHighdPlan *pl, DpkStream *s, DpkHighdOut *out);
+
+/*
+ * Publish out: res gets the centres in the box's coordinates, sizes clipped
+ * at 0, the grid used; info (may be NULL) the plan's details.
+ */
+void		dpk_highd_finish(const DpkHighdPlan *pl, const DpkHighdOut *out,
+							 DpkOneshotResult *res, DpkHighdInfo *info);
+
+#endif

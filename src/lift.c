@@ -1,0 +1,254 @@
+/*
+ * lift.c
+ *		Lifting centres back to the original space from noisy counts and
+ *		sums: quantization, plain and heaviest-cell lifting, the private
+ *		cost score (see lift.h).
+ */
+#include "lift.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dpk_mem.h"
+
+/* Centred fixed-point contribution of a point (see lift.h). */
+int64_t
+dpk_lift_quantize(int d, const double *u, int64_t *q)
+{
+	int64_t		norm = 0;
+	int			j;
+
+	for (j = 0; j < d; j++)
+	{
+		double		v = u[j] < 0.0 ? 0.0 : (u[j] > 1.0 ? 1.0 : u[j]);
+		int64_t		r = (int64_t) llround((v - 0.5) * DPK_LIFT_UNITS);
+
+		q[j] = r;
+		norm += r * r;
+	}
+	return norm;
+}
+
+/* Smallest count whose lifted mean we trust over the fallback (see lift.h). */
+double
+dpk_lift_min_count(double count_var, double sum_var_norm)
+{
+	double		mc = 3.0 * sqrt(count_var);
+
+	/* the mean's noise per coordinate, sd_sum / count, below 1/4 box */
+	if (4.0 * sqrt(sum_var_norm) > mc)
+		mc = 4.0 * sqrt(sum_var_norm);
+	return mc > 1.0 ? mc : 1.0;
+}
+
+/* Per-centre totals of cell statistics. */
+static void
+lift_totals(int d, int k, size_t ncells, const double *count, const double *sum,
+			const double *sumnorm, const int *assign, double *cnt, double *tot,
+			double *norm, double *cells)
+{
+	size_t		c;
+	int			j;
+
+	memset(cnt, 0, sizeof(double) * k);
+	memset(tot, 0, sizeof(double) * (size_t) k * d);
+	if (norm)
+		memset(norm, 0, sizeof(double) * k);
+	if (cells)
+		memset(cells, 0, sizeof(double) * k);
+	for (c = 0; c < ncells; c++)
+	{
+		int			a = assign[c];
+
+		if (a < 0 || a >= k)
+			continue;
+		cnt[a] += count[c];
+		for (j = 0; j < d; j++)
+			tot[(size_t) a * d + j] += sum[c * d + j];
+		if (norm && sumnorm)
+			norm[a] += sumnorm[c];
+		if (cells)
+			cells[a] += 1.0;
+	}
+}
+
+/* Lift centres (see lift.h). */
+void
+dpk_lift_centers(int d, int k, size_t ncells, const double *count,
+				 const double *sum, const int *assign, double min_count,
+				 const double *fallback, double *centers, double *sizes)
+{
+	double	   *cnt = dpk_alloc(sizeof(double) * k);
+	double	   *tot = dpk_alloc(sizeof(double) * (size_t) k * d);
+	int			a,
+				j;
+
+	lift_totals(d, k, ncells, count, sum, NULL, assign, cnt, tot, NULL, NULL);
+	for (a = 0; a < k; a++)
+	{
+		double	   *c = centers + (size_t) a * d;
+
+		if (cnt[a] >= min_count && cnt[a] > 0.0)
+			for (j = 0; j < d; j++)
+			{
+				double		v = 0.5 + tot[(size_t) a * d + j] / cnt[a];
+
+				c[j] = v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);
+			}
+		else
+			for (j = 0; j < d; j++)
+				c[j] = fallback ? fallback[(size_t) a * d + j] : 0.5;
+		if (sizes)
+			sizes[a] = cnt[a] > 0.0 ? cnt[a] : 0.0;
+	}
+	dpk_free(cnt);
+	dpk_free(tot);
+}
+
+/* The counts heavier_first orders by (qsort passes no context). */
+static const double *heavy_counts;
+
+/* Order cell numbers by decreasing noisy count, ties by cell number. */
+static int
+heavier_first(const void *a, const void *b)
+{
+	size_t		i = *(const size_t *) a,
+				j = *(const size_t *) b;
+	double		x = heavy_counts[i],
+				y = heavy_counts[j];
+
+	/* ties by cell number, so every platform sorts alike */
+	if (x != y)
+		return x > y ? -1 : 1;
+	return i < j ? -1 : (i > j ? 1 : 0);
+}
+
+/* Lift centres from their heaviest cells, shrunk (see lift.h). */
+void
+dpk_lift_centers_heavy(int d, int k, size_t ncells, const double *count,
+					   const double *sum, const int *assign, double sum_var,
+					   double min_count, const double *fallback, double *centers,
+					   double *sizes)
+{
+	size_t	   *order = dpk_alloc(sizeof(size_t) * (ncells ? ncells : 1));
+	double	   *tot = dpk_alloc(sizeof(double) * d);
+	int			a,
+				j;
+
+	for (a = 0; a < k; a++)
+	{
+		double	   *c = centers + (size_t) a * d;
+		size_t		m = 0,
+					i,
+					best = 0;
+		double		cum = 0.0,
+					all = 0.0,
+					crit = INFINITY,
+					cnt;
+
+		for (i = 0; i < ncells; i++)
+			if (assign[i] == a)
+			{
+				order[m++] = i;
+				all += count[i];
+			}
+		heavy_counts = count;
+		qsort(order, m, sizeof(size_t), heavier_first);
+
+		/*
+		 * Each cell adds the same sum noise and its count of signal, so the
+		 * lifted mean's noise variance over the p heaviest cells is
+		 * p sum_var / C_p^2: keep the prefix that minimizes it (all cells
+		 * when the sums are exact).
+		 */
+		best = sum_var > 0.0 ? 0 : m;
+		for (i = 0; i < m && sum_var > 0.0; i++)
+		{
+			cum += count[order[i]];
+			if (cum > 0.0 && (double) (i + 1) / (cum * cum) < crit)
+			{
+				crit = (double) (i + 1) / (cum * cum);
+				best = i + 1;
+			}
+		}
+		cnt = 0.0;
+		memset(tot, 0, sizeof(double) * d);
+		for (i = 0; i < best; i++)
+		{
+			cnt += count[order[i]];
+			for (j = 0; j < d; j++)
+				tot[j] += sum[order[i] * d + j];
+		}
+		if (cnt >= min_count && cnt > 0.0)
+		{
+			/*
+			 * Positive-part James-Stein toward the fallback: the mean's
+			 * noise has variance v per coordinate, so shrink by
+			 * 1 - (d - 2) v / ||mean - fallback||^2.
+			 */
+			double		v = (double) best * sum_var / (cnt * cnt),
+						dist2 = 0.0,
+						w;
+
+			for (j = 0; j < d; j++)
+			{
+				double		f = fallback ? fallback[(size_t) a * d + j] - 0.5 : 0.0,
+							e = tot[j] / cnt - f;
+
+				dist2 += e * e;
+			}
+			w = (d > 2 && dist2 > 0.0 && v > 0.0) ? fmax(0.0, 1.0 - (d - 2) * v / dist2) : 1.0;
+			for (j = 0; j < d; j++)
+			{
+				double		f = fallback ? fallback[(size_t) a * d + j] - 0.5 : 0.0,
+							x = 0.5 + f + w * (tot[j] / cnt - f);
+
+				c[j] = x < 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x);
+			}
+		}
+		else
+			for (j = 0; j < d; j++)
+				c[j] = fallback ? fallback[(size_t) a * d + j] : 0.5;
+		if (sizes)
+			sizes[a] = all > 0.0 ? all : 0.0;
+	}
+	dpk_free(order);
+	dpk_free(tot);
+}
+
+/* Private cost score of a partition (see lift.h). */
+double
+dpk_lift_cost(int d, int k, size_t ncells, const double *count, const double *sum,
+			  const double *sumnorm, const int *assign, double sum_var,
+			  double min_count)
+{
+	double	   *cnt = dpk_alloc(sizeof(double) * k);
+	double	   *tot = dpk_alloc(sizeof(double) * (size_t) k * d);
+	double	   *norm = dpk_alloc(sizeof(double) * k);
+	double	   *cells = dpk_alloc(sizeof(double) * k);
+	double		cost = 0.0;
+	int			a,
+				j;
+
+	lift_totals(d, k, ncells, count, sum, sumnorm, assign, cnt, tot, norm, cells);
+	for (a = 0; a < k; a++)
+	{
+		double		s2 = 0.0;
+
+		if (!(cnt[a] >= min_count && cnt[a] > 0.0))
+			continue;
+		for (j = 0; j < d; j++)
+			s2 += tot[(size_t) a * d + j] * tot[(size_t) a * d + j];
+		s2 -= d * sum_var * cells[a];
+		if (s2 < 0.0)
+			s2 = 0.0;
+		cost += (sumnorm ? norm[a] : 0.0) - s2 / cnt[a];
+	}
+	dpk_free(cnt);
+	dpk_free(tot);
+	dpk_free(norm);
+	dpk_free(cells);
+	return cost;
+}
+

@@ -1,0 +1,86 @@
+/*
+ * lift.h
+ *		Lifting: centres in the original space from noisy per-cell (or
+ *		per-part) counts and coordinate sums.
+ *
+ * A clustering found in a projected space is carried back to R^d as the mean
+ * of each cluster, computed from noisy sums kept in the ORIGINAL space
+ * ("Differential Privacy for Clustering Under Continual Observation";
+ * doc/design.md, section "High dimensions").
+ *
+ * Sums in the original space are kept on a fixed-point grid of
+ * DPK_LIFT_UNITS steps per box width, centred: a normalized point u
+ * contributes q_j = round((u_j - 1/2) DPK_LIFT_UNITS) in [-U/2, U/2] to
+ * coordinate j, so the sensitivity of one point on a sum vector is U / 2 in
+ * every coordinate (half of what uncentred offsets in [0, U] would cost), the
+ * l-infinity bound that the cube noise of dpk_vector_noise pays (the l1 bound
+ * would be d U / 2), and ||q||^2 <= d U^2 / 4 on a sum of squared norms.  The
+ * functions below take these statistics already divided by U (normalized
+ * units), so they are agnostic of where the noise came from (one-shot or
+ * continual counters).
+ *
+ * Everything here is plain C on dpk_alloc; no PostgreSQL headers.
+ */
+#ifndef DPK_LIFT_H
+#define DPK_LIFT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Fixed-point steps per box width of the original-space lifting sums. */
+#define DPK_LIFT_UNITS 1024
+
+/*
+ * Fixed-point centred contribution of a normalized point to the lifting sums:
+ * q_j = round((u_j - 1/2) DPK_LIFT_UNITS), returns sum_j q_j^2.
+ */
+int64_t		dpk_lift_quantize(int d, const double *u, int64_t *q);
+
+/*
+ * The smallest (noisy) count whose lifted mean is trusted over the fallback:
+ * 3 count noise sd, at least 4 sd of one coordinate sum (sum_var_norm, in
+ * normalized units) so the mean's noise stays below a quarter box, at least 1.
+ */
+double		dpk_lift_min_count(double count_var, double sum_var_norm);
+
+/*
+ * Lift k centres from per-cell statistics in normalized units: count[c] and
+ * sum[c * d + j] (the sum over the cell's points of u_j - 1/2), noisy or
+ * not; assign[c] is the centre cell c belongs to, or -1 to leave it out.
+ * Centre j is 1/2 + (sum of its cells' sums) / (sum of their counts),
+ * clamped into [0,1]^d, when that count is >= min_count; otherwise it is
+ * fallback + j * d (normalized, may be NULL: then 1/2).  sizes (may be NULL)
+ * gets each centre's summed count, clipped at 0.  Exact on noiseless input.
+ */
+void		dpk_lift_centers(int d, int k, size_t ncells, const double *count,
+							 const double *sum, const int *assign, double min_count,
+							 const double *fallback, double *centers, double *sizes);
+
+/*
+ * dpk_lift_centers for noisy cell sums with noise variance sum_var per
+ * coordinate and cell: each centre is lifted from the prefix of its cells by
+ * decreasing noisy count that minimizes the lifted mean's noise (p cells,
+ * count C: p sum_var / C^2), then shrunk toward its fallback by positive-part
+ * James-Stein.  sizes[] still get the counts of all the centre's cells.
+ */
+void		dpk_lift_centers_heavy(int d, int k, size_t ncells, const double *count,
+								   const double *sum, const int *assign, double sum_var,
+								   double min_count, const double *fallback,
+								   double *centers, double *sizes);
+
+/*
+ * The private score of a partition from the same statistics (lower is
+ * better): an estimate of the k-means cost of the lifted centres,
+ *		sum_j [ SumNorm_j - ||Sum_j||^2 / Count_j ],
+ * with sumnorm[c] the cell's sum of ||u - 1/2||^2 (NULL: the term is dropped,
+ * which is exact for comparing partitions of the same point set, since
+ * sum ||u - 1/2||^2 over all points does not depend on the partition).
+ * ||Sum_j||^2 is debiased by d * sum_var * (cells of j) (sum_var: noise
+ * variance of one coordinate sum, normalized units) and divided by
+ * max(Count_j, min_count); clusters below min_count add nothing.
+ */
+double		dpk_lift_cost(int d, int k, size_t ncells, const double *count,
+						  const double *sum, const double *sumnorm, const int *assign,
+						  double sum_var, double min_count);
+
+#endif

@@ -1,0 +1,52 @@
+/*
+ * lowd.h
+ *		The low-dimensional one-shot pipeline (dp_kmeans below
+ *		DPK_HIGHD_MIN_D): a noisy grid in the original space.
+ *
+ * Noisy N, the grid size of "On the Optimal Number of Grids for
+ * Differentially Private Non-Interactive K-Means Clustering" (RUGNIK,
+ * rugnik.h) at the noise actually used, discrete Laplace on every cell's
+ * count and cube noise on its in-cell sums, then post-processing only: the
+ * coreset of cells above the noise and weighted k-means (coreset.h).  The
+ * epsilon split is dpk_budget_lowd (budget.h); doc/design.md, section
+ * "One-shot releases".
+ */
+#ifndef DPK_LOWD_H
+#define DPK_LOWD_H
+
+#include <stddef.h>
+
+#include "coreset.h"
+#include "grid.h"
+#include "noise.h"
+
+/* Configuration of a low-d one-shot release (dp_kmeans). */
+typedef struct DpkLowdConfig
+{
+	double		epsilon;		/* total budget of the call */
+	int			k;
+	double		public_n;		/* < 0: unknown, buy a noisy N */
+	double		n_share;		/* share of epsilon for the noisy N */
+	double		sum_share;		/* share of the rest for in-cell sums */
+	double		grid_scale;		/* multiplies RUGNIK's m */
+	double		threshold_sigmas;	/* keep cells above this many noise sd */
+	double		max_cells;		/* public cap on m^d */
+	int			restarts;
+	int			max_iter;
+} DpkLowdConfig;
+
+/* Defaults (doc/benchmarks.md, "Measurements behind the defaults"). */
+void		dpk_lowd_defaults(DpkLowdConfig *cfg, double epsilon, int k);
+
+/*
+ * One-shot epsilon-DP k-means in the original space: noisy N, grid size by
+ * RUGNIK, discrete Laplace on every cell's count and cube noise on its sum
+ * vector, coreset of cells above the noise, weighted k-means.  points:
+ * n * d, NaN-free (+-Inf allowed, clamped).  Exactly cfg->k centres,
+ * whatever the data.
+ */
+void		dpk_lowd_cluster(const DpkBox *box, const double *points, size_t n,
+							 const DpkLowdConfig *cfg, DpkStream *s,
+							 DpkOneshotResult *res);
+
+#endif

@@ -1,0 +1,223 @@
+/*
+ * projection.c
+ *		Random orthonormal projections: the public matrices, batch projection
+ *		on BLAS and the pseudo-inverse (see projection.h).
+ */
+#include "projection.h"
+
+#include <math.h>
+
+#include <cblas.h>
+
+#include "dpk_mem.h"
+#include "prng.h"
+
+/* ---- a plain seeded generator for the public projection matrices ---- */
+
+/* Box-Muller normals from the shared xoshiro generator, one value kept. */
+typedef struct ProjRng
+{
+	DpkPrng		g;
+	double		spare;
+	int			have_spare;
+} ProjRng;
+
+/* Seed from a 64-bit (public) seed. */
+static void
+proj_rng_init(ProjRng *r, uint64_t seed)
+{
+	dpk_prng_seed(&r->g, seed ^ UINT64_C(0x70726F6A65637421));
+	r->have_spare = 0;
+	r->spare = 0.0;
+}
+
+/* Uniform in (0, 1): 53 random bits, offset by half a step so never 0. */
+static double
+proj_rng_uniform(ProjRng *r)
+{
+	return (dpk_prng_bits53(&r->g) + 0.5) * (1.0 / 9007199254740992.0);
+}
+
+/* Standard normal by Box-Muller (both values used). */
+static double
+proj_rng_normal(ProjRng *r)
+{
+	double		u1,
+				u2,
+				rad;
+
+	if (r->have_spare)
+	{
+		r->have_spare = 0;
+		return r->spare;
+	}
+	u1 = proj_rng_uniform(r);
+	u2 = proj_rng_uniform(r);
+	rad = sqrt(-2.0 * log(u1));
+	r->spare = rad * sin(2.0 * M_PI * u2);
+	r->have_spare = 1;
+	return rad * cos(2.0 * M_PI * u2);
+}
+
+/* ---- projections ---- */
+
+/* Draw and orthonormalise the matrix of seed (see projection.h). */
+void
+dpk_projection_init(DpkProjection *p, int d, int dhat, uint64_t seed,
+					double half_width)
+{
+	ProjRng		rng;
+	int			i,
+				ii,
+				j;
+
+	p->d = d;
+	p->dhat = dhat;
+	p->seed = seed;
+	p->half_width = half_width;
+	p->mat = dpk_alloc(sizeof(double) * (size_t) dhat * d);
+	p->offset = dpk_alloc(sizeof(double) * (size_t) dhat);
+
+	proj_rng_init(&rng, seed);
+	for (i = 0; i < dhat; i++)
+	{
+		double	   *row = p->mat + (size_t) i * d;
+		int			attempt;
+
+		for (attempt = 0; attempt < 16; attempt++)
+		{
+			double		norm = 0.0;
+
+			for (j = 0; j < d; j++)
+				row[j] = proj_rng_normal(&rng);
+			/* modified Gram-Schmidt against the rows before, while rank allows */
+			if (i < d)
+				for (ii = 0; ii < i; ii++)
+				{
+					const double *prev = p->mat + (size_t) ii * d;
+					double		dot = 0.0;
+
+					for (j = 0; j < d; j++)
+						dot += row[j] * prev[j];
+					for (j = 0; j < d; j++)
+						row[j] -= dot * prev[j];
+				}
+			for (j = 0; j < d; j++)
+				norm += row[j] * row[j];
+			norm = sqrt(norm);
+			if (norm > 1e-6)
+			{
+				for (j = 0; j < d; j++)
+					row[j] /= norm;
+				break;
+			}
+			/* a degenerate draw (probability ~0): draw the row again */
+		}
+	}
+	for (i = 0; i < dhat; i++)
+	{
+		double		o = 0.0;
+
+		for (j = 0; j < d; j++)
+			o += p->mat[(size_t) i * d + j];
+		p->offset[i] = 0.5 * o;
+	}
+}
+
+/* Free a projection. */
+void
+dpk_projection_free(DpkProjection *p)
+{
+	dpk_free(p->mat);
+	dpk_free(p->offset);
+	p->mat = NULL;
+	p->offset = NULL;
+}
+
+/* Seed of copy r (see projection.h). */
+uint64_t
+dpk_projection_copy_seed(uint64_t seed, int r)
+{
+	uint64_t	st = seed ^ (UINT64_C(0xC2B2AE3D27D4EB4F) * (uint64_t) (r + 1));
+
+	return dpk_splitmix64(&st);
+}
+
+/* Project normalized points with dgemm (see projection.h). */
+void
+dpk_project_batch(const DpkProjection *p, const double *u, size_t n, double *t)
+{
+	int			d = p->d,
+				dhat = p->dhat;
+	double		w = p->half_width;
+	double		inv = 1.0 / (2.0 * w);
+	size_t		done = 0;
+
+	while (done < n)
+	{
+		size_t		rows = n - done;
+		size_t		i;
+		int			j;
+		double	   *out = t + done * dhat;
+
+		if (rows > (size_t) (1 << 20))
+			rows = (size_t) (1 << 20);
+		dpk_check_interrupts();
+		/* out = u P^T: (rows x d) times (d x dhat) */
+		cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int) rows, dhat, d,
+					1.0, u + done * d, d, p->mat, d, 0.0, out, dhat);
+		for (i = 0; i < rows; i++)
+			for (j = 0; j < dhat; j++)
+			{
+				double		v = (out[i * dhat + j] - p->offset[j] + w) * inv;
+
+				out[i * dhat + j] = v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);
+			}
+		done += rows;
+	}
+}
+
+/* Normalize then project raw points through a bounded scratch. */
+void
+dpk_project_points(const DpkProjection *p, const DpkBox *box, const double *x,
+				   size_t n, double *t)
+{
+	int			d = p->d;
+	double	   *u = dpk_alloc(sizeof(double) * DPK_PROJ_CHUNK * d);
+	size_t		done = 0;
+
+	while (done < n)
+	{
+		size_t		rows = n - done < DPK_PROJ_CHUNK ? n - done : DPK_PROJ_CHUNK;
+		size_t		i;
+
+		for (i = 0; i < rows; i++)
+			dpk_box_normalize(box, x + (done + i) * d, u + i * d);
+		dpk_project_batch(p, u, rows, t + done * p->dhat);
+		done += rows;
+	}
+	dpk_free(u);
+}
+
+/* Pseudo-inverse of the projection, clamped into the unit cube. */
+void
+dpk_project_back(const DpkProjection *p, const double *t, double *u)
+{
+	int			d = p->d,
+				dhat = p->dhat,
+				i,
+				j;
+	double		w = p->half_width;
+
+	for (j = 0; j < d; j++)
+		u[j] = 0.5;
+	for (i = 0; i < dhat; i++)
+	{
+		double		y = (2.0 * t[i] - 1.0) * w;
+
+		for (j = 0; j < d; j++)
+			u[j] += p->mat[(size_t) i * d + j] * y;
+	}
+	for (j = 0; j < d; j++)
+		u[j] = u[j] < 0.0 ? 0.0 : (u[j] > 1.0 ? 1.0 : u[j]);
+}

@@ -1,0 +1,219 @@
+/*
+ * test_budget.c
+ *		Every split of epsilon (budget.c): the shares add up to epsilon and
+ *		the defaults give their known values.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "budget.h"
+#include "highd.h"
+#include "live_core.h"
+#include "lowd.h"
+#include "unit.h"
+
+/* |a - b| within tol relative to |b| (or absolute below 1). */
+static int
+near(double a, double b, double tol)
+{
+	return fabs(a - b) <= tol * fmax(1.0, fabs(b));
+}
+
+/* Sums to 1e-12 relative; the defaults' known shares. */
+static void
+test_lowd(void)
+{
+	static const double epss[] = {1e-6, 0.01, 0.5, 1.0, 7.0, 1e4};
+	DpkLowdConfig cfg;
+	DpkLowdBudget b;
+	int			i,
+				pub,
+				ok = 1;
+
+	dpk_lowd_defaults(&cfg, 1.0, 5);
+	b = dpk_budget_lowd(&cfg);
+	CHECK(b.eps_n == 0.05 && near(b.eps_count, 0.475, 1e-15) && near(b.eps_sum, 0.475, 1e-15),
+		  "lowd defaults: 5 %% on N, half the rest on sums (%g %g %g)",
+		  b.eps_n, b.eps_count, b.eps_sum);
+	cfg.public_n = 1000.0;
+	b = dpk_budget_lowd(&cfg);
+	CHECK(b.eps_n == 0.0 && b.eps_count == 0.5 && b.eps_sum == 0.5,
+		  "lowd public N: nothing on N");
+	cfg.sum_share = 0.0;
+	b = dpk_budget_lowd(&cfg);
+	CHECK(b.eps_sum == 0.0 && b.eps_count == 1.0, "lowd without sums: all on counts");
+
+	for (i = 0; i < 6; i++)
+		for (pub = 0; pub < 2; pub++)
+		{
+			dpk_lowd_defaults(&cfg, epss[i], 3);
+			cfg.public_n = pub ? 10.0 : -1.0;
+			cfg.sum_share = 0.1 + 0.13 * i;
+			b = dpk_budget_lowd(&cfg);
+			if (!(fabs(dpk_budget_lowd_total(&b) - epss[i]) <= 1e-12 * epss[i]) ||
+				!(b.eps_count > 0.0 && b.eps_sum > 0.0))
+				ok = 0;
+		}
+	CHECK(ok, "lowd shares add up to epsilon");
+}
+
+/* The default joint mode at d = 64, k = 10, epsilon = 1, noisy N. */
+static void
+test_highd_defaults(void)
+{
+	DpkHighdConfig cfg;
+	DpkHighdBudget b;
+	double		lcs = 1.0 / 17.0;	/* 1 / (1 + 64^(2/3)) */
+
+	dpk_highd_defaults(&cfg, 1.0, 10);
+	b = dpk_budget_highd(&cfg, 64);
+	CHECK(b.copies == 2 && !b.lift_per_copy && b.refine_steps == 0,
+		  "highd defaults: 2 copies, joint");
+	CHECK(b.eps_n == 0.05, "highd: 5 %% on N (%g)", b.eps_n);
+	CHECK(near(b.eps_group, 0.95 * 0.05, 1e-15), "highd: group counts %g", b.eps_group);
+	CHECK(near(b.eps_grid, (0.95 - 0.95 * 0.05 - 0.95 * 0.7) / 2, 1e-14),
+		  "highd: each grid %g", b.eps_grid);
+	CHECK(near(b.eps_lift_count, 0.95 * 0.7 * lcs, 1e-14) &&
+		  near(b.eps_lift_sum, 0.95 * 0.7 * (1.0 - lcs), 1e-14),
+		  "highd: lift counts %g, sums %g", b.eps_lift_count, b.eps_lift_sum);
+	CHECK(b.eps_lift_norm == 0.0 && b.eps_refine == 0.0 && b.eps_refine_count == 0.0 &&
+		  b.eps_refine_sum == 0.0, "highd: no norms, no refinement");
+	CHECK(near(dpk_budget_highd_total(&b), 1.0, 1e-12), "highd defaults add up");
+
+	/* d = 8: lift counts 1 / (1 + 4) */
+	b = dpk_budget_highd(&cfg, 8);
+	CHECK(near(b.eps_lift_count, 0.95 * 0.7 / 5.0, 1e-14), "highd d = 8: lift counts %g",
+		  b.eps_lift_count);
+	/* a public N spends nothing on it */
+	cfg.public_n = 100.0;
+	b = dpk_budget_highd(&cfg, 64);
+	CHECK(b.eps_n == 0.0 && near(b.eps_group, 0.05, 1e-15), "highd public N");
+}
+
+/* Every mode, with and without refinement and coarser lifting cells. */
+static void
+test_highd_modes(void)
+{
+	static const double epss[] = {1e-5, 0.3, 1.0, 64.0};
+	static const int ds[] = {2, 6, 17, 64, 300};
+	int			mode,
+				e,
+				di,
+				variant,
+				ok = 1,
+				positive = 1,
+				cases = 0;
+
+	for (mode = 0; mode < 3; mode++)
+		for (e = 0; e < 4; e++)
+			for (di = 0; di < 5; di++)
+				for (variant = 0; variant < 4; variant++)
+				{
+					DpkHighdConfig cfg;
+					DpkHighdBudget b;
+					double		lift;
+
+					dpk_highd_defaults(&cfg, epss[e], 4 + variant);
+					cfg.lift_mode = (DpkLiftMode) mode;
+					cfg.copies = 1 + variant;
+					cfg.public_n = variant == 2 ? 50.0 : -1.0;
+					cfg.refine_steps = variant == 1 || variant == 3 ? variant : 0;
+					cfg.lift_coarsen = variant == 3 ? 2 : 1;
+					cfg.norm_share = variant >= 2 ? 0.1 : 0.0;
+					cfg.lift_count_share = variant == 1 ? 0.25 : -1.0;
+					/* joint mode leaves the grids what the lift and refinement do not take */
+					if (cfg.refine_steps > 0)
+						cfg.lift_share = 0.5;
+					b = dpk_budget_highd(&cfg, ds[di]);
+					cases++;
+					if (!(fabs(dpk_budget_highd_total(&b) - epss[e]) <= 1e-12 * epss[e]))
+						ok = 0;
+					lift = b.eps_lift_count + b.eps_lift_sum + b.eps_lift_norm;
+					if (!(b.eps_grid > 0.0 && b.eps_lift_sum > 0.0 && lift > 0.0) ||
+						fabs(b.eps_refine_count + b.eps_refine_sum - b.eps_refine) >
+						1e-15 * epss[e] ||
+						(mode == DPK_LIFT_CELL && cfg.lift_coarsen == 1 &&
+						 b.eps_lift_count != 0.0) ||
+						(mode != DPK_LIFT_CELL && b.eps_lift_norm != 0.0) ||
+						(mode != DPK_LIFT_JOINT && b.eps_group != 0.0))
+						positive = 0;
+				}
+	CHECK(ok, "highd shares add up to epsilon in %d configurations", cases);
+	CHECK(positive, "highd shares positive where used, zero where not");
+
+	/* cell mode with the grid's own cells: its counts serve the lift */
+	{
+		DpkHighdConfig cfg;
+		DpkHighdBudget b;
+
+		dpk_highd_defaults(&cfg, 1.0, 10);
+		cfg.lift_mode = DPK_LIFT_CELL;
+		cfg.norm_share = 0.2;
+		b = dpk_budget_highd(&cfg, 16);
+		CHECK(b.lift_per_copy && b.copies == 2 && b.eps_lift_count == 0.0 &&
+			  near(b.eps_lift_norm, 0.95 / 2 * 0.7 * 0.2, 1e-14) &&
+			  near(b.eps_grid, 0.95 / 2 * 0.3, 1e-14),
+			  "cell mode: per copy grid %g, norms %g", b.eps_grid, b.eps_lift_norm);
+	}
+}
+
+/* Live shares by d and mode, and their split of epsilon. */
+static void
+test_live(void)
+{
+	static const int ds[] = {1, 2, 5, 6, 8, 16, 32, 64, 181, 1000};
+	DpkLiveShares sh;
+	DpkLiveConfig cfg;
+	DpkLiveBudget b;
+	int			i,
+				proj,
+				ok = 1;
+
+	sh = dpk_budget_live_shares(3, false);
+	CHECK(sh.sum_share == 0.5 && sh.norm_share == 0.0, "live original space: half on sums");
+	sh = dpk_budget_live_shares(8, true);
+	CHECK(sh.sum_share == 0.6 && sh.norm_share == 0.05, "live d = 8: 0.6 (floor), 0.05");
+	sh = dpk_budget_live_shares(32, true);
+	CHECK(near(sh.sum_share, 0.7, 1e-15), "live d = 32: 0.2 + 0.1 log2 32 (%g)",
+		  sh.sum_share);
+	sh = dpk_budget_live_shares(64, true);
+	CHECK(near(sh.sum_share, 0.8, 1e-15), "live d = 64: 0.8 (%g)", sh.sum_share);
+	sh = dpk_budget_live_shares(1000, true);
+	CHECK(sh.sum_share == 0.85, "live d = 1000: 0.85 (cap)");
+
+	dpk_live_defaults(&cfg, 2, 3, 2.0, 64, true);
+	b = dpk_budget_live(&cfg);
+	CHECK(b.eps_count == 1.0 && b.eps_sum == 1.0 && b.eps_norm == 0.0,
+		  "live d = 2, epsilon 2: 1 on counts, 1 on sums");
+	dpk_live_defaults(&cfg, 64, 3, 1.0, 64, true);
+	dpk_live_use_projection(&cfg, 7);
+	b = dpk_budget_live(&cfg);
+	CHECK(near(b.eps_count, 0.15, 1e-15) && near(b.eps_sum, 0.8, 1e-15) &&
+		  b.eps_norm == 0.05, "live d = 64 projected: %g %g %g",
+		  b.eps_count, b.eps_sum, b.eps_norm);
+
+	for (i = 0; i < 10; i++)
+		for (proj = 0; proj < 2; proj++)
+		{
+			double		eps = 0.001 * pow(10.0, i % 6);
+
+			dpk_live_defaults(&cfg, ds[i], 4, eps, 1024, false);
+			if (proj)
+				dpk_live_use_projection(&cfg, 1);
+			b = dpk_budget_live(&cfg);
+			if (!(fabs(dpk_budget_live_total(&b) - eps) <= 1e-12 * eps) ||
+				!(b.eps_count > 0.0 && b.eps_sum > 0.0))
+				ok = 0;
+		}
+	CHECK(ok, "live shares add up to epsilon");
+}
+
+int
+main(void)
+{
+	test_lowd();
+	test_highd_defaults();
+	test_highd_modes();
+	test_live();
+	UNIT_DONE("test_budget");
+}

@@ -1,0 +1,370 @@
+/*
+ * test_highd.c
+ *		The high-dimensional one-shot pipeline (shipped joint mode and, through
+ *		test/bench/highd_research.c, the research modes) and one copy's
+ *		clustering from per-cell statistics.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "coreset.h"
+#include "dpk_mem.h"
+#include "grid.h"
+#include "highd.h"
+#include "kmeans.h"
+#include "noise.h"
+#include "unit.h"
+#include "../bench/highd_research.h"
+
+/* A tiny deterministic generator for test data (not privacy noise). */
+static uint64_t test_state = 88172645463325252ULL;
+
+/* Uniform test data in [0, 1). */
+static double
+test_uniform(void)
+{
+	return unit_uniform(&test_state);
+}
+
+/* Standard normal test data by Box-Muller. */
+static double
+test_normal(void)
+{
+	double		u1 = test_uniform() + 1e-300;
+	double		u2 = test_uniform();
+
+	return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
+}
+
+/* A noise stream from a fixed seed (tests only). */
+static void
+open_stream(DpkStream *s, uint64_t seed)
+{
+	uint8_t		key[DPK_KEY_BYTES];
+	uint8_t		nonce[DPK_NONCE_BYTES] = {0};
+
+	dpk_key_from_seed(seed, key);
+	if (!dpk_stream_open(s, key, nonce))
+	{
+		fprintf(stderr, "cannot open stream\n");
+		exit(1);
+	}
+}
+
+/* Every centre finite and inside the box. */
+static int
+centres_ok(const DpkOneshotResult *res, int k, const DpkBox *box)
+{
+	int			j,
+				t;
+
+	for (j = 0; j < k; j++)
+	{
+		if (!(res->sizes[j] >= 0.0) || !isfinite(res->sizes[j]))
+			return 0;
+		for (t = 0; t < box->d; t++)
+		{
+			double		v = res->centers[(size_t) j * box->d + t];
+
+			if (!isfinite(v) || v < box->lower[t] || v > box->upper[t])
+				return 0;
+		}
+	}
+	return 1;
+}
+
+/* Budget of a run, summed from its details. */
+static double
+spent(const DpkHighdConfig *cfg, const DpkHighdInfo *info)
+{
+	const DpkHighdBudget *b = &info->budget;
+	double		per_copy = b->eps_grid;
+	double		once = b->eps_n + b->eps_refine * cfg->refine_steps;
+
+	if (cfg->lift_mode == DPK_LIFT_JOINT)
+		once += b->eps_group + b->eps_lift_count + b->eps_lift_sum;
+	else
+		per_copy += b->eps_lift_count + b->eps_lift_sum + b->eps_lift_norm;
+	return once + b->copies * per_copy;
+}
+
+/* The shipped pipeline in the joint mode, the research runner otherwise. */
+static void
+run_mode(const DpkBox *box, const double *x, size_t n, const DpkHighdConfig *cfg,
+		 DpkStream *s, DpkOneshotResult *res, DpkHighdInfo *info)
+{
+	HighdResearchInfo ri;
+
+	if (cfg->lift_mode == DPK_LIFT_JOINT && cfg->refine_steps == 0)
+	{
+		if (info)
+			dpk_highd_oneshot_cluster_info(box, x, n, cfg, s, res, info);
+		else
+			dpk_highd_oneshot_cluster(box, x, n, cfg, s, res);
+		return;
+	}
+	memset(&ri, 0, sizeof(ri));
+	highd_research_cluster(box, x, n, cfg, s, res, &ri);
+	if (info)
+		*info = ri.base;
+}
+
+/*
+ * The cell-mode clustering of one copy from noiseless per-cell statistics
+ * (what a live release would feed it) lifts the exact cluster means, with
+ * the grid's own cells and with a coarser lifting grid.
+ */
+static void
+test_cells_cluster(void)
+{
+	enum
+	{
+		D = 16, DH = 4, M = 8, LM = 4, PER = 200
+	};
+	DpkProjection p;
+	double		u[2 * PER][D],
+				t[DH];
+	double		mean[2][D];
+	double	   *count = dpk_alloc0(sizeof(double) * M * M * M * M);
+	double	   *lcount = dpk_alloc0(sizeof(double) * LM * LM * LM * LM);
+	double	   *sum = dpk_alloc0(sizeof(double) * M * M * M * M * D);
+	double	   *lsum = dpk_alloc0(sizeof(double) * LM * LM * LM * LM * D);
+	double		centers[2 * D],
+				sizes[2];
+	int64_t		q[D];
+	int			i,
+				j,
+				a,
+				pass,
+				csz;
+
+	dpk_projection_init(&p, D, DH, 99, 0.75);
+	memset(mean, 0, sizeof(mean));
+	for (i = 0; i < 2 * PER; i++)
+	{
+		uint64_t	c,
+					lc;
+
+		for (j = 0; j < D; j++)
+		{
+			int			z = (i < PER ? -256 : 256) + (int) floor(test_uniform() * 21) - 10;
+
+			u[i][j] = 0.5 + (double) z / DPK_LIFT_UNITS;
+			mean[i < PER ? 0 : 1][j] += u[i][j] / PER;
+		}
+		dpk_project_batch(&p, u[i], 1, t);
+		c = dpk_grid_cell(DH, M, t, NULL, NULL);
+		lc = dpk_grid_cell(DH, LM, t, NULL, NULL);
+		dpk_lift_quantize(D, u[i], q);
+		count[c] += 1.0;
+		lcount[lc] += 1.0;
+		for (j = 0; j < D; j++)
+		{
+			sum[c * D + j] += (double) q[j] / DPK_LIFT_UNITS;
+			lsum[lc * D + j] += (double) q[j] / DPK_LIFT_UNITS;
+		}
+	}
+	for (pass = 0; pass < 2; pass++)
+	{
+		DpkHighdCells hc;
+		double		err = 0.0;
+
+		hc.m = M;
+		hc.count = count;
+		hc.count_var = 0.0;
+		hc.lift_m = pass == 0 ? M : LM;
+		hc.lift_count = pass == 0 ? NULL : lcount;
+		hc.lift_count_var = 0.0;
+		hc.sum = pass == 0 ? sum : lsum;
+		hc.sum_var = 0.0;
+		hc.sumnorm = NULL;
+		dpk_highd_cells_cluster(&p, &hc, 2, 2.0, 3, 50, 5, centers, sizes, &csz);
+		for (a = 0; a < 2; a++)
+		{
+			int			which = centers[a * D] < 0.5 ? 0 : 1;
+
+			for (j = 0; j < D; j++)
+				err = fmax(err, fabs(centers[a * D + j] - mean[which][j]));
+			CHECK(sizes[a] == PER, "pass %d: size %g", pass, sizes[a]);
+		}
+		CHECK(err < 1e-9 && (centers[0] < 0.5) != (centers[D] < 0.5),
+			  "pass %d: exact lift from cells (%g)", pass, err);
+		CHECK(csz > 0, "pass %d: coreset size %d", pass, csz);
+	}
+	dpk_projection_free(&p);
+	dpk_free(count);
+	dpk_free(lcount);
+	dpk_free(sum);
+	dpk_free(lsum);
+}
+
+/* Well-separated Gaussian clusters in [0,100]^d. */
+static void
+make_clusters(int d, int k, size_t n, double sd, double *truth, double *x)
+{
+	size_t		i;
+	int			j,
+				t;
+
+	for (j = 0; j < k; j++)
+		for (t = 0; t < d; t++)
+			truth[j * d + t] = 15.0 + 70.0 * test_uniform();
+	for (i = 0; i < n; i++)
+	{
+		j = (int) (i % k);
+		for (t = 0; t < d; t++)
+			x[i * d + t] = truth[j * d + t] + sd * test_normal();
+	}
+}
+
+/* Every mode: degenerate inputs, budgets, and recovery at huge epsilon. */
+static void
+test_pipeline(void)
+{
+	int			d = 64,
+				k = 5,
+				t,
+				j,
+				mode;
+	double		lo[64],
+				hi[64];
+	DpkBox		box = {64, lo, hi};
+	size_t		n = 5000;
+	double	   *x = dpk_alloc(sizeof(double) * n * d);
+	double	   *truth = dpk_alloc(sizeof(double) * k * d);
+	DpkStream	s = {0};
+
+	for (t = 0; t < d; t++)
+	{
+		lo[t] = 0.0;
+		hi[t] = 100.0;
+	}
+	open_stream(&s, 7);
+
+	for (mode = 0; mode < 3; mode++)
+	{
+		DpkHighdConfig cfg;
+		DpkOneshotResult res;
+		DpkHighdInfo info;
+		double		pts[3 * 64];
+		const char *name = mode == 0 ? "joint" : (mode == 1 ? "cluster" : "cell");
+
+		dpk_highd_defaults(&cfg, 1.0, k);
+		cfg.lift_mode = mode == 0 ? DPK_LIFT_JOINT : (mode == 1 ? DPK_LIFT_CLUSTER
+													  : DPK_LIFT_CELL);
+		if (mode == 1)
+			cfg.refine_steps = 1;
+
+		/* n = 0: exactly k finite centres in the box */
+		memset(&info, 0, sizeof(info));
+		run_mode(&box, x, 0, &cfg, &s, &res, &info);
+		CHECK(centres_ok(&res, k, &box), "%s: n = 0 gives k finite centres", name);
+		CHECK(fabs(spent(&cfg, &info) - cfg.epsilon) < 1e-12,
+			  "%s: budget adds up (%.15g)", name, spent(&cfg, &info));
+		dpk_oneshot_result_free(&res);
+
+		/* fewer distinct points than k, with infinities clamped */
+		for (t = 0; t < 3 * d; t++)
+			pts[t] = (t / d) * 40.0 + 5.0;
+		pts[0] = INFINITY;
+		pts[d + 1] = -INFINITY;
+		run_mode(&box, pts, 3, &cfg, &s, &res, NULL);
+		CHECK(centres_ok(&res, k, &box), "%s: 3 points, k = 5", name);
+		dpk_oneshot_result_free(&res);
+
+		/* public N and a small d still work */
+		cfg.public_n = 3.0;
+		{
+			double		lo2[2] = {0, 0},
+						hi2[2] = {1, 1};
+			DpkBox		b2 = {2, lo2, hi2};
+
+			run_mode(&b2, pts, 3, &cfg, &s, &res, NULL);
+			CHECK(centres_ok(&res, k, &b2), "%s: d = 2", name);
+			dpk_oneshot_result_free(&res);
+		}
+	}
+
+	/* huge epsilon, well-separated clusters at d = 64: the true centres */
+	make_clusters(d, k, n, 1.0, truth, x);
+	for (mode = 0; mode < 3; mode++)
+	{
+		DpkHighdConfig cfg;
+		DpkOneshotResult res;
+		double		worst = 0.0,
+					size_err = 0.0;
+		const char *name = mode == 0 ? "joint" : (mode == 1 ? "cluster" : "cell");
+
+		dpk_highd_defaults(&cfg, 1e6, k);
+		cfg.lift_mode = mode == 0 ? DPK_LIFT_JOINT : (mode == 1 ? DPK_LIFT_CLUSTER
+													  : DPK_LIFT_CELL);
+		/* smaller grids keep the test fast; the noise is negligible anyway */
+		cfg.max_cells = 4096.0;
+		cfg.max_lift_values = 4096.0 * d;
+		run_mode(&box, x, n, &cfg, &s, &res, NULL);
+		CHECK(centres_ok(&res, k, &box), "%s: k finite centres", name);
+		for (j = 0; j < k; j++)
+		{
+			double		best = INFINITY;
+			int			c,
+						bc = 0;
+
+			for (c = 0; c < k; c++)
+			{
+				double		dist = 0.0;
+
+				for (t = 0; t < d; t++)
+				{
+					double		diff = res.centers[c * d + t] - truth[j * d + t];
+
+					dist += diff * diff;
+				}
+				if (dist < best)
+				{
+					best = dist;
+					bc = c;
+				}
+			}
+			worst = fmax(worst, sqrt(best));
+			size_err = fmax(size_err, fabs(res.sizes[bc] - (double) n / k));
+		}
+		/* the mean of 1000 points of sd 1 in 64 dimensions: ~0.25 off */
+		CHECK(worst < 1.0, "%s: huge eps recovers the centres (worst %.3f)", name, worst);
+		CHECK(size_err < 5.0, "%s: sizes (worst error %.1f)", name, size_err);
+		dpk_oneshot_result_free(&res);
+	}
+
+	dpk_stream_close(&s);
+	dpk_free(x);
+	dpk_free(truth);
+}
+
+/* How many copies the joint mode combines as k grows. */
+static void
+test_copies_cap(void)
+{
+	DpkHighdConfig cfg;
+
+	dpk_highd_defaults(&cfg, 1.0, 10);
+	CHECK(dpk_highd_copies(&cfg, 64) == cfg.copies, "k = 10 keeps every copy");
+	cfg.k = 100;
+	CHECK(dpk_highd_copies(&cfg, 64) == 2, "k = 100 combines 2 copies (%d)",
+		  dpk_highd_copies(&cfg, 64));
+	cfg.k = 1000;
+	CHECK(dpk_highd_copies(&cfg, 64) == 1, "k = 1000 runs 1 copy (%d)",
+		  dpk_highd_copies(&cfg, 64));
+	cfg.lift_mode = DPK_LIFT_CELL;
+	CHECK(dpk_highd_copies(&cfg, 64) == cfg.copies, "selection modes run every copy");
+}
+
+
+int
+main(void)
+{
+	dpk_blas_single_thread();
+	test_cells_cluster();
+	test_pipeline();
+	test_copies_cap();
+	UNIT_DONE("test_highd");
+}

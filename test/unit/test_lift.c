@@ -1,0 +1,209 @@
+/*
+ * test_lift.c
+ *		Lifting: quantization, exact lifting and cost on noiseless cells,
+ *		fallbacks and clamping, lifting from the heaviest cells.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "lift.h"
+#include "unit.h"
+
+/* A tiny deterministic generator for test data (not privacy noise). */
+static uint64_t test_state = 88172645463325252ULL;
+
+/* Uniform test data in [0, 1). */
+static double
+test_uniform(void)
+{
+	return unit_uniform(&test_state);
+}
+
+/* Noiseless cells: exact centres, sizes and cost; fallbacks; clamping. */
+static void
+test_lifting(void)
+{
+	enum
+	{
+		D = 16, K = 3, CELLS = 7, PER = 50
+	};
+	double		count[CELLS],
+				sum[CELLS * D],
+				norm[CELLS];
+	int			assign[CELLS] = {0, 0, 1, 2, 2, 2, -1};
+	double		truth_sum[K][D],
+				truth_n[K],
+				truth_cost = 0.0;
+	double		pts[CELLS][PER][D];
+	double		centers[K * D],
+				sizes[K],
+				fb[K * D];
+	double		err = 0.0,
+				cost;
+	int64_t		q[D];
+	int			in_range = 1;
+	int			c,
+				i,
+				j,
+				a;
+
+	memset(truth_sum, 0, sizeof(truth_sum));
+	memset(truth_n, 0, sizeof(truth_n));
+	/* points on the fixed-point grid: u = 1/2 + q / U exactly */
+	for (c = 0; c < CELLS; c++)
+	{
+		count[c] = 0.0;
+		norm[c] = 0.0;
+		for (j = 0; j < D; j++)
+			sum[c * D + j] = 0.0;
+		for (i = 0; i < PER - c; i++)
+		{
+			double	   *u = pts[c][i];
+			int64_t		nq;
+
+			for (j = 0; j < D; j++)
+			{
+				int			z = (int) floor(test_uniform() * (DPK_LIFT_UNITS + 1))
+					- DPK_LIFT_UNITS / 2;
+
+				u[j] = 0.5 + (double) z / DPK_LIFT_UNITS;
+			}
+			nq = dpk_lift_quantize(D, u, q);
+			count[c] += 1.0;
+			for (j = 0; j < D; j++)
+			{
+				if (q[j] < -DPK_LIFT_UNITS / 2 || q[j] > DPK_LIFT_UNITS / 2 ||
+					q[j] != (int64_t) llround((u[j] - 0.5) * DPK_LIFT_UNITS))
+					in_range = 0;
+				sum[c * D + j] += (double) q[j] / DPK_LIFT_UNITS;
+			}
+			norm[c] += (double) nq / ((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS);
+			if (assign[c] >= 0)
+			{
+				truth_n[assign[c]] += 1.0;
+				for (j = 0; j < D; j++)
+					truth_sum[assign[c]][j] += u[j];
+			}
+		}
+	}
+	CHECK(in_range, "quantised offsets exact and within [-U/2, U/2]");
+	for (j = 0; j < K * D; j++)
+		fb[j] = 0.25;
+	dpk_lift_centers(D, K, CELLS, count, sum, assign, 1.0, fb, centers, sizes);
+	for (a = 0; a < K; a++)
+	{
+		CHECK(sizes[a] == truth_n[a], "size of centre %d: %g vs %g", a, sizes[a], truth_n[a]);
+		for (j = 0; j < D; j++)
+			err = fmax(err, fabs(centers[a * D + j] - truth_sum[a][j] / truth_n[a]));
+	}
+	CHECK(err < 1e-9, "noiseless lifting is exact (%g)", err);
+
+	/* the cost estimate equals the true cost of the clusters around their means */
+	for (c = 0; c < CELLS; c++)
+	{
+		if (assign[c] < 0)
+			continue;
+		for (i = 0; i < PER - c; i++)
+			for (j = 0; j < D; j++)
+			{
+				double		diff = pts[c][i][j] - truth_sum[assign[c]][j] / truth_n[assign[c]];
+
+				truth_cost += diff * diff;
+			}
+	}
+	cost = dpk_lift_cost(D, K, CELLS, count, sum, norm, assign, 0.0, 1.0);
+	CHECK(fabs(cost - truth_cost) < 1e-9 * truth_cost, "noiseless cost %g vs %g",
+		  cost, truth_cost);
+
+	/* without norms the score is minus the between-cluster term */
+	{
+		double		between = 0.0;
+
+		for (a = 0; a < K; a++)
+		{
+			double		s2 = 0.0;
+
+			for (j = 0; j < D; j++)
+			{
+				double		sj = truth_sum[a][j] - 0.5 * truth_n[a];
+
+				s2 += sj * sj;
+			}
+			between += s2 / truth_n[a];
+		}
+		cost = dpk_lift_cost(D, K, CELLS, count, sum, NULL, assign, 0.0, 1.0);
+		CHECK(fabs(cost + between) < 1e-9 * between, "between-cluster score");
+	}
+
+	/* a centre below min_count takes its fallback; sizes never negative */
+	count[3] = -200.0;
+	dpk_lift_centers(D, K, CELLS, count, sum, assign, 1.0, fb, centers, sizes);
+	CHECK(centers[2 * D] == 0.25 && centers[2 * D + D - 1] == 0.25 && sizes[2] == 0.0,
+		  "fallback below min_count (size %g)", sizes[2]);
+	dpk_lift_centers(D, K, CELLS, count, sum, assign, 1.0, NULL, centers, sizes);
+	CHECK(centers[2 * D] == 0.5, "fallback NULL is the box middle");
+	/* huge noisy sums are clamped into the cube */
+	sum[0] = 1e9;
+	dpk_lift_centers(D, K, CELLS, count, sum, assign, 1.0, fb, centers, sizes);
+	CHECK(centers[0] == 1.0, "lifted centre clamped into the box");
+}
+
+
+/*
+ * Lifting from the heaviest cells: exact sums use every cell (the same
+ * centres as dpk_lift_centers); noisy sums drop light cells by the p / C^2
+ * rule; a noise variance near the signal shrinks toward the fallback.
+ */
+static void
+test_lift_heavy(void)
+{
+	enum
+	{
+		HD = 8, HC = 4
+	};
+	double		count[HC] = {1000.0, 500.0, 5.0, 5.0};
+	double		sum[HC * HD];
+	int			assign[HC] = {0, 0, 0, 0};
+	double		fb[HD],
+				a_cent[HD],
+				b_cent[HD],
+				size;
+	int			c,
+				j,
+				ok = 1;
+
+	for (c = 0; c < HC; c++)
+		for (j = 0; j < HD; j++)
+			sum[c * HD + j] = count[c] * (c < 2 ? 0.1 * (c + 1) : -0.4);
+	for (j = 0; j < HD; j++)
+		fb[j] = 0.5;
+	dpk_lift_centers(HD, 1, HC, count, sum, assign, 1.0, fb, a_cent, NULL);
+	dpk_lift_centers_heavy(HD, 1, HC, count, sum, assign, 0.0, 1.0, fb, b_cent, &size);
+	for (j = 0; j < HD; j++)
+		if (fabs(a_cent[j] - b_cent[j]) > 1e-12)
+			ok = 0;
+	CHECK(ok && size == 1510.0, "exact sums: every cell, as dpk_lift_centers");
+
+	/* p / C^2: 1e-6, 8.9e-7, 1.3e-6, ... so the two heavy cells */
+	dpk_lift_centers_heavy(HD, 1, HC, count, sum, assign, 1e-4, 1.0, fb, b_cent, &size);
+	ok = 1;
+	for (j = 0; j < HD; j++)
+		if (fabs(b_cent[j] - (0.5 + (100.0 + 100.0) / 1500.0)) > 1e-6)
+			ok = 0;
+	CHECK(ok && size == 1510.0, "noisy sums: lifted from the two heaviest cells (%g)", b_cent[0]);
+
+	/* noise comparable to the offset: pulled part of the way to the fallback */
+	dpk_lift_centers_heavy(HD, 1, HC, count, sum, assign, 20000.0, 1.0, fb, b_cent, NULL);
+	CHECK(b_cent[0] > 0.5 && b_cent[0] < 0.5 + 200.0 / 1500.0 - 1e-3,
+		  "James-Stein shrinkage toward the fallback (%g)", b_cent[0]);
+}
+
+
+int
+main(void)
+{
+	test_lifting();
+	test_lift_heavy();
+	UNIT_DONE("test_lift");
+}

@@ -1,0 +1,172 @@
+/*
+ * test_projection.c
+ *		Random orthonormal projections: determinism, orthonormal rows, the
+ *		dgemm batch against a naive loop, clamping, the pseudo-inverse.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "dpk_mem.h"
+#include "grid.h"
+#include "kmeans.h"
+#include "projection.h"
+#include "unit.h"
+
+/* A tiny deterministic generator for test data (not privacy noise). */
+static uint64_t test_state = 88172645463325252ULL;
+
+/* Uniform test data in [0, 1). */
+static double
+test_uniform(void)
+{
+	return unit_uniform(&test_state);
+}
+
+/* Everything a projection promises, at d = 64, dhat = 4. */
+static void
+test_projection(void)
+{
+	int			d = 64,
+				dhat = 4,
+				i,
+				ii,
+				j;
+	DpkProjection a,
+				b,
+				c;
+	size_t		n = 5000;		/* more than one chunk of dpk_project_points */
+	double	   *u = dpk_alloc(sizeof(double) * n * d);
+	double	   *x = dpk_alloc(sizeof(double) * n * d);
+	double	   *t1 = dpk_alloc(sizeof(double) * n * dhat);
+	double	   *t2 = dpk_alloc(sizeof(double) * n * dhat);
+	double		lo[64],
+				hi[64];
+	DpkBox		box = {64, lo, hi};
+	double		maxdiff = 0.0,
+				orth = 0.0;
+	int			same = 1,
+				differs = 0;
+	size_t		r;
+
+	dpk_projection_init(&a, d, dhat, 42, 0.75);
+	for (r = 0; r < n * d; r++)
+		u[r] = test_uniform();
+
+	/* the matrix depends on (d, dhat, seed) only: projecting data first changes nothing */
+	dpk_project_batch(&a, u, n, t1);
+	dpk_projection_init(&b, d, dhat, 42, 0.75);
+	for (r = 0; r < (size_t) dhat * d; r++)
+		if (a.mat[r] != b.mat[r])
+			same = 0;
+	CHECK(same, "same seed gives the same matrix");
+	dpk_projection_init(&c, d, dhat, 43, 0.75);
+	for (r = 0; r < (size_t) dhat * d; r++)
+		if (a.mat[r] != c.mat[r])
+			differs = 1;
+	CHECK(differs, "another seed gives another matrix");
+	CHECK(dpk_projection_copy_seed(42, 0) != dpk_projection_copy_seed(42, 1) &&
+		  dpk_projection_copy_seed(42, 1) == dpk_projection_copy_seed(42, 1),
+		  "copy seeds distinct and deterministic");
+
+	/* rows orthonormal */
+	for (i = 0; i < dhat; i++)
+		for (ii = 0; ii < dhat; ii++)
+		{
+			double		dot = 0.0;
+
+			for (j = 0; j < d; j++)
+				dot += a.mat[i * d + j] * a.mat[ii * d + j];
+			orth = fmax(orth, fabs(dot - (i == ii ? 1.0 : 0.0)));
+		}
+	CHECK(orth < 1e-12, "rows orthonormal (%g)", orth);
+
+	/* the dgemm batch equals a naive loop, clamping included */
+	for (r = 0; r < n; r++)
+		for (i = 0; i < dhat; i++)
+		{
+			double		y = 0.0,
+						v;
+
+			for (j = 0; j < d; j++)
+				y += a.mat[i * d + j] * (u[r * d + j] - 0.5);
+			v = (y + 0.75) / 1.5;
+			v = v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);
+			maxdiff = fmax(maxdiff, fabs(v - t1[r * dhat + i]));
+		}
+	CHECK(maxdiff < 1e-12, "dgemm projection equals the naive loop (%g)", maxdiff);
+
+	/* a corner of the cube lands outside the projected box and is clamped */
+	{
+		double		corner[64],
+					tc[4];
+		int			clamped = 0;
+
+		for (j = 0; j < d; j++)
+			corner[j] = a.mat[j] > 0.0 ? 1.0 : 0.0;	/* maximises row 0 */
+		dpk_project_batch(&a, corner, 1, tc);
+		for (i = 0; i < dhat; i++)
+			if (!(tc[i] >= 0.0 && tc[i] <= 1.0))
+				clamped = -1;
+		if (clamped == 0 && tc[0] == 1.0)
+			clamped = 1;
+		CHECK(clamped == 1, "projected box clamps (t0 = %g)", tc[0]);
+	}
+
+	/* raw points through the box: same as normalize + batch, over several chunks */
+	for (j = 0; j < d; j++)
+	{
+		lo[j] = -10.0 * (j + 1);
+		hi[j] = 10.0 * (j + 1);
+	}
+	for (r = 0; r < n; r++)
+		for (j = 0; j < d; j++)
+			x[r * d + j] = lo[j] + (hi[j] - lo[j]) * u[r * d + j];
+	x[7 * d + 3] = INFINITY;
+	x[9 * d + 5] = -INFINITY;
+	u[7 * d + 3] = 1.0;
+	u[9 * d + 5] = 0.0;
+	dpk_project_batch(&a, u, n, t1);
+	dpk_project_points(&a, &box, x, n, t2);
+	maxdiff = 0.0;
+	for (r = 0; r < n * dhat; r++)
+		maxdiff = fmax(maxdiff, fabs(t1[r] - t2[r]));
+	CHECK(maxdiff < 1e-12, "dpk_project_points equals normalize + batch (%g)", maxdiff);
+
+	/* back-projection inverts the projection on its row space */
+	{
+		double		y[4] = {0.1, -0.2, 0.05, 0.15},
+					uu[64],
+					tt[4],
+					back[64],
+					err = 0.0;
+
+		for (j = 0; j < d; j++)
+		{
+			uu[j] = 0.5;
+			for (i = 0; i < dhat; i++)
+				uu[j] += a.mat[i * d + j] * y[i];
+		}
+		dpk_project_batch(&a, uu, 1, tt);
+		dpk_project_back(&a, tt, back);
+		for (j = 0; j < d; j++)
+			err = fmax(err, fabs(back[j] - uu[j]));
+		CHECK(err < 1e-12, "project_back inverts on the row space (%g)", err);
+	}
+
+	dpk_projection_free(&a);
+	dpk_projection_free(&b);
+	dpk_projection_free(&c);
+	dpk_free(u);
+	dpk_free(x);
+	dpk_free(t1);
+	dpk_free(t2);
+}
+
+int
+main(void)
+{
+	dpk_blas_single_thread();
+	test_projection();
+	UNIT_DONE("test_projection");
+}
