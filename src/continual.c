@@ -275,9 +275,8 @@ dpk_live_cluster(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist
 		/*
 		 * Never below 4 cells per dimension when the counted level has them:
 		 * the cost estimate puts each counted cell at its centre, too coarse
-		 * to see that 2 cells per dimension merge clusters (measured, 96
-		 * releases x 8 seeds: live / one-shot 1.130 -> 1.108, d = 5 lines
-		 * above 1.3 gone).
+		 * to see that 2 cells per dimension merge clusters (measured with
+		 * test/bench/bench_continual, see doc/benchmarks.md).
 		 */
 		int			floor_level = cfg->level >= 2 ? 2 : cfg->level;
 		int			lo = best_level - 2 < floor_level ? floor_level : best_level - 2;
@@ -433,14 +432,9 @@ dpk_live_copy_cells(const DpkLiveConfig *cfg)
  * of epsilon on the global sum of squared norms, and on the lifting sums a
  * share that grows with d, 0.2 + 0.1 log2 d within [0.6, 0.85]: their cube
  * noise costs about d^3 b^2 / 3 per centre in squared error, the counts'
- * noise does not grow with d.  Measured (test/bench/bench_highd_live.c,
- * K = 10, eps = 1, N = 1e5, T = 1024, 8 seeds, geometric mean over both
- * streams at t = T/2, T-1, T, before the heaviest-cell lifting), shares
- * 0.5 / 0.6 / 0.7 / 0.8: d = 8: 1.90 / 1.82 / 2.39 / 2.41; d = 16: 3.13 /
- * 2.79 / 3.47 / 3.22; d = 32: 7.85 / 6.22 / 6.33 / 6.07; d = 64: 15.8 /
- * 12.0 / 8.29 / 7.49.  More copies multiply every sensitivity and measured
- * worse than choosing among them gains (cube sums, 8 seeds, d = 16 / 64,
- * t >= T/2: 2 copies 2.6-7.3 / 7.3-21, 1 copy 2.0-3.7 / 3.7-12).
+ * noise does not grow with d.  More copies multiply every sensitivity and
+ * measured worse than choosing among them gains.  Both were settled with
+ * test/bench/bench_highd_live (doc/benchmarks.md).
  */
 void
 dpk_live_use_projection(DpkLiveConfig *cfg, uint64_t proj_seed)
