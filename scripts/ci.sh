@@ -68,6 +68,8 @@ ci_step "statistical privacy test (quick)"
 ci_privacy_test
 ci_step "statistical privacy test, mechanism at twice its epsilon (must fail)"
 ci_privacy_weakened 2
+ci_step "statistical privacy test, deletions at the insert_only sensitivity (must fail)"
+ci_privacy_weakened deletes
 if [ "$mode" = core ]; then
 	ci_report
 	exit
