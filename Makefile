@@ -23,7 +23,7 @@ include $(PGXS)
 
 # ---- plain-C core: unit tests and benchmarks (no PostgreSQL headers) ----
 CORE_CC ?= gcc
-CORE_CFLAGS ?= -std=gnu99 -O2 -g -Wall -Wextra -Werror -Isrc
+CORE_CFLAGS ?= -std=gnu99 -O2 -g -Wall -Wextra -Werror -Isrc -DDPK_ASSERTIONS
 CORE_LIBS = -lopenblas -lcrypto -lm
 # Research variants of the core: linked into benchmarks and unit tests, never
 # into the extension.
@@ -38,7 +38,7 @@ test/unit/bin/%: test/unit/%.c $(CORE_SRCS) $(RESEARCH_SRCS) src/*.h test/bench/
 # The same unit tests under AddressSanitizer (with leak checks) and
 # UndefinedBehaviorSanitizer; the core is compiled once for them.
 SAN_CFLAGS = -std=gnu99 -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
-	-fno-sanitize-recover=all -Wall -Wextra -Werror -Isrc
+	-fno-sanitize-recover=all -Wall -Wextra -Werror -Isrc -DDPK_ASSERTIONS
 SAN_OBJS = $(patsubst src/%.c,test/unit/bin-san/obj/%.o,$(CORE_SRCS))
 SAN_BINS = $(addprefix test/unit/bin-san/,$(UNIT_TESTS))
 
@@ -46,8 +46,8 @@ test/unit/bin-san/obj/%.o: src/%.c src/*.h
 	@mkdir -p test/unit/bin-san/obj
 	$(CORE_CC) $(SAN_CFLAGS) -c -o $@ $<
 
-test/unit/bin-san/%: test/unit/%.c $(SAN_OBJS) test/unit/unit.h
-	$(CORE_CC) $(SAN_CFLAGS) -o $@ $< $(SAN_OBJS) $(CORE_LIBS)
+test/unit/bin-san/%: test/unit/%.c $(SAN_OBJS) $(RESEARCH_SRCS) test/bench/highd_research.h test/unit/unit.h
+	$(CORE_CC) $(SAN_CFLAGS) -o $@ $< $(SAN_OBJS) $(RESEARCH_SRCS) $(CORE_LIBS)
 
 .PHONY: unittest-sanitize
 unittest-sanitize: $(SAN_BINS)

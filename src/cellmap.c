@@ -101,6 +101,7 @@ dpk_cellmap_get(DpkCellMap *m, uint64_t cell)
 		m->keys[s] = cell + 1;
 		m->n++;
 	}
+	DPK_ASSERT(m->n < m->cap && m->keys[s] == cell + 1);
 	return m->vals + s * (1 + m->d);
 }
 

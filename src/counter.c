@@ -6,6 +6,8 @@
 
 #include <string.h>
 
+#include "dpk_mem.h"
+
 /* Signed dyadic decomposition of [1, t] from its non-adjacent form. */
 int
 dpk_tree_decompose(uint32_t t, int *node_level, uint32_t *node_index, int *node_sign)
@@ -53,6 +55,15 @@ dpk_tree_decompose(uint32_t t, int *node_level, uint32_t *node_index, int *node_
 		}
 		n++;
 	}
+#ifdef DPK_ASSERTIONS
+	{
+		int64_t		covered = 0;
+
+		for (j = 0; j < n; j++)
+			covered += (int64_t) node_sign[j] * ((int64_t) 1 << node_level[j]);
+		DPK_ASSERT(covered == (int64_t) t);
+	}
+#endif
 	return n;
 }
 

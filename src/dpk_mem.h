@@ -38,6 +38,21 @@ void		dpk_free(void *ptr);
  */
 void		dpk_fail(const char *what) __attribute__((noreturn));
 
+/*
+ * Core assertions: invariants that no input can break, checked where the
+ * build defines DPK_ASSERTIONS (the unit tests, the privacy test and the
+ * benchmarks do; the extension does not), failing through dpk_fail.
+ */
+#ifdef DPK_ASSERTIONS
+#define DPK_ASSERT(cond) \
+	do { \
+		if (!(cond)) \
+			dpk_fail("assertion failed: " #cond " (" __FILE__ ")"); \
+	} while (0)
+#else
+#define DPK_ASSERT(cond) ((void) 0)
+#endif
+
 /* Give the host a chance to cancel a long loop. */
 static inline void
 dpk_check_interrupts(void)

@@ -525,6 +525,7 @@ dpk_scale_from_double(double b)
 		{
 			scale.num = x < 1.0 ? 1 : (uint64_t) x;
 			scale.den = (uint64_t) 1 << k;
+			DPK_ASSERT((long double) scale.num >= (long double) b * (long double) scale.den);
 			return scale;
 		}
 	}
