@@ -101,3 +101,7 @@ BEGIN
     END LOOP;
 END
 $$;
+
+-- Internal functions are called by the server only (trigger and event
+-- trigger), never by a role.
+REVOKE ALL ON FUNCTION dpkmeans_internal.on_sql_drop() FROM PUBLIC;
