@@ -105,3 +105,28 @@ $$;
 -- Internal functions are called by the server only (trigger and event
 -- trigger), never by a role.
 REVOKE ALL ON FUNCTION dpkmeans_internal.on_sql_drop() FROM PUBLIC;
+
+-- Capture triggers fire ALWAYS, so writes under session_replication_role =
+-- replica are counted too (tables attached by 0.1 are switched here).
+DO $$
+DECLARE
+    t record;
+BEGIN
+    FOR t IN SELECT tg.tgrelid::regclass AS rel, tg.tgname
+             FROM pg_catalog.pg_trigger tg
+             JOIN dpkmeans_internal.tracked tr ON tr.relid = tg.tgrelid
+             WHERE tg.tgname LIKE 'dpkmeans\_%' AND tg.tgenabled <> 'A' LOOP
+        EXECUTE pg_catalog.format('ALTER TABLE %s ENABLE ALWAYS TRIGGER %I', t.rel, t.tgname);
+    END LOOP;
+END
+$$;
+
+-- DDL that would let writes bypass the capture triggers (disabling them,
+-- dropping or renaming them, a column type rewrite) or break how tracked
+-- columns are found (renaming them) is refused on attached tables.
+CREATE FUNCTION dpkmeans_internal.guard_ddl() RETURNS event_trigger
+AS 'MODULE_PATHNAME', 'dpk_guard_ddl' LANGUAGE C;
+REVOKE ALL ON FUNCTION dpkmeans_internal.guard_ddl() FROM PUBLIC;
+CREATE EVENT TRIGGER dpkmeans_guard_ddl ON ddl_command_start
+    WHEN TAG IN ('ALTER TABLE', 'ALTER TRIGGER', 'DROP TRIGGER')
+    EXECUTE FUNCTION dpkmeans_internal.guard_ddl();

@@ -161,6 +161,29 @@ SELECT value FROM dp_privacy_report('logs') WHERE item = 'deletion factor';
 -- a tracked column cannot be dropped while attached; DROP TABLE cleans up
 ALTER TABLE logs DROP COLUMN a;
 ALTER TABLE logs DROP COLUMN note;
+-- nor can the triggers be switched off, dropped or renamed, nor a tracked
+-- column retyped or renamed: each would let writes go uncounted
+ALTER TABLE logs DISABLE TRIGGER ALL;
+ALTER TABLE logs DISABLE TRIGGER USER;
+ALTER TABLE logs DISABLE TRIGGER dpkmeans_capture_insert;
+ALTER TABLE logs ENABLE TRIGGER dpkmeans_capture_insert;
+ALTER TABLE logs ENABLE REPLICA TRIGGER dpkmeans_capture_insert;
+ALTER TABLE logs ENABLE TRIGGER ALL;
+DROP TRIGGER dpkmeans_capture_insert ON logs;
+ALTER TRIGGER dpkmeans_capture_insert ON logs RENAME TO other;
+ALTER TABLE logs ALTER COLUMN a TYPE numeric USING a * 2;
+ALTER TABLE logs RENAME COLUMN b TO bb;
+-- writes under session_replication_role = replica are counted too
+SET session_replication_role = replica;
+INSERT INTO logs (a, b) VALUES (3, 3), (4, 4);
+RESET session_replication_role;
+SELECT dp_verify('logs') AS replica_writes_counted;
+-- what stays allowed: other columns, ENABLE ALWAYS (as pg_dump writes it)
+ALTER TABLE logs ADD COLUMN extra int;
+ALTER TABLE logs ALTER COLUMN extra TYPE bigint;
+ALTER TABLE logs RENAME COLUMN extra TO remark;
+ALTER TABLE logs ENABLE ALWAYS TRIGGER dpkmeans_capture_insert;
+SELECT tgname, tgenabled FROM pg_trigger WHERE tgrelid = 'logs'::regclass ORDER BY tgname;
 SELECT dp_verify('logs');
 DROP TABLE logs;
 SELECT count(*) FROM dpkmeans_internal.tracked WHERE relid::oid NOT IN (SELECT oid FROM pg_class);

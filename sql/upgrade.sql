@@ -47,6 +47,8 @@ FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
 JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'dpkmeans'
 WHERE p.pronamespace = 'public'::regnamespace AND obj_description(p.oid, 'pg_proc') IS NULL;
 
+-- 0.1's triggers now fire always (also under session_replication_role = replica)
+SELECT tgname, tgenabled FROM pg_trigger WHERE tgrelid = 'up'::regclass ORDER BY tgname;
 -- the old release reads back identical
 SELECT b.centers = (SELECT array_agg(center ORDER BY cluster) FROM dp_centers('up', 2)) AS centers_same,
        b.hist = (SELECT array_agg(noisy_count ORDER BY cell) FROM dp_histogram('up')) AS hist_same,

@@ -179,9 +179,20 @@ trigger_args(const DpkTracked *tr)
 	return args;
 }
 
+/*
+ * Make a trigger fire ALWAYS: also for writes under session_replication_role
+ * = replica, which would otherwise bypass it (src/guard.c keeps it so).
+ */
+static void
+fire_always(Relation rel, const char *name)
+{
+	EnableDisableTrigger(rel, name, TRIGGER_FIRES_ALWAYS, false, ShareRowExclusiveLock);
+	CommandCounterIncrement();
+}
+
 /* Install the capture (or refusal) triggers, as the extension's owner. */
 static void
-install_triggers(const DpkTracked *tr)
+install_triggers(Relation rel, const DpkTracked *tr)
 {
 	List	   *args = trigger_args(tr);
 	List	   *colnames = NIL;
@@ -209,6 +220,9 @@ install_triggers(const DpkTracked *tr)
 		create_trigger(tr->relid, trigger_names[3], "capture_truncate", TRIGGER_TYPE_AFTER,
 					   TRIGGER_TYPE_TRUNCATE, false, false, NIL, args);
 	}
+	for (i = 0; i < (int) lengthof(trigger_names); i++)
+		if (OidIsValid(get_trigger_oid(tr->relid, trigger_names[i], true)))
+			fire_always(rel, trigger_names[i]);
 }
 
 /* ERROR unless every node scale of cfg has an exact representation. */
@@ -354,7 +368,7 @@ dp_attach(PG_FUNCTION_ARGS)
 	dpk_store_insert_tracked(&tr, mode, attnums, key);
 	explicit_bzero(key, sizeof(key));
 	/* Triggers, created as the extension owner (their functions are not public). */
-	install_triggers(&tr);
+	install_triggers(rel, &tr);
 	/* The backfill as the first delta: release 1 folds it. */
 	dpk_store_append_delta(tr.relid, &backfill,
 						   dpk_store_is_v01() ? 0

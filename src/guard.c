@@ -1,0 +1,178 @@
+/*
+ * guard.c
+ *		DDL that would let writes of an attached table bypass its capture
+ *		triggers, or break how its tracked columns are found, is refused.
+ *
+ * The capture triggers fire ALWAYS (also under session_replication_role =
+ * replica).  An event trigger at ddl_command_start refuses, on an attached
+ * table: disabling its triggers (by name, ALL or USER) or setting them back
+ * to fire on origin or replica only, dropping or renaming them, changing the
+ * type of a tracked column (a rewrite with USING would change values without
+ * any trigger firing) and renaming a tracked column (columns are resolved by
+ * name).  Dropping a tracked column is refused by the sql_drop event trigger
+ * of the install script.  Detach first to do any of these.
+ */
+#include "postgres.h"
+
+#include "catalog/namespace.h"
+#include "commands/event_trigger.h"
+#include "fmgr.h"
+#include "nodes/parsenodes.h"
+#include "nodes/pg_list.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+
+#include "live.h"
+#include "store.h"
+
+/* Whether a trigger name is one of the capture or refusal triggers. */
+static bool
+is_dpk_trigger(const char *name)
+{
+	return name != NULL && strncmp(name, "dpkmeans_", 9) == 0;
+}
+
+/* The tracked columns of relid, or NULL when it is not attached. */
+static DpkTracked *
+attached_config(Oid relid)
+{
+	DpkOwnerSwitch sw;
+	DpkTracked *tr;
+	bool		attached;
+
+	if (!OidIsValid(relid))
+		return NULL;
+	tr = palloc0(sizeof(DpkTracked));
+	dpk_store_begin(&sw);
+	attached = dpk_store_read_tracked(relid, false, CurrentMemoryContext, tr);
+	dpk_store_end(&sw);
+	return attached ? tr : NULL;
+}
+
+/* Whether name is a tracked column of tr. */
+static bool
+is_tracked_column(const DpkTracked *tr, const char *name)
+{
+	int			i;
+
+	for (i = 0; name != NULL && i < tr->ncols; i++)
+		if (strcmp(tr->colnames[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* ERROR: a DDL on an attached table that dpkmeans refuses. */
+static void
+refuse(Oid relid, const char *what)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("cannot %s: table \"%s\" is attached to dpkmeans", what, get_rel_name(relid)),
+			 errdetail("Its capture triggers must see every write, and its tracked columns are found by name."),
+			 errhint("Run dp_detach on the table first (its releases are then removed).")));
+}
+
+/* Check the subcommands of ALTER TABLE on an attached table. */
+static void
+guard_alter_table(AlterTableStmt *stmt)
+{
+	Oid			relid = RangeVarGetRelid(stmt->relation, NoLock, true);
+	DpkTracked *tr = attached_config(relid);
+	ListCell   *lc;
+
+	if (tr == NULL)
+		return;
+	foreach(lc, stmt->cmds)
+	{
+		AlterTableCmd *cmd = (AlterTableCmd *) lfirst(lc);
+
+		switch (cmd->subtype)
+		{
+			case AT_AlterColumnType:
+				if (is_tracked_column(tr, cmd->name))
+					refuse(relid, psprintf("change the type of tracked column \"%s\"", cmd->name));
+				break;
+			case AT_DisableTrigAll:
+			case AT_DisableTrigUser:
+				refuse(relid, "disable its triggers");
+				break;
+			case AT_EnableTrigAll:
+			case AT_EnableTrigUser:
+				refuse(relid, "make its triggers fire on origin only");
+				break;
+			case AT_DisableTrig:
+			case AT_EnableTrig:
+			case AT_EnableReplicaTrig:
+				if (is_dpk_trigger(cmd->name))
+					refuse(relid, psprintf("change when trigger \"%s\" fires", cmd->name));
+				break;
+			default:
+				break;
+		}
+	}
+}
+
+/* DROP TRIGGER dpkmeans_... ON an attached table. */
+static void
+guard_drop_trigger(DropStmt *stmt)
+{
+	ListCell   *lc;
+
+	foreach(lc, stmt->objects)
+	{
+		List	   *name = (List *) lfirst(lc);
+		char	   *trigname = strVal(llast(name));
+		Oid			relid;
+
+		if (!is_dpk_trigger(trigname) || list_length(name) < 2)
+			continue;
+		relid = RangeVarGetRelid(makeRangeVarFromNameList(list_truncate(list_copy(name),
+																		list_length(name) - 1)),
+								 NoLock, true);
+		if (attached_config(relid) != NULL)
+			refuse(relid, psprintf("drop trigger \"%s\"", trigname));
+	}
+}
+
+/* ALTER TABLE ... RENAME of a tracked column or of a dpkmeans trigger. */
+static void
+guard_rename(RenameStmt *stmt)
+{
+	Oid			relid;
+	DpkTracked *tr;
+
+	if (stmt->renameType != OBJECT_COLUMN && stmt->renameType != OBJECT_TRIGGER)
+		return;
+	relid = RangeVarGetRelid(stmt->relation, NoLock, true);
+	tr = attached_config(relid);
+	if (tr == NULL)
+		return;
+	if (stmt->renameType == OBJECT_COLUMN && is_tracked_column(tr, stmt->subname))
+		refuse(relid, psprintf("rename tracked column \"%s\"", stmt->subname));
+	if (stmt->renameType == OBJECT_TRIGGER && is_dpk_trigger(stmt->subname))
+		refuse(relid, psprintf("rename trigger \"%s\"", stmt->subname));
+}
+
+/*
+ * dpkmeans_internal.guard_ddl(): the ddl_command_start event trigger for
+ * ALTER TABLE, ALTER TRIGGER and DROP TRIGGER (see the file header).
+ */
+PG_FUNCTION_INFO_V1(dpk_guard_ddl);
+Datum
+dpk_guard_ddl(PG_FUNCTION_ARGS)
+{
+	Node	   *tree;
+
+	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("dpkmeans_internal.guard_ddl must be called as an event trigger")));
+	tree = ((EventTriggerData *) fcinfo->context)->parsetree;
+	if (IsA(tree, AlterTableStmt))
+		guard_alter_table((AlterTableStmt *) tree);
+	else if (IsA(tree, DropStmt) && ((DropStmt *) tree)->removeType == OBJECT_TRIGGER)
+		guard_drop_trigger((DropStmt *) tree);
+	else if (IsA(tree, RenameStmt))
+		guard_rename((RenameStmt *) tree);
+	PG_RETURN_VOID();
+}
