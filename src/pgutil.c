@@ -364,8 +364,8 @@ dpk_pg_strong_random(void *buf, size_t len)
 }
 
 /* The pg_extension row of dpkmeans: its owner and (palloc'd) version. */
-static void
-extension_row(Oid *owner, char **version)
+void
+dpk_pg_extension_row(Oid *owner, char **version)
 {
 	Oid			extoid = get_extension_oid("dpkmeans", false);
 	Relation	rel;
@@ -396,7 +396,7 @@ extension_owner(void)
 	Oid			owner;
 	char	   *version;
 
-	extension_row(&owner, &version);
+	dpk_pg_extension_row(&owner, &version);
 	return owner;
 }
 
@@ -414,23 +414,17 @@ dpk_pg_rel_owner(Oid relid)
 	return owner;
 }
 
-/* The installed version of the extension's SQL objects (e.g. "0.2"). */
-char *
-dpk_pg_extension_version(void)
-{
-	Oid			owner;
-	char	   *version;
-
-	extension_row(&owner, &version);
-	return version;
-}
-
 /* Switch to the extension owner with a pinned search_path (see pgutil.h). */
 void
 dpk_pg_owner_begin(DpkOwnerSwitch *sw)
 {
-	Oid			owner = extension_owner();
+	dpk_pg_owner_begin_as(sw, extension_owner());
+}
 
+/* The same with the owner already known (see pgutil.h). */
+void
+dpk_pg_owner_begin_as(DpkOwnerSwitch *sw, Oid owner)
+{
 	GetUserIdAndSecContext(&sw->save_userid, &sw->save_sec_context);
 	SetUserIdAndSecContext(owner, sw->save_sec_context |
 						   SECURITY_LOCAL_USERID_CHANGE |

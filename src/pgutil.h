@@ -115,6 +115,12 @@ typedef struct DpkOwnerSwitch
  */
 void		dpk_pg_owner_begin(DpkOwnerSwitch *sw);
 
+/* The same when the extension's owner is already known. */
+void		dpk_pg_owner_begin_as(DpkOwnerSwitch *sw, Oid owner);
+
+/* The extension's owner and installed version, from one catalog read. */
+void		dpk_pg_extension_row(Oid *owner, char **version);
+
 /* Return to the caller's identity and search_path. */
 void		dpk_pg_owner_end(DpkOwnerSwitch *sw);
 
@@ -123,9 +129,6 @@ Oid			dpk_pg_table_arg(FunctionCallInfo fcinfo);
 
 /* The owner of a relation (InvalidOid if it does not exist). */
 Oid			dpk_pg_rel_owner(Oid relid);
-
-/* The installed version of the extension's SQL objects (e.g. "0.2"). */
-char	   *dpk_pg_extension_version(void);
 
 /* ERROR unless the current user owns the table (owner-only functions). */
 void		dpk_pg_check_table_owner(Oid relid, const char *action);

@@ -32,10 +32,13 @@ static bool store_v01 = false;
 void
 dpk_store_begin(DpkOwnerSwitch *sw)
 {
-	char	   *version = dpk_pg_extension_version();
+	Oid			owner;
+	char	   *version;
 
+	/* one catalog read per statement of a writer: owner and version */
+	dpk_pg_extension_row(&owner, &version);
 	store_v01 = strcmp(version, "0.1") == 0;
-	dpk_pg_owner_begin(sw);
+	dpk_pg_owner_begin_as(sw, owner);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 }
