@@ -17,8 +17,6 @@ ALTER TABLE dpkmeans_internal.tracked
     ADD COLUMN home_system_id  bigint,
     ADD COLUMN home_timeline   int,
     ADD COLUMN home_database   oid;
-COMMENT ON COLUMN dpkmeans_internal.tracked.attnums IS
-'attribute numbers at attach time, informational only: columns are resolved by name';
 
 -- Stored sizes must not depend on compression of the true state.
 ALTER TABLE dpkmeans_internal.tracked ALTER COLUMN state SET STORAGE EXTERNAL;
@@ -130,3 +128,8 @@ REVOKE ALL ON FUNCTION dpkmeans_internal.guard_ddl() FROM PUBLIC;
 CREATE EVENT TRIGGER dpkmeans_guard_ddl ON ddl_command_start
     WHEN TAG IN ('ALTER TABLE', 'ALTER TRIGGER', 'DROP TRIGGER')
     EXECUTE FUNCTION dpkmeans_internal.guard_ddl();
+
+-- Columns are resolved by name (a restore renumbers them after a dropped
+-- column), so attribute numbers are no longer kept (dropped after the
+-- sql_drop event trigger stopped reading them).
+ALTER TABLE dpkmeans_internal.tracked DROP COLUMN attnums;

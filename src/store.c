@@ -297,7 +297,7 @@ dpk_store_insert_tracked(const DpkTracked *tr, const char *mode,
 	values[0] = ObjectIdGetDatum(tr->relid);
 	types[1] = TEXTARRAYOID;
 	values[1] = PointerGetDatum(construct_array(names, tr->ncols, TEXTOID, -1, false, TYPALIGN_INT));
-	/* attnums: informational since 0.2 (columns are resolved by name) */
+	/* $3, attribute numbers: 0.1 only (0.2 resolves columns by name) */
 	types[2] = INT2ARRAYOID;
 	values[2] = PointerGetDatum(construct_array(atts, tr->ncols, INT2OID, 2, true, TYPALIGN_SHORT));
 	types[3] = INT4OID;
@@ -347,11 +347,11 @@ dpk_store_insert_tracked(const DpkTracked *tr, const char *mode,
 				   "$4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)",
 				   18, types, values, false, SPI_OK_INSERT);
 	else
-		store_exec("INSERT INTO dpkmeans_internal.tracked (relid, columns, attnums, d, k, "
+		store_exec("INSERT INTO dpkmeans_internal.tracked (relid, columns, d, k, "
 				   "epsilon, lower, upper, horizon, mode, size_hint, level, sum_share, state, "
 				   "dhat, copies, proj_seed, norm_share, sampler_version, state_format, "
 				   "trigger_format, home_system_id, home_timeline, home_database) VALUES "
-				   "($1::oid::regclass, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
+				   "($1::oid::regclass, $2, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
 				   "$14, $15, $16, $17, $18, $19, $20, " CppAsString2(DPK_TRIGGER_FORMAT)
 				   ", $21, $22, $23)",
 				   23, types, values, false, SPI_OK_INSERT);
