@@ -563,6 +563,56 @@ bench_fig_mean_nodes(const BenchFig *f, const double *w, const uint32_t *ts, int
 	return n > 0.0 ? exp(s / n) : NAN;
 }
 
+/* End of batch t (1-based) of nbatches over total rows: batch t is [end(t-1), end(t)). */
+static inline size_t
+bench_batch_end(uint32_t t, size_t total, uint32_t nbatches)
+{
+	return (size_t) ((unsigned __int128) total * t / nbatches);
+}
+
+/*
+ * Whether horizon T measures every release t >= T/4: releases 1 = all,
+ * 2 = a sample, 0 = all up to T = 256, a sample beyond.
+ */
+static inline bool
+bench_measure_all(int releases, uint32_t T)
+{
+	return releases == 1 || (releases == 0 && T <= 256);
+}
+
+/* The sample's stride: the given one, or the odd number nearest T/64. */
+static inline uint32_t
+bench_sample_stride(uint32_t stride, uint32_t T)
+{
+	uint32_t	s = stride ? stride : (T + 32) / 64;
+
+	if (stride == 0 && s % 2 == 0)
+		s--;
+	return s < 1 ? 1 : s;
+}
+
+/* Print the per-node-count means of live/one-shot and of live, one line. */
+static inline void
+bench_print_by_nodes(const BenchFig *ratio, const BenchFig *live, const double *w,
+					 const uint32_t *ts)
+{
+	int			k,
+				nd;
+
+	for (k = 0; k < 2; k++)
+	{
+		printf(k == 0 ? "    live/os by nodes:" : "   live by nodes:");
+		for (nd = 1; nd <= BENCH_MAX_NODES; nd++)
+		{
+			double		m = bench_fig_mean_nodes(k == 0 ? ratio : live, w, ts, nd);
+
+			if (!isnan(m))
+				printf("  %d: %.3f", nd, m);
+		}
+	}
+	printf("\n");
+}
+
 /* ---- the non-private reference along a stream ---- */
 
 /*

@@ -310,38 +310,13 @@ oneshot_cost(const DpkBox *box, const double *cur, size_t ncur, int k, double ep
 	return cost;
 }
 
-/* End of batch t (1-based): batch t is [batch_end(t-1), batch_end(t)). */
-static size_t
-batch_end(uint32_t t, size_t total, uint32_t nbatches)
-{
-	return (size_t) ((unsigned __int128) total * t / nbatches);
-}
-
-/* Whether horizon T measures every release t >= T/4. */
-static bool
-measure_all(const Options *opt, uint32_t T)
-{
-	return opt->releases == 1 || (opt->releases == 0 && T <= 256);
-}
-
-static uint32_t
-stride_of(const Options *opt, uint32_t T)
-{
-	uint32_t	s = opt->stride ? opt->stride : (T + 32) / 64;
-
-	if (s < 1)
-		s = 1;
-	if (opt->stride == 0 && s % 2 == 0)
-		s--;
-	return s < 1 ? 1 : s;
-}
-
 static void
 summary_init(Summary *sm, const Options *opt, uint32_t T)
 {
 	sm->ts = xmalloc(sizeof(uint32_t) * T);
 	sm->w = xmalloc(sizeof(double) * T);
-	sm->nrel = bench_release_list(T, measure_all(opt, T), stride_of(opt, T), sm->ts, sm->w);
+	sm->nrel = bench_release_list(T, bench_measure_all(opt->releases, T),
+								  bench_sample_stride(opt->stride, T), sm->ts, sm->w);
 	bench_fig_init(&sm->live, sm->nrel);
 	bench_fig_init(&sm->del, sm->nrel);
 	bench_fig_init(&sm->os, sm->nrel);
@@ -388,20 +363,20 @@ run_stream(const Data *ds, Row *row, Summary *sm, uint32_t T, int stream, int se
 
 	for (t = 1; t <= T && ri < sm->nrel; t++)
 	{
-		size_t		b0 = batch_end(t - 1, total, T),
-					b1 = batch_end(t, total, T);
+		size_t		b0 = bench_batch_end(t - 1, total, T),
+					b1 = bench_batch_end(t, total, T);
 		size_t		cur0;
 
 		live_apply(&lv, &ds->box, ds->points, b0, b1, +1);
 		if (!window)
 			live_apply(&lv_del, &ds->box, ds->points, b0, b1, +1);
 		if (window && t > half)
-			live_apply(&lv, &ds->box, ds->points, batch_end(t - half - 1, total, T),
-					   batch_end(t - half, total, T), -1);
+			live_apply(&lv, &ds->box, ds->points, bench_batch_end(t - half - 1, total, T),
+					   bench_batch_end(t - half, total, T), -1);
 		if (t != sm->ts[ri])
 			continue;
 
-		cur0 = window && t > half ? batch_end(t - half, total, T) : 0;
+		cur0 = window && t > half ? bench_batch_end(t - half, total, T) : 0;
 		{
 			const double *cur = ds->points + cur0 * d;
 			size_t		ncur = b1 - cur0;
@@ -469,7 +444,7 @@ print_header(const Options *opt)
 
 	for (i = 0; i < opt->nhorizons; i++)
 		snprintf(hs + strlen(hs), sizeof(hs) - strlen(hs), "%s%u%s", i ? "," : "",
-				 opt->horizons[i], measure_all(opt, opt->horizons[i]) ? "(all)" : "(sample)");
+				 opt->horizons[i], bench_measure_all(opt->releases, opt->horizons[i]) ? "(all)" : "(sample)");
 	for (i = 0; i < NDATA; i++)
 		if (opt->data[i])
 			snprintf(ds + strlen(ds), sizeof(ds) - strlen(ds), "%s%s", ds[0] ? "," : "",
@@ -505,7 +480,6 @@ print_summary(const Row *row, int data, uint32_t T, int stream, const Summary *s
 				r[64],
 				dl[64],
 				nv[16];
-	int			w;
 
 	if (sm->runs == 0)
 		return;
@@ -525,23 +499,7 @@ print_summary(const Row *row, int data, uint32_t T, int stream, const Summary *s
 		   data_name[data], stream_name[stream], T, sm->n, row->d, row->k, row->eps,
 		   sm->nrel, l, o, r, sm->ratio.max_single, dl, nv, sm->level,
 		   sm->coreset / sm->runs, sm->ms / sm->runs);
-	printf("    live/os by nodes:");
-	for (w = 1; w <= BENCH_MAX_NODES; w++)
-	{
-		double		m = bench_fig_mean_nodes(&sm->ratio, sm->w, sm->ts, w);
-
-		if (!isnan(m))
-			printf("  %d: %.3f", w, m);
-	}
-	printf("   live by nodes:");
-	for (w = 1; w <= BENCH_MAX_NODES; w++)
-	{
-		double		m = bench_fig_mean_nodes(&sm->live, sm->w, sm->ts, w);
-
-		if (!isnan(m))
-			printf("  %d: %.3f", w, m);
-	}
-	printf("\n");
+	bench_print_by_nodes(&sm->ratio, &sm->live, sm->w, sm->ts);
 	fflush(stdout);
 }
 

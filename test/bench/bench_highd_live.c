@@ -364,36 +364,13 @@ oneshot_cost(const DpkBox *box, const double *cur, size_t ncur, int k, double ep
 	return cost;
 }
 
-/* End of batch t (1-based): batch t is [batch_end(t-1), batch_end(t)). */
-static size_t
-batch_end(uint32_t t, size_t total, uint32_t nbatches)
-{
-	return (size_t) ((unsigned __int128) total * t / nbatches);
-}
-
-/* Whether horizon T measures every release t >= T/4. */
-static bool
-measure_all(const Options *opt, uint32_t T)
-{
-	return opt->releases == 1 || (opt->releases == 0 && T <= 256);
-}
-
-static uint32_t
-stride_of(const Options *opt, uint32_t T)
-{
-	uint32_t	s = opt->stride ? opt->stride : (T + 32) / 64;
-
-	if (opt->stride == 0 && s % 2 == 0)
-		s--;
-	return s < 1 ? 1 : s;
-}
-
 static void
 summary_init(Summary *sm, const Options *opt, uint32_t T)
 {
 	sm->ts = xmalloc(sizeof(uint32_t) * T);
 	sm->w = xmalloc(sizeof(double) * T);
-	sm->nrel = bench_release_list(T, measure_all(opt, T), stride_of(opt, T), sm->ts, sm->w);
+	sm->nrel = bench_release_list(T, bench_measure_all(opt->releases, T),
+								  bench_sample_stride(opt->stride, T), sm->ts, sm->w);
 	bench_fig_init(&sm->live, sm->nrel);
 	bench_fig_init(&sm->os, sm->nrel);
 	bench_fig_init(&sm->naive, sm->nrel);
@@ -455,18 +432,18 @@ run_stream(const MixData *mx, const DpkBox *box, Row *row, Summary *sm, uint32_t
 
 	for (t = 1; t <= T && ri < sm->nrel; t++)
 	{
-		size_t		b0 = batch_end(t - 1, total, T),
-					b1 = batch_end(t, total, T);
+		size_t		b0 = bench_batch_end(t - 1, total, T),
+					b1 = bench_batch_end(t, total, T);
 		size_t		cur0;
 
 		live_apply(&lv, box, mx->points, b0, b1, +1);
 		if (window && t > half)
-			live_apply(&lv, box, mx->points, batch_end(t - half - 1, total, T),
-					   batch_end(t - half, total, T), -1);
+			live_apply(&lv, box, mx->points, bench_batch_end(t - half - 1, total, T),
+					   bench_batch_end(t - half, total, T), -1);
 		if (t != sm->ts[ri])
 			continue;
 
-		cur0 = window && t > half ? batch_end(t - half, total, T) : 0;
+		cur0 = window && t > half ? bench_batch_end(t - half, total, T) : 0;
 		{
 			const double *cur = mx->points + cur0 * d;
 			size_t		ncur = b1 - cur0;
@@ -528,7 +505,7 @@ print_header(const Options *opt)
 
 	for (i = 0; i < opt->nhorizons; i++)
 		snprintf(hs + strlen(hs), sizeof(hs) - strlen(hs), "%s%u%s", i ? "," : "",
-				 opt->horizons[i], measure_all(opt, opt->horizons[i]) ? "(all)" : "(sample)");
+				 opt->horizons[i], bench_measure_all(opt->releases, opt->horizons[i]) ? "(all)" : "(sample)");
 	printf("# bench_highd_live: N=%zu seeds %d-%d (disjoint from the tuning seeds 0-9) "
 		   "horizons=%s box=[0,100]^d, mixture: centres uniform, separation>=15, sd in [2,6]\n",
 		   opt->n, opt->seed_base, opt->seed_base + opt->seeds - 1, hs);
@@ -547,31 +524,6 @@ print_header(const Options *opt)
 		   "oneshot mean worst", "live/os mean worst", "single", "naive", "L", "cells",
 		   "cores", "ms");
 	fflush(stdout);
-}
-
-/* The per-node-count means of live/oneshot and of live. */
-static void
-print_by_nodes(const Summary *sm)
-{
-	int			w;
-
-	printf("    live/os by nodes:");
-	for (w = 1; w <= BENCH_MAX_NODES; w++)
-	{
-		double		m = bench_fig_mean_nodes(&sm->ratio, sm->w, sm->ts, w);
-
-		if (!isnan(m))
-			printf("  %d: %.3f", w, m);
-	}
-	printf("   live by nodes:");
-	for (w = 1; w <= BENCH_MAX_NODES; w++)
-	{
-		double		m = bench_fig_mean_nodes(&sm->live, sm->w, sm->ts, w);
-
-		if (!isnan(m))
-			printf("  %d: %.3f", w, m);
-	}
-	printf("\n");
 }
 
 static void
@@ -600,7 +552,7 @@ print_summary(const Row *row, uint32_t T, int stream, const Summary *sm, const O
 		   opt->baselines ? sm->ratio.max_single : NAN,
 		   opt->baselines ? bench_fig_mean(&sm->naive, sm->w) : NAN, sm->level,
 		   (unsigned long long) sm->cells, sm->coreset / sm->runs, sm->ms / sm->runs);
-	print_by_nodes(sm);
+	bench_print_by_nodes(&sm->ratio, &sm->live, sm->w, sm->ts);
 	fflush(stdout);
 }
 
@@ -692,9 +644,9 @@ run_digits(const Options *opt)
 					  mix_hash4(keyseed, TAG_PROJ, 0, 0), opt);
 			for (t = 1; t <= T && ri < sm.nrel; t++)
 			{
-				size_t		b1 = batch_end(t, n, T);
+				size_t		b1 = bench_batch_end(t, n, T);
 
-				live_apply(&lv, &box, pts, batch_end(t - 1, n, T), b1, +1);
+				live_apply(&lv, &box, pts, bench_batch_end(t - 1, n, T), b1, +1);
 				if (t != sm.ts[ri])
 					continue;
 				{
@@ -731,7 +683,7 @@ run_digits(const Options *opt)
 			   "digits", T, n, eps, sm.nrel, l, o, r, sm.ratio.max_single,
 			   bench_fig_mean(&sm.naive, sm.w), bench_fig_mean(&sm.mean, sm.w), sm.level,
 			   (unsigned long long) sm.cells, sm.coreset / sm.runs);
-		print_by_nodes(&sm);
+		bench_print_by_nodes(&sm.ratio, &sm.live, sm.w, sm.ts);
 		fflush(stdout);
 	}
 	printf("# digits time %.1f s\n", (now_ms() - t_start) / 1e3);
