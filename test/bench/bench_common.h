@@ -580,6 +580,19 @@ bench_measure_all(int releases, uint32_t T)
 	return releases == 1 || (releases == 0 && T <= 256);
 }
 
+/* The value of --releases: auto 0, all 1, sample 2; -1 for anything else. */
+static inline int
+bench_parse_releases(const char *v)
+{
+	if (strcmp(v, "auto") == 0)
+		return 0;
+	if (strcmp(v, "all") == 0)
+		return 1;
+	if (strcmp(v, "sample") == 0)
+		return 2;
+	return -1;
+}
+
 /* The sample's stride: the given one, or the odd number nearest T/64. */
 static inline uint32_t
 bench_sample_stride(uint32_t stride, uint32_t T)

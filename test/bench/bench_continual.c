@@ -728,15 +728,8 @@ main(int argc, char **argv)
 			opt.airports = arg_value(argc, argv, &i);
 		else if (strcmp(a, "--releases") == 0)
 		{
-			const char *v = arg_value(argc, argv, &i);
-
-			if (strcmp(v, "auto") == 0)
-				opt.releases = 0;
-			else if (strcmp(v, "all") == 0)
-				opt.releases = 1;
-			else if (strcmp(v, "sample") == 0)
-				opt.releases = 2;
-			else
+			opt.releases = bench_parse_releases(arg_value(argc, argv, &i));
+			if (opt.releases < 0)
 				usage();
 		}
 		else if (strcmp(a, "--stride") == 0)
