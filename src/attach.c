@@ -16,6 +16,8 @@
 #include "catalog/dependency.h"
 #include "catalog/namespace.h"
 #include "catalog/objectaddress.h"
+#include "catalog/partition.h"
+#include "catalog/pg_inherits.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_trigger.h"
 #include "catalog/pg_type.h"
@@ -24,6 +26,7 @@
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/parsenodes.h"
+#include "storage/lmgr.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -43,11 +46,14 @@ static const char *const trigger_names[] = {
 	"dpkmeans_refuse_truncate"
 };
 
-/* Create one statement-level trigger on relid without any SQL text. */
+/* The row trigger counting what logical replication applies (trigger.c). */
+#define ROW_TRIGGER_NAME "dpkmeans_capture_row"
+
+/* Create one trigger on relid without any SQL text. */
 static void
-create_trigger(Oid relid, const char *name, const char *func, int16 timing,
-			   int16 events, bool old_table, bool new_table, List *columns,
-			   List *args)
+create_trigger_at(Oid relid, const char *name, const char *func, bool row,
+				  int16 timing, int16 events, bool old_table, bool new_table,
+				  List *columns, List *args)
 {
 	CreateTrigStmt *st = makeNode(CreateTrigStmt);
 
@@ -58,7 +64,7 @@ create_trigger(Oid relid, const char *name, const char *func, int16 timing,
 								get_rel_name(relid), -1);
 	st->funcname = list_make2(makeString("dpkmeans_internal"), makeString(pstrdup(func)));
 	st->args = args;
-	st->row = false;
+	st->row = row;
 	st->timing = timing;
 	st->events = events;
 	st->columns = columns;
@@ -85,6 +91,16 @@ create_trigger(Oid relid, const char *name, const char *func, int16 timing,
 	CreateTrigger(st, "dp_attach", relid, InvalidOid, InvalidOid, InvalidOid,
 				  InvalidOid, InvalidOid, NULL, false, false);
 	CommandCounterIncrement();
+}
+
+/* Create one statement-level trigger on relid. */
+static void
+create_trigger(Oid relid, const char *name, const char *func, int16 timing,
+			   int16 events, bool old_table, bool new_table, List *columns,
+			   List *args)
+{
+	create_trigger_at(relid, name, func, false, timing, events, old_table, new_table,
+					  columns, args);
 }
 
 /* Comma-separated %.17g values (round-trip exact). */
@@ -180,49 +196,134 @@ trigger_args(const DpkTracked *tr)
 }
 
 /*
- * Make a trigger fire ALWAYS: also for writes under session_replication_role
- * = replica, which would otherwise bypass it (src/guard.c keeps it so).
+ * Make a trigger fire ALWAYS (statement triggers: also for writes under
+ * session_replication_role = replica, which would otherwise bypass them) or
+ * on REPLICA only (the row trigger, for logical replication workers).
+ * src/guard.c keeps them so.
  */
 static void
-fire_always(Relation rel, const char *name)
+set_firing(Oid relid, const char *name, char fires)
 {
-	EnableDisableTrigger(rel, name, TRIGGER_FIRES_ALWAYS, false, ShareRowExclusiveLock);
+	Relation	rel = table_open(relid, NoLock);
+
+	EnableDisableTrigger(rel, name, fires, false, ShareRowExclusiveLock);
 	CommandCounterIncrement();
+	table_close(rel, NoLock);
 }
 
-/* Install the capture (or refusal) triggers, as the extension's owner. */
-static void
-install_triggers(Relation rel, const DpkTracked *tr)
+/*
+ * Install the capture (or refusal) triggers of tr on relid, tr's table or a
+ * table of its partition tree, as the extension's owner (see live.h and
+ * src/partition.c for which table gets which).
+ */
+void
+dpk_install_capture(const DpkTracked *tr, Oid relid)
 {
 	List	   *args = trigger_args(tr);
 	List	   *colnames = NIL;
+	char		relkind = get_rel_relkind(relid);
+	bool		is_root = relid == tr->relid;
 	int			i;
 
 	for (i = 0; i < tr->ncols; i++)
 		colnames = lappend(colnames, makeString(tr->colnames[i]));
-	create_trigger(tr->relid, trigger_names[0], "capture", TRIGGER_TYPE_AFTER,
+	create_trigger(relid, trigger_names[0], "capture", TRIGGER_TYPE_AFTER,
 				   TRIGGER_TYPE_INSERT, false, true, NIL, args);
 	if (tr->insert_only)
 	{
-		create_trigger(tr->relid, trigger_names[4], "refuse", TRIGGER_TYPE_BEFORE,
+		create_trigger(relid, trigger_names[4], "refuse", TRIGGER_TYPE_BEFORE,
 					   TRIGGER_TYPE_DELETE, false, false, NIL, NIL);
-		create_trigger(tr->relid, trigger_names[5], "refuse", TRIGGER_TYPE_BEFORE,
+		create_trigger(relid, trigger_names[5], "refuse", TRIGGER_TYPE_BEFORE,
 					   TRIGGER_TYPE_UPDATE, false, false, colnames, NIL);
-		create_trigger(tr->relid, trigger_names[6], "refuse", TRIGGER_TYPE_BEFORE,
+		create_trigger(relid, trigger_names[6], "refuse", TRIGGER_TYPE_BEFORE,
 					   TRIGGER_TYPE_TRUNCATE, false, false, NIL, NIL);
 	}
 	else
 	{
-		create_trigger(tr->relid, trigger_names[1], "capture", TRIGGER_TYPE_AFTER,
+		create_trigger(relid, trigger_names[1], "capture", TRIGGER_TYPE_AFTER,
 					   TRIGGER_TYPE_UPDATE, true, true, NIL, args);
-		create_trigger(tr->relid, trigger_names[2], "capture", TRIGGER_TYPE_AFTER,
+		create_trigger(relid, trigger_names[2], "capture", TRIGGER_TYPE_AFTER,
 					   TRIGGER_TYPE_DELETE, true, false, NIL, args);
-		create_trigger(tr->relid, trigger_names[3], "capture_truncate", TRIGGER_TYPE_AFTER,
-					   TRIGGER_TYPE_TRUNCATE, false, false, NIL, args);
+		/* a whole table negates its counters; a leaf partition counts its rows */
+		if (relkind == RELKIND_RELATION)
+			create_trigger(relid, trigger_names[3], "capture_truncate",
+						   is_root ? TRIGGER_TYPE_AFTER : TRIGGER_TYPE_BEFORE,
+						   TRIGGER_TYPE_TRUNCATE, false, false, NIL, args);
 	}
 	for (i = 0; i < (int) lengthof(trigger_names); i++)
-		if (OidIsValid(get_trigger_oid(tr->relid, trigger_names[i], true)))
-			fire_always(rel, trigger_names[i]);
+		if (OidIsValid(get_trigger_oid(relid, trigger_names[i], true)))
+			set_firing(relid, trigger_names[i], TRIGGER_FIRES_ALWAYS);
+	/* partitions get a clone of the root's row trigger from the server */
+	if (is_root)
+	{
+		create_trigger_at(relid, ROW_TRIGGER_NAME, "capture_row", true, TRIGGER_TYPE_AFTER,
+						  TRIGGER_TYPE_INSERT | TRIGGER_TYPE_UPDATE | TRIGGER_TYPE_DELETE,
+						  false, false, NIL, args);
+		set_firing(relid, ROW_TRIGGER_NAME, TRIGGER_FIRES_ON_REPLICA);
+	}
+}
+
+/* Drop the capture triggers of relid (see live.h). */
+void
+dpk_drop_capture(Oid relid)
+{
+	size_t		i;
+
+	for (i = 0; i <= lengthof(trigger_names); i++)
+	{
+		const char *name = i < lengthof(trigger_names) ? trigger_names[i] : ROW_TRIGGER_NAME;
+		Oid			trigoid = get_trigger_oid(relid, name, true);
+
+		/* a partition's row trigger is a clone: it goes with the root's */
+		if (OidIsValid(trigoid) && !(i == lengthof(trigger_names) &&
+									 get_rel_relispartition(relid)))
+		{
+			ObjectAddress obj;
+
+			ObjectAddressSet(obj, TriggerRelationId, trigoid);
+			performDeletion(&obj, DROP_RESTRICT, 0);
+		}
+	}
+}
+
+/*
+ * ERROR unless relid can be attached: an ordinary table that neither has nor
+ * is an inheritance child, or the root of a partitioned table (writes into a
+ * partition or a child would bypass the capture of a table attached alone).
+ */
+static void
+check_relation(Oid relid)
+{
+	char		relkind = get_rel_relkind(relid);
+	const char *name = get_rel_name(relid);
+
+	if (relkind == RELKIND_PARTITIONED_TABLE || relkind == RELKIND_RELATION)
+	{
+		if (get_rel_relispartition(relid))
+			ereport(ERROR,
+					(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+					 errmsg("\"%s\" is a partition of \"%s\"", name,
+							get_rel_name(get_partition_parent(relid, true))),
+					 errdetail("Writes through its parent would bypass the capture of a partition attached alone."),
+					 errhint("Attach the partitioned table at the root of its tree: it covers every partition.")));
+		if (relkind == RELKIND_RELATION && (has_subclass(relid) || has_superclass(relid)))
+			ereport(ERROR,
+					(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+					 errmsg("\"%s\" has inheritance parents or children", name),
+					 errdetail("Statements on an inheritance parent write its children's rows without their triggers."),
+					 errhint("Use declarative partitioning (dp_attach the partitioned table), or a table without inheritance.")));
+		return;
+	}
+	if (relkind == RELKIND_FOREIGN_TABLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is a foreign table", name),
+				 errdetail("dpkmeans counts rows with triggers on the table that stores them."),
+				 errhint("Attach the table on the server that stores its rows.")));
+	ereport(ERROR,
+			(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+			 errmsg("\"%s\" is not a table", name),
+			 errdetail("dpkmeans attaches to ordinary and partitioned tables (not views or materialized views).")));
 }
 
 /* ERROR unless every node scale of cfg has an exact representation. */
@@ -291,6 +392,8 @@ dp_attach(PG_FUNCTION_ARGS)
 	int			i;
 	bool		attached;
 	double		size_hint_arg;
+	List	   *tree;
+	ListCell   *lc;
 
 	for (i = 0; i < 8; i++)
 		if (PG_ARGISNULL(i) && i != 4 && i != 5)
@@ -308,11 +411,7 @@ dp_attach(PG_FUNCTION_ARGS)
 	size_hint_arg = PG_ARGISNULL(8) ? 0.0 : PG_GETARG_FLOAT8(8);
 
 	dpk_pg_check_table_owner(tr.relid, "attach it");
-	if (get_rel_relkind(tr.relid) != RELKIND_RELATION)
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not an ordinary table", get_rel_name(tr.relid)),
-				 errdetail("dpkmeans attaches to ordinary tables (not views, partitioned or foreign tables).")));
+	check_relation(tr.relid);
 	dpk_pg_check_k(tr.k, 0);
 	dpk_pg_check_epsilon(tr.epsilon, "epsilon");
 	dpk_pg_check_box(PG_ARGISNULL(4) ? NULL : PG_GETARG_ARRAYTYPE_P(4),
@@ -323,6 +422,8 @@ dp_attach(PG_FUNCTION_ARGS)
 
 	/* No write may slip between the backfill scan and the triggers. */
 	rel = table_open(tr.relid, ShareRowExclusiveLock);
+	tree = dpk_tree_relids(tr.relid, ShareRowExclusiveLock);
+	dpk_check_tree(tr.relid);
 	dpk_shape_init(&shape, rel, tr.d, 0, attnums, tr.ncols, tr.lower, tr.upper);
 
 	dpk_live_defaults(&cfg, tr.d, tr.k, tr.epsilon, (uint32_t) tr.horizon, tr.insert_only);
@@ -361,14 +462,15 @@ dp_attach(PG_FUNCTION_ARGS)
 
 	/* Backfill: the existing rows are events of release 1. */
 	dpk_cellmap_init(&backfill, tr.d);
-	dpk_scan_table(rel, &shape, &backfill, true);
+	dpk_scan_tree(&tr, tr.relid, &backfill, true);
 
 	dpk_pg_strong_random(key, sizeof(key));
 	dpk_store_begin(&sw);
 	dpk_store_insert_tracked(&tr, mode, attnums, key);
 	explicit_bzero(key, sizeof(key));
 	/* Triggers, created as the extension owner (their functions are not public). */
-	install_triggers(rel, &tr);
+	foreach(lc, tree)
+		dpk_install_capture(&tr, lfirst_oid(lc));
 	/* The backfill as the first delta: release 1 folds it. */
 	dpk_store_append_delta(tr.relid, &backfill,
 						   dpk_store_is_v01() ? 0
@@ -386,25 +488,16 @@ dp_detach(PG_FUNCTION_ARGS)
 	Oid			relid = dpk_pg_table_arg(fcinfo);
 	DpkOwnerSwitch sw;
 	Relation	rel;
-	size_t		i;
+	ListCell   *lc;
 
 	dpk_pg_check_table_owner(relid, "detach it");
 	rel = table_open(relid, ShareRowExclusiveLock);
 	dpk_store_begin(&sw);
 	if (!dpk_store_is_attached(relid))
 		dpk_store_not_attached(relid);
-	for (i = 0; i < lengthof(trigger_names); i++)
-	{
-		Oid			trigoid = get_trigger_oid(relid, trigger_names[i], true);
-
-		if (OidIsValid(trigoid))
-		{
-			ObjectAddress obj;
-
-			ObjectAddressSet(obj, TriggerRelationId, trigoid);
-			performDeletion(&obj, DROP_RESTRICT, 0);
-		}
-	}
+	/* root first: its row trigger takes the partitions' clones with it */
+	foreach(lc, dpk_tree_relids(relid, ShareRowExclusiveLock))
+		dpk_drop_capture(lfirst_oid(lc));
 	dpk_store_delete_table(relid);
 	dpk_store_end(&sw);
 	table_close(rel, NoLock);
@@ -438,6 +531,34 @@ dp_confirm_history(PG_FUNCTION_ARGS)
 				 errmsg("dp_confirm_history needs dpkmeans 0.2"),
 				 errhint("Run ALTER EXTENSION dpkmeans UPDATE.")));
 	dpk_store_set_home(relid, &home);
+	dpk_store_end(&sw);
+	PG_RETURN_VOID();
+}
+
+/*
+ * dpkmeans_internal.add_row_capture(tbl): the row trigger for logical
+ * replication on a table attached before it existed (the 0.2 -> 0.3
+ * upgrade).  Does nothing when the table has it.
+ */
+PG_FUNCTION_INFO_V1(dpk_add_row_capture);
+Datum
+dpk_add_row_capture(PG_FUNCTION_ARGS)
+{
+	Oid			relid = dpk_pg_table_arg(fcinfo);
+	DpkOwnerSwitch sw;
+	DpkTracked	tr;
+
+	LockRelationOid(relid, ShareRowExclusiveLock);
+	dpk_store_begin(&sw);
+	if (!dpk_store_read_tracked(relid, false, CurrentMemoryContext, &tr))
+		dpk_store_not_attached(relid);
+	if (!OidIsValid(get_trigger_oid(relid, ROW_TRIGGER_NAME, true)))
+	{
+		create_trigger_at(relid, ROW_TRIGGER_NAME, "capture_row", true, TRIGGER_TYPE_AFTER,
+						  TRIGGER_TYPE_INSERT | TRIGGER_TYPE_UPDATE | TRIGGER_TYPE_DELETE,
+						  false, false, NIL, trigger_args(&tr));
+		set_firing(relid, ROW_TRIGGER_NAME, TRIGGER_FIRES_ON_REPLICA);
+	}
 	dpk_store_end(&sw);
 	PG_RETURN_VOID();
 }

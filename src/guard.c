@@ -10,7 +10,12 @@
  * type of a tracked column (a rewrite with USING would change values without
  * any trigger firing) and renaming a tracked column (columns are resolved by
  * name).  Dropping a tracked column is refused by the sql_drop event trigger
- * of the install script.  Detach first to do any of these.
+ * of the install script.  Detach first to do any of these.  The same holds
+ * for every partition of an attached partitioned table, whose partition DDL
+ * is checked and counted by src/partition.c; a new inheritance child of an
+ * attached table is refused (statements on the parent would write its rows
+ * without its triggers).  The row trigger for logical replication fires on
+ * REPLICA (or ALWAYS): only disabling it is refused.
  */
 #include "postgres.h"
 
@@ -32,7 +37,10 @@ is_dpk_trigger(const char *name)
 	return name != NULL && strncmp(name, "dpkmeans_", 9) == 0;
 }
 
-/* The tracked columns of relid, or NULL when it is not attached. */
+/*
+ * The configuration of the attached table covering relid (relid itself or
+ * the root of its partition tree), or NULL when there is none.
+ */
 static DpkTracked *
 attached_config(Oid relid)
 {
@@ -40,6 +48,7 @@ attached_config(Oid relid)
 	DpkTracked *tr;
 	bool		attached;
 
+	relid = dpk_attached_root(relid);
 	if (!OidIsValid(relid))
 		return NULL;
 	tr = palloc0(sizeof(DpkTracked));
@@ -61,10 +70,20 @@ is_tracked_column(const DpkTracked *tr, const char *name)
 	return false;
 }
 
-/* ERROR: a DDL on an attached table that dpkmeans refuses. */
+/* ERROR: a DDL on an attached table (or one of its partitions) that dpkmeans refuses. */
 static void
 refuse(Oid relid, const char *what)
 {
+	Oid			root = dpk_attached_root(relid);
+
+	if (OidIsValid(root) && root != relid)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot %s: table \"%s\" is a partition of \"%s\", attached to dpkmeans",
+						what, get_rel_name(relid), get_rel_name(root)),
+				 errdetail("Its capture triggers must see every write, and its tracked columns are found by name."),
+				 errhint("Run dp_detach on \"%s\" first (its releases are then removed).",
+						 get_rel_name(root))));
 	ereport(ERROR,
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 			 errmsg("cannot %s: table \"%s\" is attached to dpkmeans", what, get_rel_name(relid)),
@@ -76,10 +95,27 @@ refuse(Oid relid, const char *what)
 static void
 guard_alter_table(AlterTableStmt *stmt)
 {
-	Oid			relid = RangeVarGetRelid(stmt->relation, NoLock, true);
-	DpkTracked *tr = attached_config(relid);
+	Oid			relid;
+	DpkTracked *tr;
 	ListCell   *lc;
 
+	if (stmt->objtype != OBJECT_TABLE && stmt->objtype != OBJECT_FOREIGN_TABLE)
+		return;
+	relid = RangeVarGetRelid(stmt->relation, NoLock, true);
+	foreach(lc, stmt->cmds)
+	{
+		AlterTableCmd *cmd = (AlterTableCmd *) lfirst(lc);
+
+		if (cmd->subtype == AT_AddInherit)
+		{
+			Oid			parent = RangeVarGetRelid((RangeVar *) cmd->def, NoLock, true);
+
+			if (attached_config(parent) != NULL)
+				refuse(parent, psprintf("make \"%s\" an inheritance child", get_rel_name(relid)));
+		}
+	}
+	dpk_partition_check_alter(stmt);
+	tr = attached_config(relid);
 	if (tr == NULL)
 		return;
 	foreach(lc, stmt->cmds)
@@ -88,6 +124,9 @@ guard_alter_table(AlterTableStmt *stmt)
 
 		switch (cmd->subtype)
 		{
+			case AT_AddInherit:
+				refuse(relid, "make it an inheritance child");
+				break;
 			case AT_AlterColumnType:
 				if (is_tracked_column(tr, cmd->name))
 					refuse(relid, psprintf("change the type of tracked column \"%s\"", cmd->name));
@@ -100,9 +139,13 @@ guard_alter_table(AlterTableStmt *stmt)
 			case AT_EnableTrigUser:
 				refuse(relid, "make its triggers fire on origin only");
 				break;
+			case AT_EnableReplicaTrig:
+				/* how the row trigger is created, and how pg_dump restores it */
+				if (cmd->name != NULL && strcmp(cmd->name, "dpkmeans_capture_row") == 0)
+					break;
+				/* FALLTHROUGH */
 			case AT_DisableTrig:
 			case AT_EnableTrig:
-			case AT_EnableReplicaTrig:
 				if (is_dpk_trigger(cmd->name))
 					refuse(relid, psprintf("change when trigger \"%s\" fires", cmd->name));
 				break;
@@ -153,9 +196,28 @@ guard_rename(RenameStmt *stmt)
 		refuse(relid, psprintf("rename trigger \"%s\"", stmt->subname));
 }
 
+/* CREATE TABLE ... INHERITS an attached table (partitions are welcome). */
+static void
+guard_create_child(CreateStmt *stmt)
+{
+	ListCell   *lc;
+
+	if (stmt->partbound != NULL)
+		return;
+	foreach(lc, stmt->inhRelations)
+	{
+		Oid			parent = RangeVarGetRelid((RangeVar *) lfirst(lc), NoLock, true);
+
+		if (attached_config(parent) != NULL)
+			refuse(parent, psprintf("create \"%s\" as its inheritance child",
+									stmt->relation->relname));
+	}
+}
+
 /*
  * dpkmeans_internal.guard_ddl(): the ddl_command_start event trigger for
- * ALTER TABLE, ALTER TRIGGER and DROP TRIGGER (see the file header).
+ * ALTER TABLE, ALTER TRIGGER, DROP TRIGGER, CREATE TABLE, CREATE FOREIGN
+ * TABLE and DROP TABLE (see the file header).
  */
 PG_FUNCTION_INFO_V1(dpk_guard_ddl);
 Datum
@@ -172,6 +234,12 @@ dpk_guard_ddl(PG_FUNCTION_ARGS)
 		guard_alter_table((AlterTableStmt *) tree);
 	else if (IsA(tree, DropStmt) && ((DropStmt *) tree)->removeType == OBJECT_TRIGGER)
 		guard_drop_trigger((DropStmt *) tree);
+	else if (IsA(tree, DropStmt) && ((DropStmt *) tree)->removeType == OBJECT_TABLE)
+		dpk_partition_before_drop((DropStmt *) tree);
+	else if (IsA(tree, CreateStmt))
+		guard_create_child((CreateStmt *) tree);
+	else if (IsA(tree, CreateForeignTableStmt))
+		dpk_partition_check_create_foreign((CreateForeignTableStmt *) tree);
 	else if (IsA(tree, RenameStmt))
 		guard_rename((RenameStmt *) tree);
 	PG_RETURN_VOID();

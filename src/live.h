@@ -8,6 +8,8 @@
 #include "postgres.h"
 
 #include "executor/tuptable.h"
+#include "nodes/parsenodes.h"
+#include "storage/lockdefs.h"
 #include "utils/relcache.h"
 
 #include "live_core.h"
@@ -76,6 +78,45 @@ void		dpk_scan_table(Relation rel, DpkShape *shape, DpkCellMap *map,
 						   bool progress);
 
 struct DpkTracked;
+
+/* Read the tracked columns (by name) of another table of the same tree. */
+void		dpk_shape_bind(DpkShape *shape, Relation rel, char **colnames);
+
+/*
+ * Partitioned tables (src/partition.c).  dpk_capture_root: the table whose
+ * counters a write into rel feeds (rel itself, or the root of its partition
+ * tree).  dpk_attached_root: that root when it is attached, else InvalidOid.
+ * dpk_tree_relids: relid and, for a partitioned table, every partition under
+ * it at any depth, relid first, locked in lockmode.
+ */
+Oid			dpk_capture_root(Relation rel);
+Oid			dpk_attached_root(Oid relid);
+List	   *dpk_tree_relids(Oid relid, LOCKMODE lockmode);
+
+/* ERROR if a table of the tree under relid is a foreign table. */
+void		dpk_check_tree(Oid relid);
+
+/* Count every row stored under relid into map (tr's shape, by column name). */
+void		dpk_scan_tree(const struct DpkTracked *tr, Oid relid, DpkCellMap *map,
+						  bool progress);
+
+/* Append to root's deltas the rows stored under sub with sign +1 or -1. */
+void		dpk_partition_count(Oid root, Oid sub, int sign);
+
+/* Checks and counting at ddl_command_start (called by src/guard.c). */
+void		dpk_partition_before_drop(DropStmt *stmt);
+void		dpk_partition_check_alter(AlterTableStmt *stmt);
+void		dpk_partition_check_create_foreign(CreateForeignTableStmt *stmt);
+
+/*
+ * Capture triggers of tr's table on relid (tr's table or a partition under
+ * it): statement triggers on every table, the truncate trigger on tables
+ * with storage, the row trigger for logical replication on the root only
+ * (partitions get clones).  dpk_drop_capture removes them from one table.
+ * Both run as the extension's owner (between dpk_store_begin and _end).
+ */
+void		dpk_install_capture(const struct DpkTracked *tr, Oid relid);
+void		dpk_drop_capture(Oid relid);
 
 /*
  * Start a reader of a table's releases: ERROR (42501) unless the caller is

@@ -187,14 +187,13 @@ dp_verify(PG_FUNCTION_ARGS)
 	DpkTracked	tr;
 	DpkOwnerSwitch sw;
 	DpkCellMap	recount;
-	AttrNumber *attnums;
-	DpkShape	shape;
 	Relation	rel;
 	bool		same;
 	MemoryContext callerctx = CurrentMemoryContext;
 
 	dpk_pg_check_table_owner(relid, "verify it");
 	rel = table_open(relid, AccessShareLock);
+	(void) dpk_tree_relids(relid, AccessShareLock);
 	dpk_store_begin(&sw);
 	if (!dpk_store_read_tracked(relid, false, callerctx, &tr))
 		dpk_store_not_attached(relid);
@@ -206,12 +205,9 @@ dp_verify(PG_FUNCTION_ARGS)
 	}
 	dpk_store_end(&sw);
 
-	attnums = dpk_resolve_columns(rel, tr.colnames, tr.ncols);
-	dpk_shape_init(&shape, rel, tr.d, tr.level, attnums, tr.ncols, tr.lower, tr.upper);
-	if (tr.dhat > 0)
-		dpk_shape_set_projection(&shape, tr.dhat, tr.copies, tr.proj_seed, DPK_LIVE_HALF_WIDTH);
+	/* every partition, at any depth (a plain table is its own tree) */
 	dpk_cellmap_init(&recount, tr.d);
-	dpk_scan_table(rel, &shape, &recount, false);
+	dpk_scan_tree(&tr, relid, &recount, false);
 	same = dpk_cellmap_equal(&recount, &tr.state);
 	table_close(rel, AccessShareLock);
 	PG_RETURN_BOOL(same);

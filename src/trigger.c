@@ -7,6 +7,12 @@
  * for the whole statement, so a bulk COPY costs one extra row.  Concurrent
  * writers only ever append, never update shared rows, so they never block
  * each other; the deltas are folded into the state at the next release.
+ *
+ * Changes are counted into the attached table's counters: the table itself,
+ * or the root of its partition tree (src/partition.c).  Logical replication
+ * workers fire row triggers only (and their initial copy fires both), so
+ * there the statement triggers stand aside and dpkmeans_internal.capture_row
+ * counts each applied row.
  */
 #include "postgres.h"
 
@@ -18,6 +24,7 @@
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "replication/logicalworker.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -65,6 +72,18 @@ dpk_shape_init(DpkShape *shape, Relation rel, int d, int level,
 	shape->nbuf = shape->capbuf = 0;
 	dpk_live_defaults(&shape->live, d, 1, 1.0, 1, false);
 	shape->live.level = level;
+}
+
+/* Read the tracked columns of another table of the same tree (see live.h). */
+void
+dpk_shape_bind(DpkShape *shape, Relation rel, char **colnames)
+{
+	AttrNumber *attnums = dpk_resolve_columns(rel, colnames, shape->ncols);
+
+	memcpy(shape->attnums, attnums, shape->ncols * sizeof(AttrNumber));
+	dpk_pg_point_reader_init(&shape->reader, RelationGetDescr(rel), shape->attnums,
+							 shape->ncols, shape->d,
+							 psprintf("table \"%s\"", RelationGetRelationName(rel)));
 }
 
 /* Projected cells for a high-dimensional table (see live.h). */
@@ -399,6 +418,9 @@ dpk_capture(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("dpkmeans_internal.capture must be an AFTER ... FOR EACH STATEMENT trigger")));
+	/* Rows a logical replication worker writes are counted row by row. */
+	if (IsLogicalWorker())
+		return PointerGetDatum(NULL);
 
 	ctx = AllocSetContextCreate(CurrentMemoryContext, "dpkmeans capture",
 								ALLOCSET_DEFAULT_SIZES);
@@ -422,7 +444,7 @@ dpk_capture(PG_FUNCTION_ARGS)
 		DpkOwnerSwitch sw;
 
 		dpk_store_begin(&sw);
-		dpk_store_append_delta(RelationGetRelid(td->tg_relation), &map,
+		dpk_store_append_delta(dpk_capture_root(td->tg_relation), &map,
 							   dpk_store_is_v01() ? 0 : dpk_pad_cells(&shape.live, rows));
 		dpk_store_end(&sw);
 	}
@@ -432,10 +454,13 @@ dpk_capture(PG_FUNCTION_ARGS)
 }
 
 /*
- * dpkmeans_internal.capture_truncate(): AFTER TRUNCATE.  TRUNCATE deletes
- * every row; the table's current counters are the folded state plus the
- * pending deltas (TRUNCATE's exclusive lock means none is in flight), so the
- * change is their negation.
+ * dpkmeans_internal.capture_truncate(): AFTER TRUNCATE on an attached
+ * ordinary table, BEFORE TRUNCATE on each leaf partition of an attached
+ * partitioned table.  TRUNCATE deletes every row.  For a whole table, its
+ * current counters are the folded state plus the pending deltas (TRUNCATE's
+ * exclusive lock means none is in flight), so the change is their negation.
+ * A leaf partition holds only part of them: its rows are counted before they
+ * go (src/partition.c).
  */
 PG_FUNCTION_INFO_V1(dpk_capture_truncate);
 Datum
@@ -452,7 +477,13 @@ dpk_capture_truncate(PG_FUNCTION_ARGS)
 	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_BY_TRUNCATE(td->tg_event))
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("dpkmeans_internal.capture_truncate must be an AFTER TRUNCATE trigger")));
+				 errmsg("dpkmeans_internal.capture_truncate must be a TRUNCATE trigger")));
+	if (TRIGGER_FIRED_BEFORE(td->tg_event))
+	{
+		dpk_partition_count(dpk_capture_root(td->tg_relation),
+							RelationGetRelid(td->tg_relation), -1);
+		return PointerGetDatum(NULL);
+	}
 	relid = RelationGetRelid(td->tg_relation);
 	shape_from_trigger(&shape, td);
 	dpk_store_begin(&sw);
@@ -471,6 +502,53 @@ dpk_capture_truncate(PG_FUNCTION_ARGS)
 						   dpk_store_is_v01() ? 0
 						   : dpk_pad_cells(&shape.live, dpk_state_rows(&shape.live, &tr.state)));
 	dpk_store_end(&sw);
+	return PointerGetDatum(NULL);
+}
+
+/*
+ * dpkmeans_internal.capture_row(): AFTER INSERT OR UPDATE OR DELETE FOR EACH
+ * ROW, enabled for replica sessions only.  Logical replication workers fire
+ * row triggers only, so this counts what they apply (the initial table copy
+ * included), one padded delta per row; in any other session the statement
+ * triggers count and this does nothing.
+ */
+PG_FUNCTION_INFO_V1(dpk_capture_row);
+Datum
+dpk_capture_row(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	MemoryContext ctx,
+				old;
+	DpkShape	shape;
+	DpkCellMap	map;
+	DpkOwnerSwitch sw;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_FOR_ROW(td->tg_event) ||
+		!TRIGGER_FIRED_AFTER(td->tg_event))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("dpkmeans_internal.capture_row must be an AFTER ... FOR EACH ROW trigger")));
+	if (!IsLogicalWorker())
+		return PointerGetDatum(NULL);
+
+	ctx = AllocSetContextCreate(CurrentMemoryContext, "dpkmeans capture row",
+								ALLOCSET_SMALL_SIZES);
+	old = MemoryContextSwitchTo(ctx);
+	shape_from_trigger(&shape, td);
+	dpk_cellmap_init(&map, shape.d);
+	if (TRIGGER_FIRED_BY_DELETE(td->tg_event) || TRIGGER_FIRED_BY_UPDATE(td->tg_event))
+		dpk_shape_add_slot(&shape, &map, td->tg_trigslot, -1);
+	if (TRIGGER_FIRED_BY_INSERT(td->tg_event))
+		dpk_shape_add_slot(&shape, &map, td->tg_trigslot, +1);
+	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
+		dpk_shape_add_slot(&shape, &map, td->tg_newslot, +1);
+	dpk_shape_flush(&shape, &map);
+	dpk_store_begin(&sw);
+	dpk_store_append_delta(dpk_capture_root(td->tg_relation), &map,
+						   dpk_pad_cells(&shape.live, 1));
+	dpk_store_end(&sw);
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(ctx);
 	return PointerGetDatum(NULL);
 }
 
