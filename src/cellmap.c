@@ -5,6 +5,7 @@
  */
 #include "cellmap.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "dpk_mem.h"
@@ -218,22 +219,53 @@ nonzero_cells(const DpkCellMap *m)
 	return n;
 }
 
-/* Write the non-zero cells of m at p (n of them); returns the end. */
+/* A cell of a map and its slot, for writing cells in key order. */
+typedef struct CellSlot
+{
+	uint64_t	key;
+	size_t		slot;
+} CellSlot;
+
+/* qsort order of CellSlot: ascending key. */
+static int
+cmp_cell_slot(const void *a, const void *b)
+{
+	uint64_t	ka = ((const CellSlot *) a)->key,
+				kb = ((const CellSlot *) b)->key;
+
+	return ka < kb ? -1 : ka > kb;
+}
+
+/*
+ * Write the non-zero cells of m at p (n of them) in ascending cell order;
+ * returns the end.  The order makes the bytes a function of the counters
+ * alone: equal states serialise equally whatever history built them (the
+ * hash slots would reflect the order of insertions and growths).
+ */
 static uint8_t *
 put_cells(const DpkCellMap *m, uint8_t *p)
 {
 	int			w = 1 + m->d;
-	size_t		i;
+	size_t		i,
+				n = 0;
 	int			j;
+	CellSlot   *order = dpk_alloc((nonzero_cells(m) + 1) * sizeof(CellSlot));
 
 	for (i = 0; i < m->cap; i++)
 		if (m->keys[i] != 0 && !all_zero(m->vals + i * w, w))
 		{
-			put64(p, m->keys[i] - 1);
-			p += 8;
-			for (j = 0; j < w; j++, p += 8)
-				put64(p, (uint64_t) m->vals[i * w + j]);
+			order[n].key = m->keys[i];
+			order[n++].slot = i;
 		}
+	qsort(order, n, sizeof(CellSlot), cmp_cell_slot);
+	for (i = 0; i < n; i++)
+	{
+		put64(p, order[i].key - 1);
+		p += 8;
+		for (j = 0; j < w; j++, p += 8)
+			put64(p, (uint64_t) m->vals[order[i].slot * w + j]);
+	}
+	dpk_free(order);
 	return p;
 }
 
