@@ -43,6 +43,13 @@ $node->safe_psql('src', q{
 	INSERT INTO dropped SELECT i % 50, i % 40 FROM generate_series(1, 2000) i;
 	SELECT dp_attach('dropped', ARRAY['x1', 'x2'], 3, 1.0, ARRAY[0, 0], ARRAY[50, 50]);
 	SELECT dp_release('dropped');
+	CREATE TABLE parts (id int, x float8, y float8) PARTITION BY RANGE (id);
+	CREATE TABLE parts_a PARTITION OF parts FOR VALUES FROM (0) TO (1000);
+	CREATE TABLE parts_b PARTITION OF parts FOR VALUES FROM (1000) TO (2000);
+	INSERT INTO parts SELECT i, i % 100, i % 37 FROM generate_series(0, 1999) i;
+	SELECT dp_attach('parts', ARRAY['x', 'y'], 3, 1.0, ARRAY[0, 0], ARRAY[100, 100]);
+	SELECT dp_release('parts');
+	INSERT INTO parts_b VALUES (1999, 5, 5);
 });
 
 my $q_centers = "SELECT array_agg(center ORDER BY cluster) FROM dp_centers('geo.trips', 4)";
@@ -73,7 +80,13 @@ is($node->safe_psql('dst', "SELECT array_agg(noisy_cost ORDER BY k) FROM dp_cost
 is($node->safe_psql('dst', "SELECT array_agg(center ORDER BY cluster) FROM dp_centers('emb', 2)"),
 	$before{emb}, 'array-column table identical');
 is($node->safe_psql('dst', "SELECT count(*) FROM pg_trigger WHERE tgrelid = 'geo.trips'::regclass AND tgname LIKE 'dpkmeans%'"),
-	'4', 'triggers in place');
+	'5', 'triggers in place (4 statement triggers, the row trigger for logical replication)');
+is($node->safe_psql('dst', "SELECT dp_verify('parts')"), 't', 'partitioned table: state restored');
+is($node->safe_psql('dst', "SELECT count(*) FROM pg_trigger WHERE tgrelid = 'parts_b'::regclass "
+	. "AND tgname LIKE 'dpkmeans%' AND tgenabled = CASE WHEN tgname = 'dpkmeans_capture_row' THEN 'R' ELSE 'A' END"),
+	'5', 'partitioned table: partition triggers restored as they were');
+$node->safe_psql('dst', "INSERT INTO parts VALUES (1, 9, 9), (1500, 8, 8); DELETE FROM parts_a WHERE id < 5");
+is($node->safe_psql('dst', "SELECT dp_verify('parts')"), 't', 'partitioned table: writes after restore counted');
 is($node->safe_psql('dst', "SELECT dp_verify('geo.trips')"), 't', 'state and pending changes restored');
 is($node->safe_psql('dst', "SELECT array_agg(center ORDER BY cluster) FROM dp_centers('vec16', 3)"),
 	$before{vec}, 'high-dimensional table identical');
