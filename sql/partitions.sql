@@ -150,3 +150,4 @@ SELECT dp_verify('io') AS verify, (SELECT count(*) FROM io) AS io_rows;
 SELECT dp_detach('m');
 SELECT count(*) AS left_on_m FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
 WHERE t.tgname LIKE 'dpkmeans%' AND c.relname ~ '^m[0-9]?[ab]?$';
+SELECT dp_detach('flat'), dp_detach('io');

@@ -26,6 +26,7 @@
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/parsenodes.h"
+#include "parser/parse_func.h"
 #include "storage/lmgr.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -212,6 +213,18 @@ set_firing(Oid relid, const char *name, char fires)
 }
 
 /*
+ * Whether the installed SQL definitions (the extension's version, which may
+ * be older than this library) have dpkmeans_internal.name().
+ */
+static bool
+have_internal_function(const char *name)
+{
+	return OidIsValid(LookupFuncName(list_make2(makeString("dpkmeans_internal"),
+												makeString(pstrdup(name))),
+									 0, NULL, true));
+}
+
+/*
  * Install the capture (or refusal) triggers of tr on relid, tr's table or a
  * table of its partition tree, as the extension's owner (see live.h and
  * src/partition.c for which table gets which).
@@ -254,7 +267,7 @@ dpk_install_capture(const DpkTracked *tr, Oid relid)
 		if (OidIsValid(get_trigger_oid(relid, trigger_names[i], true)))
 			set_firing(relid, trigger_names[i], TRIGGER_FIRES_ALWAYS);
 	/* partitions get a clone of the root's row trigger from the server */
-	if (is_root)
+	if (is_root && have_internal_function("capture_row"))
 	{
 		create_trigger_at(relid, ROW_TRIGGER_NAME, "capture_row", true, TRIGGER_TYPE_AFTER,
 						  TRIGGER_TYPE_INSERT | TRIGGER_TYPE_UPDATE | TRIGGER_TYPE_DELETE,
@@ -412,6 +425,12 @@ dp_attach(PG_FUNCTION_ARGS)
 
 	dpk_pg_check_table_owner(tr.relid, "attach it");
 	check_relation(tr.relid);
+	if (get_rel_relkind(tr.relid) == RELKIND_PARTITIONED_TABLE &&
+		!have_internal_function("partition_ddl_end"))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("partitioned tables need dpkmeans 0.3"),
+				 errhint("Run ALTER EXTENSION dpkmeans UPDATE.")));
 	dpk_pg_check_k(tr.k, 0);
 	dpk_pg_check_epsilon(tr.epsilon, "epsilon");
 	dpk_pg_check_box(PG_ARGISNULL(4) ? NULL : PG_GETARG_ARRAYTYPE_P(4),
