@@ -37,3 +37,54 @@ CREATE EVENT TRIGGER dpkmeans_guard_ddl ON ddl_command_start
     WHEN TAG IN ('ALTER TABLE', 'ALTER TRIGGER', 'DROP TRIGGER', 'CREATE TABLE',
                  'CREATE FOREIGN TABLE', 'DROP TABLE')
     EXECUTE FUNCTION dpkmeans_internal.guard_ddl();
+
+-- A partition of an attached table dropped without its rows being counted
+-- first (by a cascade, e.g. DROP SCHEMA ... CASCADE) is refused: the
+-- counters would keep its rows.  DROP TABLE of a partition by name counts
+-- them (guard_ddl) and is accepted.
+CREATE FUNCTION dpkmeans_internal.partition_drop_counted(nspname text, relname text)
+RETURNS boolean AS 'MODULE_PATHNAME', 'dpk_partition_drop_counted' LANGUAGE C STRICT;
+REVOKE ALL ON FUNCTION dpkmeans_internal.partition_drop_counted(text, text) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION dpkmeans_internal.on_sql_drop() RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    obj record;
+    root_dropped boolean;
+BEGIN
+    -- the partitions of a dropped attached table go with it
+    SELECT EXISTS (SELECT 1 FROM pg_event_trigger_dropped_objects() o
+                   JOIN dpkmeans_internal.tracked t ON t.relid::oid = o.objid
+                   WHERE o.object_type = 'table')
+    INTO root_dropped;
+    FOR obj IN SELECT * FROM pg_event_trigger_dropped_objects() LOOP
+        IF obj.object_type = 'table' THEN
+            DELETE FROM dpkmeans_internal.tracked WHERE relid::oid = obj.objid;
+            DELETE FROM dpkmeans_internal.keys WHERE relid::oid = obj.objid;
+            DELETE FROM dpkmeans_internal.delta WHERE relid::oid = obj.objid;
+            DELETE FROM dpkmeans_internal.releases WHERE relid::oid = obj.objid;
+            DELETE FROM dpkmeans_internal.centers WHERE relid::oid = obj.objid;
+            DELETE FROM dpkmeans_internal.costs WHERE relid::oid = obj.objid;
+            DELETE FROM dpkmeans_internal.histogram WHERE relid::oid = obj.objid;
+            DELETE FROM dpkmeans_internal.readers WHERE relid::oid = obj.objid;
+        ELSIF obj.object_type = 'table column' AND EXISTS (
+                SELECT 1 FROM dpkmeans_internal.tracked
+                WHERE relid::oid = obj.objid
+                  AND obj.address_names[array_length(obj.address_names, 1)] = ANY (columns)) THEN
+            RAISE EXCEPTION 'cannot drop column % : it is tracked by dpkmeans', obj.object_identity
+                USING ERRCODE = 'dependent_objects_still_exist',
+                      HINT = 'Run dp_detach on the table first (its releases are then removed).';
+        ELSIF obj.object_type = 'trigger' AND NOT root_dropped
+              AND obj.address_names[3] = 'dpkmeans_capture_insert'
+              AND NOT dpkmeans_internal.partition_drop_counted(obj.address_names[1], obj.address_names[2])
+              AND NOT EXISTS (SELECT 1 FROM dpkmeans_internal.tracked t
+                              WHERE t.relid::oid = obj.objid) THEN
+            RAISE EXCEPTION 'cannot drop partition %.% of a table attached to dpkmeans by a cascade',
+                    obj.address_names[1], obj.address_names[2]
+                USING ERRCODE = 'dependent_objects_still_exist',
+                      DETAIL = 'Its rows would stay in the counters of the table it belongs to.',
+                      HINT = 'Drop or detach the partition by name first (its rows are then counted as deletions).';
+        END IF;
+    END LOOP;
+END
+$$;

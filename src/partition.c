@@ -30,7 +30,10 @@
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
 #include "storage/lmgr.h"
+#include "storage/proc.h"
+#include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
@@ -216,6 +219,53 @@ root_insert_only(Oid root)
 }
 
 /*
+ * Partitions whose rows dpk_partition_before_drop counted, as "schema.name",
+ * for the sql_drop check of the same transaction (identified by its local
+ * transaction id): a partition dropped without being counted (a DROP
+ * SCHEMA ... CASCADE, say) is refused there.
+ */
+static List *counted_drops = NIL;
+static LocalTransactionId counted_drops_lxid = InvalidLocalTransactionId;
+
+/* Remember that part's rows were counted before its DROP. */
+static void
+note_counted_drop(Oid part)
+{
+	MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+	if (counted_drops_lxid != MyProc->lxid)
+	{
+		list_free_deep(counted_drops);
+		counted_drops = NIL;
+		counted_drops_lxid = MyProc->lxid;
+	}
+	counted_drops = lappend(counted_drops,
+							psprintf("%s.%s", get_namespace_name(get_rel_namespace(part)),
+									 get_rel_name(part)));
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * dpkmeans_internal.partition_drop_counted(schema, name): whether a table
+ * dropped in this transaction had its rows counted first (see above).
+ */
+PG_FUNCTION_INFO_V1(dpk_partition_drop_counted);
+Datum
+dpk_partition_drop_counted(PG_FUNCTION_ARGS)
+{
+	char	   *name = psprintf("%s.%s", text_to_cstring(PG_GETARG_TEXT_PP(0)),
+								text_to_cstring(PG_GETARG_TEXT_PP(1)));
+	ListCell   *lc;
+
+	if (counted_drops_lxid != MyProc->lxid)
+		PG_RETURN_BOOL(false);
+	foreach(lc, counted_drops)
+		if (strcmp((char *) lfirst(lc), name) == 0)
+			PG_RETURN_BOOL(true);
+	PG_RETURN_BOOL(false);
+}
+
+/*
  * ddl_command_start of DROP TABLE: a dropped partition of an attached tree
  * takes its rows with it, so they are counted as deletions now, while they
  * can still be read (a failed DROP rolls the delta back with it).  Each
@@ -256,6 +306,7 @@ dpk_partition_before_drop(DropStmt *stmt)
 			if (list_member_oid(counted, leaf))
 				continue;
 			counted = lappend_oid(counted, leaf);
+			note_counted_drop(leaf);
 			if (get_rel_relkind(leaf) == RELKIND_RELATION)
 				dpk_partition_count(root, leaf, -1);
 		}
