@@ -3,7 +3,7 @@ EXTENSION = dpkmeans
 MODULE_big = dpkmeans
 DATA = sql/dpkmeans--0.1.sql sql/dpkmeans--0.1--0.2.sql sql/dpkmeans--0.2--0.3.sql
 
-CORE_SRCS = src/dpk_mem.c src/budget.c src/noise.c src/grid.c src/rugnik.c src/kmeans.c src/coreset.c src/lowd.c src/cellmap.c src/counter.c src/live_core.c src/projection.c src/lift.c src/highd.c
+CORE_SRCS = src/dpk_mem.c src/budget.c src/noise.c src/grid.c src/rugnik.c src/kmeans.c src/coreset.c src/lowd.c src/cellmap.c src/counter.c src/tree_estimator.c src/live_core.c src/live_noise.c src/projection.c src/lift.c src/highd.c
 GLUE_SRCS = src/pgutil.c src/dpkmeans.c src/oneshot.c src/store.c src/trigger.c src/attach.c src/release.c src/readers.c src/report.c src/guard.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 
@@ -145,3 +145,13 @@ bench-highd-live: test/bench/bin/bench_highd_live
 
 # every benchmark includes the shared benchmark header
 test/bench/bin/bench_oneshot test/bench/bin/bench_continual test/bench/bin/bench_highd test/bench/bin/bench_highd_live: test/bench/bench_common.h
+
+# ---- per-counter error of the continual-counter estimators ----
+test/bench/bin/bench_counter: test/bench/bench_counter.c $(CORE_SRCS) src/*.h
+	@mkdir -p test/bench/bin
+	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
+
+.PHONY: bench-counter
+bench-counter: test/bench/bin/bench_counter
+	@mkdir -p test/bench/out
+	./test/bench/bin/bench_counter | tee test/bench/out/counter.txt
