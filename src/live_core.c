@@ -159,7 +159,8 @@ dpk_live_choose_level(const DpkLiveConfig *cfg, double size_hint, double max_cel
 {
 	DpkLiveConfig probe = *cfg;
 	double		var,
-				m;
+				m,
+				shift;
 	int			level,
 				max_level;
 
@@ -176,7 +177,16 @@ dpk_live_choose_level(const DpkLiveConfig *cfg, double size_hint, double max_cel
 	/* noise too small to measure (huge epsilon): as fine as the caps allow */
 	if (!isfinite(m))
 		m = HUGE_VAL;
-	level = isinf(m) ? INT_MAX : (int) ceil(log2(fmax(m, 1.0)) - 0.25);
+	/*
+	 * With the least-squares counter, low-d grids one level coarser than
+	 * RUGNIK's m: its bound knows nothing of the in-cell means, which keep
+	 * the centres accurate in coarse cells, while a finer counted level
+	 * pays its noise 2^d times over wherever a release sums it up
+	 * (doc/benchmarks.md, "Continual counter": skewed data at 20k and 100k
+	 * rows lose up to 1.6x at the finer level, mixtures are even).
+	 */
+	shift = cfg->estimator != DPK_TREE_SIGNED && cfg->dhat == 0 ? 1.0 : 0.0;
+	level = isinf(m) ? INT_MAX : (int) ceil(log2(fmax(m, 1.0)) - 0.25 - shift);
 	if (level < 0)
 		level = 0;
 	/* Cell ids of all copies (and the norm counter) must fit in 48 bits. */
