@@ -3,7 +3,7 @@ EXTENSION = dpkmeans
 MODULE_big = dpkmeans
 DATA = sql/dpkmeans--0.1.sql sql/dpkmeans--0.1--0.2.sql sql/dpkmeans--0.2--0.3.sql
 
-CORE_SRCS = src/dpk_mem.c src/budget.c src/noise.c src/grid.c src/rugnik.c src/kmeans.c src/coreset.c src/lowd.c src/cellmap.c src/counter.c src/live_core.c src/projection.c src/lift.c src/highd.c
+CORE_SRCS = src/dpk_mem.c src/budget.c src/noise.c src/grid.c src/rugnik.c src/kmeans.c src/coreset.c src/lowd.c src/cellmap.c src/counter.c src/tree_estimator.c src/live_core.c src/live_noise.c src/projection.c src/lift.c src/highd.c
 GLUE_SRCS = src/pgutil.c src/dpkmeans.c src/oneshot.c src/store.c src/trigger.c src/partition.c src/attach.c src/release.c src/readers.c src/report.c src/guard.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 
@@ -21,6 +21,9 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# PGXS does not track headers: a struct that changes must rebuild its users.
+$(OBJS): src/*.h
+
 # ---- plain-C core: unit tests and benchmarks (no PostgreSQL headers) ----
 CORE_CC ?= gcc
 CORE_CFLAGS ?= -std=gnu99 -O2 -g -Wall -Wextra -Werror -Isrc -DDPK_ASSERTIONS
@@ -28,7 +31,7 @@ CORE_LIBS = -lopenblas -lcrypto -lm
 # Research variants of the core: linked into benchmarks and unit tests, never
 # into the extension.
 RESEARCH_SRCS = test/bench/highd_research.c
-UNIT_TESTS = test_noise test_kmeans test_rugnik test_grid test_counter test_projection test_lift test_highd test_store_format test_budget
+UNIT_TESTS = test_noise test_kmeans test_rugnik test_grid test_counter test_tree_estimator test_projection test_lift test_highd test_store_format test_budget
 UNIT_BINS = $(addprefix test/unit/bin/,$(UNIT_TESTS))
 
 test/unit/bin/%: test/unit/%.c $(CORE_SRCS) $(RESEARCH_SRCS) src/*.h test/bench/highd_research.h test/unit/unit.h
@@ -145,3 +148,13 @@ bench-highd-live: test/bench/bin/bench_highd_live
 
 # every benchmark includes the shared benchmark header
 test/bench/bin/bench_oneshot test/bench/bin/bench_continual test/bench/bin/bench_highd test/bench/bin/bench_highd_live: test/bench/bench_common.h
+
+# ---- per-counter error of the continual-counter estimators ----
+test/bench/bin/bench_counter: test/bench/bench_counter.c $(CORE_SRCS) src/*.h
+	@mkdir -p test/bench/bin
+	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
+
+.PHONY: bench-counter
+bench-counter: test/bench/bin/bench_counter
+	@mkdir -p test/bench/out
+	./test/bench/bin/bench_counter | tee test/bench/out/counter.txt

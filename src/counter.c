@@ -108,6 +108,22 @@ node_nonce(int level, uint64_t cell, int node_level, uint32_t node_index,
 		nonce[6 + i] = (uint8_t) (cell >> (8 * i));
 }
 
+/* One tree node's noise of one cell (see counter.h). */
+void
+dpk_node_noise(DpkStream *s, const uint8_t key[DPK_KEY_BYTES], int level,
+			   uint64_t cell, int node_level, uint32_t node_index, int d,
+			   DpkScale count_scale, DpkScale sum_scale, DpkSumNoise sums,
+			   int sign, int64_t *out)
+{
+	uint8_t		nonce[DPK_NONCE_BYTES];
+
+	node_nonce(level, cell, node_level, node_index, nonce);
+	dpk_stream_reseed(s, key, nonce);
+	out[0] += sign * dpk_discrete_laplace(s, count_scale);
+	if (sums == DPK_SUMS_VECTOR)
+		dpk_vector_noise(s, sum_scale, d, sign, out + 1);
+}
+
 /* Continual noise of one cell at release t (see counter.h). */
 void
 dpk_cell_noise(DpkStream *s, const uint8_t key[DPK_KEY_BYTES], int level,
@@ -122,13 +138,6 @@ dpk_cell_noise(DpkStream *s, const uint8_t key[DPK_KEY_BYTES], int level,
 
 	memset(out, 0, (1 + d) * sizeof(int64_t));
 	for (a = 0; a < nodes; a++)
-	{
-		uint8_t		nonce[DPK_NONCE_BYTES];
-
-		node_nonce(level, cell, node_level[a], node_index[a], nonce);
-		dpk_stream_reseed(s, key, nonce);
-		out[0] += node_sign[a] * dpk_discrete_laplace(s, count_scale);
-		if (sums == DPK_SUMS_VECTOR)
-			dpk_vector_noise(s, sum_scale, d, node_sign[a], out + 1);
-	}
+		dpk_node_noise(s, key, level, cell, node_level[a], node_index[a], d,
+					   count_scale, sum_scale, sums, node_sign[a], out);
 }

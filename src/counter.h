@@ -48,6 +48,17 @@ typedef enum DpkSumNoise
 } DpkSumNoise;
 
 /*
+ * One node's noise of one cell, times sign, added to out[0] (count, discrete
+ * Laplace) and out[1..d] (sums, one vector draw when sums is
+ * DPK_SUMS_VECTOR).  The stream is re-keyed by (level, cell, node), so the
+ * node carries the same noise at every release that uses it.
+ */
+void		dpk_node_noise(DpkStream *s, const uint8_t key[DPK_KEY_BYTES], int level,
+						   uint64_t cell, int node_level, uint32_t node_index, int d,
+						   DpkScale count_scale, DpkScale sum_scale, DpkSumNoise sums,
+						   int sign, int64_t *out);
+
+/*
  * The continual noise of one cell at release t: out[0] gets the count noise
  * (discrete Laplace), out[1..d] the sum noise (one vector draw), each the
  * signed sum of one draw per node of the decomposition of t at the given

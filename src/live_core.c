@@ -17,6 +17,7 @@
 #include "dpk_mem.h"
 #include "kmeans.h"
 #include "rugnik.h"
+#include "tree_estimator.h"
 
 /* Defaults; see doc/benchmarks.md for how they were measured. */
 void
@@ -36,6 +37,7 @@ dpk_live_defaults(DpkLiveConfig *cfg, int d, int k, double epsilon,
 	cfg->half_width = 0.75;
 	cfg->norm_share = dpk_budget_live_shares(d, false).norm_share;
 	cfg->threshold_sigmas = 2.0;
+	cfg->estimator = DPK_TREE_LOCAL_BLUE;
 	cfg->restarts = 10;
 	cfg->max_iter = 100;
 }
@@ -151,47 +153,23 @@ dpk_live_sampler_compatible(const DpkLiveConfig *cfg, int version)
 		dpk_scale_same_in_v1(b[2]);
 }
 
-/* Count noise variance of one cell at `level`: 2^(d (L - level)) cells summed. */
-double
-dpk_live_count_variance(const DpkLiveConfig *cfg, int level, uint32_t t)
-{
-	double		node = dpk_discrete_laplace_variance(dpk_live_count_scale(cfg));
-
-	return node * dpk_tree_nodes(t) * pow(2.0, (double) cfg->d * (cfg->level - level));
-}
-
-/*
- * Sum noise variance of one coarse cell in its own fixed point: the fine
- * sums' noise plus the count noise carried by each child's offset.
- */
-double
-dpk_live_sum_variance(const DpkLiveConfig *cfg, int level, uint32_t t)
-{
-	double		f = pow(2.0, cfg->level - level);
-	double		children = pow(f, cfg->d);
-	double		sum_node = cfg->sum_share > 0.0
-		? dpk_vector_noise_variance(dpk_live_sum_scale(cfg), cfg->d) : 0.0;
-	double		count_node = dpk_discrete_laplace_variance(dpk_live_count_scale(cfg));
-	double		off2 = (f - 1.0) * (2.0 * f - 1.0) / 6.0;	/* E[offset^2] */
-
-	return dpk_tree_nodes(t) * children *
-		(sum_node + count_node * DPK_REL_UNITS * DPK_REL_UNITS * off2);
-}
-
 /* Counted level for a size hint (see live_core.h). */
 int
 dpk_live_choose_level(const DpkLiveConfig *cfg, double size_hint, double max_cells)
 {
 	DpkLiveConfig probe = *cfg;
 	double		var,
-				m;
+				m,
+				shift;
 	int			level,
 				max_level;
 
 	probe.level = 0;
-	/* A typical release sums about a third of the h nodes (NAF weight). */
+	/* The noise of a typical release (weights' mean squared norm from T/4). */
 	var = dpk_discrete_laplace_variance(dpk_live_count_scale(&probe)) *
-		fmax(1.0, dpk_tree_height(cfg->horizon) / 3.0);
+		fmax(1.0, cfg->estimator == DPK_TREE_SIGNED
+			 ? dpk_tree_height(cfg->horizon) / 3.0	/* NAF weight, as before */
+			 : dpk_tree_typical_norm2((DpkTreeEstimator) cfg->estimator, cfg->horizon));
 	if (size_hint < 1.0)
 		size_hint = 1.0;
 	m = dpk_grid_m(DPK_RULE_RUGNIK, size_hint, dpk_rugnik_eps_for_variance(var),
@@ -199,7 +177,16 @@ dpk_live_choose_level(const DpkLiveConfig *cfg, double size_hint, double max_cel
 	/* noise too small to measure (huge epsilon): as fine as the caps allow */
 	if (!isfinite(m))
 		m = HUGE_VAL;
-	level = isinf(m) ? INT_MAX : (int) ceil(log2(fmax(m, 1.0)) - 0.25);
+	/*
+	 * With the least-squares counter, low-d grids one level coarser than
+	 * RUGNIK's m: its bound knows nothing of the in-cell means, which keep
+	 * the centres accurate in coarse cells, while a finer counted level
+	 * pays its noise 2^d times over wherever a release sums it up
+	 * (doc/benchmarks.md, "Continual counter": skewed data at 20k and 100k
+	 * rows lose up to 1.6x at the finer level, mixtures are even).
+	 */
+	shift = cfg->estimator != DPK_TREE_SIGNED && cfg->dhat == 0 ? 1.0 : 0.0;
+	level = isinf(m) ? INT_MAX : (int) ceil(log2(fmax(m, 1.0)) - 0.25 - shift);
 	if (level < 0)
 		level = 0;
 	/* Cell ids of all copies (and the norm counter) must fit in 48 bits. */
@@ -209,47 +196,6 @@ dpk_live_choose_level(const DpkLiveConfig *cfg, double size_hint, double max_cel
 	if (level > max_level)
 		level = max_level;
 	return level;
-}
-
-/* Noisy counters of every cell of the counted level at release t. */
-void
-dpk_live_noisy_histogram(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYTES],
-						 const DpkCellMap *state, uint32_t t, DpkStream *s,
-						 DpkDenseHist *out)
-{
-	int			d = cfg->d;
-	bool		with_sums = cfg->sum_share > 0.0;
-	DpkScale	cs = dpk_live_count_scale(cfg);
-	DpkScale	ss = dpk_live_sum_scale(cfg);
-	int64_t    *noise = dpk_alloc((1 + d) * sizeof(int64_t));
-	uint64_t	c;
-	size_t		pos = 0;
-	uint64_t	cell;
-	const int64_t *vals;
-	int			j;
-
-	dpk_hist_init(out, d, 1 << cfg->level, with_sums);
-	while (dpk_cellmap_next(state, &pos, &cell, &vals))
-	{
-		if (cell >= out->ncells)
-			continue;			/* cannot happen: cells come from this level */
-		out->count[cell] = vals[0];
-		if (with_sums)
-			for (j = 0; j < d; j++)
-				out->sum[cell * d + j] = vals[1 + j];
-	}
-	for (c = 0; c < out->ncells; c++)
-	{
-		if ((c & 1023) == 0)
-			dpk_check_interrupts();
-		dpk_cell_noise(s, key, cfg->level, c, t, d, cs, ss,
-					   with_sums ? DPK_SUMS_VECTOR : DPK_SUMS_NONE, noise);
-		out->count[c] += noise[0];
-		if (with_sums)
-			for (j = 0; j < d; j++)
-				out->sum[c * d + j] += noise[1 + j];
-	}
-	dpk_free(noise);
 }
 
 /* Sum fine cells into a coarser level (see live_core.h). */
@@ -582,55 +528,6 @@ dpk_live_add_projected(const DpkLiveConfig *cfg, DpkCellMap *state, const double
 		dpk_free(qp);
 }
 
-/* Noisy statistics of every copy at release t (see live_core.h). */
-void
-dpk_live_noisy_projected(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYTES],
-						 const DpkCellMap *state, uint32_t t, DpkStream *s,
-						 double *count, double *sum, double *sumnorm)
-{
-	int			d = cfg->d;
-	uint64_t	ncells = dpk_live_copy_cells(cfg);
-	uint64_t	total = (uint64_t) cfg->copies * ncells;
-	DpkScale	cs = dpk_live_count_scale(cfg);
-	DpkScale	ss = dpk_live_sum_scale(cfg);
-	int64_t    *noise = dpk_alloc((1 + d) * sizeof(int64_t));
-	size_t		pos = 0;
-	uint64_t	cell,
-				c;
-	const int64_t *vals;
-	int			j;
-
-	memset(count, 0, total * sizeof(double));
-	memset(sum, 0, total * d * sizeof(double));
-	*sumnorm = 0.0;
-	while (dpk_cellmap_next(state, &pos, &cell, &vals))
-	{
-		if (cell == DPK_LIVE_NORM_CELL(cfg))
-			*sumnorm = (double) vals[0];
-		else if (cell < total)
-		{
-			count[cell] = (double) vals[0];
-			for (j = 0; j < d; j++)
-				sum[cell * d + j] = (double) vals[1 + j];
-		}
-	}
-	for (c = 0; c < total; c++)
-	{
-		if ((c & 255) == 0)
-			dpk_check_interrupts();
-		/* The level byte carries the copy, so copies never share a node. */
-		dpk_cell_noise(s, key, cfg->level + 32 * (int) (c / ncells), c % ncells, t, d,
-					   cs, ss, DPK_SUMS_VECTOR, noise);
-		count[c] += (double) noise[0];
-		for (j = 0; j < d; j++)
-			sum[c * d + j] += (double) noise[1 + j];
-	}
-	dpk_cell_noise(s, key, 255, 0, t, 0, dpk_live_norm_scale(cfg), cs, DPK_SUMS_NONE,
-				   noise);
-	*sumnorm += (double) noise[0];
-	dpk_free(noise);
-}
-
 /* Centres of a projected table for every k' (see live_core.h). */
 void
 dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
@@ -643,7 +540,7 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 				kp,
 				j;
 	uint64_t	ncells = dpk_live_copy_cells(cfg);
-	double		nodes = dpk_tree_nodes(t);
+	double		nodes = dpk_live_tree_norm2(cfg, t);
 	double		count_var = nodes * dpk_discrete_laplace_variance(dpk_live_count_scale(cfg));
 	double		sum_var = nodes * dpk_vector_noise_variance(dpk_live_sum_scale(cfg), d) /
 		((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS);

@@ -42,6 +42,8 @@ typedef struct DpkLiveConfig
 	double		norm_share;		/* share of epsilon on the global sum of
 								 * squared norms (cost curve) */
 	double		threshold_sigmas;
+	int			estimator;		/* DpkTreeEstimator: how release t combines the
+								 * tree nodes (post-processing only) */
 	int			restarts;
 	int			max_iter;
 } DpkLiveConfig;
@@ -101,6 +103,12 @@ void		dpk_live_noisy_histogram(const DpkLiveConfig *cfg,
  */
 void		dpk_live_aggregate(const DpkDenseHist *fine, int fine_level, int level,
 							   DpkDenseHist *out);
+
+/*
+ * Variance of release t's combination of tree nodes (cfg->estimator), in
+ * units of one node's variance.
+ */
+double		dpk_live_tree_norm2(const DpkLiveConfig *cfg, uint32_t t);
 
 /* Noise variance of one count and one sum at `level` for release t. */
 double		dpk_live_count_variance(const DpkLiveConfig *cfg, int level, uint32_t t);

@@ -75,6 +75,12 @@
  *	 --horizons "64,1024"  --stream insert|window|both
  *	 --data mixture,skewed,airports  --airports PATH
  *	 --releases all|sample|auto  --stride N  --restarts N  --no-naive
+ *	 --no-del   no live_del column (insert stream)
+ *	 --old      also the previous estimator (DPK_TREE_SIGNED: the signed
+ *				nodes, level from their weight), on the same key and rows,
+ *				printed as an "old estimator" line under each row
+ *	 --estimator N  DpkTreeEstimator of the live column (default: the
+ *				library's default)
  *	 --verbose  one line per seed and measured release
  *	 live configuration overrides, for tuning:
  *	 --sum-share X  --threshold X  --max-iter N  --level-delta N
@@ -93,6 +99,7 @@
 #include "grid.h"
 #include "kmeans.h"
 #include "noise.h"
+#include "tree_estimator.h"
 
 #define BENCH_PROG "bench_continual"
 
@@ -133,10 +140,13 @@ typedef struct Summary
 	double	   *w;
 	BenchFig	live,
 				del,
+				old,
+				old_ratio,
 				os,
 				naive,
 				ratio;
-	int			level;
+	int			level,
+				old_level;
 	double		coreset,
 				ms;
 	long		runs;
@@ -165,6 +175,9 @@ typedef struct Options
 	uint32_t	stride;			/* 0: odd number nearest T/64 */
 	int			restarts;
 	bool		naive;
+	bool		del;			/* live_del column of the insert stream */
+	bool		old;			/* also the previous estimator (signed nodes) */
+	int			estimator;		/* -1: the default */
 	bool		verbose;
 	/* overrides of the live configuration (NaN / -1 = keep) */
 	double		sum_share;
@@ -216,6 +229,8 @@ live_init(Live *lv, int d, int k, double eps, uint32_t horizon, bool insert_only
 	if (!isnan(opt->threshold))
 		lv->cfg.threshold_sigmas = opt->threshold;
 	lv->cfg.restarts = opt->restarts;
+	if (opt->estimator >= 0)
+		lv->cfg.estimator = opt->estimator;
 	if (opt->max_iter > 0)
 		lv->cfg.max_iter = opt->max_iter;
 	lv->cfg.level = dpk_live_choose_level(&lv->cfg, (double) size_hint, MAX_CELLS);
@@ -319,6 +334,8 @@ summary_init(Summary *sm, const Options *opt, uint32_t T)
 								  bench_sample_stride(opt->stride, T), sm->ts, sm->w);
 	bench_fig_init(&sm->live, sm->nrel);
 	bench_fig_init(&sm->del, sm->nrel);
+	bench_fig_init(&sm->old, sm->nrel);
+	bench_fig_init(&sm->old_ratio, sm->nrel);
 	bench_fig_init(&sm->os, sm->nrel);
 	bench_fig_init(&sm->naive, sm->nrel);
 	bench_fig_init(&sm->ratio, sm->nrel);
@@ -343,7 +360,9 @@ run_stream(const Data *ds, Row *row, Summary *sm, uint32_t T, int stream, int se
 	uint32_t	half = T / 2;
 	int			ri = 0;
 	Live		lv,
-				lv_del;
+				lv_del,
+				lv_old;
+	bool		del = !window && opt->del;
 	BenchRef	ref;
 	uint8_t		key[DPK_KEY_BYTES];
 	uint64_t	keyseed;
@@ -355,11 +374,19 @@ run_stream(const Data *ds, Row *row, Summary *sm, uint32_t T, int stream, int se
 						(uint64_t) seed);
 	dpk_key_from_seed(keyseed, key);
 	live_init(&lv, d, k, row->eps, T, !window, N, opt);
-	if (!window)
+	if (del)
 		live_init(&lv_del, d, k, row->eps, T, false, N, opt);
+	if (opt->old)
+	{
+		Options		o = *opt;
+
+		o.estimator = DPK_TREE_SIGNED;
+		live_init(&lv_old, d, k, row->eps, T, !window, N, &o);
+	}
 	bench_ref_init(&ref, d, k, REF_FULL_EVERY);
 	sm->n = N;
 	sm->level = lv.cfg.level;
+	sm->old_level = opt->old ? lv_old.cfg.level : -1;
 
 	for (t = 1; t <= T && ri < sm->nrel; t++)
 	{
@@ -368,11 +395,19 @@ run_stream(const Data *ds, Row *row, Summary *sm, uint32_t T, int stream, int se
 		size_t		cur0;
 
 		live_apply(&lv, &ds->box, ds->points, b0, b1, +1);
-		if (!window)
+		if (del)
 			live_apply(&lv_del, &ds->box, ds->points, b0, b1, +1);
+		if (opt->old)
+			live_apply(&lv_old, &ds->box, ds->points, b0, b1, +1);
 		if (window && t > half)
+		{
 			live_apply(&lv, &ds->box, ds->points, bench_batch_end(t - half - 1, total, T),
 					   bench_batch_end(t - half, total, T), -1);
+			if (opt->old)
+				live_apply(&lv_old, &ds->box, ds->points,
+						   bench_batch_end(t - half - 1, total, T),
+						   bench_batch_end(t - half, total, T), -1);
+		}
 		if (t != sm->ts[ri])
 			continue;
 
@@ -387,16 +422,21 @@ run_stream(const Data *ds, Row *row, Summary *sm, uint32_t T, int stream, int se
 						ms;
 			double		live,
 						live_del,
+						old = 1.0,
 						os,
 						naive = 1.0;
 			int			coreset,
-						coreset_del;
+						coreset_del,
+						coreset_old;
 
 			live = live_release(&lv, &ds->box, key, t, cseed, cur, ncur, &coreset) / refc;
 			ms = now_ms() - t0;
-			live_del = window ? live
+			live_del = !del ? live
 				: live_release(&lv_del, &ds->box, key, t, cseed, cur, ncur,
 							   &coreset_del) / refc;
+			if (opt->old)
+				old = live_release(&lv_old, &ds->box, key, t, cseed, cur, ncur,
+								   &coreset_old) / refc;
 			os = oneshot_cost(&ds->box, cur, ncur, k, row->eps, opt->restarts,
 							  mix_hash4(keyseed ^ TAG_ONESHOT, t, 0, 0)) / refc;
 			if (opt->naive)
@@ -407,21 +447,25 @@ run_stream(const Data *ds, Row *row, Summary *sm, uint32_t T, int stream, int se
 			bench_fig_add(&sm->os, ri, t, seed, os);
 			bench_fig_add(&sm->naive, ri, t, seed, naive);
 			bench_fig_add(&sm->ratio, ri, t, seed, live / os);
+			bench_fig_add(&sm->old, ri, t, seed, old);
+			bench_fig_add(&sm->old_ratio, ri, t, seed, old / os);
 			sm->coreset += coreset;
 			sm->ms += ms;
 			sm->runs++;
 			if (opt->verbose)
 				printf("#   %s %s T=%u d=%d K=%d eps=%g seed=%d t=%u nodes=%d n_cur=%zu "
-					   "live=%.4f live_del=%.4f oneshot=%.4f naive=%.4f\n",
+					   "live=%.4f live_del=%.4f old=%.4f oneshot=%.4f naive=%.4f\n",
 					   data_name[ds->kind], stream_name[stream], T, d, k, row->eps, seed,
-					   t, bench_nodes(t), ncur, live, live_del, os, naive);
+					   t, bench_nodes(t), ncur, live, live_del, old, os, naive);
 		}
 		ri++;
 	}
 	bench_ref_free(&ref);
 	live_free(&lv);
-	if (!window)
+	if (del)
 		live_free(&lv_del);
+	if (opt->old)
+		live_free(&lv_old);
 }
 
 /* "mean worst@t/nodes" of one figure into buf. */
@@ -486,7 +530,7 @@ print_summary(const Row *row, int data, uint32_t T, int stream, const Summary *s
 	fig_text(l, sizeof(l), &sm->live, sm);
 	fig_text(o, sizeof(o), &sm->os, sm);
 	fig_text(r, sizeof(r), &sm->ratio, sm);
-	if (stream == STREAM_INSERT)
+	if (stream == STREAM_INSERT && opt->del)
 		fig_text(dl, sizeof(dl), &sm->del, sm);
 	else
 		snprintf(dl, sizeof(dl), "%-24s", "-");
@@ -499,6 +543,17 @@ print_summary(const Row *row, int data, uint32_t T, int stream, const Summary *s
 		   data_name[data], stream_name[stream], T, sm->n, row->d, row->k, row->eps,
 		   sm->nrel, l, o, r, sm->ratio.max_single, dl, nv, sm->level,
 		   sm->coreset / sm->runs, sm->ms / sm->runs);
+	if (opt->old)
+	{
+		char		ol[64],
+					orr[64];
+
+		fig_text(ol, sizeof(ol), &sm->old, sm);
+		fig_text(orr, sizeof(orr), &sm->old_ratio, sm);
+		printf("%-8s %-6s %5u %6zu   old estimator (signed nodes, level %d) | %-24s | "
+			   "old/os %-24s %7.3f\n", data_name[data], stream_name[stream], T, sm->n,
+			   sm->old_level, ol, orr, sm->old_ratio.max_single);
+	}
 	bench_print_by_nodes(&sm->ratio, &sm->live, sm->w, sm->ts);
 	fflush(stdout);
 }
@@ -584,7 +639,8 @@ usage(void)
 			"       [--rows \"d:K:eps,...\"] [--horizons \"64,1024\"]\n"
 			"       [--stream insert|window|both] [--data mixture,skewed,airports]\n"
 			"       [--airports PATH] [--releases all|sample|auto] [--stride N]\n"
-			"       [--restarts N] [--no-naive] [--verbose]\n"
+			"       [--restarts N] [--no-naive] [--no-del] [--old] [--estimator N]\n"
+			"       [--verbose]\n"
 			"       [--sum-share X] [--threshold X] [--max-iter N] [--level-delta N]\n");
 	exit(2);
 }
@@ -695,6 +751,8 @@ main(int argc, char **argv)
 	opt.nhorizons = 2;
 	opt.restarts = BENCH_RESTARTS;
 	opt.naive = true;
+	opt.del = true;
+	opt.estimator = -1;
 	opt.sum_share = NAN;
 	opt.threshold = NAN;
 	opt.max_iter = -1;
@@ -738,6 +796,12 @@ main(int argc, char **argv)
 			opt.restarts = atoi(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--no-naive") == 0)
 			opt.naive = false;
+		else if (strcmp(a, "--no-del") == 0)
+			opt.del = false;
+		else if (strcmp(a, "--old") == 0)
+			opt.old = true;
+		else if (strcmp(a, "--estimator") == 0)
+			opt.estimator = atoi(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--verbose") == 0)
 			opt.verbose = true;
 		else if (strcmp(a, "--sum-share") == 0)

@@ -1,0 +1,154 @@
+/*
+ * live_noise.c
+ *		Live tables: the noisy counters of a release (every cell's tree noise
+ *		combined by the configured estimator, tree_estimator.h) and their
+ *		noise variances.
+ */
+#include "live_core.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "dpk_mem.h"
+#include "lift.h"
+#include "tree_estimator.h"
+
+/* Variance of release t's combination of nodes, in node variances. */
+double
+dpk_live_tree_norm2(const DpkLiveConfig *cfg, uint32_t t)
+{
+	return dpk_tree_release_norm2((DpkTreeEstimator) cfg->estimator, cfg->horizon, t);
+}
+
+/* Count noise variance of one cell at `level`: 2^(d (L - level)) cells summed. */
+double
+dpk_live_count_variance(const DpkLiveConfig *cfg, int level, uint32_t t)
+{
+	double		node = dpk_discrete_laplace_variance(dpk_live_count_scale(cfg));
+
+	return node * dpk_live_tree_norm2(cfg, t) *
+		pow(2.0, (double) cfg->d * (cfg->level - level));
+}
+
+/*
+ * Sum noise variance of one coarse cell in its own fixed point: the fine
+ * sums' noise plus the count noise carried by each child's offset.
+ */
+double
+dpk_live_sum_variance(const DpkLiveConfig *cfg, int level, uint32_t t)
+{
+	double		f = pow(2.0, cfg->level - level);
+	double		children = pow(f, cfg->d);
+	double		sum_node = cfg->sum_share > 0.0
+		? dpk_vector_noise_variance(dpk_live_sum_scale(cfg), cfg->d) : 0.0;
+	double		count_node = dpk_discrete_laplace_variance(dpk_live_count_scale(cfg));
+	double		off2 = (f - 1.0) * (2.0 * f - 1.0) / 6.0;	/* E[offset^2] */
+
+	return dpk_live_tree_norm2(cfg, t) * children *
+		(sum_node + count_node * DPK_REL_UNITS * DPK_REL_UNITS * off2);
+}
+
+/* Noisy counters of every cell of the counted level at release t. */
+void
+dpk_live_noisy_histogram(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYTES],
+						 const DpkCellMap *state, uint32_t t, DpkStream *s,
+						 DpkDenseHist *out)
+{
+	int			d = cfg->d;
+	bool		with_sums = cfg->sum_share > 0.0;
+	DpkScale	cs = dpk_live_count_scale(cfg);
+	DpkScale	ss = dpk_live_sum_scale(cfg);
+	int64_t    *noise = dpk_alloc((1 + d) * sizeof(int64_t));
+	int64_t    *tmp = dpk_alloc((1 + d) * sizeof(int64_t));
+	double	   *acc = dpk_alloc((1 + d) * sizeof(double));
+	DpkTreeWeights w;
+	uint64_t	c;
+	size_t		pos = 0;
+	uint64_t	cell;
+	const int64_t *vals;
+	int			j;
+
+	dpk_tree_release_weights((DpkTreeEstimator) cfg->estimator, cfg->horizon, t, &w);
+	dpk_hist_init(out, d, 1 << cfg->level, with_sums);
+	while (dpk_cellmap_next(state, &pos, &cell, &vals))
+	{
+		if (cell >= out->ncells)
+			continue;			/* cannot happen: cells come from this level */
+		out->count[cell] = vals[0];
+		if (with_sums)
+			for (j = 0; j < d; j++)
+				out->sum[cell * d + j] = vals[1 + j];
+	}
+	for (c = 0; c < out->ncells; c++)
+	{
+		if ((c & 1023) == 0)
+			dpk_check_interrupts();
+		dpk_cell_noise_weighted(s, key, cfg->level, c, &w, d, cs, ss,
+								with_sums ? DPK_SUMS_VECTOR : DPK_SUMS_NONE, noise, tmp, acc);
+		out->count[c] += noise[0];
+		if (with_sums)
+			for (j = 0; j < d; j++)
+				out->sum[c * d + j] += noise[1 + j];
+	}
+	dpk_tree_weights_free(&w);
+	dpk_free(noise);
+	dpk_free(tmp);
+	dpk_free(acc);
+}
+
+/* Noisy statistics of every copy at release t (see live_core.h). */
+void
+dpk_live_noisy_projected(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYTES],
+						 const DpkCellMap *state, uint32_t t, DpkStream *s,
+						 double *count, double *sum, double *sumnorm)
+{
+	int			d = cfg->d;
+	uint64_t	ncells = dpk_live_copy_cells(cfg);
+	uint64_t	total = (uint64_t) cfg->copies * ncells;
+	DpkScale	cs = dpk_live_count_scale(cfg);
+	DpkScale	ss = dpk_live_sum_scale(cfg);
+	int64_t    *noise = dpk_alloc((1 + d) * sizeof(int64_t));
+	int64_t    *tmp = dpk_alloc((1 + d) * sizeof(int64_t));
+	double	   *acc = dpk_alloc((1 + d) * sizeof(double));
+	DpkTreeWeights w;
+	size_t		pos = 0;
+	uint64_t	cell,
+				c;
+	const int64_t *vals;
+	int			j;
+
+	dpk_tree_release_weights((DpkTreeEstimator) cfg->estimator, cfg->horizon, t, &w);
+	memset(count, 0, total * sizeof(double));
+	memset(sum, 0, total * d * sizeof(double));
+	*sumnorm = 0.0;
+	while (dpk_cellmap_next(state, &pos, &cell, &vals))
+	{
+		if (cell == DPK_LIVE_NORM_CELL(cfg))
+			*sumnorm = (double) vals[0];
+		else if (cell < total)
+		{
+			count[cell] = (double) vals[0];
+			for (j = 0; j < d; j++)
+				sum[cell * d + j] = (double) vals[1 + j];
+		}
+	}
+	for (c = 0; c < total; c++)
+	{
+		if ((c & 255) == 0)
+			dpk_check_interrupts();
+		/* The level byte carries the copy, so copies never share a node. */
+		dpk_cell_noise_weighted(s, key, cfg->level + 32 * (int) (c / ncells), c % ncells,
+								&w, d, cs, ss, DPK_SUMS_VECTOR, noise, tmp, acc);
+		count[c] += (double) noise[0];
+		for (j = 0; j < d; j++)
+			sum[c * d + j] += (double) noise[1 + j];
+	}
+	dpk_cell_noise_weighted(s, key, 255, 0, &w, 0, dpk_live_norm_scale(cfg), cs,
+							DPK_SUMS_NONE, noise, tmp, acc);
+	*sumnorm += (double) noise[0];
+	dpk_tree_weights_free(&w);
+	dpk_free(noise);
+	dpk_free(tmp);
+	dpk_free(acc);
+}
+

@@ -1,0 +1,489 @@
+/*
+ * tree_estimator.c
+ *		Signed decompositions of trees of any arity and the least-squares
+ *		weights over a local node set (see tree_estimator.h).
+ */
+#include "tree_estimator.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "counter.h"
+#include "dpk_mem.h"
+
+/* Largest digit magnitude on the positive side for arity k > 2. */
+static int
+digit_max(int k)
+{
+	return (k & 1) ? (k - 1) / 2 : k / 2;
+}
+
+/* Levels of the tree of arity k for horizon T (see tree_estimator.h). */
+int
+dpk_tree_shape_height(int k, uint32_t T)
+{
+	uint64_t	reach = 0,
+				pw = 1;
+	int			levels = 0;
+
+	if (k <= 2)
+		return dpk_tree_height(T);
+	/* digits in levels 0..L-1 reach up to digit_max * (k^L - 1) / (k - 1) */
+	while (reach < T && levels < 32)
+	{
+		reach += (uint64_t) digit_max(k) * pw;
+		pw *= (uint64_t) k;
+		levels++;
+	}
+	return levels < 1 ? 1 : levels;
+}
+
+/* Balanced base-k decomposition (see tree_estimator.h). */
+int
+dpk_tree_signed_decompose(int k, uint32_t t, int *node_level, uint32_t *node_index,
+						  int *node_sign)
+{
+	int			digit[34];
+	int			ndigits = 0,
+				n = 0,
+				j,
+				a;
+	int64_t		v = t,
+				p = 0;
+
+	if (k <= 2)
+		return dpk_tree_decompose(t, node_level, node_index, node_sign);
+	while (v != 0)
+	{
+		int			dgt = (int) (v % k);
+
+		if (dgt > digit_max(k))
+			dgt -= k;
+		digit[ndigits++] = dgt;
+		v = (v - dgt) / k;
+	}
+	/*
+	 * From the top digit down the running prefix p is a multiple of k^(j+1),
+	 * so |a| adjacent level-j nodes start or end at p.
+	 */
+	for (j = ndigits - 1; j >= 0; j--)
+	{
+		int64_t		w = 1,
+					base;
+
+		for (a = 0; a < j; a++)
+			w *= k;
+		base = p / w;
+		for (a = 0; a < abs(digit[j]); a++)
+		{
+			node_level[n] = j;
+			node_sign[n] = digit[j] > 0 ? 1 : -1;
+			node_index[n] = (uint32_t) (digit[j] > 0 ? base + 1 + a : base - a);
+			n++;
+		}
+		p += (int64_t) digit[j] * w;
+	}
+#ifdef DPK_ASSERTIONS
+	{
+		int64_t		covered = 0;
+
+		for (a = 0; a < n; a++)
+		{
+			int64_t		w = 1;
+
+			for (j = 0; j < node_level[a]; j++)
+				w *= k;
+			covered += node_sign[a] * w;
+		}
+		DPK_ASSERT(covered == (int64_t) t);
+	}
+#endif
+	return n;
+}
+
+/* Node count of the signed decomposition. */
+int
+dpk_tree_signed_nodes(int k, uint32_t t)
+{
+	int			l[DPK_TREE_MAX_SIGNED],
+				s[DPK_TREE_MAX_SIGNED];
+	uint32_t	i[DPK_TREE_MAX_SIGNED];
+
+	return dpk_tree_signed_decompose(k, t, l, i, s);
+}
+
+/* A node of the local set with its interval (start, end]. */
+typedef struct LocalNode
+{
+	int			level;
+	uint32_t	index;
+	int64_t		start,
+				end;
+} LocalNode;
+
+/* Order nodes by level, then index (so duplicates are adjacent). */
+static int
+node_cmp(const void *a, const void *b)
+{
+	const LocalNode *x = a,
+			   *y = b;
+
+	if (x->level != y->level)
+		return x->level < y->level ? -1 : 1;
+	return x->index < y->index ? -1 : (x->index > y->index ? 1 : 0);
+}
+
+static int
+i64_cmp(const void *a, const void *b)
+{
+	int64_t		x = *(const int64_t *) a,
+				y = *(const int64_t *) b;
+
+	return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+/* Solve G x = b in place (G n x n symmetric positive definite, Cholesky). */
+static void
+cholesky_solve(double *G, double *b, int n)
+{
+	int			i,
+				j,
+				r;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j <= i; j++)
+		{
+			double		s = G[i * n + j];
+
+			for (r = 0; r < j; r++)
+				s -= G[i * n + r] * G[j * n + r];
+			if (i == j)
+			{
+				if (!(s > 0.0))
+					dpk_fail("tree estimator: singular normal equations");
+				G[i * n + i] = sqrt(s);
+			}
+			else
+				G[i * n + j] = s / G[j * n + j];
+		}
+	for (i = 0; i < n; i++)
+	{
+		for (r = 0; r < i; r++)
+			b[i] -= G[i * n + r] * b[r];
+		b[i] /= G[i * n + i];
+	}
+	for (i = n - 1; i >= 0; i--)
+	{
+		for (r = i + 1; r < n; r++)
+			b[i] -= G[r * n + i] * b[r];
+		b[i] /= G[i * n + i];
+	}
+}
+
+/*
+ * Least-norm weights over the local set (see tree_estimator.h).  The nodes
+ * form a laminar family, so positions with the same smallest enclosing node
+ * (an "atom") lie in exactly the same nodes; (*) is one equation per atom,
+ * C^T w = q with C the node-by-atom incidence, whose least-norm solution is
+ * w = C (C^T C)^-1 q.  Atoms are linearly independent rows (each is the
+ * only one whose smallest node is its own), so C^T C is positive definite.
+ */
+void
+dpk_tree_weights(int k, uint32_t horizon, int depth, bool family, uint32_t t,
+				 DpkTreeWeights *out)
+{
+	int			sl[DPK_TREE_MAX_SIGNED],
+				ss[DPK_TREE_MAX_SIGNED];
+	uint32_t	si[DPK_TREE_MAX_SIGNED];
+	int			ns = dpk_tree_signed_decompose(k, t, sl, si, ss);
+	int			cap,
+				nn = 0,
+				nb = 0,
+				na = 0,
+				a,
+				b,
+				m;
+	LocalNode  *nodes;
+	int64_t    *bound;
+	int		   *seg_node,
+			   *atom_node,
+			   *node_atom;
+	double	   *G,
+			   *q;
+	int64_t		kd = 1;
+
+	int			h = dpk_tree_shape_height(k, horizon);
+
+	if (depth < 0)
+		depth = 0;
+	if (depth == 0 && !family)
+	{
+		/* the signed decomposition itself: exact +-1 weights */
+		out->n = ns;
+		out->signs = true;
+		out->level = dpk_alloc((size_t) (ns + 1) * sizeof(int));
+		out->index = dpk_alloc((size_t) (ns + 1) * sizeof(uint32_t));
+		out->weight = dpk_alloc((size_t) (ns + 1) * sizeof(double));
+		for (a = 0; a < ns; a++)
+		{
+			out->level[a] = sl[a];
+			out->index[a] = si[a];
+			out->weight[a] = ss[a];
+		}
+		return;
+	}
+	for (a = 0; a < depth; a++)
+		kd *= k;
+	/* nodes per signed node: 1 + k + ... + k^depth, and its ancestors' children */
+	cap = ns * (int) ((kd * k - 1) / (k - 1)) + (family ? ns * h * k : 0);
+	nodes = dpk_alloc((size_t) cap * sizeof(LocalNode));
+	if (family)
+		for (a = 0; a < ns; a++)
+		{
+			int			j;
+			uint32_t	idx = si[a];
+
+			for (j = sl[a] + 1; j < h; j++)
+			{
+				int			c;
+
+				idx = (idx - 1) / k + 1;
+				for (c = 0; c < k; c++)
+				{
+					nodes[nn].level = j - 1;
+					nodes[nn].index = (idx - 1) * k + c + 1;
+					nn++;
+				}
+			}
+		}
+	for (a = 0; a < ns; a++)
+	{
+		int			j;
+		int64_t		span = 1;
+
+		for (j = 0; j <= depth && j <= sl[a]; j++)
+		{
+			int64_t		c;
+
+			for (c = 0; c < span; c++)
+			{
+				nodes[nn].level = sl[a] - j;
+				nodes[nn].index = (uint32_t) (((int64_t) si[a] - 1) * span + c + 1);
+				nn++;
+			}
+			span *= k;
+		}
+	}
+	qsort(nodes, nn, sizeof(LocalNode), node_cmp);
+	for (a = 0, b = 0; a < nn; a++)
+		if (b == 0 || node_cmp(&nodes[a], &nodes[b - 1]) != 0)
+			nodes[b++] = nodes[a];
+	nn = b;
+
+	bound = dpk_alloc((size_t) (2 * nn + 1) * sizeof(int64_t));
+	for (a = 0; a < nn; a++)
+	{
+		int64_t		w = 1;
+
+		for (b = 0; b < nodes[a].level; b++)
+			w *= k;
+		nodes[a].start = ((int64_t) nodes[a].index - 1) * w;
+		nodes[a].end = (int64_t) nodes[a].index * w;
+		bound[nb++] = nodes[a].start;
+		bound[nb++] = nodes[a].end;
+	}
+	bound[nb++] = t;
+	qsort(bound, nb, sizeof(int64_t), i64_cmp);
+	for (a = 0, b = 0; a < nb; a++)
+		if (b == 0 || bound[a] != bound[b - 1])
+			bound[b++] = bound[a];
+	nb = b;
+
+	/* Smallest enclosing node of each segment (bound[m], bound[m+1]]. */
+	seg_node = dpk_alloc((size_t) nb * sizeof(int));
+	for (m = 0; m + 1 < nb; m++)
+	{
+		seg_node[m] = -1;
+		for (a = 0; a < nn && seg_node[m] < 0; a++)	/* level ascending */
+			if (nodes[a].start <= bound[m] && bound[m + 1] <= nodes[a].end)
+				seg_node[m] = a;
+	}
+	node_atom = dpk_alloc((size_t) nn * sizeof(int));
+	atom_node = dpk_alloc((size_t) nn * sizeof(int));
+	q = dpk_alloc0((size_t) nn * sizeof(double));
+	for (a = 0; a < nn; a++)
+		node_atom[a] = -1;
+	for (m = 0; m + 1 < nb; m++)
+	{
+		int			v = seg_node[m];
+
+		if (v < 0)
+		{
+			if (bound[m + 1] <= (int64_t) t)
+				dpk_fail("tree estimator: a position of [1, t] outside every node");
+			continue;
+		}
+		if (node_atom[v] < 0)
+		{
+			node_atom[v] = na;
+			atom_node[na] = v;
+			q[na] = bound[m + 1] <= (int64_t) t ? 1.0 : 0.0;
+			na++;
+		}
+		else if (q[node_atom[v]] != (bound[m + 1] <= (int64_t) t ? 1.0 : 0.0))
+			dpk_fail("tree estimator: the node set cannot express [1, t]");
+	}
+
+	/* G[a][b] = nodes containing both atoms' smallest nodes. */
+	G = dpk_alloc0((size_t) na * na * sizeof(double));
+	for (m = 0; m < nn; m++)
+		for (a = 0; a < na; a++)
+		{
+			const LocalNode *x = &nodes[atom_node[a]];
+
+			if (!(nodes[m].start <= x->start && x->end <= nodes[m].end))
+				continue;
+			for (b = 0; b <= a; b++)
+			{
+				const LocalNode *y = &nodes[atom_node[b]];
+
+				if (nodes[m].start <= y->start && y->end <= nodes[m].end)
+					G[a * na + b] += 1.0;
+			}
+		}
+	for (a = 0; a < na; a++)
+		for (b = 0; b < a; b++)
+			G[b * na + a] = G[a * na + b];
+	cholesky_solve(G, q, na);
+
+	out->n = 0;
+	out->signs = false;
+	out->level = dpk_alloc((size_t) nn * sizeof(int));
+	out->index = dpk_alloc((size_t) nn * sizeof(uint32_t));
+	out->weight = dpk_alloc((size_t) nn * sizeof(double));
+	for (m = 0; m < nn; m++)
+	{
+		double		w = 0.0;
+
+		for (a = 0; a < na; a++)
+		{
+			const LocalNode *x = &nodes[atom_node[a]];
+
+			if (nodes[m].start <= x->start && x->end <= nodes[m].end)
+				w += q[a];
+		}
+		if (fabs(w) < 1e-12)
+			continue;
+		out->level[out->n] = nodes[m].level;
+		out->index[out->n] = nodes[m].index;
+		out->weight[out->n] = w;
+		out->n++;
+	}
+	dpk_free(nodes);
+	dpk_free(bound);
+	dpk_free(seg_node);
+	dpk_free(node_atom);
+	dpk_free(atom_node);
+	dpk_free(q);
+	dpk_free(G);
+}
+
+/* Squared norm of the weights. */
+double
+dpk_tree_weights_norm2(const DpkTreeWeights *w)
+{
+	double		s = 0.0;
+	int			a;
+
+	for (a = 0; a < w->n; a++)
+		s += w->weight[a] * w->weight[a];
+	return s;
+}
+
+/* Free a weight list. */
+void
+dpk_tree_weights_free(DpkTreeWeights *w)
+{
+	dpk_free(w->level);
+	dpk_free(w->index);
+	dpk_free(w->weight);
+	w->level = NULL;
+	w->index = NULL;
+	w->weight = NULL;
+	w->n = 0;
+}
+
+/* Release weights of the binary tree under an estimator. */
+void
+dpk_tree_release_weights(DpkTreeEstimator est, uint32_t horizon, uint32_t t,
+						 DpkTreeWeights *out)
+{
+	if (est == DPK_TREE_LOCAL_BLUE)
+		dpk_tree_weights(2, horizon, 1, true, t, out);
+	else
+		dpk_tree_weights(2, horizon, 0, false, t, out);
+}
+
+/* Variance of release t in node variances. */
+double
+dpk_tree_release_norm2(DpkTreeEstimator est, uint32_t horizon, uint32_t t)
+{
+	DpkTreeWeights w;
+	double		v;
+
+	if (est == DPK_TREE_SIGNED)
+		return (double) dpk_tree_nodes(t);
+	dpk_tree_release_weights(est, horizon, t, &w);
+	v = dpk_tree_weights_norm2(&w);
+	dpk_tree_weights_free(&w);
+	return v;
+}
+
+/* Typical variance of a release from T/4 on (see tree_estimator.h). */
+double
+dpk_tree_typical_norm2(DpkTreeEstimator est, uint32_t horizon)
+{
+	double		sum = 0.0;
+	uint32_t	lo = (horizon + 3) / 4;
+	int			i;
+
+	if (lo < 1)
+		lo = 1;
+	for (i = 0; i <= 32; i++)
+		sum += dpk_tree_release_norm2(est, horizon,
+									  lo + (uint32_t) (((uint64_t) (horizon - lo) * i) / 32));
+	return sum / 33.0;
+}
+
+/* Weighted continual noise of one cell (see tree_estimator.h). */
+void
+dpk_cell_noise_weighted(DpkStream *s, const uint8_t key[DPK_KEY_BYTES], int level,
+						uint64_t cell, const DpkTreeWeights *w, int d,
+						DpkScale count_scale, DpkScale sum_scale, DpkSumNoise sums,
+						int64_t *out, int64_t *tmp, double *acc)
+{
+	int			dd = sums == DPK_SUMS_VECTOR ? d : 0;
+	int			a,
+				j;
+
+	memset(out, 0, (1 + d) * sizeof(int64_t));
+	if (w->signs)
+	{
+		for (a = 0; a < w->n; a++)
+			dpk_node_noise(s, key, level, cell, w->level[a], w->index[a], d, count_scale,
+						   sum_scale, sums, (int) w->weight[a], out);
+		return;
+	}
+	memset(acc, 0, (1 + dd) * sizeof(double));
+	for (a = 0; a < w->n; a++)
+	{
+		memset(tmp, 0, (1 + dd) * sizeof(int64_t));
+		dpk_node_noise(s, key, level, cell, w->level[a], w->index[a], d, count_scale,
+					   sum_scale, sums, 1, tmp);
+		for (j = 0; j <= dd; j++)
+			acc[j] += w->weight[a] * (double) tmp[j];
+	}
+	for (j = 0; j <= dd; j++)
+		out[j] = llround(acc[j]);
+}

@@ -1,0 +1,118 @@
+/*
+ * tree_estimator.h
+ *		Which tree nodes a continual release combines, and with which weights.
+ *
+ * A counter's release at t is its true prefix count plus sum_v w_v eta_v over
+ * tree nodes v, eta_v the node's noise (re-derived from the table's key, so a
+ * node's noise is the same draw at every release).  Any weights with
+ *
+ *	   sum_v w_v 1[i in v] = 1[i <= t]	 for every position i >= 1		(*)
+ *
+ * give a release with exactly the privacy of the tree (doc/privacy.md,
+ * "Signed tree decomposition and adaptive writes"): the weights only decide
+ * the error.  The signed decomposition (the non-adjacent form, counter.h) is
+ * one such choice with weights +-1; this file also computes the least-squares
+ * (BLUE) weights of Honaker ("Efficient use of differentially private binary
+ * trees", 2015) restricted to a small node set: the signed nodes and their
+ * descendants `depth` levels down, which keeps the nodes drawn per cell
+ * bounded while recovering most of the gain of the BLUE over the whole tree
+ * (doc/benchmarks.md, "Continual counter").  The weights depend on (arity,
+ * horizon, depth, t) only, all public, so they are computed once per release
+ * and applied to every cell.
+ *
+ * Trees of arity k: node (j, i) covers releases (i-1) k^j + 1 .. i k^j.
+ */
+#ifndef DPK_TREE_ESTIMATOR_H
+#define DPK_TREE_ESTIMATOR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "counter.h"
+#include "noise.h"
+
+/* Most nodes a signed decomposition of any t < 2^32 can use. */
+#define DPK_TREE_MAX_SIGNED 640
+
+/*
+ * Levels h an event touches with horizon T in the tree of arity k: every
+ * t <= T has a signed decomposition inside levels 0 .. h-1.  For k = 2 this
+ * is dpk_tree_height(T).
+ */
+int			dpk_tree_shape_height(int k, uint32_t T);
+
+/*
+ * The signed decomposition of [1, t] in the tree of arity k: for k = 2 the
+ * non-adjacent form (dpk_tree_decompose); for k > 2 the balanced base-k
+ * digits (in [-(k-1)/2, (k-1)/2] for odd k, in [-k/2 + 1, k/2] for even k),
+ * digit a at level j taking |a| adjacent nodes of that level with sign
+ * sign(a) ("Count on your elders", Andersson, Pagh, Steiner and Torkamani).
+ * Returns the number of nodes (at most DPK_TREE_MAX_SIGNED).
+ */
+int			dpk_tree_signed_decompose(int k, uint32_t t, int *node_level,
+									  uint32_t *node_index, int *node_sign);
+
+/* Number of nodes of dpk_tree_signed_decompose(k, t). */
+int			dpk_tree_signed_nodes(int k, uint32_t t);
+
+/* A weighted node list: release noise = sum weight[a] * noise(node a). */
+typedef struct DpkTreeWeights
+{
+	int			n;
+	bool		signs;			/* every weight is +1 or -1 exactly */
+	int		   *level;
+	uint32_t   *index;
+	double	   *weight;
+} DpkTreeWeights;
+
+/*
+ * The minimum-variance weights satisfying (*) over a local node set of t in
+ * the arity-k tree of `horizon`: the signed nodes, their descendants down to
+ * `depth` levels below each, and with `family` every child of every ancestor
+ * of a signed node (the siblings along the paths to the root, which carry
+ * most of the top-down information of the full least-squares estimate).
+ * depth 0 without family: the signed weights themselves.  Equal node
+ * variances assumed, as every node of a counter family has the same scale.
+ */
+void		dpk_tree_weights(int k, uint32_t horizon, int depth, bool family,
+							 uint32_t t, DpkTreeWeights *out);
+
+/* How a release combines the binary tree's nodes. */
+typedef enum DpkTreeEstimator
+{
+	DPK_TREE_SIGNED = 0,		/* the non-adjacent form, weights +-1 */
+	DPK_TREE_LOCAL_BLUE = 1		/* least squares over the signed nodes, their
+								 * children and the ancestors' children */
+} DpkTreeEstimator;
+
+/* The weights of release t of a binary tree of `horizon` under `est`. */
+void		dpk_tree_release_weights(DpkTreeEstimator est, uint32_t horizon, uint32_t t,
+									 DpkTreeWeights *out);
+
+/*
+ * Variance of release t under `est` in node variances (the squared norm of
+ * its weights; the rounding of dpk_cell_noise_weighted adds at most 1/4).
+ */
+double		dpk_tree_release_norm2(DpkTreeEstimator est, uint32_t horizon, uint32_t t);
+
+/* Mean of dpk_tree_release_norm2 over releases T/4 .. T (33 evenly spaced). */
+double		dpk_tree_typical_norm2(DpkTreeEstimator est, uint32_t horizon);
+
+/*
+ * The continual noise of one cell under weights w: out[0..d] = the weighted
+ * sum of the nodes' draws (dpk_node_noise), rounded to the nearest integer
+ * (post-processing; exact when w->signs).  tmp: 1 + d scratch integers,
+ * acc: 1 + d scratch doubles.
+ */
+void		dpk_cell_noise_weighted(DpkStream *s, const uint8_t key[DPK_KEY_BYTES],
+									int level, uint64_t cell, const DpkTreeWeights *w,
+									int d, DpkScale count_scale, DpkScale sum_scale,
+									DpkSumNoise sums, int64_t *out, int64_t *tmp,
+									double *acc);
+
+/* Sum of the squared weights: the release's variance in node variances. */
+double		dpk_tree_weights_norm2(const DpkTreeWeights *w);
+
+void		dpk_tree_weights_free(DpkTreeWeights *w);
+
+#endif

@@ -1,0 +1,321 @@
+/*
+ * bench_counter.c
+ *		Per-counter error of continual-counter estimators over every release.
+ *
+ * A counter's release at t is its true prefix count plus a fixed linear
+ * combination sum_v w_v eta_v of independent node noises eta_v, each with the
+ * variance 2 b^2 of a Laplace node at scale b = h * c / eps (h tree levels an
+ * event touches, c = 2 with deletions, 1 without).  So the mean squared error
+ * of release t is 2 (c / eps)^2 * h^2 * ||w_t||^2 and estimators compare by
+ * h^2 ||w_t||^2 alone (deletions multiply every figure by 4).  For each
+ * horizon T, arity k and estimator this prints h, the mean of h^2 ||w_t||^2
+ * over every t in [1, T] and over t >= T/4, its worst t, and the nodes drawn
+ * per counter (mean, max), all relative to nothing: divide by the "naf" line
+ * for the gain over today's signed binary decomposition.
+ *
+ * Estimators:
+ *	 plain    base-k digits, nodes inside [1, t] (the textbook tree);
+ *	 signed   balanced base-k digits (the non-adjacent form for k = 2: "naf");
+ *	 done     the least-squares (BLUE) estimate from every completed node
+ *			  (Honaker 2015; closed form from the bottom-up recursion);
+ *	 local-r  the BLUE restricted to the signed nodes and their descendants
+ *			  r levels down (what src/tree_estimator.c computes);
+ *	 full     the BLUE over every node of the horizon's tree (the bound any
+ *			  estimator of these node noises can reach; dense, small T only).
+ *
+ * Usage: bench_counter [--horizons 256,1024] [--arities 2,3,4,5,7,8,11,16]
+ *						[--depths 0,1,2,3] [--no-full]
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tree_estimator.h"
+
+static void *
+xmalloc(size_t n)
+{
+	void	   *p = malloc(n ? n : 1);
+
+	if (!p)
+	{
+		fprintf(stderr, "bench_counter: out of memory\n");
+		exit(1);
+	}
+	return p;
+}
+
+/* Closed-form variance (per node variance 1) of the BLUE from completed nodes. */
+static double
+done_variance(int k, uint32_t t, int *draws)
+{
+	double		v[34];
+	double		var = 0.0;
+	int64_t		sub = 1;
+	int			j;
+
+	v[0] = 1.0;
+	for (j = 1; j < 34; j++)
+		v[j] = k * v[j - 1] / (1.0 + k * v[j - 1]);
+	*draws = 0;
+	for (j = 0; t > 0; j++, t /= k)
+	{
+		var += (double) (t % k) * v[j];
+		/* a complete subtree of height j has (k^(j+1) - 1) / (k - 1) nodes */
+		*draws += (int) ((t % k) * ((sub * k - 1) / (k - 1)));
+		sub *= k;
+	}
+	return var;
+}
+
+/* Plain base-k decomposition: digit sum. */
+static int
+plain_nodes(int k, uint32_t t)
+{
+	int			n = 0;
+
+	for (; t > 0; t /= k)
+		n += t % k;
+	return n;
+}
+
+/*
+ * The full-tree BLUE variance of every prefix t <= T: positions 1..span,
+ * Gram G[p][q] = number of levels where p and q share a node, Cholesky, and
+ * var(t) = 1_t^T G^-1 1_t accumulated.
+ */
+static void
+full_variance(int k, int levels, uint32_t T, double *var)
+{
+	int64_t		span = 1;
+	int			j;
+	int64_t		p,
+				q,
+				r;
+	double	   *G,
+			   *y;
+
+	for (j = 1; j < levels; j++)
+		span *= k;
+	while (span < T)
+		span *= k;
+	G = xmalloc(sizeof(double) * span * span);
+	y = xmalloc(sizeof(double) * span);
+	for (p = 0; p < span; p++)
+		for (q = 0; q <= p; q++)
+		{
+			int64_t		w = 1;
+			int			c = 0;
+
+			for (j = 0; j < levels; j++, w *= k)
+				if (p / w == q / w)
+					c++;
+			G[p * span + q] = c;
+		}
+	/* Cholesky in place (lower). */
+	for (p = 0; p < span; p++)
+	{
+		for (q = 0; q <= p; q++)
+		{
+			double		s = G[p * span + q];
+
+			for (r = 0; r < q; r++)
+				s -= G[p * span + r] * G[q * span + r];
+			if (p == q)
+				G[p * span + p] = sqrt(s);
+			else
+				G[p * span + q] = s / G[q * span + q];
+		}
+	}
+	/* var(t) = ||L^-1 1_t||^2; forward solves for each t (O(span^2) each). */
+	for (uint32_t t = 1; t <= T; t++)
+	{
+		double		s2 = 0.0;
+
+		for (p = 0; p < span; p++)
+		{
+			double		s = p < (int64_t) t ? 1.0 : 0.0;
+
+			for (r = 0; r < p; r++)
+				s -= G[p * span + r] * y[r];
+			y[p] = s / G[p * span + p];
+			s2 += y[p] * y[p];
+		}
+		var[t] = s2;
+	}
+	free(G);
+	free(y);
+}
+
+typedef struct Fig
+{
+	double		sum_all,
+				sum_q,
+				worst,
+				draws_sum;
+	int			n_all,
+				n_q,
+				draws_max;
+	uint32_t	worst_t;
+} Fig;
+
+static void
+fig_add(Fig *f, uint32_t T, uint32_t t, double v, int draws)
+{
+	f->sum_all += v;
+	f->n_all++;
+	f->draws_sum += draws;
+	if (draws > f->draws_max)
+		f->draws_max = draws;
+	if (4 * (uint64_t) t >= T)
+	{
+		f->sum_q += v;
+		f->n_q++;
+		if (v > f->worst)
+		{
+			f->worst = v;
+			f->worst_t = t;
+		}
+	}
+}
+
+static void
+fig_print(uint32_t T, int k, int h, const char *name, const Fig *f, double base)
+{
+	printf("%5u %3d %2d %-9s %9.1f %9.1f %9.1f@%-5u %6.3f %6.3f %7.1f %5d\n",
+		   T, k, h, name, f->sum_all / f->n_all, f->sum_q / f->n_q, f->worst, f->worst_t,
+		   (f->sum_q / f->n_q) / base, f->worst / base, f->draws_sum / f->n_all, f->draws_max);
+}
+
+static int
+parse_list(const char *s, int *out, int max)
+{
+	int			n = 0;
+
+	while (*s && n < max)
+	{
+		out[n++] = atoi(s);
+		while (*s && *s != ',')
+			s++;
+		if (*s == ',')
+			s++;
+	}
+	return n;
+}
+
+int
+main(int argc, char **argv)
+{
+	int			horizons[8] = {256, 1024},
+				arities[16] = {2, 3, 4, 5, 7, 8, 11, 16},
+				depths[8] = {0, 1, 2, 3};
+	int			nh = 2,
+				na = 8,
+				nd = 4,
+				hi,
+				ai,
+				di;
+	bool		full = true;
+
+	for (int i = 1; i < argc; i++)
+	{
+		if (strcmp(argv[i], "--horizons") == 0 && i + 1 < argc)
+			nh = parse_list(argv[++i], horizons, 8);
+		else if (strcmp(argv[i], "--arities") == 0 && i + 1 < argc)
+			na = parse_list(argv[++i], arities, 16);
+		else if (strcmp(argv[i], "--depths") == 0 && i + 1 < argc)
+			nd = parse_list(argv[++i], depths, 8);
+		else if (strcmp(argv[i], "--no-full") == 0)
+			full = false;
+		else
+		{
+			fprintf(stderr, "usage: bench_counter [--horizons L] [--arities L] "
+					"[--depths L] [--no-full]\n");
+			return 2;
+		}
+	}
+	printf("# per-counter MSE in units of 2 (c/eps)^2 (c = 2 with deletions): "
+		   "h^2 ||w_t||^2; q = t >= T/4; ratios to naf's mean over t >= T/4\n");
+	printf("%5s %3s %2s %-9s %9s %9s %15s %6s %6s %7s %5s\n", "T", "k", "h", "estimator",
+		   "mean_all", "mean_q", "worst_q@t", "mean/", "worst/", "draws", "max");
+	for (hi = 0; hi < nh; hi++)
+	{
+		uint32_t	T = (uint32_t) horizons[hi];
+		double		base = 0.0;
+		int			h2 = dpk_tree_shape_height(2, T);
+
+		/* naf's mean over t >= T/4 is the base of the ratios */
+		{
+			int			n = 0;
+
+			for (uint32_t t = (T + 3) / 4; t <= T; t++, n++)
+				base += (double) h2 * h2 * dpk_tree_signed_nodes(2, t);
+			base /= n;
+		}
+		for (ai = 0; ai < na; ai++)
+		{
+			int			k = arities[ai];
+			int			h = dpk_tree_shape_height(k, T);
+			double		hh = (double) h * h;
+			Fig			fp = {0},
+						fs = {0},
+						fd = {0},
+						ff = {0};
+			double	   *fullv = NULL;
+			char		name[16];
+
+			for (uint32_t t = 1; t <= T; t++)
+			{
+				int			dr;
+				double		dv = done_variance(k, t, &dr);
+
+				fig_add(&fp, T, t, hh * plain_nodes(k, t), plain_nodes(k, t));
+				fig_add(&fs, T, t, hh * dpk_tree_signed_nodes(k, t), dpk_tree_signed_nodes(k, t));
+				fig_add(&fd, T, t, hh * dv, dr);
+			}
+			fig_print(T, k, h, "plain", &fp, base);
+			fig_print(T, k, h, k == 2 ? "naf" : "signed", &fs, base);
+			fig_print(T, k, h, "done", &fd, base);
+			for (di = 0; di < nd; di++)
+			{
+				Fig			fl = {0};
+				DpkTreeWeights tw;
+
+				if (depths[di] == 0)
+					continue;
+				for (uint32_t t = 1; t <= T; t++)
+				{
+					double		v = 0.0;
+
+					dpk_tree_weights(k, T, depths[di] % 100, depths[di] >= 100, t, &tw);
+					for (int a = 0; a < tw.n; a++)
+						v += tw.weight[a] * tw.weight[a];
+					fig_add(&fl, T, t, hh * v, tw.n);
+					dpk_tree_weights_free(&tw);
+				}
+				snprintf(name, sizeof(name), depths[di] >= 100 ? "fam-%d" : "local-%d", depths[di] % 100);
+				fig_print(T, k, h, name, &fl, base);
+			}
+			if (full && T <= 2048)
+			{
+				int64_t		span = 1;
+
+				for (int j = 1; j < h; j++)
+					span *= k;
+				if (span <= 4096)
+				{
+					fullv = xmalloc(sizeof(double) * (T + 1));
+					full_variance(k, h, T, fullv);
+					for (uint32_t t = 1; t <= T; t++)
+						fig_add(&ff, T, t, hh * fullv[t], 0);
+					fig_print(T, k, h, "full", &ff, base);
+					free(fullv);
+				}
+			}
+			fflush(stdout);
+		}
+	}
+	return 0;
+}
