@@ -17,6 +17,9 @@
 #include "dpk_mem.h"
 #include "kmedian.h"
 
+/* Sub-points per dimension a coreset point is spread over (d <= 3). */
+#define DPK_KMEDIAN_SPREAD 4
+
 /* Allocate a release's arrays (see live_core.h). */
 void
 dpk_live_release_alloc(DpkLiveRelease *rel, int k, int d)
@@ -39,6 +42,48 @@ dpk_live_release_free(DpkLiveRelease *rel)
 	dpk_free(rel->kmed_costs);
 	rel->centers = rel->sizes = rel->costs = NULL;
 	rel->kmed_centers = rel->kmed_sizes = rel->kmed_costs = NULL;
+}
+
+/*
+ * Spread every coreset point over its cell: s^d points of weight w / s^d on
+ * a regular sub-grid of the cell's width around it (s = DPK_KMEDIAN_SPREAD
+ * for d <= 3, else 1).  A geometric median of few heavy points snaps onto
+ * one of them (Vardi-Zhang: a point outweighing the pull of the rest is the
+ * median), so on a coreset of cell means every centre would sit on a cell
+ * mean; points spread like the rows of a cell let it move inside the cell.
+ * Post-processing only.  Returns the points in out (freed by the caller).
+ */
+static void
+kmedian_spread(const DpkCoreset *cs, const DpkBox *box, int level, DpkCoreset *out)
+{
+	int			d = cs->d,
+				s = d <= 3 ? DPK_KMEDIAN_SPREAD : 1,
+				sd = 1,
+				i,
+				j,
+				q;
+
+	for (j = 0; j < d; j++)
+		sd *= s;
+	out->d = d;
+	out->n = cs->n * sd;
+	out->points = dpk_alloc((size_t) (out->n ? out->n : 1) * d * sizeof(double));
+	out->weights = dpk_alloc((size_t) (out->n ? out->n : 1) * sizeof(double));
+	for (i = 0; i < cs->n; i++)
+		for (q = 0; q < sd; q++)
+		{
+			double	   *p = out->points + ((size_t) i * sd + q) * d;
+			int			r = q;
+
+			for (j = 0; j < d; j++)
+			{
+				double		w = (box->upper[j] - box->lower[j]) / (1 << level);
+
+				p[j] = cs->points[(size_t) i * d + j] + w * (((r % s) + 0.5) / s - 0.5);
+				r /= s;
+			}
+			out->weights[(size_t) i * sd + q] = cs->weights[i] / sd;
+		}
 }
 
 /*
@@ -118,10 +163,13 @@ kmedian_level(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist *f
 
 	for (level = lo; level <= cfg->level; level++)
 	{
-		DpkCoreset	cs;
+		DpkCoreset	cs,
+					raw;
 		double		proxy;
 
-		dpk_live_level_coreset(cfg, box, fine, level, t, &cs);
+		dpk_live_level_coreset(cfg, box, fine, level, t, &raw);
+		kmedian_spread(&raw, box, level, &cs);
+		dpk_coreset_free(&raw);
 		if (cs.n > 0)
 		{
 			dpk_kmedian(cs.points, cs.weights, cs.n, cfg->d, cfg->k, cfg->restarts,
@@ -156,10 +204,13 @@ dpk_live_kmedian(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist
 				i,
 				j;
 	double	   *u = dpk_alloc(d * sizeof(double));
-	DpkCoreset	cs;
+	DpkCoreset	cs,
+				raw;
 
 	level = kmedian_level(cfg, box, fine, t, seed, rel->level);
-	dpk_live_level_coreset(cfg, box, fine, level, t, &cs);
+	dpk_live_level_coreset(cfg, box, fine, level, t, &raw);
+	kmedian_spread(&raw, box, level, &cs);
+	dpk_coreset_free(&raw);
 	dpk_free(rel->kmed_centers);
 	dpk_free(rel->kmed_sizes);
 	dpk_free(rel->kmed_costs);
