@@ -3,11 +3,11 @@ EXTENSION = dpkmeans
 MODULE_big = dpkmeans
 DATA = sql/dpkmeans--0.1.sql sql/dpkmeans--0.1--0.2.sql sql/dpkmeans--0.2--0.3.sql
 
-CORE_SRCS = src/dpk_mem.c src/budget.c src/noise.c src/grid.c src/rugnik.c src/kmeans.c src/coreset.c src/lowd.c src/cellmap.c src/counter.c src/tree_estimator.c src/live_core.c src/live_noise.c src/projection.c src/lift.c src/highd.c
+CORE_SRCS = src/dpk_mem.c src/budget.c src/noise.c src/grid.c src/rugnik.c src/kmeans.c src/kmedian.c src/coreset.c src/lowd.c src/cellmap.c src/counter.c src/tree_estimator.c src/live_core.c src/live_noise.c src/live_kmedian.c src/projection.c src/lift.c src/highd.c
 GLUE_SRCS = src/pgutil.c src/dpkmeans.c src/oneshot.c src/store.c src/trigger.c src/partition.c src/attach.c src/release.c src/readers.c src/report.c src/guard.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 
-REGRESS = grid_size kmeans_oneshot bad_input live live_privileges live_bad_input highd release_replay partitions upgrade
+REGRESS = grid_size kmeans_oneshot bad_input live live_privileges live_bad_input highd release_replay partitions kmedian upgrade
 REGRESS_OPTS = --load-extension=dpkmeans
 
 PG_CPPFLAGS = -Isrc
@@ -31,7 +31,7 @@ CORE_LIBS = -lopenblas -lcrypto -lm
 # Research variants of the core: linked into benchmarks and unit tests, never
 # into the extension.
 RESEARCH_SRCS = test/bench/highd_research.c
-UNIT_TESTS = test_noise test_kmeans test_rugnik test_grid test_counter test_tree_estimator test_projection test_lift test_highd test_store_format test_budget
+UNIT_TESTS = test_noise test_kmeans test_kmedian test_objective test_rugnik test_grid test_counter test_tree_estimator test_projection test_lift test_highd test_store_format test_budget
 UNIT_BINS = $(addprefix test/unit/bin/,$(UNIT_TESTS))
 
 test/unit/bin/%: test/unit/%.c $(CORE_SRCS) $(RESEARCH_SRCS) src/*.h test/bench/highd_research.h test/unit/unit.h
@@ -158,3 +158,15 @@ test/bench/bin/bench_counter: test/bench/bench_counter.c $(CORE_SRCS) src/*.h
 bench-counter: test/bench/bin/bench_counter
 	@mkdir -p test/bench/out
 	./test/bench/bin/bench_counter | tee test/bench/out/counter.txt
+
+# k-median (objective 'kmedian'): one-shot and live releases on skewed 2-d
+# data (and the US airports when python3-vega-datasets is installed) against
+# a non-private k-median reference.
+test/bench/bin/bench_kmedian: test/bench/bench_kmedian.c test/bench/mixture.h test/bench/bench_common.h $(CORE_SRCS) src/*.h
+	@mkdir -p test/bench/bin
+	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
+
+.PHONY: bench-kmedian
+bench-kmedian: test/bench/bin/bench_kmedian
+	@mkdir -p test/bench/out
+	OPENBLAS_NUM_THREADS=1 nice ./test/bench/bin/bench_kmedian $$(test -r $(AIRPORTS_CSV) && echo --airports $(AIRPORTS_CSV)) | tee test/bench/out/kmedian.txt

@@ -56,6 +56,9 @@ SELECT b.centers = (SELECT array_agg(center ORDER BY cluster) FROM dp_centers('u
 FROM before_update b;
 SELECT item, value FROM dp_privacy_report('up')
 WHERE item IN ('noise sampler version', 'state format', 'releases used') ORDER BY item;
+-- a release made before 0.3 has no k-median centres; the next one has
+SELECT count(*) FROM dp_centers('up', 2, 'kmedian');
+SELECT count(*) FROM dp_cost_curve('up', 'kmedian');
 SELECT value LIKE 'not recorded yet%' AS home_not_recorded FROM dp_privacy_report('up')
 WHERE item = 'release history home';
 -- writes keep counting (0.1's triggers), verify holds, releases go on
@@ -65,6 +68,7 @@ SELECT dp_verify('up');
 SELECT dp_release('up');
 SELECT item, value FROM dp_privacy_report('up')
 WHERE item IN ('state format', 'releases used') ORDER BY item;
+SELECT count(*) AS kmedian_centres FROM dp_centers('up', 2, 'kmedian');
 SELECT value LIKE 'system %' AS home_recorded FROM dp_privacy_report('up')
 WHERE item = 'release history home';
 SELECT dp_verify('up');

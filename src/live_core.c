@@ -286,9 +286,9 @@ live_cell_centres(const DpkBox *box, const DpkDenseHist *fine)
 	return ref;
 }
 
-/* The coreset of `level` (the counted one or a sum of its cells). */
-static void
-live_level_coreset(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist *fine,
+/* The coreset of `level` (see live_core.h). */
+void
+dpk_live_level_coreset(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist *fine,
 				   int level, uint32_t t, DpkCoreset *cs)
 {
 	DpkDenseHist coarse;
@@ -324,7 +324,7 @@ live_level_proxy(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist
 	int		   *assign;
 	uint64_t	c;
 
-	live_level_coreset(cfg, box, fine, level, t, &lcs);
+	dpk_live_level_coreset(cfg, box, fine, level, t, &lcs);
 	if (lcs.n <= 0)
 	{
 		dpk_coreset_free(&lcs);
@@ -448,14 +448,12 @@ dpk_live_cluster(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist
 
 	level = live_rugnik_level(cfg, noisy_n, t);
 	level = live_choose_release_level(cfg, box, fine, t, seed, level);
-	live_level_coreset(cfg, box, fine, level, t, &cs);
+	dpk_live_level_coreset(cfg, box, fine, level, t, &cs);
 
 	rel->level = level;
 	rel->noisy_n = noisy_n;
 	rel->coreset_size = cs.n;
-	rel->centers = dpk_alloc((size_t) dpk_live_block(k + 1) * d * sizeof(double));
-	rel->sizes = dpk_alloc((size_t) dpk_live_block(k + 1) * sizeof(double));
-	rel->costs = dpk_alloc((size_t) k * sizeof(double));
+	dpk_live_release_alloc(rel, k, d);
 
 	/* Spread of points inside their cells, if uniform: width^2 / 12 per axis. */
 	for (j = 0; j < d; j++)
@@ -467,16 +465,6 @@ dpk_live_cluster(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist
 	for (kp = 1; kp <= k; kp++)
 		live_cluster_kprime(cfg, box, &cs, kp, seed, cell_spread, rel);
 	dpk_coreset_free(&cs);
-}
-
-/* Free a release. */
-void
-dpk_live_release_free(DpkLiveRelease *rel)
-{
-	dpk_free(rel->centers);
-	dpk_free(rel->sizes);
-	dpk_free(rel->costs);
-	rel->centers = rel->sizes = rel->costs = NULL;
 }
 
 /* Cells of one copy's projected grid. */
@@ -563,9 +551,7 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 	rel->level = cfg->level;
 	rel->noisy_n = noisy_n < 1.0 ? 1.0 : noisy_n;
 	rel->coreset_size = 0;
-	rel->centers = dpk_alloc((size_t) dpk_live_block(k + 1) * d * sizeof(double));
-	rel->sizes = dpk_alloc((size_t) dpk_live_block(k + 1) * sizeof(double));
-	rel->costs = dpk_alloc((size_t) k * sizeof(double));
+	dpk_live_release_alloc(rel, k, d);
 
 	for (kp = 1; kp <= k; kp++)
 	{

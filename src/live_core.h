@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "cellmap.h"
+#include "coreset.h"
 #include "counter.h"
 #include "grid.h"
 #include "noise.h"
@@ -123,6 +124,10 @@ typedef struct DpkLiveRelease
 	double	   *centers;		/* for k' = 1..k: block k'(k'-1)/2 * d */
 	double	   *sizes;			/* for k' = 1..k: block k'(k'-1)/2 */
 	double	   *costs;			/* k: private cost estimate for k' */
+	/* k-median of the same coreset (dpk_live_kmedian), NULL until made */
+	double	   *kmed_centers;	/* as centers */
+	double	   *kmed_sizes;		/* as sizes */
+	double	   *kmed_costs;		/* k: private sum of distances for k' */
 } DpkLiveRelease;
 
 /* Offset of k''s block in centers (times d) and sizes. */
@@ -140,8 +145,33 @@ void		dpk_live_cluster(const DpkLiveConfig *cfg, const DpkBox *box,
 							 const DpkDenseHist *fine, uint32_t t, uint64_t seed,
 							 DpkLiveRelease *rel);
 
+/* Allocate a release's arrays for every k' <= k (k-median ones NULL). */
+void		dpk_live_release_alloc(DpkLiveRelease *rel, int k, int d);
+
 /* Free a release's arrays. */
 void		dpk_live_release_free(DpkLiveRelease *rel);
+
+/*
+ * The coreset of `level` (the counted one or a sum of its cells) at release
+ * t: cells above the noise threshold at their shrunk noisy means.
+ */
+void		dpk_live_level_coreset(const DpkLiveConfig *cfg, const DpkBox *box,
+								   const DpkDenseHist *fine, int level, uint32_t t,
+								   DpkCoreset *cs);
+
+/*
+ * k-median centres, sizes and private cost curve for every k' <= k of a
+ * low-d release that dpk_live_cluster made from `fine`: weighted k-median
+ * (kmedian.h) of the coreset of a level chosen among the k-means level and
+ * finer ones by a private proxy, post-processing only.  The cost of k' is
+ * the sum over every counted cell of its raw noisy count times
+ * sqrt(D^2 + s^2), D the distance of its centre to the nearest centre and
+ * s^2 the spread of uniform points in a counted cell: noisy values only.
+ * Fills rel->kmed_*.
+ */
+void		dpk_live_kmedian(const DpkLiveConfig *cfg, const DpkBox *box,
+							 const DpkDenseHist *fine, uint32_t t, uint64_t seed,
+							 DpkLiveRelease *rel);
 
 /*
  * High dimensions.  State: one cell map (values: count, then the d centred

@@ -26,6 +26,7 @@ dpk_lowd_defaults(DpkLowdConfig *cfg, double epsilon, int k)
 	cfg->max_cells = 4194304.0;
 	cfg->restarts = 20;
 	cfg->max_iter = 100;
+	cfg->objective = DPK_OBJECTIVE_KMEANS;
 }
 
 /* The public N, or a noisy count (sensitivity 1) on eps_n; at least 1. */
@@ -81,7 +82,10 @@ lowd_histogram(const DpkBox *box, const double *points, size_t n, int cells_per_
 	dpk_free(u);
 }
 
-/* Weighted k-means of the coreset into res, or every centre at the box middle. */
+/*
+ * Weighted k-means (or k-median) of the coreset into res, or every centre at
+ * the box middle.
+ */
 static void
 lowd_centres(const DpkBox *box, const DpkLowdConfig *cfg, const DpkCoreset *cs,
 			 DpkStream *s, DpkOneshotResult *res)
@@ -90,7 +94,10 @@ lowd_centres(const DpkBox *box, const DpkLowdConfig *cfg, const DpkCoreset *cs,
 
 	res->centers = dpk_alloc((size_t) cfg->k * d * sizeof(double));
 	res->sizes = dpk_alloc((size_t) cfg->k * sizeof(double));
-	if (cs->n > 0)
+	if (cs->n > 0 && cfg->objective == DPK_OBJECTIVE_KMEDIAN)
+		dpk_kmedian(cs->points, cs->weights, cs->n, d, cfg->k, cfg->restarts,
+					cfg->max_iter, dpk_stream_u64(s), res->centers, res->sizes);
+	else if (cs->n > 0)
 		dpk_kmeans(cs->points, cs->weights, cs->n, d, cfg->k, cfg->restarts,
 				   cfg->max_iter, dpk_stream_u64(s), res->centers, res->sizes);
 	else

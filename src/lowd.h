@@ -18,6 +18,7 @@
 
 #include "coreset.h"
 #include "grid.h"
+#include "kmedian.h"
 #include "noise.h"
 
 /* Configuration of a low-d one-shot release (dp_kmeans). */
@@ -33,6 +34,8 @@ typedef struct DpkLowdConfig
 	double		max_cells;		/* public cap on m^d */
 	int			restarts;
 	int			max_iter;
+	DpkObjective objective;		/* k-means (default) or k-median of the
+								 * coreset: post-processing, same noise */
 } DpkLowdConfig;
 
 /* Defaults (doc/benchmarks.md, "Measurements behind the defaults"). */
@@ -41,7 +44,9 @@ void		dpk_lowd_defaults(DpkLowdConfig *cfg, double epsilon, int k);
 /*
  * One-shot epsilon-DP k-means in the original space: noisy N, grid size by
  * RUGNIK, discrete Laplace on every cell's count and cube noise on its sum
- * vector, coreset of cells above the noise, weighted k-means.  points:
+ * vector, coreset of cells above the noise, weighted k-means (or weighted
+ * k-median with cfg->objective DPK_OBJECTIVE_KMEDIAN, seeded by the same
+ * draw of the stream, so both objectives see the same histogram).  points:
  * n * d, NaN-free (+-Inf allowed, clamped).  Exactly cfg->k centres,
  * whatever the data.
  */

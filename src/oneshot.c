@@ -29,6 +29,9 @@
 
 #define FETCH_BATCH 10000
 
+/* Position of dp_kmeans's objective argument (0-based). */
+#define DP_KMEANS_ARG_OBJECTIVE 6
+
 /*
  * Refuse anything but one plain SELECT: no data-modifying CTE, no row locks,
  * no utility command.  Decided from the parse tree alone.
@@ -169,8 +172,11 @@ read_query_points(const char *query, int d, PointBuffer *buf)
 }
 
 /*
- * dp_kmeans(query, k, epsilon, lower, upper, n) ->
+ * dp_kmeans(query, k, epsilon, lower, upper, n, objective) ->
  *		SETOF (cluster int, center float8[], noisy_size float8)
+ *
+ * objective 'kmedian' clusters the same coreset for the sum of distances
+ * (post-processing: the same epsilon buys the same noisy histogram).
  */
 PG_FUNCTION_INFO_V1(dp_kmeans);
 Datum
@@ -220,6 +226,14 @@ dp_kmeans(PG_FUNCTION_ARGS)
 
 	dpk_lowd_defaults(&cfg, eps, k);
 	cfg.max_cells = dpk_max_cells;
+	cfg.objective = dpk_pg_objective_arg(fcinfo, DP_KMEANS_ARG_OBJECTIVE);
+	if (cfg.objective == DPK_OBJECTIVE_KMEDIAN && d >= DPK_HIGHD_MIN_D)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("objective 'kmedian' is not supported with %d dimensions", d),
+				 errdetail("From %d dimensions on, centres are lifted from noisy sums, which give means, not medians.",
+						   DPK_HIGHD_MIN_D),
+				 errhint("Use objective 'kmeans', or fewer than %d columns.", DPK_HIGHD_MIN_D)));
 	if (!PG_ARGISNULL(5))
 	{
 		double		n = PG_GETARG_FLOAT8(5);

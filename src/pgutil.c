@@ -97,6 +97,30 @@ dpk_pg_check_k(int k, int kmax)
 				 errdetail("k may not exceed the k given when the table was attached.")));
 }
 
+/* The objective argument of a function (see pgutil.h). */
+DpkObjective
+dpk_pg_objective_arg(FunctionCallInfo fcinfo, int argno)
+{
+	DpkObjective obj;
+	char	   *name;
+
+	/* SQL objects of an older version call without it: their k-means */
+	if (argno >= PG_NARGS())
+		return DPK_OBJECTIVE_KMEANS;
+	if (PG_ARGISNULL(argno))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("objective must not be NULL"),
+				 errhint("Valid objectives are " DPK_OBJECTIVE_NAMES ".")));
+	name = text_to_cstring(PG_GETARG_TEXT_PP(argno));
+	if (!dpk_objective_parse(name, &obj))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown objective \"%s\"", name),
+				 errhint("Valid objectives are " DPK_OBJECTIVE_NAMES ".")));
+	return obj;
+}
+
 /* Copy a float8[] box bound into a C array, rejecting NULLs and non-finite values. */
 static double *
 box_bound(ArrayType *a, const char *name, int *len)

@@ -14,6 +14,7 @@
 #include "executor/tuptable.h"
 #include "utils/array.h"
 
+#include "kmedian.h"
 #include "noise.h"
 
 /* Most scalar columns one point may span (arrays have no such limit). */
@@ -30,6 +31,13 @@ void		dpk_pg_check_epsilon(double epsilon, const char *argname);
 
 /* ERROR unless k >= 1 (and <= kmax when kmax > 0). */
 void		dpk_pg_check_k(int k, int kmax);
+
+/*
+ * The objective argument `argno` of a function: 'kmeans' or 'kmedian';
+ * NULL or any other value is refused (22023) with a hint naming both.
+ * k-means when the call has no such argument (SQL objects of version 0.2).
+ */
+DpkObjective dpk_pg_objective_arg(FunctionCallInfo fcinfo, int argno);
 
 /*
  * Validate the box arrays (non-NULL, one-dimensional, same length, no NULL,

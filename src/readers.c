@@ -85,7 +85,24 @@ dpk_reader_require_release(const DpkTracked *tr)
 						 get_rel_name(tr->relid))));
 }
 
-/* dp_centers(tbl, k): the latest release's centres for k' = k. */
+/*
+ * ERROR for objective 'kmedian' on a projected table: its centres are
+ * lifted from noisy sums (means), and no k-median is stored for it.
+ */
+static void
+check_objective(const DpkTracked *tr, DpkObjective obj)
+{
+	if (obj == DPK_OBJECTIVE_KMEDIAN && tr->dhat > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("objective 'kmedian' is not supported for table \"%s\" (%d dimensions)",
+						get_rel_name(tr->relid), tr->d),
+				 errdetail("From %d dimensions on, centres are lifted from noisy sums, which give means, not medians.",
+						   DPK_HIGHD_MIN_D),
+				 errhint("Use objective 'kmeans'.")));
+}
+
+/* dp_centers(tbl, k, objective): the latest release's centres for k' = k. */
 PG_FUNCTION_INFO_V1(dp_centers);
 Datum
 dp_centers(PG_FUNCTION_ARGS)
@@ -93,6 +110,7 @@ dp_centers(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	Oid			relid;
 	int			k;
+	DpkObjective obj;
 	DpkTracked	tr;
 	DpkOwnerSwitch sw;
 
@@ -103,28 +121,36 @@ dp_centers(PG_FUNCTION_ARGS)
 				 errmsg("k must not be NULL"),
 				 errhint("Give a k between 1 and the table's attached k.")));
 	k = PG_GETARG_INT32(1);
+	obj = dpk_pg_objective_arg(fcinfo, 2);
 	InitMaterializedSRF(fcinfo, 0);
 	dpk_reader_begin(relid, false, CurrentMemoryContext, &tr, &sw);
 	dpk_pg_check_k(k, tr.k);
+	check_objective(&tr, obj);
 	dpk_reader_require_release(&tr);
-	dpk_store_centers(relid, tr.releases, k, rsinfo);
+	dpk_store_centers(relid, tr.releases, k, obj, rsinfo);
 	dpk_store_end(&sw);
 	return (Datum) 0;
 }
 
-/* dp_cost_curve(tbl): the latest release's cost estimate for k' = 1..k. */
+/*
+ * dp_cost_curve(tbl, objective): the latest release's cost estimate for
+ * k' = 1..k (private sums of squared distances, or of distances).
+ */
 PG_FUNCTION_INFO_V1(dp_cost_curve);
 Datum
 dp_cost_curve(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	Oid			relid = dpk_pg_table_arg(fcinfo);
+	DpkObjective obj = dpk_pg_objective_arg(fcinfo, 1);
 	DpkTracked	tr;
 	DpkOwnerSwitch sw;
 
 	InitMaterializedSRF(fcinfo, 0);
-	dpk_reader_begin(relid, true, CurrentMemoryContext, &tr, &sw);
-	dpk_store_costs(relid, tr.releases, rsinfo);
+	dpk_reader_begin(relid, false, CurrentMemoryContext, &tr, &sw);
+	check_objective(&tr, obj);
+	dpk_reader_require_release(&tr);
+	dpk_store_costs(relid, tr.releases, obj, rsinfo);
 	dpk_store_end(&sw);
 	return (Datum) 0;
 }

@@ -191,9 +191,14 @@ make_release(Oid relid, int *horizon, bool *at_horizon)
 	}
 	else
 	{
+		uint64		seed;
+
 		dpk_live_noisy_histogram(&cfg, key, &tr.state, t, stream, &noisy);
 		explicit_bzero(key, sizeof(key));
-		dpk_live_cluster(&cfg, &box, &noisy, t, dpk_stream_u64(stream), &rel);
+		seed = dpk_stream_u64(stream);
+		dpk_live_cluster(&cfg, &box, &noisy, t, seed, &rel);
+		/* k-median of the same noisy histogram: post-processing, stored too */
+		dpk_live_kmedian(&cfg, &box, &noisy, t, seed, &rel);
 		for (i = 0; i < noisy.ncells; i++)
 		{
 			int64_t    *v = dpk_cellmap_get(&noisy_map, i);

@@ -28,6 +28,9 @@
 /* Set by dpk_store_begin: the installed SQL objects are 0.1's. */
 static bool store_v01 = false;
 
+/* Set by dpk_store_begin: centers and costs have an objective column (0.3). */
+static bool store_objectives = false;
+
 /* Begin work on the internal tables (see store.h). */
 void
 dpk_store_begin(DpkOwnerSwitch *sw)
@@ -38,6 +41,7 @@ dpk_store_begin(DpkOwnerSwitch *sw)
 	/* one catalog read per statement of a writer: owner and version */
 	dpk_pg_extension_row(&owner, &version);
 	store_v01 = strcmp(version, "0.1") == 0;
+	store_objectives = !store_v01 && strcmp(version, "0.2") != 0;
 	dpk_pg_owner_begin_as(sw, owner);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -427,6 +431,42 @@ dpk_store_append_delta(Oid relid, const DpkCellMap *map, uint64 pad_to)
 			   "VALUES ($1::oid::regclass, $2)", 2, types, values, false, SPI_OK_INSERT);
 }
 
+/*
+ * The k-median rows of a release (objective 'kmedian'); values[0..1] hold
+ * relid and t.
+ */
+static void
+save_kmedian(const DpkTracked *tr, const DpkLiveRelease *rel, Oid *types, Datum *values)
+{
+	int			kp,
+				c;
+
+	for (kp = 1; kp <= tr->k; kp++)
+	{
+		types[2] = INT4OID;
+		values[2] = Int32GetDatum(kp);
+		types[3] = FLOAT8OID;
+		values[3] = Float8GetDatum(rel->kmed_costs[kp - 1]);
+		store_exec("INSERT INTO dpkmeans_internal.costs (relid, t, k, noisy_cost, objective) "
+				   "VALUES ($1::oid::regclass, $2, $3, $4, 'kmedian')", 4, types, values, false,
+				   SPI_OK_INSERT);
+		for (c = 0; c < kp; c++)
+		{
+			int			b = dpk_live_block(kp) + c;
+
+			types[3] = INT4OID;
+			values[3] = Int32GetDatum(c + 1);
+			types[4] = FLOAT8ARRAYOID;
+			values[4] = float8_datum(rel->kmed_centers + (size_t) b * tr->d, tr->d);
+			types[5] = FLOAT8OID;
+			values[5] = Float8GetDatum(rel->kmed_sizes[b]);
+			store_exec("INSERT INTO dpkmeans_internal.centers (relid, t, k, cluster, center, "
+					   "noisy_size, objective) VALUES ($1::oid::regclass, $2, $3, $4, $5, $6, "
+					   "'kmedian')", 6, types, values, false, SPI_OK_INSERT);
+		}
+	}
+}
+
 /* Store release t (see store.h). */
 void
 dpk_store_save_release(const DpkTracked *tr, uint32 t, uint64 state_pad,
@@ -485,6 +525,9 @@ dpk_store_save_release(const DpkTracked *tr, uint32 t, uint64 state_pad,
 					   6, types, values, false, SPI_OK_INSERT);
 		}
 	}
+
+	if (rel->kmed_centers && store_objectives)
+		save_kmedian(tr, rel, types, values);
 
 	types[2] = BYTEAOID;
 	values[2] = PointerGetDatum(dpk_store_map_bytea(noisy_map, 0));
@@ -588,29 +631,65 @@ result_to_set(ReturnSetInfo *rsinfo)
 		tuplestore_puttuple(rsinfo->setResult, SPI_tuptable->vals[i]);
 }
 
+/*
+ * ERROR when release t has no k-median rows: it was made by a library
+ * before k-median (they are stored with every low-d release since).
+ */
+static void
+require_kmedian(Oid relid, int t)
+{
+	if (SPI_processed == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("release %d of table \"%s\" has no k-median centres", t,
+						get_rel_name(relid)),
+				 errdetail("It was made before dpkmeans 0.3, which stores them with every release."),
+				 errhint("The next dp_release('%s') stores them.", get_rel_name(relid))));
+}
+
 /* Release t's centres for k (see store.h). */
 void
-dpk_store_centers(Oid relid, int t, int k, ReturnSetInfo *rsinfo)
+dpk_store_centers(Oid relid, int t, int k, DpkObjective obj, ReturnSetInfo *rsinfo)
 {
-	Oid			types[3] = {OIDOID, INT4OID, INT4OID};
-	Datum		values[3] = {ObjectIdGetDatum(relid), Int32GetDatum(t), Int32GetDatum(k)};
+	Oid			types[4] = {OIDOID, INT4OID, INT4OID, TEXTOID};
+	Datum		values[4] = {ObjectIdGetDatum(relid), Int32GetDatum(t), Int32GetDatum(k),
+	CStringGetTextDatum(dpk_objective_name(obj))};
 
-	store_exec("SELECT cluster, center, noisy_size FROM dpkmeans_internal.centers "
-			   "WHERE relid = $1::oid::regclass AND t = $2 AND k = $3 ORDER BY cluster",
-			   3, types, values, true, SPI_OK_SELECT);
+	if (!store_objectives)
+		store_exec("SELECT cluster, center, noisy_size FROM dpkmeans_internal.centers "
+				   "WHERE relid = $1::oid::regclass AND t = $2 AND k = $3 ORDER BY cluster",
+				   3, types, values, true, SPI_OK_SELECT);
+	else
+	{
+		store_exec("SELECT cluster, center, noisy_size FROM dpkmeans_internal.centers "
+				   "WHERE relid = $1::oid::regclass AND t = $2 AND k = $3 AND objective = $4 "
+				   "ORDER BY cluster", 4, types, values, true, SPI_OK_SELECT);
+		if (obj == DPK_OBJECTIVE_KMEDIAN)
+			require_kmedian(relid, t);
+	}
 	result_to_set(rsinfo);
 }
 
 /* Release t's cost curve (see store.h). */
 void
-dpk_store_costs(Oid relid, int t, ReturnSetInfo *rsinfo)
+dpk_store_costs(Oid relid, int t, DpkObjective obj, ReturnSetInfo *rsinfo)
 {
-	Oid			types[2] = {OIDOID, INT4OID};
-	Datum		values[2] = {ObjectIdGetDatum(relid), Int32GetDatum(t)};
+	Oid			types[3] = {OIDOID, INT4OID, TEXTOID};
+	Datum		values[3] = {ObjectIdGetDatum(relid), Int32GetDatum(t),
+	CStringGetTextDatum(dpk_objective_name(obj))};
 
-	store_exec("SELECT k, noisy_cost FROM dpkmeans_internal.costs "
-			   "WHERE relid = $1::oid::regclass AND t = $2 ORDER BY k",
-			   2, types, values, true, SPI_OK_SELECT);
+	if (!store_objectives)
+		store_exec("SELECT k, noisy_cost FROM dpkmeans_internal.costs "
+				   "WHERE relid = $1::oid::regclass AND t = $2 ORDER BY k",
+				   2, types, values, true, SPI_OK_SELECT);
+	else
+	{
+		store_exec("SELECT k, noisy_cost FROM dpkmeans_internal.costs "
+				   "WHERE relid = $1::oid::regclass AND t = $2 AND objective = $3 ORDER BY k",
+				   3, types, values, true, SPI_OK_SELECT);
+		if (obj == DPK_OBJECTIVE_KMEDIAN)
+			require_kmedian(relid, t);
+	}
 	result_to_set(rsinfo);
 }
 

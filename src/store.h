@@ -131,11 +131,15 @@ bool		dpk_store_set_reader(Oid relid, Oid role, bool grant);
 /* The granted reader roles of a table, comma-separated ("" when none). */
 char	   *dpk_store_reader_names(Oid relid);
 
-/* Rows of release t's centres for k (cluster, center, noisy_size) into rsinfo. */
-void		dpk_store_centers(Oid relid, int t, int k, ReturnSetInfo *rsinfo);
+/*
+ * Rows of release t's centres for k and objective (cluster, center,
+ * noisy_size) into rsinfo; ERROR for k-median on a release made before 0.3.
+ */
+void		dpk_store_centers(Oid relid, int t, int k, DpkObjective obj,
+							  ReturnSetInfo *rsinfo);
 
-/* Rows of release t's cost curve (k, noisy_cost) into rsinfo. */
-void		dpk_store_costs(Oid relid, int t, ReturnSetInfo *rsinfo);
+/* Rows of release t's cost curve (k, noisy_cost) for objective into rsinfo. */
+void		dpk_store_costs(Oid relid, int t, DpkObjective obj, ReturnSetInfo *rsinfo);
 
 /* Release t's noisy counted level (into ctx) and the level it used. */
 void		dpk_store_histogram(Oid relid, int t, int d, MemoryContext ctx,

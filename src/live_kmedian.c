@@ -1,0 +1,243 @@
+/*
+ * live_kmedian.c
+ *		A live release's arrays, and its k-median centres and cost curve.
+ *
+ * k-median is post-processing of a release: the same noisy counted level,
+ * the level dpk_live_cluster chose from it and the same coreset, clustered
+ * for the sum of distances instead of the sum of squares.  It costs no
+ * privacy and draws no noise; the release stores its answer beside the
+ * k-means one, so every read of a release number returns the same centres.
+ */
+#include "live_core.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "coreset.h"
+#include "dpk_mem.h"
+#include "kmedian.h"
+
+/* Sub-points per dimension a coreset point is spread over (d <= 3). */
+#define DPK_KMEDIAN_SPREAD 4
+
+/* Allocate a release's arrays (see live_core.h). */
+void
+dpk_live_release_alloc(DpkLiveRelease *rel, int k, int d)
+{
+	rel->centers = dpk_alloc((size_t) dpk_live_block(k + 1) * d * sizeof(double));
+	rel->sizes = dpk_alloc((size_t) dpk_live_block(k + 1) * sizeof(double));
+	rel->costs = dpk_alloc((size_t) k * sizeof(double));
+	rel->kmed_centers = rel->kmed_sizes = rel->kmed_costs = NULL;
+}
+
+/* Free a release. */
+void
+dpk_live_release_free(DpkLiveRelease *rel)
+{
+	dpk_free(rel->centers);
+	dpk_free(rel->sizes);
+	dpk_free(rel->costs);
+	dpk_free(rel->kmed_centers);
+	dpk_free(rel->kmed_sizes);
+	dpk_free(rel->kmed_costs);
+	rel->centers = rel->sizes = rel->costs = NULL;
+	rel->kmed_centers = rel->kmed_sizes = rel->kmed_costs = NULL;
+}
+
+/*
+ * Spread every coreset point over its cell: s^d points of weight w / s^d on
+ * a regular sub-grid of the cell's width around it (s = DPK_KMEDIAN_SPREAD
+ * for d <= 3, else 1).  A geometric median of few heavy points snaps onto
+ * one of them (Vardi-Zhang: a point outweighing the pull of the rest is the
+ * median), so on a coreset of cell means every centre would sit on a cell
+ * mean; points spread like the rows of a cell let it move inside the cell.
+ * Post-processing only.  Returns the points in out (freed by the caller).
+ */
+static void
+kmedian_spread(const DpkCoreset *cs, const DpkBox *box, int level, DpkCoreset *out)
+{
+	int			d = cs->d,
+				s = d <= 3 ? DPK_KMEDIAN_SPREAD : 1,
+				sd = 1,
+				i,
+				j,
+				q;
+
+	for (j = 0; j < d; j++)
+		sd *= s;
+	out->d = d;
+	out->n = cs->n * sd;
+	out->points = dpk_alloc((size_t) (out->n ? out->n : 1) * d * sizeof(double));
+	out->weights = dpk_alloc((size_t) (out->n ? out->n : 1) * sizeof(double));
+	for (i = 0; i < cs->n; i++)
+		for (q = 0; q < sd; q++)
+		{
+			double	   *p = out->points + ((size_t) i * sd + q) * d;
+			int			r = q;
+
+			for (j = 0; j < d; j++)
+			{
+				double		w = (box->upper[j] - box->lower[j]) / (1 << level);
+
+				p[j] = cs->points[(size_t) i * d + j] + w * (((r % s) + 0.5) / s - 0.5);
+				r /= s;
+			}
+			out->weights[(size_t) i * sd + q] = cs->weights[i] / sd;
+		}
+}
+
+/*
+ * The private cost of k-median centres (k * d) on the whole noisy counted
+ * level: every counted cell at its centre, weighted by its raw noisy count
+ * (zero-mean noise: unbiased, and the same noise for every candidate), at
+ * distance sqrt(D^2 + s^2) with s^2 the spread of uniform points in a
+ * counted cell.  Cells the coreset drops (tails below the noise threshold)
+ * count too.  Clipped at 0.
+ */
+static double
+kmedian_proxy(const DpkDenseHist *fine, const DpkBox *box, const double *centers, int k)
+{
+	double		spread2 = 0.0;
+
+	int			d = fine->d,
+				j;
+	double	   *u = dpk_alloc(d * sizeof(double));
+	double	   *ref = dpk_alloc(d * sizeof(double));
+	int64_t    *idx = dpk_alloc(d * sizeof(int64_t));
+	double		proxy = 0.0;
+	uint64_t	c;
+
+	for (j = 0; j < d; j++)
+	{
+		double		w = (box->upper[j] - box->lower[j]) / fine->m;
+
+		spread2 += w * w / 12.0;
+	}
+	for (c = 0; c < fine->ncells; c++)
+	{
+		double		best = INFINITY;
+		int			i;
+
+		if (fine->count[c] == 0)
+			continue;
+		dpk_grid_cell_coords(d, fine->m, c, idx);
+		for (j = 0; j < d; j++)
+			u[j] = ((double) idx[j] + 0.5) / fine->m;
+		dpk_box_denormalize(box, u, ref);
+		for (i = 0; i < k; i++)
+		{
+			double		s2 = 0.0;
+
+			for (j = 0; j < d; j++)
+			{
+				double		diff = ref[j] - centers[(size_t) i * d + j];
+
+				s2 += diff * diff;
+			}
+			best = fmin(best, s2);
+		}
+		proxy += (double) fine->count[c] * sqrt(best + spread2);
+	}
+	dpk_free(u);
+	dpk_free(ref);
+	dpk_free(idx);
+	return fmax(0.0, proxy);
+}
+
+/*
+ * The level of the k-median coreset.  A median sits on the heaviest of few
+ * weighted points, so the coarse grids that suit k-means (the level of
+ * rel) bias it toward cell means; each level from one below the k-means one
+ * up to the counted one gives k-median centres for k, and the level whose
+ * centres have the lowest proxy cost on the whole counted level wins.
+ */
+static int
+kmedian_level(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist *fine,
+			  uint32_t t, uint64_t seed, int kmeans_level)
+{
+	int			lo = kmeans_level > 0 ? kmeans_level - 1 : 0,
+				level,
+				chosen = kmeans_level;
+	double	   *cand = dpk_alloc((size_t) cfg->k * cfg->d * sizeof(double));
+	double		best = INFINITY;
+
+	for (level = lo; level <= cfg->level; level++)
+	{
+		DpkCoreset	cs,
+					raw;
+		double		proxy;
+
+		dpk_live_level_coreset(cfg, box, fine, level, t, &raw);
+		kmedian_spread(&raw, box, level, &cs);
+		dpk_coreset_free(&raw);
+		if (cs.n > 0)
+		{
+			dpk_kmedian(cs.points, cs.weights, cs.n, cfg->d, cfg->k, cfg->restarts,
+						cfg->max_iter, seed, cand, NULL);
+			proxy = kmedian_proxy(fine, box, cand, cfg->k);
+			if (proxy < best)
+			{
+				best = proxy;
+				chosen = level;
+			}
+		}
+		dpk_coreset_free(&cs);
+	}
+	dpk_free(cand);
+	return chosen;
+}
+
+/*
+ * k-median for every k' of a low-d release (see live_core.h).  The seed is
+ * the release's k-means seed; kmedian.c mixes its restarts apart from
+ * k-means ones.  An empty coreset puts every centre at the middle of the box
+ * with cost 0, as the k-means path does.
+ */
+void
+dpk_live_kmedian(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist *fine,
+				 uint32_t t, uint64_t seed, DpkLiveRelease *rel)
+{
+	int			d = cfg->d,
+				k = cfg->k,
+				level,
+				kp,
+				i,
+				j;
+	double	   *u = dpk_alloc(d * sizeof(double));
+	DpkCoreset	cs,
+				raw;
+
+	level = kmedian_level(cfg, box, fine, t, seed, rel->level);
+	dpk_live_level_coreset(cfg, box, fine, level, t, &raw);
+	kmedian_spread(&raw, box, level, &cs);
+	dpk_coreset_free(&raw);
+	dpk_free(rel->kmed_centers);
+	dpk_free(rel->kmed_sizes);
+	dpk_free(rel->kmed_costs);
+	rel->kmed_centers = dpk_alloc((size_t) dpk_live_block(k + 1) * d * sizeof(double));
+	rel->kmed_sizes = dpk_alloc((size_t) dpk_live_block(k + 1) * sizeof(double));
+	rel->kmed_costs = dpk_alloc((size_t) k * sizeof(double));
+	for (kp = 1; kp <= k; kp++)
+	{
+		double	   *centers = rel->kmed_centers + (size_t) dpk_live_block(kp) * d;
+		double	   *sizes = rel->kmed_sizes + dpk_live_block(kp);
+
+		if (cs.n > 0)
+		{
+			dpk_kmedian(cs.points, cs.weights, cs.n, d, kp, cfg->restarts, cfg->max_iter,
+						seed + (uint64_t) kp, centers, sizes);
+			rel->kmed_costs[kp - 1] = kmedian_proxy(fine, box, centers, kp);
+			continue;
+		}
+		for (i = 0; i < kp; i++)
+		{
+			for (j = 0; j < d; j++)
+				u[j] = 0.5;
+			dpk_box_denormalize(box, u, centers + (size_t) i * d);
+			sizes[i] = 0.0;
+		}
+		rel->kmed_costs[kp - 1] = 0.0;
+	}
+	dpk_coreset_free(&cs);
+	dpk_free(u);
+}
