@@ -37,3 +37,77 @@ CREATE EVENT TRIGGER dpkmeans_guard_ddl ON ddl_command_start
     WHEN TAG IN ('ALTER TABLE', 'ALTER TRIGGER', 'DROP TRIGGER', 'CREATE TABLE',
                  'CREATE FOREIGN TABLE', 'DROP TABLE')
     EXECUTE FUNCTION dpkmeans_internal.guard_ddl();
+
+-- ---------------------------------------------------------------------------
+-- Shards: a partitioned table whose partitions are postgres_fdw foreign
+-- tables on other servers (see doc/scale-out.md)
+-- ---------------------------------------------------------------------------
+
+-- Coordinator: the foreign partitions of an attached table whose servers
+-- capture their own rows, and the schema of dpkmeans on each of them.  The
+-- server and the remote table are read from the foreign table when used.
+CREATE TABLE dpkmeans_internal.shards (
+    relid        regclass NOT NULL,
+    partition    regclass NOT NULL,
+    remote_schema text NOT NULL,
+    attached_at  timestamptz NOT NULL DEFAULT now(),
+    CONSTRAINT shards_pkey PRIMARY KEY (relid, partition)
+);
+-- Shard: tables attached for a coordinator.  They have a configuration and a
+-- true state in dpkmeans_internal.tracked, but no key and no release.
+CREATE TABLE dpkmeans_internal.shard_tables (
+    relid       regclass PRIMARY KEY,
+    attached_at timestamptz NOT NULL DEFAULT now()
+);
+REVOKE ALL ON dpkmeans_internal.shards, dpkmeans_internal.shard_tables FROM PUBLIC;
+SELECT pg_catalog.pg_extension_config_dump('dpkmeans_internal.shards', '');
+SELECT pg_catalog.pg_extension_config_dump('dpkmeans_internal.shard_tables', '');
+
+-- Shard side, called by a coordinator through the user mapping's role.
+CREATE FUNCTION dp_shard_attach(tbl regclass, columns text[], k int, epsilon float8,
+                                lower float8[], upper float8[], horizon int, mode text,
+                                size_hint float8, level int, sum_share float8, dhat int,
+                                copies int, proj_seed bigint, norm_share float8)
+RETURNS boolean AS 'MODULE_PATHNAME', 'dp_shard_attach' LANGUAGE C VOLATILE;
+CREATE FUNCTION dp_shard_state(tbl regclass, fingerprint text) RETURNS bytea
+AS 'MODULE_PATHNAME', 'dp_shard_state' LANGUAGE C VOLATILE;
+CREATE FUNCTION dp_shard_detach(tbl regclass) RETURNS boolean
+AS 'MODULE_PATHNAME', 'dp_shard_detach' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION dp_shard_attach(regclass, text[], int, float8, float8[], float8[], int, text, float8, int, float8, int, int, bigint, float8) IS
+'shard, owner: capture a table''s rows for a coordinator''s attached table (no key, no release); true when newly attached';
+COMMENT ON FUNCTION dp_shard_state(regclass, text) IS
+'shard, roles that can read the tracked columns: fold the deltas and return the true (un-noised) per-cell state';
+COMMENT ON FUNCTION dp_shard_detach(regclass) IS
+'shard, owner: remove the capture of a shard table; false when it was not attached as a shard';
+
+-- Dropping an attached table also removes its shards' registration (and a
+-- shard table's mark).
+CREATE OR REPLACE FUNCTION dpkmeans_internal.on_sql_drop() RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    obj record;
+BEGIN
+    FOR obj IN SELECT * FROM pg_event_trigger_dropped_objects() LOOP
+        IF obj.object_type = 'table' THEN
+            DELETE FROM dpkmeans_internal.tracked WHERE relid::oid = obj.objid;
+            DELETE FROM dpkmeans_internal.keys WHERE relid::oid = obj.objid;
+            DELETE FROM dpkmeans_internal.delta WHERE relid::oid = obj.objid;
+            DELETE FROM dpkmeans_internal.releases WHERE relid::oid = obj.objid;
+            DELETE FROM dpkmeans_internal.centers WHERE relid::oid = obj.objid;
+            DELETE FROM dpkmeans_internal.costs WHERE relid::oid = obj.objid;
+            DELETE FROM dpkmeans_internal.histogram WHERE relid::oid = obj.objid;
+            DELETE FROM dpkmeans_internal.readers WHERE relid::oid = obj.objid;
+            DELETE FROM dpkmeans_internal.shards WHERE relid::oid = obj.objid;
+            DELETE FROM dpkmeans_internal.shard_tables WHERE relid::oid = obj.objid;
+        ELSIF obj.object_type = 'table column' AND EXISTS (
+                SELECT 1 FROM dpkmeans_internal.tracked
+                WHERE relid::oid = obj.objid
+                  AND obj.address_names[array_length(obj.address_names, 1)] = ANY (columns)) THEN
+            RAISE EXCEPTION 'cannot drop column % : it is tracked by dpkmeans', obj.object_identity
+                USING ERRCODE = 'dependent_objects_still_exist',
+                      HINT = 'Run dp_detach on the table first (its releases are then removed).';
+        END IF;
+    END LOOP;
+END
+$$;
+REVOKE ALL ON FUNCTION dpkmeans_internal.on_sql_drop() FROM PUBLIC;

@@ -35,6 +35,7 @@
 
 #include "live_core.h"
 #include "live.h"
+#include "shard.h"
 #include "store.h"
 
 #define DEFAULT_SIZE_HINT 100000.0
@@ -238,6 +239,9 @@ dpk_install_capture(const DpkTracked *tr, Oid relid)
 	bool		is_root = relid == tr->relid;
 	int			i;
 
+	/* a foreign partition's rows are captured by its shard (src/shard.c) */
+	if (relkind == RELKIND_FOREIGN_TABLE)
+		return;
 	for (i = 0; i < tr->ncols; i++)
 		colnames = lappend(colnames, makeString(tr->colnames[i]));
 	create_trigger(relid, trigger_names[0], "capture", TRIGGER_TYPE_AFTER,
@@ -442,7 +446,7 @@ dp_attach(PG_FUNCTION_ARGS)
 	/* No write may slip between the backfill scan and the triggers. */
 	rel = table_open(tr.relid, ShareRowExclusiveLock);
 	tree = dpk_tree_relids(tr.relid, ShareRowExclusiveLock);
-	dpk_check_tree(tr.relid);
+	dpk_shard_check_tree(tr.relid);
 	dpk_shape_init(&shape, rel, tr.d, 0, attnums, tr.ncols, tr.lower, tr.upper);
 
 	dpk_live_defaults(&cfg, tr.d, tr.k, tr.epsilon, (uint32_t) tr.horizon, tr.insert_only);
@@ -495,6 +499,8 @@ dp_attach(PG_FUNCTION_ARGS)
 						   dpk_store_is_v01() ? 0
 						   : dpk_pad_cells(&cfg, dpk_state_rows(&cfg, &backfill)));
 	dpk_store_end(&sw);
+	/* foreign partitions: capture on their servers, committed with this */
+	dpk_shard_attach_all(&tr);
 	table_close(rel, NoLock);
 	PG_RETURN_VOID();
 }
@@ -514,6 +520,11 @@ dp_detach(PG_FUNCTION_ARGS)
 	dpk_store_begin(&sw);
 	if (!dpk_store_is_attached(relid))
 		dpk_store_not_attached(relid);
+	dpk_store_end(&sw);
+	/* shards first, as the caller (their user mappings are the caller's) */
+	dpk_shard_detach_all(relid);
+	dpk_store_begin(&sw);
+	dpk_store_shard_delete(relid);
 	/* root first: its row trigger takes the partitions' clones with it */
 	foreach(lc, dpk_tree_relids(relid, ShareRowExclusiveLock))
 		dpk_drop_capture(lfirst_oid(lc));
