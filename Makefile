@@ -4,7 +4,7 @@ MODULE_big = dpkmeans
 DATA = sql/dpkmeans--0.1.sql sql/dpkmeans--0.1--0.2.sql sql/dpkmeans--0.2--0.3.sql
 
 CORE_SRCS = src/dpk_mem.c src/budget.c src/noise.c src/grid.c src/rugnik.c src/kmeans.c src/coreset.c src/lowd.c src/cellmap.c src/counter.c src/live_core.c src/projection.c src/lift.c src/highd.c
-GLUE_SRCS = src/pgutil.c src/dpkmeans.c src/oneshot.c src/store.c src/trigger.c src/partition.c src/attach.c src/release.c src/readers.c src/report.c src/guard.c src/shard.c src/shard_side.c src/store_shard.c
+GLUE_SRCS = src/pgutil.c src/dpkmeans.c src/oneshot.c src/store.c src/trigger.c src/partition.c src/attach.c src/release.c src/readers.c src/report.c src/guard.c src/shard.c src/shard_side.c src/shard_capture.c src/store_shard.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 
 REGRESS = grid_size kmeans_oneshot bad_input live live_privileges live_bad_input highd release_replay partitions upgrade

@@ -63,6 +63,15 @@ REVOKE ALL ON dpkmeans_internal.shards, dpkmeans_internal.shard_tables FROM PUBL
 SELECT pg_catalog.pg_extension_config_dump('dpkmeans_internal.shards', '');
 SELECT pg_catalog.pg_extension_config_dump('dpkmeans_internal.shard_tables', '');
 
+-- Coordinator: capture on the local tables of a tree with foreign
+-- partitions, which cannot collect transition tables (src/shard_capture.c).
+CREATE FUNCTION dpkmeans_internal.capture_routed() RETURNS trigger
+AS 'MODULE_PATHNAME', 'dpk_capture_routed' LANGUAGE C;
+CREATE FUNCTION dpkmeans_internal.capture_flush() RETURNS trigger
+AS 'MODULE_PATHNAME', 'dpk_capture_flush' LANGUAGE C;
+REVOKE ALL ON FUNCTION dpkmeans_internal.capture_routed(),
+    dpkmeans_internal.capture_flush() FROM PUBLIC;
+
 -- Shard side, called by a coordinator through the user mapping's role.
 CREATE FUNCTION dp_shard_attach(tbl regclass, columns text[], k int, epsilon float8,
                                 lower float8[], upper float8[], horizon int, mode text,
@@ -82,32 +91,17 @@ COMMENT ON FUNCTION dp_shard_detach(regclass) IS
 
 -- Dropping an attached table also removes its shards' registration (and a
 -- shard table's mark).
-CREATE OR REPLACE FUNCTION dpkmeans_internal.on_sql_drop() RETURNS event_trigger
+CREATE FUNCTION dpkmeans_internal.on_sql_drop_shards() RETURNS event_trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     obj record;
 BEGIN
-    FOR obj IN SELECT * FROM pg_event_trigger_dropped_objects() LOOP
-        IF obj.object_type = 'table' THEN
-            DELETE FROM dpkmeans_internal.tracked WHERE relid::oid = obj.objid;
-            DELETE FROM dpkmeans_internal.keys WHERE relid::oid = obj.objid;
-            DELETE FROM dpkmeans_internal.delta WHERE relid::oid = obj.objid;
-            DELETE FROM dpkmeans_internal.releases WHERE relid::oid = obj.objid;
-            DELETE FROM dpkmeans_internal.centers WHERE relid::oid = obj.objid;
-            DELETE FROM dpkmeans_internal.costs WHERE relid::oid = obj.objid;
-            DELETE FROM dpkmeans_internal.histogram WHERE relid::oid = obj.objid;
-            DELETE FROM dpkmeans_internal.readers WHERE relid::oid = obj.objid;
-            DELETE FROM dpkmeans_internal.shards WHERE relid::oid = obj.objid;
-            DELETE FROM dpkmeans_internal.shard_tables WHERE relid::oid = obj.objid;
-        ELSIF obj.object_type = 'table column' AND EXISTS (
-                SELECT 1 FROM dpkmeans_internal.tracked
-                WHERE relid::oid = obj.objid
-                  AND obj.address_names[array_length(obj.address_names, 1)] = ANY (columns)) THEN
-            RAISE EXCEPTION 'cannot drop column % : it is tracked by dpkmeans', obj.object_identity
-                USING ERRCODE = 'dependent_objects_still_exist',
-                      HINT = 'Run dp_detach on the table first (its releases are then removed).';
-        END IF;
+    FOR obj IN SELECT * FROM pg_event_trigger_dropped_objects() WHERE object_type = 'table' LOOP
+        DELETE FROM dpkmeans_internal.shards WHERE relid::oid = obj.objid;
+        DELETE FROM dpkmeans_internal.shard_tables WHERE relid::oid = obj.objid;
     END LOOP;
 END
 $$;
-REVOKE ALL ON FUNCTION dpkmeans_internal.on_sql_drop() FROM PUBLIC;
+REVOKE ALL ON FUNCTION dpkmeans_internal.on_sql_drop_shards() FROM PUBLIC;
+CREATE EVENT TRIGGER dpkmeans_sql_drop_shards ON sql_drop
+EXECUTE FUNCTION dpkmeans_internal.on_sql_drop_shards();

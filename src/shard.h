@@ -14,8 +14,6 @@
 
 #include "postgres.h"
 
-#include "executor/tuptable.h"
-#include "utils/relcache.h"
 
 #include "cellmap.h"
 
@@ -61,19 +59,18 @@ void		dpk_shard_refuse_release(Oid relid);
 char	   *dpk_shard_fingerprint(const struct DpkTracked *tr);
 
 /*
- * Rows written through a partitioned table whose tree holds foreign
- * partitions are stored (and counted) by the shards: a filter tells them
- * apart in the statement's transition tables.  NULL when rel's tree has no
- * foreign partition.
+ * Capture on a table of a tree that holds foreign partitions
+ * (src/shard_capture.c).  PostgreSQL collects no transition tables for rows
+ * routed to foreign partitions, so there the local leaves count their rows
+ * with a row trigger into a per-statement map, and a statement trigger (no
+ * transition table) on every local table writes it as one delta.
  */
-typedef struct DpkShardFilter DpkShardFilter;
-DpkShardFilter *dpk_shard_filter_make(Relation rel);
+void		dpk_shard_install_capture(const struct DpkTracked *tr, Oid relid);
 
-/* Whether the row in slot (rel's row type) belongs to a foreign partition. */
-bool		dpk_shard_filter_elsewhere(DpkShardFilter *f, TupleTableSlot *slot);
-
-/* Free a filter's executor state. */
-void		dpk_shard_filter_free(DpkShardFilter *f);
+/* Create a capture trigger with tr's arguments on relid (src/attach.c). */
+void		dpk_attach_capture_trigger(const struct DpkTracked *tr, Oid relid,
+									   const char *name, const char *func, bool row,
+									   int16 timing, int16 events);
 
 /*
  * Internal tables of shards (src/store_shard.c), between dpk_store_begin

@@ -16,13 +16,11 @@
 
 #include "access/table.h"
 #include "catalog/namespace.h"
-#include "catalog/partition.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
-#include "executor/executor.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "foreign/foreign.h"
@@ -32,7 +30,6 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
-#include "utils/partcache.h"
 #include "utils/rel.h"
 
 #include "live.h"
@@ -407,82 +404,4 @@ dpk_shard_tree_has_foreign(Oid relid)
 		if (get_rel_relkind(lfirst_oid(lc)) == RELKIND_FOREIGN_TABLE)
 			return true;
 	return false;
-}
-
-/* The partition constraints of the foreign partitions under a table. */
-struct DpkShardFilter
-{
-	EState	   *estate;
-	ExprContext *econtext;
-	List	   *checks;			/* ExprState * per foreign partition */
-};
-
-/*
- * A filter for rows written through rel (see shard.h): each foreign
- * partition's constraint (with its ancestors'), in rel's column numbers.
- * Partition constraints are disjoint, so a row of rel's transition table
- * that satisfies one was routed to that partition, i.e. to its shard,
- * which counts it with its own triggers.
- */
-DpkShardFilter *
-dpk_shard_filter_make(Relation rel)
-{
-	DpkShardFilter *f = NULL;
-	ListCell   *lc;
-
-	if (rel->rd_rel->relkind != RELKIND_PARTITIONED_TABLE)
-		return NULL;
-	foreach(lc, find_all_inheritors(RelationGetRelid(rel), NoLock, NULL))
-	{
-		Oid			part = lfirst_oid(lc);
-		Expr	   *qual;
-		Relation	partrel;
-		List	   *mapped;
-		MemoryContext old;
-
-		if (get_rel_relkind(part) != RELKIND_FOREIGN_TABLE)
-			continue;
-		if (f == NULL)
-		{
-			f = palloc0(sizeof(DpkShardFilter));
-			f->estate = CreateExecutorState();
-			f->econtext = GetPerTupleExprContext(f->estate);
-		}
-		qual = get_partition_qual_relid(part);
-		if (qual == NULL)
-		{
-			/* no constraint: every row goes there (ExecCheck of NULL is true) */
-			f->checks = lappend(f->checks, NULL);
-			continue;
-		}
-		partrel = table_open(part, NoLock);
-		mapped = map_partition_varattnos(list_make1(qual), 1, rel, partrel);
-		table_close(partrel, NoLock);
-		old = MemoryContextSwitchTo(f->estate->es_query_cxt);
-		f->checks = lappend(f->checks, ExecPrepareCheck(mapped, f->estate));
-		MemoryContextSwitchTo(old);
-	}
-	return f;
-}
-
-/* Whether a row belongs to a foreign partition (see shard.h). */
-bool
-dpk_shard_filter_elsewhere(DpkShardFilter *f, TupleTableSlot *slot)
-{
-	ListCell   *lc;
-
-	ResetExprContext(f->econtext);
-	f->econtext->ecxt_scantuple = slot;
-	foreach(lc, f->checks)
-		if (ExecCheck((ExprState *) lfirst(lc), f->econtext))
-			return true;
-	return false;
-}
-
-/* Free a filter (see shard.h). */
-void
-dpk_shard_filter_free(DpkShardFilter *f)
-{
-	if (f != NULL)
-		FreeExecutorState(f->estate);
 }

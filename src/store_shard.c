@@ -10,7 +10,9 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
+#include "catalog/namespace.h"
 #include "executor/spi.h"
+#include "utils/lsyscache.h"
 #include "utils/builtins.h"
 
 #include "shard.h"
@@ -39,6 +41,18 @@ exec_rel(const char *sql, Oid relid, bool read_only, int expect)
 	exec(sql, 1, types, values, read_only, expect);
 }
 
+/*
+ * Whether the installed SQL objects have an internal table (those of shards
+ * came with 0.3; an older schema under this library has no shard).
+ */
+static bool
+have_table(const char *name)
+{
+	Oid			nsp = get_namespace_oid("dpkmeans_internal", true);
+
+	return OidIsValid(nsp) && OidIsValid(get_relname_relid(name, nsp));
+}
+
 /* Record a shard of an attached table. */
 void
 dpk_store_shard_add(Oid relid, Oid partition, const char *remote_schema)
@@ -59,6 +73,8 @@ dpk_store_shard_list(Oid relid)
 	List	   *out = NIL;
 	uint64		i;
 
+	if (!have_table("shards"))
+		return NIL;
 	exec_rel("SELECT partition::oid, remote_schema FROM dpkmeans_internal.shards "
 			 "WHERE relid = $1::oid::regclass ORDER BY partition::oid", relid, true,
 			 SPI_OK_SELECT);
@@ -81,6 +97,8 @@ dpk_store_shard_list(Oid relid)
 void
 dpk_store_shard_delete(Oid relid)
 {
+	if (!have_table("shards"))
+		return;
 	exec_rel("DELETE FROM dpkmeans_internal.shards WHERE relid = $1::oid::regclass",
 			 relid, false, SPI_OK_DELETE);
 }
@@ -97,6 +115,8 @@ dpk_store_shard_mark(Oid relid)
 bool
 dpk_store_shard_is_marked(Oid relid)
 {
+	if (!have_table("shard_tables"))
+		return false;
 	exec_rel("SELECT 1 FROM dpkmeans_internal.shard_tables WHERE relid = $1::oid::regclass",
 			 relid, true, SPI_OK_SELECT);
 	return SPI_processed > 0;

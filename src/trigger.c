@@ -34,7 +34,6 @@
 #include "dpk_mem.h"
 #include "grid.h"
 #include "live.h"
-#include "shard.h"
 #include "store.h"
 
 /* Build a shape (see live.h). */
@@ -369,14 +368,10 @@ dpk_state_rows(const DpkLiveConfig *cfg, const DpkCellMap *state)
 	return total;
 }
 
-/*
- * Add every row of a transition table with the given sign, except rows a
- * filter says were stored by a shard (which counts them); returns the rows
- * added.
- */
+/* Add every row of a transition table with the given sign; returns the rows. */
 static uint64
 add_transition_table(DpkShape *shape, DpkCellMap *map, Tuplestorestate *ts,
-					 TupleDesc tupdesc, int sign, DpkShardFilter *filter)
+					 TupleDesc tupdesc, int sign)
 {
 	TupleTableSlot *slot = MakeSingleTupleTableSlot(tupdesc, &TTSOpsMinimalTuple);
 	MemoryContext rowctx = AllocSetContextCreate(CurrentMemoryContext, "dpkmeans row",
@@ -387,8 +382,6 @@ add_transition_table(DpkShape *shape, DpkCellMap *map, Tuplestorestate *ts,
 	tuplestore_rescan(ts);
 	while (tuplestore_gettupleslot(ts, true, false, slot))
 	{
-		if (filter != NULL && dpk_shard_filter_elsewhere(filter, slot))
-			continue;
 		old = MemoryContextSwitchTo(rowctx);
 		dpk_shape_add_slot(shape, map, slot, sign);
 		MemoryContextSwitchTo(old);
@@ -418,7 +411,6 @@ dpk_capture(PG_FUNCTION_ARGS)
 	DpkShape	shape;
 	DpkCellMap	map;
 	TupleDesc	tupdesc;
-	DpkShardFilter *filter;
 	uint64		rows = 0;
 
 	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_FOR_STATEMENT(td->tg_event) ||
@@ -436,13 +428,10 @@ dpk_capture(PG_FUNCTION_ARGS)
 	tupdesc = RelationGetDescr(td->tg_relation);
 	shape_from_trigger(&shape, td);
 	dpk_cellmap_init(&map, shape.d);
-	/* rows routed to foreign partitions are their shards' to count */
-	filter = dpk_shard_filter_make(td->tg_relation);
 	if (td->tg_oldtable)
-		rows += add_transition_table(&shape, &map, td->tg_oldtable, tupdesc, -1, filter);
+		rows += add_transition_table(&shape, &map, td->tg_oldtable, tupdesc, -1);
 	if (td->tg_newtable)
-		rows += add_transition_table(&shape, &map, td->tg_newtable, tupdesc, +1, filter);
-	dpk_shard_filter_free(filter);
+		rows += add_transition_table(&shape, &map, td->tg_newtable, tupdesc, +1);
 
 	/*
 	 * One delta per statement that wrote rows, even when they cancel (an
