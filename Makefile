@@ -75,6 +75,11 @@ PROVE_TESTS ?= test/t/*.pl
 tapcheck:
 	$(prove_installcheck)
 
+# Release time with two shards against one server (doc/benchmarks.md).
+.PHONY: bench-shards
+bench-shards:
+	$(MAKE) tapcheck PROVE_TESTS=test/bench/shards_bench.pl PROVE_FLAGS=-v
+
 # The statistical privacy test through the SQL layer alone, and its long setting.
 .PHONY: privacy-sql privacy-sql-long
 privacy-sql:
