@@ -4,13 +4,15 @@ MODULE_big = dpkmeans
 DATA = sql/dpkmeans--0.1.sql sql/dpkmeans--0.1--0.2.sql sql/dpkmeans--0.2--0.3.sql
 
 CORE_SRCS = src/dpk_mem.c src/budget.c src/noise.c src/grid.c src/rugnik.c src/kmeans.c src/kmedian.c src/coreset.c src/lowd.c src/cellmap.c src/counter.c src/tree_estimator.c src/live_core.c src/live_noise.c src/live_kmedian.c src/projection.c src/lift.c src/highd.c
-GLUE_SRCS = src/pgutil.c src/dpkmeans.c src/oneshot.c src/store.c src/trigger.c src/partition.c src/attach.c src/release.c src/readers.c src/report.c src/guard.c
+GLUE_SRCS = src/pgutil.c src/dpkmeans.c src/oneshot.c src/store.c src/trigger.c src/partition.c src/attach.c src/release.c src/readers.c src/report.c src/guard.c src/shard.c src/shard_side.c src/shard_capture.c src/store_shard.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 
 REGRESS = grid_size kmeans_oneshot bad_input live live_privileges live_bad_input highd release_replay partitions kmedian upgrade
 REGRESS_OPTS = --load-extension=dpkmeans
 
-PG_CPPFLAGS = -Isrc
+# libpq reaches the shards of a partitioned table (src/shard.c).
+PG_CPPFLAGS = -Isrc -I$(libpq_srcdir)
+SHLIB_LINK_INTERNAL = $(libpq)
 # PostgreSQL headers compare signed and unsigned values; keep our code under -Wextra otherwise.
 PG_CFLAGS = -Wno-sign-compare -Wno-unused-parameter -Wno-missing-field-initializers
 SHLIB_LINK = -lopenblas -lcrypto -lm
@@ -75,6 +77,11 @@ bench-live:
 PROVE_TESTS ?= test/t/*.pl
 tapcheck:
 	$(prove_installcheck)
+
+# Release time with two shards against one server (doc/benchmarks.md).
+.PHONY: bench-shards
+bench-shards:
+	$(MAKE) tapcheck PROVE_TESTS=test/bench/shards_bench.pl PROVE_FLAGS=-v
 
 # The statistical privacy test through the SQL layer alone, and its long setting.
 .PHONY: privacy-sql privacy-sql-long

@@ -143,3 +143,71 @@ SET proacl = nullif(current_setting('dpkmeans_upgrade.acl_' || p.proname), '')::
 WHERE p.oid IN ('dp_kmeans(text, int, float8, float8[], float8[], float8, text)'::regprocedure,
                 'dp_centers(regclass, int, text)'::regprocedure,
                 'dp_cost_curve(regclass, text)'::regprocedure);
+
+-- ---------------------------------------------------------------------------
+-- Shards: a partitioned table whose partitions are postgres_fdw foreign
+-- tables on other servers (see doc/scale-out.md)
+-- ---------------------------------------------------------------------------
+
+-- Coordinator: the foreign partitions of an attached table whose servers
+-- capture their own rows, and the schema of dpkmeans on each of them.  The
+-- server and the remote table are read from the foreign table when used.
+CREATE TABLE dpkmeans_internal.shards (
+    relid        regclass NOT NULL,
+    partition    regclass NOT NULL,
+    remote_schema text NOT NULL,
+    attached_at  timestamptz NOT NULL DEFAULT now(),
+    CONSTRAINT shards_pkey PRIMARY KEY (relid, partition)
+);
+-- Shard: tables attached for a coordinator.  They have a configuration and a
+-- true state in dpkmeans_internal.tracked, but no key and no release.
+CREATE TABLE dpkmeans_internal.shard_tables (
+    relid       regclass PRIMARY KEY,
+    attached_at timestamptz NOT NULL DEFAULT now()
+);
+REVOKE ALL ON dpkmeans_internal.shards, dpkmeans_internal.shard_tables FROM PUBLIC;
+SELECT pg_catalog.pg_extension_config_dump('dpkmeans_internal.shards', '');
+SELECT pg_catalog.pg_extension_config_dump('dpkmeans_internal.shard_tables', '');
+
+-- Coordinator: capture on the local tables of a tree with foreign
+-- partitions, which cannot collect transition tables (src/shard_capture.c).
+CREATE FUNCTION dpkmeans_internal.capture_routed() RETURNS trigger
+AS 'MODULE_PATHNAME', 'dpk_capture_routed' LANGUAGE C;
+CREATE FUNCTION dpkmeans_internal.capture_flush() RETURNS trigger
+AS 'MODULE_PATHNAME', 'dpk_capture_flush' LANGUAGE C;
+REVOKE ALL ON FUNCTION dpkmeans_internal.capture_routed(),
+    dpkmeans_internal.capture_flush() FROM PUBLIC;
+
+-- Shard side, called by a coordinator through the user mapping's role.
+CREATE FUNCTION dp_shard_attach(tbl regclass, columns text[], k int, epsilon float8,
+                                lower float8[], upper float8[], horizon int, mode text,
+                                size_hint float8, level int, sum_share float8, dhat int,
+                                copies int, proj_seed bigint, norm_share float8)
+RETURNS boolean AS 'MODULE_PATHNAME', 'dp_shard_attach' LANGUAGE C VOLATILE;
+CREATE FUNCTION dp_shard_state(tbl regclass, fingerprint text) RETURNS bytea
+AS 'MODULE_PATHNAME', 'dp_shard_state' LANGUAGE C VOLATILE;
+CREATE FUNCTION dp_shard_detach(tbl regclass) RETURNS boolean
+AS 'MODULE_PATHNAME', 'dp_shard_detach' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION dp_shard_attach(regclass, text[], int, float8, float8[], float8[], int, text, float8, int, float8, int, int, bigint, float8) IS
+'shard, owner: capture a table''s rows for a coordinator''s attached table (no key, no release); true when newly attached';
+COMMENT ON FUNCTION dp_shard_state(regclass, text) IS
+'shard, roles that can read the tracked columns: fold the deltas and return the true (un-noised) per-cell state';
+COMMENT ON FUNCTION dp_shard_detach(regclass) IS
+'shard, owner: remove the capture of a shard table; false when it was not attached as a shard';
+
+-- Dropping an attached table also removes its shards' registration (and a
+-- shard table's mark).
+CREATE FUNCTION dpkmeans_internal.on_sql_drop_shards() RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    obj record;
+BEGIN
+    FOR obj IN SELECT * FROM pg_event_trigger_dropped_objects() WHERE object_type = 'table' LOOP
+        DELETE FROM dpkmeans_internal.shards WHERE relid::oid = obj.objid;
+        DELETE FROM dpkmeans_internal.shard_tables WHERE relid::oid = obj.objid;
+    END LOOP;
+END
+$$;
+REVOKE ALL ON FUNCTION dpkmeans_internal.on_sql_drop_shards() FROM PUBLIC;
+CREATE EVENT TRIGGER dpkmeans_sql_drop_shards ON sql_drop
+EXECUTE FUNCTION dpkmeans_internal.on_sql_drop_shards();

@@ -35,6 +35,7 @@
 
 #include "live_core.h"
 #include "live.h"
+#include "shard.h"
 #include "store.h"
 
 #define DEFAULT_SIZE_HINT 100000.0
@@ -44,7 +45,7 @@
 static const char *const trigger_names[] = {
 	"dpkmeans_capture_insert", "dpkmeans_capture_update", "dpkmeans_capture_delete",
 	"dpkmeans_capture_truncate", "dpkmeans_refuse_delete", "dpkmeans_refuse_update",
-	"dpkmeans_refuse_truncate"
+	"dpkmeans_refuse_truncate", "dpkmeans_capture_routed", "dpkmeans_capture_flush"
 };
 
 /* The row trigger counting what logical replication applies (trigger.c). */
@@ -214,14 +215,22 @@ set_firing(Oid relid, const char *name, char fires)
 
 /*
  * Whether the installed SQL definitions (the extension's version, which may
- * be older than this library) have dpkmeans_internal.name().
+ * be older than this library) have dpkmeans_internal.name().  Looked up as
+ * the extension's owner: the caller (a table owner that is not a
+ * superuser) has no USAGE on the internal schema.
  */
 static bool
 have_internal_function(const char *name)
 {
-	return OidIsValid(LookupFuncName(list_make2(makeString("dpkmeans_internal"),
-												makeString(pstrdup(name))),
-									 0, NULL, true));
+	DpkOwnerSwitch sw;
+	bool		found;
+
+	dpk_pg_owner_begin(&sw);
+	found = OidIsValid(LookupFuncName(list_make2(makeString("dpkmeans_internal"),
+												 makeString(pstrdup(name))),
+									  0, NULL, true));
+	dpk_pg_owner_end(&sw);
+	return found;
 }
 
 /*
@@ -236,12 +245,21 @@ dpk_install_capture(const DpkTracked *tr, Oid relid)
 	List	   *colnames = NIL;
 	char		relkind = get_rel_relkind(relid);
 	bool		is_root = relid == tr->relid;
+	bool		sharded;
 	int			i;
 
+	/* a foreign partition's rows are captured by its shard (src/shard.c) */
+	if (relkind == RELKIND_FOREIGN_TABLE)
+		return;
+	/* a tree with foreign partitions has no transition tables (shard.h) */
+	sharded = dpk_shard_tree_has_foreign(tr->relid);
 	for (i = 0; i < tr->ncols; i++)
 		colnames = lappend(colnames, makeString(tr->colnames[i]));
-	create_trigger(relid, trigger_names[0], "capture", TRIGGER_TYPE_AFTER,
-				   TRIGGER_TYPE_INSERT, false, true, NIL, args);
+	if (sharded)
+		dpk_shard_install_capture(tr, relid);
+	else
+		create_trigger(relid, trigger_names[0], "capture", TRIGGER_TYPE_AFTER,
+					   TRIGGER_TYPE_INSERT, false, true, NIL, args);
 	if (tr->insert_only)
 	{
 		create_trigger(relid, trigger_names[4], "refuse", TRIGGER_TYPE_BEFORE,
@@ -253,10 +271,13 @@ dpk_install_capture(const DpkTracked *tr, Oid relid)
 	}
 	else
 	{
-		create_trigger(relid, trigger_names[1], "capture", TRIGGER_TYPE_AFTER,
-					   TRIGGER_TYPE_UPDATE, true, true, NIL, args);
-		create_trigger(relid, trigger_names[2], "capture", TRIGGER_TYPE_AFTER,
-					   TRIGGER_TYPE_DELETE, true, false, NIL, args);
+		if (!sharded)
+		{
+			create_trigger(relid, trigger_names[1], "capture", TRIGGER_TYPE_AFTER,
+						   TRIGGER_TYPE_UPDATE, true, true, NIL, args);
+			create_trigger(relid, trigger_names[2], "capture", TRIGGER_TYPE_AFTER,
+						   TRIGGER_TYPE_DELETE, true, false, NIL, args);
+		}
 		/* a whole table negates its counters; a leaf partition counts its rows */
 		if (relkind == RELKIND_RELATION)
 			create_trigger(relid, trigger_names[3], "capture_truncate",
@@ -266,14 +287,27 @@ dpk_install_capture(const DpkTracked *tr, Oid relid)
 	for (i = 0; i < (int) lengthof(trigger_names); i++)
 		if (OidIsValid(get_trigger_oid(relid, trigger_names[i], true)))
 			set_firing(relid, trigger_names[i], TRIGGER_FIRES_ALWAYS);
-	/* partitions get a clone of the root's row trigger from the server */
-	if (is_root && have_internal_function("capture_row"))
+	/*
+	 * Partitions get a clone of the root's row trigger from the server (not
+	 * in a tree with foreign partitions: a row trigger on a foreign table
+	 * would stop postgres_fdw from batching and pushing down writes).
+	 */
+	if (is_root && !sharded && have_internal_function("capture_row"))
 	{
 		create_trigger_at(relid, ROW_TRIGGER_NAME, "capture_row", true, TRIGGER_TYPE_AFTER,
 						  TRIGGER_TYPE_INSERT | TRIGGER_TYPE_UPDATE | TRIGGER_TYPE_DELETE,
 						  false, false, NIL, args);
 		set_firing(relid, ROW_TRIGGER_NAME, TRIGGER_FIRES_ON_REPLICA);
 	}
+}
+
+/* Create a capture trigger with tr's arguments on relid (see shard.h). */
+void
+dpk_attach_capture_trigger(const DpkTracked *tr, Oid relid, const char *name,
+						   const char *func, bool row, int16 timing, int16 events)
+{
+	create_trigger_at(relid, name, func, row, timing, events, false, false, NIL,
+					  trigger_args(tr));
 }
 
 /* Drop the capture triggers of relid (see live.h). */
@@ -442,7 +476,7 @@ dp_attach(PG_FUNCTION_ARGS)
 	/* No write may slip between the backfill scan and the triggers. */
 	rel = table_open(tr.relid, ShareRowExclusiveLock);
 	tree = dpk_tree_relids(tr.relid, ShareRowExclusiveLock);
-	dpk_check_tree(tr.relid);
+	dpk_shard_check_tree(tr.relid);
 	dpk_shape_init(&shape, rel, tr.d, 0, attnums, tr.ncols, tr.lower, tr.upper);
 
 	dpk_live_defaults(&cfg, tr.d, tr.k, tr.epsilon, (uint32_t) tr.horizon, tr.insert_only);
@@ -495,6 +529,8 @@ dp_attach(PG_FUNCTION_ARGS)
 						   dpk_store_is_v01() ? 0
 						   : dpk_pad_cells(&cfg, dpk_state_rows(&cfg, &backfill)));
 	dpk_store_end(&sw);
+	/* foreign partitions: capture on their servers, committed with this */
+	dpk_shard_attach_all(&tr);
 	table_close(rel, NoLock);
 	PG_RETURN_VOID();
 }
@@ -514,6 +550,11 @@ dp_detach(PG_FUNCTION_ARGS)
 	dpk_store_begin(&sw);
 	if (!dpk_store_is_attached(relid))
 		dpk_store_not_attached(relid);
+	dpk_store_end(&sw);
+	/* shards first, as the caller (their user mappings are the caller's) */
+	dpk_shard_detach_all(relid);
+	dpk_store_begin(&sw);
+	dpk_store_shard_delete(relid);
 	/* root first: its row trigger takes the partitions' clones with it */
 	foreach(lc, dpk_tree_relids(relid, ShareRowExclusiveLock))
 		dpk_drop_capture(lfirst_oid(lc));

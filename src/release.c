@@ -39,6 +39,7 @@
 #include "live_core.h"
 #include "coreset.h"
 #include "live.h"
+#include "shard.h"
 #include "store.h"
 
 PGDLLEXPORT void dpk_release_worker_main(Datum arg);
@@ -123,10 +124,12 @@ check_formats(const DpkTracked *tr, const DpkLiveConfig *cfg)
  * configuration row, fold the pending deltas into the true state, add the
  * tree noise of release t+1 to every cell, cluster for every k' and store
  * the snapshot.  At the horizon nothing is made and *at_horizon is set.
+ * A table with shards noises its local state merged with every shard's,
+ * gathered for role userid (src/shard.c), and stores its local state only.
  * Returns the number of the latest release.
  */
 static int
-make_release(Oid relid, int *horizon, bool *at_horizon)
+make_release(Oid relid, Oid userid, int *horizon, bool *at_horizon)
 {
 	MemoryContext ctx = AllocSetContextCreate(CurrentMemoryContext, "dpkmeans release",
 											  ALLOCSET_DEFAULT_SIZES);
@@ -138,6 +141,7 @@ make_release(Oid relid, int *horizon, bool *at_horizon)
 	DpkLiveRelease rel;
 	DpkCellMap	noisy_map;
 	DpkStream  *stream;
+	DpkCellMap *released;
 	uint8		key[DPK_KEY_BYTES];
 	uint8		nonce[DPK_NONCE_BYTES] = {0};
 	uint32		t;
@@ -145,6 +149,7 @@ make_release(Oid relid, int *horizon, bool *at_horizon)
 
 	if (!dpk_store_read_tracked(relid, true, ctx, &tr))
 		dpk_store_not_attached(relid);
+	dpk_shard_refuse_release(relid);
 	*horizon = tr.horizon;
 	*at_horizon = tr.releases >= tr.horizon;
 	if (*at_horizon)
@@ -159,6 +164,7 @@ make_release(Oid relid, int *horizon, bool *at_horizon)
 	t = (uint32) tr.releases + 1;
 
 	dpk_store_fold_deltas(relid, &tr.state);
+	released = dpk_shard_merged_state(&tr, userid);
 	dpk_store_read_key(relid, key);
 
 	box.d = tr.d;
@@ -175,7 +181,7 @@ make_release(Oid relid, int *horizon, bool *at_horizon)
 		double	   *psum = palloc_extended(total * tr.d * sizeof(double), MCXT_ALLOC_HUGE);
 		double		psumnorm;
 
-		dpk_live_noisy_projected(&cfg, key, &tr.state, t, stream, pcount, psum, &psumnorm);
+		dpk_live_noisy_projected(&cfg, key, released, t, stream, pcount, psum, &psumnorm);
 		explicit_bzero(key, sizeof(key));
 		dpk_live_cluster_projected(&cfg, &box, pcount, psum, psumnorm, t,
 								   dpk_stream_u64(stream), &rel);
@@ -193,7 +199,7 @@ make_release(Oid relid, int *horizon, bool *at_horizon)
 	{
 		uint64		seed;
 
-		dpk_live_noisy_histogram(&cfg, key, &tr.state, t, stream, &noisy);
+		dpk_live_noisy_histogram(&cfg, key, released, t, stream, &noisy);
 		explicit_bzero(key, sizeof(key));
 		seed = dpk_stream_u64(stream);
 		dpk_live_cluster(&cfg, &box, &noisy, t, seed, &rel);
@@ -273,7 +279,7 @@ dpk_release_worker_main(Datum arg)
 					 errmsg("must be owner of table %s to make a release",
 							get_rel_name(job->relid))));
 		dpk_store_begin(&sw);
-		job->t = make_release(job->relid, &job->horizon, &at_horizon);
+		job->t = make_release(job->relid, job->userid, &job->horizon, &at_horizon);
 		dpk_store_end(&sw);
 		PopActiveSnapshot();
 		CommitTransactionCommand();

@@ -18,6 +18,7 @@
 
 #include "live_core.h"
 #include "live.h"
+#include "shard.h"
 #include "store.h"
 
 /* Append one (item, value) row to the report. */
@@ -178,7 +179,10 @@ dp_privacy_report(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-/* dp_verify(tbl): owner only; stored true state + pending deltas = a recount. */
+/*
+ * dp_verify(tbl): owner only; stored true state + pending deltas = a recount,
+ * on this server and on every shard.
+ */
 PG_FUNCTION_INFO_V1(dp_verify);
 Datum
 dp_verify(PG_FUNCTION_ARGS)
@@ -209,6 +213,9 @@ dp_verify(PG_FUNCTION_ARGS)
 	dpk_cellmap_init(&recount, tr.d);
 	dpk_scan_tree(&tr, relid, &recount, false);
 	same = dpk_cellmap_equal(&recount, &tr.state);
+	/* every shard recounts its own rows (src/shard.c) */
+	if (!dpk_shard_verify_all(relid))
+		same = false;
 	table_close(rel, AccessShareLock);
 	PG_RETURN_BOOL(same);
 }

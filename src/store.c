@@ -360,6 +360,8 @@ dpk_store_insert_tracked(const DpkTracked *tr, const char *mode,
 				   ", $21, $22, $23)",
 				   23, types, values, false, SPI_OK_INSERT);
 
+	if (key == NULL)
+		return;					/* a shard table: no key, no release */
 	SET_VARSIZE(keyb, VARHDRSZ + DPK_KEY_BYTES);
 	memcpy(VARDATA(keyb), key, DPK_KEY_BYTES);
 	types[1] = BYTEAOID;

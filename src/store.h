@@ -90,7 +90,10 @@ bool		dpk_store_read_tracked(Oid relid, bool lock, MemoryContext ctx,
 /* Whether the table is attached (no lock). */
 bool		dpk_store_is_attached(Oid relid);
 
-/* Store a new table's configuration (empty state), its key and its home. */
+/*
+ * Store a new table's configuration (empty state), its key and its home;
+ * key NULL: a shard table, which has none (src/shard_side.c).
+ */
 void		dpk_store_insert_tracked(const DpkTracked *tr, const char *mode,
 									 const AttrNumber *attnums,
 									 const uint8 *key);

@@ -1,0 +1,407 @@
+/*
+ * shard_side.c
+ *		What runs on a shard (dp_shard_attach, dp_shard_state,
+ *		dp_shard_detach), the checks of a coordinator's tree at dp_attach
+ *		(postgres_fdw partitions accepted, Citus refused) and the filter that
+ *		leaves rows routed to foreign partitions to their shards.
+ *
+ * A shard table has a configuration and a true state like any attached
+ * table (dpkmeans_internal.tracked, the same capture triggers and deltas),
+ * a mark in dpkmeans_internal.shard_tables, and no key: it never draws
+ * noise and never makes a release.  dp_shard_state returns its true state,
+ * un-noised, so it is callable only by roles that may read every tracked
+ * column of the table anyway (SELECT on the table or on those columns).
+ */
+#include "postgres.h"
+
+#include "access/table.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
+#include "catalog/pg_namespace.h"
+#include "catalog/pg_type.h"
+#include "commands/extension.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "foreign/foreign.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+
+#include "live.h"
+#include "shard.h"
+#include "store.h"
+
+extern Datum dp_detach(PG_FUNCTION_ARGS);
+
+/* The public configuration both sides must agree on (see shard.h). */
+char *
+dpk_shard_fingerprint(const DpkTracked *tr)
+{
+	StringInfoData s;
+	int			i;
+
+	initStringInfo(&s);
+	appendStringInfo(&s, "d=%d level=%d dhat=%d copies=%d seed=" UINT64_FORMAT " mode=%s",
+					 tr->d, tr->level, tr->dhat, tr->copies, tr->proj_seed,
+					 tr->insert_only ? "insert_only" : "insert_delete");
+	for (i = 0; i < tr->d; i++)
+		appendStringInfo(&s, " box%d=%.17g:%.17g", i, tr->lower[i], tr->upper[i]);
+	for (i = 0; i < tr->ncols; i++)
+		appendStringInfo(&s, " col=%s", quote_identifier(tr->colnames[i]));
+	return s.data;
+}
+
+/* The tracked column names of a dp_shard_attach call, resolved in relid. */
+static char **
+shard_columns(Oid relid, ArrayType *columns, int *ncols, AttrNumber **attnums)
+{
+	Datum	   *elems;
+	bool	   *nulls;
+	char	  **names;
+	int			n,
+				i;
+
+	deconstruct_array(columns, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
+	if (n == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("columns must name at least one column")));
+	names = palloc(n * sizeof(char *));
+	*attnums = palloc(n * sizeof(AttrNumber));
+	for (i = 0; i < n; i++)
+	{
+		if (nulls[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("columns must not contain NULL")));
+		names[i] = TextDatumGetCString(elems[i]);
+		(*attnums)[i] = get_attnum(relid, names[i]);
+		if ((*attnums)[i] <= InvalidAttrNumber)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_COLUMN),
+					 errmsg("column \"%s\" of shard table \"%s\" does not exist", names[i],
+							get_rel_name(relid)),
+					 errdetail("The coordinator's table tracks this column; every shard's table must have it, with a numeric type."),
+					 errhint("Give the shard's table the same tracked columns as the coordinator's table.")));
+	}
+	*ncols = n;
+	return names;
+}
+
+/* ERROR unless relid can be a shard table (an ordinary or partitioned root). */
+static void
+check_shard_relation(Oid relid)
+{
+	char		relkind = get_rel_relkind(relid);
+
+	if ((relkind != RELKIND_RELATION && relkind != RELKIND_PARTITIONED_TABLE) ||
+		get_rel_relispartition(relid) ||
+		(relkind == RELKIND_RELATION && (has_subclass(relid) || has_superclass(relid))))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" cannot be a shard table", get_rel_name(relid)),
+				 errdetail("A shard table is an ordinary table without inheritance, or the root of a partitioned table, that stores its rows on this server."),
+				 errhint("Point the coordinator's foreign partition at such a table.")));
+}
+
+/*
+ * dp_shard_attach(tbl, columns, k, epsilon, lower, upper, horizon, mode,
+ * size_hint, level, sum_share, dhat, copies, proj_seed, norm_share): the
+ * table's owner (the coordinator's user mapping role) captures its rows for
+ * a coordinator with this configuration.  Existing rows are a pending delta.
+ * True when attached now, false when it already was with the same
+ * configuration (a coordinator attaching again after a failed attempt).
+ */
+PG_FUNCTION_INFO_V1(dp_shard_attach);
+Datum
+dp_shard_attach(PG_FUNCTION_ARGS)
+{
+	DpkTracked	tr;
+	DpkLiveConfig cfg;
+	DpkOwnerSwitch sw;
+	DpkCellMap	backfill;
+	AttrNumber *attnums;
+	Relation	rel;
+	DpkShape	shape;
+	char	   *mode;
+	List	   *tree;
+	ListCell   *lc;
+	bool		attached;
+	int			i;
+
+	for (i = 0; i < 15; i++)
+		if (PG_ARGISNULL(i))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("dp_shard_attach argument %d must not be NULL", i + 1)));
+	memset(&tr, 0, sizeof(tr));
+	tr.relid = PG_GETARG_OID(0);
+	dpk_pg_check_table_owner(tr.relid, "attach it as a shard");
+	check_shard_relation(tr.relid);
+	tr.k = PG_GETARG_INT32(2);
+	tr.epsilon = PG_GETARG_FLOAT8(3);
+	dpk_pg_check_k(tr.k, 0);
+	dpk_pg_check_epsilon(tr.epsilon, "epsilon");
+	dpk_pg_check_box(PG_GETARG_ARRAYTYPE_P(4), PG_GETARG_ARRAYTYPE_P(5),
+					 &tr.lower, &tr.upper, &tr.d);
+	tr.horizon = PG_GETARG_INT32(6);
+	mode = text_to_cstring(PG_GETARG_TEXT_PP(7));
+	if (strcmp(mode, "insert_only") != 0 && strcmp(mode, "insert_delete") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown mode \"%s\"", mode)));
+	tr.insert_only = strcmp(mode, "insert_only") == 0;
+	tr.size_hint = PG_GETARG_FLOAT8(8);
+	tr.level = PG_GETARG_INT32(9);
+	tr.sum_share = PG_GETARG_FLOAT8(10);
+	tr.dhat = PG_GETARG_INT32(11);
+	tr.copies = PG_GETARG_INT32(12);
+	tr.proj_seed = (uint64) PG_GETARG_INT64(13);
+	tr.norm_share = PG_GETARG_FLOAT8(14);
+	if (tr.level < 0 || tr.level > 30 || tr.dhat < 0 || tr.copies < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid shard configuration (level %d, dhat %d, copies %d)",
+						tr.level, tr.dhat, tr.copies)));
+	tr.sampler_version = DPK_SAMPLER_VERSION;
+	tr.state_format = DPK_STATE_FORMAT;
+	dpk_home_current(&tr.home);
+	tr.colnames = shard_columns(tr.relid, PG_GETARG_ARRAYTYPE_P(1), &tr.ncols, &attnums);
+
+	/* No write may slip between the backfill scan and the triggers. */
+	rel = table_open(tr.relid, ShareRowExclusiveLock);
+	tree = dpk_tree_relids(tr.relid, ShareRowExclusiveLock);
+	dpk_check_tree(tr.relid);
+	dpk_shape_init(&shape, rel, tr.d, tr.level, attnums, tr.ncols, tr.lower, tr.upper);
+
+	dpk_store_begin(&sw);
+	attached = dpk_store_is_attached(tr.relid);
+	if (attached)
+	{
+		DpkTracked	old;
+		bool		same;
+
+		same = dpk_store_shard_is_marked(tr.relid) &&
+			dpk_store_read_tracked(tr.relid, false, CurrentMemoryContext, &old) &&
+			strcmp(dpk_shard_fingerprint(&old), dpk_shard_fingerprint(&tr)) == 0;
+		dpk_store_end(&sw);
+		if (!same)
+			ereport(ERROR,
+					(errcode(ERRCODE_DUPLICATE_OBJECT),
+					 errmsg("table \"%s\" is already attached to dpkmeans with another configuration",
+							get_rel_name(tr.relid)),
+					 errhint("Run dp_detach (or dp_shard_detach) on it on this server first.")));
+		table_close(rel, NoLock);
+		PG_RETURN_BOOL(false);
+	}
+	dpk_store_end(&sw);
+
+	dpk_cellmap_init(&backfill, tr.d);
+	dpk_scan_tree(&tr, tr.relid, &backfill, true);
+	dpk_tracked_config(&tr, &cfg);
+
+	dpk_store_begin(&sw);
+	dpk_store_insert_tracked(&tr, mode, attnums, NULL);
+	dpk_store_shard_mark(tr.relid);
+	foreach(lc, tree)
+		dpk_install_capture(&tr, lfirst_oid(lc));
+	dpk_store_append_delta(tr.relid, &backfill,
+						   dpk_pad_cells(&cfg, dpk_state_rows(&cfg, &backfill)));
+	dpk_store_end(&sw);
+	table_close(rel, NoLock);
+	PG_RETURN_BOOL(true);
+}
+
+/* ERROR unless the current user may read every tracked column of tr's table. */
+static void
+check_column_privileges(const DpkTracked *tr)
+{
+	Oid			user = GetUserId();
+	int			i;
+
+	if (pg_class_aclcheck(tr->relid, user, ACL_SELECT) == ACLCHECK_OK)
+		return;
+	for (i = 0; i < tr->ncols; i++)
+	{
+		AttrNumber	att = get_attnum(tr->relid, tr->colnames[i]);
+
+		if (att == InvalidAttrNumber ||
+			pg_attribute_aclcheck(tr->relid, att, user, ACL_SELECT) != ACLCHECK_OK)
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("permission denied to read the true state of shard table \"%s\"",
+							get_rel_name(tr->relid)),
+					 errdetail("The state is un-noised: only roles that may SELECT every tracked column may read it."),
+					 errhint("Map the coordinator's user to the role that owns the shard's table.")));
+	}
+}
+
+/*
+ * dp_shard_state(tbl, fingerprint): fold the shard table's pending deltas
+ * into its state (committed with the caller's transaction; folding never
+ * changes state + deltas) and return the state, un-noised.  The caller's
+ * configuration fingerprint must match the shard's.
+ */
+PG_FUNCTION_INFO_V1(dp_shard_state);
+Datum
+dp_shard_state(PG_FUNCTION_ARGS)
+{
+	Oid			relid = dpk_pg_table_arg(fcinfo);
+	char	   *fingerprint;
+	DpkTracked	tr;
+	DpkLiveConfig cfg;
+	DpkOwnerSwitch sw;
+	bytea	   *out;
+	MemoryContext callerctx = CurrentMemoryContext;
+	bool		marked;
+
+	if (PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("fingerprint must not be NULL")));
+	fingerprint = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	dpk_store_begin(&sw);
+	marked = dpk_store_shard_is_marked(relid);
+	if (marked && !dpk_store_read_tracked(relid, true, callerctx, &tr))
+		marked = false;
+	dpk_store_end(&sw);
+	if (!marked)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("table \"%s\" is not attached as a shard", get_rel_name(relid)),
+				 errhint("dp_attach on the coordinator attaches its foreign partitions' tables.")));
+	check_column_privileges(&tr);
+	if (strcmp(fingerprint, dpk_shard_fingerprint(&tr)) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("shard table \"%s\" is attached with another configuration than the coordinator's",
+						get_rel_name(relid)),
+				 errdetail("Shard: %s; coordinator: %s.", dpk_shard_fingerprint(&tr), fingerprint),
+				 errhint("Run dp_detach on the coordinator's table and dp_attach it again.")));
+	dpk_tracked_config(&tr, &cfg);
+	dpk_store_begin(&sw);
+	{
+		MemoryContext old = MemoryContextSwitchTo(callerctx);
+
+		dpk_store_fold_deltas(relid, &tr.state);
+		MemoryContextSwitchTo(old);
+	}
+	dpk_store_set_state(relid, &tr.state, dpk_pad_cells(&cfg, dpk_state_rows(&cfg, &tr.state)));
+	dpk_store_end(&sw);
+	out = dpk_store_map_bytea(&tr.state, 0);
+	PG_RETURN_BYTEA_P(out);
+}
+
+/* dp_shard_detach(tbl): the owner removes a shard table's capture. */
+PG_FUNCTION_INFO_V1(dp_shard_detach);
+Datum
+dp_shard_detach(PG_FUNCTION_ARGS)
+{
+	Oid			relid = dpk_pg_table_arg(fcinfo);
+	DpkOwnerSwitch sw;
+	bool		marked;
+
+	dpk_pg_check_table_owner(relid, "detach it");
+	dpk_store_begin(&sw);
+	marked = dpk_store_shard_is_marked(relid);
+	dpk_store_end(&sw);
+	if (!marked)
+		PG_RETURN_BOOL(false);
+	DirectFunctionCall1(dp_detach, ObjectIdGetDatum(relid));
+	dpk_store_begin(&sw);
+	dpk_store_shard_unmark(relid);
+	dpk_store_end(&sw);
+	PG_RETURN_BOOL(true);
+}
+
+/* ERROR on a shard table: releases are made by its coordinator (see shard.h). */
+void
+dpk_shard_refuse_release(Oid relid)
+{
+	if (dpk_store_shard_is_marked(relid))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("table \"%s\" is a shard of a coordinator's table", get_rel_name(relid)),
+				 errdetail("A shard keeps its true state only: no key, no noise, no release."),
+				 errhint("Run dp_release on the coordinator's partitioned table.")));
+}
+
+/*
+ * ERROR when relid is a Citus table: Citus does not propagate triggers
+ * created from C to its shard placements, so nothing would be counted.
+ */
+static void
+refuse_citus(Oid relid)
+{
+	bool		citus = OidIsValid(get_extension_oid("citus", true));
+	Oid			meta = get_relname_relid("pg_dist_partition", PG_CATALOG_NAMESPACE);
+	Oid			types[1] = {OIDOID};
+	Datum		values[1] = {ObjectIdGetDatum(relid)};
+	bool		distributed;
+
+	if (!OidIsValid(meta))
+		return;
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute_with_args("SELECT 1 FROM pg_catalog.pg_dist_partition "
+							  "WHERE logicalrelid::oid = $1", 1, types, values, NULL,
+							  true, 1) != SPI_OK_SELECT)
+		elog(ERROR, "could not read pg_catalog.pg_dist_partition");
+	distributed = SPI_processed > 0;
+	SPI_finish();
+	if (distributed)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("table \"%s\" is managed by Citus", get_rel_name(relid)),
+				 errdetail("%s its rows live in shard placements on worker nodes, where the "
+						   "capture triggers of dpkmeans would not be created, so nothing would be counted.",
+						   citus ? "The citus extension is installed and lists it in pg_dist_partition:"
+						   : "pg_dist_partition lists it:"),
+				 errhint("Use a partitioned table with postgres_fdw foreign partitions as shards "
+						 "(doc/scale-out.md, which also sketches the untested mapping onto Citus).")));
+}
+
+/* ERROR unless the tree under relid can be attached (see shard.h). */
+void
+dpk_shard_check_tree(Oid relid)
+{
+	ListCell   *lc;
+
+	foreach(lc, dpk_tree_relids(relid, NoLock))
+	{
+		Oid			part = lfirst_oid(lc);
+		ForeignServer *server;
+		ForeignDataWrapper *fdw;
+
+		refuse_citus(part);
+		if (get_rel_relkind(part) != RELKIND_FOREIGN_TABLE)
+			continue;
+		server = GetForeignServer(GetForeignTable(part)->serverid);
+		fdw = GetForeignDataWrapper(server->fdwid);
+		if (strcmp(fdw->fdwname, "postgres_fdw") != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("partition \"%s\" is a foreign table of wrapper \"%s\"",
+							get_rel_name(part), fdw->fdwname),
+					 errdetail("dpkmeans counts rows with triggers on the tables that store them; "
+							   "only postgres_fdw partitions can be shards, on servers with dpkmeans."),
+					 errhint("Attach the tables that hold the rows, on their own servers.")));
+	}
+}
+
+/* Whether the tree under relid holds a foreign table. */
+bool
+dpk_shard_tree_has_foreign(Oid relid)
+{
+	ListCell   *lc;
+
+	foreach(lc, dpk_tree_relids(relid, NoLock))
+		if (get_rel_relkind(lfirst_oid(lc)) == RELKIND_FOREIGN_TABLE)
+			return true;
+	return false;
+}

@@ -1,0 +1,270 @@
+# A table sharded over three servers with postgres_fdw, released as one:
+# a coordinator whose partitioned table has a local partition and two
+# foreign partitions on two shard servers (Unix sockets, free ports).
+#  - rows written through the coordinator (INSERT, COPY, UPDATE also moving
+#    rows between servers, DELETE, TRUNCATE of a foreign partition) and
+#    straight into the shards are each counted once, by the server storing
+#    them: dp_verify recounts every server;
+#  - the merged state a release noises equals the per-cell counts of all
+#    rows: a plain table holding the same rows, given the same key, releases
+#    exactly the same histogram, centres and costs;
+#  - the sharded release is about as accurate as a one-shot dp_kmeans of
+#    the union;
+#  - a stopped shard fails dp_release cleanly, naming the shard, and
+#    publishes nothing; once restarted the next release gets the next number;
+#  - bad setups are refused with clear errors and leave nothing attached.
+# The shards' role is a dedicated non-superuser reached with a password;
+# the coordinator's table is owned by a non-superuser too.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $coord = PostgreSQL::Test::Cluster->new('coordinator');
+$coord->init;
+$coord->start;
+my @shards;
+for my $name ('shard1', 'shard2')
+{
+	my $node = PostgreSQL::Test::Cluster->new($name);
+	$node->init;
+	# the shards' role must authenticate with its password
+	my $hba = $node->data_dir . '/pg_hba.conf';
+	my $old = slurp_file($hba);
+	open(my $fh, '>', $hba) or die "could not write $hba: $!";
+	print $fh "local all dpk_shard scram-sha-256\n$old";
+	close $fh;
+	$node->start;
+	$node->safe_psql('postgres', q{
+		CREATE ROLE dpk_shard LOGIN PASSWORD 'shard secret';
+		CREATE EXTENSION dpkmeans;
+		CREATE TABLE pts (id int, x float8, y float8);
+		ALTER TABLE pts OWNER TO dpk_shard;
+	});
+	push @shards, $node;
+}
+my ($s1, $s2) = @shards;
+
+# Rows in three blobs; the id says which server stores them.
+sub rows
+{
+	my ($from, $to) = @_;
+	return "SELECT i, (20 + 30 * (i % 3) + ((i * 37) % 100) / 10.0 - 5)::float8, "
+	  . "(20 + 25 * ((i / 3) % 3) + ((i * 91) % 100) / 10.0 - 5)::float8 "
+	  . "FROM generate_series($from, $to) i";
+}
+
+# rows on the shards before anything is attached
+$s1->safe_psql('postgres', 'INSERT INTO pts ' . rows(100000, 103999));
+$s2->safe_psql('postgres', 'INSERT INTO pts ' . rows(200000, 202999));
+
+$coord->safe_psql('postgres', q{
+	CREATE ROLE app LOGIN;
+	CREATE SCHEMA app AUTHORIZATION app;
+	CREATE EXTENSION postgres_fdw;
+	CREATE EXTENSION dpkmeans;
+});
+for my $i (1, 2)
+{
+	my $node = $shards[ $i - 1 ];
+	my ($host, $port) = ($node->host, $node->port);
+	$coord->safe_psql('postgres', qq{
+		CREATE SERVER s$i FOREIGN DATA WRAPPER postgres_fdw
+			OPTIONS (host '$host', port '$port', dbname 'postgres');
+		GRANT USAGE ON FOREIGN SERVER s$i TO app;
+		CREATE USER MAPPING FOR app SERVER s$i OPTIONS (user 'dpk_shard', password 'shard secret');
+	});
+}
+sub as_app
+{
+	my ($sql) = @_;
+	return $coord->safe_psql('postgres', $sql, extra_params => [ '-U', 'app' ]);
+}
+sub app_fails
+{
+	my ($sql, $re, $name) = @_;
+	my ($ret, $out, $err) = $coord->psql('postgres', $sql, extra_params => [ '-U', 'app' ]);
+	isnt($ret, 0, "$name: fails");
+	like($err, $re, "$name: error message");
+	return $err;
+}
+
+as_app(q{
+	CREATE TABLE pts (id int, x float8, y float8) PARTITION BY RANGE (id);
+	CREATE TABLE pts_local PARTITION OF pts FOR VALUES FROM (0) TO (100000);
+	CREATE FOREIGN TABLE pts_s1 PARTITION OF pts FOR VALUES FROM (100000) TO (200000)
+		SERVER s1 OPTIONS (schema_name 'public', table_name 'pts');
+	CREATE FOREIGN TABLE pts_s2 PARTITION OF pts FOR VALUES FROM (200000) TO (300000)
+		SERVER s2 OPTIONS (schema_name 'public', table_name 'pts');
+} . 'INSERT INTO pts ' . rows(1, 2000));
+
+my $attach = q{SELECT dp_attach('%s', ARRAY['x', 'y'], 3, 1.0, ARRAY[0, 0], ARRAY[100, 100], horizon => 64)};
+as_app(sprintf($attach, 'pts'));
+for my $node (@shards)
+{
+	is( $node->safe_psql('postgres', q{SELECT (SELECT count(*) FROM dpkmeans_internal.shard_tables)
+		|| ' ' || (SELECT count(*) FROM dpkmeans_internal.tracked)
+		|| ' ' || (SELECT count(*) FROM dpkmeans_internal.keys)
+		|| ' ' || (SELECT count(*) FROM pg_trigger WHERE tgrelid = 'pts'::regclass AND tgname LIKE 'dpkmeans%')}),
+		'1 1 0 5', $node->name . ': shard attached, no key');
+}
+is(as_app(q{SELECT dp_verify('pts')}), 't', 'attach counted the rows of every server');
+
+# Writes through the coordinator, then straight into the shards.
+my $copy = "COPY pts FROM STDIN;\n"
+  . join('', map { "$_\t" . (10 + $_ % 80) . "\t" . (90 - $_ % 70) . "\n" }
+	  (3000 .. 3099, 104000 .. 104099, 203000 .. 203099))
+  . "\\.\n";
+as_app('INSERT INTO pts ' . rows(2001, 2999) . ' UNION ALL ' . rows(104100, 104999)
+	  . ' UNION ALL ' . rows(203100, 203999));
+as_app($copy);
+as_app(q{
+	UPDATE pts SET y = y + 1 WHERE id % 5 = 0;
+	UPDATE pts SET id = id + 100000 WHERE id BETWEEN 1 AND 200;
+	UPDATE pts SET id = id - 200000, x = 1 WHERE id BETWEEN 200001 AND 200100;
+	DELETE FROM pts WHERE id % 7 = 0;
+});
+is(as_app(q{SELECT dp_verify('pts')}), 't', 'writes through the coordinator counted once');
+for my $node (@shards)
+{
+	$node->safe_psql('postgres', q{
+		SET ROLE dpk_shard;
+		INSERT INTO pts SELECT id + 50000, y, x FROM pts WHERE id % 3 = 0;
+		UPDATE pts SET x = 100 - x WHERE id % 4 = 1;
+		DELETE FROM pts WHERE id % 11 = 0;
+	});
+}
+is(as_app(q{SELECT dp_verify('pts')}), 't', 'writes straight into the shards counted');
+as_app('TRUNCATE pts_s2; INSERT INTO pts ' . rows(204000, 206999));
+is(as_app(q{SELECT dp_verify('pts')}), 't', 'TRUNCATE of a foreign partition counted by its shard');
+
+# A plain table with the same rows and the same key: the same releases.
+as_app('CREATE TABLE ref AS SELECT * FROM pts;' . sprintf($attach, 'ref'));
+$coord->safe_psql('postgres', q{
+	UPDATE dpkmeans_internal.keys SET key = (SELECT key FROM dpkmeans_internal.keys
+		WHERE relid = 'app.pts'::regclass) WHERE relid = 'app.ref'::regclass;
+});
+my $snapshot = q{SELECT (SELECT string_agg(cell::text || ' ' || noisy_count, ';' ORDER BY cell)
+		FROM dp_histogram('%1$s'))
+	|| '|' || (SELECT string_agg(center::text || ' ' || noisy_size, ';' ORDER BY cluster)
+		FROM dp_centers('%1$s', 3))
+	|| '|' || (SELECT string_agg(noisy_cost::text, ';' ORDER BY k) FROM dp_cost_curve('%1$s'))};
+is(as_app(q{SELECT dp_release('pts') || ' ' || dp_release('ref')}), '1 1', 'first releases');
+my $sharded = as_app(sprintf($snapshot, 'pts'));
+is($sharded, as_app(sprintf($snapshot, 'ref')),
+	'release 1: merged state of three servers = the counts of all rows (same key, same release)');
+
+as_app('INSERT INTO pts ' . rows(5000, 5999) . ' UNION ALL ' . rows(105000, 105999));
+as_app('INSERT INTO ref ' . rows(5000, 5999) . ' UNION ALL ' . rows(105000, 105999));
+$s2->safe_psql('postgres', 'SET ROLE dpk_shard; DELETE FROM pts WHERE id % 2 = 0');
+as_app('DELETE FROM ref WHERE id >= 200000 AND id % 2 = 0');
+is(as_app(q{SELECT dp_release('pts') || ' ' || dp_release('ref')}), '2 2', 'second releases');
+is(as_app(sprintf($snapshot, 'pts')), as_app(sprintf($snapshot, 'ref')),
+	'release 2: merged state = the counts of all rows');
+is(as_app(q{SELECT (SELECT count(*) FROM pts) = (SELECT count(*) FROM ref)}), 't',
+	'the reference holds the same rows');
+
+# Accuracy: the sharded release against a one-shot dp_kmeans of the union.
+my $cost = q{SELECT sum(m) FROM (SELECT min((p.x - c.center[1]) ^ 2 + (p.y - c.center[2]) ^ 2) AS m
+	FROM ref p CROSS JOIN (%s) c GROUP BY p.ctid) s};
+my $c_sharded = as_app(sprintf($cost, q{SELECT center FROM dp_centers('pts', 3)}));
+my $c_oneshot = as_app(sprintf($cost,
+	q{SELECT center FROM dp_kmeans('SELECT x, y FROM ref', 3, 1.0, ARRAY[0, 0]::float8[], ARRAY[100, 100]::float8[])}));
+note("cost of the sharded release's centres $c_sharded, of a one-shot dp_kmeans $c_oneshot");
+cmp_ok($c_sharded / $c_oneshot, '<', 1.5, 'sharded release about as accurate as the one-shot');
+cmp_ok($c_oneshot / $c_sharded, '<', 1.5, 'and the other way round');
+
+# A stopped shard: nothing is published; restarted: the next number.
+$s2->stop;
+my $err = app_fails(q{SELECT dp_release('pts')}, qr/shard "pts_s2" \(server "s2"\)/,
+	'release with a stopped shard');
+like($err, qr/No release was made; the next successful release of "pts" will be number 3/,
+	'the error says nothing was released');
+is($coord->safe_psql('postgres', q{SELECT max(t) || ' ' || count(*) FROM dpkmeans_internal.releases
+	WHERE relid = 'app.pts'::regclass}), '2 2', 'nothing published');
+is(as_app(q{SELECT count(*) FROM dp_centers('pts', 3)}), '3', 'readers still get release 2');
+$s2->start;
+is(as_app(q{SELECT dp_release('pts')}), '3', 'restarted shard: the next release is number 3');
+is(as_app(q{SELECT dp_verify('pts')}), 't', 'and every server recounts');
+
+# The shard side: no release there, and the true state only for readers of the columns.
+$s1->safe_psql('postgres', 'CREATE ROLE nobody');
+my ($ret, $out);
+($ret, $out, $err) = $s1->psql('postgres', q{SET ROLE dpk_shard; SELECT dp_release('pts')});
+like($err, qr/table "pts" is a shard of a coordinator's table/, 'a shard makes no release');
+($ret, $out, $err) = $s1->psql('postgres', q{SET ROLE nobody; SELECT dp_shard_state('pts', '')});
+like($err, qr/permission denied to read the true state of shard table "pts"/,
+	'the true state is for roles that can read the tracked columns');
+
+# Bad setups, refused with clear errors, leaving nothing attached.
+$s2->safe_psql('postgres', q{
+	CREATE DATABASE plain;
+	CREATE TABLE pts2 (id int, x float8, y float8);
+	ALTER TABLE pts2 OWNER TO dpk_shard;
+});
+$s2->safe_psql('plain', q{
+	CREATE TABLE pts (id int, x float8, y float8);
+	ALTER TABLE pts OWNER TO dpk_shard;
+});
+$s1->safe_psql('postgres', q{
+	CREATE TABLE pts_wrong (id int, x float8, z float8);
+	ALTER TABLE pts_wrong OWNER TO dpk_shard;
+});
+{
+	my ($host, $port) = ($s2->host, $s2->port);
+	$coord->safe_psql('postgres', qq{
+		CREATE SERVER s3 FOREIGN DATA WRAPPER postgres_fdw
+			OPTIONS (host '$host', port '$port', dbname 'plain');
+		GRANT USAGE ON FOREIGN SERVER s3 TO app;
+		CREATE USER MAPPING FOR app SERVER s3 OPTIONS (user 'dpk_shard', password 'shard secret');
+	});
+}
+as_app(q{
+	CREATE TABLE bad1 (id int, x float8, y float8) PARTITION BY RANGE (id);
+	CREATE FOREIGN TABLE bad1_s3 PARTITION OF bad1 FOR VALUES FROM (0) TO (10) SERVER s3
+		OPTIONS (schema_name 'public', table_name 'pts');
+	CREATE TABLE bad2 (id int, x float8, y float8) PARTITION BY RANGE (id);
+	CREATE FOREIGN TABLE bad2_s2 PARTITION OF bad2 FOR VALUES FROM (0) TO (10) SERVER s2
+		OPTIONS (schema_name 'public', table_name 'pts2');
+	CREATE FOREIGN TABLE bad2_s1 PARTITION OF bad2 FOR VALUES FROM (10) TO (20) SERVER s1
+		OPTIONS (schema_name 'public', table_name 'pts_wrong');
+});
+app_fails(sprintf($attach, 'bad1'),
+	qr/server "s3" of foreign partition "bad1_s3" does not have dpkmeans.*\n.*\n.*HINT:  Run CREATE EXTENSION dpkmeans/,
+	'a foreign partition whose server lacks dpkmeans');
+app_fails(sprintf($attach, 'bad2'),
+	qr/shard "bad2_s1" \(server "s1"\): column "y" of shard table "pts_wrong" does not exist/,
+	'a shard whose columns differ');
+is($coord->safe_psql('postgres', q{SELECT count(*) FROM dpkmeans_internal.tracked
+	WHERE relid IN ('app.bad1'::regclass, 'app.bad2'::regclass)}), '0', 'nothing attached on the coordinator');
+is($s2->safe_psql('postgres', q{SELECT count(*) FROM dpkmeans_internal.tracked
+	WHERE relid = 'pts2'::regclass}), '0', 'the shard attached before the failure was rolled back');
+
+# Citus: a table listed in Citus metadata is refused (the metadata table is
+# made here, as Citus cannot be installed in this test).
+$coord->safe_psql('postgres', q{
+	SET allow_system_table_mods = on;
+	CREATE TABLE pg_catalog.pg_dist_partition (logicalrelid regclass, partmethod "char");
+	GRANT SELECT ON pg_catalog.pg_dist_partition TO PUBLIC;
+});
+as_app('CREATE TABLE dist (x float8, y float8)');
+$coord->safe_psql('postgres', q{INSERT INTO pg_catalog.pg_dist_partition VALUES ('app.dist', 'h')});
+app_fails(sprintf($attach, 'dist'), qr/table "dist" is managed by Citus.*\n.*\n.*HINT:  Use a partitioned table with postgres_fdw/,
+	'a Citus table');
+$coord->safe_psql('postgres', 'DROP TABLE pg_catalog.pg_dist_partition');
+
+# dp_detach removes the capture on every shard.
+as_app(q{SELECT dp_detach('pts')});
+for my $node (@shards)
+{
+	is( $node->safe_psql('postgres', q{SELECT (SELECT count(*) FROM dpkmeans_internal.shard_tables)
+		|| ' ' || (SELECT count(*) FROM dpkmeans_internal.tracked)
+		|| ' ' || (SELECT count(*) FROM dpkmeans_internal.delta)
+		|| ' ' || (SELECT count(*) FROM pg_trigger WHERE tgrelid = 'pts'::regclass AND tgname LIKE 'dpkmeans%')}),
+		'0 0 0 0', $node->name . ': shard detached');
+}
+is($coord->safe_psql('postgres', q{SELECT count(*) FROM dpkmeans_internal.shards}), '0',
+	'no shard registered');
+
+done_testing();
