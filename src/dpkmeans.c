@@ -15,10 +15,18 @@
 #include "kmeans.h"
 #include "pgutil.h"
 #include "rugnik.h"
+#include "tree_estimator.h"
 
 PG_MODULE_MAGIC;
 
 void		_PG_init(void);
+
+/* Values of dpkmeans.counter_estimator (see tree_estimator.h). */
+static const struct config_enum_entry counter_estimator_options[] = {
+	{"least_squares", DPK_TREE_LOCAL_BLUE, false},
+	{"signed", DPK_TREE_SIGNED, false},
+	{NULL, 0, false}
+};
 
 /* Load-time setup: GUCs, one BLAS thread per backend, core hooks. */
 void
@@ -30,6 +38,14 @@ _PG_init(void)
 							 &dpk_max_cells,
 							 4194304.0, 1.0, 1e9,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomEnumVariable("dpkmeans.counter_estimator",
+							 "How a release combines the noisy tree nodes of its counters.",
+							 "least_squares (the default) or signed (the non-adjacent-form "
+							 "decomposition of earlier versions); both are post-processing of "
+							 "the same node noise.  Read by releases, made by a background "
+							 "worker, so it is a server setting.",
+							 &dpk_counter_estimator, DPK_TREE_LOCAL_BLUE,
+							 counter_estimator_options, PGC_SIGHUP, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("dpkmeans");
 	dpk_blas_single_thread();
 	dpk_pg_install_hooks();

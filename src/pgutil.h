@@ -23,6 +23,9 @@
 /* GUCs (dpkmeans.*) */
 extern double dpk_max_cells;
 
+/* dpkmeans.counter_estimator: a DpkTreeEstimator (see tree_estimator.h). */
+extern int	dpk_counter_estimator;
+
 /* Point the core's allocation and interrupt hooks at the backend. */
 void		dpk_pg_install_hooks(void);
 

@@ -20,6 +20,7 @@
 #include "live.h"
 #include "shard.h"
 #include "store.h"
+#include "tree_estimator.h"
 
 /* Append one (item, value) row to the report. */
 static void
@@ -127,6 +128,11 @@ report_governance(ReturnSetInfo *rsinfo, const DpkTracked *tr, const char *reade
 			   psprintf("%d (this library: %d); exact rational scales, never rounded down",
 						tr->sampler_version, DPK_SAMPLER_VERSION));
 	report_row(rsinfo, "state format", psprintf("%d", tr->state_format));
+	report_row(rsinfo, "counter estimator",
+			   dpk_counter_estimator == DPK_TREE_SIGNED
+			   ? "signed: release t sums the nodes of the non-adjacent form of t"
+			   : "least squares: release t weighs the signed nodes of t, their children and their "
+			   "ancestors' children (post-processing of the same node noise)");
 	report_row(rsinfo, "who reads releases",
 			   psprintf("the owner (%s), superusers, and roles granted with dp_grant_reader%s%s",
 						GetUserNameFromId(dpk_pg_rel_owner(relid), false),

@@ -729,6 +729,7 @@ dpk_tracked_config(const DpkTracked *tr, DpkLiveConfig *cfg)
 					  tr->insert_only);
 	cfg->level = tr->level;
 	cfg->sum_share = tr->sum_share;
+	cfg->estimator = dpk_counter_estimator;
 	if (tr->dhat > 0)
 	{
 		dpk_live_use_projection(cfg, tr->proj_seed);

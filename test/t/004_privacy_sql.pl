@@ -246,8 +246,13 @@ $node->init;
 # A release is a background worker: with the library preloaded it starts
 # several times faster, which buys samples; every session may wait for one.
 # One BLAS thread per process.
+# The events below read single tree nodes off releases made with the signed
+# decomposition (dpkmeans.counter_estimator = signed); the least-squares
+# combination of the same nodes is post-processing, checked by the C-level
+# privacy test (test/privacy/privacy_test.c).
 $node->append_conf('postgresql.conf',
-	"shared_preload_libraries = 'dpkmeans'\nmax_connections = 40\nmax_worker_processes = 16\n");
+	"shared_preload_libraries = 'dpkmeans'\nmax_connections = 40\nmax_worker_processes = 16\n"
+	  . "dpkmeans.counter_estimator = signed\n");
 $ENV{OPENBLAS_NUM_THREADS} = 1;
 $node->start;
 
