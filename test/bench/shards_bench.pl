@@ -20,6 +20,10 @@ my @shards = map { PostgreSQL::Test::Cluster->new("shard$_") } (1, 2);
 for my $node (@shards)
 {
 	$node->init;
+	# as doc/scale-out.md recommends: a coordinator's release opens a session
+	# on each shard, which then need not load the library (and OpenBLAS)
+	$node->append_conf('postgresql.conf', "shared_preload_libraries = 'dpkmeans'\n")
+	  unless $ENV{DPK_BENCH_NO_PRELOAD};
 	$node->start;
 	$node->safe_psql('postgres', 'CREATE EXTENSION dpkmeans; CREATE TABLE pts (x float8, y float8)');
 }
