@@ -93,6 +93,29 @@ capture_cache_register(void)
 	}
 }
 
+/*
+ * Free the stale shapes of other triggers (a detached table's, a dropped
+ * trigger's), so attach/detach cycles in a long session don't pile them up.
+ * Called only when a capture starts: captures never nest (they run no user
+ * code), so no stale shape is in use then.
+ */
+static void
+shape_cache_sweep(Oid keep)
+{
+	HASH_SEQ_STATUS st;
+	ShapeEntry *e;
+
+	hash_seq_init(&st, shape_cache);
+	while ((e = hash_seq_search(&st)) != NULL)
+		if (!e->valid && e->tgoid != keep)
+		{
+			if (e->ctx != NULL)
+				MemoryContextDelete(e->ctx);
+			/* removing the element just returned is allowed during a scan */
+			hash_search(shape_cache, &e->tgoid, HASH_REMOVE, NULL);
+		}
+}
+
 /* The shape of a capture trigger's table, cached (see capture_cache.h). */
 DpkShape *
 dpk_shape_cache_get(TriggerData *td, void (*build) (DpkShape *shape, TriggerData *td))
@@ -113,6 +136,7 @@ dpk_shape_cache_get(TriggerData *td, void (*build) (DpkShape *shape, TriggerData
 		shape_cache = hash_create("dpkmeans shapes", 16, &ctl,
 								  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	}
+	shape_cache_sweep(tgoid);
 	e = hash_search(shape_cache, &tgoid, HASH_ENTER, &found);
 	if (!found)
 	{

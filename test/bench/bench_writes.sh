@@ -50,12 +50,20 @@ use() {
 	CUR=$1 CLUSTER_DIR=${C_DIR[$1]} CLUSTER_PORT=${C_PORT[$1]} PGBIN=${C_BIN[$1]}
 }
 
-# Milliseconds of one SQL statement (psql \timing) in a fresh session, after
-# a checkpoint so that no checkpoint of earlier writes lands inside the
+# "wall cpu": milliseconds of one SQL statement, wall clock (psql \timing) and
+# CPU time of its backend (user + system, from log_statement_stats; on a
+# shared machine the steadier figure), in a fresh session after a
+# checkpoint so that no checkpoint of earlier writes lands inside the
 # measurement.  Both tables' sessions load the library first: loading it
 # (OpenBLAS, libcrypto; 30-40 ms) is a once-per-backend cost, not a write's.
 ms() {
-	cluster_psql -c "LOAD 'dpkmeans'" -c 'CHECKPOINT' -c '\timing on' -c "$1" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | tail -1
+	local out wall cpu
+	out=$(cluster_psql -c "LOAD 'dpkmeans'" -c 'CHECKPOINT' -c 'SET log_statement_stats = on' \
+		-c 'SET client_min_messages = log' -c '\timing on' -c "$1" 2>&1)
+	wall=$(sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' <<<"$out" | tail -1)
+	cpu=$(sed -n 's/^!\t\([0-9.]*\) s user, \([0-9.]*\) s system.*/\1 \2/p' <<<"$out" | tail -1 |
+		awk '{printf "%.1f", ($1 + $2) * 1000}')
+	echo "$wall $cpu"
 }
 
 cols() {
@@ -85,9 +93,10 @@ min() { echo "$@" | awk '{m=$1; for(i=2;i<=NF;i++) if($i<m) m=$i; print m}'; }
 max() { echo "$@" | awk '{m=$1; for(i=2;i<=NF;i++) if($i>m) m=$i; print m}'; }
 
 # One measurement of operation $2 at dimension $1 on the current cluster:
-# "plain_ms attached_ms", the plain table first on even repetitions.
+# "plain_wall att_wall plain_cpu att_cpu" (ms), the plain table first on
+# even repetitions.
 measure() {
-	local d=$1 op=$2 rep=$3 p a t first second
+	local d=$1 op=$2 rep=$3 t first second pw aw pc ac
 	cluster_psql -c "DROP TABLE IF EXISTS plain, att; CREATE TABLE plain ($(cols $d)); CREATE TABLE att ($(cols $d))" >/dev/null
 	case $op in
 	update | delete)
@@ -102,9 +111,9 @@ measure() {
 		update) v=$(ms "UPDATE $t SET c1 = c1 + 0.5") ;;
 		delete) v=$(ms "DELETE FROM $t") ;;
 		esac
-		if [ $t = plain ]; then p=$v; else a=$v; fi
+		if [ $t = plain ]; then read -r pw pc <<<"$v"; else read -r aw ac <<<"$v"; fi
 	done
-	echo "$p $a"
+	echo "$pw $aw $pc $ac"
 }
 
 # Throughput (tps) of single-row INSERTs into table $1 with pgbench.
@@ -141,8 +150,11 @@ line=$(printf '%3d %-10s %10.1f %10.1f %7.2f' 2 pgbench "${BEST[Apb_plain]}" "${
 echo "$line"
 
 echo
-echo "# bulk writes: INSERT ... SELECT and COPY of $ROWS rows, UPDATE and DELETE of $UROWS rows, best of $REPS (ms)"
-printf '%3s %-10s %10s %10s %7s%s\n' d operation plain_ms att_ms ratio "$hdr_base"
+echo "# bulk writes: INSERT ... SELECT and COPY of $ROWS rows, UPDATE and DELETE of $UROWS rows,"
+echo "# best of $REPS: wall-clock ms, their ratio, and the ratio of the backends' CPU time"
+hdr_base=""
+[ -n "${BASE_PG_CONFIG:-}" ] && hdr_base=$(printf ' | %10s %10s %7s %7s' base_plain base_att ratio cpu)
+printf '%3s %-10s %10s %10s %7s %7s%s\n' d operation plain_ms att_ms ratio cpu "$hdr_base"
 for d in $DIMS; do
 	for c in $names; do
 		use "$c"
@@ -155,15 +167,20 @@ for d in $DIMS; do
 		for ((r = 0; r < REPS; r++)); do
 			for c in $names; do
 				use "$c"
-				read -r p a < <(measure "$d" "$op" "$r")
-				BEST[${c}p]=$(min "$p" ${BEST[${c}p]:-})
-				BEST[${c}a]=$(min "$a" ${BEST[${c}a]:-})
+				read -r pw aw pc ac < <(measure "$d" "$op" "$r")
+				BEST[${c}pw]=$(min "$pw" ${BEST[${c}pw]:-})
+				BEST[${c}aw]=$(min "$aw" ${BEST[${c}aw]:-})
+				BEST[${c}pc]=$(min "$pc" ${BEST[${c}pc]:-})
+				BEST[${c}ac]=$(min "$ac" ${BEST[${c}ac]:-})
 			done
 		done
-		line=$(printf '%3d %-10s %10.1f %10.1f %7.2f' "$d" "$op" "${BEST[Ap]}" "${BEST[Aa]}" \
-			"$(echo "${BEST[Aa]} ${BEST[Ap]}" | awk '{print $1/$2}')")
-		[ -n "${BASE_PG_CONFIG:-}" ] && line+=$(printf ' | %10.1f %10.1f %7.2f' "${BEST[Bp]}" "${BEST[Ba]}" \
-			"$(echo "${BEST[Ba]} ${BEST[Bp]}" | awk '{print $1/$2}')")
+		line=$(printf '%3d %-10s' "$d" "$op")
+		for c in $names; do
+			[ "$c" = B ] && line+=" |"
+			line+=$(printf ' %10.1f %10.1f %7.2f %7.2f' "${BEST[${c}pw]}" "${BEST[${c}aw]}" \
+				"$(echo "${BEST[${c}aw]} ${BEST[${c}pw]}" | awk '{print $1/$2}')" \
+				"$(echo "${BEST[${c}ac]} ${BEST[${c}pc]}" | awk '{print $1/$2}')")
+		done
 		echo "$line"
 	done
 done
