@@ -1,14 +1,21 @@
 #!/usr/bin/env bash
 # Write cost of a live table inside PostgreSQL, as ratios measured side by
-# side in one run (attached table, insert_delete, k = 8, eps = 1, against a
-# plain table of the same columns in the same cluster):
-#   - pgbench single-row INSERT, CLIENTS clients, SECONDS s (throughput);
+# side in one run against a plain table of the same columns in the same
+# cluster:
+#   att    attached (insert_delete, k = 8, eps = 1);
+#   floor  a plain table with statement triggers that declare the same
+#          transition tables as dpkmeans' and do nothing: what PostgreSQL's
+#          capture of the statement's rows costs before any dpkmeans code.
+# Measured:
+#   - pgbench single-row INSERT, CLIENTS clients, SECONDS_RUN s, with
+#     synchronous_commit on and off (throughput; best of REPS);
 #   - INSERT ... SELECT and COPY of ROWS rows, UPDATE of a tracked column and
-#     DELETE of UROWS rows, at every d of DIMS (time; best of REPS).
+#     DELETE of UROWS rows, at every d of DIMS (wall-clock and backend CPU
+#     time; best of REPS).
 # Run as root (the clusters run as the postgres OS user) or as postgres.
 # PG_CONFIG names the installation holding dpkmeans; BASE_PG_CONFIG, when
-# set, a second one (e.g. the previous version) measured in the same run on
-# a second cluster, its columns beside the first's.
+# set, a second one (e.g. the previous version) whose attached table is
+# measured in the same run on a second cluster, its columns beside.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 ROWS=${ROWS:-1000000}
@@ -42,7 +49,8 @@ for c in $names; do
 	C_PORT[$c]=$((20000 + RANDOM % 20000))
 	PGBIN=${C_BIN[$c]}
 	cluster_start "${C_DIR[$c]}" "${C_PORT[$c]}"
-	CLUSTER_DIR=${C_DIR[$c]} CLUSTER_PORT=${C_PORT[$c]} cluster_psql -c "CREATE EXTENSION dpkmeans" >/dev/null
+	CLUSTER_DIR=${C_DIR[$c]} CLUSTER_PORT=${C_PORT[$c]} cluster_psql -c "CREATE EXTENSION dpkmeans" \
+		-c "CREATE FUNCTION noop() RETURNS trigger LANGUAGE plpgsql AS \$\$ BEGIN RETURN NULL; END \$\$" >/dev/null
 done
 
 # Point the cluster helpers at cluster $1.
@@ -89,72 +97,96 @@ bounds() {
 attach() {
 	cluster_psql -c "SELECT dp_attach('$1', $(colnames $2), 8, 1.0, $(bounds $2 0), $(bounds $2 101))" >/dev/null
 }
+# The transition tables of dpkmeans' capture triggers, on a no-op function.
+floor_triggers() {
+	cluster_psql -c "CREATE TRIGGER i AFTER INSERT ON $1 REFERENCING NEW TABLE AS n FOR EACH STATEMENT EXECUTE FUNCTION noop();
+		CREATE TRIGGER u AFTER UPDATE ON $1 REFERENCING OLD TABLE AS o NEW TABLE AS n FOR EACH STATEMENT EXECUTE FUNCTION noop();
+		CREATE TRIGGER d AFTER DELETE ON $1 REFERENCING OLD TABLE AS o FOR EACH STATEMENT EXECUTE FUNCTION noop()" >/dev/null
+}
 min() { echo "$@" | awk '{m=$1; for(i=2;i<=NF;i++) if($i<m) m=$i; print m}'; }
 max() { echo "$@" | awk '{m=$1; for(i=2;i<=NF;i++) if($i>m) m=$i; print m}'; }
 
 # One measurement of operation $2 at dimension $1 on the current cluster:
-# "plain_wall att_wall plain_cpu att_cpu" (ms), the plain table first on
-# even repetitions.
+# "wall cpu" (ms) of each table in $4 (plain, att, floor), in that order;
+# the order they run in turns with the repetition $3.
 measure() {
-	local d=$1 op=$2 rep=$3 t first second pw aw pc ac
-	cluster_psql -c "DROP TABLE IF EXISTS plain, att; CREATE TABLE plain ($(cols $d)); CREATE TABLE att ($(cols $d))" >/dev/null
-	case $op in
-	update | delete)
-		cluster_psql -c "INSERT INTO plain SELECT * FROM src LIMIT $UROWS; INSERT INTO att SELECT * FROM plain" -c "VACUUM ANALYZE plain, att" >/dev/null ;;
-	esac
-	attach att "$d"
-	if ((rep % 2 == 0)); then first=plain second=att; else first=att second=plain; fi
-	for t in $first $second; do
+	local d=$1 op=$2 rep=$3 tabs=($4) t i n v
+	declare -A res
+	cluster_psql -c "DROP TABLE IF EXISTS plain, att, flo" >/dev/null
+	for t in "${tabs[@]}"; do
+		cluster_psql -c "CREATE TABLE $t ($(cols $d))" >/dev/null
+		case $op in
+		update | delete)
+			cluster_psql -c "INSERT INTO $t SELECT * FROM src LIMIT $UROWS" -c "VACUUM ANALYZE $t" >/dev/null ;;
+		esac
+		[ $t = att ] && attach att "$d"
+		[ $t = flo ] && floor_triggers flo
+	done
+	n=${#tabs[@]}
+	for ((i = 0; i < n; i++)); do
+		t=${tabs[(i + rep) % n]}
 		case $op in
 		insert) v=$(ms "INSERT INTO $t SELECT * FROM src") ;;
 		copy) v=$(ms "COPY $t FROM '$dir/src_$CUR.copy'") ;;
 		update) v=$(ms "UPDATE $t SET c1 = c1 + 0.5") ;;
 		delete) v=$(ms "DELETE FROM $t") ;;
 		esac
-		if [ $t = plain ]; then read -r pw pc <<<"$v"; else read -r aw ac <<<"$v"; fi
+		res[$t]=$v
 	done
-	echo "$pw $aw $pc $ac"
+	for t in "${tabs[@]}"; do echo -n "${res[$t]} "; done
+	echo
 }
+# Tables measured on cluster $1: the floor on the first cluster only.
+tables() { if [ "$1" = A ]; then echo "plain att flo"; else echo "plain att"; fi; }
+ratio() { echo "$1 $2" | awk '{printf "%.2f", $1 / $2}'; }
 
-# Throughput (tps) of single-row INSERTs into table $1 with pgbench.
+# Throughput (tps) of single-row INSERTs into table $1 with pgbench, commits
+# flushed (synchronous_commit $2 = on) or not (off: the CPU cost shows).
 tps() {
 	echo "INSERT INTO $1 (c1, c2) VALUES (random() * 100, random() * 100);" >"$dir/pgbench_$1.sql"
-	as_postgres "$PGBIN/pgbench" -n -h "$CLUSTER_DIR" -p "$CLUSTER_PORT" -c "$CLIENTS" -j 2 \
-		-T "$SECONDS_RUN" -f "$dir/pgbench_$1.sql" postgres | sed -n 's/^tps = \([0-9.]*\).*/\1/p'
+	PGOPTIONS="$PGOPTIONS -c synchronous_commit=$2" as_postgres "$PGBIN/pgbench" -n \
+		-h "$CLUSTER_DIR" -p "$CLUSTER_PORT" -c "$CLIENTS" -j 2 -T "$SECONDS_RUN" \
+		-f "$dir/pgbench_$1.sql" postgres | sed -n 's/^tps = \([0-9.]*\).*/\1/p'
 }
 
-hdr_base=""
-[ -n "${BASE_PG_CONFIG:-}" ] && hdr_base=$(printf ' | %10s %10s %7s' base_plain base_att ratio)
-
-echo "# single-row INSERT, pgbench $CLIENTS clients, ${SECONDS_RUN} s, best of $REPS (tps)"
-printf '%3s %-10s %10s %10s %7s%s\n' d operation plain att ratio "$hdr_base"
+echo "# single-row INSERT, pgbench $CLIENTS clients, ${SECONDS_RUN} s, best of $REPS (tps);"
+echo "# synchronous_commit on (durable commits) and off (the writers' CPU cost shows)"
+line=$(printf '%3s %-8s %9s %9s %9s %6s %6s' d commit plain att floor att/p flo/p)
+[ -n "${BASE_PG_CONFIG:-}" ] && line+=$(printf ' | %9s %9s %6s' base_p base_att att/p)
+echo "$line"
 declare -A BEST
 for c in $names; do
 	use "$c"
-	cluster_psql -c "CREATE TABLE pb_plain (c1 float8, c2 float8); CREATE TABLE pb_att (c1 float8, c2 float8)" >/dev/null
+	for t in $(tables "$c"); do
+		cluster_psql -c "CREATE TABLE pb_$t (c1 float8, c2 float8)" >/dev/null
+	done
 	attach pb_att 2
+	[ "$c" = A ] && floor_triggers pb_flo
 done
-for ((r = 0; r < REPS; r++)); do
-	for c in $names; do
-		use "$c"
-		for t in pb_plain pb_att; do
-			cluster_psql -c "TRUNCATE $t; CHECKPOINT" >/dev/null
-			BEST[$c$t]=$(max "$(tps $t)" ${BEST[$c$t]:-})
+for mode in on off; do
+	for ((r = 0; r < REPS; r++)); do
+		for c in $names; do
+			use "$c"
+			for t in $(tables "$c"); do
+				cluster_psql -c "TRUNCATE pb_$t; CHECKPOINT" >/dev/null
+				BEST[$mode$c$t]=$(max "$(tps pb_$t $mode)" ${BEST[$mode$c$t]:-})
+			done
 		done
 	done
+	line=$(printf '%3d %-8s %9.1f %9.1f %9.1f %6s %6s' 2 "sync_$mode" "${BEST[${mode}Aplain]}" \
+		"${BEST[${mode}Aatt]}" "${BEST[${mode}Aflo]}" "$(ratio "${BEST[${mode}Aatt]}" "${BEST[${mode}Aplain]}")" \
+		"$(ratio "${BEST[${mode}Aflo]}" "${BEST[${mode}Aplain]}")")
+	[ -n "${BASE_PG_CONFIG:-}" ] && line+=$(printf ' | %9.1f %9.1f %6s' "${BEST[${mode}Bplain]}" \
+		"${BEST[${mode}Batt]}" "$(ratio "${BEST[${mode}Batt]}" "${BEST[${mode}Bplain]}")")
+	echo "$line"
 done
-line=$(printf '%3d %-10s %10.1f %10.1f %7.2f' 2 pgbench "${BEST[Apb_plain]}" "${BEST[Apb_att]}" \
-	"$(echo "${BEST[Apb_att]} ${BEST[Apb_plain]}" | awk '{print $1/$2}')")
-[ -n "${BASE_PG_CONFIG:-}" ] && line+=$(printf ' | %10.1f %10.1f %7.2f' "${BEST[Bpb_plain]}" "${BEST[Bpb_att]}" \
-	"$(echo "${BEST[Bpb_att]} ${BEST[Bpb_plain]}" | awk '{print $1/$2}')")
-echo "$line"
 
 echo
 echo "# bulk writes: INSERT ... SELECT and COPY of $ROWS rows, UPDATE and DELETE of $UROWS rows,"
-echo "# best of $REPS: wall-clock ms, their ratio, and the ratio of the backends' CPU time"
-hdr_base=""
-[ -n "${BASE_PG_CONFIG:-}" ] && hdr_base=$(printf ' | %10s %10s %7s %7s' base_plain base_att ratio cpu)
-printf '%3s %-10s %10s %10s %7s %7s%s\n' d operation plain_ms att_ms ratio cpu "$hdr_base"
+echo "# best of $REPS: wall-clock ms and ratios to plain, then the same ratios of the backends' CPU time"
+line=$(printf '%3s %-7s %8s %8s %8s %6s %6s %6s %6s' d op plain att floor att/p flo/p cpu_a cpu_f)
+[ -n "${BASE_PG_CONFIG:-}" ] && line+=$(printf ' | %8s %8s %6s %6s' base_p base_att att/p cpu_a)
+echo "$line"
 for d in $DIMS; do
 	for c in $names; do
 		use "$c"
@@ -167,20 +199,22 @@ for d in $DIMS; do
 		for ((r = 0; r < REPS; r++)); do
 			for c in $names; do
 				use "$c"
-				read -r pw aw pc ac < <(measure "$d" "$op" "$r")
-				BEST[${c}pw]=$(min "$pw" ${BEST[${c}pw]:-})
-				BEST[${c}aw]=$(min "$aw" ${BEST[${c}aw]:-})
-				BEST[${c}pc]=$(min "$pc" ${BEST[${c}pc]:-})
-				BEST[${c}ac]=$(min "$ac" ${BEST[${c}ac]:-})
+				tabs=($(tables "$c"))
+				vals=($(measure "$d" "$op" "$r" "${tabs[*]}"))
+				for ((i = 0; i < ${#tabs[@]}; i++)); do
+					t=${tabs[i]}
+					BEST[$c${t}w]=$(min "${vals[2 * i]}" ${BEST[$c${t}w]:-})
+					BEST[$c${t}c]=$(min "${vals[2 * i + 1]}" ${BEST[$c${t}c]:-})
+				done
 			done
 		done
-		line=$(printf '%3d %-10s' "$d" "$op")
-		for c in $names; do
-			[ "$c" = B ] && line+=" |"
-			line+=$(printf ' %10.1f %10.1f %7.2f %7.2f' "${BEST[${c}pw]}" "${BEST[${c}aw]}" \
-				"$(echo "${BEST[${c}aw]} ${BEST[${c}pw]}" | awk '{print $1/$2}')" \
-				"$(echo "${BEST[${c}ac]} ${BEST[${c}pc]}" | awk '{print $1/$2}')")
-		done
+		line=$(printf '%3d %-7s %8.1f %8.1f %8.1f %6s %6s %6s %6s' "$d" "$op" "${BEST[Aplainw]}" \
+			"${BEST[Aattw]}" "${BEST[Aflow]}" "$(ratio "${BEST[Aattw]}" "${BEST[Aplainw]}")" \
+			"$(ratio "${BEST[Aflow]}" "${BEST[Aplainw]}")" "$(ratio "${BEST[Aattc]}" "${BEST[Aplainc]}")" \
+			"$(ratio "${BEST[Afloc]}" "${BEST[Aplainc]}")")
+		[ -n "${BASE_PG_CONFIG:-}" ] && line+=$(printf ' | %8.1f %8.1f %6s %6s' "${BEST[Bplainw]}" \
+			"${BEST[Battw]}" "$(ratio "${BEST[Battw]}" "${BEST[Bplainw]}")" \
+			"$(ratio "${BEST[Battc]}" "${BEST[Bplainc]}")")
 		echo "$line"
 	done
 done
