@@ -4,10 +4,10 @@ MODULE_big = dpkmeans
 DATA = sql/dpkmeans--0.1.sql sql/dpkmeans--0.1--0.2.sql sql/dpkmeans--0.2--0.3.sql
 
 CORE_SRCS = src/dpk_mem.c src/budget.c src/noise.c src/grid.c src/rugnik.c src/kmeans.c src/kmedian.c src/coreset.c src/lowd.c src/cellmap.c src/counter.c src/tree_estimator.c src/live_core.c src/live_noise.c src/live_kmedian.c src/projection.c src/lift.c src/highd.c
-GLUE_SRCS = src/pgutil.c src/dpkmeans.c src/oneshot.c src/store.c src/trigger.c src/partition.c src/attach.c src/release.c src/readers.c src/report.c src/guard.c src/shard.c src/shard_side.c src/shard_capture.c src/store_shard.c
+GLUE_SRCS = src/pgutil.c src/dpkmeans.c src/oneshot.c src/store.c src/trigger.c src/capture_cache.c src/partition.c src/attach.c src/release.c src/readers.c src/report.c src/guard.c src/shard.c src/shard_side.c src/shard_capture.c src/store_shard.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 
-REGRESS = grid_size kmeans_oneshot bad_input live live_privileges live_bad_input highd release_replay partitions kmedian upgrade
+REGRESS = grid_size kmeans_oneshot bad_input live live_privileges live_bad_input highd release_replay partitions kmedian live_write_path upgrade
 REGRESS_OPTS = --load-extension=dpkmeans
 
 # libpq reaches the shards of a partitioned table (src/shard.c).
@@ -58,7 +58,7 @@ test/unit/bin-san/%: test/unit/%.c $(SAN_OBJS) $(RESEARCH_SRCS) test/bench/highd
 unittest-sanitize: $(SAN_BINS)
 	@fail=0; for t in $(SAN_BINS); do OPENBLAS_NUM_THREADS=1 ./$$t || fail=1; done; exit $$fail
 
-.PHONY: unittest bench bench-live tapcheck tapcheck-long demo ci
+.PHONY: unittest bench bench-live bench-writes tapcheck tapcheck-long demo ci
 unittest: $(UNIT_BINS)
 	@fail=0; for t in $(UNIT_BINS); do OPENBLAS_NUM_THREADS=1 ./$$t || fail=1; done; exit $$fail
 
@@ -69,9 +69,16 @@ test/bench/bin/bench_oneshot: test/bench/bench_oneshot.c test/bench/mixture.h $(
 bench: test/bench/bin/bench_oneshot
 	./test/bench/run.sh
 
-bench-live:
+# Inside PostgreSQL (PG_CONFIG's installation, dpkmeans installed there): write
+# cost of live tables against plain ones, then release times.  bench-writes
+# alone with BASE_PG_CONFIG=... also measures a second installation (e.g. the
+# previous version) in the same run.
+bench-live: bench-writes
+	SKIP_WRITES=1 PG_CONFIG=$(PG_CONFIG) ./test/bench/bench_live_sql.sh | tee test/bench/out/live_sql.txt
+
+bench-writes:
 	@mkdir -p test/bench/out
-	./test/bench/bench_live_sql.sh | tee test/bench/out/live_sql.txt
+	PG_CONFIG=$(PG_CONFIG) ./test/bench/bench_writes.sh | tee test/bench/out/writes.txt
 
 # TAP suites (crash, concurrency, dump/restore), run apart from pg_regress.
 PROVE_TESTS ?= test/t/*.pl

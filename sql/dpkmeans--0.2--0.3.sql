@@ -211,3 +211,12 @@ $$;
 REVOKE ALL ON FUNCTION dpkmeans_internal.on_sql_drop_shards() FROM PUBLIC;
 CREATE EVENT TRIGGER dpkmeans_sql_drop_shards ON sql_drop
 EXECUTE FUNCTION dpkmeans_internal.on_sql_drop_shards();
+
+-- Write cost: a writing statement appends its delta by a direct heap
+-- insertion of one pre-formed tuple (src/capture_cache.c), with no id to draw
+-- from a sequence and no index to maintain.  A release reads the pending
+-- deltas of every table to fold its own (they are few: a release folds them
+-- away), which costs less than an index entry for every writing statement.
+ALTER EXTENSION dpkmeans DROP SEQUENCE dpkmeans_internal.delta_id_seq;
+ALTER TABLE dpkmeans_internal.delta DROP COLUMN id;
+DROP INDEX dpkmeans_internal.delta_relid;

@@ -33,6 +33,17 @@ dpk_box_denormalize(const DpkBox *box, const double *u, double *x)
 		x[j] = box->lower[j] + u[j] * (box->upper[j] - box->lower[j]);
 }
 
+/*
+ * floor() as an integer: a cast truncates toward zero, which is the floor
+ * for p >= 0 (every normalized position), without a libm call per
+ * coordinate on the writers' path; the same value as (int64_t) floor(p).
+ */
+static inline int64_t
+floor_int(double p)
+{
+	return p >= 0.0 ? (int64_t) p : (int64_t) floor(p);
+}
+
 /* Cell number, coordinates and fixed-point in-cell offsets of u. */
 uint64_t
 dpk_grid_cell(int d, int m, const double *u, int64_t *idx, int64_t *rel)
@@ -43,14 +54,14 @@ dpk_grid_cell(int d, int m, const double *u, int64_t *idx, int64_t *rel)
 	for (j = 0; j < d; j++)
 	{
 		double		p = u[j] * m;
-		int64_t		i = (int64_t) floor(p);
+		int64_t		i = floor_int(p);
 		int64_t		r;
 
 		if (i >= m)
 			i = m - 1;
 		if (i < 0)
 			i = 0;
-		r = (int64_t) floor((p - (double) i) * DPK_REL_UNITS);
+		r = floor_int((p - (double) i) * DPK_REL_UNITS);
 		if (r >= DPK_REL_UNITS)
 			r = DPK_REL_UNITS - 1;
 		if (r < 0)

@@ -511,7 +511,8 @@ dpk_live_add_projected(const DpkLiveConfig *cfg, DpkCellMap *state, const double
 
 		dpk_cellmap_add_point(state, (uint64_t) r * ncells + cell, qp, sign);
 	}
-	dpk_cellmap_get(state, DPK_LIVE_NORM_CELL(cfg))[0] += sign * norm;
+	/* DPK_LIVE_NORM_CELL(cfg), without a second pow() per row */
+	dpk_cellmap_get(state, (uint64_t) cfg->copies * ncells)[0] += sign * norm;
 	if (qp != q)
 		dpk_free(qp);
 }

@@ -31,6 +31,7 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
+#include "capture_cache.h"
 #include "dpk_mem.h"
 #include "grid.h"
 #include "live.h"
@@ -408,7 +409,7 @@ dpk_capture(PG_FUNCTION_ARGS)
 	TriggerData *td = (TriggerData *) fcinfo->context;
 	MemoryContext ctx,
 				old;
-	DpkShape	shape;
+	DpkShape   *shape;
 	DpkCellMap	map;
 	TupleDesc	tupdesc;
 	uint64		rows = 0;
@@ -426,12 +427,13 @@ dpk_capture(PG_FUNCTION_ARGS)
 								ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(ctx);
 	tupdesc = RelationGetDescr(td->tg_relation);
-	shape_from_trigger(&shape, td);
-	dpk_cellmap_init(&map, shape.d);
+	/* parsed arguments and resolved columns, kept per backend */
+	shape = dpk_shape_cache_get(td, shape_from_trigger);
+	dpk_cellmap_init(&map, shape->d);
 	if (td->tg_oldtable)
-		rows += add_transition_table(&shape, &map, td->tg_oldtable, tupdesc, -1);
+		rows += add_transition_table(shape, &map, td->tg_oldtable, tupdesc, -1);
 	if (td->tg_newtable)
-		rows += add_transition_table(&shape, &map, td->tg_newtable, tupdesc, +1);
+		rows += add_transition_table(shape, &map, td->tg_newtable, tupdesc, +1);
 
 	/*
 	 * One delta per statement that wrote rows, even when they cancel (an
@@ -440,14 +442,7 @@ dpk_capture(PG_FUNCTION_ARGS)
 	 * touched, must not show in the delta table's statistics.
 	 */
 	if (rows > 0)
-	{
-		DpkOwnerSwitch sw;
-
-		dpk_store_begin(&sw);
-		dpk_store_append_delta(dpk_capture_root(td->tg_relation), &map,
-							   dpk_store_is_v01() ? 0 : dpk_pad_cells(&shape.live, rows));
-		dpk_store_end(&sw);
-	}
+		dpk_capture_append(dpk_capture_root(td->tg_relation), &map, &shape->live, rows);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(ctx);
 	return PointerGetDatum(NULL);

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Live-table benchmark inside PostgreSQL (run as root; needs dpkmeans installed):
+# Live-table benchmark inside PostgreSQL (run as root or postgres; needs
+# dpkmeans installed in PG_CONFIG's installation):
 #  (b) write overhead: INSERT ... SELECT and COPY of ROWS rows into an attached
-#      table vs a plain one, d = 2 and d = 8, as ratios measured side by side;
+#      table vs a plain one, d = 2 and d = 8, as ratios measured side by side
+#      (skipped with SKIP_WRITES=1; bench_writes.sh measures more writes);
 #  (c) dp_release + dp_centers time against the number of rows.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -14,6 +16,7 @@ trap 'cluster_stop; rm -rf "$dir"' EXIT
 cluster_start "$dir" "$port"
 cluster_psql -c "CREATE EXTENSION dpkmeans" >/dev/null
 chmod 755 "$dir"
+[ "$(id -un)" = postgres ] || chown postgres "$dir"
 
 # Milliseconds of one SQL statement (psql \timing).
 ms() {
@@ -41,6 +44,7 @@ bounds() {
 	echo "ARRAY[$s]::float8[]"
 }
 
+if [ -z "${SKIP_WRITES:-}" ]; then
 echo "# write overhead: $ROWS rows, best of $REPS, attached (insert_delete, k=8, eps=1) vs plain"
 printf '%3s %-14s %10s %10s %7s\n' d operation plain_ms attached_ms ratio
 for d in ${DIMS:-2 8}; do
@@ -64,6 +68,7 @@ for d in ${DIMS:-2 8}; do
 		printf '%3d %-14s %10.1f %10.1f %7.2f\n' $d "$op" "$best_p" "$best_a" "$(echo "$best_a $best_p" | awk '{print $1/$2}')"
 	done
 done
+fi
 
 [ -n "${ONLY_WRITES:-}" ] && exit 0
 echo

@@ -56,6 +56,48 @@ main(void)
 		CHECK(labs((long) rel[1] - (long) (0.1 * DPK_REL_UNITS)) <= 1, "rel inside: %ld", (long) rel[1]);
 	}
 
+	/*
+	 * The cell and offsets are those of the floor-based definition, for
+	 * positions inside, on the faces of and outside [0, 1] (the writers'
+	 * path computes them without libm's floor).
+	 */
+	{
+		uint64_t	st = 12345;
+		int			i,
+					j,
+					bad = 0;
+
+		for (i = 0; i < 200000; i++)
+		{
+			double		v[3];
+			int			m = 1 + i % 37;
+			uint64_t	want = 0;
+
+			for (j = 0; j < 3; j++)
+			{
+				double		w = unit_uniform(&st);
+
+				/* exact cell boundaries, faces, and values beyond them */
+				v[j] = i % 5 == 0 ? floor(w * m) / m : w * 1.4 - 0.2;
+			}
+			cell = dpk_grid_cell(3, m, v, idx, rel);
+			for (j = 0; j < 3; j++)
+			{
+				double		p = v[j] * m;
+				int64_t		fi = (int64_t) floor(p);
+				int64_t		fr;
+
+				fi = fi >= m ? m - 1 : (fi < 0 ? 0 : fi);
+				fr = (int64_t) floor((p - (double) fi) * DPK_REL_UNITS);
+				fr = fr >= DPK_REL_UNITS ? DPK_REL_UNITS - 1 : (fr < 0 ? 0 : fr);
+				bad += idx[j] != fi || rel[j] != fr;
+				want = want * (uint64_t) m + (uint64_t) fi;
+			}
+			bad += cell != want;
+		}
+		CHECK(bad == 0, "%d cells or offsets differ from the floor-based definition", bad);
+	}
+
 	/* Histogram and a noiseless coreset: exact in-cell means. */
 	{
 		DpkDenseHist h;

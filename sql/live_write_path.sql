@@ -1,0 +1,81 @@
+-- The cheap write path (src/capture_cache.c): a writing statement appends its
+-- delta by a direct heap insertion, with the capture trigger's shape cached
+-- per backend.  Every check runs in one session, so stale caches would show.
+SELECT setseed(0.3);
+CREATE TABLE wp (id serial, x float8, y float8, note text);
+-- whole numbers, so a change of column type keeps every value exactly
+INSERT INTO wp (x, y) SELECT floor(random() * 100), floor(random() * 100) FROM generate_series(1, 500);
+SELECT dp_attach('wp', ARRAY['x', 'y'], 3, 1.0, ARRAY[0, 0], ARRAY[100, 100], horizon => 16);
+
+-- one delta per writing statement; the delta table has no index
+INSERT INTO wp (x, y) VALUES (1, 2);
+INSERT INTO wp (x, y) SELECT floor(random() * 100), floor(random() * 100) FROM generate_series(1, 50);
+UPDATE wp SET note = 'n' WHERE id < 10;
+DELETE FROM wp WHERE id % 7 = 0;
+SELECT count(*) AS deltas FROM dpkmeans_internal.delta WHERE relid = 'wp'::regclass;
+SELECT count(*) AS delta_indexes FROM pg_index WHERE indrelid = 'dpkmeans_internal.delta'::regclass;
+SELECT dp_verify('wp');
+
+-- an index the owner adds is maintained by the direct insertion too
+CREATE INDEX delta_by_relid ON dpkmeans_internal.delta (relid);
+INSERT INTO wp (x, y) VALUES (9, 9);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM dpkmeans_internal.delta WHERE relid = (SELECT 'wp'::regclass);
+SELECT count(*) AS deltas_idx FROM dpkmeans_internal.delta WHERE relid = 'wp'::regclass;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+DROP INDEX dpkmeans_internal.delta_by_relid;
+
+-- aborted writes leave nothing: a rolled-back transaction, a savepoint
+BEGIN;
+INSERT INTO wp (x, y) VALUES (5, 5);
+ROLLBACK;
+BEGIN;
+INSERT INTO wp (x, y) VALUES (6, 6);
+SAVEPOINT s;
+INSERT INTO wp (x, y) SELECT 7, 7 FROM generate_series(1, 20);
+ROLLBACK TO SAVEPOINT s;
+COMMIT;
+SELECT count(*) AS deltas_after_aborts FROM dpkmeans_internal.delta WHERE relid = 'wp'::regclass;
+SELECT dp_verify('wp');
+
+-- The guard refuses DDL that changes how tracked columns are found; with it
+-- disabled by a superuser, the cached shape must still follow the table.
+ALTER EVENT TRIGGER dpkmeans_guard_ddl DISABLE;
+-- a column changing type in this session: the shape is rebuilt (reading
+-- numeric values as float8 would count the wrong cells or fail)
+ALTER TABLE wp ALTER COLUMN x TYPE numeric;
+INSERT INTO wp (x, y) SELECT floor(random() * 100)::numeric, floor(random() * 100) FROM generate_series(1, 40);
+UPDATE wp SET x = x + 1 WHERE id % 3 = 0;
+SELECT dp_verify('wp');
+-- a tracked column renamed away: the next write is refused, nothing stored
+SELECT count(*) AS deltas_before_rename FROM dpkmeans_internal.delta WHERE relid = 'wp'::regclass;
+ALTER TABLE wp RENAME COLUMN y TO y_renamed;
+INSERT INTO wp (x, y_renamed) VALUES (1, 1);
+ALTER TABLE wp RENAME COLUMN y_renamed TO y;
+ALTER EVENT TRIGGER dpkmeans_guard_ddl ENABLE;
+SELECT count(*) AS deltas_after_rename FROM dpkmeans_internal.delta WHERE relid = 'wp'::regclass;
+INSERT INTO wp (x, y) VALUES (3, 3);
+SELECT dp_verify('wp');
+
+-- a delta table of another layout takes the SPI path (and back again)
+-- (existing rows keep NULL, the row written through SPI gets the default)
+ALTER TABLE dpkmeans_internal.delta ADD COLUMN extra int;
+ALTER TABLE dpkmeans_internal.delta ALTER COLUMN extra SET DEFAULT 42;
+INSERT INTO wp (x, y) VALUES (4, 4);
+SELECT extra, count(*) FROM dpkmeans_internal.delta WHERE relid = 'wp'::regclass GROUP BY 1 ORDER BY 1;
+ALTER TABLE dpkmeans_internal.delta DROP COLUMN extra;
+INSERT INTO wp (x, y) VALUES (8, 8);
+SELECT count(*) AS deltas_last FROM dpkmeans_internal.delta WHERE relid = 'wp'::regclass;
+SELECT dp_verify('wp');
+
+-- detach and attach again in this session: new triggers, a new shape
+SELECT dp_detach('wp');
+SELECT dp_attach('wp', ARRAY['y', 'x'], 3, 1.0, ARRAY[0, 0], ARRAY[100, 100], horizon => 16);
+INSERT INTO wp (x, y) SELECT floor(random() * 100)::numeric, floor(random() * 100) FROM generate_series(1, 30);
+SELECT dp_verify('wp');
+SELECT dp_release('wp');
+SELECT count(*) AS deltas_after_release FROM dpkmeans_internal.delta WHERE relid = 'wp'::regclass;
+SELECT dp_detach('wp');
+DROP TABLE wp;

@@ -1,0 +1,220 @@
+#!/usr/bin/env bash
+# Write cost of a live table inside PostgreSQL, as ratios measured side by
+# side in one run against a plain table of the same columns in the same
+# cluster:
+#   att    attached (insert_delete, k = 8, eps = 1);
+#   floor  a plain table with statement triggers that declare the same
+#          transition tables as dpkmeans' and do nothing: what PostgreSQL's
+#          capture of the statement's rows costs before any dpkmeans code.
+# Measured:
+#   - pgbench single-row INSERT, CLIENTS clients, SECONDS_RUN s, with
+#     synchronous_commit on and off (throughput; best of REPS);
+#   - INSERT ... SELECT and COPY of ROWS rows, UPDATE of a tracked column and
+#     DELETE of UROWS rows, at every d of DIMS (wall-clock and backend CPU
+#     time; best of REPS).
+# Run as root (the clusters run as the postgres OS user) or as postgres.
+# PG_CONFIG names the installation holding dpkmeans; BASE_PG_CONFIG, when
+# set, a second one (e.g. the previous version) whose attached table is
+# measured in the same run on a second cluster, its columns beside.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+ROWS=${ROWS:-1000000}
+UROWS=${UROWS:-100000}
+REPS=${REPS:-3}
+DIMS=${DIMS:-2 16}
+CLIENTS=${CLIENTS:-4}
+SECONDS_RUN=${SECONDS_RUN:-10}
+. "$top/scripts/cluster.sh"
+export PGOPTIONS="-c client_min_messages=warning"
+
+# Two clusters at most: A (PG_CONFIG) and B (BASE_PG_CONFIG).
+declare -A C_DIR C_PORT C_BIN
+names="A"
+dir=$(mktemp -d /tmp/dpkmeans-bench.XXXXXX)
+chmod 755 "$dir"
+[ "$(id -un)" = postgres ] || chown postgres "$dir"
+stop_all() {
+	for c in $names; do
+		CLUSTER_DIR=${C_DIR[$c]:-} PGBIN=${C_BIN[$c]:-}
+		[ -n "$CLUSTER_DIR" ] && cluster_stop
+	done
+	rm -rf "$dir"
+}
+trap stop_all EXIT
+C_BIN[A]=$PGBIN
+[ -n "${BASE_PG_CONFIG:-}" ] && { names="A B"; C_BIN[B]=$("$BASE_PG_CONFIG" --bindir); }
+for c in $names; do
+	mkdir -p "$dir/$c"
+	C_DIR[$c]=$dir/$c
+	C_PORT[$c]=$((20000 + RANDOM % 20000))
+	PGBIN=${C_BIN[$c]}
+	cluster_start "${C_DIR[$c]}" "${C_PORT[$c]}"
+	CLUSTER_DIR=${C_DIR[$c]} CLUSTER_PORT=${C_PORT[$c]} cluster_psql -c "CREATE EXTENSION dpkmeans" \
+		-c "CREATE FUNCTION noop() RETURNS trigger LANGUAGE plpgsql AS \$\$ BEGIN RETURN NULL; END \$\$" >/dev/null
+done
+
+# Point the cluster helpers at cluster $1.
+use() {
+	CUR=$1 CLUSTER_DIR=${C_DIR[$1]} CLUSTER_PORT=${C_PORT[$1]} PGBIN=${C_BIN[$1]}
+}
+
+# "wall cpu": milliseconds of one SQL statement, wall clock (psql \timing) and
+# CPU time of its backend (user + system, from log_statement_stats; on a
+# shared machine the steadier figure), in a fresh session after a
+# checkpoint so that no checkpoint of earlier writes lands inside the
+# measurement.  Both tables' sessions load the library first: loading it
+# (OpenBLAS, libcrypto; 30-40 ms) is a once-per-backend cost, not a write's.
+ms() {
+	local out wall cpu
+	out=$(cluster_psql -c "LOAD 'dpkmeans'" -c 'CHECKPOINT' -c 'SET log_statement_stats = on' \
+		-c 'SET client_min_messages = log' -c '\timing on' -c "$1" 2>&1)
+	wall=$(sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' <<<"$out" | tail -1)
+	cpu=$(sed -n 's/^!\t\([0-9.]*\) s user, \([0-9.]*\) s system.*/\1 \2/p' <<<"$out" | tail -1 |
+		awk '{printf "%.1f", ($1 + $2) * 1000}')
+	echo "$wall $cpu"
+}
+
+cols() {
+	local d=$1 s="" j
+	for ((j = 1; j <= d; j++)); do s+="${s:+, }c$j float8"; done
+	echo "$s"
+}
+colnames() {
+	local d=$1 s="" j
+	for ((j = 1; j <= d; j++)); do s+="${s:+, }'c$j'"; done
+	echo "ARRAY[$s]"
+}
+gen() {
+	local d=$1 s="" j
+	for ((j = 1; j <= d; j++)); do s+="${s:+, }(i * $j) % 1000 / 10.0 + random() AS c$j"; done
+	echo "$s"
+}
+bounds() {
+	local d=$1 v=$2 s="" j
+	for ((j = 1; j <= d; j++)); do s+="${s:+, }$v"; done
+	echo "ARRAY[$s]::float8[]"
+}
+attach() {
+	cluster_psql -c "SELECT dp_attach('$1', $(colnames $2), 8, 1.0, $(bounds $2 0), $(bounds $2 101))" >/dev/null
+}
+# The transition tables of dpkmeans' capture triggers, on a no-op function.
+floor_triggers() {
+	cluster_psql -c "CREATE TRIGGER i AFTER INSERT ON $1 REFERENCING NEW TABLE AS n FOR EACH STATEMENT EXECUTE FUNCTION noop();
+		CREATE TRIGGER u AFTER UPDATE ON $1 REFERENCING OLD TABLE AS o NEW TABLE AS n FOR EACH STATEMENT EXECUTE FUNCTION noop();
+		CREATE TRIGGER d AFTER DELETE ON $1 REFERENCING OLD TABLE AS o FOR EACH STATEMENT EXECUTE FUNCTION noop()" >/dev/null
+}
+min() { echo "$@" | awk '{m=$1; for(i=2;i<=NF;i++) if($i<m) m=$i; print m}'; }
+max() { echo "$@" | awk '{m=$1; for(i=2;i<=NF;i++) if($i>m) m=$i; print m}'; }
+
+# One measurement of operation $2 at dimension $1 on the current cluster:
+# "wall cpu" (ms) of each table in $4 (plain, att, floor), in that order;
+# the order they run in turns with the repetition $3.
+measure() {
+	local d=$1 op=$2 rep=$3 tabs=($4) t i n v
+	declare -A res
+	cluster_psql -c "DROP TABLE IF EXISTS plain, att, flo" >/dev/null
+	for t in "${tabs[@]}"; do
+		cluster_psql -c "CREATE TABLE $t ($(cols $d))" >/dev/null
+		case $op in
+		update | delete)
+			cluster_psql -c "INSERT INTO $t SELECT * FROM src LIMIT $UROWS" -c "VACUUM ANALYZE $t" >/dev/null ;;
+		esac
+		[ $t = att ] && attach att "$d"
+		[ $t = flo ] && floor_triggers flo
+	done
+	n=${#tabs[@]}
+	for ((i = 0; i < n; i++)); do
+		t=${tabs[(i + rep) % n]}
+		case $op in
+		insert) v=$(ms "INSERT INTO $t SELECT * FROM src") ;;
+		copy) v=$(ms "COPY $t FROM '$dir/src_$CUR.copy'") ;;
+		update) v=$(ms "UPDATE $t SET c1 = c1 + 0.5") ;;
+		delete) v=$(ms "DELETE FROM $t") ;;
+		esac
+		res[$t]=$v
+	done
+	for t in "${tabs[@]}"; do echo -n "${res[$t]} "; done
+	echo
+}
+# Tables measured on cluster $1: the floor on the first cluster only.
+tables() { if [ "$1" = A ]; then echo "plain att flo"; else echo "plain att"; fi; }
+ratio() { echo "$1 $2" | awk '{printf "%.2f", $1 / $2}'; }
+
+# Throughput (tps) of single-row INSERTs into table $1 with pgbench, commits
+# flushed (synchronous_commit $2 = on) or not (off: the CPU cost shows).
+tps() {
+	echo "INSERT INTO $1 (c1, c2) VALUES (random() * 100, random() * 100);" >"$dir/pgbench_$1.sql"
+	PGOPTIONS="$PGOPTIONS -c synchronous_commit=$2" as_postgres "$PGBIN/pgbench" -n \
+		-h "$CLUSTER_DIR" -p "$CLUSTER_PORT" -c "$CLIENTS" -j 2 -T "$SECONDS_RUN" \
+		-f "$dir/pgbench_$1.sql" postgres | sed -n 's/^tps = \([0-9.]*\).*/\1/p'
+}
+
+echo "# single-row INSERT, pgbench $CLIENTS clients, ${SECONDS_RUN} s, best of $REPS (tps);"
+echo "# synchronous_commit on (durable commits) and off (the writers' CPU cost shows)"
+line=$(printf '%3s %-8s %9s %9s %9s %6s %6s' d commit plain att floor att/p flo/p)
+[ -n "${BASE_PG_CONFIG:-}" ] && line+=$(printf ' | %9s %9s %6s' base_p base_att att/p)
+echo "$line"
+declare -A BEST
+for c in $names; do
+	use "$c"
+	for t in $(tables "$c"); do
+		cluster_psql -c "CREATE TABLE pb_$t (c1 float8, c2 float8)" >/dev/null
+	done
+	attach pb_att 2
+	[ "$c" = A ] && floor_triggers pb_flo
+done
+for mode in on off; do
+	for ((r = 0; r < REPS; r++)); do
+		for c in $names; do
+			use "$c"
+			for t in $(tables "$c"); do
+				cluster_psql -c "TRUNCATE pb_$t; CHECKPOINT" >/dev/null
+				BEST[$mode$c$t]=$(max "$(tps pb_$t $mode)" ${BEST[$mode$c$t]:-})
+			done
+		done
+	done
+	line=$(printf '%3d %-8s %9.1f %9.1f %9.1f %6s %6s' 2 "sync_$mode" "${BEST[${mode}Aplain]}" \
+		"${BEST[${mode}Aatt]}" "${BEST[${mode}Aflo]}" "$(ratio "${BEST[${mode}Aatt]}" "${BEST[${mode}Aplain]}")" \
+		"$(ratio "${BEST[${mode}Aflo]}" "${BEST[${mode}Aplain]}")")
+	[ -n "${BASE_PG_CONFIG:-}" ] && line+=$(printf ' | %9.1f %9.1f %6s' "${BEST[${mode}Bplain]}" \
+		"${BEST[${mode}Batt]}" "$(ratio "${BEST[${mode}Batt]}" "${BEST[${mode}Bplain]}")")
+	echo "$line"
+done
+
+echo
+echo "# bulk writes: INSERT ... SELECT and COPY of $ROWS rows, UPDATE and DELETE of $UROWS rows,"
+echo "# best of $REPS: wall-clock ms and ratios to plain, then the same ratios of the backends' CPU time"
+line=$(printf '%3s %-7s %8s %8s %8s %6s %6s %6s %6s' d op plain att floor att/p flo/p cpu_a cpu_f)
+[ -n "${BASE_PG_CONFIG:-}" ] && line+=$(printf ' | %8s %8s %6s %6s' base_p base_att att/p cpu_a)
+echo "$line"
+for d in $DIMS; do
+	for c in $names; do
+		use "$c"
+		cluster_psql -c "DROP TABLE IF EXISTS src; CREATE TABLE src AS SELECT $(gen $d) FROM generate_series(1, $ROWS) i" >/dev/null
+		cluster_psql -c "COPY src TO '$dir/src_$c.copy'" >/dev/null
+	done
+	for op in insert copy update delete; do
+		unset BEST
+		declare -A BEST
+		for ((r = 0; r < REPS; r++)); do
+			for c in $names; do
+				use "$c"
+				tabs=($(tables "$c"))
+				vals=($(measure "$d" "$op" "$r" "${tabs[*]}"))
+				for ((i = 0; i < ${#tabs[@]}; i++)); do
+					t=${tabs[i]}
+					BEST[$c${t}w]=$(min "${vals[2 * i]}" ${BEST[$c${t}w]:-})
+					BEST[$c${t}c]=$(min "${vals[2 * i + 1]}" ${BEST[$c${t}c]:-})
+				done
+			done
+		done
+		line=$(printf '%3d %-7s %8.1f %8.1f %8.1f %6s %6s %6s %6s' "$d" "$op" "${BEST[Aplainw]}" \
+			"${BEST[Aattw]}" "${BEST[Aflow]}" "$(ratio "${BEST[Aattw]}" "${BEST[Aplainw]}")" \
+			"$(ratio "${BEST[Aflow]}" "${BEST[Aplainw]}")" "$(ratio "${BEST[Aattc]}" "${BEST[Aplainc]}")" \
+			"$(ratio "${BEST[Afloc]}" "${BEST[Aplainc]}")")
+		[ -n "${BASE_PG_CONFIG:-}" ] && line+=$(printf ' | %8.1f %8.1f %6s %6s' "${BEST[Bplainw]}" \
+			"${BEST[Battw]}" "$(ratio "${BEST[Battw]}" "${BEST[Bplainw]}")" \
+			"$(ratio "${BEST[Battc]}" "${BEST[Bplainc]}")")
+		echo "$line"
+	done
+done
