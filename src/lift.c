@@ -124,6 +124,77 @@ heavier_first(const void *a, const void *b)
 	return i < j ? -1 : (i > j ? 1 : 0);
 }
 
+/*
+ * The number of heaviest cells (order[0 .. m), by decreasing noisy count) a
+ * centre is lifted from: the prefix p whose lifted mean has the least
+ * estimated squared error against the mean of all m cells,
+ *
+ *	   d p sum_var / C_p^2  +  max(0, ||S_p / C_p - S / C||^2 - d v_p),
+ *
+ * S_p, C_p the noisy sums and count of the prefix, S, C those of all cells,
+ * v_p = p sum_var (1/C_p - 1/C)^2 + (m - p) sum_var / C^2 the noise variance
+ * per coordinate of the difference.  The first term alone (the lifted mean's
+ * noise) drops light cells holding pure noise, but also a whole cluster
+ * split over several light cells, moving a k = 1 centre halfway to the
+ * other clusters; the second term, the debiased squared shift from the mean
+ * of all the centre's cells, keeps such cells.  Noisy values and sum_var
+ * only, so post-processing.  tot, all_tot: d scratch doubles.
+ */
+static size_t
+heavy_prefix(int d, const size_t *order, size_t m, const double *count,
+			 const double *sum, double sum_var, double *tot, double *all_tot)
+{
+	double		cum = 0.0,
+				all = 0.0,
+				crit = INFINITY;
+	size_t		i,
+				best = 0;
+	int			j;
+
+	if (!(sum_var > 0.0))
+		return m;				/* exact sums: every cell */
+	memset(all_tot, 0, sizeof(double) * d);
+	for (i = 0; i < m; i++)
+	{
+		all += count[order[i]];
+		for (j = 0; j < d; j++)
+			all_tot[j] += sum[order[i] * d + j];
+	}
+	memset(tot, 0, sizeof(double) * d);
+	for (i = 0; i < m; i++)
+	{
+		double		p = (double) (i + 1),
+					err,
+					shift2 = 0.0;
+
+		cum += count[order[i]];
+		for (j = 0; j < d; j++)
+			tot[j] += sum[order[i] * d + j];
+		if (!(cum > 0.0))
+			continue;
+		err = d * p * sum_var / (cum * cum);
+		if (all > 0.0)
+		{
+			double		inv = 1.0 / cum - 1.0 / all,
+						v = p * sum_var * inv * inv + (double) (m - i - 1) * sum_var / (all * all);
+
+			for (j = 0; j < d; j++)
+			{
+				double		e = tot[j] / cum - all_tot[j] / all;
+
+				shift2 += e * e;
+			}
+			err += fmax(0.0, shift2 - d * v);
+		}
+		if (err < crit)
+		{
+			crit = err;
+			best = i + 1;
+		}
+	}
+	return best;
+}
+
 /* Lift centres from their heaviest cells, shrunk (see lift.h). */
 void
 dpk_lift_centers_heavy(int d, int k, size_t ncells, const double *count,
@@ -133,6 +204,7 @@ dpk_lift_centers_heavy(int d, int k, size_t ncells, const double *count,
 {
 	size_t	   *order = dpk_alloc(sizeof(size_t) * (ncells ? ncells : 1));
 	double	   *tot = dpk_alloc(sizeof(double) * d);
+	double	   *all_tot = dpk_alloc(sizeof(double) * d);
 	int			a,
 				j;
 
@@ -142,9 +214,7 @@ dpk_lift_centers_heavy(int d, int k, size_t ncells, const double *count,
 		size_t		m = 0,
 					i,
 					best = 0;
-		double		cum = 0.0,
-					all = 0.0,
-					crit = INFINITY,
+		double		all = 0.0,
 					cnt;
 
 		for (i = 0; i < ncells; i++)
@@ -156,22 +226,7 @@ dpk_lift_centers_heavy(int d, int k, size_t ncells, const double *count,
 		heavy_counts = count;
 		qsort(order, m, sizeof(size_t), heavier_first);
 
-		/*
-		 * Each cell adds the same sum noise and its count of signal, so the
-		 * lifted mean's noise variance over the p heaviest cells is
-		 * p sum_var / C_p^2: keep the prefix that minimizes it (all cells
-		 * when the sums are exact).
-		 */
-		best = sum_var > 0.0 ? 0 : m;
-		for (i = 0; i < m && sum_var > 0.0; i++)
-		{
-			cum += count[order[i]];
-			if (cum > 0.0 && (double) (i + 1) / (cum * cum) < crit)
-			{
-				crit = (double) (i + 1) / (cum * cum);
-				best = i + 1;
-			}
-		}
+		best = heavy_prefix(d, order, m, count, sum, sum_var, tot, all_tot);
 		cnt = 0.0;
 		memset(tot, 0, sizeof(double) * d);
 		for (i = 0; i < best; i++)
@@ -215,6 +270,7 @@ dpk_lift_centers_heavy(int d, int k, size_t ncells, const double *count,
 	}
 	dpk_free(order);
 	dpk_free(tot);
+	dpk_free(all_tot);
 }
 
 /* Private cost score of a partition (see lift.h). */

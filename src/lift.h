@@ -59,8 +59,10 @@ void		dpk_lift_centers(int d, int k, size_t ncells, const double *count,
 /*
  * dpk_lift_centers for noisy cell sums with noise variance sum_var per
  * coordinate and cell: each centre is lifted from the prefix of its cells by
- * decreasing noisy count that minimizes the lifted mean's noise (p cells,
- * count C: p sum_var / C^2), then shrunk toward its fallback by positive-part
+ * decreasing noisy count that minimizes the lifted mean's estimated squared
+ * error, its noise (p cells, count C: d p sum_var / C^2) plus its debiased
+ * squared shift from the mean of all the centre's cells (so a cluster split
+ * over light cells is kept), then shrunk toward its fallback by positive-part
  * James-Stein.  sizes[] still get the counts of all the centre's cells.
  */
 void		dpk_lift_centers_heavy(int d, int k, size_t ncells, const double *count,

@@ -152,8 +152,8 @@ test_lifting(void)
 
 /*
  * Lifting from the heaviest cells: exact sums use every cell (the same
- * centres as dpk_lift_centers); noisy sums drop light cells by the p / C^2
- * rule; a noise variance near the signal shrinks toward the fallback.
+ * centres as dpk_lift_centers); noisy sums drop light cells whose sums
+ * are noise; a noise variance near the signal shrinks toward the fallback.
  */
 static void
 test_lift_heavy(void)
@@ -185,18 +185,70 @@ test_lift_heavy(void)
 			ok = 0;
 	CHECK(ok && size == 1510.0, "exact sums: every cell, as dpk_lift_centers");
 
-	/* p / C^2: 1e-6, 8.9e-7, 1.3e-6, ... so the two heavy cells */
-	dpk_lift_centers_heavy(HD, 1, HC, count, sum, assign, 1e-4, 1.0, fb, b_cent, &size);
-	ok = 1;
-	for (j = 0; j < HD; j++)
-		if (fabs(b_cent[j] - (0.5 + (100.0 + 100.0) / 1500.0)) > 1e-6)
-			ok = 0;
-	CHECK(ok && size == 1510.0, "noisy sums: lifted from the two heaviest cells (%g)", b_cent[0]);
+	/*
+	 * Light cells whose sums are noise (sd 10 per coordinate): keeping them
+	 * costs more noise (8 * 4 * 100 / 1580^2 = 1.3e-3) than the debiased
+	 * shift they cause (0 here) plus the two heavy cells' noise
+	 * (8 * 2 * 100 / 1500^2 = 7.1e-4), so the lift uses the two heavy cells
+	 * (then shrinks by James-Stein: v = 2 * 100 / 1500^2).
+	 */
+	{
+		double		lcount[HC] = {1000.0, 500.0, 40.0, 40.0};
+		double		lsum[HC * HD];
+		double		off = 200.0 / 1500.0,
+					v = 2.0 * 100.0 / (1500.0 * 1500.0),
+					w = 1.0 - (HD - 2) * v / (HD * off * off);
+
+		for (c = 0; c < HC; c++)
+			for (j = 0; j < HD; j++)
+				lsum[c * HD + j] = c < 2 ? lcount[c] * 0.1 * (c + 1) : (c == 2 ? 5.0 : -5.0);
+		dpk_lift_centers_heavy(HD, 1, HC, lcount, lsum, assign, 100.0, 1.0, fb, b_cent, &size);
+		ok = 1;
+		for (j = 0; j < HD; j++)
+			if (fabs(b_cent[j] - (0.5 + w * off)) > 1e-9)
+				ok = 0;
+		CHECK(ok && size == 1580.0, "noisy sums: lifted from the two heaviest cells (%g, all cells %g)",
+			  b_cent[0], 0.5 + 200.0 / 1580.0);
+	}
 
 	/* noise comparable to the offset: pulled part of the way to the fallback */
 	dpk_lift_centers_heavy(HD, 1, HC, count, sum, assign, 20000.0, 1.0, fb, b_cent, NULL);
 	CHECK(b_cent[0] > 0.5 && b_cent[0] < 0.5 + 200.0 / 1500.0 - 1e-3,
 		  "James-Stein shrinkage toward the fallback (%g)", b_cent[0]);
+}
+
+/*
+ * A cluster split over two light cells while two others share the heaviest
+ * (a projection can do that): lifting from the heaviest cell alone has the
+ * least noise but is a whole cluster off, so the lift keeps the light cells
+ * and the centre is the mean of all the cells, not the heaviest one's.
+ */
+static void
+test_lift_heavy_split(void)
+{
+	enum
+	{
+		HD = 16, HC = 4
+	};
+	double		count[HC] = {12000.0, 3500.0, 2500.0, 600.0};
+	double		offset[HC] = {0.1, -0.2, -0.2, 0.0};
+	double		sum[HC * HD];
+	int			assign[HC] = {0, 0, 0, 0};
+	double		cent[HD];
+	int			c,
+				j,
+				ok = 1;
+
+	for (c = 0; c < HC; c++)
+		for (j = 0; j < HD; j++)
+			sum[c * HD + j] = count[c] * offset[c];
+	/* the cells' sum noise: sd 410 per coordinate, as a d = 64 live release */
+	dpk_lift_centers_heavy(HD, 1, HC, count, sum, assign, 1.7e5, 1.0, NULL, cent, NULL);
+	for (j = 0; j < HD; j++)
+		if (fabs(cent[j] - 0.5) > 0.03)
+			ok = 0;
+	CHECK(ok, "split cluster kept: centre %g, the mean of all cells 0.5, the heaviest 0.6",
+		  cent[0]);
 }
 
 
@@ -205,5 +257,6 @@ main(void)
 {
 	test_lifting();
 	test_lift_heavy();
+	test_lift_heavy_split();
 	UNIT_DONE("test_lift");
 }
