@@ -15,6 +15,9 @@ my $stmts = 100;    # writing statements between two releases, in all
 
 my $coord = PostgreSQL::Test::Cluster->new('coordinator');
 $coord->init;
+# the single server preloads the library too, so both sides start equal
+$coord->append_conf('postgresql.conf', "shared_preload_libraries = 'dpkmeans'\n")
+  unless $ENV{DPK_BENCH_NO_PRELOAD};
 $coord->start;
 my @shards = map { PostgreSQL::Test::Cluster->new("shard$_") } (1, 2);
 for my $node (@shards)
