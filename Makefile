@@ -3,7 +3,7 @@ EXTENSION = dpkmeans
 MODULE_big = dpkmeans
 DATA = sql/dpkmeans--0.1.sql sql/dpkmeans--0.1--0.2.sql sql/dpkmeans--0.2--0.3.sql
 
-CORE_SRCS = src/dpk_mem.c src/budget.c src/noise.c src/dgauss.c src/zcdp.c src/grid.c src/rugnik.c src/kmeans.c src/coreset.c src/lowd.c src/cellmap.c src/counter.c src/live_core.c src/projection.c src/lift.c src/highd.c
+CORE_SRCS = src/dpk_mem.c src/budget.c src/noise.c src/dgauss.c src/zcdp.c src/grid.c src/rugnik.c src/kmeans.c src/coreset.c src/lowd.c src/cellmap.c src/counter.c src/live_core.c src/live_noise.c src/projection.c src/lift.c src/highd.c src/highd_plan.c
 GLUE_SRCS = src/pgutil.c src/dpkmeans.c src/oneshot.c src/store.c src/trigger.c src/attach.c src/release.c src/readers.c src/report.c src/guard.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 
@@ -28,7 +28,7 @@ CORE_LIBS = -lopenblas -lcrypto -lm
 # Research variants of the core: linked into benchmarks and unit tests, never
 # into the extension.
 RESEARCH_SRCS = test/bench/highd_research.c
-UNIT_TESTS = test_noise test_dgauss test_zcdp test_kmeans test_rugnik test_grid test_counter test_projection test_lift test_highd test_store_format test_budget
+UNIT_TESTS = test_noise test_dgauss test_zcdp test_live_gauss test_kmeans test_rugnik test_grid test_counter test_projection test_lift test_highd test_store_format test_budget
 UNIT_BINS = $(addprefix test/unit/bin/,$(UNIT_TESTS))
 
 test/unit/bin/%: test/unit/%.c $(CORE_SRCS) $(RESEARCH_SRCS) src/*.h test/bench/highd_research.h test/unit/unit.h

@@ -294,3 +294,61 @@ dpk_discrete_gaussian_variance(DpkGaussScale v)
 		m2 += 2.0 * (double) x * (double) x * exp(-(double) x * (double) x / (2.0 * s2));
 	return m2 / dpk_discrete_gaussian_norm(v);
 }
+
+/* A Laplace/cube family. */
+DpkNoise
+dpk_noise_laplace(DpkScale b)
+{
+	DpkNoise	n;
+
+	memset(&n, 0, sizeof(n));
+	n.gauss = false;
+	n.lap = b;
+	return n;
+}
+
+/* A Gaussian family. */
+DpkNoise
+dpk_noise_gauss(DpkGaussScale v)
+{
+	DpkNoise	n;
+
+	memset(&n, 0, sizeof(n));
+	n.gauss = true;
+	n.var = v;
+	return n;
+}
+
+/* One scalar draw: the Laplace path is exactly dpk_discrete_laplace. */
+int64_t
+dpk_noise_draw(DpkStream *s, const DpkNoise *n)
+{
+	return n->gauss ? dpk_discrete_gaussian(s, n->var) : dpk_discrete_laplace(s, n->lap);
+}
+
+/* One vector draw: the Laplace path is exactly dpk_vector_noise. */
+void
+dpk_noise_add_vector(DpkStream *s, const DpkNoise *n, int d, int sign, int64_t *out)
+{
+	if (n->gauss)
+		dpk_gauss_vector_noise(s, n->var, d, sign, out);
+	else
+		dpk_vector_noise(s, n->lap, d, sign, out);
+}
+
+/* Variance of a scalar draw or of one vector coordinate. */
+double
+dpk_noise_variance(const DpkNoise *n, int vector_d)
+{
+	if (n->gauss)
+		return dpk_discrete_gaussian_variance(n->var);
+	return vector_d > 0 ? dpk_vector_noise_variance(n->lap, vector_d)
+		: dpk_discrete_laplace_variance(n->lap);
+}
+
+/* b or sigma. */
+double
+dpk_noise_scale_value(const DpkNoise *n)
+{
+	return n->gauss ? sqrt(dpk_gauss_scale_value(n->var)) : dpk_scale_value(n->lap);
+}

@@ -72,4 +72,33 @@ double		dpk_discrete_gaussian_pmf(DpkGaussScale v, int64_t x);
 /* Variance of N_Z(0, sigma^2): below sigma^2, equal to it for sigma >= 4 to 1e-100. */
 double		dpk_discrete_gaussian_variance(DpkGaussScale v);
 
+/*
+ * One family of noisy quantities: discrete Laplace on scalars and cube noise
+ * on vectors at an l-infinity scale (noise.h, pure epsilon), or independent
+ * discrete Gaussians N_Z(0, var) on every coordinate (approximate DP).
+ */
+typedef struct DpkNoise
+{
+	bool		gauss;
+	DpkScale	lap;			/* when !gauss */
+	DpkGaussScale var;			/* when gauss: sigma^2 */
+} DpkNoise;
+
+/* A Laplace/cube family of scale b, or a Gaussian family of variance v. */
+DpkNoise	dpk_noise_laplace(DpkScale b);
+DpkNoise	dpk_noise_gauss(DpkGaussScale v);
+
+/* One scalar draw of the family (dpk_discrete_laplace or dpk_discrete_gaussian). */
+int64_t		dpk_noise_draw(DpkStream *s, const DpkNoise *n);
+
+/* Adds sign * one vector draw to out[0..d-1] (dpk_vector_noise or d Gaussians). */
+void		dpk_noise_add_vector(DpkStream *s, const DpkNoise *n, int d, int sign,
+								 int64_t *out);
+
+/* Variance of one scalar draw (vector_d 0) or of one coordinate of a vector draw. */
+double		dpk_noise_variance(const DpkNoise *n, int vector_d);
+
+/* The family's scale in its own terms: b (Laplace/cube) or sigma (Gaussian). */
+double		dpk_noise_scale_value(const DpkNoise *n);
+
 #endif

@@ -38,126 +38,18 @@ dpk_live_defaults(DpkLiveConfig *cfg, int d, int k, double epsilon,
 	cfg->threshold_sigmas = 2.0;
 	cfg->restarts = 10;
 	cfg->max_iter = 100;
-}
-
-/*
- * Count sensitivity: h tree nodes of one cell per copy, twice with
- * deletions.
- */
-double
-dpk_live_count_sensitivity(const DpkLiveConfig *cfg)
-{
-	return (double) dpk_tree_height(cfg->horizon) * (cfg->insert_only ? 1.0 : 2.0) *
-		cfg->copies;
-}
-
-/*
- * Sum sensitivity, an l-infinity bound per node for the vector noise of
- * dpk_vector_noise (no factor d): each of a cell's d sums moves by
- * < DPK_REL_UNITS (in-cell offsets) or by at most DPK_LIFT_UNITS / 2
- * (centred lifting sums) in h nodes.
- */
-double
-dpk_live_sum_sensitivity(const DpkLiveConfig *cfg)
-{
-	if (cfg->dhat > 0)
-		return dpk_live_count_sensitivity(cfg) * (DPK_LIFT_UNITS / 2.0);
-	return dpk_live_count_sensitivity(cfg) * DPK_REL_UNITS;
-}
-
-/* One global counter: ||q||^2 <= d U^2 / 4 per point, h nodes, x2 deletions. */
-double
-dpk_live_norm_sensitivity(const DpkLiveConfig *cfg)
-{
-	return (double) dpk_tree_height(cfg->horizon) * (cfg->insert_only ? 1.0 : 2.0) *
-		cfg->d * (DPK_LIFT_UNITS / 2.0) * (DPK_LIFT_UNITS / 2.0);
-}
-
-/*
- * The real per-node scales of a configuration: [0] counts, [1] sums, [2] the
- * norm counter (1.0 for a quantity that gets no epsilon and no noise).
- */
-static void
-live_real_scales(const DpkLiveConfig *cfg, double b[3])
-{
-	DpkLiveBudget eps = dpk_budget_live(cfg);
-
-	b[0] = dpk_live_count_sensitivity(cfg) / eps.eps_count;
-	b[1] = cfg->sum_share <= 0.0 ? 1.0 : dpk_live_sum_sensitivity(cfg) / eps.eps_sum;
-	b[2] = cfg->norm_share <= 0.0 ? 1.0 : dpk_live_norm_sensitivity(cfg) / eps.eps_norm;
-}
-
-/* Scale of the norm counter's node noise. */
-DpkScale
-dpk_live_norm_scale(const DpkLiveConfig *cfg)
-{
-	double		b[3];
-
-	live_real_scales(cfg, b);
-	return dpk_scale_from_double(b[2]);
-}
-
-/* Scale of one node's count noise. */
-DpkScale
-dpk_live_count_scale(const DpkLiveConfig *cfg)
-{
-	double		b[3];
-
-	live_real_scales(cfg, b);
-	return dpk_scale_from_double(b[0]);
-}
-
-/* Scale of one node's sum noise (unused when sum_share is 0). */
-DpkScale
-dpk_live_sum_scale(const DpkLiveConfig *cfg)
-{
-	double		b[3];
-
-	live_real_scales(cfg, b);
-	return dpk_scale_from_double(b[1]);
-}
-
-/* Whether every scale has an exact representation (see live_core.h). */
-bool
-dpk_live_scales_representable(const DpkLiveConfig *cfg, double *largest)
-{
-	double		b[3];
-	bool		ok = true;
-	int			i;
-
-	live_real_scales(cfg, b);
-	*largest = 0.0;
-	for (i = 0; i < 3; i++)
-	{
-		if (!(b[i] <= *largest))
-			*largest = b[i];
-		ok = ok && dpk_scale_representable(b[i]);
-	}
-	return ok;
-}
-
-/* Whether a table attached under sampler version v draws the same noise now. */
-bool
-dpk_live_sampler_compatible(const DpkLiveConfig *cfg, int version)
-{
-	double		b[3];
-
-	if (version == DPK_SAMPLER_VERSION)
-		return true;
-	if (version != 1)
-		return false;
-	live_real_scales(cfg, b);
-	return dpk_scale_same_in_v1(b[0]) && dpk_scale_same_in_v1(b[1]) &&
-		dpk_scale_same_in_v1(b[2]);
+	cfg->delta = 0.0;
 }
 
 /* Count noise variance of one cell at `level`: 2^(d (L - level)) cells summed. */
 double
 dpk_live_count_variance(const DpkLiveConfig *cfg, int level, uint32_t t)
 {
-	double		node = dpk_discrete_laplace_variance(dpk_live_count_scale(cfg));
+	DpkNoise	cn = dpk_live_count_noise(cfg);
+	double		node = dpk_noise_variance(&cn, 0);
 
-	return node * dpk_tree_nodes(t) * pow(2.0, (double) cfg->d * (cfg->level - level));
+	return node * dpk_live_release_nodes(cfg, t) *
+		pow(2.0, (double) cfg->d * (cfg->level - level));
 }
 
 /*
@@ -169,12 +61,13 @@ dpk_live_sum_variance(const DpkLiveConfig *cfg, int level, uint32_t t)
 {
 	double		f = pow(2.0, cfg->level - level);
 	double		children = pow(f, cfg->d);
-	double		sum_node = cfg->sum_share > 0.0
-		? dpk_vector_noise_variance(dpk_live_sum_scale(cfg), cfg->d) : 0.0;
-	double		count_node = dpk_discrete_laplace_variance(dpk_live_count_scale(cfg));
+	DpkNoise	cn = dpk_live_count_noise(cfg),
+				sn = dpk_live_sum_noise(cfg);
+	double		sum_node = cfg->sum_share > 0.0 ? dpk_noise_variance(&sn, cfg->d) : 0.0;
+	double		count_node = dpk_noise_variance(&cn, 0);
 	double		off2 = (f - 1.0) * (2.0 * f - 1.0) / 6.0;	/* E[offset^2] */
 
-	return dpk_tree_nodes(t) * children *
+	return dpk_live_release_nodes(cfg, t) * children *
 		(sum_node + count_node * DPK_REL_UNITS * DPK_REL_UNITS * off2);
 }
 
@@ -183,15 +76,18 @@ int
 dpk_live_choose_level(const DpkLiveConfig *cfg, double size_hint, double max_cells)
 {
 	DpkLiveConfig probe = *cfg;
+	DpkNoise	cn;
 	double		var,
 				m;
 	int			level,
 				max_level;
 
 	probe.level = 0;
-	/* A typical release sums about a third of the h nodes (NAF weight). */
-	var = dpk_discrete_laplace_variance(dpk_live_count_scale(&probe)) *
-		fmax(1.0, dpk_tree_height(cfg->horizon) / 3.0);
+	/* A typical release sums about a third of the h nodes (NAF weight; half
+	 * with the plain decomposition of Gaussian tables). */
+	cn = dpk_live_count_noise(&probe);
+	var = dpk_noise_variance(&cn, 0) *
+		fmax(1.0, dpk_tree_height(cfg->horizon) / (cfg->delta > 0.0 ? 2.0 : 3.0));
 	if (size_hint < 1.0)
 		size_hint = 1.0;
 	m = dpk_grid_m(DPK_RULE_RUGNIK, size_hint, dpk_rugnik_eps_for_variance(var),
@@ -219,8 +115,8 @@ dpk_live_noisy_histogram(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYT
 {
 	int			d = cfg->d;
 	bool		with_sums = cfg->sum_share > 0.0;
-	DpkScale	cs = dpk_live_count_scale(cfg);
-	DpkScale	ss = dpk_live_sum_scale(cfg);
+	DpkNoise	cs = dpk_live_count_noise(cfg);
+	DpkNoise	ss = dpk_live_sum_noise(cfg);
 	int64_t    *noise = dpk_alloc((1 + d) * sizeof(int64_t));
 	uint64_t	c;
 	size_t		pos = 0;
@@ -242,8 +138,8 @@ dpk_live_noisy_histogram(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYT
 	{
 		if ((c & 1023) == 0)
 			dpk_check_interrupts();
-		dpk_cell_noise(s, key, cfg->level, c, t, d, cs, ss,
-					   with_sums ? DPK_SUMS_VECTOR : DPK_SUMS_NONE, noise);
+		dpk_live_cell_noise(s, key, cfg->level, c, t, d, &cs, &ss,
+							with_sums ? DPK_SUMS_VECTOR : DPK_SUMS_NONE, noise);
 		out->count[c] += noise[0];
 		if (with_sums)
 			for (j = 0; j < d; j++)
@@ -591,8 +487,9 @@ dpk_live_noisy_projected(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYT
 	int			d = cfg->d;
 	uint64_t	ncells = dpk_live_copy_cells(cfg);
 	uint64_t	total = (uint64_t) cfg->copies * ncells;
-	DpkScale	cs = dpk_live_count_scale(cfg);
-	DpkScale	ss = dpk_live_sum_scale(cfg);
+	DpkNoise	cs = dpk_live_count_noise(cfg);
+	DpkNoise	ss = dpk_live_sum_noise(cfg);
+	DpkNoise	ns = dpk_live_norm_noise(cfg);
 	int64_t    *noise = dpk_alloc((1 + d) * sizeof(int64_t));
 	size_t		pos = 0;
 	uint64_t	cell,
@@ -619,14 +516,13 @@ dpk_live_noisy_projected(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYT
 		if ((c & 255) == 0)
 			dpk_check_interrupts();
 		/* The level byte carries the copy, so copies never share a node. */
-		dpk_cell_noise(s, key, cfg->level + 32 * (int) (c / ncells), c % ncells, t, d,
-					   cs, ss, DPK_SUMS_VECTOR, noise);
+		dpk_live_cell_noise(s, key, cfg->level + 32 * (int) (c / ncells), c % ncells, t, d,
+							&cs, &ss, DPK_SUMS_VECTOR, noise);
 		count[c] += (double) noise[0];
 		for (j = 0; j < d; j++)
 			sum[c * d + j] += (double) noise[1 + j];
 	}
-	dpk_cell_noise(s, key, 255, 0, t, 0, dpk_live_norm_scale(cfg), cs, DPK_SUMS_NONE,
-				   noise);
+	dpk_live_cell_noise(s, key, 255, 0, t, 0, &ns, &cs, DPK_SUMS_NONE, noise);
 	*sumnorm += (double) noise[0];
 	dpk_free(noise);
 }
@@ -643,9 +539,11 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 				kp,
 				j;
 	uint64_t	ncells = dpk_live_copy_cells(cfg);
-	double		nodes = dpk_tree_nodes(t);
-	double		count_var = nodes * dpk_discrete_laplace_variance(dpk_live_count_scale(cfg));
-	double		sum_var = nodes * dpk_vector_noise_variance(dpk_live_sum_scale(cfg), d) /
+	double		nodes = dpk_live_release_nodes(cfg, t);
+	DpkNoise	cn = dpk_live_count_noise(cfg),
+				sn = dpk_live_sum_noise(cfg);
+	double		count_var = nodes * dpk_noise_variance(&cn, 0);
+	double		sum_var = nodes * dpk_noise_variance(&sn, d) /
 		((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS);
 	double	   *nsum = dpk_alloc((size_t) ncells * d * sizeof(double));
 	double	   *cent = dpk_alloc((size_t) k * d * sizeof(double));
