@@ -7,7 +7,7 @@ CORE_SRCS = src/dpk_mem.c src/budget.c src/noise.c src/dgauss.c src/zcdp.c src/g
 GLUE_SRCS = src/pgutil.c src/dpkmeans.c src/oneshot.c src/store.c src/trigger.c src/attach.c src/release.c src/readers.c src/report.c src/guard.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 
-REGRESS = grid_size kmeans_oneshot bad_input live live_privileges live_bad_input highd release_replay upgrade
+REGRESS = grid_size kmeans_oneshot bad_input live live_privileges live_bad_input highd release_replay upgrade approx_dp
 REGRESS_OPTS = --load-extension=dpkmeans
 
 PG_CPPFLAGS = -Isrc

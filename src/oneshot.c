@@ -169,7 +169,7 @@ read_query_points(const char *query, int d, PointBuffer *buf)
 }
 
 /*
- * dp_kmeans(query, k, epsilon, lower, upper, n) ->
+ * dp_kmeans(query, k, epsilon, lower, upper, n, delta) ->
  *		SETOF (cluster int, center float8[], noisy_size float8)
  */
 PG_FUNCTION_INFO_V1(dp_kmeans);
@@ -219,6 +219,7 @@ dp_kmeans(PG_FUNCTION_ARGS)
 					 &lo, &hi, &d);
 
 	dpk_lowd_defaults(&cfg, eps, k);
+	dpk_lowd_use_delta(&cfg, dpk_pg_delta_arg(fcinfo, 6));
 	cfg.max_cells = dpk_max_cells;
 	if (!PG_ARGISNULL(5))
 	{
@@ -254,6 +255,7 @@ dp_kmeans(PG_FUNCTION_ARGS)
 		DpkHighdConfig hcfg;
 
 		dpk_highd_defaults(&hcfg, eps, k);
+		dpk_highd_use_delta(&hcfg, cfg.delta);
 		hcfg.public_n = cfg.public_n;
 		hcfg.max_cells = cfg.max_cells;
 		dpk_highd_oneshot_cluster(&box, buf.x, buf.n, &hcfg, stream, &res);
