@@ -120,6 +120,19 @@ privacy-quick: test/privacy/bin/privacy_test
 privacy-long: test/privacy/bin/privacy_test
 	OPENBLAS_NUM_THREADS=1 ./test/privacy/bin/privacy_test long
 
+# the same for the discrete Gaussian counters of (epsilon, delta) tables;
+# DPK_PRIVACY_WEAKEN=2 and =deletes must fail as well (scripts/ci.sh).
+test/privacy/bin/privacy_gauss: test/privacy/privacy_gauss.c $(CORE_SRCS) src/*.h test/unit/unit.h
+	@mkdir -p test/privacy/bin
+	$(CORE_CC) $(CORE_CFLAGS) -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
+
+.PHONY: privacy-gauss privacy-gauss-long
+privacy-gauss: test/privacy/bin/privacy_gauss
+	OPENBLAS_NUM_THREADS=1 ./test/privacy/bin/privacy_gauss quick
+
+privacy-gauss-long: test/privacy/bin/privacy_gauss
+	OPENBLAS_NUM_THREADS=1 ./test/privacy/bin/privacy_gauss long
+
 test/bench/bin/bench_highd: test/bench/bench_highd.c test/bench/mixture.h $(CORE_SRCS) $(RESEARCH_SRCS) src/*.h test/bench/highd_research.h
 	@mkdir -p test/bench/bin
 	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(CORE_SRCS) $(RESEARCH_SRCS) $(CORE_LIBS)
