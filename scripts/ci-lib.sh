@@ -93,6 +93,34 @@ ci_privacy_weakened() {
 	fi
 }
 
+# The same two checks for the discrete Gaussian counters (privacy_gauss):
+# counted like a unit test, and its weakened modes must fail.
+ci_privacy_gauss() {
+	local rc
+	make -s privacy-gauss >"$ci_log/privacy-gauss" 2>&1
+	rc=$?
+	grep -E '^privacy_gauss:|FAIL' "$ci_log/privacy-gauss" | tail -n 12
+	ci_count_run privacy_gauss "$rc" "$ci_log/privacy-gauss"
+}
+
+ci_privacy_gauss_weakened() {
+	local weaken=$1 rc sum p f
+	DPK_PRIVACY_WEAKEN=$weaken make -s privacy-gauss >"$ci_log/privacy-gauss-weak$weaken" 2>&1
+	rc=$?
+	grep -E '^privacy_gauss:' "$ci_log/privacy-gauss-weak$weaken" | tail -n 4
+	sum=$(ci_summary privacy_gauss "$ci_log/privacy-gauss-weak$weaken")
+	p=0
+	f=0
+	[ -n "$sum" ] && read -r p f <<<"$sum"
+	if [ "$rc" -ne 0 ] && [ -n "$sum" ] && [ "$f" -gt 0 ]; then
+		echo "ci: Gaussian weakened mode $weaken detected ($f failed checks, exit status $rc): passed"
+		ci_passed=$((ci_passed + 1))
+	else
+		echo "ci: Gaussian weakened mode $weaken NOT detected (exit status $rc, summary '${sum:-none}'): failed"
+		ci_failed=$((ci_failed + 1))
+	fi
+}
+
 # The final line.
 ci_report() {
 	echo "ci: $ci_passed passed, $ci_failed failed"

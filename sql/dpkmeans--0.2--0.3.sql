@@ -106,23 +106,43 @@ ALTER TABLE dpkmeans_internal.costs
 ALTER TABLE dpkmeans_internal.costs DROP CONSTRAINT costs_pkey;
 ALTER TABLE dpkmeans_internal.costs ADD PRIMARY KEY (relid, t, objective, k);
 
--- The three functions get a new argument: they are dropped and created
--- again, with the privileges an administrator gave or revoked on them.
+-- dp_kmeans, dp_centers and dp_cost_curve get an objective argument, and
+-- dp_kmeans and dp_attach a delta argument (next section): the four are
+-- dropped and created again, with the privileges an administrator gave or
+-- revoked on them (restored once the last of them is created).
 SELECT set_config('dpkmeans_upgrade.acl_' || p.proname, coalesce(p.proacl::text, ''), true)
 FROM pg_catalog.pg_proc p
 WHERE p.oid IN ('dp_kmeans(text, int, float8, float8[], float8[], float8)'::regprocedure,
                 'dp_centers(regclass, int)'::regprocedure,
-                'dp_cost_curve(regclass)'::regprocedure);
+                'dp_cost_curve(regclass)'::regprocedure,
+                'dp_attach(regclass, text[], int, float8, float8[], float8[], int, text, float8)'::regprocedure);
+
+-- ---------------------------------------------------------------------------
+-- Approximate DP with exact discrete Gaussian noise: an optional delta on
+-- dp_attach and dp_kmeans (0, the default, keeps pure epsilon-DP and its
+-- draws exactly).  Each live table keeps the mechanism it was attached with.
+-- ---------------------------------------------------------------------------
+ALTER TABLE dpkmeans_internal.tracked
+    ADD COLUMN delta float8 NOT NULL DEFAULT 0;
+
+DROP FUNCTION dp_attach(regclass, text[], int, float8, float8[], float8[], int, text, float8);
+CREATE FUNCTION dp_attach(tbl regclass, columns text[], k int, epsilon float8,
+                          lower float8[], upper float8[], horizon int DEFAULT 1024,
+                          mode text DEFAULT 'insert_delete', size_hint float8 DEFAULT NULL,
+                          delta float8 DEFAULT 0)
+RETURNS void AS 'MODULE_PATHNAME', 'dp_attach' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION dp_attach(regclass, text[], int, float8, float8[], float8[], int, text, float8, float8) IS
+'owner: attach a table (existing rows become events of release 1; no release is made); delta > 0: (epsilon, delta)-DP with discrete Gaussian noise';
 
 DROP FUNCTION dp_kmeans(text, int, float8, float8[], float8[], float8);
 CREATE FUNCTION dp_kmeans(query text, k int, epsilon float8,
                           lower float8[], upper float8[], n float8 DEFAULT NULL,
-                          objective text DEFAULT 'kmeans')
+                          delta float8 DEFAULT 0, objective text DEFAULT 'kmeans')
 RETURNS TABLE(cluster int, center float8[], noisy_size float8)
 AS 'MODULE_PATHNAME', 'dp_kmeans'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION dp_kmeans(text, int, float8, float8[], float8[], float8, text) IS
-'one-shot epsilon-DP k-means (objective ''kmeans'') or k-median (''kmedian'') of the points a SELECT returns (exactly k rows)';
+COMMENT ON FUNCTION dp_kmeans(text, int, float8, float8[], float8[], float8, float8, text) IS
+'one-shot k-means (objective ''kmeans'') or k-median (''kmedian'') of the points a SELECT returns (exactly k rows): epsilon-DP, or (epsilon, delta)-DP with discrete Gaussian noise when delta > 0';
 
 DROP FUNCTION dp_centers(regclass, int);
 CREATE FUNCTION dp_centers(tbl regclass, k int, objective text DEFAULT 'kmeans')
@@ -140,9 +160,10 @@ COMMENT ON FUNCTION dp_cost_curve(regclass, text) IS
 
 UPDATE pg_catalog.pg_proc p
 SET proacl = nullif(current_setting('dpkmeans_upgrade.acl_' || p.proname), '')::aclitem[]
-WHERE p.oid IN ('dp_kmeans(text, int, float8, float8[], float8[], float8, text)'::regprocedure,
+WHERE p.oid IN ('dp_kmeans(text, int, float8, float8[], float8[], float8, float8, text)'::regprocedure,
                 'dp_centers(regclass, int, text)'::regprocedure,
-                'dp_cost_curve(regclass, text)'::regprocedure);
+                'dp_cost_curve(regclass, text)'::regprocedure,
+                'dp_attach(regclass, text[], int, float8, float8[], float8[], int, text, float8, float8)'::regprocedure);
 
 -- ---------------------------------------------------------------------------
 -- Shards: a partitioned table whose partitions are postgres_fdw foreign

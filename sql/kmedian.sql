@@ -43,7 +43,7 @@ SELECT (SELECT sum((SELECT min(sqrt((s.x - m.center[1]) ^ 2 + (s.y - m.center[2]
      < (SELECT sum((SELECT min(sqrt((s.x - m.center[1]) ^ 2 + (s.y - m.center[2]) ^ 2)) FROM mea m)) FROM skew s)
        AS kmedian_cheaper;
 -- positional argument, explicit 'kmeans', a public n, no rows, k above the points
-SELECT count(*) FROM dp_kmeans('SELECT x, y FROM skew', 2, 1, ARRAY[0, 0], ARRAY[100, 100], 60000, 'kmedian');
+SELECT count(*) FROM dp_kmeans('SELECT x, y FROM skew', 2, 1, ARRAY[0, 0], ARRAY[100, 100], 60000, 0, 'kmedian');
 SELECT count(*) FROM dp_kmeans('SELECT x, y FROM skew', 2, 1, ARRAY[0, 0], ARRAY[100, 100], objective => 'kmeans');
 SELECT count(*) FROM dp_kmeans('SELECT x, y FROM skew WHERE false', 4, 1, ARRAY[0, 0], ARRAY[100, 100], objective => 'kmedian');
 SELECT count(*) FROM dp_kmeans('SELECT 1.0::float8, 1.0::float8', 9, 1, ARRAY[0, 0], ARRAY[100, 100], objective => 'kmedian');

@@ -85,6 +85,28 @@ SELECT dp_detach('up');
 DROP TABLE up, before_update;
 DROP ROLE upgrade_analyst;
 
+-- 0.2 -> 0.3 drops and creates the functions that get new arguments: the
+-- privileges an administrator set on them survive
+DROP EXTENSION dpkmeans;
+CREATE EXTENSION dpkmeans VERSION '0.2';
+CREATE ROLE upgrade_runner;
+REVOKE EXECUTE ON FUNCTION dp_kmeans(text, int, float8, float8[], float8[], float8),
+    dp_centers(regclass, int), dp_cost_curve(regclass),
+    dp_attach(regclass, text[], int, float8, float8[], float8[], int, text, float8) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION dp_kmeans(text, int, float8, float8[], float8[], float8),
+    dp_centers(regclass, int), dp_cost_curve(regclass),
+    dp_attach(regclass, text[], int, float8, float8[], float8[], int, text, float8) TO upgrade_runner;
+ALTER EXTENSION dpkmeans UPDATE TO '0.3';
+SELECT p.oid::regprocedure AS function,
+       has_function_privilege('upgrade_runner', p.oid, 'EXECUTE') AS runner,
+       has_function_privilege('public', p.oid, 'EXECUTE') AS public
+FROM pg_proc p
+WHERE p.proname IN ('dp_kmeans', 'dp_centers', 'dp_cost_curve', 'dp_attach')
+  AND p.pronamespace = 'public'::regnamespace
+ORDER BY p.proname;
+DROP OWNED BY upgrade_runner;
+DROP ROLE upgrade_runner;
+
 -- a fresh install is 0.2 directly
 DROP EXTENSION dpkmeans;
 CREATE EXTENSION dpkmeans;

@@ -383,7 +383,7 @@ check_scales(const DpkLiveConfig *cfg)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("epsilon %g is too small for this table's configuration", cfg->epsilon),
-				 errdetail("A node's noise scale would be %g; exact sampling represents scales below 2^62.",
+				 errdetail(cfg->delta > 0.0 ? "A node's noise variance would be %g; exact sampling represents variances below 2^62." : "A node's noise scale would be %g; exact sampling represents scales below 2^62.",
 						   largest),
 				 errhint("Use a larger epsilon, fewer dimensions or a smaller horizon.")));
 }
@@ -471,6 +471,7 @@ dp_attach(PG_FUNCTION_ARGS)
 					 PG_ARGISNULL(5) ? NULL : PG_GETARG_ARRAYTYPE_P(5),
 					 &tr.lower, &tr.upper, &tr.d);
 	check_options(&tr, mode, PG_ARGISNULL(8) ? NULL : &size_hint_arg);
+	tr.delta = dpk_pg_delta_arg(fcinfo, 9);
 	tr.colnames = check_columns(tr.relid, PG_GETARG_ARRAYTYPE_P(1), &tr.ncols, &attnums);
 
 	/* No write may slip between the backfill scan and the triggers. */
@@ -488,6 +489,7 @@ dp_attach(PG_FUNCTION_ARGS)
 		dpk_pg_strong_random(&seed, sizeof(seed));
 		dpk_live_use_projection(&cfg, seed & INT64CONST(0x7fffffffffffffff));
 	}
+	dpk_live_use_delta(&cfg, tr.delta);
 	cfg.level = dpk_live_choose_level(&cfg, tr.size_hint, dpk_max_cells);
 	check_scales(&cfg);
 	tr.level = cfg.level;

@@ -151,6 +151,13 @@ dpk_budget_live_shares(int d, bool projected)
 	return s;
 }
 
+/* Default Gaussian live shares (see budget.h); settled by test/bench. */
+DpkLiveShares
+dpk_budget_live_gauss_shares(int d, bool projected)
+{
+	return dpk_budget_live_shares(d, projected);
+}
+
 /* The split of a live table's epsilon (see budget.h). */
 DpkLiveBudget
 dpk_budget_live(const struct DpkLiveConfig *cfg)

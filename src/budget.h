@@ -100,6 +100,12 @@ typedef struct DpkLiveShares
  */
 DpkLiveShares dpk_budget_live_shares(int d, bool projected);
 
+/*
+ * The same for a Gaussian table (shares of rho; see doc/benchmarks.md,
+ * "Approximate DP").
+ */
+DpkLiveShares dpk_budget_live_gauss_shares(int d, bool projected);
+
 /* Live table: the epsilon of each tree of counters, per event. */
 typedef struct DpkLiveBudget
 {

@@ -78,6 +78,27 @@ dpk_tree_nodes(uint32_t t)
 	return dpk_tree_decompose(t, l, i, s);
 }
 
+/* One node per 1 bit of t, highest first: [1, 2^a], then the next 2^b, ... */
+int
+dpk_tree_decompose_binary(uint32_t t, int *node_level, uint32_t *node_index)
+{
+	int			n = 0,
+				j;
+	uint64_t	p = 0;
+
+	for (j = 31; j >= 0; j--)
+	{
+		if (!((t >> j) & 1))
+			continue;
+		node_level[n] = j;
+		node_index[n] = (uint32_t) (p >> j) + 1;
+		p += (uint64_t) 1 << j;
+		n++;
+	}
+	DPK_ASSERT(p == t);
+	return n;
+}
+
 /* ceil(log2 T) + 1 levels of the tree over releases 1..T. */
 int
 dpk_tree_height(uint32_t horizon)
@@ -140,4 +161,28 @@ dpk_cell_noise(DpkStream *s, const uint8_t key[DPK_KEY_BYTES], int level,
 	for (a = 0; a < nodes; a++)
 		dpk_node_noise(s, key, level, cell, node_level[a], node_index[a], d,
 					   count_scale, sum_scale, sums, node_sign[a], out);
+}
+
+/* Gaussian continual noise of one cell at release t (see counter.h). */
+void
+dpk_cell_noise_gauss(DpkStream *s, const uint8_t key[DPK_KEY_BYTES], int level,
+					 uint64_t cell, uint32_t t, int d, DpkGaussScale count_var,
+					 DpkGaussScale sum_var, DpkSumNoise sums, int64_t *out)
+{
+	int			node_level[34];
+	uint32_t	node_index[34];
+	int			nodes = dpk_tree_decompose_binary(t, node_level, node_index);
+	int			a;
+
+	memset(out, 0, (1 + d) * sizeof(int64_t));
+	for (a = 0; a < nodes; a++)
+	{
+		uint8_t		nonce[DPK_NONCE_BYTES];
+
+		node_nonce(level, cell, node_level[a], node_index[a], nonce);
+		dpk_stream_reseed(s, key, nonce);
+		out[0] += dpk_discrete_gaussian(s, count_var);
+		if (sums == DPK_SUMS_VECTOR)
+			dpk_gauss_vector_noise(s, sum_var, d, 1, out + 1);
+	}
 }

@@ -18,6 +18,7 @@
 
 #include <stdint.h>
 
+#include "dgauss.h"
 #include "noise.h"
 
 /*
@@ -36,6 +37,15 @@ int			dpk_tree_decompose(uint32_t t, int *node_level, uint32_t *node_index,
 
 /* Number of nodes dpk_tree_decompose uses for t (the NAF weight of t). */
 int			dpk_tree_nodes(uint32_t t);
+
+/*
+ * The plain binary decomposition of [1, t]: one node per 1 bit of t, every
+ * node inside [1, t] (popcount(t) nodes, all with sign +1).  The Gaussian
+ * counters use it: a node's noise is then first published once its interval
+ * is complete, so no later event falls into a node already seen, and the
+ * tree is an adaptive composition of Gaussian mechanisms (zcdp.h).
+ */
+int			dpk_tree_decompose_binary(uint32_t t, int *node_level, uint32_t *node_index);
 
 /* Number of tree levels an event touches with horizon T: ceil(log2 T) + 1. */
 int			dpk_tree_height(uint32_t horizon);
@@ -68,5 +78,15 @@ void		dpk_cell_noise(DpkStream *s, const uint8_t key[DPK_KEY_BYTES],
 						   int level, uint64_t cell, uint32_t t, int d,
 						   DpkScale count_scale, DpkScale sum_scale,
 						   DpkSumNoise sums, int64_t *out);
+
+/*
+ * The same for a Gaussian table: the nodes of dpk_tree_decompose_binary,
+ * count noise N_Z(0, count_var) and d independent N_Z(0, sum_var) on the
+ * sums per node (the nonces are those of dpk_cell_noise).
+ */
+void		dpk_cell_noise_gauss(DpkStream *s, const uint8_t key[DPK_KEY_BYTES],
+								 int level, uint64_t cell, uint32_t t, int d,
+								 DpkGaussScale count_var, DpkGaussScale sum_var,
+								 DpkSumNoise sums, int64_t *out);
 
 #endif

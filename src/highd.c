@@ -40,6 +40,14 @@ dpk_highd_defaults(DpkHighdConfig *cfg, double epsilon, int k)
 	cfg->proj_seed = UINT64_C(0x64706B6D65616E73);
 	cfg->restarts = 5;
 	cfg->max_iter = 100;
+	cfg->delta = 0.0;
+}
+
+/* Approximate DP (see highd.h); the shares stay those of pure epsilon. */
+void
+dpk_highd_use_delta(DpkHighdConfig *cfg, double delta)
+{
+	cfg->delta = delta;
 }
 
 /* Projected dimension for d and k (see highd.h). */
@@ -104,141 +112,6 @@ nearest_center(const double *t, const double *pc, int k, int dhat)
 	return best;
 }
 
-/* ---- plan ---- */
-
-/*
- * Scale b = sensitivity / eps and its variance; eps <= 0 means unused.  With
- * vector_d > 0 the sensitivity is an l-infinity bound of a vector_d-vector
- * and the variance that of one coordinate of dpk_vector_noise.
- */
-static bool
-plan_scale(double sensitivity, double eps, int vector_d, DpkScale *scale, double *var)
-{
-	if (!(eps > 0.0))
-	{
-		scale->num = 1;
-		scale->den = 1;
-		*var = 0.0;
-		return false;
-	}
-	*scale = dpk_scale_from_double(sensitivity / eps);
-	*var = vector_d > 0 ? dpk_vector_noise_variance(*scale, vector_d)
-		: dpk_discrete_laplace_variance(*scale);
-	return true;
-}
-
-/*
- * The noise scales of a plan from its budget.  Sensitivities of one point:
- * 1 on the counts of a grid or a partition; U / 2 in every coordinate
- * (l-infinity) of a sum vector of centred fixed-point coordinates, which
- * gets the vector noise; d U^2 / 4 on a sum of squared norms.
- */
-static void
-plan_scales(DpkHighdPlan *pl)
-{
-	const DpkHighdConfig *cfg = pl->cfg;
-	DpkHighdBudget *eps = &pl->eps;
-	int			d = pl->d;
-
-	plan_scale(1.0, eps->eps_grid, 0, &pl->count_scale, &pl->count_var);
-	if (cfg->lift_mode == DPK_LIFT_JOINT &&
-		!plan_scale(1.0, eps->eps_group, 0, &pl->group_scale, &pl->group_var))
-		eps->eps_group = 0.0;
-	pl->have_lift = plan_scale(DPK_LIFT_UNITS / 2.0, eps->eps_lift_sum, d, &pl->sum_scale,
-							   &pl->sum_var);
-	if (cfg->lift_mode == DPK_LIFT_CELL && eps->eps_lift_count <= 0.0)
-	{
-		pl->lift_count_scale = pl->count_scale;
-		pl->lift_count_var = pl->count_var;
-	}
-	else if (!plan_scale(1.0, eps->eps_lift_count, 0, &pl->lift_count_scale,
-						 &pl->lift_count_var))
-		pl->have_lift = false;
-	pl->have_norm = plan_scale(d * (DPK_LIFT_UNITS / 2.0) * (DPK_LIFT_UNITS / 2.0),
-							   eps->eps_lift_norm, 0, &pl->norm_scale, &pl->norm_var);
-	/* refinement steps (research): scale 1 and no noise unless budgeted */
-	plan_scale(1.0, 0.0, 0, &pl->refine_count_scale, &pl->refine_count_var);
-	plan_scale(1.0, 0.0, 0, &pl->refine_sum_scale, &pl->refine_sum_var);
-	if (eps->eps_refine > 0.0)
-	{
-		plan_scale(1.0, eps->eps_refine_count, 0, &pl->refine_count_scale,
-				   &pl->refine_count_var);
-		plan_scale(DPK_LIFT_UNITS / 2.0, eps->eps_refine_sum, d, &pl->refine_sum_scale,
-				   &pl->refine_sum_var);
-	}
-}
-
-/* Projected grid: RUGNIK at the count noise actually used, capped. */
-static void
-plan_grid(DpkHighdPlan *pl)
-{
-	const DpkHighdConfig *cfg = pl->cfg;
-	int			d = pl->d,
-				max_per_dim;
-	double		m,
-				max_cells = cfg->max_cells;
-
-	if (cfg->lift_mode == DPK_LIFT_CELL && cfg->lift_coarsen <= 1 &&
-		cfg->max_lift_values / d < max_cells)
-		max_cells = cfg->max_lift_values / d;
-	max_per_dim = (int) floor(pow(max_cells, 1.0 / pl->dhat) + 1e-9);
-	if (max_per_dim < 1)
-		max_per_dim = 1;
-	m = dpk_grid_m(DPK_RULE_RUGNIK, pl->noisy_n, dpk_rugnik_eps_for_variance(pl->count_var),
-				   pl->k, pl->dhat);
-	if (cfg->grid_scale == 1.0)
-		pl->m = dpk_grid_cells_per_dim(DPK_RULE_RUGNIK, m, pl->noisy_n,
-									   dpk_rugnik_eps_for_variance(pl->count_var), pl->k,
-									   pl->dhat, max_per_dim);
-	else
-	{
-		/* clamp in floating point: m can be astronomically large */
-		double		ms = floor(m * cfg->grid_scale + 0.5);
-
-		pl->m = !(ms >= 1.0) ? 1 : (ms >= (double) max_per_dim ? max_per_dim : (int) ms);
-	}
-	pl->lift_m = pl->m;
-	if (cfg->lift_mode == DPK_LIFT_CELL && cfg->lift_coarsen > 1)
-	{
-		int			lmax = (int) floor(pow(cfg->max_lift_values / d, 1.0 / pl->dhat) + 1e-9);
-
-		pl->lift_m = (pl->m + cfg->lift_coarsen - 1) / cfg->lift_coarsen;
-		if (pl->lift_m > lmax)
-			pl->lift_m = lmax;
-		if (pl->lift_m < 1)
-			pl->lift_m = 1;
-	}
-}
-
-/* Plan a release (see highd.h). */
-void
-dpk_highd_plan(DpkHighdPlan *pl, const DpkBox *box, const double *points, size_t n,
-			   const DpkHighdConfig *cfg, DpkStream *s)
-{
-	memset(pl, 0, sizeof(*pl));
-	pl->box = box;
-	pl->points = points;
-	pl->n = n;
-	pl->cfg = cfg;
-	pl->d = box->d;
-	pl->k = cfg->k;
-	pl->dhat = cfg->dhat > 0 ? cfg->dhat : dpk_highd_dhat(pl->d, pl->k);
-	pl->eps = dpk_budget_highd(cfg, pl->d);
-	pl->copies = pl->eps.copies;
-
-	/* Noisy N: sensitivity 1, only used to size the projected grid. */
-	if (cfg->public_n >= 0.0)
-		pl->noisy_n = cfg->public_n;
-	else
-		pl->noisy_n = (double) n
-			+ (double) dpk_discrete_laplace(s, dpk_scale_from_double(1.0 / pl->eps.eps_n));
-	if (pl->noisy_n < 1.0)
-		pl->noisy_n = 1.0;
-
-	plan_scales(pl);
-	plan_grid(pl);
-}
-
 /* ---- histograms and partitions ---- */
 
 /* Rows of chunk `done` of the input, normalized into u; returns the count. */
@@ -288,7 +161,7 @@ dpk_highd_histogram(const DpkHighdPlan *pl, const DpkProjection *proj, DpkStream
 	{
 		if ((c & 4095) == 0)
 			dpk_check_interrupts();
-		out[c] = (double) (count[c] + dpk_discrete_laplace(s, pl->count_scale));
+		out[c] = (double) (count[c] + dpk_noise_draw(s, &pl->count_scale));
 	}
 	dpk_free(count);
 	dpk_free(u);
@@ -370,7 +243,7 @@ partition_labels(const DpkHighdPlan *pl, const DpkHighdPartition *pt, const doub
 /* Noisy counts (and sums) of every part of a partition (see highd.h). */
 void
 dpk_highd_partition_stats(const DpkHighdPlan *pl, const DpkHighdPartition *pt,
-						  DpkScale count_scale, DpkScale sum_scale, DpkStream *s,
+						  const DpkNoise *count_noise, const DpkNoise *sum_noise, DpkStream *s,
 						  double *cnt, double *sum)
 {
 	int			d = pl->d,
@@ -406,10 +279,10 @@ dpk_highd_partition_stats(const DpkHighdPlan *pl, const DpkHighdPartition *pt,
 	{
 		if ((g & 255) == 0)
 			dpk_check_interrupts();
-		cnt[g] = (double) (gc[g] + dpk_discrete_laplace(s, count_scale));
+		cnt[g] = (double) (gc[g] + dpk_noise_draw(s, count_noise));
 		if (gs)
 		{
-			dpk_vector_noise(s, sum_scale, d, 1, gs + (size_t) g * d);
+			dpk_noise_add_vector(s, sum_noise, d, 1, gs + (size_t) g * d);
 			for (j = 0; j < d; j++)
 				sum[(size_t) g * d + j] = (double) gs[(size_t) g * d + j] / DPK_LIFT_UNITS;
 		}
@@ -606,7 +479,7 @@ joint_group_map(const DpkHighdPlan *pl, DpkStream *s, const DpkProjection *proj,
 	double		threshold;
 	DpkHighdPartition pt = {ngroups, R, proj, pc, NULL, NULL};
 
-	dpk_highd_partition_stats(pl, &pt, pl->group_scale, pl->group_scale, s, gcnt, NULL);
+	dpk_highd_partition_stats(pl, &pt, &pl->group_scale, &pl->group_scale, s, gcnt, NULL);
 	threshold = dpk_coreset_threshold(sqrt(pl->group_var), cfg->threshold_sigmas,
 									  (double) ngroups);
 	for (g = 0; g < ngroups; g++)
@@ -670,7 +543,7 @@ joint_lift(const DpkHighdPlan *pl, DpkStream *s, const DpkProjection *proj,
 						 fallback + (size_t) j * d);
 		ident[j] = j;
 	}
-	dpk_highd_partition_stats(pl, &pt, pl->lift_count_scale, pl->sum_scale, s, cnt, sum);
+	dpk_highd_partition_stats(pl, &pt, &pl->lift_count_scale, &pl->sum_scale, s, cnt, sum);
 	dpk_lift_centers(d, k, (size_t) k, cnt, sum, ident,
 					 dpk_lift_min_count(pl->lift_count_var, sum_var_norm), fallback,
 					 out->centers, out->sizes);
@@ -747,16 +620,16 @@ dpk_highd_finish(const DpkHighdPlan *pl, const DpkHighdOut *out, DpkOneshotResul
 	info->dhat = pl->dhat;
 	info->lift_m = pl->lift_m;
 	info->budget = pl->eps;
-	info->count_scale = dpk_scale_value(pl->count_scale);
-	info->group_scale = pl->eps.eps_group > 0.0 ? dpk_scale_value(pl->group_scale) : 0.0;
+	info->count_scale = dpk_noise_scale_value(&pl->count_scale);
+	info->group_scale = pl->eps.eps_group > 0.0 ? dpk_noise_scale_value(&pl->group_scale) : 0.0;
 	info->lift_count_scale = pl->eps.eps_lift_count > 0.0
-		? dpk_scale_value(pl->lift_count_scale) : 0.0;
-	info->sum_scale = pl->have_lift ? dpk_scale_value(pl->sum_scale) : 0.0;
-	info->norm_scale = pl->have_norm ? dpk_scale_value(pl->norm_scale) : 0.0;
+		? dpk_noise_scale_value(&pl->lift_count_scale) : 0.0;
+	info->sum_scale = pl->have_lift ? dpk_noise_scale_value(&pl->sum_scale) : 0.0;
+	info->norm_scale = pl->have_norm ? dpk_noise_scale_value(&pl->norm_scale) : 0.0;
 	info->refine_count_scale = pl->eps.eps_refine > 0.0
-		? dpk_scale_value(pl->refine_count_scale) : 0.0;
+		? dpk_noise_scale_value(&pl->refine_count_scale) : 0.0;
 	info->refine_sum_scale = pl->eps.eps_refine > 0.0
-		? dpk_scale_value(pl->refine_sum_scale) : 0.0;
+		? dpk_noise_scale_value(&pl->refine_sum_scale) : 0.0;
 }
 
 /* One-shot high-d k-means (see highd.h). */

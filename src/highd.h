@@ -38,6 +38,7 @@
 
 #include "budget.h"
 #include "coreset.h"
+#include "dgauss.h"
 #include "grid.h"
 #include "lift.h"
 #include "noise.h"
@@ -138,6 +139,9 @@ typedef struct DpkHighdConfig
 	uint64_t	proj_seed;		/* public seed of the projections */
 	int			restarts;
 	int			max_iter;
+	double		delta;			/* 0: pure epsilon; > 0: discrete Gaussians,
+								 * the shares splitting rho =
+								 * dpk_zcdp_rho(epsilon, delta) */
 } DpkHighdConfig;
 
 /*
@@ -146,6 +150,9 @@ typedef struct DpkHighdConfig
  * behind each are in doc/benchmarks.md, "Measurements behind the defaults".
  */
 void		dpk_highd_defaults(DpkHighdConfig *cfg, double epsilon, int k);
+
+/* Approximate DP: delta (0: no change). */
+void		dpk_highd_use_delta(DpkHighdConfig *cfg, double delta);
 
 /* The projected dimension used when cfg->dhat is 0. */
 int			dpk_highd_dhat(int d, int k);
@@ -214,19 +221,19 @@ typedef struct DpkHighdPlan
 	int			m;				/* projected cells per dimension */
 	int			lift_m;			/* cell mode: lifting cells per dimension */
 	DpkHighdBudget eps;			/* dpk_budget_highd (eps_group 0 if unused) */
-	DpkScale	count_scale;	/* grid counts */
+	DpkNoise	count_scale;	/* grid counts */
 	double		count_var;
-	DpkScale	lift_count_scale;	/* per-cluster or per-group counts */
+	DpkNoise	lift_count_scale;	/* per-cluster or per-group counts */
 	double		lift_count_var;
-	DpkScale	sum_scale;		/* sums, fixed point */
+	DpkNoise	sum_scale;		/* sums, fixed point */
 	double		sum_var;
-	DpkScale	norm_scale;		/* cell mode: sums of squared norms */
+	DpkNoise	norm_scale;		/* cell mode: sums of squared norms */
 	double		norm_var;
-	DpkScale	group_scale;	/* joint mode: group counts */
+	DpkNoise	group_scale;	/* joint mode: group counts */
 	double		group_var;
-	DpkScale	refine_count_scale; /* one refinement step */
+	DpkNoise	refine_count_scale; /* one refinement step */
 	double		refine_count_var;
-	DpkScale	refine_sum_scale;
+	DpkNoise	refine_sum_scale;
 	double		refine_sum_var;
 	bool		have_lift;
 	bool		have_norm;
@@ -288,8 +295,9 @@ typedef struct DpkHighdPartition
  * counts and U / 2 in every coordinate of the sums (cube noise).
  */
 void		dpk_highd_partition_stats(const DpkHighdPlan *pl, const DpkHighdPartition *pt,
-									  DpkScale count_scale, DpkScale sum_scale,
-									  DpkStream *s, double *cnt, double *sum);
+									  const DpkNoise *count_noise,
+									  const DpkNoise *sum_noise, DpkStream *s,
+									  double *cnt, double *sum);
 
 /* Normalized centres and sizes of a release in progress. */
 typedef struct DpkHighdOut

@@ -40,117 +40,7 @@ dpk_live_defaults(DpkLiveConfig *cfg, int d, int k, double epsilon,
 	cfg->estimator = DPK_TREE_LOCAL_BLUE;
 	cfg->restarts = 10;
 	cfg->max_iter = 100;
-}
-
-/*
- * Count sensitivity: h tree nodes of one cell per copy, twice with
- * deletions.
- */
-double
-dpk_live_count_sensitivity(const DpkLiveConfig *cfg)
-{
-	return (double) dpk_tree_height(cfg->horizon) * (cfg->insert_only ? 1.0 : 2.0) *
-		cfg->copies;
-}
-
-/*
- * Sum sensitivity, an l-infinity bound per node for the vector noise of
- * dpk_vector_noise (no factor d): each of a cell's d sums moves by
- * < DPK_REL_UNITS (in-cell offsets) or by at most DPK_LIFT_UNITS / 2
- * (centred lifting sums) in h nodes.
- */
-double
-dpk_live_sum_sensitivity(const DpkLiveConfig *cfg)
-{
-	if (cfg->dhat > 0)
-		return dpk_live_count_sensitivity(cfg) * (DPK_LIFT_UNITS / 2.0);
-	return dpk_live_count_sensitivity(cfg) * DPK_REL_UNITS;
-}
-
-/* One global counter: ||q||^2 <= d U^2 / 4 per point, h nodes, x2 deletions. */
-double
-dpk_live_norm_sensitivity(const DpkLiveConfig *cfg)
-{
-	return (double) dpk_tree_height(cfg->horizon) * (cfg->insert_only ? 1.0 : 2.0) *
-		cfg->d * (DPK_LIFT_UNITS / 2.0) * (DPK_LIFT_UNITS / 2.0);
-}
-
-/*
- * The real per-node scales of a configuration: [0] counts, [1] sums, [2] the
- * norm counter (1.0 for a quantity that gets no epsilon and no noise).
- */
-static void
-live_real_scales(const DpkLiveConfig *cfg, double b[3])
-{
-	DpkLiveBudget eps = dpk_budget_live(cfg);
-
-	b[0] = dpk_live_count_sensitivity(cfg) / eps.eps_count;
-	b[1] = cfg->sum_share <= 0.0 ? 1.0 : dpk_live_sum_sensitivity(cfg) / eps.eps_sum;
-	b[2] = cfg->norm_share <= 0.0 ? 1.0 : dpk_live_norm_sensitivity(cfg) / eps.eps_norm;
-}
-
-/* Scale of the norm counter's node noise. */
-DpkScale
-dpk_live_norm_scale(const DpkLiveConfig *cfg)
-{
-	double		b[3];
-
-	live_real_scales(cfg, b);
-	return dpk_scale_from_double(b[2]);
-}
-
-/* Scale of one node's count noise. */
-DpkScale
-dpk_live_count_scale(const DpkLiveConfig *cfg)
-{
-	double		b[3];
-
-	live_real_scales(cfg, b);
-	return dpk_scale_from_double(b[0]);
-}
-
-/* Scale of one node's sum noise (unused when sum_share is 0). */
-DpkScale
-dpk_live_sum_scale(const DpkLiveConfig *cfg)
-{
-	double		b[3];
-
-	live_real_scales(cfg, b);
-	return dpk_scale_from_double(b[1]);
-}
-
-/* Whether every scale has an exact representation (see live_core.h). */
-bool
-dpk_live_scales_representable(const DpkLiveConfig *cfg, double *largest)
-{
-	double		b[3];
-	bool		ok = true;
-	int			i;
-
-	live_real_scales(cfg, b);
-	*largest = 0.0;
-	for (i = 0; i < 3; i++)
-	{
-		if (!(b[i] <= *largest))
-			*largest = b[i];
-		ok = ok && dpk_scale_representable(b[i]);
-	}
-	return ok;
-}
-
-/* Whether a table attached under sampler version v draws the same noise now. */
-bool
-dpk_live_sampler_compatible(const DpkLiveConfig *cfg, int version)
-{
-	double		b[3];
-
-	if (version == DPK_SAMPLER_VERSION)
-		return true;
-	if (version != 1)
-		return false;
-	live_real_scales(cfg, b);
-	return dpk_scale_same_in_v1(b[0]) && dpk_scale_same_in_v1(b[1]) &&
-		dpk_scale_same_in_v1(b[2]);
+	cfg->delta = 0.0;
 }
 
 /* Counted level for a size hint (see live_core.h). */
@@ -158,6 +48,7 @@ int
 dpk_live_choose_level(const DpkLiveConfig *cfg, double size_hint, double max_cells)
 {
 	DpkLiveConfig probe = *cfg;
+	DpkNoise	cn;
 	double		var,
 				m,
 				shift;
@@ -165,10 +56,17 @@ dpk_live_choose_level(const DpkLiveConfig *cfg, double size_hint, double max_cel
 				max_level;
 
 	probe.level = 0;
-	/* The noise of a typical release (weights' mean squared norm from T/4). */
-	var = dpk_discrete_laplace_variance(dpk_live_count_scale(&probe)) *
-		fmax(1.0, cfg->estimator == DPK_TREE_SIGNED
-			 ? dpk_tree_height(cfg->horizon) / 3.0	/* NAF weight, as before */
+	/*
+	 * The noise of a typical release: about a third of the h nodes (NAF
+	 * weight) for the signed counter, half of them for the plain
+	 * decomposition of Gaussian tables, the weights' mean squared norm from
+	 * T/4 for the least-squares one.
+	 */
+	cn = dpk_live_count_noise(&probe);
+	var = dpk_noise_variance(&cn, 0) *
+		fmax(1.0, cfg->delta > 0.0 ? dpk_tree_height(cfg->horizon) / 2.0
+			 : cfg->estimator == DPK_TREE_SIGNED
+			 ? dpk_tree_height(cfg->horizon) / 3.0
 			 : dpk_tree_typical_norm2((DpkTreeEstimator) cfg->estimator, cfg->horizon));
 	if (size_hint < 1.0)
 		size_hint = 1.0;
@@ -183,9 +81,11 @@ dpk_live_choose_level(const DpkLiveConfig *cfg, double size_hint, double max_cel
 	 * the centres accurate in coarse cells, while a finer counted level
 	 * pays its noise 2^d times over wherever a release sums it up
 	 * (doc/benchmarks.md, "Continual counter": skewed data at 20k and 100k
-	 * rows lose up to 1.6x at the finer level, mixtures are even).
+	 * rows lose up to 1.6x at the finer level, mixtures are even).  Gaussian
+	 * tables sum the plain decomposition and keep RUGNIK's level.
 	 */
-	shift = cfg->estimator != DPK_TREE_SIGNED && cfg->dhat == 0 ? 1.0 : 0.0;
+	shift = cfg->delta <= 0.0 && cfg->estimator != DPK_TREE_SIGNED && cfg->dhat == 0
+		? 1.0 : 0.0;
 	level = isinf(m) ? INT_MAX : (int) ceil(log2(fmax(m, 1.0)) - 0.25 - shift);
 	if (level < 0)
 		level = 0;
@@ -530,8 +430,10 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 				j;
 	uint64_t	ncells = dpk_live_copy_cells(cfg);
 	double		nodes = dpk_live_tree_norm2(cfg, t);
-	double		count_var = nodes * dpk_discrete_laplace_variance(dpk_live_count_scale(cfg));
-	double		sum_var = nodes * dpk_vector_noise_variance(dpk_live_sum_scale(cfg), d) /
+	DpkNoise	cn = dpk_live_count_noise(cfg),
+				sn = dpk_live_sum_noise(cfg);
+	double		count_var = nodes * dpk_noise_variance(&cn, 0);
+	double		sum_var = nodes * dpk_noise_variance(&sn, d) /
 		((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS);
 	double	   *nsum = dpk_alloc((size_t) ncells * d * sizeof(double));
 	double	   *cent = dpk_alloc((size_t) k * d * sizeof(double));

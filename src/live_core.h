@@ -22,6 +22,7 @@
 #include "cellmap.h"
 #include "coreset.h"
 #include "counter.h"
+#include "dgauss.h"
 #include "grid.h"
 #include "noise.h"
 
@@ -44,9 +45,12 @@ typedef struct DpkLiveConfig
 								 * squared norms (cost curve) */
 	double		threshold_sigmas;
 	int			estimator;		/* DpkTreeEstimator: how release t combines the
-								 * tree nodes (post-processing only) */
+								 * tree nodes (post-processing only; pure
+								 * tables, delta > 0 sums the binary nodes) */
 	int			restarts;
 	int			max_iter;
+	double		delta;			/* 0: pure epsilon (Laplace/cube); > 0:
+								 * (epsilon, delta) by discrete Gaussians */
 } DpkLiveConfig;
 
 /* Defaults for a table (shares settled by test/bench). */
@@ -72,6 +76,32 @@ double		dpk_live_sum_sensitivity(const DpkLiveConfig *cfg);
 /* Noise scales per tree node (sensitivity / its share of epsilon). */
 DpkScale	dpk_live_count_scale(const DpkLiveConfig *cfg);
 DpkScale	dpk_live_sum_scale(const DpkLiveConfig *cfg);
+
+/*
+ * Approximate DP (live_scales.c).  With delta > 0 every counter family gets
+ * per-node discrete Gaussian noise: rho = dpk_zcdp_rho(epsilon, delta),
+ * split over counts, sums and the norm counter by the table's shares, each
+ * sigma^2 = (squared l2 sensitivity over all nodes) / (2 rho_family), and
+ * releases sum the plain binary decomposition.  With delta 0 nothing
+ * changes.
+ */
+void		dpk_live_use_delta(DpkLiveConfig *cfg, double delta);
+double		dpk_live_rho(const DpkLiveConfig *cfg);
+void		dpk_live_l2sq(const DpkLiveConfig *cfg, double l2sq[3]);
+void		dpk_live_gauss_vars(const DpkLiveConfig *cfg, double v[3]);
+
+/* The per-node noise family of counts, sums and the norm counter. */
+DpkNoise	dpk_live_count_noise(const DpkLiveConfig *cfg);
+DpkNoise	dpk_live_sum_noise(const DpkLiveConfig *cfg);
+DpkNoise	dpk_live_norm_noise(const DpkLiveConfig *cfg);
+
+/* Number of nodes release t sums (the decomposition of the table's mechanism). */
+int			dpk_live_release_nodes(const DpkLiveConfig *cfg, uint32_t t);
+
+/* One cell's tree noise at release t in the table's mechanism. */
+void		dpk_live_cell_noise(DpkStream *s, const uint8_t key[DPK_KEY_BYTES], int level,
+								uint64_t cell, uint32_t t, int d, const DpkNoise *count,
+								const DpkNoise *sum, DpkSumNoise sums, int64_t *out);
 
 /*
  * Whether every node scale of cfg (counts, sums, norm counter) has an exact
@@ -106,8 +136,9 @@ void		dpk_live_aggregate(const DpkDenseHist *fine, int fine_level, int level,
 							   DpkDenseHist *out);
 
 /*
- * Variance of release t's combination of tree nodes (cfg->estimator), in
- * units of one node's variance.
+ * Variance of release t's combination of tree nodes (cfg->estimator; the
+ * plain binary decomposition's node count when delta > 0), in units of one
+ * node's variance.
  */
 double		dpk_live_tree_norm2(const DpkLiveConfig *cfg, uint32_t t);
 

@@ -1,8 +1,13 @@
 /*
  * live_noise.c
- *		Live tables: the noisy counters of a release (every cell's tree noise
- *		combined by the configured estimator, tree_estimator.h) and their
- *		noise variances.
+ *		Live tables: the noisy counters of a release and their noise
+ *		variances, of pure tables by the configured estimator
+ *		(tree_estimator.h), of Gaussian tables by the plain binary
+ *		decomposition.
+ *
+ * Gaussian tables (delta > 0) sum the nodes of the binary decomposition of t
+ * (dpk_live_cell_noise, live_scales.c) whatever the estimator: their zCDP
+ * accounting and the privacy test privacy_gauss assume exactly that.
  */
 #include "live_core.h"
 
@@ -13,10 +18,15 @@
 #include "lift.h"
 #include "tree_estimator.h"
 
-/* Variance of release t's combination of nodes, in node variances. */
+/*
+ * Variance of release t's combination of nodes, in node variances: the
+ * number of nodes of the plain decomposition for Gaussian tables.
+ */
 double
 dpk_live_tree_norm2(const DpkLiveConfig *cfg, uint32_t t)
 {
+	if (cfg->delta > 0.0)
+		return dpk_live_release_nodes(cfg, t);
 	return dpk_tree_release_norm2((DpkTreeEstimator) cfg->estimator, cfg->horizon, t);
 }
 
@@ -24,7 +34,8 @@ dpk_live_tree_norm2(const DpkLiveConfig *cfg, uint32_t t)
 double
 dpk_live_count_variance(const DpkLiveConfig *cfg, int level, uint32_t t)
 {
-	double		node = dpk_discrete_laplace_variance(dpk_live_count_scale(cfg));
+	DpkNoise	cn = dpk_live_count_noise(cfg);
+	double		node = dpk_noise_variance(&cn, 0);
 
 	return node * dpk_live_tree_norm2(cfg, t) *
 		pow(2.0, (double) cfg->d * (cfg->level - level));
@@ -39,9 +50,10 @@ dpk_live_sum_variance(const DpkLiveConfig *cfg, int level, uint32_t t)
 {
 	double		f = pow(2.0, cfg->level - level);
 	double		children = pow(f, cfg->d);
-	double		sum_node = cfg->sum_share > 0.0
-		? dpk_vector_noise_variance(dpk_live_sum_scale(cfg), cfg->d) : 0.0;
-	double		count_node = dpk_discrete_laplace_variance(dpk_live_count_scale(cfg));
+	DpkNoise	cn = dpk_live_count_noise(cfg),
+				sn = dpk_live_sum_noise(cfg);
+	double		sum_node = cfg->sum_share > 0.0 ? dpk_noise_variance(&sn, cfg->d) : 0.0;
+	double		count_node = dpk_noise_variance(&cn, 0);
 	double		off2 = (f - 1.0) * (2.0 * f - 1.0) / 6.0;	/* E[offset^2] */
 
 	return dpk_live_tree_norm2(cfg, t) * children *
@@ -56,8 +68,10 @@ dpk_live_noisy_histogram(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYT
 {
 	int			d = cfg->d;
 	bool		with_sums = cfg->sum_share > 0.0;
-	DpkScale	cs = dpk_live_count_scale(cfg);
-	DpkScale	ss = dpk_live_sum_scale(cfg);
+	bool		gauss = cfg->delta > 0.0;
+	DpkNoise	cs = dpk_live_count_noise(cfg);
+	DpkNoise	ss = dpk_live_sum_noise(cfg);
+	DpkSumNoise sums = with_sums ? DPK_SUMS_VECTOR : DPK_SUMS_NONE;
 	int64_t    *noise = dpk_alloc((1 + d) * sizeof(int64_t));
 	int64_t    *tmp = dpk_alloc((1 + d) * sizeof(int64_t));
 	double	   *acc = dpk_alloc((1 + d) * sizeof(double));
@@ -68,7 +82,9 @@ dpk_live_noisy_histogram(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYT
 	const int64_t *vals;
 	int			j;
 
-	dpk_tree_release_weights((DpkTreeEstimator) cfg->estimator, cfg->horizon, t, &w);
+	memset(&w, 0, sizeof(w));
+	if (!gauss)
+		dpk_tree_release_weights((DpkTreeEstimator) cfg->estimator, cfg->horizon, t, &w);
 	dpk_hist_init(out, d, 1 << cfg->level, with_sums);
 	while (dpk_cellmap_next(state, &pos, &cell, &vals))
 	{
@@ -83,8 +99,11 @@ dpk_live_noisy_histogram(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYT
 	{
 		if ((c & 1023) == 0)
 			dpk_check_interrupts();
-		dpk_cell_noise_weighted(s, key, cfg->level, c, &w, d, cs, ss,
-								with_sums ? DPK_SUMS_VECTOR : DPK_SUMS_NONE, noise, tmp, acc);
+		if (gauss)
+			dpk_live_cell_noise(s, key, cfg->level, c, t, d, &cs, &ss, sums, noise);
+		else
+			dpk_cell_noise_weighted(s, key, cfg->level, c, &w, d, cs.lap, ss.lap, sums,
+									noise, tmp, acc);
 		out->count[c] += noise[0];
 		if (with_sums)
 			for (j = 0; j < d; j++)
@@ -105,8 +124,10 @@ dpk_live_noisy_projected(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYT
 	int			d = cfg->d;
 	uint64_t	ncells = dpk_live_copy_cells(cfg);
 	uint64_t	total = (uint64_t) cfg->copies * ncells;
-	DpkScale	cs = dpk_live_count_scale(cfg);
-	DpkScale	ss = dpk_live_sum_scale(cfg);
+	bool		gauss = cfg->delta > 0.0;
+	DpkNoise	cs = dpk_live_count_noise(cfg);
+	DpkNoise	ss = dpk_live_sum_noise(cfg);
+	DpkNoise	ns = dpk_live_norm_noise(cfg);
 	int64_t    *noise = dpk_alloc((1 + d) * sizeof(int64_t));
 	int64_t    *tmp = dpk_alloc((1 + d) * sizeof(int64_t));
 	double	   *acc = dpk_alloc((1 + d) * sizeof(double));
@@ -117,7 +138,9 @@ dpk_live_noisy_projected(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYT
 	const int64_t *vals;
 	int			j;
 
-	dpk_tree_release_weights((DpkTreeEstimator) cfg->estimator, cfg->horizon, t, &w);
+	memset(&w, 0, sizeof(w));
+	if (!gauss)
+		dpk_tree_release_weights((DpkTreeEstimator) cfg->estimator, cfg->horizon, t, &w);
 	memset(count, 0, total * sizeof(double));
 	memset(sum, 0, total * d * sizeof(double));
 	*sumnorm = 0.0;
@@ -137,14 +160,22 @@ dpk_live_noisy_projected(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYT
 		if ((c & 255) == 0)
 			dpk_check_interrupts();
 		/* The level byte carries the copy, so copies never share a node. */
-		dpk_cell_noise_weighted(s, key, cfg->level + 32 * (int) (c / ncells), c % ncells,
-								&w, d, cs, ss, DPK_SUMS_VECTOR, noise, tmp, acc);
+		if (gauss)
+			dpk_live_cell_noise(s, key, cfg->level + 32 * (int) (c / ncells), c % ncells,
+								t, d, &cs, &ss, DPK_SUMS_VECTOR, noise);
+		else
+			dpk_cell_noise_weighted(s, key, cfg->level + 32 * (int) (c / ncells),
+									c % ncells, &w, d, cs.lap, ss.lap, DPK_SUMS_VECTOR,
+									noise, tmp, acc);
 		count[c] += (double) noise[0];
 		for (j = 0; j < d; j++)
 			sum[c * d + j] += (double) noise[1 + j];
 	}
-	dpk_cell_noise_weighted(s, key, 255, 0, &w, 0, dpk_live_norm_scale(cfg), cs,
-							DPK_SUMS_NONE, noise, tmp, acc);
+	if (gauss)
+		dpk_live_cell_noise(s, key, 255, 0, t, 0, &ns, &cs, DPK_SUMS_NONE, noise);
+	else
+		dpk_cell_noise_weighted(s, key, 255, 0, &w, 0, ns.lap, cs.lap, DPK_SUMS_NONE,
+								noise, tmp, acc);
 	*sumnorm += (double) noise[0];
 	dpk_tree_weights_free(&w);
 	dpk_free(noise);

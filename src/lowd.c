@@ -11,6 +11,7 @@
 #include "dpk_mem.h"
 #include "kmeans.h"
 #include "rugnik.h"
+#include "zcdp.h"
 
 /* Defaults for dp_kmeans below DPK_HIGHD_MIN_D. */
 void
@@ -27,19 +28,61 @@ dpk_lowd_defaults(DpkLowdConfig *cfg, double epsilon, int k)
 	cfg->restarts = 20;
 	cfg->max_iter = 100;
 	cfg->objective = DPK_OBJECTIVE_KMEANS;
+	cfg->delta = 0.0;
 }
 
-/* The public N, or a noisy count (sensitivity 1) on eps_n; at least 1. */
+/* Approximate DP (see lowd.h); the shares stay those of pure epsilon. */
+void
+dpk_lowd_use_delta(DpkLowdConfig *cfg, double delta)
+{
+	cfg->delta = delta;
+}
+
+/*
+ * The three noise families (see lowd.h).  With delta > 0 the shares of
+ * dpk_budget_lowd split rho instead of epsilon (zCDP composes additively).
+ */
+void
+dpk_lowd_noise(const DpkLowdConfig *cfg, int d, DpkNoise *n_noise,
+			   DpkNoise *count_noise, DpkNoise *sum_noise)
+{
+	DpkLowdBudget b;
+	DpkScale	one = {1, 1};
+	DpkGaussScale gone = {1, 1};
+
+	if (cfg->delta > 0.0)
+	{
+		DpkLowdConfig z = *cfg;
+
+		z.epsilon = dpk_zcdp_rho(cfg->epsilon, cfg->delta);
+		b = dpk_budget_lowd(&z);
+		*n_noise = dpk_noise_gauss(b.eps_n > 0.0
+								   ? dpk_gauss_scale_from_double(dpk_zcdp_sigma2(1.0, b.eps_n))
+								   : gone);
+		*count_noise = dpk_noise_gauss(dpk_gauss_scale_from_double(dpk_zcdp_sigma2(1.0, b.eps_count)));
+		*sum_noise = dpk_noise_gauss(b.eps_sum > 0.0
+									 ? dpk_gauss_scale_from_double(dpk_zcdp_sigma2((double) d * DPK_REL_UNITS * DPK_REL_UNITS, b.eps_sum))
+									 : gone);
+		return;
+	}
+	b = dpk_budget_lowd(cfg);
+	*n_noise = dpk_noise_laplace(b.eps_n > 0.0 ? dpk_scale_from_double(1.0 / b.eps_n) : one);
+	*count_noise = dpk_noise_laplace(dpk_scale_from_double(1.0 / b.eps_count));
+	*sum_noise = dpk_noise_laplace(b.eps_sum > 0.0
+								   ? dpk_scale_from_double((double) DPK_REL_UNITS / b.eps_sum)
+								   : one);
+}
+
+/* The public N, or a noisy count (sensitivity 1); at least 1. */
 static double
-lowd_noisy_n(const DpkLowdConfig *cfg, size_t n, double eps_n, DpkStream *s)
+lowd_noisy_n(const DpkLowdConfig *cfg, size_t n, const DpkNoise *nn, DpkStream *s)
 {
 	double		noisy_n;
 
 	if (cfg->public_n >= 0.0)
 		noisy_n = cfg->public_n;
 	else
-		noisy_n = (double) n
-			+ (double) dpk_discrete_laplace(s, dpk_scale_from_double(1.0 / eps_n));
+		noisy_n = (double) n + (double) dpk_noise_draw(s, nn);
 	return noisy_n < 1.0 ? 1.0 : noisy_n;
 }
 
@@ -63,7 +106,7 @@ lowd_cells_per_dim(const DpkLowdConfig *cfg, int d, double noisy_n, double count
 /* Count every point into a fresh grid, then noise on every cell. */
 static void
 lowd_histogram(const DpkBox *box, const double *points, size_t n, int cells_per_dim,
-			   bool with_sums, DpkScale count_scale, DpkScale sum_scale,
+			   bool with_sums, const DpkNoise *count_noise, const DpkNoise *sum_noise,
 			   DpkStream *s, DpkDenseHist *h)
 {
 	int			d = box->d;
@@ -78,7 +121,21 @@ lowd_histogram(const DpkBox *box, const double *points, size_t n, int cells_per_
 		dpk_box_normalize(box, points + i * d, u);
 		dpk_hist_add(h, u);
 	}
-	dpk_hist_add_noise(h, s, count_scale, sum_scale);
+	if (!count_noise->gauss)
+		dpk_hist_add_noise(h, s, count_noise->lap, sum_noise->lap);
+	else
+	{
+		uint64_t	c;
+
+		for (c = 0; c < h->ncells; c++)
+		{
+			if ((c & 4095) == 0)
+				dpk_check_interrupts();
+			h->count[c] += dpk_noise_draw(s, count_noise);
+			if (h->sum)
+				dpk_noise_add_vector(s, sum_noise, d, 1, h->sum + c * d);
+		}
+	}
 	dpk_free(u);
 }
 
@@ -127,31 +184,28 @@ dpk_lowd_cluster(const DpkBox *box, const double *points, size_t n,
 	DpkLowdBudget eps = dpk_budget_lowd(cfg);
 	double		noisy_n;
 	int			cells_per_dim;
-	DpkScale	count_scale,
-				sum_scale = {1, 1};
+	DpkNoise	n_noise,
+				count_noise,
+				sum_noise;
 	DpkDenseHist h;
 	DpkCoreset	cs;
 	double		count_var,
 				sum_var = 0.0;
 
-	noisy_n = lowd_noisy_n(cfg, n, eps.eps_n, s);
-	count_scale = dpk_scale_from_double(1.0 / eps.eps_count);
-	count_var = dpk_discrete_laplace_variance(count_scale);
-	cells_per_dim = lowd_cells_per_dim(cfg, d, noisy_n, count_var);
-
 	/*
 	 * Each point adds at most DPK_REL_UNITS - 1 to each of its cell's d sums:
-	 * an l-infinity sensitivity of DPK_REL_UNITS for the sum vector, which
-	 * gets the vector (cube) noise.
+	 * an l-infinity sensitivity of DPK_REL_UNITS for the sum vector (cube
+	 * noise), or an l2 one of sqrt(d) DPK_REL_UNITS (Gaussian).
 	 */
+	dpk_lowd_noise(cfg, d, &n_noise, &count_noise, &sum_noise);
+	noisy_n = lowd_noisy_n(cfg, n, &n_noise, s);
+	count_var = dpk_noise_variance(&count_noise, 0);
+	cells_per_dim = lowd_cells_per_dim(cfg, d, noisy_n, count_var);
 	if (eps.eps_sum > 0.0)
-	{
-		sum_scale = dpk_scale_from_double((double) DPK_REL_UNITS / eps.eps_sum);
-		sum_var = dpk_vector_noise_variance(sum_scale, d);
-	}
+		sum_var = dpk_noise_variance(&sum_noise, d);
 
-	lowd_histogram(box, points, n, cells_per_dim, eps.eps_sum > 0.0, count_scale, sum_scale,
-				   s, &h);
+	lowd_histogram(box, points, n, cells_per_dim, eps.eps_sum > 0.0, &count_noise,
+				   &sum_noise, s, &h);
 	dpk_coreset_from_hist(&h, box,
 						  dpk_coreset_threshold(sqrt(count_var), cfg->threshold_sigmas,
 												(double) h.ncells),

@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "coreset.h"
+#include "dgauss.h"
 #include "grid.h"
 #include "kmedian.h"
 #include "noise.h"
@@ -36,10 +37,24 @@ typedef struct DpkLowdConfig
 	int			max_iter;
 	DpkObjective objective;		/* k-means (default) or k-median of the
 								 * coreset: post-processing, same noise */
+	double		delta;			/* 0: pure epsilon; > 0: discrete Gaussians
+								 * at rho = dpk_zcdp_rho(epsilon, delta) */
 } DpkLowdConfig;
 
 /* Defaults (doc/benchmarks.md, "Measurements behind the defaults"). */
 void		dpk_lowd_defaults(DpkLowdConfig *cfg, double epsilon, int k);
+
+/* Approximate DP: delta and the Gaussian default shares (delta 0: no change). */
+void		dpk_lowd_use_delta(DpkLowdConfig *cfg, double delta);
+
+/*
+ * The noise of a configuration: noisy N, counts and sum vectors (Laplace /
+ * cube at scales sensitivity / epsilon share, or, with delta > 0, discrete
+ * Gaussians of variance l2 sensitivity^2 / (2 rho share): 1 for N and counts,
+ * d DPK_REL_UNITS^2 for a sum vector).
+ */
+void		dpk_lowd_noise(const DpkLowdConfig *cfg, int d, DpkNoise *n_noise,
+						   DpkNoise *count_noise, DpkNoise *sum_noise);
 
 /*
  * One-shot epsilon-DP k-means in the original space: noisy N, grid size by

@@ -29,8 +29,9 @@
 
 #define FETCH_BATCH 10000
 
-/* Position of dp_kmeans's objective argument (0-based). */
-#define DP_KMEANS_ARG_OBJECTIVE 6
+/* Positions of dp_kmeans's delta and objective arguments (0-based). */
+#define DP_KMEANS_ARG_DELTA 6
+#define DP_KMEANS_ARG_OBJECTIVE 7
 
 /*
  * Refuse anything but one plain SELECT: no data-modifying CTE, no row locks,
@@ -172,7 +173,7 @@ read_query_points(const char *query, int d, PointBuffer *buf)
 }
 
 /*
- * dp_kmeans(query, k, epsilon, lower, upper, n, objective) ->
+ * dp_kmeans(query, k, epsilon, lower, upper, n, delta, objective) ->
  *		SETOF (cluster int, center float8[], noisy_size float8)
  *
  * objective 'kmedian' clusters the same coreset for the sum of distances
@@ -225,6 +226,7 @@ dp_kmeans(PG_FUNCTION_ARGS)
 					 &lo, &hi, &d);
 
 	dpk_lowd_defaults(&cfg, eps, k);
+	dpk_lowd_use_delta(&cfg, dpk_pg_delta_arg(fcinfo, DP_KMEANS_ARG_DELTA));
 	cfg.max_cells = dpk_max_cells;
 	cfg.objective = dpk_pg_objective_arg(fcinfo, DP_KMEANS_ARG_OBJECTIVE);
 	if (cfg.objective == DPK_OBJECTIVE_KMEDIAN && d >= DPK_HIGHD_MIN_D)
@@ -268,6 +270,7 @@ dp_kmeans(PG_FUNCTION_ARGS)
 		DpkHighdConfig hcfg;
 
 		dpk_highd_defaults(&hcfg, eps, k);
+		dpk_highd_use_delta(&hcfg, cfg.delta);
 		hcfg.public_n = cfg.public_n;
 		hcfg.max_cells = cfg.max_cells;
 		dpk_highd_oneshot_cluster(&box, buf.x, buf.n, &hcfg, stream, &res);

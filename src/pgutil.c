@@ -82,6 +82,28 @@ dpk_pg_check_epsilon(double epsilon, const char *argname)
 				 errdetail("epsilon is the privacy budget, e.g. 0.1 to 2.")));
 }
 
+/* delta: exactly 0 (pure epsilon) or strictly between 0 and 1 (see pgutil.h). */
+double
+dpk_pg_delta_arg(FunctionCallInfo fcinfo, int argno)
+{
+	double		delta;
+
+	if (PG_NARGS() <= argno)
+		return 0.0;
+	if (PG_ARGISNULL(argno))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("delta must not be NULL"),
+				 errhint("Give 0 for pure epsilon-DP or a delta between 0 and 1 (e.g. 1e-6) for (epsilon, delta)-DP with discrete Gaussian noise.")));
+	delta = PG_GETARG_FLOAT8(argno);
+	if (!(delta == 0.0 || (delta > 0.0 && delta < 1.0)))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("delta must be 0 or strictly between 0 and 1, got %g", delta),
+				 errhint("Give 0 for pure epsilon-DP or a small delta such as 1e-6 (well below 1 / rows) for (epsilon, delta)-DP.")));
+	return delta;
+}
+
 /* k must be at least 1, and at most kmax when given. */
 void
 dpk_pg_check_k(int k, int kmax)

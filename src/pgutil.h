@@ -32,6 +32,12 @@ void		dpk_pg_install_hooks(void);
 /* ERROR unless epsilon is finite and > 0 (argname names it in the message). */
 void		dpk_pg_check_epsilon(double epsilon, const char *argname);
 
+/*
+ * The delta argument number argno: 0 when the SQL signature has none (an
+ * older definition); NULL, NaN, negative or >= 1 ERROR (22023).
+ */
+double		dpk_pg_delta_arg(FunctionCallInfo fcinfo, int argno);
+
 /* ERROR unless k >= 1 (and <= kmax when kmax > 0). */
 void		dpk_pg_check_k(int k, int kmax);
 

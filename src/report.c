@@ -32,6 +32,48 @@ report_row(ReturnSetInfo *rsinfo, const char *item, const char *value)
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, out, nulls);
 }
 
+/*
+ * The guarantee and the rho split of a Gaussian table (delta > 0): rho from
+ * (epsilon, delta), each family's share, squared l2 sensitivity and sigma,
+ * so that sum_f l2sq_f / (2 sigma_f^2) = rho can be recomputed.
+ */
+static void
+report_gauss_budget(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *cfg)
+{
+	double		rho = dpk_live_rho(cfg),
+				v[3],
+				l2sq[3];
+	static const char *const fam[3] = {"counts", "sums", "sum of squared norms"};
+	double		share[3] = {1.0 - tr->sum_share - tr->norm_share, tr->sum_share, tr->norm_share};
+	int			i;
+
+	dpk_live_gauss_vars(cfg, v);
+	dpk_live_l2sq(cfg, l2sq);
+	report_row(rsinfo, "guarantee",
+			   psprintf("approximate (epsilon, delta)-DP, epsilon = %g, delta = %g, over every release ever made "
+						"(rho-zCDP converted by Canonne-Kamath-Steinke 2020)", tr->epsilon, tr->delta));
+	report_row(rsinfo, "mechanism",
+			   "discrete Gaussian (exact sampler, Canonne-Kamath-Steinke 2020 Algorithm 3) on every tree node; "
+			   "release t sums the plain binary decomposition of t (nodes inside [1, t])");
+	report_row(rsinfo, "mode", tr->insert_only ? "insert_only (DELETE, UPDATE of tracked columns and TRUNCATE refused)"
+			   : "insert_delete (UPDATE = delete + insert, TRUNCATE = delete of every row)");
+	report_row(rsinfo, "delta", psprintf("%g", tr->delta));
+	report_row(rsinfo, "rho (zCDP)",
+			   psprintf("%.9g: the largest rho with inf_{a>1} exp((a-1)(a rho - epsilon)) / (a-1) (1-1/a)^a <= delta", rho));
+	for (i = 0; i < 3; i++)
+	{
+		if (share[i] <= 0.0 || (i == 2 && tr->dhat == 0))
+			continue;
+		report_row(rsinfo, psprintf("rho on %s", fam[i]), psprintf("%.9g (share %g)", rho * share[i], share[i]));
+		report_row(rsinfo, psprintf("%s: squared l2 sensitivity (one event, all nodes)", fam[i]),
+				   psprintf("%.9g", l2sq[i]));
+		report_row(rsinfo, psprintf("%s: sigma per tree node", fam[i]),
+				   psprintf("%.9g (sigma^2 = %.9g = l2^2 / (2 rho share), rounded up to %.9g)",
+							sqrt(v[i]), v[i],
+							dpk_gauss_scale_value(dpk_gauss_scale_from_double(v[i]))));
+	}
+}
+
 /* Rows on the guarantee, the epsilon split, levels and copies. */
 static void
 report_budget(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *cfg)
@@ -42,13 +84,18 @@ report_budget(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *
 	report_row(rsinfo, "tracked columns", tr->columns);
 	report_row(rsinfo, "unit of privacy",
 			   "one row version: an insertion at one release and possibly its later deletion (event-level, continual observation)");
-	report_row(rsinfo, "guarantee", psprintf("pure epsilon-DP, epsilon = %g, over every release ever made", tr->epsilon));
-	report_row(rsinfo, "mode", tr->insert_only ? "insert_only (DELETE, UPDATE of tracked columns and TRUNCATE refused)"
-			   : "insert_delete (UPDATE = delete + insert, TRUNCATE = delete of every row)");
-	report_row(rsinfo, "epsilon on counts",
-			   psprintf("%g", tr->epsilon * (1.0 - tr->sum_share - tr->norm_share)));
-	report_row(rsinfo, tr->dhat > 0 ? "epsilon on the lifting sums" : "epsilon on in-cell coordinate sums",
-			   psprintf("%g", tr->epsilon * tr->sum_share));
+	if (tr->delta > 0.0)
+		report_gauss_budget(rsinfo, tr, cfg);
+	else
+	{
+		report_row(rsinfo, "guarantee", psprintf("pure epsilon-DP, epsilon = %g, over every release ever made", tr->epsilon));
+		report_row(rsinfo, "mode", tr->insert_only ? "insert_only (DELETE, UPDATE of tracked columns and TRUNCATE refused)"
+				   : "insert_delete (UPDATE = delete + insert, TRUNCATE = delete of every row)");
+		report_row(rsinfo, "epsilon on counts",
+				   psprintf("%g", tr->epsilon * (1.0 - tr->sum_share - tr->norm_share)));
+		report_row(rsinfo, tr->dhat > 0 ? "epsilon on the lifting sums" : "epsilon on in-cell coordinate sums",
+				   psprintf("%g", tr->epsilon * tr->sum_share));
+	}
 	report_row(rsinfo, "levels with counters",
 			   psprintf("1 (level %d: %d cells per %sdimension, %.0f cells%s); coarser levels are sums of its cells",
 						tr->level, 1 << tr->level, tr->dhat > 0 ? "projected " : "",
@@ -62,12 +109,15 @@ report_budget(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *
 							tr->dhat, tr->d, tr->proj_seed, DPK_LIVE_HALF_WIDTH, tr->copies));
 		report_row(rsinfo, "copies", psprintf("%d (sensitivities include the factor %d)",
 											  tr->copies, tr->copies));
-		report_row(rsinfo, "epsilon on the sum of squared norms",
-				   psprintf("%g (one counter, for the cost curve)", tr->epsilon * tr->norm_share));
-		report_row(rsinfo, "sum of squared norms noise per tree node",
-				   psprintf("discrete Laplace, scale %.6g (sensitivity %g)",
-							dpk_scale_value(dpk_live_norm_scale(cfg)),
-							dpk_live_norm_sensitivity(cfg)));
+		if (tr->delta <= 0.0)
+		{
+			report_row(rsinfo, "epsilon on the sum of squared norms",
+					   psprintf("%g (one counter, for the cost curve)", tr->epsilon * tr->norm_share));
+			report_row(rsinfo, "sum of squared norms noise per tree node",
+					   psprintf("discrete Laplace, scale %.6g (sensitivity %g)",
+								dpk_scale_value(dpk_live_norm_scale(cfg)),
+								dpk_live_norm_sensitivity(cfg)));
+		}
 	}
 	else
 		report_row(rsinfo, "copies", "1 (no projection)");
@@ -77,8 +127,8 @@ report_budget(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *
 static void
 report_noise(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *cfg)
 {
-	DpkScale	cs = dpk_live_count_scale(cfg),
-				ss = dpk_live_sum_scale(cfg);
+	DpkScale	cs = tr->delta > 0.0 ? (DpkScale) {1, 1} : dpk_live_count_scale(cfg),
+				ss = tr->delta > 0.0 ? (DpkScale) {1, 1} : dpk_live_sum_scale(cfg);
 	int			h = dpk_tree_height((uint32_t) tr->horizon);
 	char	   *units;
 
@@ -86,6 +136,16 @@ report_noise(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *c
 	report_row(rsinfo, "horizon T (releases)", psprintf("%d", tr->horizon));
 	report_row(rsinfo, "tree height h = ceil(log2 T) + 1", psprintf("%d", h));
 	report_row(rsinfo, "deletion factor", tr->insert_only ? "1" : "2");
+	if (tr->delta > 0.0)
+	{
+		report_row(rsinfo, "count sensitivity (squared l2 = L1, one event: entries of +-1)",
+				   psprintf("%g = h x %s%s", dpk_live_count_sensitivity(cfg), tr->insert_only ? "1" : "2",
+							tr->dhat > 0 ? " x copies" : ""));
+		report_row(rsinfo, "sum sensitivity (squared l2, one event, fixed-point units)",
+				   psprintf("count sensitivity x d x %d^2 (d = %d)",
+							tr->dhat > 0 ? DPK_LIFT_UNITS / 2 : DPK_REL_UNITS, tr->d));
+		return;
+	}
 	report_row(rsinfo, "count sensitivity (L1, one event)",
 			   psprintf("%g = h x %s%s", dpk_live_count_sensitivity(cfg), tr->insert_only ? "1" : "2",
 						tr->dhat > 0 ? " x copies" : ""));
@@ -122,14 +182,20 @@ report_governance(ReturnSetInfo *rsinfo, const DpkTracked *tr, const char *reade
 	Oid			relid = tr->relid;
 
 	report_row(rsinfo, "noise source",
-			   "ChaCha20 keyed per table (pg_strong_random key), exact discrete Laplace (Canonne-Kamath-Steinke 2020), "
+			   tr->delta > 0.0
+			   ? "ChaCha20 keyed per table (pg_strong_random key), exact discrete Gaussian (Canonne-Kamath-Steinke 2020, "
+			   "discrete Laplace proposals accepted by exact Bernoulli(exp(-gamma)), integer arithmetic only)"
+			   : "ChaCha20 keyed per table (pg_strong_random key), exact discrete Laplace (Canonne-Kamath-Steinke 2020), "
 			   "exact cube sampler (negative binomial radius by rejection, uniform coordinates)");
 	report_row(rsinfo, "noise sampler version",
 			   psprintf("%d (this library: %d); exact rational scales, never rounded down",
 						tr->sampler_version, DPK_SAMPLER_VERSION));
 	report_row(rsinfo, "state format", psprintf("%d", tr->state_format));
 	report_row(rsinfo, "counter estimator",
-			   dpk_counter_estimator == DPK_TREE_SIGNED
+			   tr->delta > 0.0
+			   ? "binary: release t sums the nodes of the binary decomposition of t "
+			   "(discrete Gaussian tables, whatever dpkmeans.counter_estimator says)"
+			   : dpk_counter_estimator == DPK_TREE_SIGNED
 			   ? "signed: release t sums the nodes of the non-adjacent form of t"
 			   : "least squares: release t weighs the signed nodes of t, their children and their "
 			   "ancestors' children (post-processing of the same node noise)");

@@ -12,10 +12,9 @@
  */
 #include "postgres.h"
 
-#include "access/xlog.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
-#include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -31,6 +30,23 @@ static bool store_v01 = false;
 /* Set by dpk_store_begin: centers and costs have an objective column (0.3). */
 static bool store_objectives = false;
 
+/* Set by dpk_store_begin: the objects are 0.3's or newer (tracked.delta). */
+static bool store_has_delta = false;
+
+/*
+ * Whether tracked has the delta column (0.3): asked of the catalog caches,
+ * not of the version, since the install scripts of older versions run
+ * under the new version number.
+ */
+static bool
+store_tracked_has_delta(void)
+{
+	Oid			nsp = get_namespace_oid("dpkmeans_internal", true);
+	Oid			rel = OidIsValid(nsp) ? get_relname_relid("tracked", nsp) : InvalidOid;
+
+	return OidIsValid(rel) && get_attnum(rel, "delta") != InvalidAttrNumber;
+}
+
 /* Begin work on the internal tables (see store.h). */
 void
 dpk_store_begin(DpkOwnerSwitch *sw)
@@ -42,6 +58,7 @@ dpk_store_begin(DpkOwnerSwitch *sw)
 	dpk_pg_extension_row(&owner, &version);
 	store_v01 = strcmp(version, "0.1") == 0;
 	store_objectives = !store_v01 && strcmp(version, "0.2") != 0;
+	store_has_delta = !store_v01 && store_tracked_has_delta();
 	dpk_pg_owner_begin_as(sw, owner);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -192,11 +209,16 @@ dpk_store_merge_bytea(DpkCellMap *m, bytea *b, int sign)
 	"d, k, epsilon, lower, upper, horizon, mode, size_hint, level, sum_share, " \
 	"releases, columns, state, dhat, copies, proj_seed, norm_share, " \
 	"1 AS sampler_version, 1 AS state_format, NULL::bigint AS home_system_id, " \
-	"NULL::int AS home_timeline, NULL::oid AS home_database "
+	"NULL::int AS home_timeline, NULL::oid AS home_database, 0::float8 AS delta "
 #define TRACKED_COLUMNS_02 \
 	"d, k, epsilon, lower, upper, horizon, mode, size_hint, level, sum_share, " \
 	"releases, columns, state, dhat, copies, proj_seed, norm_share, " \
-	"sampler_version, state_format, home_system_id, home_timeline, home_database "
+	"sampler_version, state_format, home_system_id, home_timeline, home_database, " \
+	"0::float8 AS delta "
+#define TRACKED_COLUMNS_03 \
+	"d, k, epsilon, lower, upper, horizon, mode, size_hint, level, sum_share, " \
+	"releases, columns, state, dhat, copies, proj_seed, norm_share, " \
+	"sampler_version, state_format, home_system_id, home_timeline, home_database, delta "
 
 /* Read a table's configuration (see store.h). */
 bool
@@ -216,10 +238,15 @@ dpk_store_read_tracked(Oid relid, bool lock, MemoryContext ctx, DpkTracked *tr)
 			"WHERE relid = $1::oid::regclass FOR NO KEY UPDATE"
 			: "SELECT " TRACKED_COLUMNS_01 "FROM dpkmeans_internal.tracked "
 			"WHERE relid = $1::oid::regclass";
-	else
+	else if (!store_has_delta)
 		sql = lock ? "SELECT " TRACKED_COLUMNS_02 "FROM dpkmeans_internal.tracked "
 			"WHERE relid = $1::oid::regclass FOR NO KEY UPDATE"
 			: "SELECT " TRACKED_COLUMNS_02 "FROM dpkmeans_internal.tracked "
+			"WHERE relid = $1::oid::regclass";
+	else
+		sql = lock ? "SELECT " TRACKED_COLUMNS_03 "FROM dpkmeans_internal.tracked "
+			"WHERE relid = $1::oid::regclass FOR NO KEY UPDATE"
+			: "SELECT " TRACKED_COLUMNS_03 "FROM dpkmeans_internal.tracked "
 			"WHERE relid = $1::oid::regclass";
 	store_exec_rel(sql, relid, !lock, SPI_OK_SELECT);
 	if (SPI_processed == 0)
@@ -244,6 +271,7 @@ dpk_store_read_tracked(Oid relid, bool lock, MemoryContext ctx, DpkTracked *tr)
 	tr->norm_share = DatumGetFloat8(col_nn(0, "norm_share"));
 	tr->sampler_version = DatumGetInt32(col_nn(0, "sampler_version"));
 	tr->state_format = DatumGetInt32(col_nn(0, "state_format"));
+	tr->delta = DatumGetFloat8(col_nn(0, "delta"));
 
 	deconstruct_array(DatumGetArrayTypeP(col_nn(0, "columns")), TEXTOID, -1, false,
 					  TYPALIGN_INT, &elems, &nulls, &tr->ncols);
@@ -283,8 +311,8 @@ void
 dpk_store_insert_tracked(const DpkTracked *tr, const char *mode,
 						 const AttrNumber *attnums, const uint8 *key)
 {
-	Oid			types[23];
-	Datum		values[23];
+	Oid			types[24];
+	Datum		values[24];
 	Datum	   *names = palloc(tr->ncols * sizeof(Datum));
 	Datum	   *atts = palloc(tr->ncols * sizeof(Datum));
 	bytea	   *keyb = palloc(VARHDRSZ + DPK_KEY_BYTES);
@@ -344,6 +372,13 @@ dpk_store_insert_tracked(const DpkTracked *tr, const char *mode,
 	values[21] = Int32GetDatum(tr->home.timeline);
 	types[22] = OIDOID;
 	values[22] = ObjectIdGetDatum(tr->home.dbid);
+	types[23] = FLOAT8OID;
+	values[23] = Float8GetDatum(tr->delta);
+	if (!store_has_delta && tr->delta != 0.0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("delta needs dpkmeans 0.3"),
+				 errhint("Run ALTER EXTENSION dpkmeans UPDATE.")));
 	if (store_v01)
 		store_exec("INSERT INTO dpkmeans_internal.tracked (relid, columns, attnums, d, k, "
 				   "epsilon, lower, upper, horizon, mode, size_hint, level, sum_share, state, "
@@ -351,14 +386,22 @@ dpk_store_insert_tracked(const DpkTracked *tr, const char *mode,
 				   "$4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)",
 				   18, types, values, false, SPI_OK_INSERT);
 	else
-		store_exec("INSERT INTO dpkmeans_internal.tracked (relid, columns, d, k, "
+		store_exec(store_has_delta
+				   ? "INSERT INTO dpkmeans_internal.tracked (relid, columns, d, k, "
+				   "epsilon, lower, upper, horizon, mode, size_hint, level, sum_share, state, "
+				   "dhat, copies, proj_seed, norm_share, sampler_version, state_format, "
+				   "trigger_format, home_system_id, home_timeline, home_database, delta) VALUES "
+				   "($1::oid::regclass, $2, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
+				   "$14, $15, $16, $17, $18, $19, $20, " CppAsString2(DPK_TRIGGER_FORMAT)
+				   ", $21, $22, $23, $24)"
+				   : "INSERT INTO dpkmeans_internal.tracked (relid, columns, d, k, "
 				   "epsilon, lower, upper, horizon, mode, size_hint, level, sum_share, state, "
 				   "dhat, copies, proj_seed, norm_share, sampler_version, state_format, "
 				   "trigger_format, home_system_id, home_timeline, home_database) VALUES "
 				   "($1::oid::regclass, $2, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
 				   "$14, $15, $16, $17, $18, $19, $20, " CppAsString2(DPK_TRIGGER_FORMAT)
 				   ", $21, $22, $23)",
-				   23, types, values, false, SPI_OK_INSERT);
+				   store_has_delta ? 24 : 23, types, values, false, SPI_OK_INSERT);
 
 	if (key == NULL)
 		return;					/* a shard table: no key, no release */
@@ -719,41 +762,4 @@ dpk_store_histogram(Oid relid, int t, int d, MemoryContext ctx, DpkCellMap *nois
 	dpk_store_merge_bytea(noisy, DatumGetByteaPP(col_nn(0, "payload")), +1);
 	*level = DatumGetInt32(col_nn(0, "level"));
 	MemoryContextSwitchTo(old);
-}
-
-/* The live configuration of a tracked table. */
-void
-dpk_tracked_config(const DpkTracked *tr, DpkLiveConfig *cfg)
-{
-	dpk_live_defaults(cfg, tr->d, tr->k, tr->epsilon, (uint32_t) tr->horizon,
-					  tr->insert_only);
-	cfg->level = tr->level;
-	cfg->sum_share = tr->sum_share;
-	cfg->estimator = dpk_counter_estimator;
-	if (tr->dhat > 0)
-	{
-		dpk_live_use_projection(cfg, tr->proj_seed);
-		cfg->dhat = tr->dhat;
-		cfg->copies = tr->copies;
-		cfg->sum_share = tr->sum_share;
-		cfg->norm_share = tr->norm_share;
-	}
-}
-
-/* This server's cluster, WAL timeline and database (see store.h). */
-void
-dpk_home_current(DpkHome *home)
-{
-	home->known = true;
-	home->system_id = GetSystemIdentifier();
-	home->timeline = (int32) GetWALInsertionTimeLine();
-	home->dbid = MyDatabaseId;
-}
-
-/* Whether two homes are the same history. */
-bool
-dpk_home_equal(const DpkHome *a, const DpkHome *b)
-{
-	return a->known && b->known && a->system_id == b->system_id &&
-		a->timeline == b->timeline && a->dbid == b->dbid;
 }

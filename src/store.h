@@ -66,6 +66,8 @@ typedef struct DpkTracked
 	char	   *columns;		/* the same, comma-separated (reports) */
 	int			sampler_version;
 	int			state_format;
+	double		delta;			/* 0: pure epsilon; > 0: discrete Gaussian
+								 * (column of 0.3; 0 for older objects) */
 	DpkHome		home;
 	DpkCellMap	state;
 } DpkTracked;

@@ -304,6 +304,13 @@ parse_row_specs(const char *spec, int dmin, int dmax, RowSpec *out, int max,
 	return n;
 }
 
+/*
+ * --delta X of every benchmark: 0 (pure epsilon, the default) or the delta of
+ * approximate DP, which switches every configuration to discrete Gaussian
+ * noise through its dpk_*_use_delta (before the command-line overrides).
+ */
+static double bench_delta = 0.0;
+
 /* The value of option argv[*i] (advancing *i); usage() when it is missing. */
 static inline const char *
 arg_value(int argc, char **argv, int *i)
@@ -390,11 +397,14 @@ bench_plain_grid(const MixData *mx, const DpkBox *box, double eps, int seed,
 
 /* ---- releases measured: every t >= T/4, or a sample of them ---- */
 
-/* Nodes of the signed tree decomposition of release t (counter.h). */
+/*
+ * Nodes of release t: the signed tree decomposition (counter.h), or with
+ * --delta the plain binary one of Gaussian tables.
+ */
 static inline int
 bench_nodes(uint32_t t)
 {
-	return dpk_tree_nodes(t);
+	return bench_delta > 0.0 ? __builtin_popcount(t) : dpk_tree_nodes(t);
 }
 
 #define BENCH_MAX_NODES 34

@@ -224,6 +224,7 @@ live_init(Live *lv, int d, int k, double eps, uint32_t horizon, bool insert_only
 		  size_t size_hint, const Options *opt)
 {
 	dpk_live_defaults(&lv->cfg, d, k, eps, horizon, insert_only);
+	dpk_live_use_delta(&lv->cfg, bench_delta);
 	if (!isnan(opt->sum_share))
 		lv->cfg.sum_share = opt->sum_share;
 	if (!isnan(opt->threshold))
@@ -317,6 +318,7 @@ oneshot_cost(const DpkBox *box, const double *cur, size_t ncur, int k, double ep
 
 	open_seed_stream(&s, keyseed);
 	dpk_lowd_defaults(&cfg, eps, k);
+	dpk_lowd_use_delta(&cfg, bench_delta);
 	cfg.restarts = restarts;
 	dpk_lowd_cluster(box, cur, ncur, &cfg, &s, &res);
 	cost = dpk_kmeans_cost(cur, NULL, (int) ncur, box->d, res.centers, k, NULL);
@@ -761,7 +763,9 @@ main(int argc, char **argv)
 	{
 		const char *a = argv[i];
 
-		if (strcmp(a, "--seeds") == 0)
+		if (strcmp(a, "--delta") == 0)
+			bench_delta = atof(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--seeds") == 0)
 			opt.seeds = atoi(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--seed-base") == 0)
 			opt.seed_base = atoi(arg_value(argc, argv, &i));

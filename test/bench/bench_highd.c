@@ -130,6 +130,7 @@ lowd(const MixData *mx, const DpkBox *box, const Row *row, int seed, int restart
 	double		cost;
 
 	dpk_lowd_defaults(&cfg, row->eps, row->k);
+	dpk_lowd_use_delta(&cfg, bench_delta);
 	cfg.restarts = restarts;
 	open_row_stream(&s, row->d, row->k, row->eps, seed, METHOD_L);
 	dpk_lowd_cluster(box, mx->points, mx->n, &cfg, &s, &res);
@@ -145,6 +146,7 @@ static void
 highd_config(const Options *opt, double eps, int k, int seed, DpkHighdConfig *cfg)
 {
 	dpk_highd_defaults(cfg, eps, k);
+	dpk_highd_use_delta(cfg, bench_delta);
 	if (opt->dhat > 0)
 		cfg->dhat = opt->dhat;
 	if (opt->copies > 0)
@@ -302,7 +304,9 @@ main(int argc, char **argv)
 	{
 		const char *a = argv[i];
 
-		if (strcmp(a, "--seeds") == 0)
+		if (strcmp(a, "--delta") == 0)
+			bench_delta = atof(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--seeds") == 0)
 			opt.seeds = atoi(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--n") == 0)
 			opt.n = (size_t) atof(arg_value(argc, argv, &i));

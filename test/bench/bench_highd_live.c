@@ -217,6 +217,7 @@ live_config(DpkLiveConfig *cfg, int d, int k, double eps, uint32_t horizon,
 {
 	dpk_live_defaults(cfg, d, k, eps, horizon, insert_only);
 	dpk_live_use_projection(cfg, proj_seed & UINT64_C(0x7fffffffffffffff));
+	dpk_live_use_delta(cfg, bench_delta);
 	if (opt->copies > 0)
 		cfg->copies = opt->copies;
 	if (!isnan(opt->sum_share))
@@ -355,6 +356,7 @@ oneshot_cost(const DpkBox *box, const double *cur, size_t ncur, int k, double ep
 
 	open_seed_stream(&s, keyseed);
 	dpk_highd_defaults(&cfg, eps, k);
+	dpk_highd_use_delta(&cfg, bench_delta);
 	cfg.max_cells = MAX_CELLS;
 	cfg.restarts = restarts;
 	dpk_highd_oneshot_cluster(box, cur, ncur, &cfg, &s, &res);
@@ -811,7 +813,9 @@ main(int argc, char **argv)
 	{
 		const char *a = argv[i];
 
-		if (strcmp(a, "--seeds") == 0)
+		if (strcmp(a, "--delta") == 0)
+			bench_delta = atof(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--seeds") == 0)
 			opt.seeds = atoi(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--seed-base") == 0)
 			opt.seed_base = atoi(arg_value(argc, argv, &i));

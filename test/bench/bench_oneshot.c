@@ -112,6 +112,7 @@ oneshot(const MixData *mx, const DpkBox *box, const Row *row, int seed,
 				cost;
 
 	dpk_lowd_defaults(&cfg, row->eps, row->k);
+	dpk_lowd_use_delta(&cfg, bench_delta);
 	if (!isnan(opt->sum_share))
 		cfg.sum_share = opt->sum_share;
 	if (!isnan(opt->n_share))
@@ -243,7 +244,9 @@ main(int argc, char **argv)
 	{
 		const char *a = argv[i];
 
-		if (strcmp(a, "--seeds") == 0)
+		if (strcmp(a, "--delta") == 0)
+			bench_delta = atof(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--seeds") == 0)
 			opt.seeds = atoi(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--n") == 0)
 			opt.n = (size_t) atof(arg_value(argc, argv, &i));

@@ -78,13 +78,13 @@ cell_stats_noise(CellStats *cs, DpkStream *s)
 			dpk_check_interrupts();
 		if (cs->lcount)
 			cs->count[c] = (double) (cs->lcount[c] +
-									 dpk_discrete_laplace(s, pl->lift_count_scale));
-		dpk_vector_noise(s, pl->sum_scale, d, 1, cs->lsum + c * d);
+									 dpk_noise_draw(s, &pl->lift_count_scale));
+		dpk_noise_add_vector(s, &pl->sum_scale, d, 1, cs->lsum + c * d);
 		for (j = 0; j < d; j++)
 			cs->sum[c * d + j] = (double) cs->lsum[c * d + j] / DPK_LIFT_UNITS;
 		/* sums of squared norms are released only with their own noise */
 		cs->norm[c] = pl->have_norm
-			? (double) (cs->lnorm[c] + dpk_discrete_laplace(s, pl->norm_scale)) / unit2
+			? (double) (cs->lnorm[c] + dpk_noise_draw(s, &pl->norm_scale)) / unit2
 			: 0.0;
 	}
 	dpk_free(cs->lcount);
@@ -166,7 +166,7 @@ copy_clusters(const DpkHighdPlan *pl, const DpkProjection *proj, const double *c
 		dpk_project_back(proj, pc + (size_t) j * dhat, fallback + (size_t) j * d);
 		assign[j] = j;
 	}
-	dpk_highd_partition_stats(pl, &pt, pl->lift_count_scale, pl->sum_scale, s, cnt, sum);
+	dpk_highd_partition_stats(pl, &pt, &pl->lift_count_scale, &pl->sum_scale, s, cnt, sum);
 	dpk_lift_centers(d, k, (size_t) k, cnt, sum, assign, min_count, fallback,
 					 out->centers, out->sizes);
 	out->score = dpk_lift_cost(d, k, (size_t) k, cnt, sum, NULL, assign, sum_var_norm,
@@ -228,7 +228,7 @@ refine_step(const DpkHighdPlan *pl, DpkStream *s, double *centers, double *sizes
 	double		sum_var_norm = pl->refine_sum_var / ((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS);
 	DpkHighdPartition pt = {k, 0, NULL, NULL, NULL, centers};
 
-	dpk_highd_partition_stats(pl, &pt, pl->refine_count_scale, pl->refine_sum_scale, s,
+	dpk_highd_partition_stats(pl, &pt, &pl->refine_count_scale, &pl->refine_sum_scale, s,
 							  cnt, sum);
 	for (j = 0; j < k; j++)
 		ident[j] = j;

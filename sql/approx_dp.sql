@@ -1,0 +1,94 @@
+-- Approximate DP: the delta argument of dp_kmeans and dp_attach.  delta = 0
+-- (the default) keeps pure epsilon-DP with the same draws; delta in (0, 1)
+-- switches every counter to exact discrete Gaussian noise.
+CREATE FUNCTION approx_error(stmt text) RETURNS text LANGUAGE plpgsql AS $f$
+DECLARE
+    hint text;
+BEGIN
+    EXECUTE stmt;
+    RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+    GET STACKED DIAGNOSTICS hint = PG_EXCEPTION_HINT;
+    RETURN SQLSTATE || ': ' || SQLERRM || CASE WHEN hint <> '' THEN ' (hint: ' || hint || ')' ELSE '' END;
+END
+$f$;
+
+-- points on four blobs, no randomness (the same rows on every platform)
+CREATE TABLE ablobs AS
+SELECT (ARRAY[20, 80, 20, 80])[1 + i % 4] + ((i::bigint * 7919) % 1000) / 500.0 - 1 AS x,
+       (ARRAY[20, 20, 80, 80])[1 + i % 4] + ((i::bigint * 104729) % 1000) / 500.0 - 1 AS y
+FROM generate_series(1, 40000) AS i;
+
+-- bad deltas are refused, in dp_kmeans and in dp_attach
+SELECT d, approx_error(format($$SELECT * FROM dp_kmeans('SELECT x, y FROM ablobs', 4, 1.0,
+                              ARRAY[0, 0], ARRAY[100, 100], delta => %s)$$, d))
+FROM unnest(ARRAY['NULL', '-1e-9', '-1', '''NaN''', '1', '1.5', '''Infinity''', '''-Infinity''']) AS d;
+SELECT d, approx_error(format($$SELECT dp_attach('ablobs', ARRAY['x', 'y'], 4, 1.0,
+                              ARRAY[0, 0], ARRAY[100, 100], delta => %s)$$, d))
+FROM unnest(ARRAY['NULL', '-0.5', '''NaN''', '1']) AS d;
+SELECT count(*) AS attached FROM dpkmeans_internal.tracked WHERE relid = 'ablobs'::regclass;
+
+-- one-shot with delta: exactly k rows, the four blobs found, sizes about N
+-- (low d and the projected pipeline at d = 8)
+WITH c AS (SELECT * FROM dp_kmeans('SELECT x, y FROM ablobs', 4, 1.0,
+                                   ARRAY[0, 0], ARRAY[100, 100], delta => 1e-6))
+SELECT (SELECT count(*) FROM c) AS rows,
+       (SELECT count(*) FROM (VALUES (20, 20), (80, 20), (20, 80), (80, 80)) t(a, b)
+        WHERE EXISTS (SELECT 1 FROM c WHERE abs(center[1] - a) < 1.5 AND abs(center[2] - b) < 1.5)) AS found,
+       abs((SELECT sum(noisy_size) FROM c) - 40000) < 800 AS sizes_ok;
+WITH c AS (SELECT * FROM dp_kmeans('SELECT x, y, x, y, x, y, x, y FROM ablobs', 4, 1.0,
+                                   ARRAY[0, 0, 0, 0, 0, 0, 0, 0],
+                                   ARRAY[100, 100, 100, 100, 100, 100, 100, 100], NULL, 1e-6))
+SELECT (SELECT count(*) FROM c) AS rows,
+       (SELECT count(*) FROM (VALUES (20, 20), (80, 20), (20, 80), (80, 80)) t(a, b)
+        WHERE EXISTS (SELECT 1 FROM c WHERE abs(center[1] - a) < 5 AND abs(center[8] - b) < 5)) AS found;
+SELECT count(*) FROM dp_kmeans('SELECT x, y FROM ablobs', 3, 0.5, ARRAY[0, 0], ARRAY[100, 100], n => 40000, delta => 0.01);
+
+-- live tables: three copies of the data under one fixed key (set by the
+-- superuser before the first release): pure by default, pure with an explicit
+-- delta = 0, and Gaussian
+CREATE TABLE apure AS SELECT * FROM ablobs;
+CREATE TABLE azero AS SELECT * FROM ablobs;
+CREATE TABLE agauss AS SELECT * FROM ablobs;
+SELECT dp_attach('apure', ARRAY['x', 'y'], 4, 1.0, ARRAY[0, 0], ARRAY[100, 100],
+                 horizon => 16, size_hint => 40000);
+SELECT dp_attach('azero', ARRAY['x', 'y'], 4, 1.0, ARRAY[0, 0], ARRAY[100, 100],
+                 horizon => 16, size_hint => 40000, delta => 0);
+SELECT dp_attach('agauss', ARRAY['x', 'y'], 4, 1.0, ARRAY[0, 0], ARRAY[100, 100],
+                 horizon => 16, size_hint => 40000, delta => 1e-6);
+SELECT relid, delta, sum_share, level FROM dpkmeans_internal.tracked
+WHERE relid IN ('apure'::regclass, 'azero'::regclass, 'agauss'::regclass) ORDER BY relid::text;
+UPDATE dpkmeans_internal.keys SET key = decode(repeat('5a', 32), 'hex')
+WHERE relid IN ('apure'::regclass, 'azero'::regclass, 'agauss'::regclass);
+SELECT dp_release('apure'), dp_release('azero'), dp_release('agauss');
+INSERT INTO apure SELECT x + 0.5, y FROM ablobs WHERE x < 50 LIMIT 3000;
+INSERT INTO azero SELECT x + 0.5, y FROM ablobs WHERE x < 50 LIMIT 3000;
+INSERT INTO agauss SELECT x + 0.5, y FROM ablobs WHERE x < 50 LIMIT 3000;
+SELECT dp_release('apure'), dp_release('azero'), dp_release('agauss');
+
+-- the pure releases under the fixed key, as tables attached without delta
+-- make them (the counter of dpkmeans.counter_estimator)
+SELECT cluster, array(SELECT round(v::numeric, 6) FROM unnest(center) v) AS center,
+       round(noisy_size::numeric, 3) AS noisy_size
+FROM dp_centers('apure', 4) ORDER BY cluster;
+SELECT level, count(*), round(sum(noisy_count)::numeric, 3) AS noisy_n FROM dp_histogram('apure') GROUP BY level;
+-- delta = 0 draws exactly the same; the Gaussian table draws other noise
+SELECT (SELECT array_agg(center ORDER BY cluster) FROM dp_centers('apure', 4)) =
+       (SELECT array_agg(center ORDER BY cluster) FROM dp_centers('azero', 4)) AS zero_is_pure,
+       (SELECT array_agg(noisy_count ORDER BY cell) FROM dp_histogram('apure')) =
+       (SELECT array_agg(noisy_count ORDER BY cell) FROM dp_histogram('azero')) AS same_histogram,
+       (SELECT array_agg(noisy_count ORDER BY cell) FROM dp_histogram('apure')) <>
+       (SELECT array_agg(noisy_count ORDER BY cell) FROM dp_histogram('agauss')) AS gauss_differs;
+-- the Gaussian release finds the blobs
+SELECT count(*) AS found
+FROM (VALUES (20, 20), (80, 20), (20, 80), (80, 80)) t(a, b)
+WHERE EXISTS (SELECT 1 FROM dp_centers('agauss', 4) c
+              WHERE abs(c.center[1] - a) < 1.5 AND abs(c.center[2] - b) < 1.5);
+-- the report names the mechanism, delta, rho and each family's sigma
+SELECT item, value FROM dp_privacy_report('agauss')
+WHERE item ~ '^(guarantee|mechanism|delta|rho|counts|sums)' ORDER BY item;
+SELECT item, value FROM dp_privacy_report('apure') WHERE item IN ('guarantee', 'epsilon on counts');
+
+SELECT dp_detach('apure'), dp_detach('azero'), dp_detach('agauss');
+DROP TABLE apure, azero, agauss, ablobs;
+DROP FUNCTION approx_error(text);

@@ -1,0 +1,170 @@
+/*
+ * highd_plan.c
+ *		The plan of a high-dimensional one-shot release (see highd.h): its
+ *		budget (of epsilon, or with delta > 0 of rho), the noisy N, the
+ *		noise of every family and the projected grid.
+ */
+#include "highd.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "dpk_mem.h"
+#include "rugnik.h"
+#include "zcdp.h"
+
+/* ---- plan ---- */
+
+/*
+ * Noise of sensitivity / eps and its variance; eps <= 0 means unused.  With
+ * vector_d > 0 the sensitivity is a per-coordinate bound of a
+ * vector_d-vector (cube noise at that l-infinity scale; Gaussian: the l2
+ * bound sqrt(vector_d) sensitivity) and the variance that of a coordinate.
+ * With gauss, eps is a share of rho and sigma^2 = l2^2 / (2 eps).
+ */
+static bool
+plan_scale(bool gauss, double sensitivity, double eps, int vector_d, DpkNoise *noise,
+		   double *var)
+{
+	DpkScale	one = {1, 1};
+	double		l2sq = sensitivity * sensitivity * (vector_d > 0 ? vector_d : 1);
+
+	if (!(eps > 0.0))
+	{
+		*noise = dpk_noise_laplace(one);
+		*var = 0.0;
+		return false;
+	}
+	*noise = gauss ? dpk_noise_gauss(dpk_gauss_scale_from_double(dpk_zcdp_sigma2(l2sq, eps)))
+		: dpk_noise_laplace(dpk_scale_from_double(sensitivity / eps));
+	*var = dpk_noise_variance(noise, vector_d);
+	return true;
+}
+
+/*
+ * The noise scales of a plan from its budget.  Sensitivities of one point:
+ * 1 on the counts of a grid or a partition; U / 2 in every coordinate
+ * (l-infinity) of a sum vector of centred fixed-point coordinates, which
+ * gets the vector noise; d U^2 / 4 on a sum of squared norms.
+ */
+static void
+plan_scales(DpkHighdPlan *pl)
+{
+	const DpkHighdConfig *cfg = pl->cfg;
+	DpkHighdBudget *eps = &pl->eps;
+	int			d = pl->d;
+	bool		g = cfg->delta > 0.0;
+
+	plan_scale(g, 1.0, eps->eps_grid, 0, &pl->count_scale, &pl->count_var);
+	if (cfg->lift_mode == DPK_LIFT_JOINT &&
+		!plan_scale(g, 1.0, eps->eps_group, 0, &pl->group_scale, &pl->group_var))
+		eps->eps_group = 0.0;
+	pl->have_lift = plan_scale(g, DPK_LIFT_UNITS / 2.0, eps->eps_lift_sum, d, &pl->sum_scale,
+							   &pl->sum_var);
+	if (cfg->lift_mode == DPK_LIFT_CELL && eps->eps_lift_count <= 0.0)
+	{
+		pl->lift_count_scale = pl->count_scale;
+		pl->lift_count_var = pl->count_var;
+	}
+	else if (!plan_scale(g, 1.0, eps->eps_lift_count, 0, &pl->lift_count_scale,
+						 &pl->lift_count_var))
+		pl->have_lift = false;
+	pl->have_norm = plan_scale(g, d * (DPK_LIFT_UNITS / 2.0) * (DPK_LIFT_UNITS / 2.0),
+							   eps->eps_lift_norm, 0, &pl->norm_scale, &pl->norm_var);
+	/* refinement steps (research): scale 1 and no noise unless budgeted */
+	plan_scale(g, 1.0, 0.0, 0, &pl->refine_count_scale, &pl->refine_count_var);
+	plan_scale(g, 1.0, 0.0, 0, &pl->refine_sum_scale, &pl->refine_sum_var);
+	if (eps->eps_refine > 0.0)
+	{
+		plan_scale(g, 1.0, eps->eps_refine_count, 0, &pl->refine_count_scale,
+				   &pl->refine_count_var);
+		plan_scale(g, DPK_LIFT_UNITS / 2.0, eps->eps_refine_sum, d, &pl->refine_sum_scale,
+				   &pl->refine_sum_var);
+	}
+}
+
+/* Projected grid: RUGNIK at the count noise actually used, capped. */
+static void
+plan_grid(DpkHighdPlan *pl)
+{
+	const DpkHighdConfig *cfg = pl->cfg;
+	int			d = pl->d,
+				max_per_dim;
+	double		m,
+				max_cells = cfg->max_cells;
+
+	if (cfg->lift_mode == DPK_LIFT_CELL && cfg->lift_coarsen <= 1 &&
+		cfg->max_lift_values / d < max_cells)
+		max_cells = cfg->max_lift_values / d;
+	max_per_dim = (int) floor(pow(max_cells, 1.0 / pl->dhat) + 1e-9);
+	if (max_per_dim < 1)
+		max_per_dim = 1;
+	m = dpk_grid_m(DPK_RULE_RUGNIK, pl->noisy_n, dpk_rugnik_eps_for_variance(pl->count_var),
+				   pl->k, pl->dhat);
+	if (cfg->grid_scale == 1.0)
+		pl->m = dpk_grid_cells_per_dim(DPK_RULE_RUGNIK, m, pl->noisy_n,
+									   dpk_rugnik_eps_for_variance(pl->count_var), pl->k,
+									   pl->dhat, max_per_dim);
+	else
+	{
+		/* clamp in floating point: m can be astronomically large */
+		double		ms = floor(m * cfg->grid_scale + 0.5);
+
+		pl->m = !(ms >= 1.0) ? 1 : (ms >= (double) max_per_dim ? max_per_dim : (int) ms);
+	}
+	pl->lift_m = pl->m;
+	if (cfg->lift_mode == DPK_LIFT_CELL && cfg->lift_coarsen > 1)
+	{
+		int			lmax = (int) floor(pow(cfg->max_lift_values / d, 1.0 / pl->dhat) + 1e-9);
+
+		pl->lift_m = (pl->m + cfg->lift_coarsen - 1) / cfg->lift_coarsen;
+		if (pl->lift_m > lmax)
+			pl->lift_m = lmax;
+		if (pl->lift_m < 1)
+			pl->lift_m = 1;
+	}
+}
+
+/* Plan a release (see highd.h). */
+void
+dpk_highd_plan(DpkHighdPlan *pl, const DpkBox *box, const double *points, size_t n,
+			   const DpkHighdConfig *cfg, DpkStream *s)
+{
+	memset(pl, 0, sizeof(*pl));
+	pl->box = box;
+	pl->points = points;
+	pl->n = n;
+	pl->cfg = cfg;
+	pl->d = box->d;
+	pl->k = cfg->k;
+	pl->dhat = cfg->dhat > 0 ? cfg->dhat : dpk_highd_dhat(pl->d, pl->k);
+	if (cfg->delta > 0.0)
+	{
+		/* the shares split rho instead of epsilon (zCDP composes additively) */
+		DpkHighdConfig z = *cfg;
+
+		z.epsilon = dpk_zcdp_rho(cfg->epsilon, cfg->delta);
+		pl->eps = dpk_budget_highd(&z, pl->d);
+	}
+	else
+		pl->eps = dpk_budget_highd(cfg, pl->d);
+	pl->copies = pl->eps.copies;
+
+	/* Noisy N: sensitivity 1, only used to size the projected grid. */
+	if (cfg->public_n >= 0.0)
+		pl->noisy_n = cfg->public_n;
+	else
+	{
+		DpkNoise	nn;
+		double		var;
+
+		plan_scale(cfg->delta > 0.0, 1.0, pl->eps.eps_n, 0, &nn, &var);
+		pl->noisy_n = (double) n + (double) dpk_noise_draw(s, &nn);
+	}
+	if (pl->noisy_n < 1.0)
+		pl->noisy_n = 1.0;
+
+	plan_scales(pl);
+	plan_grid(pl);
+}
+

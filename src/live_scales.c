@@ -1,0 +1,289 @@
+/*
+ * live_scales.c
+ *		Live tables: sensitivities, the per-node noise of each counter family
+ *		(pure epsilon: discrete Laplace and cube noise; delta > 0: discrete
+ *		Gaussians under zCDP) and the draws of a cell's tree noise in the
+ *		plain decomposition of Gaussian tables.
+ */
+#include "live_core.h"
+
+#include <math.h>
+
+#include "budget.h"
+#include "dpk_mem.h"
+#include "lift.h"
+#include "zcdp.h"
+
+/*
+ * Count sensitivity: h tree nodes of one cell per copy, twice with
+ * deletions.
+ */
+double
+dpk_live_count_sensitivity(const DpkLiveConfig *cfg)
+{
+	return (double) dpk_tree_height(cfg->horizon) * (cfg->insert_only ? 1.0 : 2.0) *
+		cfg->copies;
+}
+
+/*
+ * Sum sensitivity, an l-infinity bound per node for the vector noise of
+ * dpk_vector_noise (no factor d): each of a cell's d sums moves by
+ * < DPK_REL_UNITS (in-cell offsets) or by at most DPK_LIFT_UNITS / 2
+ * (centred lifting sums) in h nodes.
+ */
+double
+dpk_live_sum_sensitivity(const DpkLiveConfig *cfg)
+{
+	if (cfg->dhat > 0)
+		return dpk_live_count_sensitivity(cfg) * (DPK_LIFT_UNITS / 2.0);
+	return dpk_live_count_sensitivity(cfg) * DPK_REL_UNITS;
+}
+
+/* One global counter: ||q||^2 <= d U^2 / 4 per point, h nodes, x2 deletions. */
+double
+dpk_live_norm_sensitivity(const DpkLiveConfig *cfg)
+{
+	return (double) dpk_tree_height(cfg->horizon) * (cfg->insert_only ? 1.0 : 2.0) *
+		cfg->d * (DPK_LIFT_UNITS / 2.0) * (DPK_LIFT_UNITS / 2.0);
+}
+
+/*
+ * The real per-node scales of a configuration: [0] counts, [1] sums, [2] the
+ * norm counter (1.0 for a quantity that gets no epsilon and no noise).
+ */
+static void
+live_real_scales(const DpkLiveConfig *cfg, double b[3])
+{
+	DpkLiveBudget eps = dpk_budget_live(cfg);
+
+	b[0] = dpk_live_count_sensitivity(cfg) / eps.eps_count;
+	b[1] = cfg->sum_share <= 0.0 ? 1.0 : dpk_live_sum_sensitivity(cfg) / eps.eps_sum;
+	b[2] = cfg->norm_share <= 0.0 ? 1.0 : dpk_live_norm_sensitivity(cfg) / eps.eps_norm;
+}
+
+/* Scale of the norm counter's node noise. */
+DpkScale
+dpk_live_norm_scale(const DpkLiveConfig *cfg)
+{
+	double		b[3];
+
+	live_real_scales(cfg, b);
+	return dpk_scale_from_double(b[2]);
+}
+
+/* Scale of one node's count noise. */
+DpkScale
+dpk_live_count_scale(const DpkLiveConfig *cfg)
+{
+	double		b[3];
+
+	live_real_scales(cfg, b);
+	return dpk_scale_from_double(b[0]);
+}
+
+/* Scale of one node's sum noise (unused when sum_share is 0). */
+DpkScale
+dpk_live_sum_scale(const DpkLiveConfig *cfg)
+{
+	double		b[3];
+
+	live_real_scales(cfg, b);
+	return dpk_scale_from_double(b[1]);
+}
+
+/* rho of a table: the largest one (epsilon, delta) allows; 0 when pure. */
+double
+dpk_live_rho(const DpkLiveConfig *cfg)
+{
+	/* the last answer is kept: releases ask for it many times */
+	static double last_eps = -1.0,
+				last_delta = -1.0,
+				last_rho = 0.0;
+
+	if (!(cfg->delta > 0.0))
+		return 0.0;
+	if (cfg->epsilon != last_eps || cfg->delta != last_delta)
+	{
+		last_rho = dpk_zcdp_rho(cfg->epsilon, cfg->delta);
+		last_eps = cfg->epsilon;
+		last_delta = cfg->delta;
+	}
+	return last_rho;
+}
+
+/*
+ * Squared l2 sensitivities of one event over every node (and copy) it
+ * touches: each touched (node, cell) entry of a count moves by 1, so [0] is
+ * the count's l1 sensitivity; each coordinate of a touched sum entry by at
+ * most the per-coordinate unit, so [1] is that times d unit^2 (sqrt(d) times
+ * the per-coordinate bound in l2, not d times); the norm counter [2] moves by
+ * at most d U^2 / 4 in each of its touched nodes.
+ */
+void
+dpk_live_l2sq(const DpkLiveConfig *cfg, double l2sq[3])
+{
+	double		unit = cfg->dhat > 0 ? DPK_LIFT_UNITS / 2.0 : (double) DPK_REL_UNITS;
+
+	l2sq[0] = dpk_live_count_sensitivity(cfg);
+	l2sq[1] = l2sq[0] * cfg->d * unit * unit;
+	l2sq[2] = dpk_live_norm_sensitivity(cfg) * cfg->d * (DPK_LIFT_UNITS / 2.0) *
+		(DPK_LIFT_UNITS / 2.0);
+}
+
+/*
+ * Per-node Gaussian variances sigma_i^2 = l2sq_i / (2 rho_i), with rho split
+ * over the families by the table's shares (dpk_budget_live on rho: zCDP
+ * composes additively, like epsilon); 1.0 for a family without a share.
+ */
+void
+dpk_live_gauss_vars(const DpkLiveConfig *cfg, double v[3])
+{
+	DpkLiveConfig z = *cfg;
+	DpkLiveBudget rho;
+	double		l2sq[3];
+
+	z.epsilon = dpk_live_rho(cfg);
+	rho = dpk_budget_live(&z);
+	dpk_live_l2sq(cfg, l2sq);
+	v[0] = dpk_zcdp_sigma2(l2sq[0], rho.eps_count);
+	v[1] = cfg->sum_share <= 0.0 ? 1.0 : dpk_zcdp_sigma2(l2sq[1], rho.eps_sum);
+	v[2] = cfg->norm_share <= 0.0 ? 1.0 : dpk_zcdp_sigma2(l2sq[2], rho.eps_norm);
+}
+
+/* Every Gaussian variance representable; *largest the largest sigma^2. */
+static bool
+live_gauss_representable(const DpkLiveConfig *cfg, double *largest)
+{
+	double		v[3];
+	bool		ok = true;
+	int			i;
+
+	dpk_live_gauss_vars(cfg, v);
+	*largest = 0.0;
+	for (i = 0; i < 3; i++)
+	{
+		if (!(v[i] <= *largest))
+			*largest = v[i];
+		ok = ok && dpk_gauss_scale_representable(v[i]);
+	}
+	return ok;
+}
+
+/* The noise family of counts, sums or the norm counter (which = 0, 1, 2). */
+static DpkNoise
+live_family(const DpkLiveConfig *cfg, int which)
+{
+	double		v[3];
+
+	if (cfg->delta > 0.0)
+	{
+		dpk_live_gauss_vars(cfg, v);
+		return dpk_noise_gauss(dpk_gauss_scale_from_double(v[which]));
+	}
+	if (which == 0)
+		return dpk_noise_laplace(dpk_live_count_scale(cfg));
+	if (which == 1)
+		return dpk_noise_laplace(dpk_live_sum_scale(cfg));
+	return dpk_noise_laplace(dpk_live_norm_scale(cfg));
+}
+
+/* Per-node noise of counts. */
+DpkNoise
+dpk_live_count_noise(const DpkLiveConfig *cfg)
+{
+	return live_family(cfg, 0);
+}
+
+/* Per-node noise of sum vectors. */
+DpkNoise
+dpk_live_sum_noise(const DpkLiveConfig *cfg)
+{
+	return live_family(cfg, 1);
+}
+
+/* Per-node noise of the norm counter. */
+DpkNoise
+dpk_live_norm_noise(const DpkLiveConfig *cfg)
+{
+	return live_family(cfg, 2);
+}
+
+/* Nodes summed by release t: the signed (NAF) or, Gaussian, the plain decomposition. */
+int
+dpk_live_release_nodes(const DpkLiveConfig *cfg, uint32_t t)
+{
+	int			l[34];
+	uint32_t	i[34];
+
+	if (cfg->delta > 0.0)
+		return dpk_tree_decompose_binary(t, l, i);
+	return dpk_tree_nodes(t);
+}
+
+/*
+ * The tree noise of one cell at release t in the table's mechanism:
+ * dpk_cell_noise (the pure draws, unchanged) or dpk_cell_noise_gauss.
+ */
+void
+dpk_live_cell_noise(DpkStream *s, const uint8_t key[DPK_KEY_BYTES], int level,
+					uint64_t cell, uint32_t t, int d, const DpkNoise *count,
+					const DpkNoise *sum, DpkSumNoise sums, int64_t *out)
+{
+	if (count->gauss)
+		dpk_cell_noise_gauss(s, key, level, cell, t, d, count->var, sum->var, sums, out);
+	else
+		dpk_cell_noise(s, key, level, cell, t, d, count->lap, sum->lap, sums, out);
+}
+
+/*
+ * Approximate DP for a configuration: delta and the Gaussian default shares
+ * (dpk_budget_live_gauss_shares); delta 0 leaves the configuration as it is.
+ */
+void
+dpk_live_use_delta(DpkLiveConfig *cfg, double delta)
+{
+	DpkLiveShares sh;
+
+	cfg->delta = delta;
+	if (delta <= 0.0)
+		return;
+	sh = dpk_budget_live_gauss_shares(cfg->d, cfg->dhat > 0);
+	cfg->sum_share = sh.sum_share;
+	cfg->norm_share = sh.norm_share;
+}
+
+/* Whether every scale has an exact representation (see live_core.h). */
+bool
+dpk_live_scales_representable(const DpkLiveConfig *cfg, double *largest)
+{
+	double		b[3];
+	bool		ok = true;
+	int			i;
+
+	if (cfg->delta > 0.0)
+		return live_gauss_representable(cfg, largest);
+	live_real_scales(cfg, b);
+	*largest = 0.0;
+	for (i = 0; i < 3; i++)
+	{
+		if (!(b[i] <= *largest))
+			*largest = b[i];
+		ok = ok && dpk_scale_representable(b[i]);
+	}
+	return ok;
+}
+
+/* Whether a table attached under sampler version v draws the same noise now. */
+bool
+dpk_live_sampler_compatible(const DpkLiveConfig *cfg, int version)
+{
+	double		b[3];
+
+	if (version == DPK_SAMPLER_VERSION)
+		return true;
+	if (version != 1 || cfg->delta > 0.0)
+		return false;
+	live_real_scales(cfg, b);
+	return dpk_scale_same_in_v1(b[0]) && dpk_scale_same_in_v1(b[1]) &&
+		dpk_scale_same_in_v1(b[2]);
+}

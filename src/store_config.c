@@ -1,0 +1,51 @@
+/*
+ * store_config.c
+ *		What a row of dpkmeans_internal.tracked means without reading any
+ *		table: the live configuration of a tracked table and the home
+ *		(cluster, WAL timeline, database) of its state (see store.h).
+ */
+#include "postgres.h"
+
+#include "access/xlog.h"
+#include "miscadmin.h"
+
+#include "pgutil.h"
+#include "store.h"
+
+/* The live configuration of a tracked table. */
+void
+dpk_tracked_config(const DpkTracked *tr, DpkLiveConfig *cfg)
+{
+	dpk_live_defaults(cfg, tr->d, tr->k, tr->epsilon, (uint32_t) tr->horizon,
+					  tr->insert_only);
+	cfg->level = tr->level;
+	cfg->sum_share = tr->sum_share;
+	cfg->estimator = dpk_counter_estimator;
+	if (tr->dhat > 0)
+	{
+		dpk_live_use_projection(cfg, tr->proj_seed);
+		cfg->dhat = tr->dhat;
+		cfg->copies = tr->copies;
+		cfg->sum_share = tr->sum_share;
+		cfg->norm_share = tr->norm_share;
+	}
+	cfg->delta = tr->delta;
+}
+
+/* This server's cluster, WAL timeline and database (see store.h). */
+void
+dpk_home_current(DpkHome *home)
+{
+	home->known = true;
+	home->system_id = GetSystemIdentifier();
+	home->timeline = (int32) GetWALInsertionTimeLine();
+	home->dbid = MyDatabaseId;
+}
+
+/* Whether two homes are the same history. */
+bool
+dpk_home_equal(const DpkHome *a, const DpkHome *b)
+{
+	return a->known && b->known && a->system_id == b->system_id &&
+		a->timeline == b->timeline && a->dbid == b->dbid;
+}

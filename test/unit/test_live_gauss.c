@@ -1,0 +1,367 @@
+/*
+ * test_live_gauss.c
+ *		Gaussian live tables: the plain tree decomposition, the Gaussian node
+ *		noise of a cell, the l2 sensitivities against a brute-force
+ *		neighbouring stream, the composition of the families' rho, and that
+ *		delta = 0 draws exactly the pure noise.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "counter.h"
+#include "dpk_mem.h"
+#include "live_core.h"
+#include "tree_estimator.h"
+#include "zcdp.h"
+#include "unit.h"
+
+/* Every t <= 4096: popcount nodes, disjoint, inside [1, t], covering it. */
+static void
+test_binary_decomposition(void)
+{
+	static uint8_t seen[4097];
+	uint32_t	t;
+	int			ok = 1;
+
+	for (t = 1; t <= 4096; t++)
+	{
+		int			l[34],
+					n,
+					a;
+		uint32_t	idx[34];
+
+		memset(seen, 0, sizeof(seen));
+		n = dpk_tree_decompose_binary(t, l, idx);
+		if (n != __builtin_popcount(t))
+			ok = 0;
+		for (a = 0; a < n; a++)
+		{
+			uint64_t	lo = (uint64_t) (idx[a] - 1) << l[a],
+						i;
+
+			for (i = lo + 1; i <= lo + ((uint64_t) 1 << l[a]); i++)
+			{
+				if (i > t || seen[i])
+					ok = 0;
+				else
+					seen[i] = 1;
+			}
+		}
+		for (a = 1; a <= (int) t; a++)
+			if (!seen[a])
+				ok = 0;
+	}
+	CHECK(ok, "binary decomposition: popcount disjoint nodes inside [1, t] covering it");
+}
+
+/*
+ * The squared l2 distance, over every node of the tree of horizon T, between
+ * the node values of two neighbouring streams: the row inserted at release i
+ * and (j > 0) deleted at release j, maximised over i < j.  One cell, unit
+ * change per event.
+ */
+static double
+brute_l2sq(uint32_t T, bool deletes)
+{
+	int			h = dpk_tree_height(T),
+				lev;
+	uint32_t	i,
+				j;
+	double		worst = 0.0;
+
+	for (i = 1; i <= T; i++)
+		for (j = deletes ? i + 1 : 0; j <= (deletes ? T : 0); j++)
+		{
+			double		sq = 0.0;
+
+			for (lev = 0; lev < h; lev++)
+			{
+				uint32_t	node;
+
+				for (node = 1; ((uint64_t) (node - 1) << lev) < T; node++)
+				{
+					uint64_t	lo = (uint64_t) (node - 1) << lev,
+								hi = lo + ((uint64_t) 1 << lev);
+					int			c = (i > lo && i <= hi) - (j > 0 && j > lo && j <= hi);
+
+					sq += c * c;
+				}
+			}
+			if (sq > worst)
+				worst = sq;
+		}
+	return worst;
+}
+
+/* dpk_live_l2sq against the brute force; sums scale by d unit^2. */
+static void
+test_sensitivities(void)
+{
+	static const uint32_t Ts[] = {1, 2, 5, 8, 33, 64};
+	size_t		a;
+
+	for (a = 0; a < sizeof(Ts) / sizeof(Ts[0]); a++)
+	{
+		int			del;
+
+		for (del = 0; del < 2; del++)
+		{
+			DpkLiveConfig cfg;
+			double		l2sq[3],
+						brute = brute_l2sq(Ts[a], del == 1);
+
+			dpk_live_defaults(&cfg, 3, 2, 1.0, Ts[a], del == 0);
+			dpk_live_use_delta(&cfg, 1e-6);
+			dpk_live_l2sq(&cfg, l2sq);
+			/*
+			 * Insert-only: exactly h.  With the deletion the top node holds
+			 * both events and cancels, so the truth is 2h - 2 within the
+			 * horizon; 2h (the pure mechanism's l1 bound) also covers
+			 * releases past it.
+			 */
+			CHECK(l2sq[0] >= brute && l2sq[0] <= brute + 2.0 * del,
+				  "T=%u deletes=%d: count l2^2 %g, brute force %g", Ts[a], del, l2sq[0],
+				  brute);
+			CHECK(l2sq[1] == l2sq[0] * 3 * DPK_REL_UNITS * DPK_REL_UNITS,
+				  "T=%u: sum l2^2 %g", Ts[a], l2sq[1]);
+		}
+	}
+}
+
+/* The families' rho add up to dpk_live_rho, whose delta at epsilon is delta. */
+static void
+test_composition(void)
+{
+	static const int ds[] = {2, 16, 64};
+	size_t		a;
+
+	for (a = 0; a < sizeof(ds) / sizeof(ds[0]); a++)
+	{
+		DpkLiveConfig cfg;
+		double		v[3],
+					l2sq[3],
+					rho = 0.0;
+		int			i;
+
+		dpk_live_defaults(&cfg, ds[a], 5, 0.7, 1024, false);
+		if (ds[a] >= 6)
+			dpk_live_use_projection(&cfg, 42);
+		dpk_live_use_delta(&cfg, 1e-6);
+		dpk_live_gauss_vars(&cfg, v);
+		dpk_live_l2sq(&cfg, l2sq);
+		for (i = 0; i < 3; i++)
+			if (i == 0 || (i == 1 && cfg.sum_share > 0) || (i == 2 && cfg.norm_share > 0))
+				rho += l2sq[i] / (2.0 * v[i]);
+		CHECK(fabs(rho - dpk_live_rho(&cfg)) <= 1e-12 * rho,
+			  "d=%d: families spend rho %.15g of %.15g", ds[a], rho, dpk_live_rho(&cfg));
+		CHECK(dpk_zcdp_delta(rho, 0.7, NULL) <= 1e-6 * (1 + 1e-9),
+			  "d=%d: delta %g at epsilon 0.7", ds[a], dpk_zcdp_delta(rho, 0.7, NULL));
+		/* the drawn variances are the rational ones, never below */
+		{
+			DpkNoise	cn = dpk_live_count_noise(&cfg),
+						sn = dpk_live_sum_noise(&cfg);
+
+			CHECK(cn.gauss && dpk_gauss_scale_value(cn.var) >= v[0] &&
+				  dpk_gauss_scale_value(sn.var) >= v[1], "d=%d: rounded variances", ds[a]);
+		}
+	}
+}
+
+/* Gaussian node noise: variance popcount(t) sigma^2 per count and per sum coordinate. */
+static void
+test_cell_noise_gauss(void)
+{
+	static const uint32_t ts[] = {1, 7, 100, 1023};
+	uint8_t		key[DPK_KEY_BYTES];
+	DpkStream	s;
+	DpkGaussScale cv = {250, 1},
+				sv = {40000, 1};
+	size_t		a;
+
+	memset(&s, 0, sizeof(s));
+	dpk_key_from_seed(77, key);
+	for (a = 0; a < sizeof(ts) / sizeof(ts[0]); a++)
+	{
+		double		sc = 0.0,
+					ss = 0.0;
+		int			c,
+					cells = 20000,
+					nodes = __builtin_popcount(ts[a]);
+		double		ec = nodes * 250.0,
+					es = nodes * 40000.0,
+					zc,
+					zs;
+
+		for (c = 0; c < cells; c++)
+		{
+			int64_t		out[4];
+
+			dpk_cell_noise_gauss(&s, key, 3, (uint64_t) c, ts[a], 3, cv, sv,
+								 DPK_SUMS_VECTOR, out);
+			sc += (double) out[0] * out[0];
+			ss += (double) out[1 + c % 3] * out[1 + c % 3];
+		}
+		/* a sum of Gaussians: sd of the sample variance is sqrt(2/n) var */
+		zc = fabs(sc / cells - ec) / (sqrt(2.0 / cells) * ec);
+		zs = fabs(ss / cells - es) / (sqrt(2.0 / cells) * es);
+		printf("  gauss cell noise t=%u: %d nodes, count var %.1f (%.1f), sum var %.0f (%.0f)\n",
+			   ts[a], nodes, sc / cells, ec, ss / cells, es);
+		CHECK(zc < 5.0 && zs < 5.0, "t=%u: variances off (%.2f, %.2f se)", ts[a], zc, zs);
+	}
+	/* the same node keeps its draw: release 6 = [1,4] + [5,6], release 4 = [1,4] */
+	{
+		int64_t		r4[2],
+					r6[2],
+					r8[2],
+					r14[2],
+					r12[2];
+
+		dpk_cell_noise_gauss(&s, key, 3, 5, 4, 1, cv, sv, DPK_SUMS_VECTOR, r4);
+		dpk_cell_noise_gauss(&s, key, 3, 5, 6, 1, cv, sv, DPK_SUMS_VECTOR, r6);
+		dpk_cell_noise_gauss(&s, key, 3, 5, 8, 1, cv, sv, DPK_SUMS_VECTOR, r8);
+		dpk_cell_noise_gauss(&s, key, 3, 5, 12, 1, cv, sv, DPK_SUMS_VECTOR, r12);
+		dpk_cell_noise_gauss(&s, key, 3, 5, 14, 1, cv, sv, DPK_SUMS_VECTOR, r14);
+		/* [13,14] = r14 - r12 and [5,6] = r6 - r4 are different nodes; [9,12] = r12 - r8 */
+		CHECK(r14[0] - r12[0] != r6[0] - r4[0] || r14[1] - r12[1] != r6[1] - r4[1],
+			  "different nodes with equal draws");
+		CHECK(r4[0] != r8[0] || r4[1] != r8[1], "[1,4] and [1,8] share a draw");
+	}
+	dpk_stream_close(&s);
+}
+
+/* delta = 0: the same families and draws as the pure code. */
+static void
+test_pure_unchanged(void)
+{
+	DpkLiveConfig cfg;
+	DpkNoise	cn,
+				sn;
+	uint8_t		key[DPK_KEY_BYTES];
+	DpkStream	s;
+	int64_t		a[4],
+				b[4];
+
+	dpk_live_defaults(&cfg, 3, 4, 0.5, 1024, false);
+	dpk_live_use_delta(&cfg, 0.0);
+	cn = dpk_live_count_noise(&cfg);
+	sn = dpk_live_sum_noise(&cfg);
+	CHECK(!cn.gauss && cn.lap.num == dpk_live_count_scale(&cfg).num &&
+		  cn.lap.den == dpk_live_count_scale(&cfg).den && !sn.gauss &&
+		  sn.lap.num == dpk_live_sum_scale(&cfg).num, "pure families changed");
+	CHECK(cfg.sum_share == 0.5 && dpk_live_release_nodes(&cfg, 1023) == dpk_tree_nodes(1023),
+		  "pure shares or decomposition changed");
+	memset(&s, 0, sizeof(s));
+	dpk_key_from_seed(5, key);
+	dpk_live_cell_noise(&s, key, 2, 9, 1023, 3, &cn, &sn, DPK_SUMS_VECTOR, a);
+	dpk_cell_noise(&s, key, 2, 9, 1023, 3, cn.lap, sn.lap, DPK_SUMS_VECTOR, b);
+	CHECK(memcmp(a, b, sizeof(a)) == 0, "pure draws changed");
+	dpk_stream_close(&s);
+}
+
+/*
+ * A Gaussian table's release: whatever the estimator (the least-squares one
+ * by default), every cell of the noisy histogram and of the projected
+ * statistics carries exactly dpk_live_cell_noise's plain-decomposition draw,
+ * and the variances the release plans with are popcount(t) node variances.
+ */
+static void
+test_release_path(void)
+{
+	DpkLiveConfig cfg,
+				pcfg;
+	DpkNoise	cn,
+				sn,
+				nn;
+	DpkCellMap	empty;
+	DpkDenseHist h;
+	uint8_t		key[DPK_KEY_BYTES];
+	DpkStream	s,
+				r;
+	int64_t		a[1 + 16];
+	double	   *count,
+			   *sum,
+				sumnorm;
+	uint64_t	c,
+				ncells,
+				total;
+	uint32_t	t;
+	int			j,
+				same = 1,
+				var_ok = 1;
+
+	dpk_key_from_seed(11, key);
+	memset(&s, 0, sizeof(s));
+	memset(&r, 0, sizeof(r));
+	dpk_live_defaults(&cfg, 2, 4, 1.0, 16, false);
+	dpk_live_use_delta(&cfg, 1e-6);
+	cfg.level = 3;
+	CHECK(cfg.estimator != DPK_TREE_SIGNED, "default estimator is the signed one");
+	cn = dpk_live_count_noise(&cfg);
+	sn = dpk_live_sum_noise(&cfg);
+	for (t = 1; t <= 16; t++)
+	{
+		double		want = dpk_noise_variance(&cn, 0) * __builtin_popcount(t);
+
+		if (dpk_live_tree_norm2(&cfg, t) != __builtin_popcount(t) ||
+			fabs(dpk_live_count_variance(&cfg, 3, t) - want) > 1e-9 * want)
+			var_ok = 0;
+	}
+	CHECK(var_ok, "Gaussian release variance is not popcount(t) node variances");
+
+	dpk_cellmap_init(&empty, 2);
+	dpk_live_noisy_histogram(&cfg, key, &empty, 7, &s, &h);
+	for (c = 0; c < h.ncells; c++)
+	{
+		dpk_live_cell_noise(&r, key, 3, c, 7, 2, &cn, &sn, DPK_SUMS_VECTOR, a);
+		same = same && h.count[c] == a[0];
+		for (j = 0; j < 2; j++)
+			same = same && h.sum[c * 2 + j] == a[1 + j];
+	}
+	CHECK(same, "Gaussian histogram noise is not the plain decomposition's");
+	dpk_hist_free(&h);
+	dpk_cellmap_free(&empty);
+
+	dpk_live_defaults(&pcfg, 12, 4, 1.0, 16, false);
+	dpk_live_use_projection(&pcfg, 99);
+	dpk_live_use_delta(&pcfg, 1e-6);
+	pcfg.level = 1;
+	cn = dpk_live_count_noise(&pcfg);
+	sn = dpk_live_sum_noise(&pcfg);
+	nn = dpk_live_norm_noise(&pcfg);
+	ncells = dpk_live_copy_cells(&pcfg);
+	total = (uint64_t) pcfg.copies * ncells;
+	count = dpk_alloc(total * sizeof(double));
+	sum = dpk_alloc(total * 12 * sizeof(double));
+	dpk_cellmap_init(&empty, 12);
+	dpk_live_noisy_projected(&pcfg, key, &empty, 13, &s, count, sum, &sumnorm);
+	same = 1;
+	for (c = 0; c < total; c++)
+	{
+		dpk_live_cell_noise(&r, key, pcfg.level + 32 * (int) (c / ncells), c % ncells, 13, 12,
+							&cn, &sn, DPK_SUMS_VECTOR, a);
+		same = same && count[c] == (double) a[0];
+		for (j = 0; j < 12; j++)
+			same = same && sum[c * 12 + j] == (double) a[1 + j];
+	}
+	dpk_live_cell_noise(&r, key, 255, 0, 13, 0, &nn, &cn, DPK_SUMS_NONE, a);
+	CHECK(same && sumnorm == (double) a[0],
+		  "Gaussian projected noise is not the plain decomposition's");
+	dpk_cellmap_free(&empty);
+	dpk_free(count);
+	dpk_free(sum);
+	dpk_stream_close(&s);
+	dpk_stream_close(&r);
+}
+
+int
+main(void)
+{
+	printf("test_live_gauss:\n");
+	test_binary_decomposition();
+	test_sensitivities();
+	test_composition();
+	test_cell_noise_gauss();
+	test_pure_unchanged();
+	test_release_path();
+	UNIT_DONE("test_live_gauss");
+}
