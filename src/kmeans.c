@@ -97,6 +97,32 @@ km_weight(const double *w, int i)
 	return w[i] > 0.0 ? w[i] : 0.0;
 }
 
+/* Seeding weights of a weighted point set (see kmeans.h). */
+const double *
+dpk_seeding_weights(const double *w, int n, double *sw, double **ones, double *total)
+{
+	double		stotal = 0.0;
+	int			i;
+
+	*ones = NULL;
+	for (i = 0; i < n; i++)
+	{
+		sw[i] = km_weight(w, i);
+		stotal += sw[i];
+	}
+	if (stotal > 0.0 && isfinite(stotal))
+	{
+		*total = stotal;
+		return sw;
+	}
+	/* no usable weight: seed uniformly */
+	*ones = dpk_alloc(sizeof(double) * (size_t) n);
+	for (i = 0; i < n; i++)
+		(*ones)[i] = 1.0;
+	*total = (double) n;
+	return *ones;
+}
+
 /* Squared Euclidean norm of each of the m rows of a (m*d, row-major). */
 static void
 km_row_norms(const double *a, int m, int d, double *out)
@@ -463,9 +489,6 @@ typedef struct KmRun
 static void
 km_run_init(KmRun *run, const double *x, const double *w, int n, int d, int k)
 {
-	double		stotal = 0.0;
-	int			i;
-
 	km_work_init(&run->ws, x, n, d, k);
 	run->sw = dpk_alloc(sizeof(double) * (size_t) n);
 	run->mind = dpk_alloc(sizeof(double) * (size_t) n);
@@ -476,26 +499,8 @@ km_run_init(KmRun *run, const double *x, const double *w, int n, int d, int k)
 	run->sums = dpk_alloc(sizeof(double) * (size_t) k * d);
 	run->wsum = dpk_alloc(sizeof(double) * (size_t) k);
 	run->ref = dpk_alloc(sizeof(int) * (size_t) k);
-	run->ones = NULL;
 
-	for (i = 0; i < n; i++)
-	{
-		run->sw[i] = km_weight(w, i);
-		stotal += run->sw[i];
-	}
-	if (stotal > 0.0 && isfinite(stotal))
-	{
-		run->seedw = run->sw;
-		run->seedtotal = stotal;
-	}
-	else
-	{
-		run->ones = dpk_alloc(sizeof(double) * (size_t) n);
-		for (i = 0; i < n; i++)
-			run->ones[i] = 1.0;
-		run->seedw = run->ones;
-		run->seedtotal = (double) n;
-	}
+	run->seedw = dpk_seeding_weights(w, n, run->sw, &run->ones, &run->seedtotal);
 }
 
 /* Free a run's scratch. */

@@ -35,4 +35,14 @@ double		dpk_kmeans_cost(const double *x, const double *w, int n, int d,
 /* Limit OpenBLAS to one thread (one per backend). */
 void		dpk_blas_single_thread(void);
 
+/*
+ * Weights for seeding a weighted point set (k-means++ and its D^1 variant for
+ * k-median): sw[i] = max(w[i], 0), 1 when w is NULL.  When they do not sum
+ * to a positive finite total, uniform weights are used instead, allocated in
+ * *ones (freed by the caller; NULL otherwise).  Returns the weights to seed
+ * with and sets *total to their sum.
+ */
+const double *dpk_seeding_weights(const double *w, int n, double *sw, double **ones,
+								  double *total);
+
 #endif

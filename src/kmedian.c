@@ -282,9 +282,6 @@ typedef struct KmedRun
 static void
 kmed_run_init(KmedRun *run, const double *w, int n, int d, int k)
 {
-	double		stotal = 0.0;
-	int			i;
-
 	run->n = n;
 	run->d = d;
 	run->k = k;
@@ -300,25 +297,7 @@ kmed_run_init(KmedRun *run, const double *w, int n, int d, int k)
 	run->c = dpk_alloc(sizeof(double) * (size_t) k * d);
 	run->best_c = dpk_alloc(sizeof(double) * (size_t) k * d);
 	run->r = dpk_alloc(sizeof(double) * (size_t) d);
-	run->ones = NULL;
-	for (i = 0; i < n; i++)
-	{
-		run->sw[i] = kmed_weight(w, i);
-		stotal += run->sw[i];
-	}
-	if (stotal > 0.0 && isfinite(stotal))
-	{
-		run->seedw = run->sw;
-		run->seedtotal = stotal;
-	}
-	else
-	{
-		run->ones = dpk_alloc(sizeof(double) * (size_t) n);
-		for (i = 0; i < n; i++)
-			run->ones[i] = 1.0;
-		run->seedw = run->ones;
-		run->seedtotal = (double) n;
-	}
+	run->seedw = dpk_seeding_weights(w, n, run->sw, &run->ones, &run->seedtotal);
 }
 
 /* Free a run's scratch. */

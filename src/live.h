@@ -37,6 +37,8 @@ typedef struct DpkShape
 	int64_t    *idx;			/* scratch */
 	int64_t    *rel;			/* scratch */
 	MemoryContext mapctx;		/* where cell maps fed by this shape grow */
+	Oid			capture_root;	/* whose counters the trigger's writes feed
+								 * (dpk_capture_root), set from a trigger */
 	/* High dimensions: projected copies, rows buffered for one dgemm. */
 	DpkLiveConfig live;			/* d, level, dhat, copies, seed, half_width */
 	DpkProjection *proj;		/* copies of them, or NULL */

@@ -477,12 +477,23 @@ dpk_store_append_delta(Oid relid, const DpkCellMap *map, uint64 pad_to)
 }
 
 /*
- * The k-median rows of a release (objective 'kmedian'); values[0..1] hold
- * relid and t.
+ * The cost curve and centres of one objective of a release; values[0..1]
+ * hold relid and t.  objective NULL: the rows of a schema without the
+ * objective column (before 0.3), which are k-means rows.
  */
 static void
-save_kmedian(const DpkTracked *tr, const DpkLiveRelease *rel, Oid *types, Datum *values)
+save_objective(const DpkTracked *tr, const double *costs, const double *centers,
+			   const double *sizes, const char *objective, Oid *types, Datum *values)
 {
+	char	   *cost_sql = psprintf("INSERT INTO dpkmeans_internal.costs (relid, t, k, noisy_cost%s) "
+									"VALUES ($1::oid::regclass, $2, $3, $4%s)",
+									objective ? ", objective" : "",
+									objective ? psprintf(", '%s'", objective) : "");
+	char	   *center_sql = psprintf("INSERT INTO dpkmeans_internal.centers (relid, t, k, cluster, "
+									  "center, noisy_size%s) VALUES ($1::oid::regclass, $2, $3, "
+									  "$4, $5, $6%s)",
+									  objective ? ", objective" : "",
+									  objective ? psprintf(", '%s'", objective) : "");
 	int			kp,
 				c;
 
@@ -491,10 +502,8 @@ save_kmedian(const DpkTracked *tr, const DpkLiveRelease *rel, Oid *types, Datum 
 		types[2] = INT4OID;
 		values[2] = Int32GetDatum(kp);
 		types[3] = FLOAT8OID;
-		values[3] = Float8GetDatum(rel->kmed_costs[kp - 1]);
-		store_exec("INSERT INTO dpkmeans_internal.costs (relid, t, k, noisy_cost, objective) "
-				   "VALUES ($1::oid::regclass, $2, $3, $4, 'kmedian')", 4, types, values, false,
-				   SPI_OK_INSERT);
+		values[3] = Float8GetDatum(costs[kp - 1]);
+		store_exec(cost_sql, 4, types, values, false, SPI_OK_INSERT);
 		for (c = 0; c < kp; c++)
 		{
 			int			b = dpk_live_block(kp) + c;
@@ -502,12 +511,10 @@ save_kmedian(const DpkTracked *tr, const DpkLiveRelease *rel, Oid *types, Datum 
 			types[3] = INT4OID;
 			values[3] = Int32GetDatum(c + 1);
 			types[4] = FLOAT8ARRAYOID;
-			values[4] = float8_datum(rel->kmed_centers + (size_t) b * tr->d, tr->d);
+			values[4] = float8_datum(centers + (size_t) b * tr->d, tr->d);
 			types[5] = FLOAT8OID;
-			values[5] = Float8GetDatum(rel->kmed_sizes[b]);
-			store_exec("INSERT INTO dpkmeans_internal.centers (relid, t, k, cluster, center, "
-					   "noisy_size, objective) VALUES ($1::oid::regclass, $2, $3, $4, $5, $6, "
-					   "'kmedian')", 6, types, values, false, SPI_OK_INSERT);
+			values[5] = Float8GetDatum(sizes[b]);
+			store_exec(center_sql, 6, types, values, false, SPI_OK_INSERT);
 		}
 	}
 }
@@ -519,8 +526,6 @@ dpk_store_save_release(const DpkTracked *tr, uint32 t, uint64 state_pad,
 {
 	Oid			types[6];
 	Datum		values[6];
-	int			kp,
-				c;
 
 	types[0] = OIDOID;
 	values[0] = ObjectIdGetDatum(tr->relid);
@@ -546,33 +551,10 @@ dpk_store_save_release(const DpkTracked *tr, uint32 t, uint64 state_pad,
 			   "VALUES ($1::oid::regclass, $2, now(), $3, $4)", 4, types, values, false,
 			   SPI_OK_INSERT);
 
-	for (kp = 1; kp <= tr->k; kp++)
-	{
-		types[2] = INT4OID;
-		values[2] = Int32GetDatum(kp);
-		types[3] = FLOAT8OID;
-		values[3] = Float8GetDatum(rel->costs[kp - 1]);
-		store_exec("INSERT INTO dpkmeans_internal.costs (relid, t, k, noisy_cost) "
-				   "VALUES ($1::oid::regclass, $2, $3, $4)", 4, types, values, false,
-				   SPI_OK_INSERT);
-		for (c = 0; c < kp; c++)
-		{
-			int			b = dpk_live_block(kp) + c;
-
-			types[3] = INT4OID;
-			values[3] = Int32GetDatum(c + 1);
-			types[4] = FLOAT8ARRAYOID;
-			values[4] = float8_datum(rel->centers + (size_t) b * tr->d, tr->d);
-			types[5] = FLOAT8OID;
-			values[5] = Float8GetDatum(rel->sizes[b]);
-			store_exec("INSERT INTO dpkmeans_internal.centers (relid, t, k, cluster, center, "
-					   "noisy_size) VALUES ($1::oid::regclass, $2, $3, $4, $5, $6)",
-					   6, types, values, false, SPI_OK_INSERT);
-		}
-	}
-
+	save_objective(tr, rel->costs, rel->centers, rel->sizes, NULL, types, values);
 	if (rel->kmed_centers && store_objectives)
-		save_kmedian(tr, rel, types, values);
+		save_objective(tr, rel->kmed_costs, rel->kmed_centers, rel->kmed_sizes, "kmedian",
+					   types, values);
 
 	types[2] = BYTEAOID;
 	values[2] = PointerGetDatum(dpk_store_map_bytea(noisy_map, 0));

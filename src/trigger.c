@@ -69,6 +69,7 @@ dpk_shape_init(DpkShape *shape, Relation rel, int d, int level,
 	shape->idx = palloc(d * sizeof(int64_t));
 	shape->rel = palloc(d * sizeof(int64_t));
 	shape->mapctx = CurrentMemoryContext;
+	shape->capture_root = InvalidOid;
 	shape->proj = NULL;
 	shape->nbuf = shape->capbuf = 0;
 	dpk_live_defaults(&shape->live, d, 1, 1.0, 1, false);
@@ -327,6 +328,8 @@ shape_from_trigger(DpkShape *shape, TriggerData *td)
 	dpk_shape_init(shape, td->tg_relation, d, level, attnums, ncols, lo, hi);
 	if (dhat > 0)
 		dpk_shape_set_projection(shape, dhat, copies, seed, DPK_LIVE_HALF_WIDTH);
+	/* kept with the cached shape: a partition's root is found once */
+	shape->capture_root = dpk_capture_root(td->tg_relation);
 }
 
 /*
@@ -442,7 +445,7 @@ dpk_capture(PG_FUNCTION_ARGS)
 	 * touched, must not show in the delta table's statistics.
 	 */
 	if (rows > 0)
-		dpk_capture_append(dpk_capture_root(td->tg_relation), &map, &shape->live, rows);
+		dpk_capture_append(shape->capture_root, &map, &shape->live, rows);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(ctx);
 	return PointerGetDatum(NULL);
@@ -539,8 +542,7 @@ dpk_capture_row(PG_FUNCTION_ARGS)
 		dpk_shape_add_slot(&shape, &map, td->tg_newslot, +1);
 	dpk_shape_flush(&shape, &map);
 	dpk_store_begin(&sw);
-	dpk_store_append_delta(dpk_capture_root(td->tg_relation), &map,
-						   dpk_pad_cells(&shape.live, 1));
+	dpk_store_append_delta(shape.capture_root, &map, dpk_pad_cells(&shape.live, 1));
 	dpk_store_end(&sw);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(ctx);
