@@ -213,6 +213,7 @@ typedef struct DpkHighdPlan
 	const double *points;
 	size_t		n;
 	const DpkHighdConfig *cfg;
+	double		wmax;			/* the box's widest side (see load_chunk) */
 	int			d;
 	int			k;
 	int			dhat;
