@@ -115,60 +115,23 @@ nearest_center(const double *t, const double *pc, int k, int dhat)
 /* ---- histograms and partitions ---- */
 
 /*
- * Rows of chunk `done` of the input, clamped into the box and normalized into
- * u; returns the count.  A side narrower than the widest one is shrunk about
- * the middle in proportion (a box of sides 5 and 20 000 becomes [0.5 ± 1/8000]
- * × [0, 1]), so distances in u are the box's own distances up to one scale:
- * the projection, the grid and k-means then minimize the k-means cost in the
- * columns' units, not in units where every column spans [0, 1].  Each
- * coordinate still lies in [0, 1], so every sensitivity holds as it is.
+ * Rows of chunk `done` of the input, clamped into the box, in metric
+ * positions (dpk_box_to_metric: k-means in the columns' units); returns the
+ * count.
  */
 static size_t
 load_chunk(const DpkHighdPlan *pl, size_t done, double *u)
 {
 	size_t		rows = pl->n - done < DPK_PROJ_CHUNK ? pl->n - done : DPK_PROJ_CHUNK;
 	size_t		i;
-	int			j;
 
 	dpk_check_interrupts();
 	for (i = 0; i < rows; i++)
 	{
-		double	   *ui = u + i * pl->d;
-
-		dpk_box_normalize(pl->box, pl->points + (done + i) * pl->d, ui);
-		for (j = 0; j < pl->d; j++)
-		{
-			double		w = pl->box->upper[j] - pl->box->lower[j];
-
-			if (w < pl->wmax)
-				ui[j] = 0.5 + (ui[j] - 0.5) * (w / pl->wmax);
-		}
+		dpk_box_normalize(pl->box, pl->points + (done + i) * pl->d, u + i * pl->d);
+		dpk_box_to_metric(pl->box, u + i * pl->d);
 	}
 	return rows;
-}
-
-/*
- * A centre in u (see load_chunk) as a point of the box: clamped into it, which
- * can only lower its distance to every row, all of which lie in the box.
- */
-static void
-centre_to_box(const DpkHighdPlan *pl, const double *u, double *x)
-{
-	const DpkBox *box = pl->box;
-	int			j;
-
-	dpk_box_denormalize(box, u, x);
-	for (j = 0; j < pl->d; j++)
-	{
-		double		w = box->upper[j] - box->lower[j];
-
-		if (w < pl->wmax)
-		{
-			double		v = 0.5 * (box->lower[j] + box->upper[j]) + (u[j] - 0.5) * pl->wmax;
-
-			x[j] = fmin(fmax(v, box->lower[j]), box->upper[j]);
-		}
-	}
 }
 
 /* One copy's noisy projected grid (see highd.h). */
@@ -655,7 +618,8 @@ dpk_highd_finish(const DpkHighdPlan *pl, const DpkHighdOut *out, DpkOneshotResul
 	res->sizes = dpk_alloc(sizeof(double) * k);
 	for (j = 0; j < k; j++)
 	{
-		centre_to_box(pl, out->centers + (size_t) j * d, res->centers + (size_t) j * d);
+		dpk_box_from_metric(pl->box, out->centers + (size_t) j * d,
+							res->centers + (size_t) j * d);
 		res->sizes[j] = out->sizes[j] > 0.0 ? out->sizes[j] : 0.0;
 	}
 	if (!info)

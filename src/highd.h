@@ -213,7 +213,6 @@ typedef struct DpkHighdPlan
 	const double *points;
 	size_t		n;
 	const DpkHighdConfig *cfg;
-	double		wmax;			/* the box's widest side (see load_chunk) */
 	int			d;
 	int			k;
 	int			dhat;

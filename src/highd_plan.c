@@ -130,8 +130,6 @@ void
 dpk_highd_plan(DpkHighdPlan *pl, const DpkBox *box, const double *points, size_t n,
 			   const DpkHighdConfig *cfg, DpkStream *s)
 {
-	int			j;
-
 	memset(pl, 0, sizeof(*pl));
 	pl->box = box;
 	pl->points = points;
@@ -139,8 +137,6 @@ dpk_highd_plan(DpkHighdPlan *pl, const DpkBox *box, const double *points, size_t
 	pl->cfg = cfg;
 	pl->d = box->d;
 	pl->k = cfg->k;
-	for (j = 0; j < box->d; j++)
-		pl->wmax = fmax(pl->wmax, box->upper[j] - box->lower[j]);
 	pl->dhat = cfg->dhat > 0 ? cfg->dhat : dpk_highd_dhat(pl->d, pl->k);
 	if (cfg->delta > 0.0)
 	{
