@@ -41,6 +41,7 @@ dpk_live_defaults(DpkLiveConfig *cfg, int d, int k, double epsilon,
 	cfg->restarts = 10;
 	cfg->max_iter = 100;
 	cfg->delta = 0.0;
+	cfg->box_metric = false;
 }
 
 /* Counted level for a size hint (see live_core.h). */
@@ -417,6 +418,16 @@ dpk_live_add_projected(const DpkLiveConfig *cfg, DpkCellMap *state, const double
 		dpk_free(qp);
 }
 
+/* A position of a projected table's space as a point of the box (see live_core.h). */
+void
+dpk_live_point_in_box(const DpkLiveConfig *cfg, const DpkBox *box, const double *u, double *x)
+{
+	if (cfg->box_metric)
+		dpk_box_from_metric(box, u, x);
+	else
+		dpk_box_denormalize(box, u, x);
+}
+
 /* Centres of a projected table for every k' (see live_core.h). */
 void
 dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
@@ -445,8 +456,11 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 
 	for (c = 0; c < ncells; c++)
 		noisy_n += count[c];
-	for (j = 0; j < d; j++)
-		width2 += (box->upper[j] - box->lower[j]) * (box->upper[j] - box->lower[j]) / d;
+	if (cfg->box_metric)
+		width2 = dpk_box_max_width(box) * dpk_box_max_width(box);
+	else
+		for (j = 0; j < d; j++)
+			width2 += (box->upper[j] - box->lower[j]) * (box->upper[j] - box->lower[j]) / d;
 	for (r = 0; r < cfg->copies; r++)
 		dpk_projection_init(&proj[r], d, cfg->dhat, dpk_projection_copy_seed(cfg->proj_seed, r),
 							cfg->half_width);
@@ -488,8 +502,8 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 				best = score;
 				for (i = 0; i < kp; i++)
 				{
-					dpk_box_denormalize(box, cent + (size_t) i * d,
-										rel->centers + ((size_t) dpk_live_block(kp) + i) * d);
+					dpk_live_point_in_box(cfg, box, cent + (size_t) i * d,
+										  rel->centers + ((size_t) dpk_live_block(kp) + i) * d);
 					rel->sizes[dpk_live_block(kp) + i] = sizes[i];
 				}
 				if (kp == k)
@@ -500,7 +514,8 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 		/*
 		 * Cost estimate: sum ||u - 1/2||^2 over all points (noisy counter)
 		 * plus the score (minus the between-centre term), in normalized
-		 * units, scaled by the mean squared box width.
+		 * units, scaled by the squared widest side (metric positions: exact)
+		 * or the mean squared box width.
 		 */
 		rel->costs[kp - 1] = fmax(0.0, sumnorm / ((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS) + best) *
 			width2;

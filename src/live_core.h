@@ -51,6 +51,10 @@ typedef struct DpkLiveConfig
 	int			max_iter;
 	double		delta;			/* 0: pure epsilon (Laplace/cube); > 0:
 								 * (epsilon, delta) by discrete Gaussians */
+	bool		box_metric;		/* projected tables: points in metric
+								 * positions (dpk_box_to_metric, k-means in
+								 * the columns' units); false for tables
+								 * attached before trigger format 3 */
 } DpkLiveConfig;
 
 /* Defaults for a table (shares settled by test/bench). */
@@ -237,6 +241,14 @@ void		dpk_live_noisy_projected(const DpkLiveConfig *cfg,
 									 const DpkCellMap *state, uint32_t t,
 									 DpkStream *s, double *count, double *sum,
 									 double *sumnorm);
+
+/*
+ * A position u of a projected table's space (a lifted centre, a cell's
+ * mean) as a point of the box: from metric positions for tables of trigger
+ * format 3 (clamped into the box), normalized ones before.
+ */
+void		dpk_live_point_in_box(const DpkLiveConfig *cfg, const DpkBox *box,
+								  const double *u, double *x);
 
 /*
  * Centres for every k' <= k of a projected table: per copy, the projected
