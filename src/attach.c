@@ -491,7 +491,13 @@ dp_attach(PG_FUNCTION_ARGS)
 		dpk_live_use_projection(&cfg, seed & INT64CONST(0x7fffffffffffffff));
 	}
 	dpk_live_use_delta(&cfg, tr.delta);
-	cfg.level = dpk_live_choose_level(&cfg, tr.size_hint, dpk_max_cells);
+	/* trigger format 3: projected points in metric positions */
+	cfg.box_metric = cfg.dhat > 0;
+	{
+		DpkBox		box = {tr.d, tr.lower, tr.upper};
+
+		cfg.level = dpk_live_choose_level_box(&cfg, &box, tr.size_hint, dpk_max_cells);
+	}
 	check_scales(&cfg);
 	tr.level = cfg.level;
 	tr.sum_share = cfg.sum_share;

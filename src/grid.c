@@ -45,6 +45,23 @@ dpk_box_max_width(const DpkBox *box)
 	return w;
 }
 
+/* Root mean square of the sides over the widest (see grid.h). */
+double
+dpk_box_metric_spread(const DpkBox *box)
+{
+	double		wmax = dpk_box_max_width(box),
+				s = 0.0;
+	int			j;
+
+	for (j = 0; j < box->d; j++)
+	{
+		double		r = (box->upper[j] - box->lower[j]) / wmax;
+
+		s += r * r;
+	}
+	return sqrt(s / box->d);
+}
+
 /* Normalized position to metric position, in place (see grid.h). */
 void
 dpk_box_to_metric(const DpkBox *box, double *u)

@@ -59,6 +59,15 @@ void		dpk_box_from_metric(const DpkBox *box, const double *v, double *x);
 double		dpk_box_max_width(const DpkBox *box);
 
 /*
+ * How far metric positions spread compared with normalized ones: the root
+ * mean square of width_j / widest width, 1 for a cube.  A random projection
+ * of metric positions spans about this fraction of the projected box in
+ * every direction, so a projected grid needs 1 / spread times the cells per
+ * dimension to resolve the points as finely.
+ */
+double		dpk_box_metric_spread(const DpkBox *box);
+
+/*
  * Cell of a normalized point u in the grid with m cells per dimension: writes
  * the integer coordinates idx[d] and the fixed-point offsets rel[d] in
  * [0, DPK_REL_UNITS) of u inside its cell; returns the row-major cell number.

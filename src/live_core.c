@@ -44,6 +44,18 @@ dpk_live_defaults(DpkLiveConfig *cfg, int d, int k, double epsilon,
 	cfg->box_metric = false;
 }
 
+/*
+ * The finest counted level: its cells within max_cells, and the cell ids of
+ * all copies (and the norm counter) within 48 bits.
+ */
+static int
+live_max_level(const DpkLiveConfig *cfg, double max_cells)
+{
+	return (int) floor(fmin(log2(fmax(max_cells, 1.0)),
+							48.0 - ceil(log2(cfg->copies + 1.0))) /
+					   (cfg->dhat > 0 ? cfg->dhat : cfg->d) + 1e-9);
+}
+
 /* Counted level for a size hint (see live_core.h). */
 int
 dpk_live_choose_level(const DpkLiveConfig *cfg, double size_hint, double max_cells)
@@ -90,12 +102,25 @@ dpk_live_choose_level(const DpkLiveConfig *cfg, double size_hint, double max_cel
 	level = isinf(m) ? INT_MAX : (int) ceil(log2(fmax(m, 1.0)) - 0.25 - shift);
 	if (level < 0)
 		level = 0;
-	/* Cell ids of all copies (and the norm counter) must fit in 48 bits. */
-	max_level = (int) floor(fmin(log2(fmax(max_cells, 1.0)),
-								 48.0 - ceil(log2(cfg->copies + 1.0))) /
-							(cfg->dhat > 0 ? cfg->dhat : cfg->d) + 1e-9);
+	max_level = live_max_level(cfg, max_cells);
 	if (level > max_level)
 		level = max_level;
+	return level;
+}
+
+/* Counted level of a table with its box (see live_core.h). */
+int
+dpk_live_choose_level_box(const DpkLiveConfig *cfg, const DpkBox *box, double size_hint,
+						  double max_cells)
+{
+	int			level = dpk_live_choose_level(cfg, size_hint, max_cells);
+
+	if (cfg->dhat > 0 && cfg->box_metric)
+	{
+		/* 1 / spread times the cells per dimension, to the nearest level */
+		level += (int) floor(log2(1.0 / dpk_box_metric_spread(box)) + 0.5);
+		level = level < live_max_level(cfg, max_cells) ? level : live_max_level(cfg, max_cells);
+	}
 	return level;
 }
 

@@ -70,6 +70,15 @@ int			dpk_live_choose_level(const DpkLiveConfig *cfg, double size_hint,
 								  double max_cells);
 
 /*
+ * The counted level of a table with box `box`: dpk_live_choose_level, and
+ * for a projected table in metric positions log2(1 / spread) levels finer,
+ * rounded (dpk_box_metric_spread: its points span that fraction of the
+ * projected box), within the same caps.
+ */
+int			dpk_live_choose_level_box(const DpkLiveConfig *cfg, const DpkBox *box,
+									  double size_hint, double max_cells);
+
+/*
  * Sensitivity of one event on the counts (l1) and on the sum vector (per
  * coordinate, l-infinity, for the cube noise) of the counted level: one
  * cell, h tree nodes, times 2 when deletions are allowed.

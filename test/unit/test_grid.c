@@ -64,6 +64,9 @@ main(void)
 		int			j;
 
 		CHECK(dpk_box_max_width(&wide) == 100.0, "widest side");
+		CHECK(dpk_box_metric_spread(&cube) == 1.0, "a cube spreads fully");
+		CHECK(fabs(dpk_box_metric_spread(&wide) - sqrt((1.0 + 0.01 + 0.0004) / 3.0)) < 1e-12,
+			  "spread = rms of side / widest side (%g)", dpk_box_metric_spread(&wide));
 		u[0] = 0.123456789;
 		u[1] = 0.987654321;
 		dpk_box_to_metric(&cube, u);

@@ -174,7 +174,7 @@ wide_narrow_ratio(bool box_metric)
 	dpk_live_defaults(&cfg, D, 2, 1.0, 16, true);
 	dpk_live_use_projection(&cfg, UINT64_C(4242));
 	cfg.box_metric = box_metric;
-	cfg.level = dpk_live_choose_level(&cfg, N, 4194304.0);
+	cfg.level = dpk_live_choose_level_box(&cfg, &box, N, 4194304.0);
 	dpk_cellmap_init(&map, D);
 	dpk_projection_init(&proj, D, cfg.dhat, dpk_projection_copy_seed(cfg.proj_seed, 0),
 						cfg.half_width);
