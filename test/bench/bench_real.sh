@@ -69,10 +69,11 @@ for ((rep = 1; rep <= REPS; rep++)); do
 		-c "CREATE TABLE src AS SELECT row_number() OVER (ORDER BY md5(r.ctid::text || '$rep')) - 1 AS id, $(clamped) FROM raw r" >/dev/null
 	q -c "COPY (SELECT $cols_sql FROM src ORDER BY id) TO '$dir/rows.csv' CSV" >/dev/null
 	for stream in $STREAMS; do
-		mode=insert_only
-		[ "$stream" = window ] && mode=insert_delete
+		# size_hint: the rows the table mostly holds (all of them, or a window)
+		mode=insert_only hint=$n
+		[ "$stream" = window ] && mode=insert_delete hint=$((W * batch))
 		q -c "DROP TABLE IF EXISTS live" -c "CREATE TABLE live AS SELECT * FROM src WHERE false" \
-			-c "SELECT dp_attach('live', ARRAY[$(quoted "${C[@]}")], $K, $EPS, $lower, $upper, $T, '$mode', $n)" >/dev/null
+			-c "SELECT dp_attach('live', ARRAY[$(quoted "${C[@]}")], $K, $EPS, $lower, $upper, $T, '$mode', $hint)" >/dev/null
 		: >"$dir/centres.csv"
 		for ((t = 1; t <= T; t++)); do
 			q -c "INSERT INTO live SELECT * FROM src WHERE id >= $(((t - 1) * batch)) AND id < $((t * batch))" >/dev/null
