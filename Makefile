@@ -197,3 +197,15 @@ test/bench/bin/bench_kmedian: test/bench/bench_kmedian.c test/bench/mixture.h te
 bench-kmedian: test/bench/bin/bench_kmedian
 	@mkdir -p test/bench/out
 	OPENBLAS_NUM_THREADS=1 nice ./test/bench/bin/bench_kmedian $$(test -r $(AIRPORTS_CSV) && echo --airports $(AIRPORTS_CSV)) | tee test/bench/out/kmedian.txt
+
+# ---- the extension itself on a real table (scripts/real-data.sh) ----
+test/bench/bin/real_cost: test/bench/real_cost.c test/bench/bench_common.h test/bench/mixture.h $(CORE_SRCS) src/*.h
+	@mkdir -p test/bench/bin
+	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
+
+# SET=diamonds7 (default) or diamonds2; T, W, EPS, REPS (see the script).
+.PHONY: bench-real
+bench-real: test/bench/bin/real_cost
+	@mkdir -p test/bench/out
+	./scripts/real-data.sh
+	PG_CONFIG=$(PG_CONFIG) ./test/bench/bench_real.sh | tee test/bench/out/real_$${SET:-diamonds7}.txt

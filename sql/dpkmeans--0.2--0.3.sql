@@ -75,10 +75,23 @@ BEGIN
                 USING ERRCODE = 'dependent_objects_still_exist',
                       HINT = 'Run dp_detach on the table first (its releases are then removed).';
         ELSIF obj.object_type = 'trigger' AND NOT root_dropped
+              AND obj.address_names[3] LIKE 'dpkmeans\_%'
+              AND EXISTS (SELECT 1
+                          FROM (SELECT to_regclass(quote_ident(obj.address_names[1]) || '.' ||
+                                                   quote_ident(obj.address_names[2])) AS rel) r,
+                               LATERAL (SELECT r.rel AS relid
+                                        UNION SELECT relid FROM pg_partition_ancestors(r.rel)) a
+                          JOIN dpkmeans_internal.tracked t ON t.relid = a.relid) THEN
+            -- a trigger dropped while its table stays attached (a dropped
+            -- partition is gone from the catalogs by now): its writes would
+            -- no longer be counted, or no longer refused
+            RAISE EXCEPTION 'cannot drop trigger %: it belongs to a table attached to dpkmeans',
+                    obj.object_identity
+                USING ERRCODE = 'dependent_objects_still_exist',
+                      HINT = 'Run dp_detach on the attached table first.';
+        ELSIF obj.object_type = 'trigger' AND NOT root_dropped
               AND obj.address_names[3] = 'dpkmeans_capture_insert'
-              AND NOT dpkmeans_internal.partition_drop_counted(obj.address_names[1], obj.address_names[2])
-              AND NOT EXISTS (SELECT 1 FROM dpkmeans_internal.tracked t
-                              WHERE t.relid::oid = obj.objid) THEN
+              AND NOT dpkmeans_internal.partition_drop_counted(obj.address_names[1], obj.address_names[2]) THEN
             RAISE EXCEPTION 'cannot drop partition %.% of a table attached to dpkmeans by a cascade',
                     obj.address_names[1], obj.address_names[2]
                 USING ERRCODE = 'dependent_objects_still_exist',

@@ -101,4 +101,26 @@ SELECT dp_release('e16');
 -- sizes, the accuracy is in doc/benchmarks.md)
 SELECT count(*) AS centres, abs(sum(noisy_size) - 13334) < 4000 AS sizes_ok
 FROM dp_centers('e16', 4);
-DROP TABLE r1, r2, truth, emb64, emb64f, cols64, e16;
+-- Columns of very different scales: clustering in the columns' units.  One
+-- wide column (box side 1000, spread evenly) and five narrow ones (sides 1,
+-- two tight groups): the best two centres split the wide column near 250 and
+-- 750; two centres on the narrow groups would both sit near 500.  Live
+-- (trigger format 3) and one-shot.
+CREATE TABLE scales AS
+SELECT i, 1000 * ((i * 7919) % 40000) / 40000.0 AS w,
+       CASE WHEN i % 2 = 0 THEN 0.2 ELSE 0.8 END + ((i * 31) % 61 - 30) / 1000.0 AS n1,
+       CASE WHEN i % 2 = 0 THEN 0.2 ELSE 0.8 END + ((i * 37) % 61 - 30) / 1000.0 AS n2,
+       CASE WHEN i % 2 = 0 THEN 0.2 ELSE 0.8 END + ((i * 41) % 61 - 30) / 1000.0 AS n3,
+       CASE WHEN i % 2 = 0 THEN 0.2 ELSE 0.8 END + ((i * 43) % 61 - 30) / 1000.0 AS n4,
+       CASE WHEN i % 2 = 0 THEN 0.2 ELSE 0.8 END + ((i * 47) % 61 - 30) / 1000.0 AS n5
+FROM generate_series(1, 40000) i;
+SELECT dp_attach('scales', ARRAY['w', 'n1', 'n2', 'n3', 'n4', 'n5'], 2, 1.0,
+    ARRAY[0, 0, 0, 0, 0, 0], ARRAY[1000, 1, 1, 1, 1, 1], 16, 'insert_only');
+SELECT trigger_format FROM dpkmeans_internal.tracked WHERE relid = 'scales'::regclass;
+SELECT dp_release('scales');
+SELECT min(center[1]) < 400 AND max(center[1]) > 600 AS live_splits_wide_column
+FROM dp_centers('scales', 2);
+SELECT min(center[1]) < 400 AND max(center[1]) > 600 AS oneshot_splits_wide_column
+FROM dp_kmeans('SELECT w, n1, n2, n3, n4, n5 FROM scales', 2, 1.0,
+    ARRAY[0, 0, 0, 0, 0, 0], ARRAY[1000, 1, 1, 1, 1, 1]);
+DROP TABLE r1, r2, truth, emb64, emb64f, cols64, e16, scales;

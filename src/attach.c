@@ -184,7 +184,8 @@ trigger_args(const DpkTracked *tr)
 	List	   *args = NIL;
 	int			i;
 
-	args = lappend(args, makeString(DPK_TRIGGER_TAG));
+	args = lappend(args, makeString(tr->trigger_format >= 3 ? DPK_TRIGGER_TAG_METRIC
+									: DPK_TRIGGER_TAG));
 	args = lappend(args, makeString(psprintf("%d", tr->d)));
 	args = lappend(args, makeString(psprintf("%d", tr->level)));
 	args = lappend(args, makeString(doubles_csv(tr->lower, tr->d)));
@@ -490,7 +491,13 @@ dp_attach(PG_FUNCTION_ARGS)
 		dpk_live_use_projection(&cfg, seed & INT64CONST(0x7fffffffffffffff));
 	}
 	dpk_live_use_delta(&cfg, tr.delta);
-	cfg.level = dpk_live_choose_level(&cfg, tr.size_hint, dpk_max_cells);
+	/* trigger format 3: projected points in metric positions */
+	cfg.box_metric = cfg.dhat > 0;
+	{
+		DpkBox		box = {tr.d, tr.lower, tr.upper};
+
+		cfg.level = dpk_live_choose_level_box(&cfg, &box, tr.size_hint, dpk_max_cells);
+	}
 	check_scales(&cfg);
 	tr.level = cfg.level;
 	tr.sum_share = cfg.sum_share;
@@ -500,11 +507,12 @@ dp_attach(PG_FUNCTION_ARGS)
 	tr.norm_share = cfg.norm_share;
 	tr.sampler_version = DPK_SAMPLER_VERSION;
 	tr.state_format = DPK_STATE_FORMAT;
+	tr.trigger_format = DPK_TRIGGER_FORMAT;
 	dpk_home_current(&tr.home);
 	shape.level = cfg.level;
 	if (cfg.dhat > 0)
 		dpk_shape_set_projection(&shape, cfg.dhat, cfg.copies, cfg.proj_seed,
-								 DPK_LIVE_HALF_WIDTH);
+								 DPK_LIVE_HALF_WIDTH, true);
 
 	dpk_store_begin(&sw);
 	attached = dpk_store_is_attached(tr.relid);

@@ -33,6 +33,66 @@ dpk_box_denormalize(const DpkBox *box, const double *u, double *x)
 		x[j] = box->lower[j] + u[j] * (box->upper[j] - box->lower[j]);
 }
 
+/* The widest side (see grid.h). */
+double
+dpk_box_max_width(const DpkBox *box)
+{
+	double		w = 0.0;
+	int			j;
+
+	for (j = 0; j < box->d; j++)
+		w = fmax(w, box->upper[j] - box->lower[j]);
+	return w;
+}
+
+/* Root mean square of the sides over the widest (see grid.h). */
+double
+dpk_box_metric_spread(const DpkBox *box)
+{
+	double		wmax = dpk_box_max_width(box),
+				s = 0.0;
+	int			j;
+
+	for (j = 0; j < box->d; j++)
+	{
+		double		r = (box->upper[j] - box->lower[j]) / wmax;
+
+		s += r * r;
+	}
+	return sqrt(s / box->d);
+}
+
+/* Normalized position to metric position, in place (see grid.h). */
+void
+dpk_box_to_metric(const DpkBox *box, double *u)
+{
+	double		wmax = dpk_box_max_width(box);
+	int			j;
+
+	for (j = 0; j < box->d; j++)
+	{
+		double		w = box->upper[j] - box->lower[j];
+
+		/* sides as wide as the widest keep u exactly */
+		if (w < wmax)
+			u[j] = 0.5 + (u[j] - 0.5) * (w / wmax);
+	}
+}
+
+/* Metric position to a point of the box (see grid.h). */
+void
+dpk_box_from_metric(const DpkBox *box, const double *v, double *x)
+{
+	double		wmax = dpk_box_max_width(box);
+	int			j;
+
+	dpk_box_denormalize(box, v, x);
+	for (j = 0; j < box->d; j++)
+		if (box->upper[j] - box->lower[j] < wmax)
+			x[j] = fmin(fmax(0.5 * (box->lower[j] + box->upper[j]) + (v[j] - 0.5) * wmax,
+							 box->lower[j]), box->upper[j]);
+}
+
 /*
  * floor() as an integer: a cast truncates toward zero, which is the floor
  * for p >= 0 (every normalized position), without a libm call per

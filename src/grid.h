@@ -39,6 +39,35 @@ void		dpk_box_normalize(const DpkBox *box, const double *x, double *u);
 void		dpk_box_denormalize(const DpkBox *box, const double *u, double *x);
 
 /*
+ * The box's own geometry in [0, 1]^d (high dimensions, doc/design.md): a
+ * normalized position u with every side narrower than the widest one shrunk
+ * about the middle in proportion, u_j <- 1/2 + (u_j - 1/2) w_j / w_max, so
+ * that distances are the box's distances divided by w_max and k-means in
+ * these coordinates minimizes the cost in the columns' units.  Coordinates
+ * stay in [0, 1].  A cube is left exactly as it is.
+ */
+void		dpk_box_to_metric(const DpkBox *box, double *u);
+
+/*
+ * The point of the box at metric position v (the inverse of the above,
+ * x_j = middle_j + (v_j - 1/2) w_max), clamped into the box: a clamped
+ * centre is nearer to every point of the box.
+ */
+void		dpk_box_from_metric(const DpkBox *box, const double *v, double *x);
+
+/* The widest side of the box: distances in metric positions times it are the box's. */
+double		dpk_box_max_width(const DpkBox *box);
+
+/*
+ * How far metric positions spread compared with normalized ones: the root
+ * mean square of width_j / widest width, 1 for a cube.  A random projection
+ * of metric positions spans about this fraction of the projected box in
+ * every direction, so a projected grid needs 1 / spread times the cells per
+ * dimension to resolve the points as finely.
+ */
+double		dpk_box_metric_spread(const DpkBox *box);
+
+/*
  * Cell of a normalized point u in the grid with m cells per dimension: writes
  * the integer coordinates idx[d] and the fixed-point offsets rel[d] in
  * [0, DPK_REL_UNITS) of u inside its cell; returns the row-major cell number.

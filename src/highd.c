@@ -114,7 +114,11 @@ nearest_center(const double *t, const double *pc, int k, int dhat)
 
 /* ---- histograms and partitions ---- */
 
-/* Rows of chunk `done` of the input, normalized into u; returns the count. */
+/*
+ * Rows of chunk `done` of the input, clamped into the box, in metric
+ * positions (dpk_box_to_metric: k-means in the columns' units); returns the
+ * count.
+ */
 static size_t
 load_chunk(const DpkHighdPlan *pl, size_t done, double *u)
 {
@@ -123,7 +127,10 @@ load_chunk(const DpkHighdPlan *pl, size_t done, double *u)
 
 	dpk_check_interrupts();
 	for (i = 0; i < rows; i++)
+	{
 		dpk_box_normalize(pl->box, pl->points + (done + i) * pl->d, u + i * pl->d);
+		dpk_box_to_metric(pl->box, u + i * pl->d);
+	}
 	return rows;
 }
 
@@ -611,7 +618,7 @@ dpk_highd_finish(const DpkHighdPlan *pl, const DpkHighdOut *out, DpkOneshotResul
 	res->sizes = dpk_alloc(sizeof(double) * k);
 	for (j = 0; j < k; j++)
 	{
-		dpk_box_denormalize(pl->box, out->centers + (size_t) j * d,
+		dpk_box_from_metric(pl->box, out->centers + (size_t) j * d,
 							res->centers + (size_t) j * d);
 		res->sizes[j] = out->sizes[j] > 0.0 ? out->sizes[j] : 0.0;
 	}

@@ -101,6 +101,8 @@ plan_grid(DpkHighdPlan *pl)
 		max_per_dim = 1;
 	m = dpk_grid_m(DPK_RULE_RUGNIK, pl->noisy_n, dpk_rugnik_eps_for_variance(pl->count_var),
 				   pl->k, pl->dhat);
+	/* points in metric positions span only part of the projected box */
+	m /= dpk_box_metric_spread(pl->box);
 	if (cfg->grid_scale == 1.0)
 		pl->m = dpk_grid_cells_per_dim(DPK_RULE_RUGNIK, m, pl->noisy_n,
 									   dpk_rugnik_eps_for_variance(pl->count_var), pl->k,

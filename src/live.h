@@ -52,10 +52,11 @@ typedef struct DpkShape
 
 /*
  * Switch a shape to projected cells (dhat > 0): points are buffered and
- * projected a batch at a time with cblas_dgemm.
+ * projected a batch at a time with cblas_dgemm; with box_metric (trigger
+ * format 3) in metric positions (dpk_box_to_metric).
  */
 void		dpk_shape_set_projection(DpkShape *shape, int dhat, int copies,
-									 uint64_t seed, double half_width);
+									 uint64_t seed, double half_width, bool box_metric);
 
 /* Count the buffered points of a projected shape into map. */
 void		dpk_shape_flush(DpkShape *shape, DpkCellMap *map);
@@ -132,8 +133,16 @@ void		dpk_reader_begin(Oid relid, bool need_release, MemoryContext ctx,
 /* ERROR when a table has no release yet (readers never make one). */
 void		dpk_reader_require_release(const struct DpkTracked *tr);
 
-/* First argument of a format-2 capture trigger (see trigger.c). */
+/*
+ * First argument of a capture trigger of format 2 and of format 3 (the same
+ * arguments; projected tables' points in metric positions), see trigger.c.
+ */
 #define DPK_TRIGGER_TAG "dpkmeans:2"
+#define DPK_TRIGGER_TAG_METRIC "dpkmeans:3"
+
+/* The shape of a capture trigger's table, from its arguments (see trigger.c). */
+struct TriggerData;
+void		dpk_shape_from_trigger(DpkShape *shape, struct TriggerData *td);
 
 /*
  * Attribute numbers of the tracked columns in rel, resolved by name; ERROR

@@ -41,6 +41,19 @@ dpk_live_defaults(DpkLiveConfig *cfg, int d, int k, double epsilon,
 	cfg->restarts = 10;
 	cfg->max_iter = 100;
 	cfg->delta = 0.0;
+	cfg->box_metric = false;
+}
+
+/*
+ * The finest counted level: its cells within max_cells, and the cell ids of
+ * all copies (and the norm counter) within 48 bits.
+ */
+static int
+live_max_level(const DpkLiveConfig *cfg, double max_cells)
+{
+	return (int) floor(fmin(log2(fmax(max_cells, 1.0)),
+							48.0 - ceil(log2(cfg->copies + 1.0))) /
+					   (cfg->dhat > 0 ? cfg->dhat : cfg->d) + 1e-9);
 }
 
 /* Counted level for a size hint (see live_core.h). */
@@ -89,12 +102,25 @@ dpk_live_choose_level(const DpkLiveConfig *cfg, double size_hint, double max_cel
 	level = isinf(m) ? INT_MAX : (int) ceil(log2(fmax(m, 1.0)) - 0.25 - shift);
 	if (level < 0)
 		level = 0;
-	/* Cell ids of all copies (and the norm counter) must fit in 48 bits. */
-	max_level = (int) floor(fmin(log2(fmax(max_cells, 1.0)),
-								 48.0 - ceil(log2(cfg->copies + 1.0))) /
-							(cfg->dhat > 0 ? cfg->dhat : cfg->d) + 1e-9);
+	max_level = live_max_level(cfg, max_cells);
 	if (level > max_level)
 		level = max_level;
+	return level;
+}
+
+/* Counted level of a table with its box (see live_core.h). */
+int
+dpk_live_choose_level_box(const DpkLiveConfig *cfg, const DpkBox *box, double size_hint,
+						  double max_cells)
+{
+	int			level = dpk_live_choose_level(cfg, size_hint, max_cells);
+
+	if (cfg->dhat > 0 && cfg->box_metric)
+	{
+		/* 1 / spread times the cells per dimension, to the nearest level */
+		level += (int) floor(log2(1.0 / dpk_box_metric_spread(box)) + 0.5);
+		level = level < live_max_level(cfg, max_cells) ? level : live_max_level(cfg, max_cells);
+	}
 	return level;
 }
 
@@ -417,6 +443,16 @@ dpk_live_add_projected(const DpkLiveConfig *cfg, DpkCellMap *state, const double
 		dpk_free(qp);
 }
 
+/* A position of a projected table's space as a point of the box (see live_core.h). */
+void
+dpk_live_point_in_box(const DpkLiveConfig *cfg, const DpkBox *box, const double *u, double *x)
+{
+	if (cfg->box_metric)
+		dpk_box_from_metric(box, u, x);
+	else
+		dpk_box_denormalize(box, u, x);
+}
+
 /* Centres of a projected table for every k' (see live_core.h). */
 void
 dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
@@ -445,8 +481,11 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 
 	for (c = 0; c < ncells; c++)
 		noisy_n += count[c];
-	for (j = 0; j < d; j++)
-		width2 += (box->upper[j] - box->lower[j]) * (box->upper[j] - box->lower[j]) / d;
+	if (cfg->box_metric)
+		width2 = dpk_box_max_width(box) * dpk_box_max_width(box);
+	else
+		for (j = 0; j < d; j++)
+			width2 += (box->upper[j] - box->lower[j]) * (box->upper[j] - box->lower[j]) / d;
 	for (r = 0; r < cfg->copies; r++)
 		dpk_projection_init(&proj[r], d, cfg->dhat, dpk_projection_copy_seed(cfg->proj_seed, r),
 							cfg->half_width);
@@ -488,8 +527,8 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 				best = score;
 				for (i = 0; i < kp; i++)
 				{
-					dpk_box_denormalize(box, cent + (size_t) i * d,
-										rel->centers + ((size_t) dpk_live_block(kp) + i) * d);
+					dpk_live_point_in_box(cfg, box, cent + (size_t) i * d,
+										  rel->centers + ((size_t) dpk_live_block(kp) + i) * d);
 					rel->sizes[dpk_live_block(kp) + i] = sizes[i];
 				}
 				if (kp == k)
@@ -500,7 +539,8 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 		/*
 		 * Cost estimate: sum ||u - 1/2||^2 over all points (noisy counter)
 		 * plus the score (minus the between-centre term), in normalized
-		 * units, scaled by the mean squared box width.
+		 * units, scaled by the squared widest side (metric positions: exact)
+		 * or the mean squared box width.
 		 */
 		rel->costs[kp - 1] = fmax(0.0, sumnorm / ((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS) + best) *
 			width2;

@@ -51,6 +51,10 @@ typedef struct DpkLiveConfig
 	int			max_iter;
 	double		delta;			/* 0: pure epsilon (Laplace/cube); > 0:
 								 * (epsilon, delta) by discrete Gaussians */
+	bool		box_metric;		/* projected tables: points in metric
+								 * positions (dpk_box_to_metric, k-means in
+								 * the columns' units); false for tables
+								 * attached before trigger format 3 */
 } DpkLiveConfig;
 
 /* Defaults for a table (shares settled by test/bench). */
@@ -64,6 +68,15 @@ void		dpk_live_defaults(DpkLiveConfig *cfg, int d, int k, double epsilon,
  */
 int			dpk_live_choose_level(const DpkLiveConfig *cfg, double size_hint,
 								  double max_cells);
+
+/*
+ * The counted level of a table with box `box`: dpk_live_choose_level, and
+ * for a projected table in metric positions log2(1 / spread) levels finer,
+ * rounded (dpk_box_metric_spread: its points span that fraction of the
+ * projected box), within the same caps.
+ */
+int			dpk_live_choose_level_box(const DpkLiveConfig *cfg, const DpkBox *box,
+									  double size_hint, double max_cells);
 
 /*
  * Sensitivity of one event on the counts (l1) and on the sum vector (per
@@ -237,6 +250,14 @@ void		dpk_live_noisy_projected(const DpkLiveConfig *cfg,
 									 const DpkCellMap *state, uint32_t t,
 									 DpkStream *s, double *count, double *sum,
 									 double *sumnorm);
+
+/*
+ * A position u of a projected table's space (a lifted centre, a cell's
+ * mean) as a point of the box: from metric positions for tables of trigger
+ * format 3 (clamped into the box), normalized ones before.
+ */
+void		dpk_live_point_in_box(const DpkLiveConfig *cfg, const DpkBox *box,
+								  const double *u, double *x);
 
 /*
  * Centres for every k' <= k of a projected table: per copy, the projected

@@ -146,7 +146,7 @@ dpk_scan_tree(const DpkTracked *tr, Oid relid, DpkCellMap *map, bool progress)
 						   tr->lower, tr->upper);
 			if (tr->dhat > 0)
 				dpk_shape_set_projection(&shape, tr->dhat, tr->copies, tr->proj_seed,
-										 DPK_LIVE_HALF_WIDTH);
+										 DPK_LIVE_HALF_WIDTH, tr->trigger_format >= 3);
 			first = false;
 		}
 		else

@@ -192,8 +192,8 @@ histogram_projected(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkCellMa
 	double	   *u = palloc(tr->d * sizeof(double));
 	double	   *ctr = palloc(tr->d * sizeof(double));
 	int64_t    *idx = palloc(tr->dhat * sizeof(int64_t));
+	DpkBox		box = {tr->d, tr->lower, tr->upper};
 	uint64		c;
-	int			j;
 
 	dpk_tracked_config(tr, &cfg);
 	dpk_projection_init(&proj, tr->d, tr->dhat, dpk_projection_copy_seed(tr->proj_seed, 0),
@@ -203,8 +203,7 @@ histogram_projected(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkCellMa
 	{
 		dpk_grid_cell_coords(tr->dhat, m, c, idx);
 		dpk_live_projected_cell_centre(&cfg, &proj, level, c, cnt[c], sums + c * tr->d, u);
-		for (j = 0; j < tr->d; j++)
-			ctr[j] = tr->lower[j] + u[j] * (tr->upper[j] - tr->lower[j]);
+		dpk_live_point_in_box(&cfg, &box, u, ctr);
 		histogram_row(rsinfo, tr, level, tr->dhat, idx, ctr, cnt[c]);
 		if ((c & 4095) == 0)
 			CHECK_FOR_INTERRUPTS();

@@ -81,39 +81,15 @@ pending_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 	}
 }
 
-/* Parse n comma-separated doubles of a trigger argument. */
-static double *
-parse_doubles(const char *s, int n)
-{
-	double	   *out = palloc(n * sizeof(double));
-	char	   *end;
-	int			i;
-
-	for (i = 0; i < n; i++)
-	{
-		out[i] = strtod(s, &end);
-		if (end == s)
-			ereport(ERROR,
-					(errcode(ERRCODE_DATA_CORRUPTED),
-					 errmsg("a dpkmeans trigger has malformed arguments"),
-					 errhint("Detach and re-attach the table.")));
-		s = (*end == ',') ? end + 1 : end;
-	}
-	return out;
-}
-
 /* The map of the current statement for the trigger's leaf, made on first use. */
 static Pending *
 pending_for(TriggerData *td)
 {
 	Oid			leaf = RelationGetRelid(td->tg_relation);
 	SubTransactionId subid = GetCurrentSubTransactionId();
-	Trigger    *tg = td->tg_trigger;
-	char	  **a = tg->tgargs;
 	MemoryContext old;
 	Pending    *p;
 	ListCell   *lc;
-	int			d;
 
 	foreach(lc, pending)
 	{
@@ -121,12 +97,6 @@ pending_for(TriggerData *td)
 		if (p->leaf == leaf && p->subid == subid)
 			return p;
 	}
-	if (tg->tgnargs < 9 || strcmp(a[0], DPK_TRIGGER_TAG) != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("a dpkmeans trigger has malformed arguments"),
-				 errdetail("Trigger \"%s\" has %d arguments.", tg->tgname, tg->tgnargs),
-				 errhint("Detach and re-attach the table.")));
 	if (!callbacks_registered)
 	{
 		RegisterXactCallback(pending_xact_callback, NULL);
@@ -136,16 +106,11 @@ pending_for(TriggerData *td)
 	old = MemoryContextSwitchTo(TopTransactionContext);
 	p = palloc0(sizeof(Pending));
 	p->leaf = leaf;
-	p->root = dpk_capture_root(td->tg_relation);
 	p->subid = subid;
-	d = atoi(a[1]);
-	dpk_shape_init(&p->shape, td->tg_relation, d, atoi(a[2]),
-				   dpk_resolve_columns(td->tg_relation, a + 8, tg->tgnargs - 8),
-				   tg->tgnargs - 8, parse_doubles(a[3], d), parse_doubles(a[4], d));
-	if (atoi(a[5]) > 0)
-		dpk_shape_set_projection(&p->shape, atoi(a[5]), atoi(a[6]),
-								 strtoull(a[7], NULL, 10), DPK_LIVE_HALF_WIDTH);
-	dpk_cellmap_init(&p->map, d);
+	/* the arguments every capture trigger has (src/trigger.c) */
+	dpk_shape_from_trigger(&p->shape, td);
+	p->root = p->shape.capture_root;
+	dpk_cellmap_init(&p->map, p->shape.d);
 	pending = lappend(pending, p);
 	MemoryContextSwitchTo(old);
 	return p;

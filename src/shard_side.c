@@ -49,6 +49,9 @@ dpk_shard_fingerprint(const DpkTracked *tr)
 	appendStringInfo(&s, "d=%d level=%d dhat=%d copies=%d seed=" UINT64_FORMAT " mode=%s",
 					 tr->d, tr->level, tr->dhat, tr->copies, tr->proj_seed,
 					 tr->insert_only ? "insert_only" : "insert_delete");
+	/* projected tables: normalized or metric positions (trigger format 3) */
+	if (tr->dhat > 0)
+		appendStringInfo(&s, " metric=%d", tr->trigger_format >= 3);
 	for (i = 0; i < tr->d; i++)
 		appendStringInfo(&s, " box%d=%.17g:%.17g", i, tr->lower[i], tr->upper[i]);
 	for (i = 0; i < tr->ncols; i++)
@@ -170,6 +173,7 @@ dp_shard_attach(PG_FUNCTION_ARGS)
 						tr.level, tr.dhat, tr.copies)));
 	tr.sampler_version = DPK_SAMPLER_VERSION;
 	tr.state_format = DPK_STATE_FORMAT;
+	tr.trigger_format = DPK_TRIGGER_FORMAT;
 	dpk_home_current(&tr.home);
 	tr.colnames = shard_columns(tr.relid, PG_GETARG_ARRAYTYPE_P(1), &tr.ncols, &attnums);
 

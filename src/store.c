@@ -209,16 +209,18 @@ dpk_store_merge_bytea(DpkCellMap *m, bytea *b, int sign)
 	"d, k, epsilon, lower, upper, horizon, mode, size_hint, level, sum_share, " \
 	"releases, columns, state, dhat, copies, proj_seed, norm_share, " \
 	"1 AS sampler_version, 1 AS state_format, NULL::bigint AS home_system_id, " \
-	"NULL::int AS home_timeline, NULL::oid AS home_database, 0::float8 AS delta "
+	"NULL::int AS home_timeline, NULL::oid AS home_database, 0::float8 AS delta, " \
+	"1 AS trigger_format "
 #define TRACKED_COLUMNS_02 \
 	"d, k, epsilon, lower, upper, horizon, mode, size_hint, level, sum_share, " \
 	"releases, columns, state, dhat, copies, proj_seed, norm_share, " \
 	"sampler_version, state_format, home_system_id, home_timeline, home_database, " \
-	"0::float8 AS delta "
+	"0::float8 AS delta, trigger_format "
 #define TRACKED_COLUMNS_03 \
 	"d, k, epsilon, lower, upper, horizon, mode, size_hint, level, sum_share, " \
 	"releases, columns, state, dhat, copies, proj_seed, norm_share, " \
-	"sampler_version, state_format, home_system_id, home_timeline, home_database, delta "
+	"sampler_version, state_format, home_system_id, home_timeline, home_database, delta, " \
+	"trigger_format "
 
 /* Read a table's configuration (see store.h). */
 bool
@@ -272,6 +274,7 @@ dpk_store_read_tracked(Oid relid, bool lock, MemoryContext ctx, DpkTracked *tr)
 	tr->sampler_version = DatumGetInt32(col_nn(0, "sampler_version"));
 	tr->state_format = DatumGetInt32(col_nn(0, "state_format"));
 	tr->delta = DatumGetFloat8(col_nn(0, "delta"));
+	tr->trigger_format = DatumGetInt32(col_nn(0, "trigger_format"));
 
 	deconstruct_array(DatumGetArrayTypeP(col_nn(0, "columns")), TEXTOID, -1, false,
 					  TYPALIGN_INT, &elems, &nulls, &tr->ncols);

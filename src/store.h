@@ -23,10 +23,12 @@
  * Versions of the persistent formats written by this library.  Stored per
  * table, so an upgrade that changes one can tell old tables apart.
  *	state/deltas: 1 = cell map "DPKCELL1", 2 = padded "DPKCELL2" (both read)
- *	trigger arguments: 1 = attribute numbers, 2 = column names (both read)
+ *	trigger arguments: 1 = attribute numbers, 2 = column names, 3 = column
+ *	names and, for projected tables, points in metric positions (the box's
+ *	own geometry, dpk_box_to_metric); all read
  */
 #define DPK_STATE_FORMAT 2
-#define DPK_TRIGGER_FORMAT 2
+#define DPK_TRIGGER_FORMAT 3
 
 /*
  * Where a table's release history lives: the cluster (system identifier),
@@ -66,6 +68,7 @@ typedef struct DpkTracked
 	char	   *columns;		/* the same, comma-separated (reports) */
 	int			sampler_version;
 	int			state_format;
+	int			trigger_format; /* DPK_TRIGGER_FORMAT when attached */
 	double		delta;			/* 0: pure epsilon; > 0: discrete Gaussian
 								 * (column of 0.3; 0 for older objects) */
 	DpkHome		home;

@@ -30,6 +30,7 @@ dpk_tracked_config(const DpkTracked *tr, DpkLiveConfig *cfg)
 		cfg->norm_share = tr->norm_share;
 	}
 	cfg->delta = tr->delta;
+	cfg->box_metric = tr->dhat > 0 && tr->trigger_format >= 3;
 }
 
 /* This server's cluster, WAL timeline and database (see store.h). */

@@ -91,11 +91,12 @@ dpk_shape_bind(DpkShape *shape, Relation rel, char **colnames)
 /* Projected cells for a high-dimensional table (see live.h). */
 void
 dpk_shape_set_projection(DpkShape *shape, int dhat, int copies, uint64_t seed,
-						 double half_width)
+						 double half_width, bool box_metric)
 {
 	int			r;
 
 	shape->live.level = shape->level;
+	shape->live.box_metric = box_metric;
 	shape->live.dhat = dhat;
 	shape->live.copies = copies;
 	shape->live.proj_seed = seed;
@@ -168,6 +169,8 @@ dpk_shape_add_slot(DpkShape *shape, DpkCellMap *map, TupleTableSlot *slot, int s
 	{
 		/* Buffered: projected a batch at a time. */
 		dpk_box_normalize(&box, shape->x, shape->ubuf + (size_t) shape->nbuf * shape->d);
+		if (shape->live.box_metric)
+			dpk_box_to_metric(&box, shape->ubuf + (size_t) shape->nbuf * shape->d);
 		shape->sbuf[shape->nbuf++] = sign;
 		if (shape->nbuf == shape->capbuf)
 			dpk_shape_flush(shape, map);
@@ -265,11 +268,13 @@ dpk_resolve_columns(Relation rel, char **names, int ncols)
 /*
  * The shape of a table from its trigger's arguments (written by dp_attach).
  * Format 2: "dpkmeans:2", d, level, lower, upper, dhat, copies, seed, then
- * one argument per tracked column name.  Format 1 (version 0.1): d, level,
- * attribute numbers, lower, upper[, dhat, copies, seed].
+ * one argument per tracked column name; format 3: the same with
+ * "dpkmeans:3" (a projected table's points in metric positions).  Format 1
+ * (version 0.1): d, level, attribute numbers, lower, upper[, dhat, copies,
+ * seed].
  */
-static void
-shape_from_trigger(DpkShape *shape, TriggerData *td)
+void
+dpk_shape_from_trigger(DpkShape *shape, TriggerData *td)
 {
 	Trigger    *tg = td->tg_trigger;
 	char	  **a = tg->tgargs;
@@ -283,8 +288,9 @@ shape_from_trigger(DpkShape *shape, TriggerData *td)
 	double	   *lo,
 			   *hi;
 	AttrNumber *attnums;
+	bool		metric = tg->tgnargs >= 9 && strcmp(a[0], DPK_TRIGGER_TAG_METRIC) == 0;
 
-	if (tg->tgnargs >= 9 && strcmp(a[0], DPK_TRIGGER_TAG) == 0)
+	if (tg->tgnargs >= 9 && (metric || strcmp(a[0], DPK_TRIGGER_TAG) == 0))
 	{
 		d = atoi(a[1]);
 		level = atoi(a[2]);
@@ -327,7 +333,7 @@ shape_from_trigger(DpkShape *shape, TriggerData *td)
 				 errhint("Detach and re-attach the table.")));
 	dpk_shape_init(shape, td->tg_relation, d, level, attnums, ncols, lo, hi);
 	if (dhat > 0)
-		dpk_shape_set_projection(shape, dhat, copies, seed, DPK_LIVE_HALF_WIDTH);
+		dpk_shape_set_projection(shape, dhat, copies, seed, DPK_LIVE_HALF_WIDTH, metric);
 	/* kept with the cached shape: a partition's root is found once */
 	shape->capture_root = dpk_capture_root(td->tg_relation);
 }
@@ -431,7 +437,7 @@ dpk_capture(PG_FUNCTION_ARGS)
 	old = MemoryContextSwitchTo(ctx);
 	tupdesc = RelationGetDescr(td->tg_relation);
 	/* parsed arguments and resolved columns, kept per backend */
-	shape = dpk_shape_cache_get(td, shape_from_trigger);
+	shape = dpk_shape_cache_get(td, dpk_shape_from_trigger);
 	dpk_cellmap_init(&map, shape->d);
 	if (td->tg_oldtable)
 		rows += add_transition_table(shape, &map, td->tg_oldtable, tupdesc, -1);
@@ -483,7 +489,7 @@ dpk_capture_truncate(PG_FUNCTION_ARGS)
 		return PointerGetDatum(NULL);
 	}
 	relid = RelationGetRelid(td->tg_relation);
-	shape_from_trigger(&shape, td);
+	dpk_shape_from_trigger(&shape, td);
 	dpk_store_begin(&sw);
 	if (!dpk_store_read_tracked(relid, false, callerctx, &tr))
 		dpk_store_not_attached(relid);
@@ -532,7 +538,7 @@ dpk_capture_row(PG_FUNCTION_ARGS)
 	ctx = AllocSetContextCreate(CurrentMemoryContext, "dpkmeans capture row",
 								ALLOCSET_SMALL_SIZES);
 	old = MemoryContextSwitchTo(ctx);
-	shape_from_trigger(&shape, td);
+	dpk_shape_from_trigger(&shape, td);
 	dpk_cellmap_init(&map, shape.d);
 	if (TRIGGER_FIRED_BY_DELETE(td->tg_event) || TRIGGER_FIRED_BY_UPDATE(td->tg_event))
 		dpk_shape_add_slot(&shape, &map, td->tg_trigslot, -1);

@@ -238,7 +238,7 @@ static int
 parse_rows(const char *spec, Row *rows)
 {
 	RowSpec		specs[MAX_ROWS];
-	int			nrows = parse_row_specs(spec, 1, 256, specs, MAX_ROWS, ""),
+	int			nrows = parse_row_specs(spec, 1, 2048, specs, MAX_ROWS, ""),
 				r;
 
 	for (r = 0; r < nrows; r++)

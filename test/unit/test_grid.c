@@ -42,6 +42,56 @@ main(void)
 	dpk_box_denormalize(&box, u, x);
 	CHECK(fabs(x[0] - 25.0) < 1e-12 && fabs(x[1]) < 1e-12, "denormalize");
 
+	/*
+	 * Metric positions: a cube is left exactly as it is; a narrow side is
+	 * shrunk about the middle (distances become the box's / widest side) and
+	 * comes back, clamped into the box.
+	 */
+	{
+		double		lo3[3] = {0, 10, -1},
+					hi3[3] = {100, 20, 1},
+					cube_hi[2] = {7, 7},
+					cube_lo[2] = {3, 3},
+					p[3] = {30, 12, 0.5},
+					q[3] = {80, 19, -0.5},
+					up[3],
+					uq[3],
+					y[3],
+					dist_u = 0.0,
+					dist_x = 0.0;
+		DpkBox		wide = {3, lo3, hi3},
+					cube = {2, cube_lo, cube_hi};
+		int			j;
+
+		CHECK(dpk_box_max_width(&wide) == 100.0, "widest side");
+		CHECK(dpk_box_metric_spread(&cube) == 1.0, "a cube spreads fully");
+		CHECK(fabs(dpk_box_metric_spread(&wide) - sqrt((1.0 + 0.01 + 0.0004) / 3.0)) < 1e-12,
+			  "spread = rms of side / widest side (%g)", dpk_box_metric_spread(&wide));
+		u[0] = 0.123456789;
+		u[1] = 0.987654321;
+		dpk_box_to_metric(&cube, u);
+		CHECK(u[0] == 0.123456789 && u[1] == 0.987654321, "a cube keeps u exactly");
+		dpk_box_normalize(&wide, p, up);
+		dpk_box_to_metric(&wide, up);
+		dpk_box_normalize(&wide, q, uq);
+		dpk_box_to_metric(&wide, uq);
+		for (j = 0; j < 3; j++)
+		{
+			dist_u += (up[j] - uq[j]) * (up[j] - uq[j]);
+			dist_x += (p[j] - q[j]) * (p[j] - q[j]);
+			CHECK(up[j] >= 0.0 && up[j] <= 1.0, "metric position in [0, 1]");
+		}
+		CHECK(fabs(dist_u * 100.0 * 100.0 - dist_x) < 1e-9 * dist_x,
+			  "metric distances are the box's / widest side (%g vs %g)", dist_u * 1e4, dist_x);
+		dpk_box_from_metric(&wide, up, y);
+		for (j = 0; j < 3; j++)
+			CHECK(fabs(y[j] - p[j]) < 1e-9, "metric round trip, coordinate %d: %g", j, y[j]);
+		up[1] = 0.9;			/* beyond the narrow side's range */
+		up[2] = 0.0;
+		dpk_box_from_metric(&wide, up, y);
+		CHECK(y[1] == 20.0 && y[2] == -1.0, "from_metric clamps into the box (%g %g)", y[1], y[2]);
+	}
+
 	/* Cell numbering round-trips; the upper face belongs to the last cell. */
 	{
 		double		v[3] = {0.0, 0.51, 1.0};

@@ -358,6 +358,58 @@ test_copies_cap(void)
 	CHECK(dpk_highd_copies(&cfg, 64) == cfg.copies, "selection modes run every copy");
 }
 
+/*
+ * Columns of very different scales: k-means in the columns' units, not in
+ * units where every column spans [0, 1].  One wide column (a box side of
+ * 1000) is spread evenly, five narrow ones (sides of 1) hold two tight
+ * groups: in the columns' units the best two centres split the wide column
+ * (cost 1000^2/48 per row); two centres on the narrow groups leave the wide
+ * column's whole variance (1000^2/12 per row, four times more).
+ */
+static void
+test_box_geometry(void)
+{
+	enum
+	{
+		D = 6, N = 20000, K = 2
+	};
+	double		lower[D] = {0, 0, 0, 0, 0, 0},
+				upper[D] = {1000, 1, 1, 1, 1, 1};
+	DpkBox		box = {D, lower, upper};
+	double	   *x = dpk_alloc(sizeof(double) * N * D);
+	double		best[K * D];
+	DpkHighdConfig cfg;
+	DpkOneshotResult res;
+	DpkStream	s;
+	int			i,
+				j;
+	double		ratio;
+
+	for (i = 0; i < N; i++)
+	{
+		double		g = (i % 2) ? 0.8 : 0.2;
+
+		x[(size_t) i * D] = 1000.0 * test_uniform();
+		for (j = 1; j < D; j++)
+			x[(size_t) i * D + j] = fmin(1.0, fmax(0.0, g + 0.03 * test_normal()));
+	}
+	for (j = 0; j < D; j++)
+		best[j] = best[D + j] = 0.5;
+	best[0] = 250.0;
+	best[D] = 750.0;
+	dpk_highd_defaults(&cfg, 1.0, K);
+	open_stream(&s, 77);
+	memset(&res, 0, sizeof(res));
+	dpk_highd_oneshot_cluster(&box, x, N, &cfg, &s, &res);
+	ratio = dpk_kmeans_cost(x, NULL, N, D, res.centers, K, NULL) /
+		dpk_kmeans_cost(x, NULL, N, D, best, K, NULL);
+	CHECK(centres_ok(&res, K, &box), "centres inside the box");
+	CHECK(ratio < 1.5, "k-means cost in the columns' units: %.3f of the best split", ratio);
+	dpk_oneshot_result_free(&res);
+	dpk_stream_close(&s);
+	dpk_free(x);
+}
+
 
 int
 main(void)
@@ -366,5 +418,6 @@ main(void)
 	test_cells_cluster();
 	test_pipeline();
 	test_copies_cap();
+	test_box_geometry();
 	UNIT_DONE("test_highd");
 }

@@ -12,6 +12,7 @@
 #include "cellmap.h"
 #include "dpk_mem.h"
 #include "grid.h"
+#include "kmeans.h"
 #include "live_core.h"
 #include "noise.h"
 #include "projection.h"
@@ -133,9 +134,104 @@ test_split_cluster_lifted(void)
 	}
 }
 
+/*
+ * Live k = 2 cost, over the best split, of one wide column (box side 1000,
+ * spread evenly) and five narrow ones (sides 1, two tight groups): with
+ * metric positions the release splits the wide column (cost 1000^2/48 per
+ * row); in normalized positions it takes the narrow groups (1000^2/12 per
+ * row, four times more).
+ */
+static double
+wide_narrow_ratio(bool box_metric)
+{
+	enum
+	{
+		D = 6, N = 40000
+	};
+	double		lower[D] = {0, 0, 0, 0, 0, 0},
+				upper[D] = {1000, 1, 1, 1, 1, 1},
+				best[2 * D],
+				u[D],
+				t[64];
+	double	   *x = dpk_alloc(sizeof(double) * N * D);
+	DpkBox		box = {D, lower, upper};
+	DpkLiveConfig cfg;
+	DpkCellMap	map;
+	DpkProjection proj;
+	DpkStream	s = {0};
+	DpkLiveRelease rel;
+	uint8_t		key[DPK_KEY_BYTES],
+				nonce[DPK_NONCE_BYTES] = {0};
+	uint64_t	data = 88172645463325252ULL;
+	uint64_t	total;
+	double	   *count,
+			   *sum,
+				sumnorm,
+				ratio;
+	int			i,
+				j;
+
+	dpk_live_defaults(&cfg, D, 2, 1.0, 16, true);
+	dpk_live_use_projection(&cfg, UINT64_C(4242));
+	cfg.box_metric = box_metric;
+	cfg.level = dpk_live_choose_level_box(&cfg, &box, N, 4194304.0);
+	dpk_cellmap_init(&map, D);
+	dpk_projection_init(&proj, D, cfg.dhat, dpk_projection_copy_seed(cfg.proj_seed, 0),
+						cfg.half_width);
+	for (i = 0; i < N; i++)
+	{
+		double	   *xi = x + (size_t) i * D;
+
+		xi[0] = 1000.0 * unit_uniform(&data);
+		for (j = 1; j < D; j++)
+			xi[j] = fmin(1.0, fmax(0.0, ((i % 2) ? 0.8 : 0.2) +
+								   0.06 * (unit_uniform(&data) - 0.5)));
+		dpk_box_normalize(&box, xi, u);
+		if (box_metric)
+			dpk_box_to_metric(&box, u);
+		dpk_project_batch(&proj, u, 1, t);
+		dpk_live_add_projected(&cfg, &map, u, t, 1);
+	}
+	total = (uint64_t) cfg.copies * dpk_live_copy_cells(&cfg);
+	count = dpk_alloc(sizeof(double) * total);
+	sum = dpk_alloc(sizeof(double) * total * D);
+	dpk_key_from_seed(31, key);
+	if (!dpk_stream_open(&s, key, nonce))
+	{
+		fprintf(stderr, "cannot open stream\n");
+		exit(1);
+	}
+	dpk_live_noisy_projected(&cfg, key, &map, 16, &s, count, sum, &sumnorm);
+	dpk_live_cluster_projected(&cfg, &box, count, sum, sumnorm, 16, dpk_stream_u64(&s), &rel);
+	for (j = 0; j < D; j++)
+		best[j] = best[D + j] = 0.5;
+	best[0] = 250.0;
+	best[D] = 750.0;
+	ratio = dpk_kmeans_cost(x, NULL, N, D, rel.centers + (size_t) dpk_live_block(2) * D, 2, NULL) /
+		dpk_kmeans_cost(x, NULL, N, D, best, 2, NULL);
+	dpk_live_release_free(&rel);
+	dpk_stream_close(&s);
+	dpk_free(count);
+	dpk_free(sum);
+	dpk_free(x);
+	dpk_projection_free(&proj);
+	dpk_cellmap_free(&map);
+	return ratio;
+}
+
+/* Metric positions (trigger format 3) cluster in the columns' units. */
+static void
+test_box_metric(void)
+{
+	double		metric = wide_narrow_ratio(true);
+
+	CHECK(metric < 1.5, "metric positions: k = 2 cost %.3f of the best split", metric);
+}
+
 int
 main(void)
 {
 	test_split_cluster_lifted();
+	test_box_metric();
 	UNIT_DONE("test_live_highd");
 }
