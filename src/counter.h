@@ -60,11 +60,13 @@ typedef enum DpkSumNoise
 /*
  * One node's noise of one cell, times sign, added to out[0] (count, discrete
  * Laplace) and out[1..d] (sums, one vector draw when sums is
- * DPK_SUMS_VECTOR).  The stream is re-keyed by (level, cell, node), so the
- * node carries the same noise at every release that uses it.
+ * DPK_SUMS_VECTOR).  The stream is re-keyed by (level, cell, tree arity,
+ * node), so the node carries the same noise at every release that uses it;
+ * arity 2 is the binary tree (tree_estimator.h for arities above 2).
  */
 void		dpk_node_noise(DpkStream *s, const uint8_t key[DPK_KEY_BYTES], int level,
-						   uint64_t cell, int node_level, uint32_t node_index, int d,
+						   uint64_t cell, int arity, int node_level, uint32_t node_index,
+						   int d,
 						   DpkScale count_scale, DpkScale sum_scale, DpkSumNoise sums,
 						   int sign, int64_t *out);
 

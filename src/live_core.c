@@ -38,6 +38,7 @@ dpk_live_defaults(DpkLiveConfig *cfg, int d, int k, double epsilon,
 	cfg->norm_share = dpk_budget_live_shares(d, false).norm_share;
 	cfg->threshold_sigmas = 2.0;
 	cfg->estimator = DPK_TREE_LOCAL_BLUE;
+	cfg->arity = dpk_tree_choose_arity(horizon);
 	cfg->restarts = 10;
 	cfg->max_iter = 100;
 	cfg->delta = 0.0;
@@ -65,9 +66,10 @@ dpk_live_choose_level(const DpkLiveConfig *cfg, double size_hint, double max_cel
 	cn = dpk_live_count_noise(&probe);
 	var = dpk_noise_variance(&cn, 0) *
 		fmax(1.0, cfg->delta > 0.0 ? dpk_tree_height(cfg->horizon) / 2.0
-			 : cfg->estimator == DPK_TREE_SIGNED
+			 : cfg->estimator == DPK_TREE_SIGNED && cfg->arity <= DPK_TREE_ARITY_BINARY
 			 ? dpk_tree_height(cfg->horizon) / 3.0
-			 : dpk_tree_typical_norm2((DpkTreeEstimator) cfg->estimator, cfg->horizon));
+			 : dpk_tree_typical_norm2((DpkTreeEstimator) cfg->estimator, cfg->arity,
+									  cfg->horizon));
 	if (size_hint < 1.0)
 		size_hint = 1.0;
 	m = dpk_grid_m(DPK_RULE_RUGNIK, size_hint, dpk_rugnik_eps_for_variance(var),

@@ -180,7 +180,7 @@ main(void)
 			double		est = 0.0,
 						n2;
 
-			dpk_tree_release_weights(DPK_TREE_LOCAL_BLUE, T, t, &w);
+			dpk_tree_release_weights(DPK_TREE_LOCAL_BLUE, 2, T, t, &w);
 			worst_id = fmax(worst_id, identity_error(2, &w, t, span));
 			worst_orth = fmax(worst_orth, orthogonality_error(2, &w));
 			for (i = 0; i < w.n; i++)
@@ -195,7 +195,7 @@ main(void)
 			}
 			worst_exact = fmax(worst_exact, fabs(est - (double) prefix[t]));
 			n2 = dpk_tree_weights_norm2(&w);
-			CHECK(fabs(n2 - dpk_tree_release_norm2(DPK_TREE_LOCAL_BLUE, T, t)) < 1e-12,
+			CHECK(fabs(n2 - dpk_tree_release_norm2(DPK_TREE_LOCAL_BLUE, 2, T, t)) < 1e-12,
 				  "T=%u t=%u: norm2 helper", T, t);
 			worse += n2 > dpk_tree_nodes(t) + 1e-9;
 			sum_blue += n2;
@@ -230,7 +230,7 @@ main(void)
 						tmp[4];
 			double		acc[4];
 
-			dpk_tree_release_weights(DPK_TREE_SIGNED, 1024, t, &w);
+			dpk_tree_release_weights(DPK_TREE_SIGNED, 2, 1024, t, &w);
 			dpk_cell_noise(&s, key, 3, 4242 + t, t, 3, cs, ss, DPK_SUMS_VECTOR, a);
 			dpk_cell_noise_weighted(&s, key, 3, 4242 + t, &w, 3, cs, ss, DPK_SUMS_VECTOR, b,
 									tmp, acc);
@@ -260,7 +260,7 @@ main(void)
 						expect,
 						var;
 
-			dpk_tree_release_weights(DPK_TREE_LOCAL_BLUE, 1024, ts[a], &w);
+			dpk_tree_release_weights(DPK_TREE_LOCAL_BLUE, 2, 1024, ts[a], &w);
 			expect = node_var * dpk_tree_weights_norm2(&w);
 			for (c = 0; c < cells; c++)
 			{
