@@ -1,6 +1,7 @@
 /*
  * counter.c
- *		Virtual binary-tree noise of per-cell counters (see counter.h).
+ *		Virtual tree noise of per-cell counters: binary decompositions and
+ *		the node draws of a tree of any arity (see counter.h).
  */
 #include "counter.h"
 
