@@ -254,3 +254,15 @@ EXECUTE FUNCTION dpkmeans_internal.on_sql_drop_shards();
 ALTER EXTENSION dpkmeans DROP SEQUENCE dpkmeans_internal.delta_id_seq;
 ALTER TABLE dpkmeans_internal.delta DROP COLUMN id;
 DROP INDEX dpkmeans_internal.delta_relid;
+
+-- ---------------------------------------------------------------------------
+-- k-ary counter trees with negative digits ("Count on your elders",
+-- Andersson, Pagh, Steiner and Torkamani): a new pure-epsilon table gets the
+-- arity that minimizes the counters' release variance for its horizon
+-- (doc/privacy.md, "k-ary trees"); Gaussian tables keep the binary tree.
+-- The arity is fixed at attach: every table attached before this version
+-- keeps the binary tree (2), so its releases replay exactly the same noise.
+-- ---------------------------------------------------------------------------
+ALTER TABLE dpkmeans_internal.tracked
+    ADD COLUMN tree_arity int NOT NULL DEFAULT 2
+        CHECK (tree_arity BETWEEN 2 AND 16);

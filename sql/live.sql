@@ -72,7 +72,7 @@ SELECT count(DISTINCT level) AS one_level FROM dp_histogram('trips');
 SELECT (SELECT array_agg(noisy_count ORDER BY cell) FROM dp_histogram('trips')) =
        (SELECT array_agg(noisy_count ORDER BY cell) FROM dp_histogram('trips')) AS same;
 SELECT item, value FROM dp_privacy_report('trips')
-WHERE item IN ('guarantee', 'mode', 'horizon T (releases)', 'tree height h = ceil(log2 T) + 1',
+WHERE item IN ('guarantee', 'mode', 'horizon T (releases)', 'tree height h = ceil(log2 T) + 1', 'tree',
                'count sensitivity (L1, one event)', 'releases used', 'releases left',
                'sum sensitivity (l-infinity, one event, fixed-point units)', 'sum noise per tree node')
 ORDER BY item;

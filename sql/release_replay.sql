@@ -96,11 +96,13 @@ SELECT count(*) FROM dp_centers('pts', 2);
 RESET ROLE;
 
 -- Attack 4: a noise scale rounded down.  At d = 64 and epsilon = 0.001 the
--- norm counter needs a scale of 7.38e12 per tree node; it used to be capped
--- at 4.398e12 (the table was then 1.034 epsilon-DP).  The report's scale
--- must cover sensitivity / (epsilon share) for every counter.
+-- norm counter of the binary tree needs a scale of 7.38e12 per tree node; it
+-- used to be capped at 4.398e12 (the table was then 1.034 epsilon-DP).  The
+-- 13-ary tree of a new table has 3 levels instead of 11, so epsilon = 0.0002
+-- gives such a scale (1.0e13).  The report's scale must cover sensitivity /
+-- (epsilon share) for every counter.
 CREATE TABLE wide (v float8[]);
-SELECT dp_attach('wide', ARRAY['v'], 2, 0.001,
+SELECT dp_attach('wide', ARRAY['v'], 2, 0.0002,
     array_fill(0::float8, ARRAY[64]), array_fill(1::float8, ARRAY[64]));
 WITH r AS (SELECT item, value FROM dp_privacy_report('wide')),
      norm AS (SELECT (regexp_match(value, 'scale ([0-9.e+]+) \(sensitivity ([0-9.e+]+)\)'))::float8[] AS sv

@@ -47,6 +47,12 @@ FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
 JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'dpkmeans'
 WHERE p.pronamespace = 'public'::regnamespace AND obj_description(p.oid, 'pg_proc') IS NULL;
 
+-- a table attached before the k-ary counter trees keeps the binary tree
+SELECT tree_arity FROM dpkmeans_internal.tracked WHERE relid = 'up'::regclass;
+SELECT item, value FROM dp_privacy_report('up')
+WHERE item IN ('tree height h = ceil(log2 T) + 1', 'tree', 'count sensitivity (L1, one event)')
+ORDER BY item;
+
 -- 0.1's triggers now fire always (also under session_replication_role = replica)
 SELECT tgname, tgenabled FROM pg_trigger WHERE tgrelid = 'up'::regclass ORDER BY tgname;
 -- the old release reads back identical
@@ -96,7 +102,34 @@ REVOKE EXECUTE ON FUNCTION dp_kmeans(text, int, float8, float8[], float8[], floa
 GRANT EXECUTE ON FUNCTION dp_kmeans(text, int, float8, float8[], float8[], float8),
     dp_centers(regclass, int), dp_cost_curve(regclass),
     dp_attach(regclass, text[], int, float8, float8[], float8[], int, text, float8) TO upgrade_runner;
+-- a pure table attached under 0.2 (fixed key): its releases before and after
+-- the update are those of the binary tree, exactly as 0.2's library drew them
+CREATE TABLE old2 (x float8, y float8);
+INSERT INTO old2 SELECT 20 + (i % 7), 30 + (i % 5) FROM generate_series(1, 3000) i;
+INSERT INTO old2 SELECT 70 + (i % 3), 80 - (i % 11) FROM generate_series(1, 2000) i;
+SELECT dp_attach('old2', ARRAY['x', 'y'], 2, 1.0, ARRAY[0, 0], ARRAY[100, 100], horizon => 64);
+UPDATE dpkmeans_internal.keys SET key = decode(repeat('3c', 32), 'hex') WHERE relid = 'old2'::regclass;
+SELECT dp_release('old2');
+SELECT cluster, array(SELECT round(v::numeric, 6) FROM unnest(center) v) AS center,
+       round(noisy_size::numeric, 3) AS noisy_size
+FROM dp_centers('old2', 2) ORDER BY cluster;
 ALTER EXTENSION dpkmeans UPDATE TO '0.3';
+SELECT tree_arity FROM dpkmeans_internal.tracked WHERE relid = 'old2'::regclass;
+INSERT INTO old2 SELECT 40 + (i % 13), 60 FROM generate_series(1, 500) i;
+SELECT dp_release('old2');
+SELECT cluster, array(SELECT round(v::numeric, 6) FROM unnest(center) v) AS center,
+       round(noisy_size::numeric, 3) AS noisy_size
+FROM dp_centers('old2', 2) ORDER BY cluster;
+SELECT level, count(*), round(sum(noisy_count)::numeric, 3) AS noisy_n
+FROM dp_histogram('old2') GROUP BY level;
+-- a table attached now gets the k-ary tree its horizon calls for
+CREATE TABLE new3 (x float8, y float8);
+SELECT dp_attach('new3', ARRAY['x', 'y'], 2, 1.0, ARRAY[0, 0], ARRAY[100, 100], horizon => 64);
+SELECT tree_arity FROM dpkmeans_internal.tracked WHERE relid = 'new3'::regclass;
+SELECT item, value FROM dp_privacy_report('new3')
+WHERE item IN ('tree', 'count sensitivity (L1, one event)') ORDER BY item;
+SELECT dp_detach('old2'), dp_detach('new3');
+DROP TABLE old2, new3;
 SELECT p.oid::regprocedure AS function,
        has_function_privilege('upgrade_runner', p.oid, 'EXECUTE') AS runner,
        has_function_privilege('public', p.oid, 'EXECUTE') AS public

@@ -37,6 +37,7 @@
 #include "live.h"
 #include "shard.h"
 #include "store.h"
+#include "tree_estimator.h"
 
 #define DEFAULT_SIZE_HINT 100000.0
 #define MAX_HORIZON (1 << 20)
@@ -491,6 +492,10 @@ dp_attach(PG_FUNCTION_ARGS)
 		dpk_live_use_projection(&cfg, seed & INT64CONST(0x7fffffffffffffff));
 	}
 	dpk_live_use_delta(&cfg, tr.delta);
+	/* objects older than 0.3 cannot record another tree than the binary one */
+	if (!dpk_store_has_tree_arity())
+		cfg.arity = DPK_TREE_ARITY_BINARY;
+	tr.tree_arity = cfg.arity;
 	/* trigger format 3: projected points in metric positions */
 	cfg.box_metric = cfg.dhat > 0;
 	{

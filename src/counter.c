@@ -1,6 +1,7 @@
 /*
  * counter.c
- *		Virtual binary-tree noise of per-cell counters (see counter.h).
+ *		Virtual tree noise of per-cell counters: binary decompositions and
+ *		the node draws of a tree of any arity (see counter.h).
  */
 #include "counter.h"
 
@@ -114,9 +115,13 @@ dpk_tree_height(uint32_t horizon)
  * Nonce of a tree node of one cell: level (1 byte), node height (1 byte),
  * node index (4 bytes), cell id (low 6 bytes).  Distinct nodes of a table
  * never share a nonce as long as cells fit in 48 bits (checked at attach).
+ * Nodes of a k-ary tree (k > 2) set the height byte's top bit and carry k in
+ * the index's top byte (indices stay below 2^24 for horizons up to 2^20), so
+ * they never share a nonce with a binary node or another arity's node; the
+ * binary tree's nonces are those of every earlier version.
  */
 static void
-node_nonce(int level, uint64_t cell, int node_level, uint32_t node_index,
+node_nonce(int level, uint64_t cell, int arity, int node_level, uint32_t node_index,
 		   uint8_t nonce[DPK_NONCE_BYTES])
 {
 	int			i;
@@ -125,6 +130,13 @@ node_nonce(int level, uint64_t cell, int node_level, uint32_t node_index,
 	nonce[1] = (uint8_t) node_level;
 	for (i = 0; i < 4; i++)
 		nonce[2 + i] = (uint8_t) (node_index >> (8 * i));
+	if (arity > 2)
+	{
+		if (node_index >= (1u << 24) || node_level >= 128)
+			dpk_fail("k-ary tree node out of the nonce's range");
+		nonce[1] = (uint8_t) (0x80 | node_level);
+		nonce[5] = (uint8_t) arity;
+	}
 	for (i = 0; i < 6; i++)
 		nonce[6 + i] = (uint8_t) (cell >> (8 * i));
 }
@@ -132,13 +144,13 @@ node_nonce(int level, uint64_t cell, int node_level, uint32_t node_index,
 /* One tree node's noise of one cell (see counter.h). */
 void
 dpk_node_noise(DpkStream *s, const uint8_t key[DPK_KEY_BYTES], int level,
-			   uint64_t cell, int node_level, uint32_t node_index, int d,
+			   uint64_t cell, int arity, int node_level, uint32_t node_index, int d,
 			   DpkScale count_scale, DpkScale sum_scale, DpkSumNoise sums,
 			   int sign, int64_t *out)
 {
 	uint8_t		nonce[DPK_NONCE_BYTES];
 
-	node_nonce(level, cell, node_level, node_index, nonce);
+	node_nonce(level, cell, arity, node_level, node_index, nonce);
 	dpk_stream_reseed(s, key, nonce);
 	out[0] += sign * dpk_discrete_laplace(s, count_scale);
 	if (sums == DPK_SUMS_VECTOR)
@@ -159,7 +171,7 @@ dpk_cell_noise(DpkStream *s, const uint8_t key[DPK_KEY_BYTES], int level,
 
 	memset(out, 0, (1 + d) * sizeof(int64_t));
 	for (a = 0; a < nodes; a++)
-		dpk_node_noise(s, key, level, cell, node_level[a], node_index[a], d,
+		dpk_node_noise(s, key, level, cell, 2, node_level[a], node_index[a], d,
 					   count_scale, sum_scale, sums, node_sign[a], out);
 }
 
@@ -179,7 +191,7 @@ dpk_cell_noise_gauss(DpkStream *s, const uint8_t key[DPK_KEY_BYTES], int level,
 	{
 		uint8_t		nonce[DPK_NONCE_BYTES];
 
-		node_nonce(level, cell, node_level[a], node_index[a], nonce);
+		node_nonce(level, cell, 2, node_level[a], node_index[a], nonce);
 		dpk_stream_reseed(s, key, nonce);
 		out[0] += dpk_discrete_gaussian(s, count_var);
 		if (sums == DPK_SUMS_VECTOR)

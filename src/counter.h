@@ -4,14 +4,16 @@
  *
  * A cell's counters are its count and its d in-cell coordinate sums (fixed
  * point, see grid.h).  The true values live in a sparse map (cellmap.h); the
- * noise added at release t is the binary tree mechanism with the tree kept
- * virtual (doc/design.md, section "Continual counters"; "Differential Privacy
- * for Clustering Under Continual Observation" uses it as its continual
- * counter): the sum, over the
- * dyadic intervals I of the decomposition of [1, t], of noise(cell, I), where
- * noise(cell, I) is drawn from a ChaCha20 stream keyed by the table's secret
- * key and identified by (level, cell, I).  The same node therefore always
- * carries the same noise, across releases, restarts and dump/restore.
+ * noise added at release t is the tree mechanism with the tree kept virtual
+ * (doc/design.md, section "Continual counters"; "Differential Privacy for
+ * Clustering Under Continual Observation" uses the binary one as its
+ * continual counter): a fixed combination, over the intervals I of the
+ * tree's decomposition of [1, t], of noise(cell, I), where noise(cell, I)
+ * is drawn from a ChaCha20 stream keyed by the table's secret key and
+ * identified by (level, cell, tree arity, I).  The same node therefore
+ * always carries the same noise, across releases, restarts and
+ * dump/restore.  This file has the binary decompositions; the k-ary trees
+ * of new pure tables are in tree_estimator.h.
  */
 #ifndef DPK_COUNTER_H
 #define DPK_COUNTER_H
@@ -60,11 +62,13 @@ typedef enum DpkSumNoise
 /*
  * One node's noise of one cell, times sign, added to out[0] (count, discrete
  * Laplace) and out[1..d] (sums, one vector draw when sums is
- * DPK_SUMS_VECTOR).  The stream is re-keyed by (level, cell, node), so the
- * node carries the same noise at every release that uses it.
+ * DPK_SUMS_VECTOR).  The stream is re-keyed by (level, cell, tree arity,
+ * node), so the node carries the same noise at every release that uses it;
+ * arity 2 is the binary tree (tree_estimator.h for arities above 2).
  */
 void		dpk_node_noise(DpkStream *s, const uint8_t key[DPK_KEY_BYTES], int level,
-						   uint64_t cell, int node_level, uint32_t node_index, int d,
+						   uint64_t cell, int arity, int node_level, uint32_t node_index,
+						   int d,
 						   DpkScale count_scale, DpkScale sum_scale, DpkSumNoise sums,
 						   int sign, int64_t *out);
 

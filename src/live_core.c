@@ -38,6 +38,7 @@ dpk_live_defaults(DpkLiveConfig *cfg, int d, int k, double epsilon,
 	cfg->norm_share = dpk_budget_live_shares(d, false).norm_share;
 	cfg->threshold_sigmas = 2.0;
 	cfg->estimator = DPK_TREE_LOCAL_BLUE;
+	cfg->arity = dpk_tree_choose_arity(horizon);
 	cfg->restarts = 10;
 	cfg->max_iter = 100;
 	cfg->delta = 0.0;
@@ -78,9 +79,10 @@ dpk_live_choose_level(const DpkLiveConfig *cfg, double size_hint, double max_cel
 	cn = dpk_live_count_noise(&probe);
 	var = dpk_noise_variance(&cn, 0) *
 		fmax(1.0, cfg->delta > 0.0 ? dpk_tree_height(cfg->horizon) / 2.0
-			 : cfg->estimator == DPK_TREE_SIGNED
+			 : cfg->estimator == DPK_TREE_SIGNED && cfg->arity <= DPK_TREE_ARITY_BINARY
 			 ? dpk_tree_height(cfg->horizon) / 3.0
-			 : dpk_tree_typical_norm2((DpkTreeEstimator) cfg->estimator, cfg->horizon));
+			 : dpk_tree_typical_norm2((DpkTreeEstimator) cfg->estimator, cfg->arity,
+									  cfg->horizon));
 	if (size_hint < 1.0)
 		size_hint = 1.0;
 	m = dpk_grid_m(DPK_RULE_RUGNIK, size_hint, dpk_rugnik_eps_for_variance(var),
@@ -94,11 +96,14 @@ dpk_live_choose_level(const DpkLiveConfig *cfg, double size_hint, double max_cel
 	 * the centres accurate in coarse cells, while a finer counted level
 	 * pays its noise 2^d times over wherever a release sums it up
 	 * (doc/benchmarks.md, "Continual counter": skewed data at 20k and 100k
-	 * rows lose up to 1.6x at the finer level, mixtures are even).  Gaussian
-	 * tables sum the plain decomposition and keep RUGNIK's level.
+	 * rows lose up to 1.6x at the finer level, mixtures are even).  A k-ary
+	 * tree's lower noise moves m up by about one level, and the same
+	 * measurement puts its best level two below m (skewed data at 20k rows:
+	 * worst release 1.18-1.30 of the one-shot instead of 1.33-1.82).
+	 * Gaussian tables sum the plain decomposition and keep RUGNIK's level.
 	 */
 	shift = cfg->delta <= 0.0 && cfg->estimator != DPK_TREE_SIGNED && cfg->dhat == 0
-		? 1.0 : 0.0;
+		? (cfg->arity > DPK_TREE_ARITY_BINARY ? 2.0 : 1.0) : 0.0;
 	level = isinf(m) ? INT_MAX : (int) ceil(log2(fmax(m, 1.0)) - 0.25 - shift);
 	if (level < 0)
 		level = 0;

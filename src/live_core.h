@@ -47,6 +47,11 @@ typedef struct DpkLiveConfig
 	int			estimator;		/* DpkTreeEstimator: how release t combines the
 								 * tree nodes (post-processing only; pure
 								 * tables, delta > 0 sums the binary nodes) */
+	int			arity;			/* of the counters' tree, fixed at attach
+								 * (tracked.tree_arity): 2 the binary tree
+								 * (tables attached before 0.3's k-ary trees,
+								 * Gaussian tables), else the k-ary tree with
+								 * negative digits (tree_estimator.h) */
 	int			restarts;
 	int			max_iter;
 	double		delta;			/* 0: pure epsilon (Laplace/cube); > 0:
@@ -57,7 +62,10 @@ typedef struct DpkLiveConfig
 								 * attached before trigger format 3 */
 } DpkLiveConfig;
 
-/* Defaults for a table (shares settled by test/bench). */
+/*
+ * Defaults for a table (shares settled by test/bench); the tree of a new
+ * pure table, dpk_tree_choose_arity(horizon).
+ */
 void		dpk_live_defaults(DpkLiveConfig *cfg, int d, int k, double epsilon,
 							  uint32_t horizon, bool insert_only);
 
@@ -79,9 +87,15 @@ int			dpk_live_choose_level_box(const DpkLiveConfig *cfg, const DpkBox *box,
 									  double size_hint, double max_cells);
 
 /*
+ * Levels of the table's tree an event touches: dpk_tree_shape_height of its
+ * arity and horizon (ceil(log2 T) + 1 for the binary tree).
+ */
+int			dpk_live_tree_levels(const DpkLiveConfig *cfg);
+
+/*
  * Sensitivity of one event on the counts (l1) and on the sum vector (per
  * coordinate, l-infinity, for the cube noise) of the counted level: one
- * cell, h tree nodes, times 2 when deletions are allowed.
+ * cell, h tree nodes (one per level), times 2 when deletions are allowed.
  */
 double		dpk_live_count_sensitivity(const DpkLiveConfig *cfg);
 double		dpk_live_sum_sensitivity(const DpkLiveConfig *cfg);

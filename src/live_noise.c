@@ -27,7 +27,8 @@ dpk_live_tree_norm2(const DpkLiveConfig *cfg, uint32_t t)
 {
 	if (cfg->delta > 0.0)
 		return dpk_live_release_nodes(cfg, t);
-	return dpk_tree_release_norm2((DpkTreeEstimator) cfg->estimator, cfg->horizon, t);
+	return dpk_tree_release_norm2((DpkTreeEstimator) cfg->estimator, cfg->arity,
+								  cfg->horizon, t);
 }
 
 /* Count noise variance of one cell at `level`: 2^(d (L - level)) cells summed. */
@@ -84,7 +85,8 @@ dpk_live_noisy_histogram(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYT
 
 	memset(&w, 0, sizeof(w));
 	if (!gauss)
-		dpk_tree_release_weights((DpkTreeEstimator) cfg->estimator, cfg->horizon, t, &w);
+		dpk_tree_release_weights((DpkTreeEstimator) cfg->estimator, cfg->arity,
+								 cfg->horizon, t, &w);
 	dpk_hist_init(out, d, 1 << cfg->level, with_sums);
 	while (dpk_cellmap_next(state, &pos, &cell, &vals))
 	{
@@ -140,7 +142,8 @@ dpk_live_noisy_projected(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYT
 
 	memset(&w, 0, sizeof(w));
 	if (!gauss)
-		dpk_tree_release_weights((DpkTreeEstimator) cfg->estimator, cfg->horizon, t, &w);
+		dpk_tree_release_weights((DpkTreeEstimator) cfg->estimator, cfg->arity,
+								 cfg->horizon, t, &w);
 	memset(count, 0, total * sizeof(double));
 	memset(sum, 0, total * d * sizeof(double));
 	*sumnorm = 0.0;

@@ -12,16 +12,24 @@
 #include "budget.h"
 #include "dpk_mem.h"
 #include "lift.h"
+#include "tree_estimator.h"
 #include "zcdp.h"
 
+/* Levels of the table's tree (one node of a cell per level holds an event). */
+int
+dpk_live_tree_levels(const DpkLiveConfig *cfg)
+{
+	return dpk_tree_shape_height(cfg->arity, cfg->horizon);
+}
+
 /*
- * Count sensitivity: h tree nodes of one cell per copy, twice with
- * deletions.
+ * Count sensitivity: h tree nodes of one cell per copy (one per level of
+ * the table's tree), twice with deletions.
  */
 double
 dpk_live_count_sensitivity(const DpkLiveConfig *cfg)
 {
-	return (double) dpk_tree_height(cfg->horizon) * (cfg->insert_only ? 1.0 : 2.0) *
+	return (double) dpk_live_tree_levels(cfg) * (cfg->insert_only ? 1.0 : 2.0) *
 		cfg->copies;
 }
 
@@ -43,7 +51,7 @@ dpk_live_sum_sensitivity(const DpkLiveConfig *cfg)
 double
 dpk_live_norm_sensitivity(const DpkLiveConfig *cfg)
 {
-	return (double) dpk_tree_height(cfg->horizon) * (cfg->insert_only ? 1.0 : 2.0) *
+	return (double) dpk_live_tree_levels(cfg) * (cfg->insert_only ? 1.0 : 2.0) *
 		cfg->d * (DPK_LIFT_UNITS / 2.0) * (DPK_LIFT_UNITS / 2.0);
 }
 
@@ -208,7 +216,10 @@ dpk_live_norm_noise(const DpkLiveConfig *cfg)
 	return live_family(cfg, 2);
 }
 
-/* Nodes summed by release t: the signed (NAF) or, Gaussian, the plain decomposition. */
+/*
+ * Nodes summed by release t: the signed digits of the table's tree or,
+ * Gaussian, the plain binary decomposition.
+ */
 int
 dpk_live_release_nodes(const DpkLiveConfig *cfg, uint32_t t)
 {
@@ -217,7 +228,7 @@ dpk_live_release_nodes(const DpkLiveConfig *cfg, uint32_t t)
 
 	if (cfg->delta > 0.0)
 		return dpk_tree_decompose_binary(t, l, i);
-	return dpk_tree_nodes(t);
+	return dpk_tree_signed_nodes(cfg->arity, t);
 }
 
 /*
@@ -247,6 +258,7 @@ dpk_live_use_delta(DpkLiveConfig *cfg, double delta)
 	cfg->delta = delta;
 	if (delta <= 0.0)
 		return;
+	cfg->arity = DPK_TREE_ARITY_BINARY;	/* the plain binary decomposition */
 	sh = dpk_budget_live_gauss_shares(cfg->d, cfg->dhat > 0);
 	cfg->sum_share = sh.sum_share;
 	cfg->norm_share = sh.norm_share;

@@ -129,12 +129,18 @@ report_noise(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *c
 {
 	DpkScale	cs = tr->delta > 0.0 ? (DpkScale) {1, 1} : dpk_live_count_scale(cfg),
 				ss = tr->delta > 0.0 ? (DpkScale) {1, 1} : dpk_live_sum_scale(cfg);
-	int			h = dpk_tree_height((uint32_t) tr->horizon);
+	int			h = dpk_live_tree_levels(cfg);
 	char	   *units;
 
 	report_row(rsinfo, "size hint (public)", psprintf("%g", tr->size_hint));
 	report_row(rsinfo, "horizon T (releases)", psprintf("%d", tr->horizon));
-	report_row(rsinfo, "tree height h = ceil(log2 T) + 1", psprintf("%d", h));
+	if (cfg->arity <= DPK_TREE_ARITY_BINARY)
+		report_row(rsinfo, "tree height h = ceil(log2 T) + 1", psprintf("%d", h));
+	else
+		report_row(rsinfo, "tree",
+				   psprintf("arity %d, h = %d levels (the fewest whose balanced base-%d digits "
+							"reach T); an event lies in one node per level", cfg->arity, h,
+							cfg->arity));
 	report_row(rsinfo, "deletion factor", tr->insert_only ? "1" : "2");
 	if (tr->delta > 0.0)
 	{
@@ -177,7 +183,8 @@ report_noise(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *c
 
 /* Rows on the noise source, formats, who reads, how releases are made and used. */
 static void
-report_governance(ReturnSetInfo *rsinfo, const DpkTracked *tr, const char *readers)
+report_governance(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *cfg,
+				  const char *readers)
 {
 	Oid			relid = tr->relid;
 
@@ -195,6 +202,11 @@ report_governance(ReturnSetInfo *rsinfo, const DpkTracked *tr, const char *reade
 			   tr->delta > 0.0
 			   ? "binary: release t sums the nodes of the binary decomposition of t "
 			   "(discrete Gaussian tables, whatever dpkmeans.counter_estimator says)"
+			   : cfg->arity > DPK_TREE_ARITY_BINARY
+			   ? (dpk_counter_estimator == DPK_TREE_SIGNED
+				  ? "signed: release t sums the nodes of the balanced base-k digits of t"
+				  : "least squares: release t weighs the nodes of the balanced base-k digits of t "
+				  "and their ancestors' children (post-processing of the same node noise)")
 			   : dpk_counter_estimator == DPK_TREE_SIGNED
 			   ? "signed: release t sums the nodes of the non-adjacent form of t"
 			   : "least squares: release t weighs the signed nodes of t, their children and their "
@@ -236,7 +248,7 @@ dp_privacy_report(PG_FUNCTION_ARGS)
 
 	report_budget(rsinfo, &tr, &cfg);
 	report_noise(rsinfo, &tr, &cfg);
-	report_governance(rsinfo, &tr, readers);
+	report_governance(rsinfo, &tr, &cfg, readers);
 	report_row(rsinfo, "post-processing",
 			   tr.dhat > 0
 			   ? psprintf("per copy: projected cells above max(%g sd, sd / sqrt(2) x ln(cells)), "

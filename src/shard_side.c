@@ -174,6 +174,8 @@ dp_shard_attach(PG_FUNCTION_ARGS)
 	tr.sampler_version = DPK_SAMPLER_VERSION;
 	tr.state_format = DPK_STATE_FORMAT;
 	tr.trigger_format = DPK_TRIGGER_FORMAT;
+	/* a shard draws no noise: the coordinator's row carries the tree */
+	tr.tree_arity = 2;
 	dpk_home_current(&tr.home);
 	tr.colnames = shard_columns(tr.relid, PG_GETARG_ARRAYTYPE_P(1), &tr.ncols, &attnums);
 

@@ -33,18 +33,28 @@ static bool store_objectives = false;
 /* Set by dpk_store_begin: the objects are 0.3's or newer (tracked.delta). */
 static bool store_has_delta = false;
 
+/* Set by dpk_store_begin: tracked has tree_arity (0.3's k-ary trees). */
+static bool store_has_arity = false;
+
 /*
- * Whether tracked has the delta column (0.3): asked of the catalog caches,
- * not of the version, since the install scripts of older versions run
- * under the new version number.
+ * Whether tracked has a column (delta, tree_arity: 0.3): asked of the
+ * catalog caches, not of the version, since the install scripts of older
+ * versions run under the new version number.
  */
 static bool
-store_tracked_has_delta(void)
+store_tracked_has(const char *column)
 {
 	Oid			nsp = get_namespace_oid("dpkmeans_internal", true);
 	Oid			rel = OidIsValid(nsp) ? get_relname_relid("tracked", nsp) : InvalidOid;
 
-	return OidIsValid(rel) && get_attnum(rel, "delta") != InvalidAttrNumber;
+	return OidIsValid(rel) && get_attnum(rel, column) != InvalidAttrNumber;
+}
+
+/* Whether tracked has the tree_arity column (see store.h). */
+bool
+dpk_store_has_tree_arity(void)
+{
+	return store_tracked_has("tree_arity");
 }
 
 /* Begin work on the internal tables (see store.h). */
@@ -58,7 +68,8 @@ dpk_store_begin(DpkOwnerSwitch *sw)
 	dpk_pg_extension_row(&owner, &version);
 	store_v01 = strcmp(version, "0.1") == 0;
 	store_objectives = !store_v01 && strcmp(version, "0.2") != 0;
-	store_has_delta = !store_v01 && store_tracked_has_delta();
+	store_has_delta = !store_v01 && store_tracked_has("delta");
+	store_has_arity = store_has_delta && store_tracked_has("tree_arity");
 	dpk_pg_owner_begin_as(sw, owner);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -210,17 +221,19 @@ dpk_store_merge_bytea(DpkCellMap *m, bytea *b, int sign)
 	"releases, columns, state, dhat, copies, proj_seed, norm_share, " \
 	"1 AS sampler_version, 1 AS state_format, NULL::bigint AS home_system_id, " \
 	"NULL::int AS home_timeline, NULL::oid AS home_database, 0::float8 AS delta, " \
-	"1 AS trigger_format "
+	"1 AS trigger_format, 2 AS tree_arity "
 #define TRACKED_COLUMNS_02 \
 	"d, k, epsilon, lower, upper, horizon, mode, size_hint, level, sum_share, " \
 	"releases, columns, state, dhat, copies, proj_seed, norm_share, " \
 	"sampler_version, state_format, home_system_id, home_timeline, home_database, " \
-	"0::float8 AS delta, trigger_format "
+	"0::float8 AS delta, trigger_format, 2 AS tree_arity "
 #define TRACKED_COLUMNS_03 \
 	"d, k, epsilon, lower, upper, horizon, mode, size_hint, level, sum_share, " \
 	"releases, columns, state, dhat, copies, proj_seed, norm_share, " \
 	"sampler_version, state_format, home_system_id, home_timeline, home_database, delta, " \
-	"trigger_format "
+	"trigger_format, "
+#define TRACKED_ARITY "tree_arity "
+#define TRACKED_NO_ARITY "2 AS tree_arity "
 
 /* Read a table's configuration (see store.h). */
 bool
@@ -245,10 +258,15 @@ dpk_store_read_tracked(Oid relid, bool lock, MemoryContext ctx, DpkTracked *tr)
 			"WHERE relid = $1::oid::regclass FOR NO KEY UPDATE"
 			: "SELECT " TRACKED_COLUMNS_02 "FROM dpkmeans_internal.tracked "
 			"WHERE relid = $1::oid::regclass";
-	else
-		sql = lock ? "SELECT " TRACKED_COLUMNS_03 "FROM dpkmeans_internal.tracked "
+	else if (!store_has_arity)
+		sql = lock ? "SELECT " TRACKED_COLUMNS_03 TRACKED_NO_ARITY "FROM dpkmeans_internal.tracked "
 			"WHERE relid = $1::oid::regclass FOR NO KEY UPDATE"
-			: "SELECT " TRACKED_COLUMNS_03 "FROM dpkmeans_internal.tracked "
+			: "SELECT " TRACKED_COLUMNS_03 TRACKED_NO_ARITY "FROM dpkmeans_internal.tracked "
+			"WHERE relid = $1::oid::regclass";
+	else
+		sql = lock ? "SELECT " TRACKED_COLUMNS_03 TRACKED_ARITY "FROM dpkmeans_internal.tracked "
+			"WHERE relid = $1::oid::regclass FOR NO KEY UPDATE"
+			: "SELECT " TRACKED_COLUMNS_03 TRACKED_ARITY "FROM dpkmeans_internal.tracked "
 			"WHERE relid = $1::oid::regclass";
 	store_exec_rel(sql, relid, !lock, SPI_OK_SELECT);
 	if (SPI_processed == 0)
@@ -275,6 +293,7 @@ dpk_store_read_tracked(Oid relid, bool lock, MemoryContext ctx, DpkTracked *tr)
 	tr->state_format = DatumGetInt32(col_nn(0, "state_format"));
 	tr->delta = DatumGetFloat8(col_nn(0, "delta"));
 	tr->trigger_format = DatumGetInt32(col_nn(0, "trigger_format"));
+	tr->tree_arity = DatumGetInt32(col_nn(0, "tree_arity"));
 
 	deconstruct_array(DatumGetArrayTypeP(col_nn(0, "columns")), TEXTOID, -1, false,
 					  TYPALIGN_INT, &elems, &nulls, &tr->ncols);
@@ -314,8 +333,8 @@ void
 dpk_store_insert_tracked(const DpkTracked *tr, const char *mode,
 						 const AttrNumber *attnums, const uint8 *key)
 {
-	Oid			types[24];
-	Datum		values[24];
+	Oid			types[25];
+	Datum		values[25];
 	Datum	   *names = palloc(tr->ncols * sizeof(Datum));
 	Datum	   *atts = palloc(tr->ncols * sizeof(Datum));
 	bytea	   *keyb = palloc(VARHDRSZ + DPK_KEY_BYTES);
@@ -377,17 +396,32 @@ dpk_store_insert_tracked(const DpkTracked *tr, const char *mode,
 	values[22] = ObjectIdGetDatum(tr->home.dbid);
 	types[23] = FLOAT8OID;
 	values[23] = Float8GetDatum(tr->delta);
+	types[24] = INT4OID;
+	values[24] = Int32GetDatum(tr->tree_arity);
 	if (!store_has_delta && tr->delta != 0.0)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("delta needs dpkmeans 0.3"),
 				 errhint("Run ALTER EXTENSION dpkmeans UPDATE.")));
+	/* attach picks the binary tree when the column is missing */
+	if (!store_has_arity && tr->tree_arity > 2)
+		elog(ERROR, "a k-ary counter tree needs the tree_arity column of dpkmeans 0.3");
 	if (store_v01)
 		store_exec("INSERT INTO dpkmeans_internal.tracked (relid, columns, attnums, d, k, "
 				   "epsilon, lower, upper, horizon, mode, size_hint, level, sum_share, state, "
 				   "dhat, copies, proj_seed, norm_share) VALUES ($1::oid::regclass, $2, $3, "
 				   "$4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)",
 				   18, types, values, false, SPI_OK_INSERT);
+	else if (store_has_arity)
+		store_exec("INSERT INTO dpkmeans_internal.tracked (relid, columns, d, k, "
+				   "epsilon, lower, upper, horizon, mode, size_hint, level, sum_share, state, "
+				   "dhat, copies, proj_seed, norm_share, sampler_version, state_format, "
+				   "trigger_format, home_system_id, home_timeline, home_database, delta, "
+				   "tree_arity) VALUES "
+				   "($1::oid::regclass, $2, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
+				   "$14, $15, $16, $17, $18, $19, $20, " CppAsString2(DPK_TRIGGER_FORMAT)
+				   ", $21, $22, $23, $24, $25)",
+				   25, types, values, false, SPI_OK_INSERT);
 	else
 		store_exec(store_has_delta
 				   ? "INSERT INTO dpkmeans_internal.tracked (relid, columns, d, k, "

@@ -71,6 +71,9 @@ typedef struct DpkTracked
 	int			trigger_format; /* DPK_TRIGGER_FORMAT when attached */
 	double		delta;			/* 0: pure epsilon; > 0: discrete Gaussian
 								 * (column of 0.3; 0 for older objects) */
+	int			tree_arity;		/* arity of the counters' tree (column of
+								 * 0.3; 2, the binary tree, for every table
+								 * attached before it and older objects) */
 	DpkHome		home;
 	DpkCellMap	state;
 } DpkTracked;
@@ -78,6 +81,12 @@ typedef struct DpkTracked
 /* Begin / end work on the internal tables (owner switch + SPI). */
 void		dpk_store_begin(DpkOwnerSwitch *sw);
 void		dpk_store_end(DpkOwnerSwitch *sw);
+
+/*
+ * Whether tracked has the tree_arity column (0.3), from the catalog caches:
+ * without it a new table gets the binary tree.
+ */
+bool		dpk_store_has_tree_arity(void);
 
 /* Whether the installed SQL objects are version 0.1's (no readers, no home). */
 bool		dpk_store_is_v01(void);

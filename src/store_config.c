@@ -21,6 +21,8 @@ dpk_tracked_config(const DpkTracked *tr, DpkLiveConfig *cfg)
 	cfg->level = tr->level;
 	cfg->sum_share = tr->sum_share;
 	cfg->estimator = dpk_counter_estimator;
+	/* the tree the table was attached with, never re-chosen */
+	cfg->arity = tr->tree_arity > 2 ? tr->tree_arity : 2;
 	if (tr->dhat > 0)
 	{
 		dpk_live_use_projection(cfg, tr->proj_seed);
@@ -31,6 +33,8 @@ dpk_tracked_config(const DpkTracked *tr, DpkLiveConfig *cfg)
 	}
 	cfg->delta = tr->delta;
 	cfg->box_metric = tr->dhat > 0 && tr->trigger_format >= 3;
+	if (cfg->delta > 0.0)
+		cfg->arity = 2;			/* Gaussian tables: the plain binary decomposition */
 }
 
 /* This server's cluster, WAL timeline and database (see store.h). */

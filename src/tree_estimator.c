@@ -220,6 +220,7 @@ dpk_tree_weights(int k, uint32_t horizon, int depth, bool family, uint32_t t,
 	if (depth == 0 && !family)
 	{
 		/* the signed decomposition itself: exact +-1 weights */
+		out->arity = k;
 		out->n = ns;
 		out->signs = true;
 		out->level = dpk_alloc((size_t) (ns + 1) * sizeof(int));
@@ -357,6 +358,7 @@ dpk_tree_weights(int k, uint32_t horizon, int depth, bool family, uint32_t t,
 			G[b * na + a] = G[a * na + b];
 	cholesky_solve(G, q, na);
 
+	out->arity = k;
 	out->n = 0;
 	out->signs = false;
 	out->level = dpk_alloc((size_t) nn * sizeof(int));
@@ -414,35 +416,37 @@ dpk_tree_weights_free(DpkTreeWeights *w)
 	w->n = 0;
 }
 
-/* Release weights of the binary tree under an estimator. */
+/* Release weights of the arity-k tree under an estimator. */
 void
-dpk_tree_release_weights(DpkTreeEstimator est, uint32_t horizon, uint32_t t,
+dpk_tree_release_weights(DpkTreeEstimator est, int k, uint32_t horizon, uint32_t t,
 						 DpkTreeWeights *out)
 {
-	if (est == DPK_TREE_LOCAL_BLUE)
-		dpk_tree_weights(2, horizon, 1, true, t, out);
+	bool		blue = est == DPK_TREE_LOCAL_BLUE;
+
+	if (k <= DPK_TREE_ARITY_BINARY)
+		dpk_tree_weights(2, horizon, blue ? 1 : 0, blue, t, out);
 	else
-		dpk_tree_weights(2, horizon, 0, false, t, out);
+		dpk_tree_weights(k, horizon, 0, blue, t, out);
 }
 
 /* Variance of release t in node variances. */
 double
-dpk_tree_release_norm2(DpkTreeEstimator est, uint32_t horizon, uint32_t t)
+dpk_tree_release_norm2(DpkTreeEstimator est, int k, uint32_t horizon, uint32_t t)
 {
 	DpkTreeWeights w;
 	double		v;
 
 	if (est == DPK_TREE_SIGNED)
-		return (double) dpk_tree_nodes(t);
-	dpk_tree_release_weights(est, horizon, t, &w);
+		return (double) dpk_tree_signed_nodes(k, t);
+	dpk_tree_release_weights(est, k, horizon, t, &w);
 	v = dpk_tree_weights_norm2(&w);
 	dpk_tree_weights_free(&w);
 	return v;
 }
 
-/* Typical variance of a release from T/4 on (see tree_estimator.h). */
-double
-dpk_tree_typical_norm2(DpkTreeEstimator est, uint32_t horizon)
+/* Mean variance over `samples` releases evenly spaced in T/4 .. T. */
+static double
+mean_norm2(DpkTreeEstimator est, int k, uint32_t horizon, int samples)
 {
 	double		sum = 0.0;
 	uint32_t	lo = (horizon + 3) / 4;
@@ -450,10 +454,49 @@ dpk_tree_typical_norm2(DpkTreeEstimator est, uint32_t horizon)
 
 	if (lo < 1)
 		lo = 1;
-	for (i = 0; i <= 32; i++)
-		sum += dpk_tree_release_norm2(est, horizon,
-									  lo + (uint32_t) (((uint64_t) (horizon - lo) * i) / 32));
-	return sum / 33.0;
+	for (i = 0; i < samples; i++)
+		sum += dpk_tree_release_norm2(est, k, horizon,
+									  lo + (uint32_t) (((uint64_t) (horizon - lo) * i) /
+													   (samples - 1)));
+	return sum / samples;
+}
+
+/* Typical variance of a release from T/4 on (see tree_estimator.h). */
+double
+dpk_tree_typical_norm2(DpkTreeEstimator est, int k, uint32_t horizon)
+{
+	return mean_norm2(est, k, horizon, 33);
+}
+
+/* Arity of a new pure table's tree (see tree_estimator.h). */
+int
+dpk_tree_choose_arity(uint32_t horizon)
+{
+	/* releases ask for it often; the last answer is kept */
+	static uint32_t last_horizon = 0;
+	static int	last_arity = 0;
+	double		best = HUGE_VAL;
+	int			k,
+				arity = DPK_TREE_ARITY_BINARY;
+
+	if (horizon < 1)
+		horizon = 1;
+	if (horizon == last_horizon)
+		return last_arity;
+	for (k = DPK_TREE_ARITY_BINARY; k <= DPK_TREE_ARITY_MAX; k++)
+	{
+		double		h = dpk_tree_shape_height(k, horizon),
+					v = h * h * mean_norm2(DPK_TREE_LOCAL_BLUE, k, horizon, 129);
+
+		if (v < best * (1.0 - 1e-9))
+		{
+			best = v;
+			arity = k;
+		}
+	}
+	last_horizon = horizon;
+	last_arity = arity;
+	return arity;
 }
 
 /* Weighted continual noise of one cell (see tree_estimator.h). */
@@ -471,16 +514,16 @@ dpk_cell_noise_weighted(DpkStream *s, const uint8_t key[DPK_KEY_BYTES], int leve
 	if (w->signs)
 	{
 		for (a = 0; a < w->n; a++)
-			dpk_node_noise(s, key, level, cell, w->level[a], w->index[a], d, count_scale,
-						   sum_scale, sums, (int) w->weight[a], out);
+			dpk_node_noise(s, key, level, cell, w->arity, w->level[a], w->index[a], d,
+						   count_scale, sum_scale, sums, (int) w->weight[a], out);
 		return;
 	}
 	memset(acc, 0, (1 + dd) * sizeof(double));
 	for (a = 0; a < w->n; a++)
 	{
 		memset(tmp, 0, (1 + dd) * sizeof(int64_t));
-		dpk_node_noise(s, key, level, cell, w->level[a], w->index[a], d, count_scale,
-					   sum_scale, sums, 1, tmp);
+		dpk_node_noise(s, key, level, cell, w->arity, w->level[a], w->index[a], d,
+					   count_scale, sum_scale, sums, 1, tmp);
 		for (j = 0; j <= dd; j++)
 			acc[j] += w->weight[a] * (double) tmp[j];
 	}

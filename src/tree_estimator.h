@@ -35,6 +35,15 @@
 #define DPK_TREE_MAX_SIGNED 640
 
 /*
+ * Tree arities.  2 is the binary tree of every table attached before the
+ * k-ary trees (tracked.tree_arity 2, its nonces unchanged) and of Gaussian
+ * tables; a new pure table gets dpk_tree_choose_arity(horizon), at most
+ * DPK_TREE_ARITY_MAX.
+ */
+#define DPK_TREE_ARITY_BINARY 2
+#define DPK_TREE_ARITY_MAX 16
+
+/*
  * Levels h an event touches with horizon T in the tree of arity k: every
  * t <= T has a signed decomposition inside levels 0 .. h-1.  For k = 2 this
  * is dpk_tree_height(T).
@@ -58,6 +67,7 @@ int			dpk_tree_signed_nodes(int k, uint32_t t);
 /* A weighted node list: release noise = sum weight[a] * noise(node a). */
 typedef struct DpkTreeWeights
 {
+	int			arity;			/* of the tree the nodes belong to */
 	int			n;
 	bool		signs;			/* every weight is +1 or -1 exactly */
 	int		   *level;
@@ -77,26 +87,44 @@ typedef struct DpkTreeWeights
 void		dpk_tree_weights(int k, uint32_t horizon, int depth, bool family,
 							 uint32_t t, DpkTreeWeights *out);
 
-/* How a release combines the binary tree's nodes. */
+/* How a release combines the tree's nodes. */
 typedef enum DpkTreeEstimator
 {
-	DPK_TREE_SIGNED = 0,		/* the non-adjacent form, weights +-1 */
-	DPK_TREE_LOCAL_BLUE = 1		/* least squares over the signed nodes, their
-								 * children and the ancestors' children */
+	DPK_TREE_SIGNED = 0,		/* the signed digits (the non-adjacent form
+								 * for arity 2), weights +-1 */
+	DPK_TREE_LOCAL_BLUE = 1		/* least squares over the signed nodes (and,
+								 * arity 2, their children) and the
+								 * ancestors' children */
 } DpkTreeEstimator;
 
-/* The weights of release t of a binary tree of `horizon` under `est`. */
-void		dpk_tree_release_weights(DpkTreeEstimator est, uint32_t horizon, uint32_t t,
-									 DpkTreeWeights *out);
+/*
+ * The weights of release t of the arity-k tree of `horizon` under `est`:
+ * for k = 2 the signed nodes, or dpk_tree_weights(2, .., depth 1, family);
+ * for k > 2 the balanced digits, or dpk_tree_weights(k, .., depth 0,
+ * family) (doc/benchmarks.md, "Continual counter": depth 1 costs 2.5x the
+ * draws for 5-8 % less variance there).
+ */
+void		dpk_tree_release_weights(DpkTreeEstimator est, int k, uint32_t horizon,
+									 uint32_t t, DpkTreeWeights *out);
 
 /*
  * Variance of release t under `est` in node variances (the squared norm of
  * its weights; the rounding of dpk_cell_noise_weighted adds at most 1/4).
  */
-double		dpk_tree_release_norm2(DpkTreeEstimator est, uint32_t horizon, uint32_t t);
+double		dpk_tree_release_norm2(DpkTreeEstimator est, int k, uint32_t horizon,
+								   uint32_t t);
 
 /* Mean of dpk_tree_release_norm2 over releases T/4 .. T (33 evenly spaced). */
-double		dpk_tree_typical_norm2(DpkTreeEstimator est, uint32_t horizon);
+double		dpk_tree_typical_norm2(DpkTreeEstimator est, int k, uint32_t horizon);
+
+/*
+ * The arity of a new pure table's tree: the k in 2 .. DPK_TREE_ARITY_MAX
+ * minimizing h_k^2 times the least-squares release variance (node variance
+ * is proportional to h_k^2, the levels an event touches) averaged over 129
+ * releases evenly spaced in T/4 .. T; ties to the smaller k.  A function of
+ * the public horizon only.
+ */
+int			dpk_tree_choose_arity(uint32_t horizon);
 
 /*
  * The continual noise of one cell under weights w: out[0..d] = the weighted

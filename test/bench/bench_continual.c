@@ -79,8 +79,17 @@
  *	 --old      also the previous estimator (DPK_TREE_SIGNED: the signed
  *				nodes, level from their weight), on the same key and rows,
  *				printed as an "old estimator" line under each row
+ *	 --binary   the "old" line is instead the binary tree that tables
+ *				attached before the k-ary trees keep (arity 2, default
+ *				estimator, its level rule), on the same key and rows
  *	 --estimator N  DpkTreeEstimator of the live column (default: the
  *				library's default)
+ *	 --arity N  tree arity of the live column (default: the library's
+ *				choice for T, dpk_tree_choose_arity)
+ *	 --releases var  every stride-th t from ceil(T/4) (weight 1 in the
+ *				means) plus the 8 releases of largest noise variance of the
+ *				live column's tree and of the binary tree (in the worst
+ *				figures only, weight 0 in the means)
  *	 --verbose  one line per seed and measured release
  *	 live configuration overrides, for tuning:
  *	 --sum-share X  --threshold X  --max-iter N  --level-delta N
@@ -146,7 +155,8 @@ typedef struct Summary
 				naive,
 				ratio;
 	int			level,
-				old_level;
+				old_level,
+				arity;
 	double		coreset,
 				ms;
 	long		runs;
@@ -177,7 +187,9 @@ typedef struct Options
 	bool		naive;
 	bool		del;			/* live_del column of the insert stream */
 	bool		old;			/* also the previous estimator (signed nodes) */
+	bool		binary;			/* the "old" column is the binary tree */
 	int			estimator;		/* -1: the default */
+	int			arity;			/* -1: the default */
 	bool		verbose;
 	/* overrides of the live configuration (NaN / -1 = keep) */
 	double		sum_share;
@@ -232,6 +244,8 @@ live_init(Live *lv, int d, int k, double eps, uint32_t horizon, bool insert_only
 	lv->cfg.restarts = opt->restarts;
 	if (opt->estimator >= 0)
 		lv->cfg.estimator = opt->estimator;
+	if (opt->arity >= 2)
+		lv->cfg.arity = opt->arity;
 	if (opt->max_iter > 0)
 		lv->cfg.max_iter = opt->max_iter;
 	lv->cfg.level = dpk_live_choose_level(&lv->cfg, (double) size_hint, MAX_CELLS);
@@ -327,13 +341,74 @@ oneshot_cost(const DpkBox *box, const double *cur, size_t ncur, int k, double ep
 	return cost;
 }
 
+/* Releases of [ceil(T/4), T] by decreasing noise variance under a tree. */
+static void
+mark_noisiest(DpkTreeEstimator est, int k, uint32_t T, int count, bool *take)
+{
+	uint32_t	lo = (T + 3) / 4,
+				t;
+	double	   *v = xmalloc(sizeof(double) * (T + 1));
+	int			c;
+
+	for (t = lo; t <= T; t++)
+		v[t] = dpk_tree_release_norm2(est, k, T, t);
+	for (c = 0; c < count; c++)
+	{
+		uint32_t	best = 0;
+
+		for (t = lo; t <= T; t++)
+			if (!take[t] && (best == 0 || v[t] > v[best]))
+				best = t;
+		if (best)
+			take[best] = true;
+	}
+	free(v);
+}
+
+/*
+ * --releases var: every stride-th release from ceil(T/4) and T (weight 1),
+ * plus the 8 noisiest releases of the live column's tree and of the binary
+ * tree (weight 0: they count for the worst figures, not the means).
+ */
+static int
+var_release_list(const Options *opt, uint32_t T, uint32_t *ts, double *w)
+{
+	uint32_t	lo = (T + 3) / 4,
+				stride = bench_sample_stride(opt->stride, T),
+				t;
+	bool	   *grid = calloc(T + 1, sizeof(bool)),
+			   *take = calloc(T + 1, sizeof(bool));
+	DpkTreeEstimator est = opt->estimator >= 0 ? (DpkTreeEstimator) opt->estimator
+		: DPK_TREE_LOCAL_BLUE;
+	int			n = 0;
+
+	if (lo < 1)
+		lo = 1;
+	for (t = lo; t <= T; t++)
+		grid[t] = take[t] = (t - lo) % stride == 0 || t == T;
+	mark_noisiest(est, opt->arity >= 2 ? opt->arity : dpk_tree_choose_arity(T), T, 8, take);
+	mark_noisiest(est, DPK_TREE_ARITY_BINARY, T, 8, take);
+	for (t = lo; t <= T; t++)
+		if (take[t])
+		{
+			ts[n] = t;
+			w[n++] = grid[t] ? 1.0 : 0.0;
+		}
+	free(grid);
+	free(take);
+	return n;
+}
+
 static void
 summary_init(Summary *sm, const Options *opt, uint32_t T)
 {
 	sm->ts = xmalloc(sizeof(uint32_t) * T);
 	sm->w = xmalloc(sizeof(double) * T);
-	sm->nrel = bench_release_list(T, bench_measure_all(opt->releases, T),
-								  bench_sample_stride(opt->stride, T), sm->ts, sm->w);
+	if (opt->releases == 3)
+		sm->nrel = var_release_list(opt, T, sm->ts, sm->w);
+	else
+		sm->nrel = bench_release_list(T, bench_measure_all(opt->releases, T),
+									  bench_sample_stride(opt->stride, T), sm->ts, sm->w);
 	bench_fig_init(&sm->live, sm->nrel);
 	bench_fig_init(&sm->del, sm->nrel);
 	bench_fig_init(&sm->old, sm->nrel);
@@ -382,12 +457,20 @@ run_stream(const Data *ds, Row *row, Summary *sm, uint32_t T, int stream, int se
 	{
 		Options		o = *opt;
 
-		o.estimator = DPK_TREE_SIGNED;
+		if (opt->binary)
+		{
+			o.estimator = -1;
+			o.arity = DPK_TREE_ARITY_BINARY;
+		}
+		else
+			o.estimator = DPK_TREE_SIGNED;
+		o.level_delta = 0;
 		live_init(&lv_old, d, k, row->eps, T, !window, N, &o);
 	}
 	bench_ref_init(&ref, d, k, REF_FULL_EVERY);
 	sm->n = N;
 	sm->level = lv.cfg.level;
+	sm->arity = lv.cfg.arity;
 	sm->old_level = opt->old ? lv_old.cfg.level : -1;
 
 	for (t = 1; t <= T && ri < sm->nrel; t++)
@@ -552,9 +635,10 @@ print_summary(const Row *row, int data, uint32_t T, int stream, const Summary *s
 
 		fig_text(ol, sizeof(ol), &sm->old, sm);
 		fig_text(orr, sizeof(orr), &sm->old_ratio, sm);
-		printf("%-8s %-6s %5u %6zu   old estimator (signed nodes, level %d) | %-24s | "
+		printf("%-8s %-6s %5u %6zu   %s, level %d; live: arity %d) | %-24s | "
 			   "old/os %-24s %7.3f\n", data_name[data], stream_name[stream], T, sm->n,
-			   sm->old_level, ol, orr, sm->old_ratio.max_single);
+			   opt->binary ? "binary tree (arity 2" : "old estimator (signed nodes",
+			   sm->old_level, sm->arity, ol, orr, sm->old_ratio.max_single);
 	}
 	bench_print_by_nodes(&sm->ratio, &sm->live, sm->w, sm->ts);
 	fflush(stdout);
@@ -640,8 +724,9 @@ usage(void)
 			"usage: bench_continual [--seeds N] [--seed-base N] [--n N]\n"
 			"       [--rows \"d:K:eps,...\"] [--horizons \"64,1024\"]\n"
 			"       [--stream insert|window|both] [--data mixture,skewed,airports]\n"
-			"       [--airports PATH] [--releases all|sample|auto] [--stride N]\n"
-			"       [--restarts N] [--no-naive] [--no-del] [--old] [--estimator N]\n"
+			"       [--airports PATH] [--releases all|sample|auto|var] [--stride N]\n"
+			"       [--restarts N] [--no-naive] [--no-del] [--old] [--binary]\n"
+			"       [--estimator N] [--arity N]\n"
 			"       [--verbose]\n"
 			"       [--sum-share X] [--threshold X] [--max-iter N] [--level-delta N]\n");
 	exit(2);
@@ -755,6 +840,7 @@ main(int argc, char **argv)
 	opt.naive = true;
 	opt.del = true;
 	opt.estimator = -1;
+	opt.arity = -1;
 	opt.sum_share = NAN;
 	opt.threshold = NAN;
 	opt.max_iter = -1;
@@ -790,7 +876,9 @@ main(int argc, char **argv)
 			opt.airports = arg_value(argc, argv, &i);
 		else if (strcmp(a, "--releases") == 0)
 		{
-			opt.releases = bench_parse_releases(arg_value(argc, argv, &i));
+			const char *v = arg_value(argc, argv, &i);
+
+			opt.releases = strcmp(v, "var") == 0 ? 3 : bench_parse_releases(v);
 			if (opt.releases < 0)
 				usage();
 		}
@@ -804,6 +892,10 @@ main(int argc, char **argv)
 			opt.del = false;
 		else if (strcmp(a, "--old") == 0)
 			opt.old = true;
+		else if (strcmp(a, "--binary") == 0)
+			opt.old = opt.binary = true;
+		else if (strcmp(a, "--arity") == 0)
+			opt.arity = atoi(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--estimator") == 0)
 			opt.estimator = atoi(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--verbose") == 0)

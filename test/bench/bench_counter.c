@@ -22,6 +22,11 @@
  *			  r levels down (what src/tree_estimator.c computes);
  *	 full     the BLUE over every node of the horizon's tree (the bound any
  *			  estimator of these node noises can reach; dense, small T only).
+ * After the arities of each horizon, the two counters releases use
+ * (dpk_tree_release_weights, least squares): "old-tables" the binary tree
+ * (depth 1 with the family) of tables attached before the k-ary trees, and
+ * "new-tables" the k-ary tree of dpk_tree_choose_arity(T) (depth 0 with the
+ * family).
  *
  * Usage: bench_counter [--horizons 256,1024] [--arities 2,3,4,5,7,8,11,16]
  *						[--depths 0,1,2,3] [--no-full]
@@ -316,6 +321,23 @@ main(int argc, char **argv)
 			}
 			fflush(stdout);
 		}
+		/* what releases use, side by side: old tables' tree and new tables' */
+		for (ai = 0; ai < 2; ai++)
+		{
+			int			k = ai == 0 ? DPK_TREE_ARITY_BINARY : dpk_tree_choose_arity(T);
+			int			h = dpk_tree_shape_height(k, T);
+			Fig			fr = {0};
+			DpkTreeWeights tw;
+
+			for (uint32_t t = 1; t <= T; t++)
+			{
+				dpk_tree_release_weights(DPK_TREE_LOCAL_BLUE, k, T, t, &tw);
+				fig_add(&fr, T, t, (double) h * h * dpk_tree_weights_norm2(&tw), tw.n);
+				dpk_tree_weights_free(&tw);
+			}
+			fig_print(T, k, h, ai == 0 ? "old-tables" : "new-tables", &fr, base);
+		}
+		fflush(stdout);
 	}
 	return 0;
 }

@@ -454,7 +454,7 @@ setup_nodes(Ctx *cx)
 		{
 			DpkTreeWeights w;
 
-			dpk_tree_release_weights((DpkTreeEstimator) cx->mech.estimator,
+			dpk_tree_release_weights((DpkTreeEstimator) cx->mech.estimator, cx->mech.arity,
 									 cx->mech.horizon, (uint32_t) t, &w);
 			for (a = 0; a < w.n; a++)
 			{
@@ -812,7 +812,7 @@ run_stream(const Ctx *cx, const DpkCellMap *states, const uint8_t key[DPK_KEY_BY
 			int64_t		tmp[1 + DIM];
 			double		acc[1 + DIM];
 
-			dpk_tree_release_weights((DpkTreeEstimator) cx->mech.estimator,
+			dpk_tree_release_weights((DpkTreeEstimator) cx->mech.estimator, cx->mech.arity,
 									 cx->mech.horizon, (uint32_t) t, &w);
 			dpk_cell_noise_weighted(&s, key, cx->mech.level, cx->cell, &w, DIM, cs, ss,
 									DPK_SUMS_NONE, noise, tmp, acc);
@@ -1406,6 +1406,8 @@ cell_suite_setup(CellSuite *cs, uint32_t T, double weaken, bool weaken_deletes)
 	worst_pair(T, &cs->ins, &cs->del);
 	dpk_live_defaults(&cs->nominal, DIM, KCLUST, EPSILON, T, false);
 	cs->nominal.level = LEVEL;
+	/* the binary tree of tables attached before the k-ary trees */
+	cs->nominal.arity = DPK_TREE_ARITY_BINARY;
 	/* reads nodes off signed releases: the per-node noise, estimator aside */
 	cs->nominal.estimator = DPK_TREE_SIGNED;
 	cs->mech = cs->nominal;
@@ -1625,6 +1627,8 @@ cell_suite_go(CellSuite *cs, long runs, uint64_t key_base)
 	free(vb);
 }
 
+#include "privacy_kary.h"
+
 /* ---- suite: a projected (high-d) live table ---- */
 
 /*
@@ -1724,6 +1728,8 @@ hd_suite_setup(HdSuite *hs, const char *label, int d, int copies, uint32_t T, bo
 	hs->nominal.sum_share = sum_share;
 	hs->nominal.norm_share = norm_share;
 	hs->nominal.level = 1;
+	/* the binary tree (privacy_kary.h tests the k-ary one) */
+	hs->nominal.arity = DPK_TREE_ARITY_BINARY;
 	/* reads nodes off signed releases: the per-node noise, estimator aside */
 	hs->nominal.estimator = DPK_TREE_SIGNED;
 	hs->mech = hs->nominal;
@@ -2474,6 +2480,8 @@ main(int argc, char **argv)
 	double		weaken = 1.0;
 	double		t_start = now_seconds();
 	static CellSuite cells[3];
+	static KarySuite karys[4];
+	int			nkary = 0;
 	static HdSuite hds[2];
 	static VecSuite vecs[2];
 	static OsSuite oss[2];
@@ -2528,6 +2536,8 @@ main(int argc, char **argv)
 		cx->sc = &scenarios[sc];
 		dpk_live_defaults(&cx->nominal, DIM, KCLUST, EPSILON, HORIZON, cx->sc->insert_only);
 		cx->nominal.level = LEVEL;
+		/* the binary tree of tables attached before the k-ary trees */
+		cx->nominal.arity = DPK_TREE_ARITY_BINARY;
 		cx->mech = cx->nominal;
 		cx->mech.epsilon = EPSILON * weaken;
 		if (weaken_deletes)
@@ -2559,6 +2569,11 @@ main(int argc, char **argv)
 		cell_suite_setup(&cells[ncell++], 64, weaken, weaken_deletes);
 		if (longmode)
 			cell_suite_setup(&cells[ncell++], 1024, weaken, weaken_deletes);
+		kary_suite_setup(&karys[nkary++], 64, 0, weaken, weaken_deletes);
+		kary_suite_setup(&karys[nkary++], 256, 0, weaken, weaken_deletes);
+		kary_suite_setup(&karys[nkary++], 64, 3, weaken, weaken_deletes);
+		if (longmode)
+			kary_suite_setup(&karys[nkary++], 1024, 0, weaken, weaken_deletes);
 		hd_suite_setup(&hds[0], "highd live", 8, 2, 8, true, 6.0, 0.45, 0.2, corner,
 					   weaken, weaken_deletes);
 		hd_suite_setup(&hds[1], "highd fallback", 6, 1, 8, false, 1600.0, 0.9, 0.0,
@@ -2570,6 +2585,8 @@ main(int argc, char **argv)
 		os_suite_setup(&oss[1], "oneshot high-d", true, 8, 2.0, weaken);
 		for (i = 0; i < ncell; i++)
 			total_events += cells[i].s.nev;
+		for (i = 0; i < nkary; i++)
+			total_events += karys[i].s.nev;
 		for (i = 0; i < 2; i++)
 			total_events += hds[i].s.nev + vecs[i].s.nev + oss[i].s.nev;
 	}
@@ -2649,6 +2666,11 @@ main(int argc, char **argv)
 	{
 		cell_suite_go(&cells[i], runs / (cells[i].T > 64 ? 10 : 1), key_base);
 		suite_judge(&cells[i].s);
+	}
+	for (i = 0; i < nkary; i++)
+	{
+		kary_suite_go(&karys[i], runs / (karys[i].T > 256 ? 10 : 1), key_base);
+		suite_judge(&karys[i].s);
 	}
 	for (i = 0; i < 2; i++)
 	{

@@ -39,8 +39,10 @@
 # values far more frequent than independent draws allow.
 #
 # Events.  For a cell of stream S, z_t = released count at t - A's true count
-# at t, and the noisy value of every tree node is read off two releases (with
-# T = 4: (0,1] = y1, (0,2] = y2, (0,4] = y4, (3,4] = y4 - y3).  Per B stream,
+# at t, and the noisy value of every tree node is read off two releases (the
+# table counts on the k-ary tree a new table gets, arity 8 at T = 4: one
+# level, (t-1,t] = y_t - y_{t-1}; on the binary tree of older tables it
+# would be (0,1] = y1, (0,2] = y2, (0,4] = y4, (3,4] = y4 - y3).  Per B stream,
 # against A: "every moved node at least |delta| + a above (at least a below)
 # its A value" (a = 0, 1, 2; their likelihood ratio is exactly e^L, so they
 # are tight and their exact probabilities are checked too), "z_t > a" and
@@ -54,10 +56,11 @@
 #     L = sum over u in N of |delta_u| / B,
 # N being the nodes of the releases it reads (or the moved nodes, for the
 # node events).  L <= epsilon on counts is checked for every stream.  Here
-# B_ins4 moves (0,4] and (3,4] (L = 1), B_ins1del4 (0,1], (0,2] and (3,4]
-# (L = 1.5; the root gets +1 - 1), B_ins1del3 (0,1] and (0,2] (L = 1); an
-# event on y4 alone of B_ins1del4 has L = 0 (both streams hold the same rows
-# in every node it reads).  Fail if lo(P[E|A]) > e^L hi(P[E|B]) or vice
+# (h = 1, B = 2 / epsilon on counts) B_ins4 moves (3,4] (L = 0.5 of the
+# count budget), B_ins1del4 (0,1] and (3,4] (L = the whole count budget),
+# B_ins1del3 (0,1] and (2,3] (the same); an event on y4 alone of
+# B_ins1del4 reads both its moved nodes (the whole count budget), although
+# both streams hold the same rows at release 4.  Fail if lo(P[E|A]) > e^L hi(P[E|B]) or vice
 # versa, lo/hi being Chernoff (binomial KL) bounds; all intervals hold
 # together with probability >= 1 - 1e-6 (Bonferroni), so a mechanism that
 # meets its bound fails with probability <= 1e-6.
@@ -144,45 +147,77 @@ sub stream_of
 	return (int($k / $M) + $k % $M + $r) % $NSTREAMS;
 }
 
-# ---- the tree of releases (as src/counter.c: NAF digits, signed nodes) ----
+# ---- the tree of releases (as src/counter.c and src/tree_estimator.c) ----
+
+# The table's tree arity (2: NAF digits; k > 2: balanced base-k digits, digit
+# a taking |a| adjacent nodes with its sign), read from the table once it is
+# attached.
+my $ARITY = 2;
 
 # Nodes [level, index, sign] whose signed sum is release t; node (level,
-# index) covers releases ((index - 1) 2^level, index 2^level].
+# index) covers releases ((index - 1) k^level, index k^level].
 sub tree_decompose
 {
 	my ($t) = @_;
 	my (@digit, @out);
 	my $v = $t;
-	while ($v != 0)
+	my $k = $ARITY;
+	if ($k == 2)
 	{
-		my $d = 0;
-		if ($v & 1)
+		while ($v != 0)
 		{
-			$d = 2 - ($v & 3);
-			$v -= $d;
+			my $d = 0;
+			if ($v & 1)
+			{
+				$d = 2 - ($v & 3);
+				$v -= $d;
+			}
+			push @digit, $d;
+			$v >>= 1;
 		}
-		push @digit, $d;
-		$v >>= 1;
+	}
+	else
+	{
+		my $dmax = $k % 2 ? ($k - 1) / 2 : $k / 2;
+		while ($v != 0)
+		{
+			my $d = $v % $k;
+			$d -= $k if $d > $dmax;
+			push @digit, $d;
+			$v = ($v - $d) / $k;
+		}
 	}
 	my $p = 0;
 	for (my $j = $#digit; $j >= 0; $j--)
 	{
-		next if $digit[$j] == 0;
-		if ($digit[$j] > 0)
+		my $w = $k**$j;
+		my $base = $p / $w;
+		for my $a (0 .. abs($digit[$j]) - 1)
 		{
-			push @out, [ $j, ($p >> $j) + 1, 1 ];
-			$p += 1 << $j;
+			push @out, $digit[$j] > 0 ? [ $j, $base + 1 + $a, 1 ] : [ $j, $base - $a, -1 ];
 		}
-		else
-		{
-			push @out, [ $j, $p >> $j, -1 ];
-			$p -= 1 << $j;
-		}
+		$p += $digit[$j] * $w;
 	}
 	return @out;
 }
 
-my (@nodes, %node_ix, @coef);
+# Levels of the arity-k tree for horizon T (dpk_tree_shape_height).
+sub tree_levels
+{
+	my ($k, $T) = @_;
+	return ceil(log($T) / log(2)) + 1 if $k == 2;
+	my $dmax = $k % 2 ? ($k - 1) / 2 : $k / 2;
+	my ($L, $reach) = (0, 0);
+	while ($reach < $T) { $reach += $dmax * $k**$L; $L++; }
+	return $L < 1 ? 1 : $L;
+}
+
+my (@nodes, %node_ix, @coef, $NN, @release_nodes);
+
+# The nodes of releases 1..T, each read off two releases, and every
+# stream's node shifts.
+sub build_tree
+{
 for my $t (1 .. $T)
 {
 	for my $n (tree_decompose($t))
@@ -190,10 +225,10 @@ for my $t (1 .. $T)
 		my $key = "$n->[0]:$n->[1]";
 		next if exists $node_ix{$key};
 		$node_ix{$key} = scalar @nodes;
-		push @nodes, { lo => ($n->[1] - 1) << $n->[0], hi => $n->[1] << $n->[0] };
+		push @nodes, { lo => ($n->[1] - 1) * $ARITY**$n->[0], hi => $n->[1] * $ARITY**$n->[0] };
 	}
 }
-my $NN = @nodes;
+$NN = @nodes;
 $coef[$_] = [ (0) x $NN ] for 0 .. $T;
 for my $t (1 .. $T)
 {
@@ -215,7 +250,7 @@ for my $u (0 .. $NN - 1)
 	}
 	BAIL_OUT("node $nodes[$u]{name} is not a difference of two releases") unless defined $nodes[$u]{tp};
 }
-my @release_nodes = map { my $t = $_; [ grep { $coef[$t][$_] != 0 } 0 .. $NN - 1 ] } 0 .. $T;
+@release_nodes = map { my $t = $_; [ grep { $coef[$t][$_] != 0 } 0 .. $NN - 1 ] } 0 .. $T;
 
 # B's shift of every node, and a check that the shifts reproduce B - A.
 for my $s (@streams)
@@ -237,6 +272,7 @@ for my $s (@streams)
 		BAIL_OUT("$s->{name}: node shifts do not reproduce B - A at release $t") if $lin != $present;
 	}
 	$s->{moved} = [ grep { $s->{delta}[$_] != 0 } 0 .. $NN - 1 ];
+}
 }
 
 # ---- the server ----
@@ -280,8 +316,13 @@ my %report = map { split /\|/, $_, 2 }
 is($report{'releases used'}, '0', 'readers made no release');
 my ($level) = ($report{'levels with counters'} // '') =~ /level (\d+)/;
 is($level, $LEVEL, "counted level $LEVEL ($M x $M cells)");
-my $h = $report{'tree height h = ceil(log2 T) + 1'} // 0;
-is($h, ceil(log($T) / log(2)) + 1, "tree height for T = $T");
+# a new pure table counts on the k-ary tree its horizon calls for
+$ARITY = $node->safe_psql('postgres',
+	"SELECT tree_arity FROM dpkmeans_internal.tracked WHERE relid = 'setup'::regclass");
+ok($ARITY > 2, "a new table counts on a k-ary tree (arity $ARITY)");
+my ($h) = ($report{'tree'} // '') =~ /^arity $ARITY, h = (\d+) levels/;
+is($h, tree_levels($ARITY, $T), "tree levels for arity $ARITY and T = $T");
+build_tree();
 my $eps_counts = $report{'epsilon on counts'} // 0;
 my ($sens) = ($report{'count sensitivity (L1, one event)'} // '') =~ /^([0-9.]+)/;
 my ($B, $var) = ($report{'count noise per tree node'} // '') =~

@@ -10,6 +10,7 @@
 #include "counter.h"
 #include "dpk_mem.h"
 #include "noise.h"
+#include "tree_estimator.h"
 #include "unit.h"
 
 /*
@@ -353,13 +354,28 @@ main(void)
 	{
 		DpkLiveConfig cfg;
 
+		/* the binary tree (tables attached before the k-ary trees): h = 11 */
 		dpk_live_defaults(&cfg, 2, 6, 1.0, 1024, false);
+		cfg.arity = DPK_TREE_ARITY_BINARY;
 		CHECK(dpk_live_count_sensitivity(&cfg) == 22.0, "count sensitivity 2h");
 		CHECK(dpk_live_sum_sensitivity(&cfg) == 22.0 * DPK_REL_UNITS,
 			  "sum sensitivity: l-infinity, no factor d");
 		CHECK(fabs(dpk_scale_value(dpk_live_count_scale(&cfg)) - 44.0) < 1e-5, "count scale");
 		dpk_live_defaults(&cfg, 2, 6, 1.0, 1024, true);
+		cfg.arity = DPK_TREE_ARITY_BINARY;
 		CHECK(dpk_live_count_sensitivity(&cfg) == 11.0, "insert_only drops the factor 2");
+
+		/*
+		 * The 13-ary tree a new table of horizon 1024 gets: 3 levels (digits
+		 * -6..6 reach 6 (1 + 13 + 169) = 1098), so 2 x 3 with deletions.
+		 */
+		dpk_live_defaults(&cfg, 2, 6, 1.0, 1024, false);
+		CHECK(cfg.arity == 13 && dpk_live_tree_levels(&cfg) == 3,
+			  "T = 1024: arity %d, %d levels", cfg.arity, dpk_live_tree_levels(&cfg));
+		CHECK(dpk_live_count_sensitivity(&cfg) == 6.0, "k-ary count sensitivity 2h");
+		CHECK(dpk_live_sum_sensitivity(&cfg) == 6.0 * DPK_REL_UNITS, "k-ary sum sensitivity");
+		CHECK(fabs(dpk_scale_value(dpk_live_count_scale(&cfg)) - 12.0) < 1e-5,
+			  "k-ary count scale");
 	}
 
 	UNIT_DONE("test_counter");

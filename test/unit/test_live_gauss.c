@@ -243,6 +243,10 @@ test_pure_unchanged(void)
 
 	dpk_live_defaults(&cfg, 3, 4, 0.5, 1024, false);
 	dpk_live_use_delta(&cfg, 0.0);
+	CHECK(cfg.arity == dpk_tree_choose_arity(1024) && cfg.arity > 2,
+		  "delta 0 changed the pure tree (arity %d)", cfg.arity);
+	/* the binary tree of tables attached before the k-ary trees */
+	cfg.arity = DPK_TREE_ARITY_BINARY;
 	cn = dpk_live_count_noise(&cfg);
 	sn = dpk_live_sum_noise(&cfg);
 	CHECK(!cn.gauss && cn.lap.num == dpk_live_count_scale(&cfg).num &&
@@ -296,6 +300,7 @@ test_release_path(void)
 	dpk_live_use_delta(&cfg, 1e-6);
 	cfg.level = 3;
 	CHECK(cfg.estimator != DPK_TREE_SIGNED, "default estimator is the signed one");
+	CHECK(cfg.arity == DPK_TREE_ARITY_BINARY, "Gaussian table on a %d-ary tree", cfg.arity);
 	cn = dpk_live_count_noise(&cfg);
 	sn = dpk_live_sum_noise(&cfg);
 	for (t = 1; t <= 16; t++)

@@ -118,7 +118,7 @@ run_lowd(const DpkBox *box, const double *x, size_t n, int objective, DpkOneshot
 /* Live release 3 of a table holding x on a fixed key; digest of its output. */
 static uint64_t
 run_live(const DpkBox *box, const double *x, size_t n, DpkLiveRelease *rel, bool kmedian,
-		 int estimator)
+		 int estimator, int arity)
 {
 	DpkLiveConfig cfg;
 	DpkCellMap	state;
@@ -133,6 +133,8 @@ run_live(const DpkBox *box, const double *x, size_t n, DpkLiveRelease *rel, bool
 	dpk_live_defaults(&cfg, 2, 4, 1.0, 64, false);
 	if (estimator >= 0)
 		cfg.estimator = estimator;
+	if (arity >= 2)
+		cfg.arity = arity;
 	cfg.level = dpk_live_choose_level(&cfg, (double) n, 4194304.0);
 	dpk_cellmap_init(&state, 2);
 	for (i = 0; i < n; i++)
@@ -233,12 +235,12 @@ test_kmedian_lowd(const DpkBox *box, const double *x, size_t n)
  * the noise of the true costs.
  */
 static void
-test_kmedian_live(const DpkBox *box, const double *x, size_t n, int estimator)
+test_kmedian_live(const DpkBox *box, const double *x, size_t n, int estimator, int arity)
 {
 	DpkLiveRelease rel,
 				again;
-	uint64_t	h = run_live(box, x, n, &rel, true, estimator);
-	uint64_t	h_kmeans = run_live(box, x, n, &again, false, estimator);
+	uint64_t	h = run_live(box, x, n, &rel, true, estimator, arity);
+	uint64_t	h_kmeans = run_live(box, x, n, &again, false, estimator, arity);
 	int			kp;
 
 	dpk_live_release_free(&again);
@@ -270,7 +272,7 @@ test_kmedian_live(const DpkBox *box, const double *x, size_t n, int estimator)
 				  "k' = %d: private k-median cost %g, true %g", kp, rel.kmed_costs[kp - 1], ckmed);
 	}
 	/* the same release number gives the same answer */
-	run_live(box, x, n, &again, true, estimator);
+	run_live(box, x, n, &again, true, estimator, arity);
 	CHECK(memcmp(again.kmed_centers, rel.kmed_centers,
 				 sizeof(double) * dpk_live_block(5) * 2) == 0 &&
 		  memcmp(again.kmed_costs, rel.kmed_costs, sizeof(double) * 4) == 0,
@@ -296,8 +298,11 @@ main(void)
 
 	hl = run_lowd(&box, x, n, -1, &res);
 	dpk_oneshot_result_free(&res);
-	/* the previous library's releases: the signed tree decomposition */
-	hv = run_live(&box, x, n, &rel, false, DPK_TREE_SIGNED);
+	/*
+	 * the previous library's releases: the signed decomposition of the
+	 * binary tree, which tables attached before the k-ary trees keep
+	 */
+	hv = run_live(&box, x, n, &rel, false, DPK_TREE_SIGNED, DPK_TREE_ARITY_BINARY);
 	dpk_live_release_free(&rel);
 	if (print)
 		printf("PIN_LOWD 0x%016llX\nPIN_LIVE 0x%016llX\n",
@@ -308,8 +313,8 @@ main(void)
 		  (unsigned long long) hv);
 #ifndef DPK_OBJECTIVE_PRE_KMEDIAN
 	test_kmedian_lowd(&box, x, n);
-	test_kmedian_live(&box, x, n, DPK_TREE_SIGNED);
-	test_kmedian_live(&box, x, n, -1);
+	test_kmedian_live(&box, x, n, DPK_TREE_SIGNED, DPK_TREE_ARITY_BINARY);
+	test_kmedian_live(&box, x, n, -1, DPK_TREE_ARITY_BINARY);
 #endif
 	dpk_free(x);
 	UNIT_DONE("test_objective");

@@ -12,6 +12,7 @@
 #include "live_core.h"
 #include "counter.h"
 #include "dpk_mem.h"
+#include "tree_estimator.h"
 #include "unit.h"
 
 /* A small map: cells 3, 17 and 4096 of a d = 2 grid with counts and sums. */
@@ -122,9 +123,13 @@ test_live_scales(void)
 	CHECK(dpk_live_sampler_compatible(&cfg, 2), "current version not compatible");
 	CHECK(!dpk_live_sampler_compatible(&cfg, 3), "unknown version accepted");
 
-	/* d = 64, epsilon = 0.001: the norm counter needs 7.38e12 (capped by v1) */
+	/*
+	 * d = 64, epsilon = 0.001: the norm counter needs 7.38e12 (capped by
+	 * v1); version-1 tables are on the binary tree
+	 */
 	dpk_live_defaults(&cfg, 64, 4, 0.001, 1024, false);
 	dpk_live_use_projection(&cfg, 7);
+	cfg.arity = DPK_TREE_ARITY_BINARY;
 	CHECK(dpk_live_scales_representable(&cfg, &largest), "d = 64, epsilon = 0.001 refused");
 	CHECK(largest > 7e12, "largest scale %g", largest);
 	CHECK(dpk_scale_value(dpk_live_norm_scale(&cfg)) >=
