@@ -97,13 +97,16 @@ dpk_live_choose_level(const DpkLiveConfig *cfg, double size_hint, double max_cel
 	 * pays its noise 2^d times over wherever a release sums it up
 	 * (doc/benchmarks.md, "Continual counter": skewed data at 20k and 100k
 	 * rows lose up to 1.6x at the finer level, mixtures are even).  A k-ary
-	 * tree's lower noise moves m up by about one level, and the same
-	 * measurement puts its best level two below m (skewed data at 20k rows:
-	 * worst release 1.18-1.30 of the one-shot instead of 1.33-1.82).
+	 * tree's lower noise moves m up by about one level; one and a half
+	 * below m is where it is counted: two below wins on the synthetic skewed
+	 * clusters at 20k rows (worst release 1.18-1.30 of the one-shot instead
+	 * of 1.6), but leaves a real table of 13 500 rows (doc/benchmarks.md,
+	 * "A real table": carats and prices, 4 x 4 cells for 6 centres) at 2.7x
+	 * the one-shot, against 1.07x here, and loses 1-3.5 % on mixtures.
 	 * Gaussian tables sum the plain decomposition and keep RUGNIK's level.
 	 */
 	shift = cfg->delta <= 0.0 && cfg->estimator != DPK_TREE_SIGNED && cfg->dhat == 0
-		? (cfg->arity > DPK_TREE_ARITY_BINARY ? 2.0 : 1.0) : 0.0;
+		? (cfg->arity > DPK_TREE_ARITY_BINARY ? 1.5 : 1.0) : 0.0;
 	level = isinf(m) ? INT_MAX : (int) ceil(log2(fmax(m, 1.0)) - 0.25 - shift);
 	if (level < 0)
 		level = 0;
