@@ -74,7 +74,7 @@ SELECT abs(sum(noisy_size) - (SELECT count(*) FROM emb64f)) < 0.15 * (SELECT cou
 FROM dp_centers('emb64f', 4);
 SELECT count(*) FROM dp_centers('emb64f', 2);
 SELECT count(*), bool_and(noisy_cost >= 0) AS nonneg FROM dp_cost_curve('emb64f');
-SELECT count(*) > 0 AS cells, bool_and(array_length(cell, 1) = 4) AS projected,
+SELECT count(*) > 0 AS cells, bool_and(array_length(cell, 1) = 6) AS projected,
        bool_and(array_length(center, 1) = 64) AS lifted FROM dp_histogram('emb64f');
 SELECT item, value FROM dp_privacy_report('emb64f')
 WHERE item IN ('copies', 'count sensitivity (L1, one event)', 'epsilon on the lifting sums',

@@ -145,7 +145,7 @@ dpk_budget_live_shares(int d, bool projected)
 	{
 		double		share = 0.2 + 0.1 * log2((double) d);
 
-		s.sum_share = share < 0.6 ? 0.6 : (share > 0.85 ? 0.85 : share);
+		s.sum_share = share < 0.75 ? 0.75 : (share > 0.85 ? 0.85 : share);
 		s.norm_share = 0.05;
 	}
 	return s;

@@ -94,7 +94,7 @@ typedef struct DpkLiveShares
 /*
  * Original space: half on the in-cell sums.  Projected copies: 5 % on the
  * global sum of squared norms (the cost curve) and on the lifting sums a
- * share that grows with d, 0.2 + 0.1 log2 d within [0.6, 0.85]: their cube
+ * share that grows with d, 0.2 + 0.1 log2 d within [0.75, 0.85]: their cube
  * noise costs about d^3 b^2 / 3 per centre in squared error, while the
  * counts' noise does not grow with d.
  */

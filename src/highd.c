@@ -396,10 +396,36 @@ dpk_highd_cells_cluster(const DpkProjection *p, const DpkHighdCells *hc, int k,
 	min_count = dpk_lift_min_count(lcount_var, hc->sum_var);
 
 	cells_assign(dhat, hc, lm, lcount, threshold, lthreshold, pc, k, assign);
-	dpk_lift_centers_heavy(d, k, nl, lcount, hc->sum, assign, hc->sum_var, min_count,
-						   fallback, centers, sizes);
 	score = dpk_lift_cost(d, k, nl, lcount, hc->sum, hc->sumnorm, assign,
 						  hc->sum_var, min_count);
+	if (hc->space_noise2 > 0.0 && lm == hc->m)
+	{
+		/*
+		 * The original-space partition competes with the projected one on
+		 * the same private score (both cover the same cells).
+		 */
+		int		   *sassign = dpk_alloc(sizeof(int) * nl);
+		double	   *scent = dpk_alloc(sizeof(double) * (size_t) k * d);
+		double		sscore;
+
+		memcpy(sassign, assign, sizeof(int) * nl);
+		if (dpk_highd_cells_space(p, hc->m, lcount, hc->sum,
+								  dpk_highd_point_count(d, hc->sum_var, hc->space_noise2,
+														min_count),
+								  k, restarts, max_iter, seed ^ UINT64_C(0x5eed), scent,
+								  sassign) >= k &&
+			(sscore = dpk_lift_cost(d, k, nl, lcount, hc->sum, hc->sumnorm, sassign,
+									hc->sum_var, min_count)) < score)
+		{
+			score = sscore;
+			memcpy(assign, sassign, sizeof(int) * nl);
+			memcpy(fallback, scent, sizeof(double) * (size_t) k * d);
+		}
+		dpk_free(sassign);
+		dpk_free(scent);
+	}
+	dpk_lift_centers_heavy(d, k, nl, lcount, hc->sum, assign, hc->sum_var, min_count,
+						   fallback, centers, sizes);
 	dpk_free(pc);
 	dpk_free(fallback);
 	dpk_free(assign);

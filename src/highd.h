@@ -69,6 +69,10 @@ typedef struct DpkHighdCells
 	const double *sum;			/* lift_m^dhat * d noisy sums of u - 1/2 */
 	double		sum_var;		/* noise variance of one coordinate sum */
 	const double *sumnorm;		/* lift_m^dhat noisy sums of ||u - 1/2||^2, or NULL */
+	double		space_noise2;	/* > 0 (lift_m == m only): cluster again in the
+								 * original space (dpk_highd_cells_space), cells
+								 * whose lifted mean's squared noise is at most
+								 * this being its points; 0: projected only */
 } DpkHighdCells;
 
 /*
@@ -86,6 +90,29 @@ double		dpk_highd_cells_cluster(const DpkProjection *p, const DpkHighdCells *hc,
 									int k, double threshold_sigmas, int restarts,
 									int max_iter, uint64_t seed, double *centers,
 									double *sizes, int *coreset_size);
+
+/*
+ * The smallest noisy count whose lifted mean is a point of the
+ * original-space coreset: sqrt(d sum_var / noise2), at least min_count.
+ */
+double		dpk_highd_point_count(int d, double sum_var, double noise2, double min_count);
+
+/*
+ * One copy's cells (m^dhat, noisy counts and sums in normalized units) whose
+ * assign[] is >= 0 clustered again in the original space: the cells with a
+ * noisy count of at least point_count become points at their lifted means,
+ * weighted by that count, and weighted k-means of them (restarts, max_iter,
+ * seed) writes k normalized centres; every kept cell is then assigned to the
+ * centre nearest its lifted mean (counts >= point_count) or to the centre
+ * whose projection is nearest the cell's middle.  A random projection can put
+ * two clusters into the same projected region, which no projected partition
+ * separates; their lifted cells usually lie apart in R^d.  Returns the
+ * number of points; below k nothing is written.  Post-processing only.
+ */
+int			dpk_highd_cells_space(const DpkProjection *p, int m, const double *count,
+								  const double *sum, double point_count, int k,
+								  int restarts, int max_iter, uint64_t seed,
+								  double *centers, int *assign);
 
 /* How a one-shot release lifts centres. */
 typedef enum DpkLiftMode

@@ -409,16 +409,17 @@ dpk_live_copy_cells(const DpkLiveConfig *cfg)
 }
 
 /*
- * Projected mode: the projected dimension of dpk_highd_dhat, one copy (more
- * copies multiply every sensitivity), the shares of dpk_budget_live_shares
- * (doc/benchmarks.md, "Measurements behind the defaults").
+ * Projected mode: DPK_LIVE_DHAT projected dimensions (at most d), one copy
+ * (more copies multiply every sensitivity), the shares of
+ * dpk_budget_live_shares (doc/benchmarks.md, "High dimensions").  Tables
+ * store their dhat and shares, so these defaults only shape new tables.
  */
 void
 dpk_live_use_projection(DpkLiveConfig *cfg, uint64_t proj_seed)
 {
 	DpkLiveShares shares = dpk_budget_live_shares(cfg->d, true);
 
-	cfg->dhat = dpk_highd_dhat(cfg->d, cfg->k);
+	cfg->dhat = cfg->d < DPK_LIVE_DHAT ? cfg->d : DPK_LIVE_DHAT;
 	cfg->copies = 1;
 	cfg->proj_seed = proj_seed;
 	cfg->half_width = 0.75;
@@ -525,6 +526,7 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 			hc.sum = nsum;
 			hc.sum_var = sum_var;
 			hc.sumnorm = NULL;
+			hc.space_noise2 = DPK_LIVE_SPACE_NOISE2;
 			score = dpk_highd_cells_cluster(&proj[r], &hc, kp, cfg->threshold_sigmas,
 											cfg->restarts, cfg->max_iter,
 											seed + (uint64_t) kp, cent, sizes, &coreset);

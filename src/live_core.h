@@ -240,6 +240,25 @@ void		dpk_live_kmedian(const DpkLiveConfig *cfg, const DpkBox *box,
 uint64_t	dpk_live_copy_cells(const DpkLiveConfig *cfg);
 #define DPK_LIVE_NORM_CELL(cfg) ((uint64_t) (cfg)->copies * dpk_live_copy_cells(cfg))
 
+/*
+ * Projected dimensions of a new live table (at most d).  Four let a random
+ * projection put two of K = 10 clusters into the same projected cells often
+ * enough to cost 3-6x even without noise at d = 16; six make that rare, at
+ * the same number of cells (the level drops by one).  doc/benchmarks.md,
+ * "High dimensions".
+ */
+#define DPK_LIVE_DHAT 6
+
+/*
+ * Releases cluster the lifted cells again in the original space
+ * (dpk_highd_cells_space); a cell is one of its points when the squared
+ * norm of its lifted mean's noise is at most this, in normalized units (the
+ * box is [0,1]^d), and its count at least the lifting's min_count.  Measured
+ * from 0.01 to 1e9 at d = 16: 1 and above keep every cell min_count keeps
+ * and do best at T = 1024; 0.01 keeps none there.
+ */
+#define DPK_LIVE_SPACE_NOISE2 1.0
+
 /* Switch a configuration to the projected mode for d dimensions and k. */
 void		dpk_live_use_projection(DpkLiveConfig *cfg, uint64_t proj_seed);
 

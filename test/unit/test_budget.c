@@ -172,9 +172,9 @@ test_live(void)
 	sh = dpk_budget_live_shares(3, false);
 	CHECK(sh.sum_share == 0.5 && sh.norm_share == 0.0, "live original space: half on sums");
 	sh = dpk_budget_live_shares(8, true);
-	CHECK(sh.sum_share == 0.6 && sh.norm_share == 0.05, "live d = 8: 0.6 (floor), 0.05");
+	CHECK(sh.sum_share == 0.75 && sh.norm_share == 0.05, "live d = 8: 0.75 (floor), 0.05");
 	sh = dpk_budget_live_shares(32, true);
-	CHECK(near(sh.sum_share, 0.7, 1e-15), "live d = 32: 0.2 + 0.1 log2 32 (%g)",
+	CHECK(sh.sum_share == 0.75, "live d = 32: 0.2 + 0.1 log2 32 = 0.7, floor 0.75 (%g)",
 		  sh.sum_share);
 	sh = dpk_budget_live_shares(64, true);
 	CHECK(near(sh.sum_share, 0.8, 1e-15), "live d = 64: 0.8 (%g)", sh.sum_share);

@@ -165,7 +165,8 @@ test_cells_cluster(void)
 			lsum[lc * D + j] += (double) q[j] / DPK_LIFT_UNITS;
 		}
 	}
-	for (pass = 0; pass < 2; pass++)
+	/* pass 2: the grid's own cells, clustered again in the original space */
+	for (pass = 0; pass < 3; pass++)
 	{
 		DpkHighdCells hc;
 		double		err = 0.0;
@@ -173,12 +174,13 @@ test_cells_cluster(void)
 		hc.m = M;
 		hc.count = count;
 		hc.count_var = 0.0;
-		hc.lift_m = pass == 0 ? M : LM;
-		hc.lift_count = pass == 0 ? NULL : lcount;
+		hc.lift_m = pass != 1 ? M : LM;
+		hc.lift_count = pass != 1 ? NULL : lcount;
 		hc.lift_count_var = 0.0;
-		hc.sum = pass == 0 ? sum : lsum;
+		hc.sum = pass != 1 ? sum : lsum;
 		hc.sum_var = 0.0;
 		hc.sumnorm = NULL;
+		hc.space_noise2 = pass == 2 ? 1.0 : 0.0;
 		dpk_highd_cells_cluster(&p, &hc, 2, 2.0, 3, 50, 5, centers, sizes, &csz);
 		for (a = 0; a < 2; a++)
 		{
@@ -197,6 +199,99 @@ test_cells_cluster(void)
 	dpk_free(lcount);
 	dpk_free(sum);
 	dpk_free(lsum);
+}
+
+/*
+ * dpk_highd_cells_space: two clusters merged by the projected partition are
+ * split again from their cells' lifted means; a light cell (below
+ * point_count) follows the projected position of the centres, a cell left
+ * out (-1) stays out; too few points change nothing.
+ */
+static void
+test_cells_space(void)
+{
+	enum
+	{
+		D = 8, DH = 2, M = 4, NC = M * M
+	};
+	DpkProjection p;
+	double		count[NC],
+				sum[NC * D],
+				a[D],
+				b[D],
+				centers[2 * D],
+				pc[2 * DH],
+				tc[DH],
+				err = 0.0;
+	int			assign[NC],
+				before[NC],
+				c,
+				j,
+				n,
+				la,
+				want5;
+	int64_t		idx[DH];
+
+	CHECK(dpk_highd_point_count(D, 1.0, 1.0, 10.0) == 10.0, "point count: min_count wins");
+	CHECK(fabs(dpk_highd_point_count(D, 2.0, 0.5, 1.0) - sqrt(32.0)) < 1e-12,
+		  "point count: sqrt(d sum_var / noise2)");
+	dpk_projection_init(&p, D, DH, 7, 0.75);
+	memset(count, 0, sizeof(count));
+	memset(sum, 0, sizeof(sum));
+	for (j = 0; j < D; j++)
+	{
+		a[j] = 0.3 + 0.01 * j;
+		b[j] = 0.7 - 0.02 * j;
+	}
+	for (c = 0; c < NC; c++)
+		assign[c] = -1;
+	for (c = 0; c < 4; c++)
+	{
+		count[c] = 100.0 + c;
+		for (j = 0; j < D; j++)
+			sum[c * D + j] = count[c] * ((c < 2 ? a[j] : b[j]) - 0.5);
+		assign[c] = 0;			/* the projected partition merged them */
+	}
+	count[5] = 3.0;				/* light: its mean is noise */
+	for (j = 0; j < D; j++)
+		sum[5 * D + j] = 3.0 * (j % 2 ? 0.5 : -0.5);
+	assign[5] = 0;
+	count[7] = 100.0;			/* below the lifting threshold */
+	memcpy(before, assign, sizeof(assign));
+
+	n = dpk_highd_cells_space(&p, M, count, sum, 1e9, 2, 5, 50, 3, centers, assign);
+	CHECK(n == 0 && memcmp(before, assign, sizeof(assign)) == 0,
+		  "too few points: nothing changes (%d)", n);
+
+	n = dpk_highd_cells_space(&p, M, count, sum, 10.0, 2, 5, 50, 3, centers, assign);
+	CHECK(n == 4, "four heavy cells are points (%d)", n);
+	CHECK(assign[0] == assign[1] && assign[2] == assign[3] && assign[0] != assign[2] &&
+		  assign[0] >= 0 && assign[2] >= 0, "merged clusters split (%d %d %d %d)",
+		  assign[0], assign[1], assign[2], assign[3]);
+	la = assign[0];
+	for (j = 0; j < D; j++)
+		err = fmax(err, fmax(fabs(centers[la * D + j] - a[j]),
+							 fabs(centers[(1 - la) * D + j] - b[j])));
+	CHECK(err < 1e-12, "centres at the clusters' means (%g)", err);
+	dpk_project_batch(&p, centers, 2, pc);
+	dpk_grid_cell_coords(DH, M, 5, idx);
+	for (j = 0; j < DH; j++)
+		tc[j] = (idx[j] + 0.5) / M;
+	{
+		double		d0 = 0.0,
+					d1 = 0.0;
+
+		for (j = 0; j < DH; j++)
+		{
+			d0 += (tc[j] - pc[j]) * (tc[j] - pc[j]);
+			d1 += (tc[j] - pc[DH + j]) * (tc[j] - pc[DH + j]);
+		}
+		want5 = d1 < d0 ? 1 : 0;
+	}
+	CHECK(assign[5] == want5, "light cell by projected position (%d, want %d)",
+		  assign[5], want5);
+	CHECK(assign[7] == -1 && assign[6] == -1, "cells left out stay out");
+	dpk_projection_free(&p);
 }
 
 /* Well-separated Gaussian clusters in [0,100]^d. */
@@ -416,6 +511,7 @@ main(void)
 {
 	dpk_blas_single_thread();
 	test_cells_cluster();
+	test_cells_space();
 	test_pipeline();
 	test_copies_cap();
 	test_box_geometry();
