@@ -139,9 +139,9 @@ privacy-long: test/privacy/bin/privacy_test
 
 # the same for the discrete Gaussian counters of (epsilon, delta) tables;
 # DPK_PRIVACY_WEAKEN=2 and =deletes must fail as well (scripts/ci.sh).
-test/privacy/bin/privacy_gauss: test/privacy/privacy_gauss.c $(CORE_SRCS) src/*.h test/unit/unit.h
+test/privacy/bin/privacy_gauss: test/privacy/privacy_gauss.c test/privacy/privacy_gauss_oneshot.c test/privacy/gauss_events.h $(CORE_SRCS) src/*.h test/unit/unit.h
 	@mkdir -p test/privacy/bin
-	$(CORE_CC) $(CORE_CFLAGS) -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
+	$(CORE_CC) $(CORE_CFLAGS) -o $@ $< test/privacy/privacy_gauss_oneshot.c $(CORE_SRCS) $(CORE_LIBS)
 
 .PHONY: privacy-gauss privacy-gauss-long
 privacy-gauss: test/privacy/bin/privacy_gauss
