@@ -1,6 +1,7 @@
 /*
  * privacy_gauss.c
- *		Empirical check of (epsilon, delta)-DP of the Gaussian live counters.
+ *		Empirical check of (epsilon, delta)-DP of the Gaussian live counters
+ *		and (privacy_gauss_oneshot.c) of the Gaussian one-shot releases.
  *
  * What runs.  One cell of a Gaussian live table (d = 2, T = 8, counted level
  * 3, insert_delete, epsilon 6, delta 1e-3, so rho = dpk_zcdp_rho(6, 1e-3),
