@@ -40,6 +40,7 @@
 #include "coreset.h"
 #include "dgauss.h"
 #include "grid.h"
+#include "kmedian.h"
 #include "lift.h"
 #include "noise.h"
 #include "projection.h"
@@ -142,6 +143,8 @@ typedef struct DpkHighdConfig
 	double		delta;			/* 0: pure epsilon; > 0: discrete Gaussians,
 								 * the shares splitting rho =
 								 * dpk_zcdp_rho(epsilon, delta) */
+	DpkObjective objective;		/* joint mode: k-median lifts the groups
+								 * (kmedian_lifted.h) */
 } DpkHighdConfig;
 
 /*

@@ -1,0 +1,279 @@
+/*
+ * kmedian_lifted.c
+ *		k-median from projected grids: lifted points, live releases and the
+ *		one-shot joint mode (see kmedian_lifted.h).
+ */
+#include "kmedian_lifted.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "coreset.h"
+#include "dpk_mem.h"
+#include "highd.h"
+#include "lift.h"
+#include "live_core.h"
+
+/* Best of the alternation from start and D^1 restarts (see kmedian_lifted.h). */
+double
+dpk_kmedian_lifted(const double *x, const double *w, int n, int d, int k,
+				   const double *start, int restarts, int max_iter, uint64_t seed,
+				   double spread2, double *centers, double *sizes)
+{
+	double	   *c = dpk_alloc(sizeof(double) * (size_t) k * d);
+	double		best;
+
+	if (n <= 0)
+	{
+		if (start)
+			memcpy(centers, start, sizeof(double) * (size_t) k * d);
+		else
+			memset(centers, 0, sizeof(double) * (size_t) k * d);
+		if (sizes)
+			memset(sizes, 0, sizeof(double) * (size_t) k);
+		dpk_free(c);
+		return 0.0;
+	}
+	dpk_kmedian(x, w, n, d, k, restarts, max_iter, seed, centers, NULL);
+	best = dpk_kmedian_cost(x, w, n, d, centers, k, spread2, NULL);
+	if (start)
+	{
+		double		cost;
+
+		memcpy(c, start, sizeof(double) * (size_t) k * d);
+		dpk_kmedian_from(x, w, n, d, k, max_iter, c, NULL);
+		cost = dpk_kmedian_cost(x, w, n, d, c, k, spread2, NULL);
+		if (cost <= best)
+		{
+			best = cost;
+			memcpy(centers, c, sizeof(double) * (size_t) k * d);
+		}
+	}
+	if (sizes)
+	{
+		int		   *a = dpk_alloc(sizeof(int) * (size_t) n);
+		int			i;
+
+		dpk_kmedian_cost(x, w, n, d, centers, k, 0.0, a);
+		memset(sizes, 0, sizeof(double) * (size_t) k);
+		for (i = 0; i < n; i++)
+			if (w[i] > 0.0)
+				sizes[a[i]] += w[i];
+		dpk_free(a);
+	}
+	dpk_free(c);
+	return best;
+}
+
+/* Normalized u (d) to the box's coordinates, in place. */
+static void
+to_box(const DpkBox *box, double *u)
+{
+	int			j;
+
+	for (j = 0; j < box->d; j++)
+		u[j] = box->lower[j] + u[j] * (box->upper[j] - box->lower[j]);
+}
+
+/*
+ * The lifted points of one copy of a projected release: every cell above
+ * both the coreset threshold and min_count at 1/2 + sum / count (normalized,
+ * clamped) in box coordinates, weighted by its count; returns how many.
+ * *heavy gets their summed count, *between the debiased sum of
+ * ||sum||^2 / count over them (normalized units).
+ */
+static int
+copy_lifted(const DpkBox *box, uint64_t ncells, const double *count, const double *sum,
+			double threshold, double min_count, double sum_var, double *x, double *w,
+			double *heavy, double *between)
+{
+	int			d = box->d,
+				n = 0,
+				j;
+	uint64_t	c;
+
+	*heavy = 0.0;
+	*between = 0.0;
+	for (c = 0; c < ncells; c++)
+	{
+		double		cn = count[c],
+					s2 = 0.0;
+
+		if (!(cn > threshold && cn >= min_count))
+			continue;
+		for (j = 0; j < d; j++)
+		{
+			double		sj = sum[c * d + j];
+
+			x[(size_t) n * d + j] = fmin(1.0, fmax(0.0, 0.5 + sj / cn));
+			s2 += sj * sj;
+		}
+		to_box(box, x + (size_t) n * d);
+		w[n++] = cn;
+		*heavy += cn;
+		*between += (s2 - d * sum_var) / cn;
+	}
+	return n;
+}
+
+/* k-median of a projected live release (see kmedian_lifted.h). */
+void
+dpk_live_kmedian_projected(const DpkLiveConfig *cfg, const DpkBox *box, const double *count,
+						   const double *sum, double sumnorm, uint32_t t, uint64_t seed,
+						   DpkLiveRelease *rel)
+{
+	int			d = cfg->d,
+				k = cfg->k,
+				r,
+				kp,
+				j;
+	uint64_t	ncells = dpk_live_copy_cells(cfg);
+	double		nodes = dpk_live_tree_norm2(cfg, t);
+	DpkNoise	cn = dpk_live_count_noise(cfg),
+				sn = dpk_live_sum_noise(cfg);
+	double		count_var = nodes * dpk_noise_variance(&cn, 0);
+	double		sum_var = nodes * dpk_noise_variance(&sn, d) /
+		((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS);
+	double		threshold = dpk_coreset_threshold(sqrt(count_var), cfg->threshold_sigmas,
+												  (double) ncells);
+	double		min_count = dpk_lift_min_count(count_var, sum_var);
+	double		width2 = 0.0;
+	double	   *x = dpk_alloc(sizeof(double) * (size_t) ncells * d);
+	double	   *w = dpk_alloc(sizeof(double) * (size_t) ncells);
+	double	   *nsum = dpk_alloc(sizeof(double) * (size_t) ncells * d);
+	double	   *cent = dpk_alloc(sizeof(double) * (size_t) k * d);
+	double	   *sizes = dpk_alloc(sizeof(double) * (size_t) k);
+	double	   *best = dpk_alloc(sizeof(double) * (size_t) k);
+	uint64_t	c;
+
+	for (j = 0; j < d; j++)
+		width2 += (box->upper[j] - box->lower[j]) * (box->upper[j] - box->lower[j]) / d;
+	rel->kmed_centers = dpk_alloc((size_t) dpk_live_block(k + 1) * d * sizeof(double));
+	rel->kmed_sizes = dpk_alloc((size_t) dpk_live_block(k + 1) * sizeof(double));
+	rel->kmed_costs = dpk_alloc((size_t) k * sizeof(double));
+	for (kp = 0; kp < k; kp++)
+		best[kp] = INFINITY;
+
+	for (r = 0; r < cfg->copies; r++)
+	{
+		double		heavy,
+					between,
+					total = 0.0,
+					spread2,
+					scale;
+		int			n;
+
+		for (c = 0; c < ncells * d; c++)
+			nsum[c] = sum[(size_t) r * ncells * d + c] / DPK_LIFT_UNITS;
+		for (c = 0; c < ncells; c++)
+			total += fmax(0.0, count[(size_t) r * ncells + c]);
+		n = copy_lifted(box, ncells, count + (size_t) r * ncells, nsum, threshold, min_count,
+						sum_var, x, w, &heavy, &between);
+
+		/*
+		 * Mean squared distance of a point to its cell's mean: all points'
+		 * squared norms (noisy counter) minus the lifted cells' share,
+		 * per point of the copy; in box units by the mean squared width.
+		 */
+		spread2 = total > 0.0
+			? fmax(0.0, sumnorm / ((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS) - between) / total *
+			width2
+			: 0.0;
+		scale = heavy > 0.0 ? fmax(1.0, total / heavy) : 1.0;
+		for (kp = 1; kp <= k; kp++)
+		{
+			const double *start = rel->centers + (size_t) dpk_live_block(kp) * d;
+			double		cost = dpk_kmedian_lifted(x, w, n, d, kp, start, cfg->restarts,
+												  cfg->max_iter, seed + (uint64_t) kp,
+												  spread2, cent, sizes) * scale;
+
+			if (n > 0 && cost < best[kp - 1])
+			{
+				best[kp - 1] = cost;
+				memcpy(rel->kmed_centers + (size_t) dpk_live_block(kp) * d, cent,
+					   sizeof(double) * (size_t) kp * d);
+				for (j = 0; j < kp; j++)
+					rel->kmed_sizes[dpk_live_block(kp) + j] = sizes[j] * scale;
+			}
+		}
+	}
+	for (kp = 1; kp <= k; kp++)
+	{
+		if (isfinite(best[kp - 1]))
+			rel->kmed_costs[kp - 1] = best[kp - 1];
+		else
+		{
+			/* no copy lifted a cell: the k-means answer, cost unknown (0) */
+			memcpy(rel->kmed_centers + (size_t) dpk_live_block(kp) * d,
+				   rel->centers + (size_t) dpk_live_block(kp) * d,
+				   sizeof(double) * (size_t) kp * d);
+			memcpy(rel->kmed_sizes + dpk_live_block(kp), rel->sizes + dpk_live_block(kp),
+				   sizeof(double) * (size_t) kp);
+			rel->kmed_costs[kp - 1] = 0.0;
+		}
+	}
+	dpk_free(x);
+	dpk_free(w);
+	dpk_free(nsum);
+	dpk_free(cent);
+	dpk_free(sizes);
+	dpk_free(best);
+}
+
+/* One-shot joint mode's k-median stage (see kmedian_lifted.h). */
+void
+dpk_highd_joint_kmedian(const DpkHighdPlan *pl, DpkStream *s, const DpkProjection *proj,
+						const double *pc, int ngroups, const int *map, const double *ec,
+						int nkept, DpkHighdOut *out)
+{
+	const DpkHighdConfig *cfg = pl->cfg;
+	int			d = pl->d,
+				k = pl->k,
+				e = pl->copies * pl->dhat,
+				g,
+				j;
+	double	   *cnt = dpk_alloc(sizeof(double) * (size_t) ngroups);
+	double	   *sum = dpk_alloc(sizeof(double) * (size_t) ngroups * d);
+	double	   *x = dpk_alloc(sizeof(double) * (size_t) ngroups * d);
+	double	   *w = dpk_alloc(sizeof(double) * (size_t) ngroups);
+	double	   *fallback = dpk_alloc(sizeof(double) * (size_t) k * d);
+	double	   *start = dpk_alloc(sizeof(double) * (size_t) k * d);
+	double		sum_var_norm = pl->sum_var / ((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS);
+	double		min_count = dpk_lift_min_count(pl->lift_count_var, sum_var_norm);
+	DpkHighdPartition pt = {ngroups, pl->copies, proj, pc, NULL, NULL};
+	uint64_t	seed;
+
+	for (j = 0; j < k; j++)
+		dpk_project_back(&proj[0], nkept > 0 ? ec + (size_t) j * e : pc + (size_t) j * pl->dhat,
+						 fallback + (size_t) j * d);
+	dpk_highd_partition_stats(pl, &pt, &pl->lift_count_scale, &pl->sum_scale, s, cnt, sum);
+	seed = dpk_stream_u64(s);
+
+	/* the parts' centres from their groups' statistics (post-processing) */
+	dpk_lift_centers(d, k, (size_t) ngroups, cnt, sum, map, min_count, fallback, start, NULL);
+	for (g = 0; g < ngroups; g++)
+	{
+		double	   *xg = x + (size_t) g * d;
+
+		if (cnt[g] >= min_count)
+			for (j = 0; j < d; j++)
+				xg[j] = fmin(1.0, fmax(0.0, 0.5 + sum[(size_t) g * d + j] / cnt[g]));
+		else
+			memcpy(xg, start + (size_t) map[g] * d, sizeof(double) * d);
+		to_box(pl->box, xg);
+		w[g] = fmax(0.0, cnt[g]);
+	}
+	for (j = 0; j < k; j++)
+		to_box(pl->box, start + (size_t) j * d);
+	dpk_kmedian_lifted(x, w, ngroups, d, k, start, cfg->restarts, cfg->max_iter, seed, 0.0,
+					   out->centers, out->sizes);
+	for (j = 0; j < k; j++)
+		dpk_box_normalize(pl->box, out->centers + (size_t) j * d, out->centers + (size_t) j * d);
+	out->score = 0.0;
+	dpk_free(cnt);
+	dpk_free(sum);
+	dpk_free(x);
+	dpk_free(w);
+	dpk_free(fallback);
+	dpk_free(start);
+}
