@@ -586,7 +586,7 @@ dpk_highd_run_joint(const DpkHighdPlan *pl, DpkStream *s, DpkHighdOut *out)
 	map = dpk_alloc(sizeof(int) * ngroups);
 	nkept = joint_group_map(pl, s, proj, pc, ngroups, ec, map);
 	if (pl->cfg->objective == DPK_OBJECTIVE_KMEDIAN)
-		dpk_highd_joint_kmedian(pl, s, proj, pc, ngroups, map, ec, nkept, out);
+		dpk_highd_joint_kmedian(pl, s, &proj[0], out);
 	else
 		joint_lift(pl, s, proj, pc, map, ec, nkept, out);
 	for (r = 0; r < R; r++)

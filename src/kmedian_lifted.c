@@ -11,6 +11,7 @@
 #include "coreset.h"
 #include "dpk_mem.h"
 #include "highd.h"
+#include "kmeans.h"
 #include "lift.h"
 #include "live_core.h"
 
@@ -220,60 +221,135 @@ dpk_live_kmedian_projected(const DpkLiveConfig *cfg, const DpkBox *box, const do
 	dpk_free(best);
 }
 
+/*
+ * Cells per dimension of the one-shot lifting grid: half the projected
+ * grid's (cells twice as wide: at 20 000 rows, d = 8 and 16, the k-median
+ * ratio went from 1.11 and 1.46 at the grid's own width to 1.02 and 1.05;
+ * doc/benchmarks.md), then coarsened until its cells times (d + 1) values
+ * fit max_lift_values.
+ */
+static int
+oneshot_lift_m(const DpkHighdPlan *pl)
+{
+	int			lm = pl->m / 2 > 1 ? pl->m / 2 : 1;
+
+	while (lm > 1 && dpk_grid_cells(pl->dhat, lm) * (pl->d + 1) > pl->cfg->max_lift_values)
+		lm--;
+	return lm;
+}
+
+/*
+ * Exact count and centred fixed-point sums (dpk_lift_quantize) of every
+ * cell of copy 0's lifting grid (lm per dimension), one pass.
+ */
+static void
+oneshot_cell_stats(const DpkHighdPlan *pl, const DpkProjection *proj0, int lm,
+				   int64_t *cc, int64_t *cs)
+{
+	int			d = pl->d,
+				dhat = pl->dhat,
+				j;
+	double	   *u = dpk_alloc(sizeof(double) * DPK_PROJ_CHUNK * d);
+	double	   *t = dpk_alloc(sizeof(double) * DPK_PROJ_CHUNK * dhat);
+	int64_t    *q = dpk_alloc(sizeof(int64_t) * d);
+	size_t		done,
+				i;
+
+	for (done = 0; done < pl->n; done += DPK_PROJ_CHUNK)
+	{
+		size_t		rows = pl->n - done < DPK_PROJ_CHUNK ? pl->n - done : DPK_PROJ_CHUNK;
+
+		dpk_check_interrupts();
+		for (i = 0; i < rows; i++)
+			dpk_box_normalize(pl->box, pl->points + (done + i) * d, u + i * d);
+		dpk_project_batch(proj0, u, rows, t);
+		for (i = 0; i < rows; i++)
+		{
+			uint64_t	c = dpk_grid_cell(dhat, lm, t + i * dhat, NULL, NULL);
+
+			cc[c]++;
+			dpk_lift_quantize(d, u + i * d, q);
+			for (j = 0; j < d; j++)
+				cs[c * d + j] += q[j];
+		}
+	}
+	dpk_free(u);
+	dpk_free(t);
+	dpk_free(q);
+}
+
 /* One-shot joint mode's k-median stage (see kmedian_lifted.h). */
 void
-dpk_highd_joint_kmedian(const DpkHighdPlan *pl, DpkStream *s, const DpkProjection *proj,
-						const double *pc, int ngroups, const int *map, const double *ec,
-						int nkept, DpkHighdOut *out)
+dpk_highd_joint_kmedian(const DpkHighdPlan *pl, DpkStream *s, const DpkProjection *proj0,
+						DpkHighdOut *out)
 {
 	const DpkHighdConfig *cfg = pl->cfg;
 	int			d = pl->d,
 				k = pl->k,
-				e = pl->copies * pl->dhat,
-				g,
+				lm = oneshot_lift_m(pl),
+				n,
 				j;
-	double	   *cnt = dpk_alloc(sizeof(double) * (size_t) ngroups);
-	double	   *sum = dpk_alloc(sizeof(double) * (size_t) ngroups * d);
-	double	   *x = dpk_alloc(sizeof(double) * (size_t) ngroups * d);
-	double	   *w = dpk_alloc(sizeof(double) * (size_t) ngroups);
-	double	   *fallback = dpk_alloc(sizeof(double) * (size_t) k * d);
+	uint64_t	ncells = (uint64_t) llround(dpk_grid_cells(pl->dhat, lm)),
+				c;
+	int64_t    *cc = dpk_alloc0(sizeof(int64_t) * ncells);
+	int64_t    *cs = dpk_alloc0(sizeof(int64_t) * ncells * d);
+	double	   *cnt = dpk_alloc(sizeof(double) * ncells);
+	double	   *sum = dpk_alloc(sizeof(double) * ncells * d);
+	double	   *x = dpk_alloc(sizeof(double) * ncells * d);
+	double	   *w = dpk_alloc(sizeof(double) * ncells);
 	double	   *start = dpk_alloc(sizeof(double) * (size_t) k * d);
 	double		sum_var_norm = pl->sum_var / ((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS);
 	double		min_count = dpk_lift_min_count(pl->lift_count_var, sum_var_norm);
-	DpkHighdPartition pt = {ngroups, pl->copies, proj, pc, NULL, NULL};
+	double		threshold = dpk_coreset_threshold(sqrt(pl->lift_count_var),
+												  cfg->threshold_sigmas, (double) ncells);
+	double		heavy,
+				between,
+				total = 0.0;
 	uint64_t	seed;
 
-	for (j = 0; j < k; j++)
-		dpk_project_back(&proj[0], nkept > 0 ? ec + (size_t) j * e : pc + (size_t) j * pl->dhat,
-						 fallback + (size_t) j * d);
-	dpk_highd_partition_stats(pl, &pt, &pl->lift_count_scale, &pl->sum_scale, s, cnt, sum);
+	/* every cell gets noise, occupied or not: sensitivity 1 and U / 2 */
+	oneshot_cell_stats(pl, proj0, lm, cc, cs);
+	for (c = 0; c < ncells; c++)
+	{
+		if ((c & 255) == 0)
+			dpk_check_interrupts();
+		cnt[c] = (double) (cc[c] + dpk_noise_draw(s, &pl->lift_count_scale));
+		dpk_noise_add_vector(s, &pl->sum_scale, d, 1, cs + c * d);
+		for (j = 0; j < d; j++)
+			sum[c * d + j] = (double) cs[c * d + j] / DPK_LIFT_UNITS;
+		total += fmax(0.0, cnt[c]);
+	}
 	seed = dpk_stream_u64(s);
 
-	/* the parts' centres from their groups' statistics (post-processing) */
-	dpk_lift_centers(d, k, (size_t) ngroups, cnt, sum, map, min_count, fallback, start, NULL);
-	for (g = 0; g < ngroups; g++)
+	/* post-processing: the lifted cells, k-means of them as a start */
+	n = copy_lifted(pl->box, ncells, cnt, sum, threshold, min_count, sum_var_norm, x, w,
+					&heavy, &between);
+	if (n > 0)
 	{
-		double	   *xg = x + (size_t) g * d;
-
-		if (cnt[g] >= min_count)
-			for (j = 0; j < d; j++)
-				xg[j] = fmin(1.0, fmax(0.0, 0.5 + sum[(size_t) g * d + j] / cnt[g]));
-		else
-			memcpy(xg, start + (size_t) map[g] * d, sizeof(double) * d);
-		to_box(pl->box, xg);
-		w[g] = fmax(0.0, cnt[g]);
+		dpk_kmeans(x, w, n, d, k, cfg->restarts, cfg->max_iter, seed, start, NULL);
+		dpk_kmedian_lifted(x, w, n, d, k, start, cfg->restarts, cfg->max_iter, seed + 1, 0.0,
+						   out->centers, out->sizes);
+		for (j = 0; j < k; j++)
+		{
+			dpk_box_normalize(pl->box, out->centers + (size_t) j * d,
+							  out->centers + (size_t) j * d);
+			out->sizes[j] *= heavy > 0.0 ? fmax(1.0, total / heavy) : 1.0;
+		}
 	}
-	for (j = 0; j < k; j++)
-		to_box(pl->box, start + (size_t) j * d);
-	dpk_kmedian_lifted(x, w, ngroups, d, k, start, cfg->restarts, cfg->max_iter, seed, 0.0,
-					   out->centers, out->sizes);
-	for (j = 0; j < k; j++)
-		dpk_box_normalize(pl->box, out->centers + (size_t) j * d, out->centers + (size_t) j * d);
+	else
+	{
+		/* nothing lifted: every centre at the middle of the box */
+		for (j = 0; j < k * d; j++)
+			out->centers[j] = 0.5;
+		for (j = 0; j < k; j++)
+			out->sizes[j] = 0.0;
+	}
 	out->score = 0.0;
+	dpk_free(cc);
+	dpk_free(cs);
 	dpk_free(cnt);
 	dpk_free(sum);
 	dpk_free(x);
 	dpk_free(w);
-	dpk_free(fallback);
 	dpk_free(start);
 }

@@ -1,16 +1,16 @@
 /*
  * kmedian_lifted.h
  *		k-median from projected grids (d >= DPK_HIGHD_MIN_D): weighted
- *		k-median of lifted points, i.e. of the noisy original-space means of
- *		projected cells (live tables) or of the joint mode's groups (one-shot).
+ *		k-median of lifted points, the noisy original-space means of
+ *		projected cells.
  *
  * The lifted means are noisy sums over noisy counts, so everything here is
  * post-processing of what a release already draws: a live table's k-median
  * comes from the same noisy counters as its k-means answer (no privacy
  * cost, no draw); a one-shot k-median spends the joint mode's lifting budget
- * on the groups instead of on the k parts, the same partition sensitivity
- * (every point is in exactly one group), so epsilon is spent once as for
- * k-means.  Points are clustered in the box's coordinates, the space whose
+ * on the cells of one projected grid instead of on the k parts, the same
+ * partition sensitivity (every point is in exactly one cell), so epsilon is
+ * spent once as for k-means.  Points are clustered in the box's coordinates, the space whose
  * distances the objective sums.
  */
 #ifndef DPK_KMEDIAN_LIFTED_H
@@ -57,16 +57,16 @@ void		dpk_live_kmedian_projected(const struct DpkLiveConfig *cfg, const DpkBox *
 									   struct DpkLiveRelease *rel);
 
 /*
- * One-shot joint mode, last stage for objective 'kmedian': noisy (count,
- * sum) of every group (instead of every part of the map), the groups whose
- * count makes a trustworthy lifted mean at that mean, the others at their
- * part's lifted centre (the parts' statistics summed from their groups),
- * then dpk_kmedian_lifted from those part centres.  ngroups = k^copies;
- * map, ec and nkept as the joint mode's group map made them.
+ * One-shot joint mode, last stage for objective 'kmedian': instead of one
+ * noisy (count, sum) per part of the map, one per cell of copy 0's projected
+ * grid (coarsened until its cells times d + 1 fit max_lift_values), the same
+ * lifting budget and sensitivities (every point is in exactly one cell);
+ * the cells whose noisy count makes a trustworthy lifted mean are clustered
+ * by dpk_kmedian_lifted from their weighted k-means.  Sizes are scaled to
+ * all the cells' noisy mass.
  */
 void		dpk_highd_joint_kmedian(const struct DpkHighdPlan *pl, DpkStream *s,
-									const struct DpkProjection *proj, const double *pc,
-									int ngroups, const int *map, const double *ec,
-									int nkept, struct DpkHighdOut *out);
+									const struct DpkProjection *proj0,
+									struct DpkHighdOut *out);
 
 #endif
