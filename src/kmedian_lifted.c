@@ -167,18 +167,21 @@ dpk_live_kmedian_projected(const DpkLiveConfig *cfg, const DpkBox *box, const do
 		for (c = 0; c < ncells * d; c++)
 			nsum[c] = sum[(size_t) r * ncells * d + c] / DPK_LIFT_UNITS;
 		for (c = 0; c < ncells; c++)
-			total += fmax(0.0, count[(size_t) r * ncells + c]);
+			total += count[(size_t) r * ncells + c];
 		n = copy_lifted(box, ncells, count + (size_t) r * ncells, nsum, threshold, min_count,
 						sum_var, x, w, &heavy, &between);
 
 		/*
 		 * Mean squared distance of a point to its cell's mean: all points'
-		 * squared norms (noisy counter) minus the lifted cells' share,
-		 * per point of the copy; in box units by the mean squared width.
+		 * squared norms (noisy counter) minus the squared norms of their
+		 * cells' means, the light cells' points taken to lie like the
+		 * lifted ones (their own means are mostly noise), per point of the
+		 * copy (its noisy N, unclipped); in box units by the mean squared
+		 * width.
 		 */
-		spread2 = total > 0.0
-			? fmax(0.0, sumnorm / ((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS) - between) / total *
-			width2
+		spread2 = total > 0.0 && heavy > 0.0
+			? fmax(0.0, sumnorm / ((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS) -
+				   between * total / heavy) / total * width2
 			: 0.0;
 		scale = heavy > 0.0 ? fmax(1.0, total / heavy) : 1.0;
 		for (kp = 1; kp <= k; kp++)
@@ -317,7 +320,7 @@ dpk_highd_joint_kmedian(const DpkHighdPlan *pl, DpkStream *s, const DpkProjectio
 		dpk_noise_add_vector(s, &pl->sum_scale, d, 1, cs + c * d);
 		for (j = 0; j < d; j++)
 			sum[c * d + j] = (double) cs[c * d + j] / DPK_LIFT_UNITS;
-		total += fmax(0.0, cnt[c]);
+		total += cnt[c];
 	}
 	seed = dpk_stream_u64(s);
 
