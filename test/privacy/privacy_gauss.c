@@ -5,7 +5,8 @@
  *
  * What runs.  One cell of a Gaussian live table (d = 2, T = 8, counted level
  * 3, insert_delete, epsilon 6, delta 1e-3, so rho = dpk_zcdp_rho(6, 1e-3),
- * half of it on the counts and half on the sums) as a release makes it:
+ * split by the Gaussian default shares, 0.7 on the counts and 0.3 on the
+ * sums) as a release makes it:
  * release t adds dpk_cell_noise_gauss at t (the plain binary decomposition)
  * to the cell's true count and sums.  Stream A never has a point in the
  * cell; stream B has one, inserted at release 1 and deleted at release 5:
