@@ -154,7 +154,7 @@ typedef struct DpkHighdConfig
  */
 void		dpk_highd_defaults(DpkHighdConfig *cfg, double epsilon, int k);
 
-/* Approximate DP: delta (0: no change). */
+/* Approximate DP: delta and, delta > 0, the Gaussian lift share (0: no change). */
 void		dpk_highd_use_delta(DpkHighdConfig *cfg, double delta);
 
 /* The projected dimension used when cfg->dhat is 0. */
