@@ -3,7 +3,7 @@ EXTENSION = dpkmeans
 MODULE_big = dpkmeans
 DATA = sql/dpkmeans--0.1.sql sql/dpkmeans--0.1--0.2.sql sql/dpkmeans--0.2--0.3.sql
 
-CORE_SRCS = src/dpk_mem.c src/budget.c src/noise.c src/dgauss.c src/zcdp.c src/grid.c src/rugnik.c src/kmeans.c src/kmedian.c src/coreset.c src/lowd.c src/cellmap.c src/counter.c src/tree_estimator.c src/live_core.c src/live_noise.c src/live_scales.c src/live_kmedian.c src/projection.c src/lift.c src/highd.c src/highd_plan.c src/highd_cells.c
+CORE_SRCS = src/dpk_mem.c src/budget.c src/noise.c src/dgauss.c src/zcdp.c src/grid.c src/rugnik.c src/kmeans.c src/kmedian.c src/coreset.c src/lowd.c src/cellmap.c src/counter.c src/tree_estimator.c src/live_core.c src/live_noise.c src/live_scales.c src/live_kmedian.c src/kmedian_lifted.c src/projection.c src/lift.c src/highd.c src/highd_plan.c src/highd_cells.c
 GLUE_SRCS = src/pgutil.c src/dpkmeans.c src/oneshot.c src/store.c src/store_config.c src/trigger.c src/capture_cache.c src/partition.c src/attach.c src/release.c src/readers.c src/report.c src/guard.c src/shard.c src/shard_side.c src/shard_capture.c src/store_shard.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 
@@ -33,7 +33,7 @@ CORE_LIBS = -lopenblas -lcrypto -lm
 # Research variants of the core: linked into benchmarks and unit tests, never
 # into the extension.
 RESEARCH_SRCS = test/bench/highd_research.c
-UNIT_TESTS = test_noise test_dgauss test_zcdp test_live_gauss test_kmeans test_kmedian test_objective test_rugnik test_grid test_counter test_tree_estimator test_projection test_lift test_highd test_live_highd test_store_format test_budget
+UNIT_TESTS = test_noise test_dgauss test_zcdp test_live_gauss test_kmeans test_kmedian test_kmedian_lifted test_objective test_rugnik test_grid test_counter test_tree_estimator test_projection test_lift test_highd test_live_highd test_store_format test_budget
 UNIT_BINS = $(addprefix test/unit/bin/,$(UNIT_TESTS))
 
 test/unit/bin/%: test/unit/%.c $(CORE_SRCS) $(RESEARCH_SRCS) src/*.h test/bench/highd_research.h test/unit/unit.h
@@ -139,9 +139,9 @@ privacy-long: test/privacy/bin/privacy_test
 
 # the same for the discrete Gaussian counters of (epsilon, delta) tables;
 # DPK_PRIVACY_WEAKEN=2 and =deletes must fail as well (scripts/ci.sh).
-test/privacy/bin/privacy_gauss: test/privacy/privacy_gauss.c $(CORE_SRCS) src/*.h test/unit/unit.h
+test/privacy/bin/privacy_gauss: test/privacy/privacy_gauss.c test/privacy/privacy_gauss_oneshot.c test/privacy/gauss_events.h $(CORE_SRCS) src/*.h test/unit/unit.h
 	@mkdir -p test/privacy/bin
-	$(CORE_CC) $(CORE_CFLAGS) -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
+	$(CORE_CC) $(CORE_CFLAGS) -o $@ $< test/privacy/privacy_gauss_oneshot.c $(CORE_SRCS) $(CORE_LIBS)
 
 .PHONY: privacy-gauss privacy-gauss-long
 privacy-gauss: test/privacy/bin/privacy_gauss

@@ -88,6 +88,11 @@ WHERE EXISTS (SELECT 1 FROM dp_centers('agauss', 4) c
 SELECT item, value FROM dp_privacy_report('agauss')
 WHERE item ~ '^(guarantee|mechanism|delta|rho|counts|sums)' ORDER BY item;
 SELECT item, value FROM dp_privacy_report('apure') WHERE item IN ('guarantee', 'epsilon on counts');
+-- a Gaussian table attached under the earlier default (half of rho on the
+-- sums) keeps its stored share: its releases use it, not today's default
+UPDATE dpkmeans_internal.tracked SET sum_share = 0.5 WHERE relid = 'agauss'::regclass;
+SELECT dp_release('agauss');
+SELECT item, value FROM dp_privacy_report('agauss') WHERE item ~ '^rho on';
 
 SELECT dp_detach('apure'), dp_detach('azero'), dp_detach('agauss');
 DROP TABLE apure, azero, agauss, ablobs;

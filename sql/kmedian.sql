@@ -49,12 +49,33 @@ SELECT count(*) FROM dp_kmeans('SELECT x, y FROM skew WHERE false', 4, 1, ARRAY[
 SELECT count(*) FROM dp_kmeans('SELECT 1.0::float8, 1.0::float8', 9, 1, ARRAY[0, 0], ARRAY[100, 100], objective => 'kmedian');
 SELECT count(*) FROM dp_kmeans('SELECT x FROM skew', 2, 1, ARRAY[0], ARRAY[100], objective => 'kmedian');
 
--- bad objectives: 22023 with the valid values in the hint; high d unsupported
+-- bad objectives: 22023 with the valid values in the hint
 SELECT expect_error($$SELECT * FROM dp_kmeans('SELECT x, y FROM skew', 2, 1, ARRAY[0, 0], ARRAY[100, 100], objective => NULL)$$);
 SELECT expect_error($$SELECT * FROM dp_kmeans('SELECT x, y FROM skew', 2, 1, ARRAY[0, 0], ARRAY[100, 100], objective => 'kmedians')$$);
 SELECT expect_error($$SELECT * FROM dp_kmeans('SELECT x, y FROM skew', 2, 1, ARRAY[0, 0], ARRAY[100, 100], objective => 'KMEDIAN')$$);
 SELECT expect_error($$SELECT * FROM dp_kmeans('SELECT x, y FROM skew', 2, 1, ARRAY[0, 0], ARRAY[100, 100], objective => '')$$);
-SELECT expect_error($$SELECT * FROM dp_kmeans('SELECT ARRAY[x, y, x, y, x, y] FROM skew', 2, 1, ARRAY[0, 0, 0, 0, 0, 0], ARRAY[100, 100, 100, 100, 100, 100], objective => 'kmedian')$$);
+-- high d (projected grids): the lifted cells' k-median finds the three
+-- cores in 6 dimensions (the tails drag the means sqrt(3) 4.5 = 7.8 away)
+CREATE TABLE med6 AS SELECT * FROM dp_kmeans('SELECT ARRAY[x, y, x, y, x, y] FROM skew', 3, 1,
+    array_fill(0::float8, ARRAY[6]), array_fill(100::float8, ARRAY[6]), objective => 'kmedian');
+CREATE TABLE mea6 AS SELECT * FROM dp_kmeans('SELECT ARRAY[x, y, x, y, x, y] FROM skew', 3, 1,
+    array_fill(0::float8, ARRAY[6]), array_fill(100::float8, ARRAY[6]));
+SELECT count(*), bool_and(array_length(center, 1) = 6) AS dims,
+       abs(sum(noisy_size) - 60000) < 6000 AS sizes_ok FROM med6;
+SELECT (SELECT count(*) FROM (VALUES (20, 20), (20, 70), (60, 45)) t(a, b)
+        WHERE EXISTS (SELECT 1 FROM med6 m WHERE sqrt((m.center[1] - a) ^ 2 + (m.center[2] - b) ^ 2 + (m.center[3] - a) ^ 2
+                      + (m.center[4] - b) ^ 2 + (m.center[5] - a) ^ 2 + (m.center[6] - b) ^ 2) < 3)) AS medians_found_6d,
+       (SELECT sum((SELECT min(sqrt((s.x - m.center[1]) ^ 2 + (s.y - m.center[2]) ^ 2 + (s.x - m.center[3]) ^ 2
+                                    + (s.y - m.center[4]) ^ 2 + (s.x - m.center[5]) ^ 2 + (s.y - m.center[6]) ^ 2)) FROM med6 m)) FROM skew s)
+     < (SELECT sum((SELECT min(sqrt((s.x - m.center[1]) ^ 2 + (s.y - m.center[2]) ^ 2 + (s.x - m.center[3]) ^ 2
+                                    + (s.y - m.center[4]) ^ 2 + (s.x - m.center[5]) ^ 2 + (s.y - m.center[6]) ^ 2)) FROM mea6 m)) FROM skew s)
+       AS kmedian_cheaper_6d;
+SELECT count(*) FROM dp_kmeans('SELECT ARRAY[x, y, x, y, x, y] FROM skew', 2, 1, array_fill(0::float8, ARRAY[6]),
+    array_fill(100::float8, ARRAY[6]), 60000, 1e-6, 'kmedian');
+SELECT count(*) FROM dp_kmeans('SELECT ARRAY[x, y, x, y, x, y] FROM skew WHERE false', 4, 1,
+    array_fill(0::float8, ARRAY[6]), array_fill(100::float8, ARRAY[6]), objective => 'kmedian');
+SELECT expect_error($$SELECT * FROM dp_kmeans('SELECT ARRAY[x, y, x, y, x, y] FROM skew', 2, 1, ARRAY[0, 0, 0, 0, 0, 0], ARRAY[100, 100, 100, 100, 100, 100], objective => 'kmedians')$$);
+SELECT expect_error($$SELECT * FROM dp_kmeans('SELECT ARRAY[x, y, x, y, x, y] FROM skew', 2, 1, ARRAY[0, 0, 0, 0, 0, 0], ARRAY[100, 100, 100, 100, 100, 100], objective => NULL)$$);
 
 -- live: the release stores both objectives; readers never compute
 CREATE TABLE live_skew AS SELECT * FROM skew WHERE random() < 0.5;
@@ -103,12 +124,27 @@ RESET ROLE;
 DROP ROLE kmedian_stranger;
 SELECT dp_detach('live_skew');
 
--- projected (high-dimensional) tables: k-median refused, k-means as before
-CREATE TABLE live_hd AS SELECT ARRAY[x, y, x, y, x, y, x, y] AS v FROM skew LIMIT 2000;
-SELECT dp_attach('live_hd', ARRAY['v'], 2, 1.0, array_fill(0::float8, ARRAY[8]),
+-- projected (high-dimensional) tables: the release stores the k-median of
+-- its lifted cells too; k-means as before
+CREATE TABLE live_hd AS SELECT ARRAY[x, y, x, y, x, y, x, y] AS v FROM skew;
+SELECT dp_attach('live_hd', ARRAY['v'], 3, 1.0, array_fill(0::float8, ARRAY[8]),
                  array_fill(100::float8, ARRAY[8]), horizon => 8);
 SELECT dp_release('live_hd');
 SELECT count(*) FROM dp_centers('live_hd', 2);
-SELECT expect_error($$SELECT * FROM dp_centers('live_hd', 2, 'kmedian')$$);
-SELECT expect_error($$SELECT * FROM dp_cost_curve('live_hd', 'kmedian')$$);
+SELECT k, (SELECT count(*) FROM dp_centers('live_hd', k, 'kmedian')) AS rows,
+       (SELECT bool_and(array_length(center, 1) = 8) FROM dp_centers('live_hd', k, 'kmedian')) AS dims
+FROM generate_series(1, 3) k;
+SELECT (SELECT count(*) FROM (VALUES (20, 20), (20, 70), (60, 45)) t(a, b)
+        WHERE EXISTS (SELECT 1 FROM dp_centers('live_hd', 3, 'kmedian') m
+                      WHERE sqrt((m.center[1] - a) ^ 2 + (m.center[2] - b) ^ 2 + (m.center[3] - a) ^ 2 + (m.center[4] - b) ^ 2
+                                 + (m.center[5] - a) ^ 2 + (m.center[6] - b) ^ 2 + (m.center[7] - a) ^ 2 + (m.center[8] - b) ^ 2) < 4)) AS live_medians_found_8d;
+SELECT (SELECT array_agg(center ORDER BY cluster) FROM dp_centers('live_hd', 3, 'kmedian'))
+     = (SELECT array_agg(center ORDER BY cluster) FROM dp_centers('live_hd', 3, 'kmedian')) AS same_on_reread,
+       (SELECT array_agg(center ORDER BY cluster) FROM dp_centers('live_hd', 3, 'kmedian'))
+    <> (SELECT array_agg(center ORDER BY cluster) FROM dp_centers('live_hd', 3)) AS differs_from_kmeans;
+SELECT count(*), bool_and(noisy_cost >= 0) AS nonneg,
+       bool_and(noisy_cost < (SELECT noisy_cost FROM dp_cost_curve('live_hd') m WHERE m.k = c.k)) AS below_kmeans
+FROM dp_cost_curve('live_hd', 'kmedian') c;
+SELECT expect_error($$SELECT * FROM dp_centers('live_hd', 2, 'kmedians')$$);
+SELECT expect_error($$SELECT * FROM dp_cost_curve('live_hd', NULL)$$);
 SELECT dp_detach('live_hd');

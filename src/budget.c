@@ -151,11 +151,25 @@ dpk_budget_live_shares(int d, bool projected)
 	return s;
 }
 
-/* Default Gaussian live shares (see budget.h); settled by test/bench. */
+/* Default Gaussian live shares (see budget.h), measured in test/bench. */
 DpkLiveShares
 dpk_budget_live_gauss_shares(int d, bool projected)
 {
-	return dpk_budget_live_shares(d, projected);
+	DpkLiveShares s;
+
+	if (!projected)
+	{
+		s.sum_share = 0.3;
+		s.norm_share = 0.0;
+	}
+	else
+	{
+		double		share = 0.45 + 0.075 * log2((double) d);
+
+		s.sum_share = share < 0.6 ? 0.6 : (share > 0.9 ? 0.9 : share);
+		s.norm_share = 0.05;
+	}
+	return s;
 }
 
 /* The split of a live table's epsilon (see budget.h). */

@@ -101,8 +101,12 @@ typedef struct DpkLiveShares
 DpkLiveShares dpk_budget_live_shares(int d, bool projected);
 
 /*
- * The same for a Gaussian table (shares of rho; see doc/benchmarks.md,
- * "Approximate DP").
+ * The same for a Gaussian table, shares of rho chosen by measurement
+ * (doc/benchmarks.md, "Approximate DP: the split of rho"): original space
+ * 0.3 on the in-cell sums; projected copies 5 % on the norm counter and
+ * 0.45 + 0.075 log2 d within [0.6, 0.9] on the lifting sums (0.75 at
+ * d = 16, 0.9 at d = 64).  Shares are stored with each table at attach, so
+ * a table attached under other defaults keeps its own.
  */
 DpkLiveShares dpk_budget_live_gauss_shares(int d, bool projected);
 

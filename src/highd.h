@@ -40,6 +40,7 @@
 #include "coreset.h"
 #include "dgauss.h"
 #include "grid.h"
+#include "kmedian.h"
 #include "lift.h"
 #include "noise.h"
 #include "projection.h"
@@ -169,6 +170,8 @@ typedef struct DpkHighdConfig
 	double		delta;			/* 0: pure epsilon; > 0: discrete Gaussians,
 								 * the shares splitting rho =
 								 * dpk_zcdp_rho(epsilon, delta) */
+	DpkObjective objective;		/* joint mode: k-median lifts the groups
+								 * (kmedian_lifted.h) */
 } DpkHighdConfig;
 
 /*
@@ -178,7 +181,7 @@ typedef struct DpkHighdConfig
  */
 void		dpk_highd_defaults(DpkHighdConfig *cfg, double epsilon, int k);
 
-/* Approximate DP: delta (0: no change). */
+/* Approximate DP: delta and, delta > 0, the Gaussian lift share (0: no change). */
 void		dpk_highd_use_delta(DpkHighdConfig *cfg, double delta);
 
 /* The projected dimension used when cfg->dhat is 0. */

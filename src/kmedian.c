@@ -462,19 +462,16 @@ kmed_update(KmedRun *run, const double *x)
 }
 
 /*
- * Restart r: seeding, then rounds of assignment and update until the cost
- * improves by less than DPK_KMED_CONVERGED relatively or max_iter updates
- * were made.  Leaves its best centres in run->best_c; returns their cost.
+ * Rounds of assignment and update from run->c until the cost improves by
+ * less than DPK_KMED_CONVERGED relatively or max_iter updates were made.
+ * Leaves the best centres in run->best_c; returns their cost.
  */
 static double
-kmed_restart(KmedRun *run, const double *x, int max_iter, uint64_t seed, int r)
+kmed_alternate(KmedRun *run, const double *x, int max_iter)
 {
-	DpkPrng		rng;
 	double		best = INFINITY;
 	int			iter;
 
-	kmed_rng_init(&rng, seed, (uint64_t) r);
-	kmed_seed(run, x, &rng);
 	for (iter = 0;; iter++)
 	{
 		double		cost;
@@ -499,6 +496,58 @@ kmed_restart(KmedRun *run, const double *x, int max_iter, uint64_t seed, int r)
 	return best;
 }
 
+/* Restart r: D^1 seeding, then the alternation; returns its best cost. */
+static double
+kmed_restart(KmedRun *run, const double *x, int max_iter, uint64_t seed, int r)
+{
+	DpkPrng		rng;
+
+	kmed_rng_init(&rng, seed, (uint64_t) r);
+	kmed_seed(run, x, &rng);
+	return kmed_alternate(run, x, max_iter);
+}
+
+/* Weight of the points nearest each centre (run->c set). */
+static void
+kmed_sizes(KmedRun *run, const double *x, double *sizes)
+{
+	int			i;
+
+	kmed_assign(run, x);
+	memset(sizes, 0, sizeof(double) * (size_t) run->k);
+	for (i = 0; i < run->n; i++)
+		sizes[run->assign[i]] += run->sw[i];
+}
+
+/* The alternation from given centres (see kmedian.h). */
+double
+dpk_kmedian_from(const double *x, const double *w, int n, int d, int k, int max_iter,
+				 double *centers, double *sizes)
+{
+	KmedRun		run;
+	double		cost;
+
+	if (k <= 0 || d <= 0)
+		return 0.0;
+	if (n <= 0)
+	{
+		if (sizes)
+			memset(sizes, 0, sizeof(double) * (size_t) k);
+		return 0.0;
+	}
+	kmed_run_init(&run, w, n, d, k);
+	memcpy(run.c, centers, sizeof(double) * (size_t) k * d);
+	cost = kmed_alternate(&run, x, max_iter < 0 ? 0 : max_iter);
+	memcpy(centers, run.best_c, sizeof(double) * (size_t) k * d);
+	if (sizes)
+	{
+		memcpy(run.c, centers, sizeof(double) * (size_t) k * d);
+		kmed_sizes(&run, x, sizes);
+	}
+	kmed_run_free(&run);
+	return cost;
+}
+
 /* Weighted k-median with restarts (see kmedian.h). */
 double
 dpk_kmedian(const double *x, const double *w, int n, int d, int k, int restarts,
@@ -506,8 +555,7 @@ dpk_kmedian(const double *x, const double *w, int n, int d, int k, int restarts,
 {
 	KmedRun		run;
 	double		best_cost = INFINITY;
-	int			r,
-				i;
+	int			r;
 
 	if (k <= 0 || d <= 0)
 		return 0.0;
@@ -537,10 +585,7 @@ dpk_kmedian(const double *x, const double *w, int n, int d, int k, int restarts,
 	if (sizes)
 	{
 		memcpy(run.c, centers, sizeof(double) * (size_t) k * d);
-		kmed_assign(&run, x);
-		memset(sizes, 0, sizeof(double) * (size_t) k);
-		for (i = 0; i < n; i++)
-			sizes[run.assign[i]] += run.sw[i];
+		kmed_sizes(&run, x, sizes);
 	}
 	kmed_run_free(&run);
 	return best_cost;

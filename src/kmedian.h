@@ -60,6 +60,17 @@ double		dpk_kmedian(const double *x, const double *w, int n, int d, int k,
 						double *centers, double *sizes);
 
 /*
+ * The alternation of dpk_kmedian (nearest-centre assignment, Weiszfeld
+ * steps, an empty cluster re-seeded at the costliest point) from the k
+ * given centres instead of a seeding: centers (k*d) is updated in place to
+ * the best centres met, whose weighted sum of distances is returned; sizes
+ * (may be NULL) as for dpk_kmedian.  Deterministic; n = 0 leaves the
+ * centres as they are.
+ */
+double		dpk_kmedian_from(const double *x, const double *w, int n, int d, int k,
+							 int max_iter, double *centers, double *sizes);
+
+/*
  * Weighted k-median cost of fixed centres: sum of w_i * sqrt(D_i^2 +
  * spread2), D_i the distance of x_i to its nearest centre (nearest found
  * with the BLAS assignment of kmeans.c, same tie and duplicate rules).

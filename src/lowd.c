@@ -175,22 +175,16 @@ lowd_centres(const DpkBox *box, const DpkLowdConfig *cfg, const DpkCoreset *cs,
 	}
 }
 
-/* One-shot epsilon-DP k-means in the original space (see lowd.h). */
+/* The noisy histogram of a one-shot release (see lowd.h). */
 void
-dpk_lowd_cluster(const DpkBox *box, const double *points, size_t n,
-				 const DpkLowdConfig *cfg, DpkStream *s, DpkOneshotResult *res)
+dpk_lowd_noisy_histogram(const DpkBox *box, const double *points, size_t n,
+						 const DpkLowdConfig *cfg, DpkStream *s, DpkLowdHist *out)
 {
 	int			d = box->d;
 	DpkLowdBudget eps = dpk_budget_lowd(cfg);
-	double		noisy_n;
-	int			cells_per_dim;
 	DpkNoise	n_noise,
 				count_noise,
 				sum_noise;
-	DpkDenseHist h;
-	DpkCoreset	cs;
-	double		count_var,
-				sum_var = 0.0;
 
 	/*
 	 * Each point adds at most DPK_REL_UNITS - 1 to each of its cell's d sums:
@@ -198,23 +192,33 @@ dpk_lowd_cluster(const DpkBox *box, const double *points, size_t n,
 	 * noise), or an l2 one of sqrt(d) DPK_REL_UNITS (Gaussian).
 	 */
 	dpk_lowd_noise(cfg, d, &n_noise, &count_noise, &sum_noise);
-	noisy_n = lowd_noisy_n(cfg, n, &n_noise, s);
-	count_var = dpk_noise_variance(&count_noise, 0);
-	cells_per_dim = lowd_cells_per_dim(cfg, d, noisy_n, count_var);
-	if (eps.eps_sum > 0.0)
-		sum_var = dpk_noise_variance(&sum_noise, d);
+	out->noisy_n = lowd_noisy_n(cfg, n, &n_noise, s);
+	out->count_var = dpk_noise_variance(&count_noise, 0);
+	out->cells_per_dim = lowd_cells_per_dim(cfg, d, out->noisy_n, out->count_var);
+	out->sum_var = eps.eps_sum > 0.0 ? dpk_noise_variance(&sum_noise, d) : 0.0;
+	lowd_histogram(box, points, n, out->cells_per_dim, eps.eps_sum > 0.0, &count_noise,
+				   &sum_noise, s, &out->hist);
+}
 
-	lowd_histogram(box, points, n, cells_per_dim, eps.eps_sum > 0.0, &count_noise,
-				   &sum_noise, s, &h);
-	dpk_coreset_from_hist(&h, box,
-						  dpk_coreset_threshold(sqrt(count_var), cfg->threshold_sigmas,
-												(double) h.ncells),
-						  sum_var, &cs);
-	dpk_hist_free(&h);
+/* One-shot epsilon-DP k-means in the original space (see lowd.h). */
+void
+dpk_lowd_cluster(const DpkBox *box, const double *points, size_t n,
+				 const DpkLowdConfig *cfg, DpkStream *s, DpkOneshotResult *res)
+{
+	int			d = box->d;
+	DpkLowdHist lh;
+	DpkCoreset	cs;
 
-	res->noisy_n = noisy_n;
-	res->cells_per_dim = cells_per_dim;
-	res->cells = dpk_grid_cells(d, cells_per_dim);
+	dpk_lowd_noisy_histogram(box, points, n, cfg, s, &lh);
+	dpk_coreset_from_hist(&lh.hist, box,
+						  dpk_coreset_threshold(sqrt(lh.count_var), cfg->threshold_sigmas,
+												(double) lh.hist.ncells),
+						  lh.sum_var, &cs);
+	dpk_hist_free(&lh.hist);
+
+	res->noisy_n = lh.noisy_n;
+	res->cells_per_dim = lh.cells_per_dim;
+	res->cells = dpk_grid_cells(d, lh.cells_per_dim);
 	res->coreset_size = cs.n;
 	lowd_centres(box, cfg, &cs, s, res);
 	dpk_coreset_free(&cs);

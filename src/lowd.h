@@ -56,6 +56,25 @@ void		dpk_lowd_use_delta(DpkLowdConfig *cfg, double delta);
 void		dpk_lowd_noise(const DpkLowdConfig *cfg, int d, DpkNoise *n_noise,
 						   DpkNoise *count_noise, DpkNoise *sum_noise);
 
+/* The noisy histogram of a one-shot release and what it was made with. */
+typedef struct DpkLowdHist
+{
+	double		noisy_n;		/* public N, or noisy N (at least 1) */
+	int			cells_per_dim;	/* RUGNIK at the count noise used */
+	double		count_var;		/* noise variance of a count */
+	double		sum_var;		/* of a sum coordinate (0: no sums) */
+	DpkDenseHist hist;			/* noisy counts and sum vectors */
+} DpkLowdHist;
+
+/*
+ * The first stage of dpk_lowd_cluster, every draw of the release's noise:
+ * noisy N, the grid size, and every cell's noisy count and sum vector, in
+ * that order from s.  The caller frees out->hist (dpk_hist_free).
+ */
+void		dpk_lowd_noisy_histogram(const DpkBox *box, const double *points, size_t n,
+									 const DpkLowdConfig *cfg, DpkStream *s,
+									 DpkLowdHist *out);
+
 /*
  * One-shot epsilon-DP k-means in the original space: noisy N, grid size by
  * RUGNIK, discrete Laplace on every cell's count and cube noise on its sum

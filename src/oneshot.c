@@ -177,7 +177,9 @@ read_query_points(const char *query, int d, PointBuffer *buf)
  *		SETOF (cluster int, center float8[], noisy_size float8)
  *
  * objective 'kmedian' clusters the same coreset for the sum of distances
- * (post-processing: the same epsilon buys the same noisy histogram).
+ * (post-processing: the same epsilon buys the same noisy histogram); from
+ * DPK_HIGHD_MIN_D columns on, the joint mode lifts its groups instead of its
+ * k parts and clusters the lifted group means (kmedian_lifted.h).
  */
 PG_FUNCTION_INFO_V1(dp_kmeans);
 Datum
@@ -229,13 +231,6 @@ dp_kmeans(PG_FUNCTION_ARGS)
 	dpk_lowd_use_delta(&cfg, dpk_pg_delta_arg(fcinfo, DP_KMEANS_ARG_DELTA));
 	cfg.max_cells = dpk_max_cells;
 	cfg.objective = dpk_pg_objective_arg(fcinfo, DP_KMEANS_ARG_OBJECTIVE);
-	if (cfg.objective == DPK_OBJECTIVE_KMEDIAN && d >= DPK_HIGHD_MIN_D)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("objective 'kmedian' is not supported with %d dimensions", d),
-				 errdetail("From %d dimensions on, centres are lifted from noisy sums, which give means, not medians.",
-						   DPK_HIGHD_MIN_D),
-				 errhint("Use objective 'kmeans', or fewer than %d columns.", DPK_HIGHD_MIN_D)));
 	if (!PG_ARGISNULL(5))
 	{
 		double		n = PG_GETARG_FLOAT8(5);
@@ -273,6 +268,7 @@ dp_kmeans(PG_FUNCTION_ARGS)
 		dpk_highd_use_delta(&hcfg, cfg.delta);
 		hcfg.public_n = cfg.public_n;
 		hcfg.max_cells = cfg.max_cells;
+		hcfg.objective = cfg.objective;
 		dpk_highd_oneshot_cluster(&box, buf.x, buf.n, &hcfg, stream, &res);
 	}
 	else

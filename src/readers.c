@@ -85,23 +85,6 @@ dpk_reader_require_release(const DpkTracked *tr)
 						 get_rel_name(tr->relid))));
 }
 
-/*
- * ERROR for objective 'kmedian' on a projected table: its centres are
- * lifted from noisy sums (means), and no k-median is stored for it.
- */
-static void
-check_objective(const DpkTracked *tr, DpkObjective obj)
-{
-	if (obj == DPK_OBJECTIVE_KMEDIAN && tr->dhat > 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("objective 'kmedian' is not supported for table \"%s\" (%d dimensions)",
-						get_rel_name(tr->relid), tr->d),
-				 errdetail("From %d dimensions on, centres are lifted from noisy sums, which give means, not medians.",
-						   DPK_HIGHD_MIN_D),
-				 errhint("Use objective 'kmeans'.")));
-}
-
 /* dp_centers(tbl, k, objective): the latest release's centres for k' = k. */
 PG_FUNCTION_INFO_V1(dp_centers);
 Datum
@@ -125,7 +108,6 @@ dp_centers(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	dpk_reader_begin(relid, false, CurrentMemoryContext, &tr, &sw);
 	dpk_pg_check_k(k, tr.k);
-	check_objective(&tr, obj);
 	dpk_reader_require_release(&tr);
 	dpk_store_centers(relid, tr.releases, k, obj, rsinfo);
 	dpk_store_end(&sw);
@@ -148,7 +130,6 @@ dp_cost_curve(PG_FUNCTION_ARGS)
 
 	InitMaterializedSRF(fcinfo, 0);
 	dpk_reader_begin(relid, false, CurrentMemoryContext, &tr, &sw);
-	check_objective(&tr, obj);
 	dpk_reader_require_release(&tr);
 	dpk_store_costs(relid, tr.releases, obj, rsinfo);
 	dpk_store_end(&sw);

@@ -38,6 +38,7 @@
 
 #include "live_core.h"
 #include "coreset.h"
+#include "kmedian_lifted.h"
 #include "live.h"
 #include "shard.h"
 #include "store.h"
@@ -180,11 +181,14 @@ make_release(Oid relid, Oid userid, int *horizon, bool *at_horizon)
 		double	   *pcount = palloc_extended(total * sizeof(double), MCXT_ALLOC_HUGE);
 		double	   *psum = palloc_extended(total * tr.d * sizeof(double), MCXT_ALLOC_HUGE);
 		double		psumnorm;
+		uint64		seed;
 
 		dpk_live_noisy_projected(&cfg, key, released, t, stream, pcount, psum, &psumnorm);
 		explicit_bzero(key, sizeof(key));
-		dpk_live_cluster_projected(&cfg, &box, pcount, psum, psumnorm, t,
-								   dpk_stream_u64(stream), &rel);
+		seed = dpk_stream_u64(stream);
+		dpk_live_cluster_projected(&cfg, &box, pcount, psum, psumnorm, t, seed, &rel);
+		/* k-median of the same lifted cells: post-processing, stored too */
+		dpk_live_kmedian_projected(&cfg, &box, pcount, psum, psumnorm, t, seed, &rel);
 		for (i = 0; i < total; i++)
 		{
 			int64_t    *v = dpk_cellmap_get(&noisy_map, i);

@@ -41,11 +41,15 @@
 #include "bench_common.h"
 #include "cellmap.h"
 #include "dpk_mem.h"
+#include "highd.h"
 #include "kmedian.h"
+#include "kmedian_lifted.h"
 #include "live_core.h"
 #include "lowd.h"
+#include "projection.h"
 
 #define MAX_K 64
+#define MAX_D 64
 #define MAX_SEEDS 16
 
 typedef struct Options
@@ -61,6 +65,7 @@ typedef struct Options
 	int			ref_starts;
 	bool		insert_only;
 	const char *airports;
+	int			d;
 } Options;
 
 /* ---- the reference: Lloyd-style alternation with plain Weiszfeld ---- */
@@ -233,8 +238,9 @@ typedef struct Data
 	const char *name;
 	size_t		n;
 	double	   *x;
-	double		lo[2],
-				up[2];
+	int			d;
+	double		lo[MAX_D],
+				up[MAX_D];
 	DpkBox		box;
 } Data;
 
@@ -246,9 +252,9 @@ data_clamp(Data *ds)
 	int			t;
 
 	for (i = 0; i < ds->n; i++)
-		for (t = 0; t < 2; t++)
-			ds->x[i * 2 + t] = fmin(ds->up[t], fmax(ds->lo[t], ds->x[i * 2 + t]));
-	ds->box.d = 2;
+		for (t = 0; t < ds->d; t++)
+			ds->x[i * ds->d + t] = fmin(ds->up[t], fmax(ds->lo[t], ds->x[i * ds->d + t]));
+	ds->box.d = ds->d;
 	ds->box.lower = ds->lo;
 	ds->box.upper = ds->up;
 }
@@ -272,7 +278,7 @@ run_oneshot(const Data *ds, const Options *opt)
 		DpkOneshotResult rk,
 					rm;
 		DpkStream	st;
-		double		ref[MAX_K * 2],
+		double		ref[MAX_K * MAX_D],
 					rc,
 					ck,
 					cm;
@@ -281,20 +287,38 @@ run_oneshot(const Data *ds, const Options *opt)
 		uint8_t		nonce[DPK_NONCE_BYTES] = {0};
 
 		dpk_key_from_seed((uint64_t) opt->seeds[s], key);
-		dpk_lowd_defaults(&cfg, opt->eps, k);
-		dpk_stream_open(&st, key, nonce);
-		dpk_lowd_cluster(&ds->box, ds->x, ds->n, &cfg, &st, &rk);
-		dpk_stream_close(&st);
-		cfg.objective = DPK_OBJECTIVE_KMEDIAN;
-		dpk_stream_open(&st, key, nonce);
-		dpk_lowd_cluster(&ds->box, ds->x, ds->n, &cfg, &st, &rm);
-		dpk_stream_close(&st);
+		if (ds->d >= DPK_HIGHD_MIN_D)
+		{
+			/* dp_kmeans at high d: the joint mode, the extension's cap */
+			DpkHighdConfig hc;
+
+			dpk_highd_defaults(&hc, opt->eps, k);
+			hc.max_cells = 4194304.0;
+			dpk_stream_open(&st, key, nonce);
+			dpk_highd_oneshot_cluster(&ds->box, ds->x, ds->n, &hc, &st, &rk);
+			dpk_stream_close(&st);
+			hc.objective = DPK_OBJECTIVE_KMEDIAN;
+			dpk_stream_open(&st, key, nonce);
+			dpk_highd_oneshot_cluster(&ds->box, ds->x, ds->n, &hc, &st, &rm);
+			dpk_stream_close(&st);
+		}
+		else
+		{
+			dpk_lowd_defaults(&cfg, opt->eps, k);
+			dpk_stream_open(&st, key, nonce);
+			dpk_lowd_cluster(&ds->box, ds->x, ds->n, &cfg, &st, &rk);
+			dpk_stream_close(&st);
+			cfg.objective = DPK_OBJECTIVE_KMEDIAN;
+			dpk_stream_open(&st, key, nonce);
+			dpk_lowd_cluster(&ds->box, ds->x, ds->n, &cfg, &st, &rm);
+			dpk_stream_close(&st);
+		}
 		warm[0] = rm.centers;
 		warm[1] = rk.centers;
-		rc = ref_kmedian(ds->x, ds->n, 2, k, opt->ref_starts, warm, 2,
+		rc = ref_kmedian(ds->x, ds->n, ds->d, k, opt->ref_starts, warm, 2,
 						 (uint64_t) opt->seeds[s], ref);
-		cm = ref_cost(ds->x, ds->n, 2, rm.centers, k, NULL) / rc;
-		ck = ref_cost(ds->x, ds->n, 2, rk.centers, k, NULL) / rc;
+		cm = ref_cost(ds->x, ds->n, ds->d, rm.centers, k, NULL) / rc;
+		ck = ref_cost(ds->x, ds->n, ds->d, rk.centers, k, NULL) / rc;
 		lm += log(cm);
 		lk += log(ck);
 		wm = fmax(wm, cm);
@@ -302,28 +326,39 @@ run_oneshot(const Data *ds, const Options *opt)
 		dpk_oneshot_result_free(&rk);
 		dpk_oneshot_result_free(&rm);
 	}
-	printf("%-14s %7zu oneshot  kmedian %.4f (worst %.4f)   kmeans-centres %.4f (worst %.4f)   seeds %d\n",
-		   ds->name, ds->n, exp(lm / opt->nseeds), wm, exp(lk / opt->nseeds), wk, opt->nseeds);
+	printf("d=%-2d %-9s %7zu oneshot  kmedian %.4f (worst %.4f)   kmeans-centres %.4f (worst %.4f)   seeds %d\n",
+		   ds->d, ds->name, ds->n, exp(lm / opt->nseeds), wm, exp(lk / opt->nseeds), wk, opt->nseeds);
 	fflush(stdout);
 }
 
 /* ---- live ---- */
 
-/* Add points [from, to) to the counted level's state. */
+/* Add points [from, to) to the counted level's state (proj: the copies'). */
 static void
-live_insert(const DpkLiveConfig *cfg, const Data *ds, size_t from, size_t to, DpkCellMap *m)
+live_insert(const DpkLiveConfig *cfg, const Data *ds, const DpkProjection *proj, size_t from,
+			size_t to, DpkCellMap *m)
 {
 	size_t		i;
+	int			r;
 
 	for (i = from; i < to; i++)
 	{
-		double		u[2];
-		int64_t		idx[2],
-					rel[2];
+		double		u[MAX_D],
+					tp[MAX_D * 8];
+		int64_t		idx[MAX_D],
+					rel[MAX_D];
 		uint64_t	cell;
 
-		dpk_box_normalize(&ds->box, ds->x + i * 2, u);
-		cell = dpk_grid_cell(2, 1 << cfg->level, u, idx, rel);
+		dpk_box_normalize(&ds->box, ds->x + i * ds->d, u);
+		if (cfg->dhat > 0)
+		{
+			/* projected table: every copy's projection, as the trigger */
+			for (r = 0; r < cfg->copies; r++)
+				dpk_project_batch(&proj[r], u, 1, tp + r * cfg->dhat);
+			dpk_live_add_projected(cfg, m, u, tp, +1);
+			continue;
+		}
+		cell = dpk_grid_cell(ds->d, 1 << cfg->level, u, idx, rel);
 		dpk_cellmap_add_point(m, cell, rel, +1);
 	}
 }
@@ -344,14 +379,24 @@ run_live(const Data *ds, const Options *opt, int seed)
 				worst_m = 0.0,
 				worst_k = 0.0,
 				ms = 0.0,
-				prev[MAX_K * 2];
+				prev[MAX_K * MAX_D];
 	bool		have_prev = false;
 	uint8_t		key[DPK_KEY_BYTES];
+	int			d = ds->d,
+				r;
+	DpkProjection proj[8];
 
-	dpk_live_defaults(&cfg, 2, k, opt->eps, T, opt->insert_only);
+	dpk_live_defaults(&cfg, d, k, opt->eps, T, opt->insert_only);
+	if (d >= DPK_HIGHD_MIN_D)
+	{
+		dpk_live_use_projection(&cfg, (uint64_t) seed * 104729 + 7);
+		for (r = 0; r < cfg.copies; r++)
+			dpk_projection_init(&proj[r], d, cfg.dhat,
+								dpk_projection_copy_seed(cfg.proj_seed, r), cfg.half_width);
+	}
 	cfg.level = dpk_live_choose_level(&cfg, (double) ds->n, 4194304.0);
 	dpk_key_from_seed((uint64_t) seed * 7919 + 1, key);
-	dpk_cellmap_init(&state, 2);
+	dpk_cellmap_init(&state, d);
 	for (t = 1; t <= T; t++)
 	{
 		size_t		upto = (size_t) ((double) ds->n * t / T);
@@ -361,48 +406,73 @@ run_live(const Data *ds, const Options *opt, int seed)
 		DpkStream	st;
 		uint8_t		nonce[DPK_NONCE_BYTES] = {0};
 		uint64_t	kseed;
-		double		ref[MAX_K * 2],
+		double		ref[MAX_K * MAX_D],
 					rc,
 					cm,
 					ck,
 					t0;
 		const double *warm[3];
 
-		live_insert(&cfg, ds, done, upto, &state);
+		live_insert(&cfg, ds, proj, done, upto, &state);
 		done = upto;
 		if (t < first || ((t - first) % (uint32_t) opt->stride != 0 && t != T))
 			continue;
 		nonce[0] = (uint8_t) t;
 		nonce[1] = (uint8_t) (t >> 8);
 		dpk_stream_open(&st, key, nonce);
-		dpk_live_noisy_histogram(&cfg, key, &state, t, &st, &hist);
-		kseed = dpk_stream_u64(&st);
-		dpk_live_cluster(&cfg, &ds->box, &hist, t, kseed, &rel);
-		t0 = now_ms();
-		dpk_live_kmedian(&cfg, &ds->box, &hist, t, kseed, &rel);
-		ms += now_ms() - t0;
+		memset(&hist, 0, sizeof(hist));
+		if (cfg.dhat > 0)
+		{
+			/* as release.c: the projected release, then its k-median */
+			uint64_t	total = (uint64_t) cfg.copies * dpk_live_copy_cells(&cfg);
+			double	   *pc = xmalloc(sizeof(double) * total);
+			double	   *ps = xmalloc(sizeof(double) * total * d);
+			double		sn;
+
+			dpk_live_noisy_projected(&cfg, key, &state, t, &st, pc, ps, &sn);
+			kseed = dpk_stream_u64(&st);
+			dpk_live_cluster_projected(&cfg, &ds->box, pc, ps, sn, t, kseed, &rel);
+			t0 = now_ms();
+			dpk_live_kmedian_projected(&cfg, &ds->box, pc, ps, sn, t, kseed, &rel);
+			ms += now_ms() - t0;
+			free(pc);
+			free(ps);
+		}
+		else
+		{
+			dpk_live_noisy_histogram(&cfg, key, &state, t, &st, &hist);
+			kseed = dpk_stream_u64(&st);
+			dpk_live_cluster(&cfg, &ds->box, &hist, t, kseed, &rel);
+			t0 = now_ms();
+			dpk_live_kmedian(&cfg, &ds->box, &hist, t, kseed, &rel);
+			ms += now_ms() - t0;
+		}
 		dpk_stream_close(&st);
 
-		warm[0] = rel.kmed_centers + (size_t) dpk_live_block(k) * 2;
-		warm[1] = rel.centers + (size_t) dpk_live_block(k) * 2;
+		warm[0] = rel.kmed_centers + (size_t) dpk_live_block(k) * d;
+		warm[1] = rel.centers + (size_t) dpk_live_block(k) * d;
 		warm[2] = prev;
-		rc = ref_kmedian(ds->x, done, 2, k, have_prev ? 1 : opt->ref_starts, warm,
+		rc = ref_kmedian(ds->x, done, d, k, have_prev ? 1 : opt->ref_starts, warm,
 						 have_prev ? 3 : 2, (uint64_t) seed + t, ref);
-		memcpy(prev, ref, sizeof(double) * k * 2);
+		memcpy(prev, ref, sizeof(double) * k * d);
 		have_prev = true;
-		cm = ref_cost(ds->x, done, 2, warm[0], k, NULL) / rc;
-		ck = ref_cost(ds->x, done, 2, warm[1], k, NULL) / rc;
+		cm = ref_cost(ds->x, done, d, warm[0], k, NULL) / rc;
+		ck = ref_cost(ds->x, done, d, warm[1], k, NULL) / rc;
 		sum_m += cm;
 		sum_k += ck;
 		worst_m = fmax(worst_m, cm);
 		worst_k = fmax(worst_k, ck);
 		nrel++;
 		dpk_live_release_free(&rel);
-		dpk_hist_free(&hist);
+		if (hist.count)
+			dpk_hist_free(&hist);
 	}
 	dpk_cellmap_free(&state);
-	printf("%-14s %7zu live T=%u %s seed %d  kmedian mean %.4f worst %.4f   kmeans-centres mean %.4f worst %.4f   releases %d level %d  kmedian %.0f ms/release\n",
-		   ds->name, ds->n, T, opt->insert_only ? "insert_only" : "insert_delete", seed,
+	if (cfg.dhat > 0)
+		for (r = 0; r < cfg.copies; r++)
+			dpk_projection_free(&proj[r]);
+	printf("d=%-2d %-9s %7zu live T=%u %s seed %d  kmedian mean %.4f worst %.4f   kmeans-centres mean %.4f worst %.4f   releases %d level %d  kmedian %.0f ms/release\n",
+		   d, ds->name, ds->n, T, opt->insert_only ? "insert_only" : "insert_delete", seed,
 		   sum_m / nrel, worst_m, sum_k / nrel, worst_k, nrel, cfg.level, ms / nrel);
 	fflush(stdout);
 }
@@ -413,7 +483,7 @@ usage(void)
 	fprintf(stderr,
 			"usage: bench_kmedian [--n N,N,...] [--k K] [--eps E] [--horizon T] [--stride S]\n"
 			"                     [--seeds A-B] [--ref-starts R] [--insert-only] [--airports PATH]\n"
-			"                     [--no-oneshot] [--no-live]\n");
+			"                     [--no-oneshot] [--no-live] [--d D]\n");
 	exit(2);
 }
 
@@ -431,6 +501,7 @@ main(int argc, char **argv)
 	opt.ns[0] = 20000;
 	opt.ns[1] = 100000;
 	opt.nn = 2;
+	opt.d = 2;
 	opt.k = 6;
 	opt.eps = 1.0;
 	opt.horizon = 256;
@@ -463,6 +534,8 @@ main(int argc, char **argv)
 			}
 			a++;
 		}
+		else if (strcmp(argv[a], "--d") == 0 && ++a)
+			opt.d = atoi(v);
 		else if (strcmp(argv[a], "--k") == 0 && ++a)
 			opt.k = atoi(v);
 		else if (strcmp(argv[a], "--eps") == 0 && ++a)
@@ -489,10 +562,11 @@ main(int argc, char **argv)
 		else
 			usage();
 	}
-	if (opt.k < 1 || opt.k > MAX_K || opt.stride < 1 || opt.horizon < 1)
+	if (opt.k < 1 || opt.k > MAX_K || opt.stride < 1 || opt.horizon < 1 || opt.d < 1 ||
+		opt.d > MAX_D || (opt.airports && opt.d != 2))
 		usage();
-	printf("# bench_kmedian: d = 2, k = %d, eps = %g; ratio = k-median cost on the true rows / reference\n",
-		   opt.k, opt.eps);
+	printf("# bench_kmedian: d = %d, k = %d, eps = %g; ratio = k-median cost on the true rows / reference\n",
+		   opt.d, opt.k, opt.eps);
 	for (i = 0; i < opt.nn + (opt.airports ? 1 : 0); i++)
 	{
 		Data		ds;
@@ -500,23 +574,30 @@ main(int argc, char **argv)
 		memset(&ds, 0, sizeof(ds));
 		if (i < opt.nn)
 		{
-			MixSpec		sp = mix_skewed_spec(2, opt.k, opt.ns[i]);
+			MixSpec		sp = mix_skewed_spec(opt.d, opt.k, opt.ns[i]);
 			MixData		mx;
+			int			t;
 
-			mix_generate(&sp, mix_hash4(0x6B6D6564, 2, (uint64_t) opt.k, opt.ns[i]), &mx);
+			mix_generate(&sp, mix_hash4(0x6B6D6564, (uint64_t) opt.d, (uint64_t) opt.k, opt.ns[i]),
+						 &mx);
 			ds.name = "skewed";
 			ds.n = mx.n;
 			ds.x = mx.points;
 			mx.points = NULL;
 			mix_free(&mx);
-			ds.lo[0] = ds.lo[1] = 0.0;
-			ds.up[0] = ds.up[1] = 100.0;
+			ds.d = opt.d;
+			for (t = 0; t < opt.d; t++)
+			{
+				ds.lo[t] = 0.0;
+				ds.up[t] = 100.0;
+			}
 		}
 		else
 		{
 			int			cols[2] = {-1, -2};
 
 			ds.name = "airports";
+			ds.d = 2;
 			ds.n = bench_read_csv(opt.airports, 2, cols, &ds.x);
 			bench_shuffle_rows(ds.x, ds.n, 2, 0xA1B2);
 			ds.lo[0] = -180.0;

@@ -1,10 +1,12 @@
 /*
  * privacy_gauss.c
- *		Empirical check of (epsilon, delta)-DP of the Gaussian live counters.
+ *		Empirical check of (epsilon, delta)-DP of the Gaussian live counters
+ *		and (privacy_gauss_oneshot.c) of the Gaussian one-shot releases.
  *
  * What runs.  One cell of a Gaussian live table (d = 2, T = 8, counted level
  * 3, insert_delete, epsilon 6, delta 1e-3, so rho = dpk_zcdp_rho(6, 1e-3),
- * half of it on the counts and half on the sums) as a release makes it:
+ * split by the Gaussian default shares, 0.7 on the counts and 0.3 on the
+ * sums) as a release makes it:
  * release t adds dpk_cell_noise_gauss at t (the plain binary decomposition)
  * to the cell's true count and sums.  Stream A never has a point in the
  * cell; stream B has one, inserted at release 1 and deleted at release 5:
@@ -37,6 +39,11 @@
  * sensitivity, i.e. halved) must fail too.  What it cannot show: a finite
  * sample of a finite event family on one neighbouring pair, not a proof.
  *
+ * The one-shot releases (dp_kmeans with delta > 0, low d and the high-d
+ * joint mode) are checked the same way by the suites of
+ * privacy_gauss_oneshot.c, run after this one; the three suites share the
+ * confidence (1e-6 in all), and DPK_PRIVACY_WEAKEN=2 must fail in each.
+ *
  * Usage: privacy_gauss [quick|long] (R = 20000 or 500000 runs per stream;
  * DPK_PRIVACY_RUNS, DPK_PRIVACY_WEAKEN and DPK_PRIVACY_KEYS as in
  * privacy_test.c).  Last line "privacy_gauss: N passed, M failed".
@@ -54,6 +61,7 @@
 #include "live_core.h"
 #include "zcdp.h"
 #include "../unit/unit.h"
+#include "gauss_events.h"
 
 #define T_G			8
 #define EPS_G		6.0
@@ -61,6 +69,7 @@
 #define INS_AT		1
 #define DEL_AT		5
 #define CONFIDENCE	1e-6
+#define NSUITES		3			/* live, one-shot low d, one-shot high d */
 #define B_SEED_OFFSET (UINT64_C(1) << 40)
 #define NTHR		7
 #define NEPS		3
@@ -70,53 +79,6 @@ static const double thresholds[NTHR] = {-0.5, 0.0, 0.5, 1.0, 1.5, 2.0, 2.5};
 static const double eps_check[NEPS] = {0.0, 0.5, 1.0};
 static const char *const stat_name[NSTAT] = {"counts", "sums", "both"};
 static const int64_t rel_pt[2] = {1000, 700};	/* the point's in-cell offsets */
-
-/* Binary KL divergence of Bernoulli(p) from Bernoulli(q). */
-static double
-kl(double p, double q)
-{
-	double		r = 0.0;
-
-	if (p > 0.0)
-		r += p * log(p / q);
-	if (p < 1.0)
-		r += (1.0 - p) * log((1.0 - p) / (1.0 - q));
-	return r;
-}
-
-/* Chernoff interval of a binomial proportion (as in privacy_test.c). */
-static void
-kl_interval(long k, long n, double tail, double *lo, double *hi)
-{
-	double		ph = (double) k / (double) n,
-				lim = log(1.0 / tail) / (double) n,
-				a = ph,
-				b = 1.0;
-	int			it;
-
-	for (it = 0; it < 100; it++)
-	{
-		double		m = 0.5 * (a + b);
-
-		if (kl(ph, m) > lim)
-			b = m;
-		else
-			a = m;
-	}
-	*hi = ph >= 1.0 ? 1.0 : b;
-	a = 0.0;
-	b = ph;
-	for (it = 0; it < 100; it++)
-	{
-		double		m = 0.5 * (a + b);
-
-		if (kl(ph, m) > lim)
-			a = m;
-		else
-			b = m;
-	}
-	*lo = ph <= 0.0 ? 0.0 : a;
-}
 
 /* A used tree node of the plain decomposition: read as y[tp] - y[tm]. */
 typedef struct GNode
@@ -349,7 +311,7 @@ main(int argc, char **argv)
 			  stat_name[s], m2, floor_);
 	}
 
-	tail = CONFIDENCE / (4.0 * NSTAT * 2 * NTHR);
+	tail = CONFIDENCE / NSUITES / (4.0 * NSTAT * 2 * NTHR);
 	printf("%-8s %-10s %8s %8s %6s %9s %9s  %s\n", "stat", "event", "P_A", "P_B", "eps'",
 		   "delta'", "excess", "verdict");
 	for (s = 0; s < NSTAT; s++)
@@ -363,8 +325,8 @@ main(int argc, char **argv)
 							lob,
 							hib;
 
-				kl_interval(na, runs, tail, &loa, &hia);
-				kl_interval(nb, runs, tail, &lob, &hib);
+				ge_kl_interval(na, runs, tail, &loa, &hia);
+				ge_kl_interval(nb, runs, tail, &lob, &hib);
 				for (e = 0; e < NEPS; e++)
 				{
 					double		dp = dpk_zcdp_delta(rho_moved[s], eps_check[e], NULL);
@@ -379,5 +341,8 @@ main(int argc, char **argv)
 						  stat_name[s], dir ? "<=" : ">=", thresholds[i], eps_check[e], excess, dp);
 				}
 			}
+	/* the one-shot releases; no deletions there, so "deletes" leaves them be */
+	gauss_oneshot_suites(runs, weaken, key_base, CONFIDENCE * (NSUITES - 1) / NSUITES,
+						 &unit_passed, &unit_failed);
 	UNIT_DONE("privacy_gauss");
 }

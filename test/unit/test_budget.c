@@ -208,6 +208,40 @@ test_live(void)
 	CHECK(ok, "live shares add up to epsilon");
 }
 
+/*
+ * The Gaussian live shares (measured; doc/benchmarks.md): 0.3 of rho on the
+ * in-cell sums, on projected lifting sums 0.45 + 0.075 log2 d within
+ * [0.6, 0.9]; dpk_live_use_delta applies them, delta 0 leaves the pure ones.
+ */
+static void
+test_live_gauss_shares(void)
+{
+	DpkLiveShares g2 = dpk_budget_live_gauss_shares(2, false),
+				g6 = dpk_budget_live_gauss_shares(6, true),
+				g16 = dpk_budget_live_gauss_shares(16, true),
+				g64 = dpk_budget_live_gauss_shares(64, true),
+				g512 = dpk_budget_live_gauss_shares(512, true);
+	DpkLiveConfig cfg;
+
+	CHECK(g2.sum_share == 0.3 && g2.norm_share == 0.0, "gauss d = 2: %g %g", g2.sum_share,
+		  g2.norm_share);
+	CHECK(fabs(g6.sum_share - (0.45 + 0.075 * log2(6.0))) < 1e-12 && g6.norm_share == 0.05,
+		  "gauss d = 6: %g %g", g6.sum_share, g6.norm_share);
+	CHECK(fabs(g16.sum_share - 0.75) < 1e-12, "gauss d = 16: %g", g16.sum_share);
+	CHECK(fabs(g64.sum_share - 0.9) < 1e-12, "gauss d = 64: %g", g64.sum_share);
+	CHECK(g512.sum_share == 0.9, "gauss d = 512: %g", g512.sum_share);
+	dpk_live_defaults(&cfg, 2, 3, 1.0, 64, false);
+	dpk_live_use_delta(&cfg, 0.0);
+	CHECK(cfg.sum_share == 0.5, "pure table keeps its share: %g", cfg.sum_share);
+	dpk_live_use_delta(&cfg, 1e-6);
+	CHECK(cfg.sum_share == 0.3, "Gaussian table gets 0.3: %g", cfg.sum_share);
+	dpk_live_defaults(&cfg, 16, 3, 1.0, 64, false);
+	dpk_live_use_projection(&cfg, 1);
+	dpk_live_use_delta(&cfg, 1e-6);
+	CHECK(fabs(cfg.sum_share - 0.75) < 1e-12 && cfg.norm_share == 0.05,
+		  "Gaussian projected d = 16: %g %g", cfg.sum_share, cfg.norm_share);
+}
+
 int
 main(void)
 {
@@ -215,5 +249,6 @@ main(void)
 	test_highd_defaults();
 	test_highd_modes();
 	test_live();
+	test_live_gauss_shares();
 	UNIT_DONE("test_budget");
 }
