@@ -492,15 +492,15 @@ dp_attach(PG_FUNCTION_ARGS)
 		dpk_live_use_projection(&cfg, seed & INT64CONST(0x7fffffffffffffff));
 	}
 	dpk_live_use_delta(&cfg, tr.delta);
-	/* objects older than 0.3 cannot record another tree than the binary one */
-	if (!dpk_store_has_tree_arity())
-		cfg.arity = DPK_TREE_ARITY_BINARY;
-	tr.tree_arity = cfg.arity;
-	/* trigger format 3: projected points in metric positions */
-	cfg.box_metric = cfg.dhat > 0;
 	{
 		DpkBox		box = {tr.d, tr.lower, tr.upper};
 
+		/* trigger format 3: projected points in metric positions */
+		dpk_live_use_box(&cfg, &box);
+		/* objects older than 0.3 cannot record another tree than the binary one */
+		if (!dpk_store_has_tree_arity())
+			cfg.arity = DPK_TREE_ARITY_BINARY;
+		tr.tree_arity = cfg.arity;
 		cfg.level = dpk_live_choose_level_box(&cfg, &box, tr.size_hint, dpk_max_cells);
 	}
 	check_scales(&cfg);

@@ -427,6 +427,31 @@ dpk_live_use_projection(DpkLiveConfig *cfg, uint64_t proj_seed)
 	cfg->norm_share = shares.norm_share;
 }
 
+/*
+ * A new projected table's geometry and tree for its box (see live_core.h).
+ * Measured on the 53 940 diamonds of doc/benchmarks.md ("A real table":
+ * seven columns, prices beside carats, spread 0.38, horizon 16), live cost
+ * over the optimum, one key each: binary tree and 4 projected dimensions
+ * 1.3-2.3, 6 dimensions 4.2, the k-ary tree 3.8 (4 dimensions) and 5.3-5.7
+ * (6).  Points in metric positions of such a box fill few directions, and
+ * more projected dimensions only spread them over more cells; cube boxes
+ * keep DPK_LIVE_DHAT (measured on mixtures).  The k-ary tree lowers the
+ * variance of long horizons (d = 16, T = 1024: mean 4.1 against 7.9) but
+ * not of short ones (T = 16: 3.9 against 2.6), so projected tables with a
+ * horizon below 256 keep the binary tree.
+ */
+void
+dpk_live_use_box(DpkLiveConfig *cfg, const DpkBox *box)
+{
+	if (cfg->dhat == 0)
+		return;
+	cfg->box_metric = true;
+	if (dpk_box_metric_spread(box) < 1.0 && cfg->dhat > 4)
+		cfg->dhat = 4;
+	if (cfg->horizon < 256)
+		cfg->arity = DPK_TREE_ARITY_BINARY;
+}
+
 /* Add one point to a projected table's state (see live_core.h). */
 void
 dpk_live_add_projected(const DpkLiveConfig *cfg, DpkCellMap *state, const double *u,

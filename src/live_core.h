@@ -262,6 +262,14 @@ uint64_t	dpk_live_copy_cells(const DpkLiveConfig *cfg);
 /* Switch a configuration to the projected mode for d dimensions and k. */
 void		dpk_live_use_projection(DpkLiveConfig *cfg, uint64_t proj_seed);
 
+/*
+ * For a new projected table attached with box `box`: points in metric
+ * positions (trigger format 3); 4 projected dimensions unless the box is a
+ * cube; the binary tree below a horizon of 256 (measurements in
+ * live_core.c).  Does nothing to a low-d configuration.
+ */
+void		dpk_live_use_box(DpkLiveConfig *cfg, const DpkBox *box);
+
 /* Sensitivity and per-node scale of the global sum of squared norms. */
 double		dpk_live_norm_sensitivity(const DpkLiveConfig *cfg);
 DpkScale	dpk_live_norm_scale(const DpkLiveConfig *cfg);
