@@ -92,9 +92,9 @@ dpk_highd_copies(const DpkHighdConfig *cfg, int d)
 	return R;
 }
 
-/* Index of the projected centre nearest to t (ties: lowest index). */
-static int
-nearest_center(const double *t, const double *pc, int k, int dhat)
+/* Index of the nearest of k points (see highd.h). */
+int
+dpk_highd_nearest(const double *t, const double *pc, int k, int dhat)
 {
 	int			best = 0,
 				j,
@@ -248,7 +248,7 @@ partition_labels(const DpkHighdPlan *pl, const DpkHighdPartition *pt, const doub
 		dpk_project_batch(&pt->proj[r], u, rows, t);
 		for (i = 0; i < rows; i++)
 			label[i] = label[i] * k +
-				nearest_center(t + i * dhat, pt->pcenters + (size_t) r * k * dhat, k, dhat);
+				dpk_highd_nearest(t + i * dhat, pt->pcenters + (size_t) r * k * dhat, k, dhat);
 	}
 	if (pt->map)
 		for (i = 0; i < rows; i++)
@@ -340,7 +340,7 @@ cells_assign(int dhat, const DpkHighdCells *hc, int lm, const double *lcount,
 		for (j = 0; j < dhat; j++)
 			tc[j] = ((double) idx[j] + 0.5) / hc->m;
 		lc = lm == hc->m ? c : dpk_grid_cell(dhat, lm, tc, NULL, NULL);
-		vote[lc * k + nearest_center(tc, pc, k, dhat)] += hc->count[c];
+		vote[lc * k + dpk_highd_nearest(tc, pc, k, dhat)] += hc->count[c];
 	}
 	for (c = 0; c < nl; c++)
 	{
@@ -361,7 +361,7 @@ cells_assign(int dhat, const DpkHighdCells *hc, int lm, const double *lcount,
 			dpk_grid_cell_coords(dhat, lm, c, idx);
 			for (j = 0; j < dhat; j++)
 				tc[j] = ((double) idx[j] + 0.5) / lm;
-			assign[c] = nearest_center(tc, pc, k, dhat);
+			assign[c] = dpk_highd_nearest(tc, pc, k, dhat);
 		}
 	}
 	dpk_free(vote);

@@ -269,6 +269,9 @@ typedef struct DpkHighdPlan
 	bool		have_norm;
 } DpkHighdPlan;
 
+/* Index of the nearest of k points of dimension dim (ties: lowest index). */
+int			dpk_highd_nearest(const double *x, const double *c, int k, int dim);
+
 /*
  * Plan a release: the budget, the noisy N (drawn from s unless public), the
  * noise scales (sensitivity 1 on the counts of a grid or a partition, U / 2

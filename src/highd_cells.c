@@ -24,34 +24,6 @@ dpk_highd_point_count(int d, double sum_var, double noise2, double min_count)
 	return c > min_count ? c : min_count;
 }
 
-/* Index of the nearest of k points of dimension dim (ties: lowest index). */
-static int
-nearest(const double *x, const double *c, int k, int dim)
-{
-	int			best = 0,
-				a,
-				j;
-	double		bd = INFINITY;
-
-	for (a = 0; a < k; a++)
-	{
-		double		s = 0.0;
-
-		for (j = 0; j < dim; j++)
-		{
-			double		e = x[j] - c[(size_t) a * dim + j];
-
-			s += e * e;
-		}
-		if (s < bd)
-		{
-			bd = s;
-			best = a;
-		}
-	}
-	return best;
-}
-
 /*
  * Cells of a copy clustered in the original space (see highd.h): the cells
  * whose noisy count reaches point_count become points at their lifted means
@@ -114,14 +86,14 @@ dpk_highd_cells_space(const DpkProjection *p, int m, const double *count,
 		{
 			for (j = 0; j < d; j++)
 				x[j] = fmin(1.0, fmax(0.0, 0.5 + sum[c * d + j] / count[c]));
-			assign[c] = nearest(x, centers, k, d);
+			assign[c] = dpk_highd_nearest(x, centers, k, d);
 		}
 		else
 		{
 			dpk_grid_cell_coords(dhat, m, c, idx);
 			for (j = 0; j < dhat; j++)
 				tc[j] = ((double) idx[j] + 0.5) / m;
-			assign[c] = nearest(tc, pcent, k, dhat);
+			assign[c] = dpk_highd_nearest(tc, pcent, k, dhat);
 		}
 	}
 	dpk_free(pts);

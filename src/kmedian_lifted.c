@@ -139,12 +139,8 @@ dpk_live_kmedian_projected(const DpkLiveConfig *cfg, const DpkBox *box, const do
 				kp,
 				j;
 	uint64_t	ncells = dpk_live_copy_cells(cfg);
-	double		nodes = dpk_live_tree_norm2(cfg, t);
-	DpkNoise	cn = dpk_live_count_noise(cfg),
-				sn = dpk_live_sum_noise(cfg);
-	double		count_var = nodes * dpk_noise_variance(&cn, 0);
-	double		sum_var = nodes * dpk_noise_variance(&sn, d) /
-		((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS);
+	double		count_var = dpk_live_projected_count_var(cfg, t),
+				sum_var = dpk_live_projected_sum_var(cfg, t);
 	double		threshold = dpk_coreset_threshold(sqrt(count_var), cfg->threshold_sigmas,
 												  (double) ncells);
 	double		min_count = dpk_lift_min_count(count_var, sum_var);
@@ -157,11 +153,7 @@ dpk_live_kmedian_projected(const DpkLiveConfig *cfg, const DpkBox *box, const do
 	double	   *best = dpk_alloc(sizeof(double) * (size_t) k);
 	uint64_t	c;
 
-	if (cfg->box_metric)
-		width2 = dpk_box_max_width(box) * dpk_box_max_width(box);
-	else
-		for (j = 0; j < d; j++)
-			width2 += (box->upper[j] - box->lower[j]) * (box->upper[j] - box->lower[j]) / d;
+	width2 = dpk_live_width2(cfg, box);
 	rel->kmed_centers = dpk_alloc((size_t) dpk_live_block(k + 1) * d * sizeof(double));
 	rel->kmed_sizes = dpk_alloc((size_t) dpk_live_block(k + 1) * sizeof(double));
 	rel->kmed_costs = dpk_alloc((size_t) k * sizeof(double));

@@ -477,6 +477,40 @@ dpk_live_add_projected(const DpkLiveConfig *cfg, DpkCellMap *state, const double
 		dpk_free(qp);
 }
 
+/* Noise variance of a projected release's cell counts at t (see live_core.h). */
+double
+dpk_live_projected_count_var(const DpkLiveConfig *cfg, uint32_t t)
+{
+	DpkNoise	cn = dpk_live_count_noise(cfg);
+
+	return dpk_live_tree_norm2(cfg, t) * dpk_noise_variance(&cn, 0);
+}
+
+/* Noise variance of a coordinate of a cell's lifting sum, normalized units (see live_core.h). */
+double
+dpk_live_projected_sum_var(const DpkLiveConfig *cfg, uint32_t t)
+{
+	DpkNoise	sn = dpk_live_sum_noise(cfg);
+
+	return dpk_live_tree_norm2(cfg, t) * dpk_noise_variance(&sn, cfg->d) /
+		((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS);
+}
+
+/* Squared distance in the box per unit squared distance in positions (see live_core.h). */
+double
+dpk_live_width2(const DpkLiveConfig *cfg, const DpkBox *box)
+{
+	double		w2 = 0.0;
+	int			j;
+
+	if (cfg->box_metric)
+		return dpk_box_max_width(box) * dpk_box_max_width(box);
+	/* normalized positions: the mean squared side, an approximation */
+	for (j = 0; j < box->d; j++)
+		w2 += (box->upper[j] - box->lower[j]) * (box->upper[j] - box->lower[j]) / box->d;
+	return w2;
+}
+
 /* A position of a projected table's space as a point of the box (see live_core.h). */
 void
 dpk_live_point_in_box(const DpkLiveConfig *cfg, const DpkBox *box, const double *u, double *x)
@@ -496,15 +530,10 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 	int			d = cfg->d,
 				k = cfg->k,
 				r,
-				kp,
-				j;
+				kp;
 	uint64_t	ncells = dpk_live_copy_cells(cfg);
-	double		nodes = dpk_live_tree_norm2(cfg, t);
-	DpkNoise	cn = dpk_live_count_noise(cfg),
-				sn = dpk_live_sum_noise(cfg);
-	double		count_var = nodes * dpk_noise_variance(&cn, 0);
-	double		sum_var = nodes * dpk_noise_variance(&sn, d) /
-		((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS);
+	double		count_var = dpk_live_projected_count_var(cfg, t),
+				sum_var = dpk_live_projected_sum_var(cfg, t);
 	double	   *nsum = dpk_alloc((size_t) ncells * d * sizeof(double));
 	double	   *cent = dpk_alloc((size_t) k * d * sizeof(double));
 	double	   *sizes = dpk_alloc((size_t) k * sizeof(double));
@@ -515,11 +544,7 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 
 	for (c = 0; c < ncells; c++)
 		noisy_n += count[c];
-	if (cfg->box_metric)
-		width2 = dpk_box_max_width(box) * dpk_box_max_width(box);
-	else
-		for (j = 0; j < d; j++)
-			width2 += (box->upper[j] - box->lower[j]) * (box->upper[j] - box->lower[j]) / d;
+	width2 = dpk_live_width2(cfg, box);
 	for (r = 0; r < cfg->copies; r++)
 		dpk_projection_init(&proj[r], d, cfg->dhat, dpk_projection_copy_seed(cfg->proj_seed, r),
 							cfg->half_width);

@@ -293,6 +293,21 @@ void		dpk_live_noisy_projected(const DpkLiveConfig *cfg,
 									 double *sumnorm);
 
 /*
+ * Noise variances of a projected release at t: of a cell's count, and of one
+ * coordinate of a cell's lifting sum in normalized units (the tree weights'
+ * squared norm times a node's variance).
+ */
+double		dpk_live_projected_count_var(const DpkLiveConfig *cfg, uint32_t t);
+double		dpk_live_projected_sum_var(const DpkLiveConfig *cfg, uint32_t t);
+
+/*
+ * Squared distance in the box per unit of squared distance between
+ * positions: the widest side squared in metric positions (exact), the mean
+ * squared side in normalized ones (an approximation).
+ */
+double		dpk_live_width2(const DpkLiveConfig *cfg, const DpkBox *box);
+
+/*
  * A position u of a projected table's space (a lifted centre, a cell's
  * mean) as a point of the box: from metric positions for tables of trigger
  * format 3 (clamped into the box), normalized ones before.
