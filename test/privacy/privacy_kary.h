@@ -251,29 +251,8 @@ kary_suite_setup(KarySuite *ks, uint32_t T, int arity, double weaken, bool weake
 		   ks->l_read, ks->l_all);
 
 	q = exp(-1.0 / dpk_scale_value(dpk_live_count_scale(&ks->mech)));
-	for (a = 0; a < 3; a++)
-	{
-		GEvent	   *e;
-
-		ks->ev_up[a] = gev_add(&ks->s, ks->l_read, "read nodes >= A+|d|+%d%.0d", offs[a], 0);
-		ks->ev_down[a] = gev_add(&ks->s, ks->l_read, "read nodes <= A-%d%.0d", offs[a], 0);
-		e = &ks->s.ev[ks->ev_up[a]];
-		e->exact = true;
-		e->exact_a = e->exact_b = 1.0;
-		for (u = 0; u < ks->nnodes; u++)
-		{
-			e->exact_a *= dl_tail(q, abs(ks->nodes[u].delta) + offs[a]);
-			e->exact_b *= dl_tail(q, offs[a]);
-		}
-		e = &ks->s.ev[ks->ev_down[a]];
-		e->exact = true;
-		e->exact_a = e->exact_b = 1.0;
-		for (u = 0; u < ks->nnodes; u++)
-		{
-			e->exact_a *= dl_tail(q, offs[a]);
-			e->exact_b *= dl_tail(q, abs(ks->nodes[u].delta) + offs[a]);
-		}
-	}
+	node_tail_events(&ks->s, ks->l_read, q, ks->nodes, ks->nnodes, offs, "read",
+					 ks->ev_up, ks->ev_down);
 	for (a = 0; a < 2; a++)
 	{
 		ks->ev_pair[2 * a] = gev_add(&ks->s, ks->l_all, "lsq y%d>0 & y%d>0",

@@ -1327,6 +1327,46 @@ dl_tail(double q, int j)
 }
 
 /*
+ * The tight events of nodes read one by one with discrete Laplace noise of
+ * ratio q: every node at least |delta| + offs[a] above its A value (and at
+ * most -offs[a]), a = 0..2.  Their probabilities under A and B are products
+ * of tails, and the log ratio is exactly L = sum |delta| / b.
+ */
+static void
+node_tail_events(Suite *s, double L, double q, const LNode *nodes, int n, const int *offs,
+				 const char *what, int *ev_up, int *ev_down)
+{
+	char		fmt_up[48],
+				fmt_down[48];
+	int			a,
+				u;
+
+	snprintf(fmt_up, sizeof(fmt_up), "%s nodes >= A+|d|+%%d%%.0d", what);
+	snprintf(fmt_down, sizeof(fmt_down), "%s nodes <= A-%%d%%.0d", what);
+	for (a = 0; a < 3; a++)
+	{
+		GEvent	   *up,
+				   *down;
+
+		ev_up[a] = gev_add(s, L, fmt_up, offs[a], 0);
+		ev_down[a] = gev_add(s, L, fmt_down, offs[a], 0);
+		up = &s->ev[ev_up[a]];
+		down = &s->ev[ev_down[a]];
+		up->exact = down->exact = true;
+		up->exact_a = up->exact_b = down->exact_a = down->exact_b = 1.0;
+		for (u = 0; u < n; u++)
+		{
+			int			m = abs(nodes[u].delta);
+
+			up->exact_a *= dl_tail(q, m + offs[a]);
+			up->exact_b *= dl_tail(q, offs[a]);
+			down->exact_a *= dl_tail(q, offs[a]);
+			down->exact_b *= dl_tail(q, m + offs[a]);
+		}
+	}
+}
+
+/*
  * The cube mechanism's tight event for one node: with s the node's shift,
  * ||v - s||_inf + ||s||_inf = ||v||_inf (v and s aligned), and
  * ||v - s||_inf >= floor; on it the density ratio of B to A is exactly
@@ -1444,29 +1484,8 @@ cell_suite_setup(CellSuite *cs, uint32_t T, double weaken, bool weaken_deletes)
 		   2 * dpk_tree_height(T), cs->l_count, cs->l_sum, cs->nts);
 
 	q = exp(-1.0 / dpk_scale_value(dpk_live_count_scale(&cs->mech)));
-	for (i = 0; i < 3; i++)
-	{
-		GEvent	   *e;
-
-		cs->ev_up[i] = gev_add(&cs->s, cs->l_count, "moved nodes >= A+|d|+%d%.0d", offs[i], 0);
-		cs->ev_down[i] = gev_add(&cs->s, cs->l_count, "moved nodes <= A-%d%.0d", offs[i], 0);
-		e = &cs->s.ev[cs->ev_up[i]];
-		e->exact = true;
-		e->exact_a = e->exact_b = 1.0;
-		for (u = 0; u < cs->nnodes; u++)
-		{
-			e->exact_a *= dl_tail(q, abs(cs->nodes[u].delta) + offs[i]);
-			e->exact_b *= dl_tail(q, offs[i]);
-		}
-		e = &cs->s.ev[cs->ev_down[i]];
-		e->exact = true;
-		e->exact_a = e->exact_b = 1.0;
-		for (u = 0; u < cs->nnodes; u++)
-		{
-			e->exact_a *= dl_tail(q, offs[i]);
-			e->exact_b *= dl_tail(q, abs(cs->nodes[u].delta) + offs[i]);
-		}
-	}
+	node_tail_events(&cs->s, cs->l_count, q, cs->nodes, cs->nnodes, offs, "moved",
+					 cs->ev_up, cs->ev_down);
 	/* with many moved nodes the all-node events are rare: also the first 3 */
 	cs->nsub = cs->nnodes < 3 ? cs->nnodes : 3;
 	for (u = 0; u < cs->nsub; u++)
