@@ -122,7 +122,7 @@ bench-continual: test/bench/bin/bench_continual
 	OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_continual $$(test -r $(AIRPORTS_CSV) && echo --airports $(AIRPORTS_CSV)) | tee test/bench/out/continual.txt
 
 # ---- statistical privacy test of the continual mechanism (plain-C core) ----
-test/privacy/bin/privacy_test: test/privacy/privacy_test.c test/privacy/privacy_kary.h $(CORE_SRCS) src/*.h test/unit/unit.h
+test/privacy/bin/privacy_test: test/privacy/privacy_test.c test/privacy/privacy_kary.h test/privacy/privacy_common.h $(CORE_SRCS) src/*.h test/unit/unit.h
 	@mkdir -p test/privacy/bin
 	$(CORE_CC) $(CORE_CFLAGS) -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
 
@@ -139,7 +139,7 @@ privacy-long: test/privacy/bin/privacy_test
 
 # the same for the discrete Gaussian counters of (epsilon, delta) tables;
 # DPK_PRIVACY_WEAKEN=2 and =deletes must fail as well (scripts/ci.sh).
-test/privacy/bin/privacy_gauss: test/privacy/privacy_gauss.c test/privacy/privacy_gauss_oneshot.c test/privacy/gauss_events.h $(CORE_SRCS) src/*.h test/unit/unit.h
+test/privacy/bin/privacy_gauss: test/privacy/privacy_gauss.c test/privacy/privacy_gauss_oneshot.c test/privacy/gauss_events.h test/privacy/privacy_common.h $(CORE_SRCS) src/*.h test/unit/unit.h
 	@mkdir -p test/privacy/bin
 	$(CORE_CC) $(CORE_CFLAGS) -o $@ $< test/privacy/privacy_gauss_oneshot.c $(CORE_SRCS) $(CORE_LIBS)
 

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "zcdp.h"
+#include "privacy_common.h"
 
 #define GE_NTHR		7
 #define GE_NEPS		3
@@ -28,53 +29,6 @@
 
 static const double ge_thresholds[GE_NTHR] = {-0.5, 0.0, 0.5, 1.0, 1.5, 2.0, 2.5};
 static const double ge_eps_check[GE_NEPS] = {0.0, 0.5, 1.0};
-
-/* Binary KL divergence of Bernoulli(p) from Bernoulli(q). */
-static inline double
-ge_kl(double p, double q)
-{
-	double		r = 0.0;
-
-	if (p > 0.0)
-		r += p * log(p / q);
-	if (p < 1.0)
-		r += (1.0 - p) * log((1.0 - p) / (1.0 - q));
-	return r;
-}
-
-/* Chernoff interval of a binomial proportion k / n, each side at `tail`. */
-static inline void
-ge_kl_interval(long k, long n, double tail, double *lo, double *hi)
-{
-	double		ph = (double) k / (double) n,
-				lim = log(1.0 / tail) / (double) n,
-				a = ph,
-				b = 1.0;
-	int			it;
-
-	for (it = 0; it < 100; it++)
-	{
-		double		m = 0.5 * (a + b);
-
-		if (ge_kl(ph, m) > lim)
-			b = m;
-		else
-			a = m;
-	}
-	*hi = ph >= 1.0 ? 1.0 : b;
-	a = 0.0;
-	b = ph;
-	for (it = 0; it < 100; it++)
-	{
-		double		m = 0.5 * (a + b);
-
-		if (ge_kl(ph, m) > lim)
-			a = m;
-		else
-			b = m;
-	}
-	*lo = ph <= 0.0 ? 0.0 : a;
-}
 
 /* The events of one suite: its statistics, their rho_moved and the counts. */
 typedef struct GaussEvents
@@ -151,8 +105,8 @@ ge_check(const GaussEvents *ev, double confidence)
 							lob,
 							hib;
 
-				ge_kl_interval(na, ev->runs, tail, &loa, &hia);
-				ge_kl_interval(nb, ev->runs, tail, &lob, &hib);
+				kl_interval(na, ev->runs, tail, &loa, &hia);
+				kl_interval(nb, ev->runs, tail, &lob, &hib);
 				for (e = 0; e < GE_NEPS; e++)
 				{
 					double		dp = dpk_zcdp_delta(ev->rho_moved[s], ge_eps_check[e], NULL);

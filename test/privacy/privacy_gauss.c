@@ -197,22 +197,8 @@ main(int argc, char **argv)
 				i,
 				e;
 
-	if (getenv("DPK_PRIVACY_RUNS"))
-		runs = atol(getenv("DPK_PRIVACY_RUNS"));
-	if (getenv("DPK_PRIVACY_WEAKEN"))
-	{
-		if (strcmp(getenv("DPK_PRIVACY_WEAKEN"), "deletes") == 0)
-			weaken_deletes = true;
-		else
-			weaken = atof(getenv("DPK_PRIVACY_WEAKEN"));
-	}
-	if (getenv("DPK_PRIVACY_KEYS"))
-		key_base = strtoull(getenv("DPK_PRIVACY_KEYS"), NULL, 10);
-	if (runs < 100 || !(weaken > 0.0))
-	{
-		fprintf(stderr, "privacy_gauss: bad DPK_PRIVACY_RUNS or DPK_PRIVACY_WEAKEN\n");
+	if (!privacy_settings("privacy_gauss", &runs, &weaken, &weaken_deletes, &key_base))
 		return 2;
-	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	dpk_live_defaults(&nominal, 2, 2, EPS_G, T_G, false);
@@ -325,8 +311,8 @@ main(int argc, char **argv)
 							lob,
 							hib;
 
-				ge_kl_interval(na, runs, tail, &loa, &hia);
-				ge_kl_interval(nb, runs, tail, &lob, &hib);
+				kl_interval(na, runs, tail, &loa, &hia);
+				kl_interval(nb, runs, tail, &lob, &hib);
 				for (e = 0; e < NEPS; e++)
 				{
 					double		dp = dpk_zcdp_delta(rho_moved[s], eps_check[e], NULL);

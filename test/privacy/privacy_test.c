@@ -154,6 +154,7 @@
 #include "projection.h"
 #include "tree_estimator.h"
 #include "../unit/unit.h"
+#include "privacy_common.h"
 
 #define HORIZON		8
 #define DIM			2
@@ -843,60 +844,6 @@ run_stream(const Ctx *cx, const DpkCellMap *states, const uint8_t key[DPK_KEY_BY
 		}
 	}
 	dpk_stream_close(&s);
-}
-
-/* ---- confidence bounds ---- */
-
-/* KL divergence of Bernoulli(p) from Bernoulli(q). */
-static double
-kl(double p, double q)
-{
-	double		r = 0.0;
-
-	if (p > 0.0)
-		r += p * log(p / q);
-	if (p < 1.0)
-		r += (1.0 - p) * log((1.0 - p) / (1.0 - q));
-	return r;
-}
-
-/*
- * Chernoff bounds for a binomial proportion: [lo, hi] = {p : n KL(k/n, p) <=
- * ln(1 / tail)} misses the true p with probability <= 2 tail.
- */
-static void
-kl_interval(long k, long n, double tail, double *lo, double *hi)
-{
-	double		ph = (double) k / (double) n,
-				lim = log(1.0 / tail) / (double) n,
-				a,
-				b;
-	int			it;
-
-	a = ph;
-	b = 1.0;
-	for (it = 0; it < 100; it++)
-	{
-		double		m = 0.5 * (a + b);
-
-		if (kl(ph, m) > lim)
-			b = m;
-		else
-			a = m;
-	}
-	*hi = ph >= 1.0 ? 1.0 : b;
-	a = 0.0;
-	b = ph;
-	for (it = 0; it < 100; it++)
-	{
-		double		m = 0.5 * (a + b);
-
-		if (kl(ph, m) > lim)
-			a = m;
-		else
-			b = m;
-	}
-	*lo = ph <= 0.0 ? 0.0 : a;
 }
 
 /* Monotonic time in seconds. */
@@ -2517,22 +2464,8 @@ main(int argc, char **argv)
 		fprintf(stderr, "usage: privacy_test [quick|long]\n");
 		return 2;
 	}
-	if (getenv("DPK_PRIVACY_RUNS"))
-		runs = atol(getenv("DPK_PRIVACY_RUNS"));
-	if (getenv("DPK_PRIVACY_WEAKEN"))
-	{
-		if (strcmp(getenv("DPK_PRIVACY_WEAKEN"), "deletes") == 0)
-			weaken_deletes = true;
-		else
-			weaken = atof(getenv("DPK_PRIVACY_WEAKEN"));
-	}
-	if (getenv("DPK_PRIVACY_KEYS"))
-		key_base = strtoull(getenv("DPK_PRIVACY_KEYS"), NULL, 10);
-	if (runs < 100 || !(weaken > 0.0))
-	{
-		fprintf(stderr, "privacy_test: bad DPK_PRIVACY_RUNS or DPK_PRIVACY_WEAKEN\n");
+	if (!privacy_settings("privacy_test", &runs, &weaken, &weaken_deletes, &key_base))
 		return 2;
-	}
 	setvbuf(stdout, NULL, _IOLBF, 0);	/* keep failures next to their line */
 	dpk_blas_single_thread();
 	make_base();
