@@ -93,6 +93,16 @@ dpk_box_from_metric(const DpkBox *box, const double *v, double *x)
 							 box->lower[j]), box->upper[j]);
 }
 
+/* A position as a point of the box, metric or normalized (see grid.h). */
+void
+dpk_box_from_position(const DpkBox *box, bool metric, const double *u, double *x)
+{
+	if (metric)
+		dpk_box_from_metric(box, u, x);
+	else
+		dpk_box_denormalize(box, u, x);
+}
+
 /*
  * floor() as an integer: a cast truncates toward zero, which is the floor
  * for p >= 0 (every normalized position), without a libm call per

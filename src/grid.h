@@ -55,6 +55,13 @@ void		dpk_box_to_metric(const DpkBox *box, double *u);
  */
 void		dpk_box_from_metric(const DpkBox *box, const double *v, double *x);
 
+/*
+ * A position u of the unit cube as a point of the box: from metric
+ * positions (dpk_box_from_metric, clamped) or from normalized ones
+ * (dpk_box_denormalize), as the position was made.
+ */
+void		dpk_box_from_position(const DpkBox *box, bool metric, const double *u, double *x);
+
 /* The widest side of the box: distances in metric positions times it are the box's. */
 double		dpk_box_max_width(const DpkBox *box);
 

@@ -67,9 +67,8 @@ dpk_kmedian_lifted(const double *x, const double *w, int n, int d, int k,
 }
 
 /*
- * A position u (d) to the box's coordinates, in place: from metric positions
- * (dpk_box_to_metric; the one-shot mode and live tables of trigger format 3)
- * or from normalized ones.
+ * A position u (d) to the box's coordinates, in place (dpk_box_from_position;
+ * metric for the one-shot mode and live tables of trigger format 3).
  */
 static void
 to_box(const DpkBox *box, bool metric, double *u)
@@ -77,10 +76,7 @@ to_box(const DpkBox *box, bool metric, double *u)
 	double		x[1024];
 	double	   *xp = box->d <= 1024 ? x : dpk_alloc(sizeof(double) * box->d);
 
-	if (metric)
-		dpk_box_from_metric(box, u, xp);
-	else
-		dpk_box_denormalize(box, u, xp);
+	dpk_box_from_position(box, metric, u, xp);
 	memcpy(u, xp, sizeof(double) * box->d);
 	if (xp != x)
 		dpk_free(xp);

@@ -511,16 +511,6 @@ dpk_live_width2(const DpkLiveConfig *cfg, const DpkBox *box)
 	return w2;
 }
 
-/* A position of a projected table's space as a point of the box (see live_core.h). */
-void
-dpk_live_point_in_box(const DpkLiveConfig *cfg, const DpkBox *box, const double *u, double *x)
-{
-	if (cfg->box_metric)
-		dpk_box_from_metric(box, u, x);
-	else
-		dpk_box_denormalize(box, u, x);
-}
-
 /* Centres of a projected table for every k' (see live_core.h). */
 void
 dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
@@ -587,7 +577,7 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 				best = score;
 				for (i = 0; i < kp; i++)
 				{
-					dpk_live_point_in_box(cfg, box, cent + (size_t) i * d,
+					dpk_box_from_position(box, cfg->box_metric, cent + (size_t) i * d,
 										  rel->centers + ((size_t) dpk_live_block(kp) + i) * d);
 					rel->sizes[dpk_live_block(kp) + i] = sizes[i];
 				}

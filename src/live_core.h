@@ -307,13 +307,6 @@ double		dpk_live_projected_sum_var(const DpkLiveConfig *cfg, uint32_t t);
  */
 double		dpk_live_width2(const DpkLiveConfig *cfg, const DpkBox *box);
 
-/*
- * A position u of a projected table's space (a lifted centre, a cell's
- * mean) as a point of the box: from metric positions for tables of trigger
- * format 3 (clamped into the box), normalized ones before.
- */
-void		dpk_live_point_in_box(const DpkLiveConfig *cfg, const DpkBox *box,
-								  const double *u, double *x);
 
 /*
  * Centres for every k' <= k of a projected table: per copy, the projected

@@ -184,7 +184,7 @@ histogram_projected(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkCellMa
 	{
 		dpk_grid_cell_coords(tr->dhat, m, c, idx);
 		dpk_live_projected_cell_centre(&cfg, &proj, level, c, cnt[c], sums + c * tr->d, u);
-		dpk_live_point_in_box(&cfg, &box, u, ctr);
+		dpk_box_from_position(&box, cfg.box_metric, u, ctr);
 		histogram_row(rsinfo, tr, level, tr->dhat, idx, ctr, cnt[c]);
 		if ((c & 4095) == 0)
 			CHECK_FOR_INTERRUPTS();
