@@ -48,6 +48,7 @@
 #include "utils/pg_lsn.h"
 #include "utils/rel.h"
 #include "utils/resowner.h"
+#include "utils/snapmgr.h"
 
 #include "live.h"
 #include "store.h"
@@ -301,6 +302,7 @@ bool
 dpk_wal_sync(const DpkTracked *tr, XLogRecPtr *counted_to)
 {
 	DpkWalCapture wc;
+	bool		wal;
 	WalSink		sink;
 	XLogRecPtr	end_of_wal,
 				end;
@@ -308,7 +310,15 @@ dpk_wal_sync(const DpkTracked *tr, XLogRecPtr *counted_to)
 	MemoryContext old;
 	ResourceOwner owner;
 
-	if (!dpk_store_wal_read(tr->relid, &wc))
+	/*
+	 * Under the row lock, the latest committed position and deltas: a sync
+	 * that committed while this one waited for the lock is not counted
+	 * again (read-only statements would see the caller's older snapshot).
+	 */
+	PushActiveSnapshot(GetLatestSnapshot());
+	wal = dpk_store_wal_read(tr->relid, &wc);
+	PopActiveSnapshot();
+	if (!wal)
 		return false;
 	if (RecoveryInProgress())
 		ereport(ERROR,
@@ -345,7 +355,9 @@ dpk_wal_sync(const DpkTracked *tr, XLogRecPtr *counted_to)
 	dpk_cellmap_init(&sink.acc, tr->d);
 	dpk_cellmap_init(&sink.base, tr->d);
 	dpk_cellmap_merge(&sink.base, &tr->state, +1);
+	PushActiveSnapshot(GetLatestSnapshot());
 	dpk_store_add_deltas(tr->relid, &sink.base);
+	PopActiveSnapshot();
 	MemoryContextSwitchTo(old);
 
 	owner = CurrentResourceOwner;
