@@ -167,6 +167,8 @@ measure() {
 		delete) v=$(ms "DELETE FROM $t") ;;
 		esac
 		res[$t]=$v
+		# the WAL capture's own cost, paid by the sync, not by the writer
+		[ $t = wal ] && echo "$(ms "SELECT dp_capture_sync('wal')")" >>"$dir/sync_${d}_$op"
 	done
 	for t in "${tabs[@]}"; do echo -n "${res[$t]} "; done
 	echo
@@ -293,3 +295,24 @@ for d in $DIMS; do
 		echo "$line"
 	done
 done
+
+if [ "$WAL" = 1 ] && [[ " $WAL_TABLES " == *" wal "* ]]; then
+	echo
+	echo "# the WAL capture's sync (dp_capture_sync right after each bulk statement on table wal,"
+	echo "# cluster L; paid at release, dp_verify or dp_capture_sync time, not by writers), best of $REPS:"
+	echo "# rows = row images decoded (UPDATE: old and new), ms and backend CPU ms, then per 1M rows"
+	printf '%3s %-7s %8s %8s %8s %9s %9s\n' d op rows wall_ms cpu_ms wall/1M cpu/1M
+	for d in $DIMS; do
+		for op in insert copy update delete; do
+			case $op in
+			insert | copy) n=$ROWS ;;
+			update) n=$((2 * UROWS)) ;;
+			delete) n=$UROWS ;;
+			esac
+			w=$(min $(awk '{print $1}' "$dir/sync_${d}_$op"))
+			c=$(min $(awk '{print $2}' "$dir/sync_${d}_$op"))
+			printf '%3d %-7s %8d %8.1f %8.1f %9.1f %9.1f\n' "$d" "$op" "$n" "$w" "$c" \
+				"$(echo "$w $n" | awk '{print $1 * 1e6 / $2}')" "$(echo "$c $n" | awk '{print $1 * 1e6 / $2}')"
+		done
+	done
+fi
