@@ -365,6 +365,17 @@ dpk_wal_sync(const DpkTracked *tr, XLogRecPtr *counted_to)
 	active_sink = &sink;
 	PG_TRY();
 	{
+		/*
+		 * Let the slot go up to the position committed by the previous sync:
+		 * decoding then skips the transactions counted already without
+		 * replaying them, and the WAL before them can be removed.  This
+		 * sync's position is confirmed by the next one, after its commit.
+		 */
+		if (wc.lsn > MyReplicationSlot->data.confirmed_flush)
+		{
+			LogicalConfirmReceivedLocation(wc.lsn);
+			ReplicationSlotMarkDirty();
+		}
 		ctx = CreateDecodingContext(InvalidXLogRecPtr, NIL, false,
 									XL_ROUTINE(.page_read = read_local_xlog_page,
 											   .segment_open = wal_segment_open,
@@ -389,16 +400,6 @@ dpk_wal_sync(const DpkTracked *tr, XLogRecPtr *counted_to)
 			CHECK_FOR_INTERRUPTS();
 		}
 		end = Max(ctx->reader->EndRecPtr, wc.lsn);
-
-		/*
-		 * Let the slot go up to what is committed in wal_capture already;
-		 * this sync's position is confirmed by the next one, after commit.
-		 */
-		if (wc.lsn > MyReplicationSlot->data.confirmed_flush)
-		{
-			LogicalConfirmReceivedLocation(wc.lsn);
-			ReplicationSlotMarkDirty();
-		}
 		FreeDecodingContext(ctx);
 		ReplicationSlotRelease();
 		active_sink = NULL;
