@@ -133,6 +133,23 @@ sql(q{CREATE TABLE other (x float8, y float8);
 is(slots(), '2', 'two tables, two slots');
 sql("DROP TABLE other");
 is(slots(), '1', 'DROP TABLE dropped its slot');
+
+# A table owner without superuser or REPLICATION attaches, releases, syncs,
+# verifies and drops: the decoding runs inside dpkmeans.
+sql("CREATE ROLE tab_owner LOGIN NOREPLICATION; GRANT CREATE ON SCHEMA public TO tab_owner");
+sub as_owner { return $node->safe_psql('postgres', shift, extra_params => ['-U', 'tab_owner']); }
+as_owner(q{CREATE TABLE owned (x float8, y float8);
+	INSERT INTO owned SELECT random() * 100, random() * 100 FROM generate_series(1, 1000)});
+as_owner(q{SELECT dp_attach('owned', ARRAY['x', 'y'], 4, 1.0, ARRAY[0, 0], ARRAY[100, 100], capture => 'wal')});
+as_owner(q{UPDATE owned SET x = x / 2 WHERE y < 50});
+is(as_owner("SELECT dp_release('owned')"), '1', 'an owner without REPLICATION releases');
+as_owner(q{DELETE FROM owned WHERE y > 80});
+isnt(as_owner("SELECT dp_capture_sync('owned')"), '', 'and syncs');
+is(as_owner("SELECT dp_verify('owned')"), 't', 'and verifies');
+is(slots(), '2', 'its slot exists');
+as_owner("DROP TABLE owned");
+is(slots(), '1', 'DROP TABLE by the owner dropped its slot');
+
 sql("DROP EXTENSION dpkmeans");
 is(slots(), '0', 'DROP EXTENSION dropped every slot');
 
