@@ -39,9 +39,11 @@
 #include "replication/decode.h"
 #include "replication/logical.h"
 #include "replication/output_plugin.h"
+#include "replication/reorderbuffer.h"
 #include "replication/slot.h"
 #include "storage/proc.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -309,6 +311,7 @@ dpk_wal_sync(const DpkTracked *tr, XLogRecPtr *counted_to)
 	LogicalDecodingContext *ctx = NULL;
 	MemoryContext old;
 	ResourceOwner owner;
+	int			guc_level;
 
 	/*
 	 * Under the row lock, the latest committed position and deltas: a sync
@@ -360,6 +363,16 @@ dpk_wal_sync(const DpkTracked *tr, XLogRecPtr *counted_to)
 	PopActiveSnapshot();
 	MemoryContextSwitchTo(old);
 
+	/*
+	 * A transaction's changes spill to disk past logical_decoding_work_mem
+	 * (64 MB by default, about 0.5M rows): the sync may use as much as
+	 * maintenance work does (restored at the end).
+	 */
+	guc_level = NewGUCNestLevel();
+	if (maintenance_work_mem > logical_decoding_work_mem)
+		(void) set_config_option("logical_decoding_work_mem",
+								 psprintf("%d", maintenance_work_mem), PGC_USERSET,
+								 PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
 	owner = CurrentResourceOwner;
 	ReplicationSlotAcquire(wc.slot, true);
 	active_sink = &sink;
@@ -415,6 +428,7 @@ dpk_wal_sync(const DpkTracked *tr, XLogRecPtr *counted_to)
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
+	AtEOXact_GUC(false, guc_level);
 
 	if (sink.shape_built)
 		dpk_shape_flush(&sink.shape, &sink.acc);

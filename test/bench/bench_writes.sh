@@ -30,6 +30,12 @@ REPS=${REPS:-3}
 DIMS=${DIMS:-2 16}
 CLIENTS=${CLIENTS:-4}
 SECONDS_RUN=${SECONDS_RUN:-10}
+# OPS: the bulk statements measured; SKIP_PGBENCH=1 leaves out the single-row runs.
+OPS=${OPS:-insert copy update delete}
+SKIP_PGBENCH=${SKIP_PGBENCH:-0}
+# maintenance_work_mem of the WAL capture's sync: its decoding holds a
+# transaction's changes in up to that much memory before spilling to disk.
+SYNC_MEM=${SYNC_MEM:-2GB}
 . "$top/scripts/cluster.sh"
 export PGOPTIONS="-c client_min_messages=warning"
 
@@ -168,7 +174,8 @@ measure() {
 		esac
 		res[$t]=$v
 		# the WAL capture's own cost, paid by the sync, not by the writer
-		[ $t = wal ] && echo "$(ms "SELECT dp_capture_sync('wal')")" >>"$dir/sync_${d}_$op"
+		[ $t = wal ] && echo "$(PGOPTIONS="$PGOPTIONS -c maintenance_work_mem=$SYNC_MEM" \
+			ms "SELECT dp_capture_sync('wal')")" >>"$dir/sync_${d}_$op"
 	done
 	for t in "${tabs[@]}"; do echo -n "${res[$t]} "; done
 	echo
@@ -194,6 +201,7 @@ tps() {
 		-f "$dir/pgbench_$1.sql" postgres | sed -n 's/^tps = \([0-9.]*\).*/\1/p'
 }
 
+if [ "$SKIP_PGBENCH" != 1 ]; then
 echo "# single-row INSERT, pgbench $CLIENTS clients, ${SECONDS_RUN} s, best of $REPS (tps);"
 echo "# synchronous_commit on (durable commits) and off (the writers' CPU cost shows)"
 line=$(printf '%3s %-8s %9s %9s %9s %6s %6s' d commit plain att floor att/p flo/p)
@@ -247,6 +255,7 @@ for mode in on off; do
 done
 
 echo
+fi
 echo "# bulk writes: INSERT ... SELECT and COPY of $ROWS rows, UPDATE and DELETE of $UROWS rows,"
 echo "# best of $REPS: wall-clock ms and ratios to plain, then the same ratios of the backends' CPU time"
 line=$(printf '%3s %-7s %8s %8s %8s %6s %6s %6s %6s' d op plain att floor att/p flo/p cpu_a cpu_f)
@@ -262,7 +271,7 @@ for d in $DIMS; do
 		cluster_psql -c "DROP TABLE IF EXISTS src; CREATE TABLE src AS SELECT $(gen $d) FROM generate_series(1, $ROWS) i" >/dev/null
 		cluster_psql -c "COPY src TO '$dir/src_$c.copy'" >/dev/null
 	done
-	for op in insert copy update delete; do
+	for op in $OPS; do
 		unset BEST
 		declare -A BEST
 		for ((r = 0; r < REPS; r++)); do
@@ -300,10 +309,11 @@ if [ "$WAL" = 1 ] && [[ " $WAL_TABLES " == *" wal "* ]]; then
 	echo
 	echo "# the WAL capture's sync (dp_capture_sync right after each bulk statement on table wal,"
 	echo "# cluster L; paid at release, dp_verify or dp_capture_sync time, not by writers), best of $REPS:"
-	echo "# rows = row images decoded (UPDATE: old and new), ms and backend CPU ms, then per 1M rows"
+	echo "# rows = row images decoded (UPDATE: old and new), ms and backend CPU ms, then per 1M rows;"
+	echo "# maintenance_work_mem = $SYNC_MEM"
 	printf '%3s %-7s %8s %8s %8s %9s %9s\n' d op rows wall_ms cpu_ms wall/1M cpu/1M
 	for d in $DIMS; do
-		for op in insert copy update delete; do
+		for op in $OPS; do
 			case $op in
 			insert | copy) n=$ROWS ;;
 			update) n=$((2 * UROWS)) ;;
