@@ -14,6 +14,7 @@
 
 #include "access/table.h"
 #include "access/xlog.h"
+#include "replication/message.h"
 #include "catalog/dependency.h"
 #include "catalog/namespace.h"
 #include "catalog/objectaddress.h"
@@ -601,7 +602,8 @@ dp_attach(PG_FUNCTION_ARGS)
 		wc.prev_identity = dpk_wal_set_identity(tr.relid, REPLICA_IDENTITY_FULL,
 												InvalidOid, &wc.prev_index);
 		dpk_wal_slot_name(tr.relid, wc.slot);
-		wc.lsn = GetXLogInsertRecPtr();
+		/* the end of a record inserted now (ignored by the plugin) */
+		wc.lsn = LogLogicalMessage("dpkmeans", "", 0, false);
 		PushActiveSnapshot(GetLatestSnapshot());
 	}
 

@@ -38,6 +38,7 @@
 #include "nodes/parsenodes.h"
 #include "replication/decode.h"
 #include "replication/logical.h"
+#include "replication/message.h"
 #include "replication/output_plugin.h"
 #include "replication/reorderbuffer.h"
 #include "replication/slot.h"
@@ -344,8 +345,14 @@ dpk_wal_sync(const DpkTracked *tr, XLogRecPtr *counted_to)
 				 errdetail("Changes since the last sync cannot be counted (a restored copy, or the slot was dropped)."),
 				 errhint("Detach and re-attach the table to count it anew.")));
 
-	/* every transaction committed so far is in the flushed WAL */
-	XLogFlush(GetXLogInsertRecPtr());
+	/*
+	 * Every transaction committed so far in the flushed WAL (also those
+	 * committed with synchronous_commit = off): flush up to the end of a
+	 * record inserted now (the insert position itself may point past a page
+	 * header not written yet).  The record is a non-transactional logical
+	 * message the plugin ignores.
+	 */
+	XLogFlush(LogLogicalMessage("dpkmeans", "", 0, false));
 	end_of_wal = GetFlushRecPtr(NULL);
 
 	memset(&sink, 0, sizeof(sink));
