@@ -134,6 +134,24 @@ is(slots(), '2', 'two tables, two slots');
 sql("DROP TABLE other");
 is(slots(), '1', 'DROP TABLE dropped its slot');
 
+# Refusals at wal_level = logical: a partitioned or unlogged table, a
+# transaction that has written; nothing is left behind.
+sql(q{CREATE TABLE parted (x float8, y float8) PARTITION BY RANGE (x);
+	CREATE TABLE parted_1 PARTITION OF parted FOR VALUES FROM (0) TO (100);
+	CREATE UNLOGGED TABLE unlogged (x float8, y float8)});
+my ($ret, $out, $err) = $node->psql('postgres',
+	q{SELECT dp_attach('parted', ARRAY['x', 'y'], 4, 1.0, ARRAY[0, 0], ARRAY[100, 100], capture => 'wal')});
+like($err, qr/capture => 'wal' covers ordinary tables; "parted" is partitioned/, 'partitioned table refused');
+($ret, $out, $err) = $node->psql('postgres',
+	q{SELECT dp_attach('unlogged', ARRAY['x', 'y'], 4, 1.0, ARRAY[0, 0], ARRAY[100, 100], capture => 'wal')});
+like($err, qr/needs a logged table/, 'unlogged table refused');
+($ret, $out, $err) = $node->psql('postgres',
+	q{BEGIN; INSERT INTO pts (x, y) VALUES (1, 1);
+	  SELECT dp_attach('unlogged', ARRAY['x', 'y'], 4, 1.0, ARRAY[0, 0], ARRAY[100, 100], capture => 'wal'); COMMIT});
+like($err, qr/must run in a transaction that has not written yet/, 'a transaction that has written is refused');
+is(slots(), '1', 'refusals leave no slot');
+is(sql("SELECT count(*) FROM dpkmeans_internal.tracked"), '1', 'refusals leave nothing attached');
+
 # A table owner without superuser or REPLICATION attaches, releases, syncs,
 # verifies and drops: the decoding runs inside dpkmeans.
 sql("CREATE ROLE tab_owner LOGIN NOREPLICATION; GRANT CREATE ON SCHEMA public TO tab_owner");
