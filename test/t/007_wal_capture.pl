@@ -138,7 +138,8 @@ is(slots(), '1', 'DROP TABLE dropped its slot');
 # transaction that has written; nothing is left behind.
 sql(q{CREATE TABLE parted (x float8, y float8) PARTITION BY RANGE (x);
 	CREATE TABLE parted_1 PARTITION OF parted FOR VALUES FROM (0) TO (100);
-	CREATE UNLOGGED TABLE unlogged (x float8, y float8)});
+	CREATE UNLOGGED TABLE unlogged (x float8, y float8);
+	CREATE TABLE fresh (x float8, y float8)});
 my ($ret, $out, $err) = $node->psql('postgres',
 	q{SELECT dp_attach('parted', ARRAY['x', 'y'], 4, 1.0, ARRAY[0, 0], ARRAY[100, 100], capture => 'wal')});
 like($err, qr/capture => 'wal' covers ordinary tables; "parted" is partitioned/, 'partitioned table refused');
@@ -147,7 +148,7 @@ like($err, qr/capture => 'wal' covers ordinary tables; "parted" is partitioned/,
 like($err, qr/needs a logged table/, 'unlogged table refused');
 ($ret, $out, $err) = $node->psql('postgres',
 	q{BEGIN; INSERT INTO pts (x, y) VALUES (1, 1);
-	  SELECT dp_attach('unlogged', ARRAY['x', 'y'], 4, 1.0, ARRAY[0, 0], ARRAY[100, 100], capture => 'wal'); COMMIT});
+	  SELECT dp_attach('fresh', ARRAY['x', 'y'], 4, 1.0, ARRAY[0, 0], ARRAY[100, 100], capture => 'wal'); COMMIT});
 like($err, qr/must run in a transaction that has not written yet/, 'a transaction that has written is refused');
 is(slots(), '1', 'refusals leave no slot');
 is(sql("SELECT count(*) FROM dpkmeans_internal.tracked"), '1', 'refusals leave nothing attached');
