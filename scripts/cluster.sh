@@ -11,13 +11,14 @@ as_postgres() {
 	if [ "$(id -un)" = postgres ]; then "$@"; else runuser -u postgres -- "$@"; fi
 }
 
+# CLUSTER_OPTS: extra server options, e.g. "-c wal_level=logical".
 cluster_start() {
 	CLUSTER_DIR=$1
 	CLUSTER_PORT=$2
 	[ "$(id -un)" = postgres ] || chown postgres "$CLUSTER_DIR"
 	as_postgres "$PGBIN/initdb" -A trust -D "$CLUSTER_DIR/data" >/dev/null
 	as_postgres "$PGBIN/pg_ctl" -w -D "$CLUSTER_DIR/data" \
-		-o "-p $CLUSTER_PORT -k $CLUSTER_DIR -c listen_addresses=''" \
+		-o "-p $CLUSTER_PORT -k $CLUSTER_DIR -c listen_addresses='' ${CLUSTER_OPTS:-}" \
 		-l "$CLUSTER_DIR/log" start >/dev/null
 }
 

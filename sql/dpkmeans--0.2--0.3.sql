@@ -266,3 +266,66 @@ DROP INDEX dpkmeans_internal.delta_relid;
 ALTER TABLE dpkmeans_internal.tracked
     ADD COLUMN tree_arity int NOT NULL DEFAULT 2
         CHECK (tree_arity BETWEEN 2 AND 16);
+
+-- ---------------------------------------------------------------------------
+-- Capture from the WAL: dp_attach(..., capture => 'wal') counts a table's
+-- changes by logical decoding at each release, dp_verify or dp_capture_sync
+-- instead of in its writers (src/wal_capture.c).  One replication slot per
+-- such table (named dpkmeans_<database oid>_<table oid>), REPLICA IDENTITY
+-- FULL while attached (the previous identity is restored by dp_detach).
+-- ---------------------------------------------------------------------------
+CREATE TABLE dpkmeans_internal.wal_capture (
+    relid         regclass PRIMARY KEY,
+    slot_name     name NOT NULL,
+    lsn           pg_lsn NOT NULL,   -- every transaction committed up to here is counted
+    prev_identity "char" NOT NULL,   -- pg_class.relreplident before dp_attach
+    prev_index    regclass           -- its index when that was 'i'
+);
+SELECT pg_catalog.pg_extension_config_dump('dpkmeans_internal.wal_capture', '');
+
+SELECT set_config('dpkmeans_upgrade.acl_dp_attach', coalesce(p.proacl::text, ''), true)
+FROM pg_catalog.pg_proc p
+WHERE p.oid = 'dp_attach(regclass, text[], int, float8, float8[], float8[], int, text, float8, float8)'::regprocedure;
+DROP FUNCTION dp_attach(regclass, text[], int, float8, float8[], float8[], int, text, float8, float8);
+CREATE FUNCTION dp_attach(tbl regclass, columns text[], k int, epsilon float8,
+                          lower float8[], upper float8[], horizon int DEFAULT 1024,
+                          mode text DEFAULT 'insert_delete', size_hint float8 DEFAULT NULL,
+                          delta float8 DEFAULT 0, capture text DEFAULT 'trigger')
+RETURNS void AS 'MODULE_PATHNAME', 'dp_attach' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION dp_attach(regclass, text[], int, float8, float8[], float8[], int, text, float8, float8, text) IS
+'owner: attach a table (existing rows become events of release 1; no release is made); delta > 0: (epsilon, delta)-DP with discrete Gaussian noise; capture ''wal'': changes counted from the WAL by logical decoding (wal_level = logical, own transaction, a replication slot)';
+UPDATE pg_catalog.pg_proc p
+SET proacl = nullif(current_setting('dpkmeans_upgrade.acl_dp_attach'), '')::aclitem[]
+WHERE p.oid = 'dp_attach(regclass, text[], int, float8, float8[], float8[], int, text, float8, float8, text)'::regprocedure;
+
+CREATE FUNCTION dp_capture_sync(tbl regclass) RETURNS pg_lsn
+AS 'MODULE_PATHNAME', 'dp_capture_sync' LANGUAGE C STRICT VOLATILE;
+COMMENT ON FUNCTION dp_capture_sync(regclass) IS
+'owner: count the committed changes of a table attached with capture => ''wal'' into its pending deltas; returns the WAL position they are counted to';
+
+-- A dropped table's slot goes with it (at commit), and so do every table's
+-- slots with DROP EXTENSION dpkmeans.
+CREATE FUNCTION dpkmeans_internal.wal_forget(relid oid) RETURNS void
+AS 'MODULE_PATHNAME', 'dpk_wal_forget' LANGUAGE C STRICT;
+REVOKE ALL ON FUNCTION dpkmeans_internal.wal_forget(oid) FROM PUBLIC;
+CREATE FUNCTION dpkmeans_internal.on_sql_drop_wal() RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    obj record;
+BEGIN
+    FOR obj IN SELECT o.objid FROM pg_event_trigger_dropped_objects() o
+               JOIN dpkmeans_internal.wal_capture w ON w.relid::oid = o.objid
+               WHERE o.object_type = 'table' LOOP
+        PERFORM dpkmeans_internal.wal_forget(obj.objid);
+    END LOOP;
+END
+$$;
+REVOKE ALL ON FUNCTION dpkmeans_internal.on_sql_drop_wal() FROM PUBLIC;
+CREATE EVENT TRIGGER dpkmeans_sql_drop_wal ON sql_drop
+EXECUTE FUNCTION dpkmeans_internal.on_sql_drop_wal();
+CREATE FUNCTION dpkmeans_internal.wal_drop_extension() RETURNS event_trigger
+AS 'MODULE_PATHNAME', 'dpk_wal_drop_extension' LANGUAGE C;
+REVOKE ALL ON FUNCTION dpkmeans_internal.wal_drop_extension() FROM PUBLIC;
+CREATE EVENT TRIGGER dpkmeans_wal_drop_extension ON ddl_command_start
+    WHEN TAG IN ('DROP EXTENSION')
+    EXECUTE FUNCTION dpkmeans_internal.wal_drop_extension();

@@ -13,6 +13,8 @@
 #include <math.h>
 
 #include "access/table.h"
+#include "access/xlog.h"
+#include "replication/message.h"
 #include "catalog/dependency.h"
 #include "catalog/namespace.h"
 #include "catalog/objectaddress.h"
@@ -32,12 +34,14 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 
 #include "live_core.h"
 #include "live.h"
 #include "shard.h"
 #include "store.h"
 #include "tree_estimator.h"
+#include "wal_capture.h"
 
 #define DEFAULT_SIZE_HINT 100000.0
 #define MAX_HORIZON (1 << 20)
@@ -253,6 +257,24 @@ dpk_install_capture(const DpkTracked *tr, Oid relid)
 	/* a foreign partition's rows are captured by its shard (src/shard.c) */
 	if (relkind == RELKIND_FOREIGN_TABLE)
 		return;
+	/* changes counted from the WAL: only insert_only's refusals */
+	if (tr->capture_wal)
+	{
+		if (tr->insert_only)
+		{
+			for (i = 0; i < tr->ncols; i++)
+				colnames = lappend(colnames, makeString(tr->colnames[i]));
+			create_trigger(relid, trigger_names[4], "refuse", TRIGGER_TYPE_BEFORE,
+						   TRIGGER_TYPE_DELETE, false, false, NIL, NIL);
+			create_trigger(relid, trigger_names[5], "refuse", TRIGGER_TYPE_BEFORE,
+						   TRIGGER_TYPE_UPDATE, false, false, colnames, NIL);
+			create_trigger(relid, trigger_names[6], "refuse", TRIGGER_TYPE_BEFORE,
+						   TRIGGER_TYPE_TRUNCATE, false, false, NIL, NIL);
+			for (i = 4; i <= 6; i++)
+				set_firing(relid, trigger_names[i], TRIGGER_FIRES_ALWAYS);
+		}
+		return;
+	}
 	/* a tree with foreign partitions has no transition tables (shard.h) */
 	sharded = dpk_shard_tree_has_foreign(tr->relid);
 	for (i = 0; i < tr->ncols; i++)
@@ -423,7 +445,35 @@ check_options(DpkTracked *tr, const char *mode, const double *size_hint)
 }
 
 /*
- * dp_attach(tbl, columns, k, epsilon, lower, upper, horizon, mode, size_hint)
+ * The capture argument of dp_attach (absent before 0.3: 'trigger'): true
+ * for 'wal', changes counted from the WAL by logical decoding.
+ */
+static bool
+capture_arg(FunctionCallInfo fcinfo, int argno)
+{
+	char	   *capture;
+
+	if (PG_NARGS() <= argno)
+		return false;
+	if (PG_ARGISNULL(argno))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("capture must not be NULL"),
+				 errhint("Use 'trigger' (the default) or 'wal'.")));
+	capture = text_to_cstring(PG_GETARG_TEXT_PP(argno));
+	if (strcmp(capture, "wal") == 0)
+		return true;
+	if (strcmp(capture, "trigger") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("unknown capture \"%s\"", capture),
+				 errhint("Use 'trigger' (the default: writers count their changes) or 'wal' (changes counted from the WAL by logical decoding).")));
+	return false;
+}
+
+/*
+ * dp_attach(tbl, columns, k, epsilon, lower, upper, horizon, mode, size_hint,
+ * delta, capture)
  */
 PG_FUNCTION_INFO_V1(dp_attach);
 Datum
@@ -440,6 +490,7 @@ dp_attach(PG_FUNCTION_ARGS)
 	uint8		key[DPK_KEY_BYTES];
 	int			i;
 	bool		attached;
+	DpkWalCapture wc;
 	double		size_hint_arg;
 	List	   *tree;
 	ListCell   *lc;
@@ -475,6 +526,17 @@ dp_attach(PG_FUNCTION_ARGS)
 	check_options(&tr, mode, PG_ARGISNULL(8) ? NULL : &size_hint_arg);
 	tr.delta = dpk_pg_delta_arg(fcinfo, 9);
 	tr.colnames = check_columns(tr.relid, PG_GETARG_ARRAYTYPE_P(1), &tr.ncols, &attnums);
+	tr.capture_wal = capture_arg(fcinfo, 10);
+	if (tr.capture_wal)
+	{
+		/* the slot first: it can only be created before this transaction writes */
+		dpk_wal_check_attach(tr.relid);
+		dpk_store_begin(&sw);
+		attached = dpk_store_is_attached(tr.relid);
+		dpk_store_end(&sw);
+		if (!attached)
+			dpk_wal_create_slot(tr.relid);
+	}
 
 	/* No write may slip between the backfill scan and the triggers. */
 	rel = table_open(tr.relid, ShareRowExclusiveLock);
@@ -528,14 +590,35 @@ dp_attach(PG_FUNCTION_ARGS)
 				 errmsg("table \"%s\" is already attached to dpkmeans", get_rel_name(tr.relid)),
 				 errhint("Run dp_detach first to attach it again with another configuration.")));
 
+	if (tr.capture_wal)
+	{
+		/*
+		 * Old rows of UPDATE and DELETE in the WAL.  Under the lock no writer
+		 * of the table is in progress: every one that committed did so
+		 * before this WAL position and is in a snapshot taken now, and every
+		 * later one commits after this transaction.  The backfill counts the
+		 * first, the WAL capture the transactions committed past wc.lsn.
+		 */
+		wc.prev_identity = dpk_wal_set_identity(tr.relid, REPLICA_IDENTITY_FULL,
+												InvalidOid, &wc.prev_index);
+		dpk_wal_slot_name(tr.relid, wc.slot);
+		/* the end of a record inserted now (ignored by the plugin) */
+		wc.lsn = LogLogicalMessage("dpkmeans", "", 0, false);
+		PushActiveSnapshot(GetLatestSnapshot());
+	}
+
 	/* Backfill: the existing rows are events of release 1. */
 	dpk_cellmap_init(&backfill, tr.d);
 	dpk_scan_tree(&tr, tr.relid, &backfill, true);
+	if (tr.capture_wal)
+		PopActiveSnapshot();
 
 	dpk_pg_strong_random(key, sizeof(key));
 	dpk_store_begin(&sw);
 	dpk_store_insert_tracked(&tr, mode, attnums, key);
 	explicit_bzero(key, sizeof(key));
+	if (tr.capture_wal)
+		dpk_store_wal_insert(tr.relid, &wc);
 	/* Triggers, created as the extension owner (their functions are not public). */
 	foreach(lc, tree)
 		dpk_install_capture(&tr, lfirst_oid(lc));
@@ -559,13 +642,28 @@ dp_detach(PG_FUNCTION_ARGS)
 	DpkOwnerSwitch sw;
 	Relation	rel;
 	ListCell   *lc;
+	DpkWalCapture wc;
+	bool		wal;
 
 	dpk_pg_check_table_owner(relid, "detach it");
 	rel = table_open(relid, ShareRowExclusiveLock);
 	dpk_store_begin(&sw);
 	if (!dpk_store_is_attached(relid))
 		dpk_store_not_attached(relid);
+	wal = dpk_store_wal_read(relid, &wc);
+	if (wal)
+	{
+		/* the slot goes when this commits; the replica identity comes back */
+		dpk_wal_drop_at_commit(wc.slot);
+		dpk_store_wal_delete(relid);
+	}
 	dpk_store_end(&sw);
+	if (wal)
+	{
+		Oid			unused;
+
+		(void) dpk_wal_set_identity(relid, wc.prev_identity, wc.prev_index, &unused);
+	}
 	/* shards first, as the caller (their user mappings are the caller's) */
 	dpk_shard_detach_all(relid);
 	dpk_store_begin(&sw);

@@ -15,7 +15,8 @@
  * is checked and counted by src/partition.c; a new inheritance child of an
  * attached table is refused (statements on the parent would write its rows
  * without its triggers).  The row trigger for logical replication fires on
- * REPLICA (or ALWAYS): only disabling it is refused.
+ * REPLICA (or ALWAYS): only disabling it is refused.  A table captured from
+ * the WAL keeps REPLICA IDENTITY FULL and stays logged while attached.
  */
 #include "postgres.h"
 
@@ -130,6 +131,15 @@ guard_alter_table(AlterTableStmt *stmt)
 			case AT_AlterColumnType:
 				if (is_tracked_column(tr, cmd->name))
 					refuse(relid, psprintf("change the type of tracked column \"%s\"", cmd->name));
+				break;
+			case AT_ReplicaIdentity:
+				/* the WAL capture reads the old rows REPLICA IDENTITY FULL logs */
+				if (tr->capture_wal)
+					refuse(relid, "change its replica identity");
+				break;
+			case AT_SetUnLogged:
+				if (tr->capture_wal)
+					refuse(relid, "make it unlogged (its changes are counted from the WAL)");
 				break;
 			case AT_DisableTrigAll:
 			case AT_DisableTrigUser:

@@ -39,6 +39,10 @@ typedef struct DpkShape
 	MemoryContext mapctx;		/* where cell maps fed by this shape grow */
 	Oid			capture_root;	/* whose counters the trigger's writes feed
 								 * (dpk_capture_root), set from a trigger */
+	bool		lenient;		/* a new row that is not a valid point (NaN,
+								 * malformed array) is skipped like NULL
+								 * instead of refused: a capture from the WAL
+								 * cannot refuse a committed write */
 	/* High dimensions: projected copies, rows buffered for one dgemm. */
 	DpkLiveConfig live;			/* d, level, dhat, copies, seed, half_width */
 	DpkProjection *proj;		/* copies of them, or NULL */
@@ -70,8 +74,8 @@ void		dpk_shape_init(DpkShape *shape, Relation rel, int d, int level,
  * Add the point of a slot's row to map with sign +1 (a new row) or -1 (an
  * old row).  A NULL value means no point.  A new row with a NaN coordinate
  * or a malformed array is refused with an error (it only concerns the
- * writer's own statement); an old row that is not a point was never counted
- * and is skipped.
+ * writer's own statement), or skipped by a lenient shape; an old row that is
+ * not a point was never counted and is skipped.
  */
 void		dpk_shape_add_slot(DpkShape *shape, DpkCellMap *map,
 							   TupleTableSlot *slot, int sign);

@@ -147,6 +147,8 @@ dpk_scan_tree(const DpkTracked *tr, Oid relid, DpkCellMap *map, bool progress)
 			if (tr->dhat > 0)
 				dpk_shape_set_projection(&shape, tr->dhat, tr->copies, tr->proj_seed,
 										 DPK_LIVE_HALF_WIDTH, tr->trigger_format >= 3);
+			/* counted as the WAL capture counts (src/wal_capture.c) */
+			shape.lenient = tr->capture_wal;
 			first = false;
 		}
 		else

@@ -42,6 +42,7 @@
 #include "live.h"
 #include "shard.h"
 #include "store.h"
+#include "wal_capture.h"
 
 PGDLLEXPORT void dpk_release_worker_main(Datum arg);
 
@@ -164,6 +165,8 @@ make_release(Oid relid, Oid userid, int *horizon, bool *at_horizon)
 	check_home(&tr);
 	t = (uint32) tr.releases + 1;
 
+	/* a table captured from the WAL: its changes committed so far first */
+	(void) dpk_wal_sync(&tr, NULL);
 	dpk_store_fold_deltas(relid, &tr.state);
 	released = dpk_shard_merged_state(&tr, userid);
 	dpk_store_read_key(relid, key);

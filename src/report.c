@@ -8,18 +8,22 @@
 #include <math.h>
 
 #include "access/table.h"
+#include "access/xact.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "storage/lmgr.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 #include "utils/tuplestore.h"
 
 #include "live_core.h"
 #include "live.h"
 #include "shard.h"
 #include "store.h"
+#include "wal_capture.h"
 #include "tree_estimator.h"
 
 /* Append one (item, value) row to the report. */
@@ -82,6 +86,9 @@ report_budget(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *
 
 	report_row(rsinfo, "table", get_rel_name(relid) ? get_rel_name(relid) : "?");
 	report_row(rsinfo, "tracked columns", tr->columns);
+	report_row(rsinfo, "capture", tr->capture_wal
+			   ? "wal: changes counted from the WAL by logical decoding at each release, dp_verify or dp_capture_sync (a replication slot per table)"
+			   : "trigger: each writing statement counts its changes");
 	report_row(rsinfo, "unit of privacy",
 			   "one row version: an insertion at one release and possibly its later deletion (event-level, continual observation)");
 	if (tr->delta > 0.0)
@@ -285,6 +292,19 @@ dp_verify(PG_FUNCTION_ARGS)
 	dpk_store_begin(&sw);
 	if (!dpk_store_read_tracked(relid, false, callerctx, &tr))
 		dpk_store_not_attached(relid);
+	if (tr.capture_wal)
+	{
+		/*
+		 * Captured from the WAL: writers wait while the changes committed so
+		 * far are counted, and the recount sees exactly those.
+		 */
+		LockRelationOid(relid, ShareLock);
+		if (!dpk_store_read_tracked(relid, true, callerctx, &tr))
+			dpk_store_not_attached(relid);
+		(void) dpk_wal_sync(&tr, NULL);
+		CommandCounterIncrement();
+		PushActiveSnapshot(GetLatestSnapshot());
+	}
 	{
 		MemoryContext old = MemoryContextSwitchTo(callerctx);
 
@@ -296,6 +316,8 @@ dp_verify(PG_FUNCTION_ARGS)
 	/* every partition, at any depth (a plain table is its own tree) */
 	dpk_cellmap_init(&recount, tr.d);
 	dpk_scan_tree(&tr, relid, &recount, false);
+	if (tr.capture_wal)
+		PopActiveSnapshot();
 	same = dpk_cellmap_equal(&recount, &tr.state);
 	/* every shard recounts its own rows (src/shard.c) */
 	if (!dpk_shard_verify_all(relid))

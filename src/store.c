@@ -316,6 +316,11 @@ dpk_store_read_tracked(Oid relid, bool lock, MemoryContext ctx, DpkTracked *tr)
 	dpk_cellmap_init(&tr->state, tr->d);
 	dpk_store_merge_bytea(&tr->state, DatumGetByteaPP(col_nn(0, "state")), +1);
 	MemoryContextSwitchTo(old);
+	{
+		DpkWalCapture wc;
+
+		tr->capture_wal = dpk_store_wal_read(relid, &wc);
+	}
 	return true;
 }
 

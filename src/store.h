@@ -13,7 +13,9 @@
 
 #include "postgres.h"
 
+#include "access/xlogdefs.h"
 #include "funcapi.h"
+#include "nodes/pg_list.h"
 
 #include "live_core.h"
 #include "counter.h"
@@ -74,9 +76,43 @@ typedef struct DpkTracked
 	int			tree_arity;		/* arity of the counters' tree (column of
 								 * 0.3; 2, the binary tree, for every table
 								 * attached before it and older objects) */
+	bool		capture_wal;	/* changes counted from the WAL
+								 * (src/wal_capture.c), not by triggers */
 	DpkHome		home;
 	DpkCellMap	state;
 } DpkTracked;
+
+/*
+ * A table whose changes are counted from the WAL by logical decoding
+ * (dpkmeans_internal.wal_capture, version 0.3): its slot, the WAL position
+ * up to which every committed transaction is counted (stored in the same
+ * transaction as the counts), and the replica identity it had before.
+ */
+typedef struct DpkWalCapture
+{
+	char		slot[NAMEDATALEN];
+	XLogRecPtr	lsn;
+	char		prev_identity;	/* pg_class.relreplident before dp_attach */
+	Oid			prev_index;		/* its index when it was 'i' */
+} DpkWalCapture;
+
+/* src/store_wal.c: whether wal_capture exists (0.3 objects). */
+bool		dpk_store_has_wal(void);
+
+/* A table's WAL capture; false when its changes are counted by triggers. */
+bool		dpk_store_wal_read(Oid relid, DpkWalCapture *wc);
+
+/* Record a new table's WAL capture. */
+void		dpk_store_wal_insert(Oid relid, const DpkWalCapture *wc);
+
+/* Store the WAL position up to which a table's changes are counted. */
+void		dpk_store_wal_set_lsn(Oid relid, XLogRecPtr lsn);
+
+/* Forget a table's WAL capture (detach, drop). */
+void		dpk_store_wal_delete(Oid relid);
+
+/* The slot names of every table captured from the WAL. */
+List	   *dpk_store_wal_slots(void);
 
 /* Begin / end work on the internal tables (owner switch + SPI). */
 void		dpk_store_begin(DpkOwnerSwitch *sw);

@@ -70,6 +70,7 @@ dpk_shape_init(DpkShape *shape, Relation rel, int d, int level,
 	shape->rel = palloc(d * sizeof(int64_t));
 	shape->mapctx = CurrentMemoryContext;
 	shape->capture_root = InvalidOid;
+	shape->lenient = false;
 	shape->proj = NULL;
 	shape->nbuf = shape->capbuf = 0;
 	dpk_live_defaults(&shape->live, d, 1, 1.0, 1, false);
@@ -151,7 +152,7 @@ dpk_shape_add_slot(DpkShape *shape, DpkCellMap *map, TupleTableSlot *slot, int s
 
 	if (st != DPK_POINT_OK)
 	{
-		if (st == DPK_POINT_NULL || sign < 0)
+		if (st == DPK_POINT_NULL || sign < 0 || shape->lenient)
 			return;
 		if (st == DPK_POINT_NAN)
 			ereport(ERROR,

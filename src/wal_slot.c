@@ -1,0 +1,386 @@
+/*
+ * wal_slot.c
+ *		The replication slots of tables captured from the WAL, and the SQL
+ *		functions around them: dp_capture_sync and the clean-up hooks.
+ *
+ * A slot keeps WAL (and catalog rows) from being removed until it is
+ * confirmed, so every way a table stops being captured drops it: dp_detach,
+ * DROP TABLE (sql_drop event trigger) and DROP EXTENSION dpkmeans
+ * (ddl_command_start event trigger).  Slots are not transactional, so these
+ * drops happen when the transaction commits, and a slot created by
+ * dp_attach is ephemeral (dropped on error or abort) until its transaction
+ * commits.  A slot left by a crash between the two is dropped by the next
+ * dp_attach of the same table; doc/user-guide.md says how to monitor them.
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "access/xact.h"
+#include "access/xlog.h"
+#include "access/xlogutils.h"
+#include "catalog/pg_class.h"
+#include "commands/event_trigger.h"
+#include "commands/tablecmds.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/parsenodes.h"
+#include "replication/logical.h"
+#include "replication/slot.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/pg_lsn.h"
+#include "utils/rel.h"
+
+#include "live.h"
+#include "store.h"
+#include "wal_capture.h"
+
+/* A slot to drop at commit, with the subtransaction that asked for it. */
+typedef struct PendingDrop
+{
+	char		name[NAMEDATALEN];
+	SubTransactionId subid;
+} PendingDrop;
+
+static List *pending_drops = NIL;	/* in TopMemoryContext */
+static bool slot_pending = false;	/* MyReplicationSlot is ours, ephemeral */
+static SubTransactionId slot_subid = InvalidSubTransactionId;
+static bool callbacks_registered = false;
+
+/* The slot name of a table (see wal_capture.h). */
+void
+dpk_wal_slot_name(Oid relid, char *name)
+{
+	snprintf(name, NAMEDATALEN, "dpkmeans_%u_%u", MyDatabaseId, relid);
+}
+
+/* Drop the pending slots, after the commit: never an ERROR here. */
+static void
+drop_pending(void)
+{
+	ListCell   *lc;
+	MemoryContext ctx = CurrentMemoryContext;
+
+	foreach(lc, pending_drops)
+	{
+		PendingDrop *p = lfirst(lc);
+
+		PG_TRY();
+		{
+			if (SearchNamedReplicationSlot(p->name, true) != NULL)
+				ReplicationSlotDrop(p->name, true);
+		}
+		PG_CATCH();
+		{
+			ErrorData  *e;
+
+			MemoryContextSwitchTo(ctx);
+			e = CopyErrorData();
+			FlushErrorState();
+			ereport(WARNING,
+					(errmsg("could not drop replication slot \"%s\" of dpkmeans: %s",
+							p->name, e->message),
+					 errhint("Drop it with pg_drop_replication_slot('%s'): until then it keeps WAL from being removed.",
+							 p->name)));
+			FreeErrorData(e);
+		}
+		PG_END_TRY();
+	}
+	list_free_deep(pending_drops);
+	pending_drops = NIL;
+}
+
+/*
+ * End of a transaction: a slot created by dp_attach becomes persistent with
+ * the commit (just before it) or goes with the abort; slots of detached or
+ * dropped tables are dropped once the commit is done.
+ */
+static void
+wal_xact_callback(XactEvent event, void *arg)
+{
+	switch (event)
+	{
+		case XACT_EVENT_PRE_COMMIT:
+			if (slot_pending && MyReplicationSlot != NULL)
+			{
+				ReplicationSlotPersist();
+				ReplicationSlotRelease();
+			}
+			slot_pending = false;
+			break;
+		case XACT_EVENT_PRE_PREPARE:
+			if (slot_pending || pending_drops != NIL)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("cannot PREPARE a transaction that attached or detached a table captured from the WAL"),
+						 errhint("Commit it directly: replication slots are not transactional.")));
+			break;
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_PARALLEL_COMMIT:
+			if (pending_drops != NIL)
+				drop_pending();
+			break;
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PARALLEL_ABORT:
+			/* an ephemeral slot is dropped by its release */
+			if (slot_pending && MyReplicationSlot != NULL)
+				ReplicationSlotRelease();
+			slot_pending = false;
+			list_free_deep(pending_drops);
+			pending_drops = NIL;
+			break;
+		default:
+			break;
+	}
+}
+
+/* Subtransactions: what an aborted one asked for is forgotten. */
+static void
+wal_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+					 SubTransactionId parentSubid, void *arg)
+{
+	ListCell   *lc;
+
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+	{
+		if (slot_pending && slot_subid == mySubid)
+		{
+			if (MyReplicationSlot != NULL)
+				ReplicationSlotRelease();
+			slot_pending = false;
+		}
+		foreach(lc, pending_drops)
+		{
+			PendingDrop *p = lfirst(lc);
+
+			if (p->subid == mySubid)
+			{
+				pending_drops = foreach_delete_current(pending_drops, lc);
+				pfree(p);
+			}
+		}
+	}
+	else if (event == SUBXACT_EVENT_COMMIT_SUB)
+	{
+		if (slot_pending && slot_subid == mySubid)
+			slot_subid = parentSubid;
+		foreach(lc, pending_drops)
+		{
+			PendingDrop *p = lfirst(lc);
+
+			if (p->subid == mySubid)
+				p->subid = parentSubid;
+		}
+	}
+}
+
+/* Register the transaction callbacks once per backend. */
+static void
+register_callbacks(void)
+{
+	if (!callbacks_registered)
+	{
+		RegisterXactCallback(wal_xact_callback, NULL);
+		RegisterSubXactCallback(wal_subxact_callback, NULL);
+		callbacks_registered = true;
+	}
+}
+
+/* Drop a slot when the transaction commits (see wal_capture.h). */
+void
+dpk_wal_drop_at_commit(const char *slot)
+{
+	PendingDrop *p = MemoryContextAlloc(TopMemoryContext, sizeof(PendingDrop));
+	MemoryContext old;
+
+	register_callbacks();
+	strlcpy(p->name, slot, sizeof(p->name));
+	p->subid = GetCurrentSubTransactionId();
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	pending_drops = lappend(pending_drops, p);
+	MemoryContextSwitchTo(old);
+}
+
+/* ERROR unless relid can be captured from the WAL (see wal_capture.h). */
+void
+dpk_wal_check_attach(Oid relid)
+{
+	if (wal_level < WAL_LEVEL_LOGICAL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("capture => 'wal' needs wal_level = logical"),
+				 errdetail("This server runs with wal_level = %s: the WAL does not hold the rows logical decoding reads.",
+						   wal_level == WAL_LEVEL_MINIMAL ? "minimal" : "replica"),
+				 errhint("Set wal_level = logical (and max_replication_slots > 0) and restart the server, or attach with capture => 'trigger'.")));
+	if (max_replication_slots == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("capture => 'wal' needs a replication slot, and max_replication_slots = 0"),
+				 errhint("Raise max_replication_slots (one slot per table captured from the WAL) and restart the server.")));
+	if (RecoveryInProgress())
+		ereport(ERROR,
+				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+				 errmsg("capture => 'wal' cannot be set up on a standby"),
+				 errhint("Attach the table on the primary.")));
+	if (get_rel_relkind(relid) != RELKIND_RELATION)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("capture => 'wal' covers ordinary tables; \"%s\" is partitioned",
+						get_rel_name(relid)),
+				 errhint("Attach a partitioned table with capture => 'trigger' (the default).")));
+	if (get_rel_persistence(relid) != RELPERSISTENCE_PERMANENT)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("capture => 'wal' needs a logged table; \"%s\" is unlogged or temporary",
+						get_rel_name(relid)),
+				 errdetail("Its writes are not in the WAL."),
+				 errhint("Attach it with capture => 'trigger' (the default).")));
+	if (TransactionIdIsValid(GetTopTransactionIdIfAny()))
+		ereport(ERROR,
+				(errcode(ERRCODE_ACTIVE_SQL_TRANSACTION),
+				 errmsg("dp_attach(capture => 'wal') must run in a transaction that has not written yet"),
+				 errdetail("Its replication slot can only be created before the transaction writes."),
+				 errhint("Call dp_attach(..., capture => 'wal') in its own transaction.")));
+	if (MyReplicationSlot != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("this session already holds replication slot \"%s\"",
+						NameStr(MyReplicationSlot->data.name)),
+				 errhint("Attach one table with capture => 'wal' per transaction.")));
+}
+
+/* Create the table's slot, ephemeral until commit (see wal_capture.h). */
+void
+dpk_wal_create_slot(Oid relid)
+{
+	char		name[NAMEDATALEN];
+	LogicalDecodingContext *ctx;
+
+	dpk_wal_slot_name(relid, name);
+	CheckLogicalDecodingRequirements();
+	register_callbacks();
+	/* the caller checked the table is not attached: a crash's leftover */
+	if (SearchNamedReplicationSlot(name, true) != NULL)
+		ReplicationSlotDrop(name, true);
+	ReplicationSlotCreate(name, true, RS_EPHEMERAL, false);
+	slot_pending = true;
+	slot_subid = GetCurrentSubTransactionId();
+	/* waits for the transactions running now to end: a consistent start */
+	ctx = CreateInitDecodingContext("dpkmeans", NIL, false, InvalidXLogRecPtr,
+									XL_ROUTINE(.page_read = read_local_xlog_page,
+											   .segment_open = wal_segment_open,
+											   .segment_close = wal_segment_close),
+									NULL, NULL, NULL);
+	DecodingContextFindStartpoint(ctx);
+	FreeDecodingContext(ctx);
+}
+
+/* Set the replica identity of relid (see wal_capture.h). */
+char
+dpk_wal_set_identity(Oid relid, char identity, Oid index, Oid *prev_index)
+{
+	Relation	rel = relation_open(relid, NoLock);
+	char		prev = rel->rd_rel->relreplident;
+	ReplicaIdentityStmt *ri = makeNode(ReplicaIdentityStmt);
+	AlterTableCmd *cmd = makeNode(AlterTableCmd);
+
+	*prev_index = prev == REPLICA_IDENTITY_INDEX ? RelationGetReplicaIndex(rel) : InvalidOid;
+	relation_close(rel, NoLock);
+	/* an index that is gone since: the default identity */
+	if (identity == REPLICA_IDENTITY_INDEX &&
+		(!OidIsValid(index) || get_rel_name(index) == NULL))
+		identity = REPLICA_IDENTITY_DEFAULT;
+	ri->identity_type = identity;
+	ri->name = identity == REPLICA_IDENTITY_INDEX ? get_rel_name(index) : NULL;
+	cmd->subtype = AT_ReplicaIdentity;
+	cmd->def = (Node *) ri;
+	AlterTableInternal(relid, list_make1(cmd), false);
+	CommandCounterIncrement();
+	return prev;
+}
+
+/*
+ * dp_capture_sync(tbl): owner only; count the committed changes of a table
+ * captured from the WAL into its pending deltas, and return the WAL position
+ * they are counted to (releases and dp_verify do the same first).
+ */
+PG_FUNCTION_INFO_V1(dp_capture_sync);
+Datum
+dp_capture_sync(PG_FUNCTION_ARGS)
+{
+	Oid			relid = dpk_pg_table_arg(fcinfo);
+	DpkOwnerSwitch sw;
+	DpkTracked	tr;
+	XLogRecPtr	lsn = InvalidXLogRecPtr;
+
+	dpk_pg_check_table_owner(relid, "count its changes");
+	dpk_store_begin(&sw);
+	if (!dpk_store_read_tracked(relid, true, CurrentMemoryContext, &tr))
+		dpk_store_not_attached(relid);
+	if (!dpk_wal_sync(&tr, &lsn))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("table \"%s\" is captured by triggers", get_rel_name(relid)),
+				 errdetail("Its writers count their own changes; there is nothing to sync."),
+				 errhint("dp_capture_sync is for tables attached with capture => 'wal'.")));
+	dpk_store_end(&sw);
+	PG_RETURN_LSN(lsn);
+}
+
+/*
+ * dpkmeans_internal.wal_forget(relid): a table captured from the WAL was
+ * dropped (sql_drop event trigger): forget it and drop its slot at commit.
+ */
+PG_FUNCTION_INFO_V1(dpk_wal_forget);
+Datum
+dpk_wal_forget(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	DpkOwnerSwitch sw;
+	DpkWalCapture wc;
+
+	dpk_store_begin(&sw);
+	if (dpk_store_wal_read(relid, &wc))
+	{
+		dpk_wal_drop_at_commit(wc.slot);
+		dpk_store_wal_delete(relid);
+	}
+	dpk_store_end(&sw);
+	PG_RETURN_VOID();
+}
+
+/*
+ * dpkmeans_internal.wal_drop_extension(): ddl_command_start of DROP
+ * EXTENSION: when dpkmeans goes, every slot of its tables goes at commit.
+ */
+PG_FUNCTION_INFO_V1(dpk_wal_drop_extension);
+Datum
+dpk_wal_drop_extension(PG_FUNCTION_ARGS)
+{
+	DropStmt   *stmt;
+	ListCell   *lc;
+	bool		ours = false;
+
+	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("dpkmeans_internal.wal_drop_extension must be called as an event trigger")));
+	stmt = (DropStmt *) ((EventTriggerData *) fcinfo->context)->parsetree;
+	if (!IsA(stmt, DropStmt) || stmt->removeType != OBJECT_EXTENSION)
+		PG_RETURN_VOID();
+	foreach(lc, stmt->objects)
+		if (strcmp(strVal(lfirst(lc)), "dpkmeans") == 0)
+			ours = true;
+	if (ours)
+	{
+		DpkOwnerSwitch sw;
+
+		dpk_store_begin(&sw);
+		foreach(lc, dpk_store_wal_slots())
+			dpk_wal_drop_at_commit((char *) lfirst(lc));
+		dpk_store_end(&sw);
+	}
+	PG_RETURN_VOID();
+}

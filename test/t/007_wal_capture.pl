@@ -1,0 +1,176 @@
+# Capture from the WAL (dp_attach(..., capture => 'wal')): every committed
+# change is counted exactly once, whatever writes it (INSERT, COPY, UPDATE,
+# DELETE, TRUNCATE, concurrent writers), and nothing else is (rolled-back
+# transactions and savepoints, a failing statement); a crash between syncs
+# loses nothing and counts nothing twice; the slot goes with dp_detach, DROP
+# TABLE and DROP EXTENSION.  dp_verify compares the stored state plus the
+# pending deltas (after a sync) with a recount of the table.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('wal');
+$node->init;
+$node->append_conf('postgresql.conf', "wal_level = logical\nmax_replication_slots = 8\n");
+$node->start;
+
+sub sql { return $node->safe_psql('postgres', shift); }
+sub slots { return sql("SELECT count(*) FROM pg_replication_slots WHERE slot_name LIKE 'dpkmeans\\_%'"); }
+
+sql(q{
+	CREATE EXTENSION dpkmeans;
+	CREATE TABLE pts (id bigserial, x float8, y float8, note text);
+	INSERT INTO pts (x, y) SELECT (i % 97), (i % 89) FROM generate_series(1, 20000) i;
+	ALTER TABLE pts REPLICA IDENTITY NOTHING;
+});
+sql(q{SELECT dp_attach('pts', ARRAY['x', 'y'], 4, 1.0, ARRAY[0, 0], ARRAY[100, 100],
+                     horizon => 64, capture => 'wal')});
+is(slots(), '1', 'dp_attach made one slot');
+is(sql("SELECT relreplident FROM pg_class WHERE relname = 'pts'"), 'f', 'REPLICA IDENTITY FULL while attached');
+is(sql("SELECT count(*) FROM pg_trigger WHERE tgrelid = 'pts'::regclass"), '0', 'no capture trigger');
+is(sql("SELECT dp_verify('pts')"), 't', 'the backfill counts the rows present at attach');
+
+# Every kind of write.
+my $copyfile = PostgreSQL::Test::Utils::tempdir . '/load.copy';
+sql("COPY (SELECT random() * 100, random() * 100 FROM generate_series(1, 30000)) TO '$copyfile'");
+sql(q{
+	INSERT INTO pts (x, y) SELECT random() * 100, random() * 100 FROM generate_series(1, 10000);
+	UPDATE pts SET x = 100 - x WHERE id % 3 = 0;
+	UPDATE pts SET note = 'untracked' WHERE id % 5 = 0;
+	DELETE FROM pts WHERE id % 7 = 0;
+	INSERT INTO pts (x, y) VALUES (NULL, 1), ('NaN', 2);
+	UPDATE pts SET x = 3 WHERE x IS NULL OR x = 'NaN';
+});
+sql("COPY pts (x, y) FROM '$copyfile'");
+is(sql("SELECT dp_verify('pts')"), 't', 'INSERT, COPY, UPDATE, DELETE, NULL and NaN rows counted exactly');
+is(sql("SELECT dp_release('pts')"), '1', 'release 1');
+
+# What is rolled back is never counted.
+sql(q{
+	BEGIN; INSERT INTO pts (x, y) SELECT 1, 1 FROM generate_series(1, 5000); DELETE FROM pts WHERE id < 1000; ROLLBACK;
+	BEGIN;
+	INSERT INTO pts (x, y) VALUES (50, 50);
+	SAVEPOINT s;
+	INSERT INTO pts (x, y) SELECT 2, 2 FROM generate_series(1, 3000);
+	DELETE FROM pts WHERE id < 5000;
+	ROLLBACK TO s;
+	UPDATE pts SET y = 99 - y WHERE id % 11 = 0;
+	SAVEPOINT t;
+	INSERT INTO pts (x, y) VALUES (60, 60);
+	RELEASE t;
+	COMMIT;
+});
+my ($rc) = $node->psql('postgres',
+	"INSERT INTO pts (x, y) SELECT i % 100, CASE WHEN i = 4000 THEN 1 / 0 ELSE 7 END FROM generate_series(1, 5000) i");
+isnt($rc, 0, 'a failing statement fails');
+is(sql("SELECT dp_verify('pts')"), 't', 'rollbacks, savepoints and a failing statement leave nothing');
+
+# TRUNCATE (its rows are not in the WAL): everything counted before it goes.
+sql(q{
+	BEGIN;
+	INSERT INTO pts (x, y) SELECT 5, 5 FROM generate_series(1, 100);
+	TRUNCATE pts;
+	INSERT INTO pts (x, y) SELECT random() * 100, random() * 100 FROM generate_series(1, 2000);
+	COMMIT;
+});
+is(sql("SELECT dp_verify('pts')"), 't', 'TRUNCATE inside a transaction counted in its place');
+sql(q{INSERT INTO pts (x, y) SELECT random() * 100, random() * 100 FROM generate_series(1, 20000)});
+is(sql("SELECT dp_release('pts')"), '2', 'release 2 after TRUNCATE');
+
+# Concurrent writers and syncs.
+my $seconds = $ENV{DPK_PGBENCH_SECONDS} || 5;
+$node->pgbench(
+	"--no-vacuum --client=4 --jobs=2 --time=$seconds",
+	0, [qr{processed: [1-9]}], [qr{^$}], 'concurrent writers and syncs',
+	{
+		'007_write' => q{
+			\set i random(1, 100000)
+			BEGIN;
+			INSERT INTO pts (x, y) VALUES (random() * 100, random() * 100);
+			UPDATE pts SET y = random() * 100 WHERE id = :i;
+			DELETE FROM pts WHERE id = :i + 1;
+			END;
+		},
+		'007_sync@1' => q{
+			SELECT dp_capture_sync('pts');
+		},
+	});
+is(sql("SELECT dp_verify('pts')"), 't', 'concurrent writers and syncs: counted exactly once');
+is(sql("SELECT dp_release('pts')"), '3', 'release 3');
+
+# A crash between syncs: the committed position and the state go together;
+# the slot, confirmed only up to a committed position, decodes again what
+# the stored position then skips.
+sql(q{INSERT INTO pts (x, y) SELECT random() * 100, random() * 100 FROM generate_series(1, 5000)});
+sql("SELECT dp_capture_sync('pts')");
+sql(q{
+	INSERT INTO pts (x, y) SELECT random() * 100, random() * 100 FROM generate_series(1, 5000);
+	DELETE FROM pts WHERE id % 13 = 0;
+});
+sql("SELECT dp_capture_sync('pts')");
+sql(q{UPDATE pts SET x = x / 2 WHERE id % 17 = 0});
+$node->stop('immediate');
+$node->start;
+is(sql("SELECT dp_verify('pts')"), 't', 'state equals a recount after an immediate stop');
+is(sql("SELECT dp_release('pts')"), '4', 'release 4 after the crash');
+is(sql("SELECT count(*) FROM dp_centers('pts', 4)"), '4', 'the release answers');
+
+# Detach: the slot goes (at commit), the replica identity comes back.
+sql("BEGIN; SELECT dp_detach('pts'); ROLLBACK");
+is(slots(), '1', 'a rolled-back detach keeps the slot');
+sql("SELECT dp_detach('pts')");
+is(slots(), '0', 'dp_detach dropped the slot');
+is(sql("SELECT relreplident FROM pg_class WHERE relname = 'pts'"), 'n', 'the previous replica identity is back');
+
+# A rolled-back attach leaves no slot; DROP TABLE and DROP EXTENSION drop them.
+sql(q{BEGIN; SELECT dp_attach('pts', ARRAY['x', 'y'], 4, 1.0, ARRAY[0, 0], ARRAY[100, 100], capture => 'wal'); ROLLBACK});
+is(slots(), '0', 'a rolled-back dp_attach leaves no slot');
+sql(q{SELECT dp_attach('pts', ARRAY['x', 'y'], 4, 1.0, ARRAY[0, 0], ARRAY[100, 100], capture => 'wal')});
+sql(q{CREATE TABLE other (x float8, y float8);
+	SELECT dp_attach('other', ARRAY['x', 'y'], 4, 1.0, ARRAY[0, 0], ARRAY[100, 100], capture => 'wal')});
+is(slots(), '2', 'two tables, two slots');
+sql("DROP TABLE other");
+is(slots(), '1', 'DROP TABLE dropped its slot');
+
+# Refusals at wal_level = logical: a partitioned or unlogged table, a
+# transaction that has written; nothing is left behind.
+sql(q{CREATE TABLE parted (x float8, y float8) PARTITION BY RANGE (x);
+	CREATE TABLE parted_1 PARTITION OF parted FOR VALUES FROM (0) TO (100);
+	CREATE UNLOGGED TABLE unlogged (x float8, y float8);
+	CREATE TABLE fresh (x float8, y float8)});
+my ($ret, $out, $err) = $node->psql('postgres',
+	q{SELECT dp_attach('parted', ARRAY['x', 'y'], 4, 1.0, ARRAY[0, 0], ARRAY[100, 100], capture => 'wal')});
+like($err, qr/capture => 'wal' covers ordinary tables; "parted" is partitioned/, 'partitioned table refused');
+($ret, $out, $err) = $node->psql('postgres',
+	q{SELECT dp_attach('unlogged', ARRAY['x', 'y'], 4, 1.0, ARRAY[0, 0], ARRAY[100, 100], capture => 'wal')});
+like($err, qr/needs a logged table/, 'unlogged table refused');
+($ret, $out, $err) = $node->psql('postgres',
+	q{BEGIN; INSERT INTO pts (x, y) VALUES (1, 1);
+	  SELECT dp_attach('fresh', ARRAY['x', 'y'], 4, 1.0, ARRAY[0, 0], ARRAY[100, 100], capture => 'wal'); COMMIT});
+like($err, qr/must run in a transaction that has not written yet/, 'a transaction that has written is refused');
+is(slots(), '1', 'refusals leave no slot');
+is(sql("SELECT count(*) FROM dpkmeans_internal.tracked"), '1', 'refusals leave nothing attached');
+
+# A table owner without superuser or REPLICATION attaches, releases, syncs,
+# verifies and drops: the decoding runs inside dpkmeans.
+sql("CREATE ROLE tab_owner LOGIN NOREPLICATION; GRANT CREATE ON SCHEMA public TO tab_owner");
+sub as_owner { return $node->safe_psql('postgres', shift, extra_params => ['-U', 'tab_owner']); }
+as_owner(q{CREATE TABLE owned (x float8, y float8);
+	INSERT INTO owned SELECT random() * 100, random() * 100 FROM generate_series(1, 1000)});
+as_owner(q{SELECT dp_attach('owned', ARRAY['x', 'y'], 4, 1.0, ARRAY[0, 0], ARRAY[100, 100], capture => 'wal')});
+as_owner(q{UPDATE owned SET x = x / 2 WHERE y < 50});
+is(as_owner("SELECT dp_release('owned')"), '1', 'an owner without REPLICATION releases');
+as_owner(q{DELETE FROM owned WHERE y > 80});
+isnt(as_owner("SELECT dp_capture_sync('owned')"), '', 'and syncs');
+is(as_owner("SELECT dp_verify('owned')"), 't', 'and verifies');
+is(slots(), '2', 'its slot exists');
+as_owner("DROP TABLE owned");
+is(slots(), '1', 'DROP TABLE by the owner dropped its slot');
+
+sql("DROP EXTENSION dpkmeans");
+is(slots(), '0', 'DROP EXTENSION dropped every slot');
+
+$node->stop;
+done_testing();
