@@ -259,6 +259,16 @@ uint64_t	dpk_live_copy_cells(const DpkLiveConfig *cfg);
  */
 #define DPK_LIVE_SPACE_NOISE2 1.0
 
+/*
+ * A low-d release also tries every candidate level's coreset with cells
+ * kept from this many standard deviations of their count noise, below the
+ * default threshold (dpk_coreset_threshold: about 2.9 sigma at 8 x 8
+ * cells), and keeps it when its centres' proxy cost is lower: a small
+ * cluster spread over two or three cells near the noise is otherwise
+ * dropped whole (doc/benchmarks.md, "Continual counter").
+ */
+#define DPK_LIVE_LOW_SIGMAS 1.5
+
 /* Switch a configuration to the projected mode for d dimensions and k. */
 void		dpk_live_use_projection(DpkLiveConfig *cfg, uint64_t proj_seed);
 
