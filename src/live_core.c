@@ -197,15 +197,10 @@ live_rugnik_level(const DpkLiveConfig *cfg, double noisy_n, uint32_t t)
 	return best_level;
 }
 
-/*
- * Where the cost proxy puts every counted cell (ncells * d, box
- * coordinates): its noisy in-cell mean shrunk toward the centre as the
- * coreset shrinks it (signal 1/12 against the mean's noise variance), the
- * centre where the noisy count is below 1 or the table keeps no sums.
- */
-static double *
-live_cell_refs(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist *fine,
-			   uint32_t t)
+/* Where the cost proxies put every counted cell (see live_core.h). */
+double *
+dpk_live_cell_refs(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist *fine,
+				   uint32_t t)
 {
 	int			d = fine->d,
 				j;
@@ -330,7 +325,7 @@ live_level_proxy(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist
  * with the default threshold and with DPK_LIVE_LOW_SIGMAS: each gives
  * centres, and the (level, threshold) whose centres have the lowest cost on
  * the whole noisy counted level (every cell at its shrunk noisy mean,
- * live_cell_refs, weighted by its raw noisy count: zero-mean count noise,
+ * dpk_live_cell_refs, weighted by its raw noisy count: zero-mean count noise,
  * noisy but the same for every candidate) wins; the chosen threshold is
  * returned in *threshold.  Never below 4 cells per dimension when the
  * counted level has them: 2 cells per dimension merge clusters in ways the
@@ -345,7 +340,7 @@ live_choose_release_level(const DpkLiveConfig *cfg, const DpkBox *box,
 	int			floor_level = cfg->level >= 2 ? 2 : cfg->level;
 	int			lo = best_level - 2 < floor_level ? floor_level : best_level - 2;
 	int			hi = best_level + 1 > cfg->level ? cfg->level : best_level + 1;
-	double	   *ref = live_cell_refs(cfg, box, fine, t);
+	double	   *ref = dpk_live_cell_refs(cfg, box, fine, t);
 	double	   *cand = dpk_alloc((size_t) cfg->k * cfg->d * sizeof(double));
 	double		best_proxy = INFINITY,
 				proxy;
