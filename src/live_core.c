@@ -197,22 +197,38 @@ live_rugnik_level(const DpkLiveConfig *cfg, double noisy_n, uint32_t t)
 	return best_level;
 }
 
-/* The centre of every counted cell in box coordinates (ncells * d). */
-static double *
-live_cell_centres(const DpkBox *box, const DpkDenseHist *fine)
+/* Where the cost proxies put every counted cell (see live_core.h). */
+double *
+dpk_live_cell_refs(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist *fine,
+				   uint32_t t)
 {
 	int			d = fine->d,
 				j;
 	double	   *ref = dpk_alloc((size_t) fine->ncells * d * sizeof(double));
 	double	   *u = dpk_alloc(d * sizeof(double));
 	int64_t    *idx = dpk_alloc(d * sizeof(int64_t));
+	double		sum_var = dpk_live_sum_variance(cfg, cfg->level, t);
 	uint64_t	c;
 
 	for (c = 0; c < fine->ncells; c++)
 	{
+		double		cnt = (double) fine->count[c];
+
 		dpk_grid_cell_coords(d, fine->m, c, idx);
 		for (j = 0; j < d; j++)
-			u[j] = ((double) idx[j] + 0.5) / fine->m;
+		{
+			double		rel = 0.5;
+
+			if (fine->sum && cnt >= 1.0)
+			{
+				double		scale = cnt * fine->units;
+				double		mean = (double) fine->sum[c * d + j] / scale + 0.5 / fine->units;
+				double		lambda = (1.0 / 12.0) / (1.0 / 12.0 + sum_var / (scale * scale));
+
+				rel = fmin(1.0, fmax(0.0, 0.5 + lambda * (mean - 0.5)));
+			}
+			u[j] = ((double) idx[j] + rel) / fine->m;
+		}
 		dpk_box_denormalize(box, u, ref + (size_t) c * d);
 	}
 	dpk_free(u);
@@ -220,10 +236,13 @@ live_cell_centres(const DpkBox *box, const DpkDenseHist *fine)
 	return ref;
 }
 
-/* The coreset of `level` (see live_core.h). */
-void
-dpk_live_level_coreset(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist *fine,
-				   int level, uint32_t t, DpkCoreset *cs)
+/*
+ * The coreset of `level` with noisy counts kept from `threshold` up: the
+ * counted cells summed into the level's cells first when it is coarser.
+ */
+static void
+live_coreset_at(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist *fine,
+				int level, uint32_t t, double threshold, DpkCoreset *cs)
 {
 	DpkDenseHist coarse;
 	const DpkDenseHist *h = fine;
@@ -233,12 +252,25 @@ dpk_live_level_coreset(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDen
 		dpk_live_aggregate(fine, cfg->level, level, &coarse);
 		h = &coarse;
 	}
-	dpk_coreset_from_hist(h, box,
-						  dpk_coreset_threshold(sqrt(dpk_live_count_variance(cfg, level, t)),
-												cfg->threshold_sigmas, (double) h->ncells),
-						  dpk_live_sum_variance(cfg, level, t), cs);
+	dpk_coreset_from_hist(h, box, threshold, dpk_live_sum_variance(cfg, level, t), cs);
 	if (h == &coarse)
 		dpk_hist_free(&coarse);
+}
+
+/* The default noise threshold of `level`'s cells at release t. */
+static double
+live_threshold(const DpkLiveConfig *cfg, int level, uint32_t t)
+{
+	return dpk_coreset_threshold(sqrt(dpk_live_count_variance(cfg, level, t)),
+								 cfg->threshold_sigmas, pow(2.0, (double) cfg->d * level));
+}
+
+/* The coreset of `level` (see live_core.h). */
+void
+dpk_live_level_coreset(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist *fine,
+				   int level, uint32_t t, DpkCoreset *cs)
+{
+	live_coreset_at(cfg, box, fine, level, t, live_threshold(cfg, level, t), cs);
 }
 
 /*
@@ -248,8 +280,8 @@ dpk_live_level_coreset(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDen
  */
 static bool
 live_level_proxy(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist *fine,
-				 const double *ref, int level, uint32_t t, uint64_t seed, double *cand,
-				 double *proxy)
+				 const double *ref, int level, uint32_t t, double threshold, uint64_t seed,
+				 double *cand, double *proxy)
 {
 	int			d = cfg->d,
 				k = cfg->k,
@@ -258,7 +290,7 @@ live_level_proxy(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist
 	int		   *assign;
 	uint64_t	c;
 
-	dpk_live_level_coreset(cfg, box, fine, level, t, &lcs);
+	live_coreset_at(cfg, box, fine, level, t, threshold, &lcs);
 	if (lcs.n <= 0)
 	{
 		dpk_coreset_free(&lcs);
@@ -289,36 +321,49 @@ live_level_proxy(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist
 /*
  * RUGNIK's bound knows nothing of the coreset threshold, which on a fine
  * grid can drop whole sparse clusters, nor of the in-cell means, which
- * favour finer grids.  So the levels near its choice are all tried: each
- * gives centres, and the level whose centres have the lowest cost on the
- * whole noisy counted level (every cell at its centre, weighted by its raw
- * noisy count: an unbiased estimate of the cost, noisy but with the same
- * noise for every candidate) wins.  Never below 4 cells per dimension when
- * the counted level has them: the estimate puts each counted cell at its
- * centre, too coarse to see that 2 cells per dimension merge clusters.  All
- * post-processing.
+ * favour finer grids.  So the levels near its choice are all tried, each
+ * with the default threshold and with DPK_LIVE_LOW_SIGMAS: each gives
+ * centres, and the (level, threshold) whose centres have the lowest cost on
+ * the whole noisy counted level (every cell at its shrunk noisy mean,
+ * dpk_live_cell_refs, weighted by its raw noisy count: zero-mean count noise,
+ * noisy but the same for every candidate) wins; the chosen threshold is
+ * returned in *threshold.  Never below 4 cells per dimension when the
+ * counted level has them: 2 cells per dimension merge clusters in ways the
+ * estimate, one point per counted cell, does not see.  All post-processing
+ * of the release's noisy counts and sums.
  */
 static int
 live_choose_release_level(const DpkLiveConfig *cfg, const DpkBox *box,
 						  const DpkDenseHist *fine, uint32_t t, uint64_t seed,
-						  int best_level)
+						  int best_level, double *threshold)
 {
 	int			floor_level = cfg->level >= 2 ? 2 : cfg->level;
 	int			lo = best_level - 2 < floor_level ? floor_level : best_level - 2;
 	int			hi = best_level + 1 > cfg->level ? cfg->level : best_level + 1;
-	double	   *ref = live_cell_centres(box, fine);
+	double	   *ref = dpk_live_cell_refs(cfg, box, fine, t);
 	double	   *cand = dpk_alloc((size_t) cfg->k * cfg->d * sizeof(double));
 	double		best_proxy = INFINITY,
 				proxy;
 	int			chosen = best_level,
-				level;
+				level,
+				r;
 
+	*threshold = live_threshold(cfg, best_level, t);
 	for (level = lo; level <= hi; level++)
-		if (live_level_proxy(cfg, box, fine, ref, level, t, seed, cand, &proxy) &&
-			proxy < best_proxy)
+		for (r = 0; r < 2; r++)
 		{
-			best_proxy = proxy;
-			chosen = level;
+			double		th = r == 0 ? live_threshold(cfg, level, t)
+				: DPK_LIVE_LOW_SIGMAS * sqrt(dpk_live_count_variance(cfg, level, t));
+
+			if (r == 1 && th >= live_threshold(cfg, level, t))
+				continue;
+			if (live_level_proxy(cfg, box, fine, ref, level, t, th, seed, cand, &proxy) &&
+				proxy < best_proxy)
+			{
+				best_proxy = proxy;
+				chosen = level;
+				*threshold = th;
+			}
 		}
 	dpk_free(ref);
 	dpk_free(cand);
@@ -377,12 +422,13 @@ dpk_live_cluster(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist
 				kp,
 				j;
 	double		noisy_n = live_noisy_n(fine),
+				threshold,
 				cell_spread = 0.0;
 	DpkCoreset	cs;
 
 	level = live_rugnik_level(cfg, noisy_n, t);
-	level = live_choose_release_level(cfg, box, fine, t, seed, level);
-	dpk_live_level_coreset(cfg, box, fine, level, t, &cs);
+	level = live_choose_release_level(cfg, box, fine, t, seed, level, &threshold);
+	live_coreset_at(cfg, box, fine, level, t, threshold, &cs);
 
 	rel->level = level;
 	rel->noisy_n = noisy_n;

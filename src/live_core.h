@@ -210,6 +210,19 @@ void		dpk_live_release_alloc(DpkLiveRelease *rel, int k, int d);
 void		dpk_live_release_free(DpkLiveRelease *rel);
 
 /*
+ * Where the cost proxies of a low-d release put every counted cell of
+ * `fine` (ncells * d, box coordinates, dpk_free'd by the caller): its noisy
+ * in-cell mean shrunk toward the cell's centre as the coreset shrinks it
+ * (signal 1/12 against the mean's noise variance at release t), the centre
+ * where the noisy count is below 1 or the table keeps no sums.  Cells at
+ * their centres misplace the heavy cells of a 12.5-wide grid by up to half
+ * a cell, enough to rank two sets of centres wrongly (doc/benchmarks.md,
+ * "Continual counter").  Post-processing.
+ */
+double	   *dpk_live_cell_refs(const DpkLiveConfig *cfg, const DpkBox *box,
+							   const DpkDenseHist *fine, uint32_t t);
+
+/*
  * The coreset of `level` (the counted one or a sum of its cells) at release
  * t: cells above the noise threshold at their shrunk noisy means.
  */
@@ -258,6 +271,16 @@ uint64_t	dpk_live_copy_cells(const DpkLiveConfig *cfg);
  * and do best at T = 1024; 0.01 keeps none there.
  */
 #define DPK_LIVE_SPACE_NOISE2 1.0
+
+/*
+ * A low-d release also tries every candidate level's coreset with cells
+ * kept from this many standard deviations of their count noise, below the
+ * default threshold (dpk_coreset_threshold: about 2.9 sigma at 8 x 8
+ * cells), and keeps it when its centres' proxy cost is lower: a small
+ * cluster spread over two or three cells near the noise is otherwise
+ * dropped whole (doc/benchmarks.md, "Continual counter").
+ */
+#define DPK_LIVE_LOW_SIGMAS 1.5
 
 /* Switch a configuration to the projected mode for d dimensions and k. */
 void		dpk_live_use_projection(DpkLiveConfig *cfg, uint64_t proj_seed);

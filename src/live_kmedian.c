@@ -88,22 +88,20 @@ kmedian_spread(const DpkCoreset *cs, const DpkBox *box, int level, DpkCoreset *o
 
 /*
  * The private cost of k-median centres (k * d) on the whole noisy counted
- * level: every counted cell at its centre, weighted by its raw noisy count
- * (zero-mean noise: unbiased, and the same noise for every candidate), at
- * distance sqrt(D^2 + s^2) with s^2 the spread of uniform points in a
- * counted cell.  Cells the coreset drops (tails below the noise threshold)
- * count too.  Clipped at 0.
+ * level: every counted cell at its shrunk noisy mean (ref, from
+ * dpk_live_cell_refs), weighted by its raw noisy count (zero-mean noise:
+ * unbiased, and the same noise for every candidate), at distance
+ * sqrt(D^2 + s^2) with s^2 the spread of uniform points in a counted cell.
+ * Cells the coreset drops (tails below the noise threshold) count too.
+ * Clipped at 0.
  */
 static double
-kmedian_proxy(const DpkDenseHist *fine, const DpkBox *box, const double *centers, int k)
+kmedian_proxy(const DpkDenseHist *fine, const DpkBox *box, const double *ref,
+			  const double *centers, int k)
 {
 	double		spread2 = 0.0;
-
 	int			d = fine->d,
 				j;
-	double	   *u = dpk_alloc(d * sizeof(double));
-	double	   *ref = dpk_alloc(d * sizeof(double));
-	int64_t    *idx = dpk_alloc(d * sizeof(int64_t));
 	double		proxy = 0.0;
 	uint64_t	c;
 
@@ -120,17 +118,13 @@ kmedian_proxy(const DpkDenseHist *fine, const DpkBox *box, const double *centers
 
 		if (fine->count[c] == 0)
 			continue;
-		dpk_grid_cell_coords(d, fine->m, c, idx);
-		for (j = 0; j < d; j++)
-			u[j] = ((double) idx[j] + 0.5) / fine->m;
-		dpk_box_denormalize(box, u, ref);
 		for (i = 0; i < k; i++)
 		{
 			double		s2 = 0.0;
 
 			for (j = 0; j < d; j++)
 			{
-				double		diff = ref[j] - centers[(size_t) i * d + j];
+				double		diff = ref[c * d + j] - centers[(size_t) i * d + j];
 
 				s2 += diff * diff;
 			}
@@ -138,9 +132,6 @@ kmedian_proxy(const DpkDenseHist *fine, const DpkBox *box, const double *centers
 		}
 		proxy += (double) fine->count[c] * sqrt(best + spread2);
 	}
-	dpk_free(u);
-	dpk_free(ref);
-	dpk_free(idx);
 	return fmax(0.0, proxy);
 }
 
@@ -153,7 +144,7 @@ kmedian_proxy(const DpkDenseHist *fine, const DpkBox *box, const double *centers
  */
 static int
 kmedian_level(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist *fine,
-			  uint32_t t, uint64_t seed, int kmeans_level)
+			  const double *ref, uint32_t t, uint64_t seed, int kmeans_level)
 {
 	int			lo = kmeans_level > 0 ? kmeans_level - 1 : 0,
 				level,
@@ -174,7 +165,7 @@ kmedian_level(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist *f
 		{
 			dpk_kmedian(cs.points, cs.weights, cs.n, cfg->d, cfg->k, cfg->restarts,
 						cfg->max_iter, seed, cand, NULL);
-			proxy = kmedian_proxy(fine, box, cand, cfg->k);
+			proxy = kmedian_proxy(fine, box, ref, cand, cfg->k);
 			if (proxy < best)
 			{
 				best = proxy;
@@ -190,7 +181,11 @@ kmedian_level(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist *f
 /*
  * k-median for every k' of a low-d release (see live_core.h).  The seed is
  * the release's k-means seed; kmedian.c mixes its restarts apart from
- * k-means ones.  An empty coreset puts every centre at the middle of the box
+ * k-means ones.  Two candidates for each k': k-median from its own seedings
+ * on the spread coreset, and the same alternation started from the
+ * release's k-means centres for k' (the k-means answer is a good start on
+ * skewed data, where few noisy cells mislead the seeding); the lower proxy
+ * cost wins.  An empty coreset puts every centre at the middle of the box
  * with cost 0, as the k-means path does.
  */
 void
@@ -204,10 +199,13 @@ dpk_live_kmedian(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist
 				i,
 				j;
 	double	   *u = dpk_alloc(d * sizeof(double));
+	double	   *ref = dpk_live_cell_refs(cfg, box, fine, t);
+	double	   *from = dpk_alloc((size_t) k * d * sizeof(double));
+	double	   *from_sizes = dpk_alloc((size_t) k * sizeof(double));
 	DpkCoreset	cs,
 				raw;
 
-	level = kmedian_level(cfg, box, fine, t, seed, rel->level);
+	level = kmedian_level(cfg, box, fine, ref, t, seed, rel->level);
 	dpk_live_level_coreset(cfg, box, fine, level, t, &raw);
 	kmedian_spread(&raw, box, level, &cs);
 	dpk_coreset_free(&raw);
@@ -224,9 +222,22 @@ dpk_live_kmedian(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist
 
 		if (cs.n > 0)
 		{
+			double		proxy;
+
 			dpk_kmedian(cs.points, cs.weights, cs.n, d, kp, cfg->restarts, cfg->max_iter,
 						seed + (uint64_t) kp, centers, sizes);
-			rel->kmed_costs[kp - 1] = kmedian_proxy(fine, box, centers, kp);
+			rel->kmed_costs[kp - 1] = kmedian_proxy(fine, box, ref, centers, kp);
+			memcpy(from, rel->centers + (size_t) dpk_live_block(kp) * d,
+				   (size_t) kp * d * sizeof(double));
+			dpk_kmedian_from(cs.points, cs.weights, cs.n, d, kp, cfg->max_iter, from,
+							 from_sizes);
+			proxy = kmedian_proxy(fine, box, ref, from, kp);
+			if (proxy < rel->kmed_costs[kp - 1])
+			{
+				memcpy(centers, from, (size_t) kp * d * sizeof(double));
+				memcpy(sizes, from_sizes, (size_t) kp * sizeof(double));
+				rel->kmed_costs[kp - 1] = proxy;
+			}
 			continue;
 		}
 		for (i = 0; i < kp; i++)
@@ -240,4 +251,7 @@ dpk_live_kmedian(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist
 	}
 	dpk_coreset_free(&cs);
 	dpk_free(u);
+	dpk_free(ref);
+	dpk_free(from);
+	dpk_free(from_sizes);
 }

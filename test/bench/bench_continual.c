@@ -287,6 +287,9 @@ live_apply(Live *lv, const DpkBox *box, const double *pts, size_t from, size_t t
 	}
 }
 
+/* Level the last live_release clustered at (for --verbose). */
+static int	last_release_level = -1;
+
 /*
  * Release t of a live table; returns the cost of its K centres on the
  * current points cur[0 .. ncur).
@@ -314,6 +317,7 @@ live_release(Live *lv, const DpkBox *box, const uint8_t key[DPK_KEY_BYTES],
 	cost = dpk_kmeans_cost(cur, NULL, (int) ncur, d,
 						   rel.centers + (size_t) dpk_live_block(k) * d, k, NULL);
 	*coreset_out = rel.coreset_size;
+	last_release_level = rel.level;
 	dpk_live_release_free(&rel);
 	dpk_hist_free(&hist);
 	dpk_stream_close(&s);
@@ -510,12 +514,14 @@ run_stream(const Data *ds, Row *row, Summary *sm, uint32_t T, int stream, int se
 						old = 1.0,
 						os,
 						naive = 1.0;
-			int			coreset,
+			int			rel_level,
+						coreset,
 						coreset_del,
 						coreset_old;
 
 			live = live_release(&lv, &ds->box, key, t, cseed, cur, ncur, &coreset) / refc;
 			ms = now_ms() - t0;
+			rel_level = last_release_level;
 			live_del = !del ? live
 				: live_release(&lv_del, &ds->box, key, t, cseed, cur, ncur,
 							   &coreset_del) / refc;
@@ -538,10 +544,10 @@ run_stream(const Data *ds, Row *row, Summary *sm, uint32_t T, int stream, int se
 			sm->ms += ms;
 			sm->runs++;
 			if (opt->verbose)
-				printf("#   %s %s T=%u d=%d K=%d eps=%g seed=%d t=%u nodes=%d n_cur=%zu "
+				printf("#   %s %s T=%u d=%d K=%d eps=%g seed=%d t=%u nodes=%d lev=%d n_cur=%zu "
 					   "live=%.4f live_del=%.4f old=%.4f oneshot=%.4f naive=%.4f\n",
 					   data_name[ds->kind], stream_name[stream], T, d, k, row->eps, seed,
-					   t, bench_nodes(t), ncur, live, live_del, old, os, naive);
+					   t, bench_nodes(t), rel_level, ncur, live, live_del, old, os, naive);
 		}
 		ri++;
 	}

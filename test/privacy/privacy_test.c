@@ -7,7 +7,8 @@
  * after t's changes, and at t = 2, 4, 8 dpk_live_noisy_histogram followed by
  * dpk_live_cluster with the k-means seed read from the stream right after the
  * histogram, as release.c does.  d = 2, k = 2, box [0, 10]^2, counted level 3
- * (8 x 8 cells), epsilon = 2, sum_share = 0.5 (so the counts hold epsilon 1).
+ * (8 x 8 cells), epsilon = 2, sum_share = 0.3 (the d = 2 default since 0.3:
+ * the counts hold epsilon 1.4).
  * Stream A: 300 points of two clusters, 160 before release 1 and 20 before
  * each later one.  Stream B = A plus one extra point (4.95, 8.70), in a cell
  * A leaves empty.  Three neighbouring pairs (scenarios):

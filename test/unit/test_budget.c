@@ -181,10 +181,19 @@ test_live(void)
 	sh = dpk_budget_live_shares(1000, true);
 	CHECK(sh.sum_share == 0.85, "live d = 1000: 0.85 (cap)");
 
-	dpk_live_defaults(&cfg, 2, 3, 2.0, 64, true);
+	sh = dpk_budget_live_shares(2, false);
+	CHECK(sh.sum_share == 0.3 && sh.norm_share == 0.0, "live d = 2: 0.3 on sums (%g)",
+		  sh.sum_share);
+	sh = dpk_budget_live_shares(1, false);
+	CHECK(sh.sum_share == 0.3, "live d = 1: 0.3 on sums (%g)", sh.sum_share);
+	dpk_live_defaults(&cfg, 3, 3, 2.0, 64, true);
 	b = dpk_budget_live(&cfg);
 	CHECK(b.eps_count == 1.0 && b.eps_sum == 1.0 && b.eps_norm == 0.0,
-		  "live d = 2, epsilon 2: 1 on counts, 1 on sums");
+		  "live d = 3, epsilon 2: 1 on counts, 1 on sums");
+	dpk_live_defaults(&cfg, 2, 3, 2.0, 64, true);
+	b = dpk_budget_live(&cfg);
+	CHECK(near(b.eps_count, 1.4, 1e-12) && near(b.eps_sum, 0.6, 1e-12) && b.eps_norm == 0.0,
+		  "live d = 2, epsilon 2: 1.4 on counts, 0.6 on sums (%g %g)", b.eps_count, b.eps_sum);
 	dpk_live_defaults(&cfg, 64, 3, 1.0, 64, true);
 	dpk_live_use_projection(&cfg, 7);
 	b = dpk_budget_live(&cfg);
@@ -230,7 +239,7 @@ test_live_gauss_shares(void)
 	CHECK(fabs(g16.sum_share - 0.75) < 1e-12, "gauss d = 16: %g", g16.sum_share);
 	CHECK(fabs(g64.sum_share - 0.9) < 1e-12, "gauss d = 64: %g", g64.sum_share);
 	CHECK(g512.sum_share == 0.9, "gauss d = 512: %g", g512.sum_share);
-	dpk_live_defaults(&cfg, 2, 3, 1.0, 64, false);
+	dpk_live_defaults(&cfg, 3, 3, 1.0, 64, false);
 	dpk_live_use_delta(&cfg, 0.0);
 	CHECK(cfg.sum_share == 0.5, "pure table keeps its share: %g", cfg.sum_share);
 	dpk_live_use_delta(&cfg, 1e-6);

@@ -9,6 +9,10 @@
  * built with -DDPK_OBJECTIVE_PRE_KMEDIAN against the sources of the commit
  * before k-median was added (d46b0bb), on the same fixed keys and data; any
  * change to the default path's draws, level choice or k-means changes them.
+ * PIN_LIVE was printed again when 0.3 changed the low-d live release on
+ * purpose (sums 30 % of epsilon for d <= 2, the proxy's shrunk in-cell
+ * means, the low threshold candidate; doc/benchmarks.md, "Continual
+ * counter"): k-median still leaves it unchanged.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -30,7 +34,7 @@
 
 /* Digests of the default (k-means) outputs before k-median existed. */
 #define PIN_LOWD	UINT64_C(0x3D1EF25740979BB1)
-#define PIN_LIVE	UINT64_C(0x0A1E308CB67141A9)
+#define PIN_LIVE	UINT64_C(0x1DBB41B80FF5F8F7)
 
 static uint64_t data_state = UINT64_C(0x1234567);
 
