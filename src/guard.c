@@ -82,13 +82,13 @@ refuse(Oid relid, const char *what)
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("cannot %s: table \"%s\" is a partition of \"%s\", attached to dpkmeans",
 						what, get_rel_name(relid), get_rel_name(root)),
-				 errdetail("Its capture triggers must see every write, and its tracked columns are found by name."),
+				 errdetail("Its capture (triggers, or the WAL) must see every write, and its tracked columns are found by name."),
 				 errhint("Run dp_detach on \"%s\" first (its releases are then removed).",
 						 get_rel_name(root))));
 	ereport(ERROR,
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 			 errmsg("cannot %s: table \"%s\" is attached to dpkmeans", what, get_rel_name(relid)),
-			 errdetail("Its capture triggers must see every write, and its tracked columns are found by name."),
+			 errdetail("Its capture (triggers, or the WAL) must see every write, and its tracked columns are found by name."),
 			 errhint("Run dp_detach on the table first (its releases are then removed).")));
 }
 
