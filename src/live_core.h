@@ -257,7 +257,9 @@ uint64_t	dpk_live_copy_cells(const DpkLiveConfig *cfg);
  * from 0.01 to 1e9 at d = 16: 1 and above keep every cell min_count keeps
  * and do best at T = 1024; 0.01 keeps none there.
  */
+#ifndef DPK_LIVE_SPACE_NOISE2
 #define DPK_LIVE_SPACE_NOISE2 1.0
+#endif
 
 /* Switch a configuration to the projected mode for d dimensions and k. */
 void		dpk_live_use_projection(DpkLiveConfig *cfg, uint64_t proj_seed);
