@@ -12,7 +12,6 @@
 #include "cellmap.h"
 #include "dpk_mem.h"
 #include "grid.h"
-#include "highd.h"
 #include "kmeans.h"
 #include "live_core.h"
 #include "noise.h"
@@ -304,21 +303,6 @@ test_projected_reach(void)
 	CHECK(dpk_live_projected_reach(&proj, hr, RM, reach) == (double) ncells,
 		  "a cube reaches every cell");
 	dpk_free(hr);
-	{
-		/* the coreset threshold of the reachable cells only is lower */
-		double	   *cnt = dpk_alloc0(sizeof(double) * ncells),
-					pc[2 * RDHAT];
-		int			csz;
-		double		all = dpk_highd_grid_kmeans_cells(RDHAT, RM, cnt, 100.0, 2.0, 0.0, 2, 1, 10,
-													  1, pc, &csz),
-					few = dpk_highd_grid_kmeans_cells(RDHAT, RM, cnt, 100.0, 2.0, 16.0, 2, 1,
-													  10, 1, pc, &csz);
-
-		CHECK(fabs(all - dpk_coreset_threshold(10.0, 2.0, (double) ncells)) < 1e-12 &&
-			  fabs(few - dpk_coreset_threshold(10.0, 2.0, 16.0)) < 1e-12 && few < all,
-			  "threshold of all cells %.3f, of 16 reachable ones %.3f", all, few);
-		dpk_free(cnt);
-	}
 	dpk_projection_free(&proj);
 	dpk_free(reach);
 }
