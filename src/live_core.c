@@ -511,23 +511,6 @@ dpk_live_width2(const DpkLiveConfig *cfg, const DpkBox *box)
 	return w2;
 }
 
-/* Where a projected table's positions lie, per coordinate (see live_core.h). */
-double *
-dpk_live_half_range(const DpkLiveConfig *cfg, const DpkBox *box)
-{
-	double	   *h,
-				wmax;
-	int			j;
-
-	if (!cfg->box_metric || DPK_LIVE_REACH == 0)
-		return NULL;
-	h = dpk_alloc(sizeof(double) * box->d);
-	wmax = dpk_box_max_width(box);
-	for (j = 0; j < box->d; j++)
-		h[j] = 0.5 * (box->upper[j] - box->lower[j]) / wmax;
-	return h;
-}
-
 /* A position of a projected table's space as a point of the box (see live_core.h). */
 void
 dpk_live_point_in_box(const DpkLiveConfig *cfg, const DpkBox *box, const double *u, double *x)
@@ -536,50 +519,6 @@ dpk_live_point_in_box(const DpkLiveConfig *cfg, const DpkBox *box, const double 
 		dpk_box_from_metric(box, u, x);
 	else
 		dpk_box_denormalize(box, u, x);
-}
-
-/* The cells a box's points can reach in a copy's grid (see live_core.h). */
-double
-dpk_live_projected_reach(const DpkProjection *proj, const double *half_range, int m,
-						 uint8_t *reach)
-{
-	int			d = proj->d,
-				dhat = proj->dhat,
-				i,
-				j;
-	int64_t    *lo = dpk_alloc(sizeof(int64_t) * dhat),
-			   *hi = dpk_alloc(sizeof(int64_t) * dhat),
-			   *idx = dpk_alloc(sizeof(int64_t) * dhat);
-	uint64_t	ncells = (uint64_t) llround(dpk_grid_cells(dhat, m)),
-				c;
-	double		w = proj->half_width,
-				n = 1.0;
-
-	for (i = 0; i < dhat; i++)
-	{
-		double		e = 0.0;
-
-		for (j = 0; j < d; j++)
-			e += fabs(proj->mat[(size_t) i * d + j]) * half_range[j];
-		/* [(w - e) / 2w, (w + e) / 2w] of [0, 1], widened by rounding's worth */
-		lo[i] = (int64_t) floor((w - e) / (2.0 * w) * m - 1e-9);
-		hi[i] = (int64_t) floor((w + e) / (2.0 * w) * m + 1e-9);
-		lo[i] = lo[i] < 0 ? 0 : lo[i];
-		hi[i] = hi[i] > m - 1 ? m - 1 : hi[i];
-		n *= (double) (hi[i] - lo[i] + 1);
-	}
-	for (c = 0; c < ncells; c++)
-	{
-		dpk_grid_cell_coords(dhat, m, c, idx);
-		reach[c] = 1;
-		for (i = 0; i < dhat && reach[c]; i++)
-			if (idx[i] < lo[i] || idx[i] > hi[i])
-				reach[c] = 0;
-	}
-	dpk_free(lo);
-	dpk_free(hi);
-	dpk_free(idx);
-	return n;
 }
 
 /* Centres of a projected table for every k' (see live_core.h). */
@@ -596,28 +535,19 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 	double		count_var = dpk_live_projected_count_var(cfg, t),
 				sum_var = dpk_live_projected_sum_var(cfg, t);
 	double	   *nsum = dpk_alloc((size_t) ncells * d * sizeof(double));
-	double	   *ncount = dpk_alloc((size_t) ncells * sizeof(double));
-	uint8_t    *reach = dpk_alloc((size_t) cfg->copies * ncells);
-	double	   *reachable = dpk_alloc0(cfg->copies * sizeof(double));
 	double	   *cent = dpk_alloc((size_t) k * d * sizeof(double));
 	double	   *sizes = dpk_alloc((size_t) k * sizeof(double));
 	double		noisy_n = 0.0,
 				width2 = 0.0;
 	DpkProjection *proj = dpk_alloc(cfg->copies * sizeof(DpkProjection));
-	double	   *half_range = dpk_live_half_range(cfg, box);
 	uint64_t	c;
 
 	for (c = 0; c < ncells; c++)
 		noisy_n += count[c];
 	width2 = dpk_live_width2(cfg, box);
 	for (r = 0; r < cfg->copies; r++)
-	{
 		dpk_projection_init(&proj[r], d, cfg->dhat, dpk_projection_copy_seed(cfg->proj_seed, r),
 							cfg->half_width);
-		if (half_range)
-			reachable[r] = dpk_live_projected_reach(&proj[r], half_range, 1 << cfg->level,
-													reach + (size_t) r * ncells);
-	}
 
 	rel->level = cfg->level;
 	rel->noisy_n = noisy_n < 1.0 ? 1.0 : noisy_n;
@@ -636,24 +566,9 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 
 			for (c = 0; c < ncells * d; c++)
 				nsum[c] = sum[(size_t) r * ncells * d + c] / DPK_LIFT_UNITS;
-			memcpy(ncount, count + (size_t) r * ncells, ncells * sizeof(double));
-			if (half_range)
-			{
-				/*
-				 * Cells no point of the box reaches hold noise only: zero,
-				 * and the coreset threshold counts the others only.
-				 */
-				for (c = 0; c < ncells; c++)
-					if (!reach[(size_t) r * ncells + c])
-					{
-						ncount[c] = 0.0;
-						memset(nsum + c * d, 0, d * sizeof(double));
-					}
-			}
 			memset(&hc, 0, sizeof(hc));
 			hc.m = 1 << cfg->level;
-			hc.count = ncount;
-			hc.threshold_cells = reachable[r];
+			hc.count = count + (size_t) r * ncells;
 			hc.count_var = count_var;
 			hc.lift_m = 0;
 			hc.lift_count = NULL;
@@ -693,12 +608,7 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 	for (r = 0; r < cfg->copies; r++)
 		dpk_projection_free(&proj[r]);
 	dpk_free(proj);
-	if (half_range)
-		dpk_free(half_range);
 	dpk_free(nsum);
-	dpk_free(ncount);
-	dpk_free(reach);
-	dpk_free(reachable);
 	dpk_free(cent);
 	dpk_free(sizes);
 }

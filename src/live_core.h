@@ -310,34 +310,6 @@ double		dpk_live_projected_sum_var(const DpkLiveConfig *cfg, uint32_t t);
 double		dpk_live_width2(const DpkLiveConfig *cfg, const DpkBox *box);
 
 /*
- * Metric positions of a box lie within half_range[j] = w_j / (2 w_max) of
- * 1/2 in coordinate j: for a projected table in metric positions these d
- * values (dpk_alloc'ed, the caller frees them), NULL for tables in
- * normalized positions (and with DPK_LIVE_REACH 0).
- */
-#ifndef DPK_LIVE_REACH
-#define DPK_LIVE_REACH 1
-#endif
-double	   *dpk_live_half_range(const DpkLiveConfig *cfg, const DpkBox *box);
-
-struct DpkProjection;
-
-/*
- * The cells of a copy's grid (m per dimension) that points within
- * half_range of the box's middle can reach: dpk_project_batch maps
- * 1/2 + v, |v_j| <= half_range[j], within e_i = sum_j |P_ij| half_range[j]
- * of the middle's image in projected dimension i, so only the cells whose
- * index lies in that band in every dimension hold points.  reach[c]
- * (m^dhat bytes) is 1 for them, 0 for the others; returns how many.  A
- * release zeroes the others' noisy counts and sums (noise only) and
- * thresholds its coreset for the reachable cells alone: with prices beside
- * carats most of the projected grid is out of reach.  Public: the box and
- * the projection only.
- */
-double		dpk_live_projected_reach(const struct DpkProjection *proj,
-									 const double *half_range, int m, uint8_t *reach);
-
-/*
  * A position u of a projected table's space (a lifted centre, a cell's
  * mean) as a point of the box: from metric positions for tables of trigger
  * format 3 (clamped into the box), normalized ones before.
@@ -363,6 +335,8 @@ void		dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
  */
 void		dpk_live_projected_level(const DpkLiveConfig *cfg, const DpkCellMap *noisy,
 									 int level, double *count, double *sum);
+
+struct DpkProjection;
 
 /*
  * The lifted centre u (normalized to [0,1]^d) of projected cell `cell` at
