@@ -26,7 +26,7 @@
  * Usage: bench_real_live --csv PATH --cols 0,1,2 --lower "l1,l2,.." --upper
  *		"u1,u2,.." --k K [--eps 1] [--horizon 16] [--window 4] [--seeds 3]
  *		[--seed-base 100] [--stream insert|window|both] [--oneshot] [--verbose]
- *		tuning: --level-delta N (counted level), --sum-share X
+ *		tuning: --level-delta N (counted level), --sum-share X, --dhat N
  * The diamonds table (scripts/real-data.sh) with bench_real.sh's box:
  *	 --csv test/bench/data/diamonds.csv --cols 0,1,2,3,4,5,6 --k 10
  *	 --lower 0,40,40,0,0,0,0 --upper 5.5,80,100,20000,12,12,12
@@ -127,6 +127,7 @@ main(int argc, char **argv)
 				seed_base = 100,
 				W = 4,
 				level_delta = 0,
+				dhat = 0,
 				stream,
 				i,
 				j;
@@ -172,6 +173,8 @@ main(int argc, char **argv)
 		}
 		else if (strcmp(a, "--level-delta") == 0)
 			level_delta = atoi(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--dhat") == 0)
+			dhat = atoi(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--sum-share") == 0)
 			sum_share = atof(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--oneshot") == 0)
@@ -233,6 +236,8 @@ main(int argc, char **argv)
 			dpk_live_use_box(&cfg, &box);
 			if (!isnan(sum_share))
 				cfg.sum_share = sum_share;
+			if (dhat > 0)
+				cfg.dhat = dhat;
 			cfg.level = dpk_live_choose_level_box(&cfg, &box,
 												  stream == 0 ? (double) n : (double) W * batch,
 												  MAX_CELLS) + level_delta;
@@ -297,9 +302,19 @@ main(int argc, char **argv)
 						dpk_stream_close(&s);
 					}
 					if (verbose)
-						printf("#   %s seed=%d t=%u rows=%zu level=%d live=%.4f oneshot=%.4f\n",
-							   stream ? "window" : "insert", seed, t, b1 - start, rel.level,
-							   live, os);
+					{
+						/* one Lloyd step from the live centres: their partition's own means */
+						double	   *c1 = xmalloc(sizeof(double) * k * d);
+
+						memcpy(c1, rel.centers + (size_t) dpk_live_block(k) * d,
+							   sizeof(double) * k * d);
+						printf("#   %s seed=%d t=%u rows=%zu level=%d coreset=%d live=%.4f "
+							   "partition=%.4f oneshot=%.4f\n", stream ? "window" : "insert",
+							   seed, t, b1 - start, rel.level, rel.coreset_size, live,
+							   lloyd_from(x + start * d, (int) (b1 - start), d, k, c1, 1) / refc,
+							   os);
+						free(c1);
+					}
 					lsum += log(live);
 					osum += log(os);
 					lworst = fmax(lworst, live);
