@@ -203,6 +203,19 @@ test/bench/bin/real_cost: test/bench/real_cost.c test/bench/bench_common.h test/
 	@mkdir -p test/bench/bin
 	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
 
+# The live releases of bench-real replayed in plain C (diamonds7's box).
+test/bench/bin/bench_real_live: test/bench/bench_real_live.c test/bench/bench_common.h test/bench/mixture.h $(CORE_SRCS) src/*.h
+	@mkdir -p test/bench/bin
+	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
+
+.PHONY: bench-real-live
+bench-real-live: test/bench/bin/bench_real_live
+	@mkdir -p test/bench/out
+	./scripts/real-data.sh
+	OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_real_live --csv test/bench/data/diamonds.csv \
+		--cols 0,1,2,3,4,5,6 --k 10 --lower 0,40,40,0,0,0,0 --upper 5.5,80,100,20000,12,12,12 \
+		--oneshot | tee test/bench/out/real_live.txt
+
 # SET=diamonds7 (default) or diamonds2; T, W, EPS, REPS (see the script).
 .PHONY: bench-real
 bench-real: test/bench/bin/real_cost

@@ -270,7 +270,9 @@ uint64_t	dpk_live_copy_cells(const DpkLiveConfig *cfg);
  * from 0.01 to 1e9 at d = 16: 1 and above keep every cell min_count keeps
  * and do best at T = 1024; 0.01 keeps none there.
  */
+#ifndef DPK_LIVE_SPACE_NOISE2
 #define DPK_LIVE_SPACE_NOISE2 1.0
+#endif
 
 /*
  * A low-d release also tries every candidate level's coreset with cells
