@@ -458,6 +458,8 @@ run_live(const Data *ds, const Options *opt, int seed)
 		have_prev = true;
 		cm = ref_cost(ds->x, done, d, warm[0], k, NULL) / rc;
 		ck = ref_cost(ds->x, done, d, warm[1], k, NULL) / rc;
+		if (getenv("BENCH_KMEDIAN_VERBOSE"))
+			printf("  t=%u level %d kmedian %.4f kmeans-centres %.4f\n", t, rel.level, cm, ck);
 		sum_m += cm;
 		sum_k += ck;
 		worst_m = fmax(worst_m, cm);
