@@ -107,9 +107,9 @@ dpk_store_not_attached(Oid relid)
  * procedure context (freed by SPI_finish); the caller's context is restored
  * so that what callers build after a statement outlives the store.
  */
-static void
-store_exec(const char *sql, int nargs, Oid *types, Datum *values, bool read_only,
-		   int expect)
+void
+dpk_store_exec(const char *sql, int nargs, Oid *types, Datum *values, bool read_only,
+			   int expect)
 {
 	MemoryContext caller = CurrentMemoryContext;
 	int			rc = SPI_execute_with_args(sql, nargs, types, values, NULL, read_only, 0);
@@ -128,7 +128,7 @@ store_exec_rel(const char *sql, Oid relid, bool read_only, int expect)
 	Oid			types[1] = {OIDOID};
 	Datum		values[1] = {ObjectIdGetDatum(relid)};
 
-	store_exec(sql, 1, types, values, read_only, expect);
+	dpk_store_exec(sql, 1, types, values, read_only, expect);
 }
 
 /* The value of column `name` of row `row` of the last result. */
@@ -412,13 +412,13 @@ dpk_store_insert_tracked(const DpkTracked *tr, const char *mode,
 	if (!store_has_arity && tr->tree_arity > 2)
 		elog(ERROR, "a k-ary counter tree needs the tree_arity column of dpkmeans 0.3");
 	if (store_v01)
-		store_exec("INSERT INTO dpkmeans_internal.tracked (relid, columns, attnums, d, k, "
+		dpk_store_exec("INSERT INTO dpkmeans_internal.tracked (relid, columns, attnums, d, k, "
 				   "epsilon, lower, upper, horizon, mode, size_hint, level, sum_share, state, "
 				   "dhat, copies, proj_seed, norm_share) VALUES ($1::oid::regclass, $2, $3, "
 				   "$4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)",
 				   18, types, values, false, SPI_OK_INSERT);
 	else if (store_has_arity)
-		store_exec("INSERT INTO dpkmeans_internal.tracked (relid, columns, d, k, "
+		dpk_store_exec("INSERT INTO dpkmeans_internal.tracked (relid, columns, d, k, "
 				   "epsilon, lower, upper, horizon, mode, size_hint, level, sum_share, state, "
 				   "dhat, copies, proj_seed, norm_share, sampler_version, state_format, "
 				   "trigger_format, home_system_id, home_timeline, home_database, delta, "
@@ -428,7 +428,7 @@ dpk_store_insert_tracked(const DpkTracked *tr, const char *mode,
 				   ", $21, $22, $23, $24, $25)",
 				   25, types, values, false, SPI_OK_INSERT);
 	else
-		store_exec(store_has_delta
+		dpk_store_exec(store_has_delta
 				   ? "INSERT INTO dpkmeans_internal.tracked (relid, columns, d, k, "
 				   "epsilon, lower, upper, horizon, mode, size_hint, level, sum_share, state, "
 				   "dhat, copies, proj_seed, norm_share, sampler_version, state_format, "
@@ -451,7 +451,7 @@ dpk_store_insert_tracked(const DpkTracked *tr, const char *mode,
 	memcpy(VARDATA(keyb), key, DPK_KEY_BYTES);
 	types[1] = BYTEAOID;
 	values[1] = PointerGetDatum(keyb);
-	store_exec("INSERT INTO dpkmeans_internal.keys (relid, key) VALUES ($1::oid::regclass, $2)",
+	dpk_store_exec("INSERT INTO dpkmeans_internal.keys (relid, key) VALUES ($1::oid::regclass, $2)",
 			   2, types, values, false, SPI_OK_INSERT);
 	explicit_bzero(VARDATA(keyb), DPK_KEY_BYTES);
 }
@@ -514,7 +514,7 @@ dpk_store_append_delta(Oid relid, const DpkCellMap *map, uint64 pad_to)
 
 	values[0] = ObjectIdGetDatum(relid);
 	values[1] = PointerGetDatum(dpk_store_map_bytea(map, pad_to));
-	store_exec("INSERT INTO dpkmeans_internal.delta (relid, payload) "
+	dpk_store_exec("INSERT INTO dpkmeans_internal.delta (relid, payload) "
 			   "VALUES ($1::oid::regclass, $2)", 2, types, values, false, SPI_OK_INSERT);
 }
 
@@ -545,7 +545,7 @@ save_objective(const DpkTracked *tr, const double *costs, const double *centers,
 		values[2] = Int32GetDatum(kp);
 		types[3] = FLOAT8OID;
 		values[3] = Float8GetDatum(costs[kp - 1]);
-		store_exec(cost_sql, 4, types, values, false, SPI_OK_INSERT);
+		dpk_store_exec(cost_sql, 4, types, values, false, SPI_OK_INSERT);
 		for (c = 0; c < kp; c++)
 		{
 			int			b = dpk_live_block(kp) + c;
@@ -556,7 +556,7 @@ save_objective(const DpkTracked *tr, const double *costs, const double *centers,
 			values[4] = float8_datum(centers + (size_t) b * tr->d, tr->d);
 			types[5] = FLOAT8OID;
 			values[5] = Float8GetDatum(sizes[b]);
-			store_exec(center_sql, 6, types, values, false, SPI_OK_INSERT);
+			dpk_store_exec(center_sql, 6, types, values, false, SPI_OK_INSERT);
 		}
 	}
 }
@@ -576,10 +576,10 @@ dpk_store_save_release(const DpkTracked *tr, uint32 t, uint64 state_pad,
 	types[2] = INT4OID;
 	values[2] = Int32GetDatum((int32) t);
 	if (store_v01)
-		store_exec("UPDATE dpkmeans_internal.tracked SET state = $2, releases = $3 "
+		dpk_store_exec("UPDATE dpkmeans_internal.tracked SET state = $2, releases = $3 "
 				   "WHERE relid = $1::oid::regclass", 3, types, values, false, SPI_OK_UPDATE);
 	else
-		store_exec("UPDATE dpkmeans_internal.tracked SET state = $2, releases = $3, "
+		dpk_store_exec("UPDATE dpkmeans_internal.tracked SET state = $2, releases = $3, "
 				   "state_format = " CppAsString2(DPK_STATE_FORMAT)
 				   " WHERE relid = $1::oid::regclass", 3, types, values, false, SPI_OK_UPDATE);
 
@@ -589,7 +589,7 @@ dpk_store_save_release(const DpkTracked *tr, uint32 t, uint64 state_pad,
 	values[2] = Int32GetDatum(rel->level);
 	types[3] = FLOAT8OID;
 	values[3] = Float8GetDatum(rel->noisy_n);
-	store_exec("INSERT INTO dpkmeans_internal.releases (relid, t, made_at, level, noisy_n) "
+	dpk_store_exec("INSERT INTO dpkmeans_internal.releases (relid, t, made_at, level, noisy_n) "
 			   "VALUES ($1::oid::regclass, $2, now(), $3, $4)", 4, types, values, false,
 			   SPI_OK_INSERT);
 
@@ -600,7 +600,7 @@ dpk_store_save_release(const DpkTracked *tr, uint32 t, uint64 state_pad,
 
 	types[2] = BYTEAOID;
 	values[2] = PointerGetDatum(dpk_store_map_bytea(noisy_map, 0));
-	store_exec("INSERT INTO dpkmeans_internal.histogram (relid, t, payload) "
+	dpk_store_exec("INSERT INTO dpkmeans_internal.histogram (relid, t, payload) "
 			   "VALUES ($1::oid::regclass, $2, $3) ON CONFLICT (relid) "
 			   "DO UPDATE SET t = excluded.t, payload = excluded.payload",
 			   3, types, values, false, SPI_OK_INSERT);
@@ -619,7 +619,7 @@ dpk_store_set_home(Oid relid, const DpkHome *home)
 	values[1] = Int64GetDatum((int64) home->system_id);
 	values[2] = Int32GetDatum(home->timeline);
 	values[3] = ObjectIdGetDatum(home->dbid);
-	store_exec("UPDATE dpkmeans_internal.tracked SET home_system_id = $2, home_timeline = $3, "
+	dpk_store_exec("UPDATE dpkmeans_internal.tracked SET home_system_id = $2, home_timeline = $3, "
 			   "home_database = $4 WHERE relid = $1::oid::regclass",
 			   4, types, values, false, SPI_OK_UPDATE);
 }
@@ -668,11 +668,11 @@ dpk_store_set_reader(Oid relid, Oid role, bool grant)
 	Datum		values[2] = {ObjectIdGetDatum(relid), ObjectIdGetDatum(role)};
 
 	if (grant)
-		store_exec("INSERT INTO dpkmeans_internal.readers (relid, reader) "
+		dpk_store_exec("INSERT INTO dpkmeans_internal.readers (relid, reader) "
 				   "VALUES ($1::oid::regclass, $2::oid::regrole) ON CONFLICT DO NOTHING",
 				   2, types, values, false, SPI_OK_INSERT);
 	else
-		store_exec("DELETE FROM dpkmeans_internal.readers "
+		dpk_store_exec("DELETE FROM dpkmeans_internal.readers "
 				   "WHERE relid = $1::oid::regclass AND reader = $2::oid::regrole",
 				   2, types, values, false, SPI_OK_DELETE);
 	return SPI_processed > 0;
@@ -725,12 +725,12 @@ dpk_store_centers(Oid relid, int t, int k, DpkObjective obj, ReturnSetInfo *rsin
 	CStringGetTextDatum(dpk_objective_name(obj))};
 
 	if (!store_objectives)
-		store_exec("SELECT cluster, center, noisy_size FROM dpkmeans_internal.centers "
+		dpk_store_exec("SELECT cluster, center, noisy_size FROM dpkmeans_internal.centers "
 				   "WHERE relid = $1::oid::regclass AND t = $2 AND k = $3 ORDER BY cluster",
 				   3, types, values, true, SPI_OK_SELECT);
 	else
 	{
-		store_exec("SELECT cluster, center, noisy_size FROM dpkmeans_internal.centers "
+		dpk_store_exec("SELECT cluster, center, noisy_size FROM dpkmeans_internal.centers "
 				   "WHERE relid = $1::oid::regclass AND t = $2 AND k = $3 AND objective = $4 "
 				   "ORDER BY cluster", 4, types, values, true, SPI_OK_SELECT);
 		if (obj == DPK_OBJECTIVE_KMEDIAN)
@@ -748,12 +748,12 @@ dpk_store_costs(Oid relid, int t, DpkObjective obj, ReturnSetInfo *rsinfo)
 	CStringGetTextDatum(dpk_objective_name(obj))};
 
 	if (!store_objectives)
-		store_exec("SELECT k, noisy_cost FROM dpkmeans_internal.costs "
+		dpk_store_exec("SELECT k, noisy_cost FROM dpkmeans_internal.costs "
 				   "WHERE relid = $1::oid::regclass AND t = $2 ORDER BY k",
 				   2, types, values, true, SPI_OK_SELECT);
 	else
 	{
-		store_exec("SELECT k, noisy_cost FROM dpkmeans_internal.costs "
+		dpk_store_exec("SELECT k, noisy_cost FROM dpkmeans_internal.costs "
 				   "WHERE relid = $1::oid::regclass AND t = $2 AND objective = $3 ORDER BY k",
 				   3, types, values, true, SPI_OK_SELECT);
 		if (obj == DPK_OBJECTIVE_KMEDIAN)
@@ -771,7 +771,7 @@ dpk_store_histogram(Oid relid, int t, int d, MemoryContext ctx, DpkCellMap *nois
 	Datum		values[2] = {ObjectIdGetDatum(relid), Int32GetDatum(t)};
 	MemoryContext old;
 
-	store_exec("SELECT h.payload, r.level FROM dpkmeans_internal.histogram h "
+	dpk_store_exec("SELECT h.payload, r.level FROM dpkmeans_internal.histogram h "
 			   "JOIN dpkmeans_internal.releases r ON r.relid = h.relid AND r.t = h.t "
 			   "WHERE h.relid = $1::oid::regclass AND h.t = $2",
 			   2, types, values, true, SPI_OK_SELECT);

@@ -116,6 +116,13 @@ List	   *dpk_store_wal_slots(void);
 
 /* Begin / end work on the internal tables (owner switch + SPI). */
 void		dpk_store_begin(DpkOwnerSwitch *sw);
+
+/*
+ * Run a parameterised internal statement (inside dpk_store_begin), or ERROR
+ * naming it; the caller's memory context is kept.
+ */
+void		dpk_store_exec(const char *sql, int nargs, Oid *types, Datum *values,
+						   bool read_only, int expect);
 void		dpk_store_end(DpkOwnerSwitch *sw);
 
 /*

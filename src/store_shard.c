@@ -18,19 +18,6 @@
 #include "shard.h"
 #include "store.h"
 
-/* Run a parameterised statement, or ERROR naming it; keeps the caller's context. */
-static void
-exec(const char *sql, int nargs, Oid *types, Datum *values, bool read_only, int expect)
-{
-	MemoryContext caller = CurrentMemoryContext;
-	int			rc = SPI_execute_with_args(sql, nargs, types, values, NULL, read_only, 0);
-
-	MemoryContextSwitchTo(caller);
-	if (rc != expect)
-		elog(ERROR, "dpkmeans internal statement failed (%s): %s",
-			 SPI_result_code_string(rc), sql);
-}
-
 /* Run a statement whose only parameter is a table. */
 static void
 exec_rel(const char *sql, Oid relid, bool read_only, int expect)
@@ -38,7 +25,7 @@ exec_rel(const char *sql, Oid relid, bool read_only, int expect)
 	Oid			types[1] = {OIDOID};
 	Datum		values[1] = {ObjectIdGetDatum(relid)};
 
-	exec(sql, 1, types, values, read_only, expect);
+	dpk_store_exec(sql, 1, types, values, read_only, expect);
 }
 
 /*
@@ -61,7 +48,7 @@ dpk_store_shard_add(Oid relid, Oid partition, const char *remote_schema)
 	Datum		values[3] = {ObjectIdGetDatum(relid), ObjectIdGetDatum(partition),
 	CStringGetTextDatum(remote_schema)};
 
-	exec("INSERT INTO dpkmeans_internal.shards (relid, partition, remote_schema) "
+	dpk_store_exec("INSERT INTO dpkmeans_internal.shards (relid, partition, remote_schema) "
 		 "VALUES ($1::oid::regclass, $2::oid::regclass, $3)", 3, types, values, false,
 		 SPI_OK_INSERT);
 }
@@ -138,6 +125,6 @@ dpk_store_set_state(Oid relid, const DpkCellMap *state, uint64 pad_to)
 	Datum		values[2] = {ObjectIdGetDatum(relid),
 	PointerGetDatum(dpk_store_map_bytea(state, pad_to))};
 
-	exec("UPDATE dpkmeans_internal.tracked SET state = $2 WHERE relid = $1::oid::regclass",
+	dpk_store_exec("UPDATE dpkmeans_internal.tracked SET state = $2 WHERE relid = $1::oid::regclass",
 		 2, types, values, false, SPI_OK_UPDATE);
 }

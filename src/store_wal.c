@@ -27,20 +27,6 @@ dpk_store_has_wal(void)
 	return OidIsValid(nsp) && OidIsValid(get_relname_relid("wal_capture", nsp));
 }
 
-/* Run one statement of this file, or ERROR naming it. */
-static void
-wal_exec(const char *sql, int nargs, Oid *types, Datum *values, bool read_only,
-		 int expect)
-{
-	MemoryContext caller = CurrentMemoryContext;
-	int			rc = SPI_execute_with_args(sql, nargs, types, values, NULL, read_only, 0);
-
-	MemoryContextSwitchTo(caller);
-	if (rc != expect)
-		elog(ERROR, "dpkmeans internal statement failed (%s): %s",
-			 SPI_result_code_string(rc), sql);
-}
-
 /* A table's WAL capture (see store.h); false for a table captured by triggers. */
 bool
 dpk_store_wal_read(Oid relid, DpkWalCapture *wc)
@@ -52,7 +38,7 @@ dpk_store_wal_read(Oid relid, DpkWalCapture *wc)
 
 	if (!dpk_store_has_wal())
 		return false;
-	wal_exec("SELECT slot_name::text, lsn, prev_identity, prev_index::oid "
+	dpk_store_exec("SELECT slot_name::text, lsn, prev_identity, prev_index::oid "
 			 "FROM dpkmeans_internal.wal_capture WHERE relid = $1::oid::regclass",
 			 1, types, values, true, SPI_OK_SELECT);
 	if (SPI_processed == 0)
@@ -104,7 +90,7 @@ dpk_store_wal_set_lsn(Oid relid, XLogRecPtr lsn)
 	Oid			types[2] = {OIDOID, PG_LSNOID};
 	Datum		values[2] = {ObjectIdGetDatum(relid), LSNGetDatum(lsn)};
 
-	wal_exec("UPDATE dpkmeans_internal.wal_capture SET lsn = $2 "
+	dpk_store_exec("UPDATE dpkmeans_internal.wal_capture SET lsn = $2 "
 			 "WHERE relid = $1::oid::regclass", 2, types, values, false, SPI_OK_UPDATE);
 }
 
@@ -116,7 +102,7 @@ dpk_store_wal_delete(Oid relid)
 	Datum		values[1] = {ObjectIdGetDatum(relid)};
 
 	if (dpk_store_has_wal())
-		wal_exec("DELETE FROM dpkmeans_internal.wal_capture WHERE relid = $1::oid::regclass",
+		dpk_store_exec("DELETE FROM dpkmeans_internal.wal_capture WHERE relid = $1::oid::regclass",
 				 1, types, values, false, SPI_OK_DELETE);
 }
 
@@ -129,7 +115,7 @@ dpk_store_wal_slots(void)
 
 	if (!dpk_store_has_wal())
 		return NIL;
-	wal_exec("SELECT slot_name::text FROM dpkmeans_internal.wal_capture", 0, NULL, NULL,
+	dpk_store_exec("SELECT slot_name::text FROM dpkmeans_internal.wal_capture", 0, NULL, NULL,
 			 true, SPI_OK_SELECT);
 	for (i = 0; i < SPI_processed; i++)
 		out = lappend(out, SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1));
