@@ -16,6 +16,7 @@
 #include "projection.h"
 #include "dpk_mem.h"
 #include "kmeans.h"
+#include "prng.h"
 #include "rugnik.h"
 #include "tree_estimator.h"
 
@@ -489,6 +490,8 @@ dpk_live_use_projection(DpkLiveConfig *cfg, uint64_t proj_seed)
 void
 dpk_live_use_box(DpkLiveConfig *cfg, const DpkBox *box)
 {
+	int			tries;
+
 	if (cfg->dhat == 0)
 		return;
 	cfg->box_metric = true;
@@ -496,6 +499,56 @@ dpk_live_use_box(DpkLiveConfig *cfg, const DpkBox *box)
 		cfg->dhat = 4;
 	if (cfg->horizon < 256)
 		cfg->arity = DPK_TREE_ARITY_BINARY;
+	/* the next seed of a public sequence until the box keeps its share */
+	for (tries = 0; tries < 64 &&
+		 dpk_live_proj_box_share(cfg, box, cfg->proj_seed) < DPK_LIVE_PROJ_MIN_SHARE; tries++)
+	{
+		uint64_t	st = cfg->proj_seed;
+
+		cfg->proj_seed = dpk_splitmix64(&st) & UINT64_C(0x7fffffffffffffff);
+	}
+}
+
+/*
+ * The share of a box's metric spread a projection keeps (see live_core.h):
+ * with D_j = w_j / w_max, ||P D||_F^2 / ((dhat / d) ||D||_F^2), the
+ * smallest over the copies; its mean over random projections is 1.
+ */
+double
+dpk_live_proj_box_share(const DpkLiveConfig *cfg, const DpkBox *box, uint64_t proj_seed)
+{
+	double		wmax = dpk_box_max_width(box),
+				dd = 0.0,
+				share = HUGE_VAL;
+	int			r,
+				i,
+				j;
+
+	for (j = 0; j < box->d; j++)
+	{
+		double		dj = (box->upper[j] - box->lower[j]) / wmax;
+
+		dd += dj * dj;
+	}
+	for (r = 0; r < cfg->copies; r++)
+	{
+		DpkProjection p;
+		double		pd = 0.0;
+
+		dpk_projection_init(&p, box->d, cfg->dhat, dpk_projection_copy_seed(proj_seed, r),
+							cfg->half_width);
+		for (i = 0; i < cfg->dhat; i++)
+			for (j = 0; j < box->d; j++)
+			{
+				double		v = p.mat[(size_t) i * box->d + j] *
+					(box->upper[j] - box->lower[j]) / wmax;
+
+				pd += v * v;
+			}
+		dpk_projection_free(&p);
+		share = fmin(share, pd / ((double) cfg->dhat / box->d * dd));
+	}
+	return share;
 }
 
 /* Add one point to a projected table's state (see live_core.h). */

@@ -291,9 +291,30 @@ void		dpk_live_use_projection(DpkLiveConfig *cfg, uint64_t proj_seed);
  * For a new projected table attached with box `box`: points in metric
  * positions (trigger format 3); 4 projected dimensions unless the box is a
  * cube; the binary tree below a horizon of 256 (measurements in
- * live_core.c).  Does nothing to a low-d configuration.
+ * live_core.c); and a projection that keeps the box: while
+ * dpk_live_proj_box_share is below DPK_LIVE_PROJ_MIN_SHARE the seed
+ * becomes the next of splitmix64's sequence from it (at most 64 times).
+ * Does nothing to a low-d configuration.
  */
 void		dpk_live_use_box(DpkLiveConfig *cfg, const DpkBox *box);
+
+/*
+ * In metric positions a box with one wide column (prices beside carats)
+ * is nearly a segment, and a random projection that maps that column to a
+ * short vector puts all its points in one or two cells of every copy: on
+ * the diamonds table (doc/benchmarks.md) the 5 of 30 seeds whose price
+ * column kept at most 0.535 of its length gave 17-19x the optimum at every
+ * window release, the others 5.2-10.5x.  The share of the box's squared
+ * widths (over the widest) the projection keeps, relative to its mean
+ * dhat / d, the smallest over the copies: 1 for every projection of a
+ * cube.  Public (box and seed).  A new table's seed is redrawn below 0.6,
+ * which about a quarter of the seeds are on that box; conditioning the
+ * projection on an event of probability p raises any of its failure
+ * probabilities by at most 1/p.
+ */
+#define DPK_LIVE_PROJ_MIN_SHARE 0.6
+double		dpk_live_proj_box_share(const DpkLiveConfig *cfg, const DpkBox *box,
+									uint64_t proj_seed);
 
 /* Sensitivity and per-node scale of the global sum of squared norms. */
 double		dpk_live_norm_sensitivity(const DpkLiveConfig *cfg);

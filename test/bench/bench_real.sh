@@ -13,6 +13,9 @@
 #   SET=diamonds7   carat, depth, table, price, x, y, z (d = 7, K = 10)
 #   SET=diamonds2   carat, price (d = 2, K = 6)
 # T (16), W (4), EPS (1), REPS (1: fresh keys per repetition), STREAMS.
+# Each stream's table prints its projection seed (public, drawn at attach):
+# the cost of one run depends mostly on it, so compare a run with the C
+# replay of the same seed (bench_real_live --proj-seed), not with its mean.
 # Run as root (the cluster runs as the postgres OS user) or as postgres.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -74,6 +77,10 @@ for ((rep = 1; rep <= REPS; rep++)); do
 		[ "$stream" = window ] && mode=insert_delete hint=$((W * batch))
 		q -c "DROP TABLE IF EXISTS live" -c "CREATE TABLE live AS SELECT * FROM src WHERE false" \
 			-c "SELECT dp_attach('live', ARRAY[$(quoted "${C[@]}")], $K, $EPS, $lower, $upper, $T, '$mode', $hint)" >/dev/null
+		# the table's public projection seed and level: bench_real_live
+		# --proj-seed replays this table's projection in plain C
+		echo "# $stream: $(q -c "SELECT 'proj_seed ' || proj_seed || ', level ' || level || ', dhat ' || dhat
+		                        FROM dpkmeans_internal.tracked WHERE relid = 'live'::regclass")"
 		: >"$dir/centres.csv"
 		for ((t = 1; t <= T; t++)); do
 			q -c "INSERT INTO live SELECT * FROM src WHERE id >= $(((t - 1) * batch)) AND id < $((t * batch))" >/dev/null

@@ -27,6 +27,12 @@
  *		"u1,u2,.." --k K [--eps 1] [--horizon 16] [--window 4] [--seeds 3]
  *		[--seed-base 100] [--stream insert|window|both] [--oneshot] [--verbose]
  *		tuning: --level-delta N (counted level), --sum-share X, --dhat N
+ *		--proj-seed N: every table's projection seed (default: one per seed);
+ *		an SQL table's dpkmeans_internal.tracked.proj_seed, which
+ *		bench_real.sh prints, replays that table's projection.  The cost of
+ *		a projected release depends mostly on it: a projection that maps the
+ *		box's widest column (price) to a short vector leaves a few cells for
+ *		all the points (e.g. --seed-base 203, window 19.9x; doc/benchmarks.md)
  * The diamonds table (scripts/real-data.sh) with bench_real.sh's box:
  *	 --csv test/bench/data/diamonds.csv --cols 0,1,2,3,4,5,6 --k 10
  *	 --lower 0,40,40,0,0,0,0 --upper 5.5,80,100,20000,12,12,12
@@ -60,7 +66,8 @@ usage(void)
 {
 	fprintf(stderr, "usage: bench_real_live --csv PATH --cols C,.. --lower L,.. --upper U,.. "
 			"--k K [--eps E] [--horizon T] [--window W] [--seeds N] [--seed-base N] "
-			"[--stream insert|window|both] [--oneshot] [--verbose]\n");
+			"[--stream insert|window|both] [--oneshot] [--verbose] [--level-delta N] "
+			"[--sum-share X] [--dhat N] [--proj-seed N]\n");
 	exit(2);
 }
 
@@ -128,10 +135,12 @@ main(int argc, char **argv)
 				W = 4,
 				level_delta = 0,
 				dhat = 0,
+				have_proj_seed = 0,
 				stream,
 				i,
 				j;
 	uint32_t	T = 16;
+	uint64_t	proj_seed = 0;
 	bool		streams[2] = {true, true},
 				oneshot = false,
 				verbose = false;
@@ -175,6 +184,11 @@ main(int argc, char **argv)
 			level_delta = atoi(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--dhat") == 0)
 			dhat = atoi(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--proj-seed") == 0)
+		{
+			proj_seed = strtoull(arg_value(argc, argv, &i), NULL, 10);
+			have_proj_seed = 1;
+		}
 		else if (strcmp(a, "--sum-share") == 0)
 			sum_share = atof(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--oneshot") == 0)
@@ -231,8 +245,12 @@ main(int argc, char **argv)
 			bench_shuffle_rows(x, n, d, mix_hash4(0x6f72646572, (uint64_t) seed, 0, 0));
 			dpk_key_from_seed(keyseed, key);
 			dpk_live_defaults(&cfg, d, k, eps, T, stream == 0);
-			dpk_live_use_projection(&cfg, mix_hash4(keyseed, 0x70726f6a, 0, 0) &
+			dpk_live_use_projection(&cfg, have_proj_seed ? proj_seed :
+									mix_hash4(keyseed, 0x70726f6a, 0, 0) &
 									UINT64_C(0x7fffffffffffffff));
+			if (verbose)
+				printf("#   %s seed=%d proj_seed=%llu\n", stream ? "window" : "insert", seed,
+					   (unsigned long long) cfg.proj_seed);
 			dpk_live_use_box(&cfg, &box);
 			if (!isnan(sum_share))
 				cfg.sum_share = sum_share;

@@ -228,10 +228,68 @@ test_box_metric(void)
 	CHECK(metric < 1.5, "metric positions: k = 2 cost %.3f of the best split", metric);
 }
 
+/*
+ * A new table's projection keeps its box (dpk_live_use_box): on the
+ * diamonds box some seeds map the price column, nearly all of the box in
+ * metric positions, to a short vector (17-19x the optimum in
+ * bench_real_live); such a seed is replaced, a cube's never.
+ */
+static void
+test_proj_box_share(void)
+{
+	double		lo[7] = {0, 40, 40, 0, 0, 0, 0},
+				hi[7] = {5.5, 80, 100, 20000, 12, 12, 12},
+				clo[7] = {0, 0, 0, 0, 0, 0, 0},
+				chi[7] = {1, 1, 1, 1, 1, 1, 1};
+	DpkBox		box = {7, lo, hi},
+				cube = {7, clo, chi};
+	DpkLiveConfig cfg;
+	DpkProjection p;
+	uint64_t	bad = 0,
+				s;
+	double		col = 0.0,
+				cube_share = 1.0;
+	int			i;
+	bool		cube_kept = true;
+
+	dpk_live_defaults(&cfg, 7, 10, 1.0, 16, false);
+	dpk_live_use_projection(&cfg, 1);
+	cfg.dhat = 4;
+	for (s = 1; s <= 200 && bad == 0; s++)
+		if (dpk_live_proj_box_share(&cfg, &box, s) < DPK_LIVE_PROJ_MIN_SHARE)
+			bad = s;
+	CHECK(bad != 0, "a seed below the share on the diamonds box (of 200)");
+	dpk_projection_init(&p, 7, 4, dpk_projection_copy_seed(bad, 0), cfg.half_width);
+	for (i = 0; i < 4; i++)
+		col += p.mat[i * 7 + 3] * p.mat[i * 7 + 3];
+	dpk_projection_free(&p);
+	CHECK(sqrt(col) < sqrt(DPK_LIVE_PROJ_MIN_SHARE * 4.0 / 7.0) + 0.01,
+		  "its price column is short: %.3f", sqrt(col));
+	cfg.proj_seed = bad;
+	dpk_live_use_box(&cfg, &box);
+	CHECK(cfg.proj_seed != bad &&
+		  dpk_live_proj_box_share(&cfg, &box, cfg.proj_seed) >= DPK_LIVE_PROJ_MIN_SHARE,
+		  "a new table's seed is replaced: share %.3f",
+		  dpk_live_proj_box_share(&cfg, &box, cfg.proj_seed));
+	for (s = 1; s <= 50; s++)
+	{
+		DpkLiveConfig c2;
+
+		dpk_live_defaults(&c2, 7, 10, 1.0, 16, false);
+		dpk_live_use_projection(&c2, s);
+		dpk_live_use_box(&c2, &cube);
+		cube_kept = cube_kept && c2.proj_seed == s;
+		cube_share = fmin(cube_share, dpk_live_proj_box_share(&c2, &cube, s));
+	}
+	CHECK(cube_kept && cube_share > 1.0 - 1e-9,
+		  "a cube keeps every seed (smallest share %.12f)", cube_share);
+}
+
 int
 main(void)
 {
 	test_split_cluster_lifted();
 	test_box_metric();
+	test_proj_box_share();
 	UNIT_DONE("test_live_highd");
 }
