@@ -240,6 +240,32 @@ have_internal_function(const char *name)
 }
 
 /*
+ * insert_only's refusals on relid: DELETE, UPDATE of a tracked column and
+ * TRUNCATE would delete rows, whatever captures the table's changes.
+ */
+static void
+install_refusals(Oid relid, List *colnames)
+{
+	create_trigger(relid, trigger_names[4], "refuse", TRIGGER_TYPE_BEFORE,
+				   TRIGGER_TYPE_DELETE, false, false, NIL, NIL);
+	create_trigger(relid, trigger_names[5], "refuse", TRIGGER_TYPE_BEFORE,
+				   TRIGGER_TYPE_UPDATE, false, false, colnames, NIL);
+	create_trigger(relid, trigger_names[6], "refuse", TRIGGER_TYPE_BEFORE,
+				   TRIGGER_TYPE_TRUNCATE, false, false, NIL, NIL);
+}
+
+/* Every dpkmeans statement trigger relid has fires ALWAYS (also for replicas' roles). */
+static void
+set_firing_always(Oid relid)
+{
+	int			i;
+
+	for (i = 0; i < (int) lengthof(trigger_names); i++)
+		if (OidIsValid(get_trigger_oid(relid, trigger_names[i], true)))
+			set_firing(relid, trigger_names[i], TRIGGER_FIRES_ALWAYS);
+}
+
+/*
  * Install the capture (or refusal) triggers of tr on relid, tr's table or a
  * table of its partition tree, as the extension's owner (see live.h and
  * src/partition.c for which table gets which).
@@ -257,42 +283,25 @@ dpk_install_capture(const DpkTracked *tr, Oid relid)
 	/* a foreign partition's rows are captured by its shard (src/shard.c) */
 	if (relkind == RELKIND_FOREIGN_TABLE)
 		return;
+	for (i = 0; i < tr->ncols; i++)
+		colnames = lappend(colnames, makeString(tr->colnames[i]));
 	/* changes counted from the WAL: only insert_only's refusals */
 	if (tr->capture_wal)
 	{
 		if (tr->insert_only)
-		{
-			for (i = 0; i < tr->ncols; i++)
-				colnames = lappend(colnames, makeString(tr->colnames[i]));
-			create_trigger(relid, trigger_names[4], "refuse", TRIGGER_TYPE_BEFORE,
-						   TRIGGER_TYPE_DELETE, false, false, NIL, NIL);
-			create_trigger(relid, trigger_names[5], "refuse", TRIGGER_TYPE_BEFORE,
-						   TRIGGER_TYPE_UPDATE, false, false, colnames, NIL);
-			create_trigger(relid, trigger_names[6], "refuse", TRIGGER_TYPE_BEFORE,
-						   TRIGGER_TYPE_TRUNCATE, false, false, NIL, NIL);
-			for (i = 4; i <= 6; i++)
-				set_firing(relid, trigger_names[i], TRIGGER_FIRES_ALWAYS);
-		}
+			install_refusals(relid, colnames);
+		set_firing_always(relid);
 		return;
 	}
 	/* a tree with foreign partitions has no transition tables (shard.h) */
 	sharded = dpk_shard_tree_has_foreign(tr->relid);
-	for (i = 0; i < tr->ncols; i++)
-		colnames = lappend(colnames, makeString(tr->colnames[i]));
 	if (sharded)
 		dpk_shard_install_capture(tr, relid);
 	else
 		create_trigger(relid, trigger_names[0], "capture", TRIGGER_TYPE_AFTER,
 					   TRIGGER_TYPE_INSERT, false, true, NIL, args);
 	if (tr->insert_only)
-	{
-		create_trigger(relid, trigger_names[4], "refuse", TRIGGER_TYPE_BEFORE,
-					   TRIGGER_TYPE_DELETE, false, false, NIL, NIL);
-		create_trigger(relid, trigger_names[5], "refuse", TRIGGER_TYPE_BEFORE,
-					   TRIGGER_TYPE_UPDATE, false, false, colnames, NIL);
-		create_trigger(relid, trigger_names[6], "refuse", TRIGGER_TYPE_BEFORE,
-					   TRIGGER_TYPE_TRUNCATE, false, false, NIL, NIL);
-	}
+		install_refusals(relid, colnames);
 	else
 	{
 		if (!sharded)
@@ -308,9 +317,7 @@ dpk_install_capture(const DpkTracked *tr, Oid relid)
 						   is_root ? TRIGGER_TYPE_AFTER : TRIGGER_TYPE_BEFORE,
 						   TRIGGER_TYPE_TRUNCATE, false, false, NIL, args);
 	}
-	for (i = 0; i < (int) lengthof(trigger_names); i++)
-		if (OidIsValid(get_trigger_oid(relid, trigger_names[i], true)))
-			set_firing(relid, trigger_names[i], TRIGGER_FIRES_ALWAYS);
+	set_firing_always(relid);
 	/*
 	 * Partitions get a clone of the root's row trigger from the server (not
 	 * in a tree with foreign partitions: a row trigger on a foreign table
