@@ -41,7 +41,9 @@
  *	 live     the K centres of the release;
  *	 oneshot  dp_kmeans at the full eps: dpk_highd_oneshot_cluster with
  *			  dpk_highd_defaults (max_cells 4194304, as the extension);
- *	 naive    the same at eps / T (T one-shot releases composed).
+ *	 naive    the same at eps / T (T one-shot releases composed);
+ *	 1c       one centre at the noisy mean at eps (mean_cost): a release
+ *			  should never cost more (issue 15).
  * Every method runs weighted k-means with the same number of restarts
  * (--restarts, default 10: the live default; the high-d dp_kmeans ships 5).
  * Each cost is the k-means cost of the centres on the current true points
@@ -73,6 +75,7 @@
  *	 --seeds N  --seed-base N  --n N  --rows "d:K:eps,..."  --horizons "1024"
  *	 --stream insert|window|both  --releases all|sample|auto  --stride N
  *	 --restarts N  --no-baselines (skip the oneshot and naive columns)
+ *	 --no-naive  skip the naive column only (slow at large d)
  *	 --digits PATH  also run the digits data set; --digits-only: only it
  *	 --digits-eps "0.5,1,2"  --digits-horizon 64
  *	 --verbose  one line per seed and release
@@ -126,7 +129,7 @@ enum
 {
 	TAG_LIVE = 0x6c697665, TAG_ONESHOT = 0x6f6e65, TAG_NAIVE = 0x6e6169,
 	TAG_DATA = 0x6d6978, TAG_REF = 0x726566, TAG_KM = 0x6b6d,
-	TAG_PROJ = 0x70726f6a, TAG_DIGITS = 0x646967
+	TAG_PROJ = 0x70726f6a, TAG_DIGITS = 0x646967, TAG_MEAN = 0x6d65616e
 };
 
 /* Figures of one (row, horizon, stream) over releases and seeds. */
@@ -139,7 +142,9 @@ typedef struct Summary
 				os,
 				naive,
 				ratio,
-				mean;			/* digits: the data mean's cost */
+				mean,			/* mixtures: one noisy centre at the mean
+								 * (mean_cost); digits: the data mean's cost */
+				vsmean;			/* live / mean */
 	int			level;
 	uint64_t	cells;
 	double		coreset,
@@ -166,6 +171,7 @@ typedef struct Options
 	int			releases;		/* 0 auto, 1 all, 2 sample */
 	uint32_t	stride;
 	bool		baselines;
+	bool		no_naive;		/* skip only the naive column */
 	bool		verbose;
 	const char *digits;
 	bool		digits_only;
@@ -366,6 +372,54 @@ oneshot_cost(const DpkBox *box, const double *cur, size_t ncur, int k, double ep
 	return cost;
 }
 
+/*
+ * One centre at the noisy mean of the current points with budget eps: the
+ * one-shot split of dpk_highd_defaults' lifting (a share 1 / (1 + d^(2/3))
+ * on the count, the rest on the sum), one noisy count (Laplace,
+ * sensitivity 1) and one noisy sum of the centred fixed-point coordinates
+ * (cube noise, U / 2 per coordinate).  What a release must never be worse
+ * than (issue 15).
+ */
+static double
+mean_cost(const DpkBox *box, const double *cur, size_t ncur, double eps, uint64_t keyseed)
+{
+	int			d = box->d,
+				j;
+	double		cshare = 1.0 / (1.0 + pow((double) d, 2.0 / 3.0));
+	DpkNoise	cn = dpk_noise_laplace(dpk_scale_from_double(1.0 / (cshare * eps))),
+				sn = dpk_noise_laplace(dpk_scale_from_double(DPK_LIFT_UNITS / 2.0 /
+															 ((1.0 - cshare) * eps)));
+	int64_t    *q = xmalloc(sizeof(int64_t) * d),
+			   *tot = calloc(d, sizeof(int64_t));
+	double	   *u = xmalloc(sizeof(double) * d),
+			   *c = xmalloc(sizeof(double) * d),
+				cnt,
+				cost;
+	DpkStream	s = {0};
+	size_t		i;
+
+	open_seed_stream(&s, keyseed);
+	for (i = 0; i < ncur; i++)
+	{
+		dpk_box_normalize(box, cur + i * d, u);
+		dpk_lift_quantize(d, u, q);
+		for (j = 0; j < d; j++)
+			tot[j] += q[j];
+	}
+	cnt = (double) ncur + (double) dpk_noise_draw(&s, &cn);
+	dpk_noise_add_vector(&s, &sn, d, 1, tot);
+	for (j = 0; j < d; j++)
+		u[j] = cnt >= 1.0 ? fmin(1.0, fmax(0.0, 0.5 + tot[j] / (DPK_LIFT_UNITS * cnt))) : 0.5;
+	dpk_box_denormalize(box, u, c);
+	cost = dpk_kmeans_cost(cur, NULL, (int) ncur, d, c, 1, NULL);
+	dpk_stream_close(&s);
+	free(q);
+	free(tot);
+	free(u);
+	free(c);
+	return cost;
+}
+
 static void
 summary_init(Summary *sm, const Options *opt, uint32_t T)
 {
@@ -378,6 +432,7 @@ summary_init(Summary *sm, const Options *opt, uint32_t T)
 	bench_fig_init(&sm->naive, sm->nrel);
 	bench_fig_init(&sm->ratio, sm->nrel);
 	bench_fig_init(&sm->mean, sm->nrel);
+	bench_fig_init(&sm->vsmean, sm->nrel);
 	sm->coreset = sm->ms = 0.0;
 	sm->runs = 0;
 	sm->level = -1;
@@ -396,6 +451,7 @@ summary_add(Summary *sm, int ri, uint32_t t, int seed, const LiveOut *lo, double
 	bench_fig_add(&sm->naive, ri, t, seed, naive);
 	bench_fig_add(&sm->ratio, ri, t, seed, live / os);
 	bench_fig_add(&sm->mean, ri, t, seed, mean);
+	bench_fig_add(&sm->vsmean, ri, t, seed, live / mean);
 	sm->coreset += lo->coreset;
 	sm->ms += lo->ms;
 	sm->runs++;
@@ -453,21 +509,24 @@ run_stream(const MixData *mx, const DpkBox *box, Row *row, Summary *sm, uint32_t
 											  mix_hash4(TAG_REF, keyseed, t, TAG_KM));
 			LiveOut		lo = live_release(&lv, box, key, t, cur, ncur);
 			double		os = 1.0,
-						naive = 1.0;
+						naive = 1.0,
+						mean = mean_cost(box, cur, ncur, row->eps,
+										 mix_hash4(keyseed ^ TAG_MEAN, t, 0, 0)) / refc;
 
 			if (opt->baselines)
 			{
 				os = oneshot_cost(box, cur, ncur, k, row->eps, opt->restarts,
 								  mix_hash4(keyseed ^ TAG_ONESHOT, t, 0, 0)) / refc;
-				naive = oneshot_cost(box, cur, ncur, k, row->eps / T, opt->restarts,
-									 mix_hash4(keyseed ^ TAG_NAIVE, t, 0, 0)) / refc;
+				if (!opt->no_naive)
+					naive = oneshot_cost(box, cur, ncur, k, row->eps / T, opt->restarts,
+										 mix_hash4(keyseed ^ TAG_NAIVE, t, 0, 0)) / refc;
 			}
 			if (opt->verbose)
 				printf("#   %s T=%u d=%d eps=%g seed=%d t=%u nodes=%d live=%.4f "
-					   "oneshot=%.4f naive=%.4f coreset=%d ms=%.1f\n", stream_name[stream],
-					   T, d, row->eps, seed, t, bench_nodes(t), lo.cost / refc, os, naive,
-					   lo.coreset, lo.ms);
-			summary_add(sm, ri, t, seed, &lo, refc, os, naive, 1.0, &lv.cfg);
+					   "oneshot=%.4f naive=%.4f mean=%.4f coreset=%d ms=%.1f\n",
+					   stream_name[stream], T, d, row->eps, seed, t, bench_nodes(t),
+					   lo.cost / refc, os, naive, mean, lo.coreset, lo.ms);
+			summary_add(sm, ri, t, seed, &lo, refc, os, naive, mean, &lv.cfg);
 		}
 		ri++;
 	}
@@ -521,10 +580,13 @@ print_header(const Options *opt)
 		   "mean = geometric mean over every measured (release, seed); worst = largest "
 		   "geometric mean over seeds at one release, @t/nodes; single = worst one run; "
 		   "oneshot = dp_kmeans (highd) at eps, naive = at eps/T\n");
-	printf("%-6s %5s %2s %2s %4s %4s | %-24s | %-24s | %-24s %7s | %8s | %2s %6s %6s %6s\n",
+	printf("# 1c = one centre at the noisy mean at eps (one noisy count and sum); "
+		   "live/1c: worst = largest over releases, single = largest one run\n");
+	printf("%-6s %5s %2s %2s %4s %4s | %-24s | %-24s | %-24s %7s | %8s | %8s %8s %7s | %2s %6s "
+		   "%6s %6s\n",
 		   "stream", "T", "d", "K", "eps", "rels", "live mean worst@t/nodes",
-		   "oneshot mean worst", "live/os mean worst", "single", "naive", "L", "cells",
-		   "cores", "ms");
+		   "oneshot mean worst", "live/os mean worst", "single", "naive", "1c mean",
+		   "live/1c", "single", "L", "cells", "cores", "ms");
 	fflush(stdout);
 }
 
@@ -534,6 +596,7 @@ print_summary(const Row *row, uint32_t T, int stream, const Summary *sm, const O
 	char		l[64],
 				o[64],
 				r[64];
+	int			at;
 
 	if (sm->runs == 0)
 		return;
@@ -548,11 +611,13 @@ print_summary(const Row *row, uint32_t T, int stream, const Summary *sm, const O
 		snprintf(o, sizeof(o), "-");
 		snprintf(r, sizeof(r), "-");
 	}
-	printf("%-6s %5u %2d %2d %4.2f %4d | %-24s | %-24s | %-24s %7.3f | %8.3f | %2d %6llu "
-		   "%6.0f %6.1f\n",
+	printf("%-6s %5u %2d %2d %4.2f %4d | %-24s | %-24s | %-24s %7.3f | %8.3f | %8.3f %8.3f "
+		   "%7.3f | %2d %6llu %6.0f %6.1f\n",
 		   stream_name[stream], T, row->d, row->k, row->eps, sm->nrel, l, o, r,
 		   opt->baselines ? sm->ratio.max_single : NAN,
-		   opt->baselines ? bench_fig_mean(&sm->naive, sm->w) : NAN, sm->level,
+		   opt->baselines && !opt->no_naive ? bench_fig_mean(&sm->naive, sm->w) : NAN,
+		   bench_fig_mean(&sm->mean, sm->w), bench_fig_worst(&sm->vsmean, &at),
+		   sm->vsmean.max_single, sm->level,
 		   (unsigned long long) sm->cells, sm->coreset / sm->runs, sm->ms / sm->runs);
 	bench_print_by_nodes(&sm->ratio, &sm->live, sm->w, sm->ts);
 	fflush(stdout);
@@ -702,7 +767,7 @@ usage(void)
 			"usage: bench_highd_live [--seeds N] [--seed-base N] [--n N]\n"
 			"       [--rows \"d:K:eps,...\"] [--horizons \"1024\"]\n"
 			"       [--stream insert|window|both] [--releases all|sample|auto] [--stride N]\n"
-			"       [--restarts N] [--no-baselines] [--verbose]\n"
+			"       [--restarts N] [--no-baselines] [--no-naive] [--verbose]\n"
 			"       [--digits PATH] [--digits-only] [--digits-eps \"0.5,1,2\"]"
 			" [--digits-horizon T]\n"
 			"       [--copies N] [--sum-share X] [--norm-share X] [--threshold X]\n"
@@ -845,6 +910,8 @@ main(int argc, char **argv)
 			opt.stride = (uint32_t) atoi(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--no-baselines") == 0)
 			opt.baselines = false;
+		else if (strcmp(a, "--no-naive") == 0)
+			opt.no_naive = true;
 		else if (strcmp(a, "--verbose") == 0)
 			opt.verbose = true;
 		else if (strcmp(a, "--digits") == 0)
