@@ -432,8 +432,12 @@ dpk_highd_cells_cluster(const DpkProjection *p, const DpkHighdCells *hc, int k,
 		dpk_free(sassign);
 		dpk_free(scent);
 	}
-	dpk_lift_centers_heavy(d, k, nl, lcount, hc->sum, assign, hc->sum_var, min_count,
-						   fallback, centers, sizes);
+	if (hc->lift_weighted)
+		score += dpk_lift_centers_weighted(d, k, nl, lcount, hc->sum, assign, hc->sum_var,
+										   min_count, fallback, centers, sizes);
+	else
+		dpk_lift_centers_heavy(d, k, nl, lcount, hc->sum, assign, hc->sum_var, min_count,
+							   fallback, centers, sizes);
 	dpk_free(pc);
 	dpk_free(fallback);
 	dpk_free(assign);

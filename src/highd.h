@@ -74,6 +74,9 @@ typedef struct DpkHighdCells
 								 * original space (dpk_highd_cells_space), cells
 								 * whose lifted mean's squared noise is at most
 								 * this being its points; 0: projected only */
+	bool		lift_weighted;	/* lift by dpk_lift_centers_weighted (large d)
+								 * instead of dpk_lift_centers_heavy, its
+								 * risk added to the returned score */
 } DpkHighdCells;
 
 /*
@@ -85,7 +88,7 @@ typedef struct DpkHighdCells
  * nearest its middle), then dpk_lift_centers_heavy with the pseudo-inverse
  * of the projected centres as fallback.  Writes k normalized centres (k * d)
  * and sizes (k); returns the copy's private score (dpk_lift_cost, lower is
- * better) for choosing among copies.
+ * better; with lift_weighted plus the lift's risk) for choosing among copies.
  */
 double		dpk_highd_cells_cluster(const DpkProjection *p, const DpkHighdCells *hc,
 									int k, double threshold_sigmas, int restarts,

@@ -273,6 +273,103 @@ dpk_lift_centers_heavy(int d, int k, size_t ncells, const double *count,
 	dpk_free(all_tot);
 }
 
+/*
+ * Lift centres by count-weighted cell sums, shrunk (see lift.h).  With the
+ * points of a cell scattered about their centre's mean, S_c ~ C_c mu +
+ * noise, and the least-squares mean over the cells, sum C_c S_c / sum C_c^2,
+ * has noise variance sum_var / sum C_c^2 per coordinate: never more than
+ * the plain mean's m sum_var / (sum C_c)^2 (Cauchy-Schwarz), much less when
+ * one cell holds most of the cluster.  Its bias, the cells' conditional
+ * means, lies in the dhat projected directions only: small against the d
+ * noisy ones when d is large.  The returned risk estimates what the
+ * centres' errors add to the k-means cost: each centre's count times its
+ * shrunk mean's expected squared error (d v times the James-Stein factor),
+ * or for a fallback centre its debiased squared distance from the noisy
+ * mean.  Noisy values and sum_var only.
+ */
+double
+dpk_lift_centers_weighted(int d, int k, size_t ncells, const double *count,
+						  const double *sum, const int *assign, double sum_var,
+						  double min_count, const double *fallback, double *centers,
+						  double *sizes)
+{
+	double	   *tot = dpk_alloc(sizeof(double) * d);
+	double		risk = 0.0;
+	int			a,
+				j;
+	size_t		i;
+
+	for (a = 0; a < k; a++)
+	{
+		double	   *c = centers + (size_t) a * d;
+		double		all = 0.0,
+					wc = 0.0,
+					ww = 0.0;
+
+		memset(tot, 0, sizeof(double) * d);
+		for (i = 0; i < ncells; i++)
+		{
+			double		w;
+
+			if (assign[i] != a)
+				continue;
+			all += count[i];
+			w = count[i] > 0.0 ? count[i] : 0.0;
+			wc += w * count[i];
+			ww += w * w;
+			for (j = 0; j < d; j++)
+				tot[j] += w * sum[i * d + j];
+		}
+		if (all >= min_count && wc > 0.0)
+		{
+			/* positive-part James-Stein toward the fallback, as the heavy lift */
+			double		v = sum_var * ww / (wc * wc),
+						dist2 = 0.0,
+						sh;
+
+			for (j = 0; j < d; j++)
+			{
+				double		f = fallback ? fallback[(size_t) a * d + j] - 0.5 : 0.0,
+							e = tot[j] / wc - f;
+
+				dist2 += e * e;
+			}
+			sh = (d > 2 && dist2 > 0.0 && v > 0.0) ? fmax(0.0, 1.0 - (d - 2) * v / dist2) : 1.0;
+			for (j = 0; j < d; j++)
+			{
+				double		f = fallback ? fallback[(size_t) a * d + j] - 0.5 : 0.0,
+							x = 0.5 + f + sh * (tot[j] / wc - f);
+
+				c[j] = x < 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x);
+			}
+			/* the shrunk mean's squared error, about d v sh, for each point */
+			risk += all * d * v * sh;
+		}
+		else
+		{
+			for (j = 0; j < d; j++)
+				c[j] = fallback ? fallback[(size_t) a * d + j] : 0.5;
+			if (wc > 0.0 && all > 0.0)
+			{
+				/* the fallback's debiased squared distance from the noisy mean */
+				double		dist2 = 0.0;
+
+				for (j = 0; j < d; j++)
+				{
+					double		e = tot[j] / wc - (c[j] - 0.5);
+
+					dist2 += e * e;
+				}
+				risk += all * fmax(0.0, dist2 - d * sum_var * ww / (wc * wc));
+			}
+		}
+		if (sizes)
+			sizes[a] = all > 0.0 ? all : 0.0;
+	}
+	dpk_free(tot);
+	return risk;
+}
+
 /* Private cost score of a partition (see lift.h). */
 double
 dpk_lift_cost(int d, int k, size_t ncells, const double *count, const double *sum,

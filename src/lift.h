@@ -71,6 +71,26 @@ void		dpk_lift_centers_heavy(int d, int k, size_t ncells, const double *count,
 								   double *centers, double *sizes);
 
 /*
+ * dpk_lift_centers for large d: each centre is 1/2 + sum_c C_c+ S_c /
+ * sum_c C_c+ C_c over its cells (C_c+ = max(C_c, 0)), the least-squares
+ * mean when every cell's points share the centre's mean, whose noise
+ * variance sum_var sum C_c+^2 / (sum C_c+ C_c)^2 per coordinate never
+ * exceeds the plain mean's; then shrunk toward its fallback by
+ * positive-part James-Stein.  The fallback when the centre's summed count
+ * is below min_count.  sizes[] get the counts of all the centre's cells.
+ * Exact on noiseless input whose cells each hold points of one mean.
+ * Returns the estimated cost the centres' noise adds (normalized units
+ * squared): per centre its summed count times d v s, v the noise variance
+ * per coordinate of its mean and s its James-Stein factor; for a fallback
+ * centre its count times the debiased squared distance to the noisy mean.
+ */
+double		dpk_lift_centers_weighted(int d, int k, size_t ncells, const double *count,
+									  const double *sum, const int *assign,
+									  double sum_var, double min_count,
+									  const double *fallback, double *centers,
+									  double *sizes);
+
+/*
  * The private score of a partition from the same statistics (lower is
  * better): an estimate of the k-means cost of the lifted centres,
  *		sum_j [ SumNorm_j - ||Sum_j||^2 / Count_j ],

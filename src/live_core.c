@@ -44,6 +44,7 @@ dpk_live_defaults(DpkLiveConfig *cfg, int d, int k, double epsilon,
 	cfg->max_iter = 100;
 	cfg->delta = 0.0;
 	cfg->box_metric = false;
+	cfg->lift_weighted = false;
 }
 
 /*
@@ -459,7 +460,9 @@ dpk_live_copy_cells(const DpkLiveConfig *cfg)
  * Projected mode: DPK_LIVE_DHAT projected dimensions (at most d), one copy
  * (more copies multiply every sensitivity), the shares of
  * dpk_budget_live_shares (doc/benchmarks.md, "High dimensions").  Tables
- * store their dhat and shares, so these defaults only shape new tables.
+ * store their dhat and shares, so these defaults only shape new tables;
+ * from d = DPK_LIVE_WEIGHTED_D on, releases (which call this too) lift by
+ * count-weighted sums under the guard, with more k-means restarts.
  */
 void
 dpk_live_use_projection(DpkLiveConfig *cfg, uint64_t proj_seed)
@@ -472,6 +475,9 @@ dpk_live_use_projection(DpkLiveConfig *cfg, uint64_t proj_seed)
 	cfg->half_width = 0.75;
 	cfg->sum_share = shares.sum_share;
 	cfg->norm_share = shares.norm_share;
+	/* post-processing only, so tables attached before get it too */
+	cfg->lift_weighted = cfg->d >= DPK_LIVE_WEIGHTED_D;
+	cfg->restarts = cfg->lift_weighted ? DPK_LIVE_WEIGHTED_RESTARTS : cfg->restarts;
 }
 
 /*
@@ -666,6 +672,7 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 			hc.sum_var = sum_var;
 			hc.sumnorm = NULL;
 			hc.space_noise2 = DPK_LIVE_SPACE_NOISE2;
+			hc.lift_weighted = cfg->lift_weighted;
 			score = dpk_highd_cells_cluster(&proj[r], &hc, kp, cfg->threshold_sigmas,
 											cfg->restarts, cfg->max_iter,
 											seed + (uint64_t) kp, cent, sizes, &coreset);
@@ -694,6 +701,8 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 		rel->costs[kp - 1] = fmax(0.0, sumnorm / ((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS) + best) *
 			width2;
 	}
+	if (cfg->lift_weighted)
+		dpk_live_guard_blocks(d, k, rel->centers, rel->sizes, rel->costs);
 	for (r = 0; r < cfg->copies; r++)
 		dpk_projection_free(&proj[r]);
 	dpk_free(proj);

@@ -60,6 +60,9 @@ typedef struct DpkLiveConfig
 								 * positions (dpk_box_to_metric, k-means in
 								 * the columns' units); false for tables
 								 * attached before trigger format 3 */
+	bool		lift_weighted;	/* projected releases lift by count-weighted
+								 * cell sums (dpk_lift_centers_weighted);
+								 * post-processing, set from d */
 } DpkLiveConfig;
 
 /*
@@ -284,6 +287,21 @@ uint64_t	dpk_live_copy_cells(const DpkLiveConfig *cfg);
  */
 #define DPK_LIVE_LOW_SIGMAS 1.5
 
+/*
+ * From this d on a projected release lifts by count-weighted cell sums
+ * (dpk_lift_centers_weighted), adds the lift's estimated noise to its
+ * private costs and publishes no k' costlier than a smaller one
+ * (dpk_live_guard_blocks), and runs DPK_LIVE_WEIGHTED_RESTARTS k-means
+ * restarts: the projected coreset of a few dozen cells gets split clusters
+ * into local optima that merge two clusters (at d = 384, K = 10, horizon 4,
+ * seeds 100-101: exact partitions in 6 of 8 releases with 10 restarts, 7
+ * with 20), and the noise of the d-dimensional sums, not the
+ * partition, is most of the cost (doc/benchmarks.md, "High dimensions").
+ * Post-processing only; nothing stored.
+ */
+#define DPK_LIVE_WEIGHTED_D 64
+#define DPK_LIVE_WEIGHTED_RESTARTS 20
+
 /* Switch a configuration to the projected mode for d dimensions and k. */
 void		dpk_live_use_projection(DpkLiveConfig *cfg, uint64_t proj_seed);
 
@@ -364,6 +382,19 @@ void		dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 									   const double *count, const double *sum,
 									   double sumnorm, uint32_t t, uint64_t seed,
 									   DpkLiveRelease *rel);
+
+/*
+ * The guard of large-d releases (cfg->lift_weighted): centres, sizes and
+ * costs of a release for every k' <= k (blocks of dpk_live_block), costs
+ * estimating each answer's k-means cost with its centres' noise.  A k'
+ * whose cost exceeds that of the cheapest smaller k'' publishes the
+ * centres of that k'', padded to k' with copies of its heaviest centre at
+ * size 0, and its cost: at d = 384 a release of a few thousand rows per
+ * cluster lifts centres whose noise exceeds their spread, worse than one
+ * centre at the mean (doc/benchmarks.md, "High dimensions").  Costs only.
+ */
+void		dpk_live_guard_blocks(int d, int k, double *centers, double *sizes,
+								  double *costs);
 
 /*
  * dp_histogram of a projected table: copy 0's noisy counts and original-space

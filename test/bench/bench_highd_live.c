@@ -44,8 +44,10 @@
  *	 naive    the same at eps / T (T one-shot releases composed);
  *	 1c       one centre at the noisy mean at eps (mean_cost): a release
  *			  should never cost more (issue 15).
- * Every method runs weighted k-means with the same number of restarts
- * (--restarts, default 10: the live default; the high-d dp_kmeans ships 5).
+ * The baselines run weighted k-means with --restarts (default 10); the
+ * live releases keep the restarts of dpk_live_use_projection (10, and
+ * DPK_LIVE_WEIGHTED_RESTARTS from d = DPK_LIVE_WEIGHTED_D) unless
+ * --restarts is given.
  * Each cost is the k-means cost of the centres on the current true points
  * divided by a non-private reference on the same points (bench_ref_cost:
  * Lloyd warm-started from the previous measured release's reference, with
@@ -81,6 +83,7 @@
  *	 --verbose  one line per seed and release
  *	 tuning, applied after dpk_live_use_projection (before the level choice):
  *	 --copies N  --sum-share X  --norm-share X  --threshold X  --dhat N,
+ *	 --lift heavy|weighted (dpk_lift_centers_heavy or _weighted),
  *	 and after it: --level-delta N;
  *	 --half-width X  the projected box half-width of the copies and of
  *			 cfg.half_width (what a change of DPK_LIVE_HALF_WIDTH and of
@@ -179,6 +182,8 @@ typedef struct Options
 	int			ndigits_eps;
 	uint32_t	digits_horizon;
 	int			restarts;
+	bool		restarts_set;	/* --restarts given: also the live releases'
+								 * (else they keep dpk_live_use_projection's) */
 	/* overrides of the live configuration (NaN / -1 = keep) */
 	int			copies;
 	double		sum_share;
@@ -187,6 +192,7 @@ typedef struct Options
 	int			dhat;
 	double		half_width;
 	int			level_delta;
+	int			lift_weighted;	/* -1 keep, 0 heavy, 1 weighted */
 } Options;
 
 /* One live table: configuration, projections, counted cell map. */
@@ -198,12 +204,15 @@ typedef struct Live
 	double	   *ubuf;			/* BATCH * d normalized points */
 	double	   *tbuf;			/* copies * BATCH * dhat projected */
 	double	   *tall;			/* copies * dhat, one point */
+	bool		verbose;		/* also the partition's exact-means cost */
 } Live;
 
 /* What one live release gave. */
 typedef struct LiveOut
 {
 	double		cost;
+	double		part;			/* cost of the exact means of the release's
+								 * partition (one Lloyd step), --verbose */
 	int			coreset;
 	double		ms;
 } LiveOut;
@@ -234,8 +243,10 @@ live_config(DpkLiveConfig *cfg, int d, int k, double eps, uint32_t horizon,
 		cfg->threshold_sigmas = opt->threshold;
 	if (opt->dhat > 0)
 		cfg->dhat = opt->dhat;
+	if (opt->lift_weighted >= 0)
+		cfg->lift_weighted = opt->lift_weighted > 0;
 	cfg->half_width = isnan(opt->half_width) ? LIVE_HALF_WIDTH : opt->half_width;
-	if (opt->restarts > 0)
+	if (opt->restarts_set)
 		cfg->restarts = opt->restarts;
 	cfg->level = dpk_live_choose_level(cfg, size_hint, MAX_CELLS);
 	cfg->level += opt->level_delta;
@@ -252,6 +263,7 @@ live_init(Live *lv, int d, int k, double eps, uint32_t horizon, bool insert_only
 	int			r;
 
 	live_config(&lv->cfg, d, k, eps, horizon, insert_only, size_hint, proj_seed, opt);
+	lv->verbose = opt->verbose;
 	dpk_cellmap_init(&lv->map, d);
 	lv->proj = xmalloc(sizeof(DpkProjection) * lv->cfg.copies);
 	for (r = 0; r < lv->cfg.copies; r++)
@@ -343,6 +355,31 @@ live_release(Live *lv, const DpkBox *box, const uint8_t key[DPK_KEY_BYTES],
 	out.cost = dpk_kmeans_cost(cur, NULL, (int) ncur, d,
 							   rel.centers + (size_t) dpk_live_block(k) * d, k, NULL);
 	out.coreset = rel.coreset_size;
+	out.part = NAN;
+	if (lv->verbose)
+	{
+		/* the partition the live centres induce, at its exact means */
+		double	   *c = xmalloc(sizeof(double) * k * d);
+		double	   *w = calloc(k, sizeof(double));
+		size_t		i;
+		int			a,
+					j;
+
+		memset(c, 0, sizeof(double) * k * d);
+		for (i = 0; i < ncur; i++)
+		{
+			a = dpk_highd_nearest(cur + i * d, rel.centers + (size_t) dpk_live_block(k) * d, k, d);
+			w[a] += 1.0;
+			for (j = 0; j < d; j++)
+				c[(size_t) a * d + j] += cur[i * d + j];
+		}
+		for (a = 0; a < k; a++)
+			for (j = 0; j < d; j++)
+				c[(size_t) a * d + j] = w[a] > 0.0 ? c[(size_t) a * d + j] / w[a] : 50.0;
+		out.part = dpk_kmeans_cost(cur, NULL, (int) ncur, d, c, k, NULL);
+		free(c);
+		free(w);
+	}
 	dpk_live_release_free(&rel);
 	dpk_stream_close(&s);
 	free(count);
@@ -523,9 +560,12 @@ run_stream(const MixData *mx, const DpkBox *box, Row *row, Summary *sm, uint32_t
 			}
 			if (opt->verbose)
 				printf("#   %s T=%u d=%d eps=%g seed=%d t=%u nodes=%d live=%.4f "
-					   "oneshot=%.4f naive=%.4f mean=%.4f coreset=%d ms=%.1f\n",
+					   "oneshot=%.4f naive=%.4f mean=%.4f part=%.4f coreset=%d ms=%.1f "
+					   "count_sd=%.1f sum_sd=%.3g\n",
 					   stream_name[stream], T, d, row->eps, seed, t, bench_nodes(t),
-					   lo.cost / refc, os, naive, mean, lo.coreset, lo.ms);
+					   lo.cost / refc, os, naive, mean, lo.part / refc, lo.coreset, lo.ms,
+					   sqrt(dpk_live_projected_count_var(&lv.cfg, t)),
+					   sqrt(dpk_live_projected_sum_var(&lv.cfg, t)));
 			summary_add(sm, ri, t, seed, &lo, refc, os, naive, mean, &lv.cfg);
 		}
 		ri++;
@@ -542,9 +582,10 @@ print_config(const Options *opt)
 	live_config(&def, 16, 10, 1.0, 1024, false, (double) opt->n, 1, opt);
 	printf("# live config (after dpk_live_use_projection and overrides): dhat=%d "
 		   "copies=%d sum_share=%g norm_share=%g threshold_sigmas=%g half_width=%g "
-		   "level=choose_level(N, %g)%+d; every method %d k-means restarts\n",
+		   "level=choose_level(N, %g)%+d; baselines %d k-means restarts, live %s\n",
 		   def.dhat, def.copies, def.sum_share, def.norm_share, def.threshold_sigmas,
-		   def.half_width, MAX_CELLS, opt->level_delta, opt->restarts);
+		   def.half_width, MAX_CELLS, opt->level_delta, opt->restarts,
+		   opt->restarts_set ? "the same" : "dpk_live_use_projection's (d >= 64: more)");
 }
 
 /* "mean worst@t/nodes" of one figure into buf. */
@@ -771,7 +812,7 @@ usage(void)
 			"       [--digits PATH] [--digits-only] [--digits-eps \"0.5,1,2\"]"
 			" [--digits-horizon T]\n"
 			"       [--copies N] [--sum-share X] [--norm-share X] [--threshold X]\n"
-			"       [--dhat N] [--half-width X] [--level-delta N]\n");
+			"       [--dhat N] [--half-width X] [--level-delta N] [--lift heavy|weighted]\n");
 	exit(2);
 }
 
@@ -873,6 +914,7 @@ main(int argc, char **argv)
 	opt.dhat = -1;
 	opt.half_width = NAN;
 	opt.level_delta = 0;
+	opt.lift_weighted = -1;
 
 	for (i = 1; i < argc; i++)
 	{
@@ -936,7 +978,18 @@ main(int argc, char **argv)
 		else if (strcmp(a, "--half-width") == 0)
 			opt.half_width = atof(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--restarts") == 0)
+		{
 			opt.restarts = atoi(arg_value(argc, argv, &i));
+			opt.restarts_set = true;
+		}
+		else if (strcmp(a, "--lift") == 0)
+		{
+			const char *v = arg_value(argc, argv, &i);
+
+			opt.lift_weighted = strcmp(v, "weighted") == 0 ? 1 : (strcmp(v, "heavy") == 0 ? 0 : -2);
+			if (opt.lift_weighted < -1)
+				usage();
+		}
 		else if (strcmp(a, "--level-delta") == 0)
 			opt.level_delta = atoi(arg_value(argc, argv, &i));
 		else

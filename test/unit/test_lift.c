@@ -252,11 +252,71 @@ test_lift_heavy_split(void)
 }
 
 
+/*
+ * The count-weighted lift (large d): the centre is sum C_c S_c / sum C_c^2,
+ * not the plain mean of its cells' sums; exact without noise on cells of
+ * one mean; its risk is count d v s (James-Stein factor s), 0 without noise.
+ */
+static void
+test_lift_weighted(void)
+{
+	enum
+	{
+		WD = 8, WC = 3
+	};
+	double		count[WC] = {100.0, 10.0, 50.0};
+	double		mean[WC] = {0.7, 0.2, 0.3};
+	double		sum[WC * WD];
+	int			assign[WC] = {0, 0, 1};
+	double		cent[2 * WD],
+				sizes[2],
+				fb[2 * WD],
+				risk,
+				v,
+				dist2 = 0.0,
+				sh,
+				want;
+	int			c,
+				j,
+				ok = 1;
+
+	for (c = 0; c < WC; c++)
+		for (j = 0; j < WD; j++)
+			sum[c * WD + j] = count[c] * (mean[c] - 0.5);
+	risk = dpk_lift_centers_weighted(WD, 2, WC, count, sum, assign, 0.0, 1.0, NULL, cent,
+									 sizes);
+	/* (100 * 20 + 10 * (-3)) / (100^2 + 10^2) = 0.195..., plain (20 - 3) / 110 */
+	want = 0.5 + (100.0 * 20.0 - 10.0 * 3.0) / (100.0 * 100.0 + 10.0 * 10.0);
+	for (j = 0; j < WD; j++)
+		if (fabs(cent[j] - want) > 1e-12 || fabs(cent[WD + j] - 0.3) > 1e-12)
+			ok = 0;
+	CHECK(ok, "weighted lift: centre %.6f want %.6f (plain mean 0.6545), second %.6f",
+		  cent[0], want, cent[WD]);
+	CHECK(sizes[0] == 110.0 && sizes[1] == 50.0, "weighted sizes %g %g", sizes[0], sizes[1]);
+	CHECK(risk == 0.0, "no noise, no risk: %g", risk);
+
+	/* with noise: the risk of centre 1 alone (one cell), shrunk toward fb */
+	for (j = 0; j < 2 * WD; j++)
+		fb[j] = 0.5;
+	assign[0] = assign[1] = -1;
+	risk = dpk_lift_centers_weighted(WD, 2, WC, count, sum, assign, 4.0, 1.0, fb, cent,
+									 NULL);
+	v = 4.0 / (50.0 * 50.0);
+	dist2 = WD * 0.2 * 0.2;
+	sh = 1.0 - (WD - 2) * v / dist2;
+	CHECK(fabs(risk - 50.0 * WD * v * sh) < 1e-9, "risk %g want %g", risk,
+		  50.0 * WD * v * sh);
+	CHECK(fabs(cent[WD] - (0.5 - 0.2 * sh)) < 1e-12, "shrunk centre %g want %g", cent[WD],
+		  0.5 - 0.2 * sh);
+}
+
+
 int
 main(void)
 {
 	test_lifting();
 	test_lift_heavy();
 	test_lift_heavy_split();
+	test_lift_weighted();
 	UNIT_DONE("test_lift");
 }

@@ -285,11 +285,75 @@ test_proj_box_share(void)
 		  "a cube keeps every seed (smallest share %.12f)", cube_share);
 }
 
+/*
+ * Large d (dpk_live_use_projection): from DPK_LIVE_WEIGHTED_D on the
+ * count-weighted lift, its guard and more restarts; below it neither.
+ */
+static void
+test_large_d_rule(void)
+{
+	DpkLiveConfig lo,
+				hi;
+
+	dpk_live_defaults(&lo, 16, 10, 1.0, 16, true);
+	dpk_live_use_projection(&lo, 1);
+	dpk_live_defaults(&hi, 384, 10, 1.0, 16, true);
+	dpk_live_use_projection(&hi, 1);
+	CHECK(!lo.lift_weighted && lo.restarts == 10, "d = 16: heavy lift, 10 restarts (%d, %d)",
+		  (int) lo.lift_weighted, lo.restarts);
+	CHECK(hi.lift_weighted && hi.restarts == DPK_LIVE_WEIGHTED_RESTARTS,
+		  "d = 384: weighted lift, %d restarts (%d, %d)", DPK_LIVE_WEIGHTED_RESTARTS,
+		  (int) hi.lift_weighted, hi.restarts);
+	dpk_live_defaults(&hi, DPK_LIVE_WEIGHTED_D, 10, 1.0, 16, true);
+	dpk_live_use_projection(&hi, 1);
+	CHECK(hi.lift_weighted, "d = %d: weighted lift", DPK_LIVE_WEIGHTED_D);
+}
+
+/*
+ * The guard: a k' whose cost exceeds the cheapest smaller k'' publishes
+ * the centres of that k'', padded with its heaviest one at size 0, and its cost;
+ * a cheaper k' keeps its own answer.
+ */
+static void
+test_guard_blocks(void)
+{
+	enum
+	{
+		GD = 2, GK = 3
+	};
+	/* blocks 1, 2, 3: 1 + 2 + 3 centres */
+	double		centers[6 * GD] = {0.5, 0.5, 0.1, 0.1, 0.9, 0.9, 0.2, 0.2, 0.3, 0.3, 0.4, 0.4};
+	double		sizes[6] = {100, 30, 70, 20, 30, 50};
+	double		costs[GK] = {10.0, 5.0, 7.0};
+	double		c2[6 * GD],
+				s2[6],
+				k2[GK] = {10.0, 12.0, 3.0};
+	int			ok;
+
+	memcpy(c2, centers, sizeof(c2));
+	memcpy(s2, sizes, sizeof(s2));
+	dpk_live_guard_blocks(GD, GK, centers, sizes, costs);
+	/* k' = 3 costs more than k' = 2: k' = 2's centres, then its heaviest (0.9) */
+	ok = centers[6] == 0.1 && centers[8] == 0.9 && centers[10] == 0.9 &&
+		sizes[3] == 30 && sizes[4] == 70 && sizes[5] == 0.0 && costs[2] == 5.0;
+	CHECK(ok, "k' = 3 replaced by k' = 2: %g %g %g, sizes %g %g %g, cost %g", centers[6],
+		  centers[8], centers[10], sizes[3], sizes[4], sizes[5], costs[2]);
+	CHECK(centers[2] == 0.1 && centers[4] == 0.9 && costs[1] == 5.0, "k' = 2 kept");
+
+	dpk_live_guard_blocks(GD, GK, c2, s2, k2);
+	ok = c2[2] == 0.5 && c2[4] == 0.5 && s2[1] == 100 && s2[2] == 0.0 && k2[1] == 10.0 &&
+		c2[6] == 0.2 && k2[2] == 3.0;
+	CHECK(ok, "k' = 2 replaced by one centre, k' = 3 kept: %g %g cost %g, %g cost %g",
+		  c2[2], c2[4], k2[1], c2[6], k2[2]);
+}
+
 int
 main(void)
 {
 	test_split_cluster_lifted();
 	test_box_metric();
 	test_proj_box_share();
+	test_large_d_rule();
+	test_guard_blocks();
 	UNIT_DONE("test_live_highd");
 }
