@@ -825,7 +825,7 @@ parse_rows(const char *spec, Row *rows)
 				r;
 
 	snprintf(note, sizeof(note), " (d >= %d)", DPK_HIGHD_MIN_D);
-	nrows = parse_row_specs(spec, DPK_HIGHD_MIN_D, 1024, specs, MAX_ROWS, note);
+	nrows = parse_row_specs(spec, DPK_HIGHD_MIN_D, 2048, specs, MAX_ROWS, note);
 	for (r = 0; r < nrows; r++)
 	{
 		rows[r].d = specs[r].d;
