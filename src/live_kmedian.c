@@ -17,8 +17,12 @@
 #include "dpk_mem.h"
 #include "kmedian.h"
 
-/* Sub-points per dimension a coreset point is spread over (d <= 3). */
-#define DPK_KMEDIAN_SPREAD 4
+/*
+ * Sub-points per dimension a coreset point is spread over: 6 at d <= 2, 4 at
+ * d = 3 (64 per cell already), 1 from d = 4 on.
+ */
+#define DPK_KMEDIAN_SPREAD 6
+#define DPK_KMEDIAN_SPREAD_3D 4
 
 /* Allocate a release's arrays (see live_core.h). */
 void
@@ -45,23 +49,30 @@ dpk_live_release_free(DpkLiveRelease *rel)
 }
 
 /*
- * Spread every coreset point over its cell: s^d points of weight w / s^d on
- * a regular sub-grid of the cell's width around it (s = DPK_KMEDIAN_SPREAD
- * for d <= 3, else 1).  A geometric median of few heavy points snaps onto
+ * Spread every coreset point over its cell (see live_core.h): s^d points of
+ * weight w / s^d on a regular sub-grid centred on the point, reaching in
+ * each dimension as far as the nearer edge of its cell (half-width
+ * min(p - lo, hi - p)).  A geometric median of few heavy points snaps onto
  * one of them (Vardi-Zhang: a point outweighing the pull of the rest is the
  * median), so on a coreset of cell means every centre would sit on a cell
  * mean; points spread like the rows of a cell let it move inside the cell.
- * Post-processing only.  Returns the points in out (freed by the caller).
+ * The point is the cell's shrunk noisy mean, so the sub-grid keeps that
+ * mean and stays inside the cell: a mean near an edge says the rows are
+ * bunched there (a cluster reaching into the cell), and a spread of the
+ * full width would put weight where they are not.  Post-processing only:
+ * a function of the noisy point, its level and the public box.
  */
-static void
-kmedian_spread(const DpkCoreset *cs, const DpkBox *box, int level, DpkCoreset *out)
+void
+dpk_live_kmedian_spread(const DpkCoreset *cs, const DpkBox *box, int level,
+						DpkCoreset *out)
 {
 	int			d = cs->d,
-				s = d <= 3 ? DPK_KMEDIAN_SPREAD : 1,
+				s = d <= 2 ? DPK_KMEDIAN_SPREAD : (d == 3 ? DPK_KMEDIAN_SPREAD_3D : 1),
 				sd = 1,
 				i,
 				j,
 				q;
+	double		cells = (double) (1 << level);
 
 	for (j = 0; j < d; j++)
 		sd *= s;
@@ -77,9 +88,17 @@ kmedian_spread(const DpkCoreset *cs, const DpkBox *box, int level, DpkCoreset *o
 
 			for (j = 0; j < d; j++)
 			{
-				double		w = (box->upper[j] - box->lower[j]) / (1 << level);
+				double		w = (box->upper[j] - box->lower[j]) / cells;
+				double		c = cs->points[(size_t) i * d + j];
+				double		idx = w > 0.0 ? floor((c - box->lower[j]) / w) : 0.0;
+				double		lo,
+							h;
 
-				p[j] = cs->points[(size_t) i * d + j] + w * (((r % s) + 0.5) / s - 0.5);
+				/* a mean on a cell edge has h = 0 from either side */
+				idx = fmin(fmax(idx, 0.0), cells - 1.0);
+				lo = box->lower[j] + idx * w;
+				h = fmax(0.0, fmin(c - lo, lo + w - c));
+				p[j] = c + 2.0 * h * (((r % s) + 0.5) / s - 0.5);
 				r /= s;
 			}
 			out->weights[(size_t) i * sd + q] = cs->weights[i] / sd;
@@ -159,7 +178,7 @@ kmedian_level(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist *f
 		double		proxy;
 
 		dpk_live_level_coreset(cfg, box, fine, level, t, &raw);
-		kmedian_spread(&raw, box, level, &cs);
+		dpk_live_kmedian_spread(&raw, box, level, &cs);
 		dpk_coreset_free(&raw);
 		if (cs.n > 0)
 		{
@@ -207,7 +226,7 @@ dpk_live_kmedian(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist
 
 	level = kmedian_level(cfg, box, fine, ref, t, seed, rel->level);
 	dpk_live_level_coreset(cfg, box, fine, level, t, &raw);
-	kmedian_spread(&raw, box, level, &cs);
+	dpk_live_kmedian_spread(&raw, box, level, &cs);
 	dpk_coreset_free(&raw);
 	dpk_free(rel->kmed_centers);
 	dpk_free(rel->kmed_sizes);
