@@ -24,6 +24,13 @@
 #define DPK_KMEDIAN_SPREAD 6
 #define DPK_KMEDIAN_SPREAD_3D 4
 
+/* Sub-points per dimension of a spread coreset point at dimension d. */
+static int
+kmedian_spread_side(int d)
+{
+	return d <= 2 ? DPK_KMEDIAN_SPREAD : (d == 3 ? DPK_KMEDIAN_SPREAD_3D : 1);
+}
+
 /* Allocate a release's arrays (see live_core.h). */
 void
 dpk_live_release_alloc(DpkLiveRelease *rel, int k, int d)
@@ -67,7 +74,7 @@ dpk_live_kmedian_spread(const DpkCoreset *cs, const DpkBox *box, int level,
 						DpkCoreset *out)
 {
 	int			d = cs->d,
-				s = d <= 2 ? DPK_KMEDIAN_SPREAD : (d == 3 ? DPK_KMEDIAN_SPREAD_3D : 1),
+				s = kmedian_spread_side(d),
 				sd = 1,
 				i,
 				j,
@@ -106,50 +113,82 @@ dpk_live_kmedian_spread(const DpkCoreset *cs, const DpkBox *box, int level,
 }
 
 /*
- * The private cost of k-median centres (k * d) on the whole noisy counted
- * level: every counted cell at its shrunk noisy mean (ref, from
- * dpk_live_cell_refs), weighted by its raw noisy count (zero-mean noise:
- * unbiased, and the same noise for every candidate), at distance
- * sqrt(D^2 + s^2) with s^2 the spread of uniform points in a counted cell.
+ * The points the private k-median cost is measured on: every counted cell
+ * of `fine` at its shrunk noisy mean (ref, from dpk_live_cell_refs),
+ * weighted by its raw noisy count (zero-mean noise: unbiased, and the same
+ * noise for every candidate), spread over its cell as the coreset is
+ * (dpk_live_kmedian_spread).  Measuring candidates on the same in-cell
+ * model they were fitted to ranks them better than one point per cell
+ * with a uniform cell's spread added (doc/benchmarks.md, "k-median").
  * Cells the coreset drops (tails below the noise threshold) count too.
- * Clipped at 0.
  */
-static double
-kmedian_proxy(const DpkDenseHist *fine, const DpkBox *box, const double *ref,
-			  const double *centers, int k)
+static void
+kmedian_proxy_points(const DpkDenseHist *fine, const DpkBox *box, int level,
+					 const double *ref, DpkCoreset *out)
 {
-	double		spread2 = 0.0;
-	int			d = fine->d,
-				j;
-	double		proxy = 0.0;
+	DpkCoreset	cells;
+	int			d = fine->d;
 	uint64_t	c;
 
-	for (j = 0; j < d; j++)
-	{
-		double		w = (box->upper[j] - box->lower[j]) / fine->m;
-
-		spread2 += w * w / 12.0;
-	}
+	cells.d = d;
+	cells.n = 0;
+	cells.points = dpk_alloc((size_t) (fine->ncells ? fine->ncells : 1) * d * sizeof(double));
+	cells.weights = dpk_alloc((size_t) (fine->ncells ? fine->ncells : 1) * sizeof(double));
 	for (c = 0; c < fine->ncells; c++)
 	{
-		double		best = INFINITY;
-		int			i;
-
 		if (fine->count[c] == 0)
 			continue;
+		memcpy(cells.points + (size_t) cells.n * d, ref + c * d, d * sizeof(double));
+		cells.weights[cells.n++] = (double) fine->count[c];
+	}
+	dpk_live_kmedian_spread(&cells, box, level, out);
+	dpk_coreset_free(&cells);
+}
+
+/*
+ * The private cost of k-median centres (k * d): the weighted sum of
+ * distances from the points of kmedian_proxy_points to their nearest
+ * centre.  From d = 4 on the points are not spread and each distance D
+ * becomes sqrt(D^2 + s^2), s^2 the spread of uniform points in a cell of
+ * the counted level (m per dimension).  Clipped at 0 (negative noisy
+ * counts).
+ */
+static double
+kmedian_proxy(const DpkCoreset *pts, const DpkBox *box, int m, const double *centers, int k)
+{
+	double		proxy = 0.0,
+				spread2 = 0.0;
+	int			d = pts->d,
+				q;
+
+	if (kmedian_spread_side(d) == 1)
+		for (q = 0; q < d; q++)
+		{
+			double		w = (box->upper[q] - box->lower[q]) / m;
+
+			spread2 += w * w / 12.0;
+		}
+
+	for (q = 0; q < pts->n; q++)
+	{
+		const double *p = pts->points + (size_t) q * d;
+		double		best = INFINITY;
+		int			i,
+					j;
+
 		for (i = 0; i < k; i++)
 		{
 			double		s2 = 0.0;
 
 			for (j = 0; j < d; j++)
 			{
-				double		diff = ref[c * d + j] - centers[(size_t) i * d + j];
+				double		diff = p[j] - centers[(size_t) i * d + j];
 
 				s2 += diff * diff;
 			}
 			best = fmin(best, s2);
 		}
-		proxy += (double) fine->count[c] * sqrt(best + spread2);
+		proxy += pts->weights[q] * sqrt(best + spread2);
 	}
 	return fmax(0.0, proxy);
 }
@@ -163,7 +202,7 @@ kmedian_proxy(const DpkDenseHist *fine, const DpkBox *box, const double *ref,
  */
 static int
 kmedian_level(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist *fine,
-			  const double *ref, uint32_t t, uint64_t seed, int kmeans_level)
+			  const DpkCoreset *proxy_pts, uint32_t t, uint64_t seed, int kmeans_level)
 {
 	int			lo = kmeans_level > 0 ? kmeans_level - 1 : 0,
 				level,
@@ -184,7 +223,7 @@ kmedian_level(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist *f
 		{
 			dpk_kmedian(cs.points, cs.weights, cs.n, cfg->d, cfg->k, cfg->restarts,
 						cfg->max_iter, seed, cand, NULL);
-			proxy = kmedian_proxy(fine, box, ref, cand, cfg->k);
+			proxy = kmedian_proxy(proxy_pts, box, fine->m, cand, cfg->k);
 			if (proxy < best)
 			{
 				best = proxy;
@@ -222,9 +261,11 @@ dpk_live_kmedian(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist
 	double	   *from = dpk_alloc((size_t) k * d * sizeof(double));
 	double	   *from_sizes = dpk_alloc((size_t) k * sizeof(double));
 	DpkCoreset	cs,
-				raw;
+				raw,
+				proxy_pts;
 
-	level = kmedian_level(cfg, box, fine, ref, t, seed, rel->level);
+	kmedian_proxy_points(fine, box, cfg->level, ref, &proxy_pts);
+	level = kmedian_level(cfg, box, fine, &proxy_pts, t, seed, rel->level);
 	dpk_live_level_coreset(cfg, box, fine, level, t, &raw);
 	dpk_live_kmedian_spread(&raw, box, level, &cs);
 	dpk_coreset_free(&raw);
@@ -245,12 +286,12 @@ dpk_live_kmedian(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist
 
 			dpk_kmedian(cs.points, cs.weights, cs.n, d, kp, cfg->restarts, cfg->max_iter,
 						seed + (uint64_t) kp, centers, sizes);
-			rel->kmed_costs[kp - 1] = kmedian_proxy(fine, box, ref, centers, kp);
+			rel->kmed_costs[kp - 1] = kmedian_proxy(&proxy_pts, box, fine->m, centers, kp);
 			memcpy(from, rel->centers + (size_t) dpk_live_block(kp) * d,
 				   (size_t) kp * d * sizeof(double));
 			dpk_kmedian_from(cs.points, cs.weights, cs.n, d, kp, cfg->max_iter, from,
 							 from_sizes);
-			proxy = kmedian_proxy(fine, box, ref, from, kp);
+			proxy = kmedian_proxy(&proxy_pts, box, fine->m, from, kp);
 			if (proxy < rel->kmed_costs[kp - 1])
 			{
 				memcpy(centers, from, (size_t) kp * d * sizeof(double));
@@ -269,6 +310,7 @@ dpk_live_kmedian(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist
 		rel->kmed_costs[kp - 1] = 0.0;
 	}
 	dpk_coreset_free(&cs);
+	dpk_coreset_free(&proxy_pts);
 	dpk_free(u);
 	dpk_free(ref);
 	dpk_free(from);

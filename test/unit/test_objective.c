@@ -119,6 +119,60 @@ run_lowd(const DpkBox *box, const double *x, size_t n, int objective, DpkOneshot
 	return digest(h, res->sizes, 3);
 }
 
+#ifndef DPK_OBJECTIVE_PRE_KMEDIAN
+/*
+ * A live k-median release's private cost curve is measured on every
+ * counted cell (raw noisy count) at its shrunk noisy mean, spread over its
+ * cell as the coreset is: recomputed here from the exported pieces.
+ */
+static void
+check_kmedian_cost_points(const DpkLiveConfig *cfg, const DpkBox *box,
+						  const DpkDenseHist *hist, uint32_t t, const DpkLiveRelease *rel)
+{
+	double	   *ref = dpk_live_cell_refs(cfg, box, hist, t);
+	double	   *pts = malloc(sizeof(double) * hist->ncells * 2);
+	double	   *wts = malloc(sizeof(double) * hist->ncells);
+	DpkCoreset	cells = {2, 0, pts, wts},
+				spread;
+	uint64_t	c;
+	int			kp,
+				q,
+				i;
+
+	for (c = 0; c < hist->ncells; c++)
+		if (hist->count[c] != 0)
+		{
+			pts[cells.n * 2] = ref[c * 2];
+			pts[cells.n * 2 + 1] = ref[c * 2 + 1];
+			wts[cells.n++] = (double) hist->count[c];
+		}
+	dpk_live_kmedian_spread(&cells, box, cfg->level, &spread);
+	for (kp = 1; kp <= cfg->k; kp++)
+	{
+		const double *ctr = rel->kmed_centers + dpk_live_block(kp) * 2;
+		double		cost = 0.0;
+
+		for (q = 0; q < spread.n; q++)
+		{
+			double		best = INFINITY;
+
+			for (i = 0; i < kp; i++)
+				best = fmin(best, hypot(spread.points[q * 2] - ctr[i * 2],
+										spread.points[q * 2 + 1] - ctr[i * 2 + 1]));
+			cost += spread.weights[q] * best;
+		}
+		cost = fmax(cost, 0.0);
+		CHECK(fabs(cost - rel->kmed_costs[kp - 1]) <= 1e-9 * fmax(cost, 1.0),
+			  "k' = %d: private k-median cost %g, on the spread counted cells %g", kp,
+			  rel->kmed_costs[kp - 1], cost);
+	}
+	dpk_coreset_free(&spread);
+	free(pts);
+	free(wts);
+	dpk_free(ref);
+}
+#endif
+
 /* Live release 3 of a table holding x on a fixed key; digest of its output. */
 static uint64_t
 run_live(const DpkBox *box, const double *x, size_t n, DpkLiveRelease *rel, bool kmedian,
@@ -159,7 +213,10 @@ run_live(const DpkBox *box, const double *x, size_t n, DpkLiveRelease *rel, bool
 	dpk_live_cluster(&cfg, box, &hist, 3, seed, rel);
 #ifndef DPK_OBJECTIVE_PRE_KMEDIAN
 	if (kmedian)
+	{
 		dpk_live_kmedian(&cfg, box, &hist, 3, seed, rel);
+		check_kmedian_cost_points(&cfg, box, &hist, 3, rel);
+	}
 #else
 	(void) kmedian;
 #endif
