@@ -234,6 +234,16 @@ void		dpk_live_level_coreset(const DpkLiveConfig *cfg, const DpkBox *box,
 								   DpkCoreset *cs);
 
 /*
+ * Spread every point of a level-`level` coreset over its cell for the
+ * k-median: s^d sub-points (s = 6 at d <= 2, 4 at d = 3, 1 above) of
+ * weight w / s^d on a regular sub-grid centred on the point, with
+ * half-width in each dimension the distance to the nearer edge of its
+ * cell.  out is allocated (free with dpk_coreset_free).
+ */
+void		dpk_live_kmedian_spread(const DpkCoreset *cs, const DpkBox *box, int level,
+									DpkCoreset *out);
+
+/*
  * k-median centres, sizes and private cost curve for every k' <= k of a
  * low-d release that dpk_live_cluster made from `fine`: weighted k-median
  * (kmedian.h) of the coreset of a level chosen among the k-means level and

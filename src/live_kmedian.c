@@ -17,8 +17,19 @@
 #include "dpk_mem.h"
 #include "kmedian.h"
 
-/* Sub-points per dimension a coreset point is spread over (d <= 3). */
-#define DPK_KMEDIAN_SPREAD 4
+/*
+ * Sub-points per dimension a coreset point is spread over: 6 at d <= 2, 4 at
+ * d = 3 (64 per cell already), 1 from d = 4 on.
+ */
+#define DPK_KMEDIAN_SPREAD 6
+#define DPK_KMEDIAN_SPREAD_3D 4
+
+/* Sub-points per dimension of a spread coreset point at dimension d. */
+static int
+kmedian_spread_side(int d)
+{
+	return d <= 2 ? DPK_KMEDIAN_SPREAD : (d == 3 ? DPK_KMEDIAN_SPREAD_3D : 1);
+}
 
 /* Allocate a release's arrays (see live_core.h). */
 void
@@ -45,23 +56,30 @@ dpk_live_release_free(DpkLiveRelease *rel)
 }
 
 /*
- * Spread every coreset point over its cell: s^d points of weight w / s^d on
- * a regular sub-grid of the cell's width around it (s = DPK_KMEDIAN_SPREAD
- * for d <= 3, else 1).  A geometric median of few heavy points snaps onto
+ * Spread every coreset point over its cell (see live_core.h): s^d points of
+ * weight w / s^d on a regular sub-grid centred on the point, reaching in
+ * each dimension as far as the nearer edge of its cell (half-width
+ * min(p - lo, hi - p)).  A geometric median of few heavy points snaps onto
  * one of them (Vardi-Zhang: a point outweighing the pull of the rest is the
  * median), so on a coreset of cell means every centre would sit on a cell
  * mean; points spread like the rows of a cell let it move inside the cell.
- * Post-processing only.  Returns the points in out (freed by the caller).
+ * The point is the cell's shrunk noisy mean, so the sub-grid keeps that
+ * mean and stays inside the cell: a mean near an edge says the rows are
+ * bunched there (a cluster reaching into the cell), and a spread of the
+ * full width would put weight where they are not.  Post-processing only:
+ * a function of the noisy point, its level and the public box.
  */
-static void
-kmedian_spread(const DpkCoreset *cs, const DpkBox *box, int level, DpkCoreset *out)
+void
+dpk_live_kmedian_spread(const DpkCoreset *cs, const DpkBox *box, int level,
+						DpkCoreset *out)
 {
 	int			d = cs->d,
-				s = d <= 3 ? DPK_KMEDIAN_SPREAD : 1,
+				s = kmedian_spread_side(d),
 				sd = 1,
 				i,
 				j,
 				q;
+	double		cells = (double) (1 << level);
 
 	for (j = 0; j < d; j++)
 		sd *= s;
@@ -77,9 +95,17 @@ kmedian_spread(const DpkCoreset *cs, const DpkBox *box, int level, DpkCoreset *o
 
 			for (j = 0; j < d; j++)
 			{
-				double		w = (box->upper[j] - box->lower[j]) / (1 << level);
+				double		w = (box->upper[j] - box->lower[j]) / cells;
+				double		c = cs->points[(size_t) i * d + j];
+				double		idx = w > 0.0 ? floor((c - box->lower[j]) / w) : 0.0;
+				double		lo,
+							h;
 
-				p[j] = cs->points[(size_t) i * d + j] + w * (((r % s) + 0.5) / s - 0.5);
+				/* a mean on a cell edge has h = 0 from either side */
+				idx = fmin(fmax(idx, 0.0), cells - 1.0);
+				lo = box->lower[j] + idx * w;
+				h = fmax(0.0, fmin(c - lo, lo + w - c));
+				p[j] = c + 2.0 * h * (((r % s) + 0.5) / s - 0.5);
 				r /= s;
 			}
 			out->weights[(size_t) i * sd + q] = cs->weights[i] / sd;
@@ -87,50 +113,82 @@ kmedian_spread(const DpkCoreset *cs, const DpkBox *box, int level, DpkCoreset *o
 }
 
 /*
- * The private cost of k-median centres (k * d) on the whole noisy counted
- * level: every counted cell at its shrunk noisy mean (ref, from
- * dpk_live_cell_refs), weighted by its raw noisy count (zero-mean noise:
- * unbiased, and the same noise for every candidate), at distance
- * sqrt(D^2 + s^2) with s^2 the spread of uniform points in a counted cell.
+ * The points the private k-median cost is measured on: every counted cell
+ * of `fine` at its shrunk noisy mean (ref, from dpk_live_cell_refs),
+ * weighted by its raw noisy count (zero-mean noise: unbiased, and the same
+ * noise for every candidate), spread over its cell as the coreset is
+ * (dpk_live_kmedian_spread).  Measuring candidates on the same in-cell
+ * model they were fitted to ranks them better than one point per cell
+ * with a uniform cell's spread added (doc/benchmarks.md, "k-median").
  * Cells the coreset drops (tails below the noise threshold) count too.
- * Clipped at 0.
  */
-static double
-kmedian_proxy(const DpkDenseHist *fine, const DpkBox *box, const double *ref,
-			  const double *centers, int k)
+static void
+kmedian_proxy_points(const DpkDenseHist *fine, const DpkBox *box, int level,
+					 const double *ref, DpkCoreset *out)
 {
-	double		spread2 = 0.0;
-	int			d = fine->d,
-				j;
-	double		proxy = 0.0;
+	DpkCoreset	cells;
+	int			d = fine->d;
 	uint64_t	c;
 
-	for (j = 0; j < d; j++)
-	{
-		double		w = (box->upper[j] - box->lower[j]) / fine->m;
-
-		spread2 += w * w / 12.0;
-	}
+	cells.d = d;
+	cells.n = 0;
+	cells.points = dpk_alloc((size_t) (fine->ncells ? fine->ncells : 1) * d * sizeof(double));
+	cells.weights = dpk_alloc((size_t) (fine->ncells ? fine->ncells : 1) * sizeof(double));
 	for (c = 0; c < fine->ncells; c++)
 	{
-		double		best = INFINITY;
-		int			i;
-
 		if (fine->count[c] == 0)
 			continue;
+		memcpy(cells.points + (size_t) cells.n * d, ref + c * d, d * sizeof(double));
+		cells.weights[cells.n++] = (double) fine->count[c];
+	}
+	dpk_live_kmedian_spread(&cells, box, level, out);
+	dpk_coreset_free(&cells);
+}
+
+/*
+ * The private cost of k-median centres (k * d): the weighted sum of
+ * distances from the points of kmedian_proxy_points to their nearest
+ * centre.  From d = 4 on the points are not spread and each distance D
+ * becomes sqrt(D^2 + s^2), s^2 the spread of uniform points in a cell of
+ * the counted level (m per dimension).  Clipped at 0 (negative noisy
+ * counts).
+ */
+static double
+kmedian_proxy(const DpkCoreset *pts, const DpkBox *box, int m, const double *centers, int k)
+{
+	double		proxy = 0.0,
+				spread2 = 0.0;
+	int			d = pts->d,
+				q;
+
+	if (kmedian_spread_side(d) == 1)
+		for (q = 0; q < d; q++)
+		{
+			double		w = (box->upper[q] - box->lower[q]) / m;
+
+			spread2 += w * w / 12.0;
+		}
+
+	for (q = 0; q < pts->n; q++)
+	{
+		const double *p = pts->points + (size_t) q * d;
+		double		best = INFINITY;
+		int			i,
+					j;
+
 		for (i = 0; i < k; i++)
 		{
 			double		s2 = 0.0;
 
 			for (j = 0; j < d; j++)
 			{
-				double		diff = ref[c * d + j] - centers[(size_t) i * d + j];
+				double		diff = p[j] - centers[(size_t) i * d + j];
 
 				s2 += diff * diff;
 			}
 			best = fmin(best, s2);
 		}
-		proxy += (double) fine->count[c] * sqrt(best + spread2);
+		proxy += pts->weights[q] * sqrt(best + spread2);
 	}
 	return fmax(0.0, proxy);
 }
@@ -144,7 +202,7 @@ kmedian_proxy(const DpkDenseHist *fine, const DpkBox *box, const double *ref,
  */
 static int
 kmedian_level(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist *fine,
-			  const double *ref, uint32_t t, uint64_t seed, int kmeans_level)
+			  const DpkCoreset *proxy_pts, uint32_t t, uint64_t seed, int kmeans_level)
 {
 	int			lo = kmeans_level > 0 ? kmeans_level - 1 : 0,
 				level,
@@ -159,13 +217,13 @@ kmedian_level(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist *f
 		double		proxy;
 
 		dpk_live_level_coreset(cfg, box, fine, level, t, &raw);
-		kmedian_spread(&raw, box, level, &cs);
+		dpk_live_kmedian_spread(&raw, box, level, &cs);
 		dpk_coreset_free(&raw);
 		if (cs.n > 0)
 		{
 			dpk_kmedian(cs.points, cs.weights, cs.n, cfg->d, cfg->k, cfg->restarts,
 						cfg->max_iter, seed, cand, NULL);
-			proxy = kmedian_proxy(fine, box, ref, cand, cfg->k);
+			proxy = kmedian_proxy(proxy_pts, box, fine->m, cand, cfg->k);
 			if (proxy < best)
 			{
 				best = proxy;
@@ -203,11 +261,13 @@ dpk_live_kmedian(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist
 	double	   *from = dpk_alloc((size_t) k * d * sizeof(double));
 	double	   *from_sizes = dpk_alloc((size_t) k * sizeof(double));
 	DpkCoreset	cs,
-				raw;
+				raw,
+				proxy_pts;
 
-	level = kmedian_level(cfg, box, fine, ref, t, seed, rel->level);
+	kmedian_proxy_points(fine, box, cfg->level, ref, &proxy_pts);
+	level = kmedian_level(cfg, box, fine, &proxy_pts, t, seed, rel->level);
 	dpk_live_level_coreset(cfg, box, fine, level, t, &raw);
-	kmedian_spread(&raw, box, level, &cs);
+	dpk_live_kmedian_spread(&raw, box, level, &cs);
 	dpk_coreset_free(&raw);
 	dpk_free(rel->kmed_centers);
 	dpk_free(rel->kmed_sizes);
@@ -226,12 +286,12 @@ dpk_live_kmedian(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist
 
 			dpk_kmedian(cs.points, cs.weights, cs.n, d, kp, cfg->restarts, cfg->max_iter,
 						seed + (uint64_t) kp, centers, sizes);
-			rel->kmed_costs[kp - 1] = kmedian_proxy(fine, box, ref, centers, kp);
+			rel->kmed_costs[kp - 1] = kmedian_proxy(&proxy_pts, box, fine->m, centers, kp);
 			memcpy(from, rel->centers + (size_t) dpk_live_block(kp) * d,
 				   (size_t) kp * d * sizeof(double));
 			dpk_kmedian_from(cs.points, cs.weights, cs.n, d, kp, cfg->max_iter, from,
 							 from_sizes);
-			proxy = kmedian_proxy(fine, box, ref, from, kp);
+			proxy = kmedian_proxy(&proxy_pts, box, fine->m, from, kp);
 			if (proxy < rel->kmed_costs[kp - 1])
 			{
 				memcpy(centers, from, (size_t) kp * d * sizeof(double));
@@ -250,6 +310,7 @@ dpk_live_kmedian(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist
 		rel->kmed_costs[kp - 1] = 0.0;
 	}
 	dpk_coreset_free(&cs);
+	dpk_coreset_free(&proxy_pts);
 	dpk_free(u);
 	dpk_free(ref);
 	dpk_free(from);

@@ -119,6 +119,60 @@ run_lowd(const DpkBox *box, const double *x, size_t n, int objective, DpkOneshot
 	return digest(h, res->sizes, 3);
 }
 
+#ifndef DPK_OBJECTIVE_PRE_KMEDIAN
+/*
+ * A live k-median release's private cost curve is measured on every
+ * counted cell (raw noisy count) at its shrunk noisy mean, spread over its
+ * cell as the coreset is: recomputed here from the exported pieces.
+ */
+static void
+check_kmedian_cost_points(const DpkLiveConfig *cfg, const DpkBox *box,
+						  const DpkDenseHist *hist, uint32_t t, const DpkLiveRelease *rel)
+{
+	double	   *ref = dpk_live_cell_refs(cfg, box, hist, t);
+	double	   *pts = malloc(sizeof(double) * hist->ncells * 2);
+	double	   *wts = malloc(sizeof(double) * hist->ncells);
+	DpkCoreset	cells = {2, 0, pts, wts},
+				spread;
+	uint64_t	c;
+	int			kp,
+				q,
+				i;
+
+	for (c = 0; c < hist->ncells; c++)
+		if (hist->count[c] != 0)
+		{
+			pts[cells.n * 2] = ref[c * 2];
+			pts[cells.n * 2 + 1] = ref[c * 2 + 1];
+			wts[cells.n++] = (double) hist->count[c];
+		}
+	dpk_live_kmedian_spread(&cells, box, cfg->level, &spread);
+	for (kp = 1; kp <= cfg->k; kp++)
+	{
+		const double *ctr = rel->kmed_centers + dpk_live_block(kp) * 2;
+		double		cost = 0.0;
+
+		for (q = 0; q < spread.n; q++)
+		{
+			double		best = INFINITY;
+
+			for (i = 0; i < kp; i++)
+				best = fmin(best, hypot(spread.points[q * 2] - ctr[i * 2],
+										spread.points[q * 2 + 1] - ctr[i * 2 + 1]));
+			cost += spread.weights[q] * best;
+		}
+		cost = fmax(cost, 0.0);
+		CHECK(fabs(cost - rel->kmed_costs[kp - 1]) <= 1e-9 * fmax(cost, 1.0),
+			  "k' = %d: private k-median cost %g, on the spread counted cells %g", kp,
+			  rel->kmed_costs[kp - 1], cost);
+	}
+	dpk_coreset_free(&spread);
+	free(pts);
+	free(wts);
+	dpk_free(ref);
+}
+#endif
+
 /* Live release 3 of a table holding x on a fixed key; digest of its output. */
 static uint64_t
 run_live(const DpkBox *box, const double *x, size_t n, DpkLiveRelease *rel, bool kmedian,
@@ -159,7 +213,10 @@ run_live(const DpkBox *box, const double *x, size_t n, DpkLiveRelease *rel, bool
 	dpk_live_cluster(&cfg, box, &hist, 3, seed, rel);
 #ifndef DPK_OBJECTIVE_PRE_KMEDIAN
 	if (kmedian)
+	{
 		dpk_live_kmedian(&cfg, box, &hist, 3, seed, rel);
+		check_kmedian_cost_points(&cfg, box, &hist, 3, rel);
+	}
 #else
 	(void) kmedian;
 #endif
@@ -286,6 +343,66 @@ test_kmedian_live(const DpkBox *box, const double *x, size_t n, int estimator, i
 }
 #endif
 
+#ifndef DPK_OBJECTIVE_PRE_KMEDIAN
+/*
+ * dpk_live_kmedian_spread: 6 x 6 sub-points per coreset point at d = 2,
+ * weights summing to its weight, centred on it (mean kept), and reaching in
+ * each dimension exactly to 5/6 of the distance to the nearer edge of its
+ * cell, never outside the cell; a point on a cell edge or the box's upper
+ * edge is not spread.
+ */
+static void
+test_kmedian_spread(const DpkBox *box)
+{
+	/* level 2: cells 25 wide; (30, 60) is 5 from x = 25 and 10 from y = 50 */
+	double		pts[8] = {30, 60, 37.5, 62.5, 50, 50, 100, 100};
+	double		wts[4] = {36, 72, 18, 9};
+	double		half[8] = {5, 10, 12.5, 12.5, 0, 0, 0, 0};
+	DpkCoreset	cs = {2, 4, pts, wts},
+				out;
+	int			i,
+				q,
+				j;
+
+	dpk_live_kmedian_spread(&cs, box, 2, &out);
+	CHECK(out.n == 4 * 36 && out.d == 2, "spread gave %d points, not 36 per point", out.n);
+	for (i = 0; i < 4 && out.n == 4 * 36; i++)
+	{
+		double		wsum = 0.0,
+					mean[2] = {0, 0},
+					mn[2] = {INFINITY, INFINITY},
+					mx[2] = {-INFINITY, -INFINITY};
+
+		for (q = 0; q < 36; q++)
+		{
+			double		w = out.weights[i * 36 + q];
+
+			wsum += w;
+			for (j = 0; j < 2; j++)
+			{
+				double		v = out.points[(i * 36 + q) * 2 + j];
+
+				mean[j] += w * v;
+				mn[j] = fmin(mn[j], v);
+				mx[j] = fmax(mx[j], v);
+			}
+		}
+		CHECK(fabs(wsum - wts[i]) < 1e-9, "point %d: spread weight %g, not %g", i, wsum, wts[i]);
+		for (j = 0; j < 2; j++)
+		{
+			double		c = pts[i * 2 + j],
+						reach = half[i * 2 + j] * 5.0 / 6.0;
+
+			CHECK(fabs(mean[j] / wsum - c) < 1e-9, "point %d: spread mean %g, not %g", i,
+				  mean[j] / wsum, c);
+			CHECK(fabs(mn[j] - (c - reach)) < 1e-9 && fabs(mx[j] - (c + reach)) < 1e-9,
+				  "point %d dim %d: spread [%g, %g], not %g +- %g", i, j, mn[j], mx[j], c, reach);
+		}
+	}
+	dpk_coreset_free(&out);
+}
+#endif
+
 int
 main(void)
 {
@@ -316,6 +433,7 @@ main(void)
 	CHECK(hv == PIN_LIVE, "live k-means output changed: 0x%016llX",
 		  (unsigned long long) hv);
 #ifndef DPK_OBJECTIVE_PRE_KMEDIAN
+	test_kmedian_spread(&box);
 	test_kmedian_lowd(&box, x, n);
 	test_kmedian_live(&box, x, n, DPK_TREE_SIGNED, DPK_TREE_ARITY_BINARY);
 	test_kmedian_live(&box, x, n, -1, DPK_TREE_ARITY_BINARY);
