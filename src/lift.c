@@ -195,6 +195,38 @@ heavy_prefix(int d, const size_t *order, size_t m, const double *count,
 	return best;
 }
 
+/*
+ * A lifted centre c (d, normalized) from its cells' summed offsets tot over
+ * den: positive-part James-Stein toward its fallback row fb (NULL: the
+ * box's middle), the mean's noise having variance v per coordinate, so
+ * shrunk by 1 - (d - 2) v / ||mean - fallback||^2; clamped into [0,1].
+ * Returns the shrink factor.
+ */
+static double
+lift_shrunk_mean(int d, const double *tot, double den, double v, const double *fb, double *c)
+{
+	double		dist2 = 0.0,
+				w;
+	int			j;
+
+	for (j = 0; j < d; j++)
+	{
+		double		f = fb ? fb[j] - 0.5 : 0.0,
+					e = tot[j] / den - f;
+
+		dist2 += e * e;
+	}
+	w = (d > 2 && dist2 > 0.0 && v > 0.0) ? fmax(0.0, 1.0 - (d - 2) * v / dist2) : 1.0;
+	for (j = 0; j < d; j++)
+	{
+		double		f = fb ? fb[j] - 0.5 : 0.0,
+					x = 0.5 + f + w * (tot[j] / den - f);
+
+		c[j] = x < 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x);
+	}
+	return w;
+}
+
 /* Lift centres from their heaviest cells, shrunk (see lift.h). */
 void
 dpk_lift_centers_heavy(int d, int k, size_t ncells, const double *count,
@@ -242,25 +274,8 @@ dpk_lift_centers_heavy(int d, int k, size_t ncells, const double *count,
 			 * noise has variance v per coordinate, so shrink by
 			 * 1 - (d - 2) v / ||mean - fallback||^2.
 			 */
-			double		v = (double) best * sum_var / (cnt * cnt),
-						dist2 = 0.0,
-						w;
-
-			for (j = 0; j < d; j++)
-			{
-				double		f = fallback ? fallback[(size_t) a * d + j] - 0.5 : 0.0,
-							e = tot[j] / cnt - f;
-
-				dist2 += e * e;
-			}
-			w = (d > 2 && dist2 > 0.0 && v > 0.0) ? fmax(0.0, 1.0 - (d - 2) * v / dist2) : 1.0;
-			for (j = 0; j < d; j++)
-			{
-				double		f = fallback ? fallback[(size_t) a * d + j] - 0.5 : 0.0,
-							x = 0.5 + f + w * (tot[j] / cnt - f);
-
-				c[j] = x < 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x);
-			}
+			lift_shrunk_mean(d, tot, cnt, (double) best * sum_var / (cnt * cnt),
+							 fallback ? fallback + (size_t) a * d : NULL, c);
 		}
 		else
 			for (j = 0; j < d; j++)
@@ -324,24 +339,9 @@ dpk_lift_centers_weighted(int d, int k, size_t ncells, const double *count,
 		{
 			/* positive-part James-Stein toward the fallback, as the heavy lift */
 			double		v = sum_var * ww / (wc * wc),
-						dist2 = 0.0,
-						sh;
+						sh = lift_shrunk_mean(d, tot, wc, v,
+											  fallback ? fallback + (size_t) a * d : NULL, c);
 
-			for (j = 0; j < d; j++)
-			{
-				double		f = fallback ? fallback[(size_t) a * d + j] - 0.5 : 0.0,
-							e = tot[j] / wc - f;
-
-				dist2 += e * e;
-			}
-			sh = (d > 2 && dist2 > 0.0 && v > 0.0) ? fmax(0.0, 1.0 - (d - 2) * v / dist2) : 1.0;
-			for (j = 0; j < d; j++)
-			{
-				double		f = fallback ? fallback[(size_t) a * d + j] - 0.5 : 0.0,
-							x = 0.5 + f + sh * (tot[j] / wc - f);
-
-				c[j] = x < 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x);
-			}
 			/* the shrunk mean's squared error, about d v sh, for each point */
 			risk += all * d * v * sh;
 		}
