@@ -13,6 +13,7 @@
 #include "coreset.h"
 #include "highd.h"
 #include "lift.h"
+#include "live_reach.h"
 #include "projection.h"
 #include "dpk_mem.h"
 #include "kmeans.h"
@@ -624,6 +625,7 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 	double		count_var = dpk_live_projected_count_var(cfg, t),
 				sum_var = dpk_live_projected_sum_var(cfg, t);
 	double	   *nsum = dpk_alloc((size_t) ncells * d * sizeof(double));
+	double	   *ncount = dpk_alloc((size_t) ncells * sizeof(double));
 	double	   *cent = dpk_alloc((size_t) k * d * sizeof(double));
 	double	   *sizes = dpk_alloc((size_t) k * sizeof(double));
 	double		noisy_n = 0.0,
@@ -655,9 +657,11 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 
 			for (c = 0; c < ncells * d; c++)
 				nsum[c] = sum[(size_t) r * ncells * d + c] / DPK_LIFT_UNITS;
+			memcpy(ncount, count + (size_t) r * ncells, ncells * sizeof(double));
 			memset(&hc, 0, sizeof(hc));
+			hc.threshold_cells = dpk_live_zero_unreachable(cfg, box, &proj[r], ncount, nsum);
 			hc.m = 1 << cfg->level;
-			hc.count = count + (size_t) r * ncells;
+			hc.count = ncount;
 			hc.count_var = count_var;
 			hc.lift_m = 0;
 			hc.lift_count = NULL;
@@ -698,6 +702,7 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 		dpk_projection_free(&proj[r]);
 	dpk_free(proj);
 	dpk_free(nsum);
+	dpk_free(ncount);
 	dpk_free(cent);
 	dpk_free(sizes);
 }

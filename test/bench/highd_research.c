@@ -135,6 +135,7 @@ copy_cells(const DpkHighdPlan *pl, const DpkProjection *proj, const double *coun
 	hc.sum_var = pl->sum_var / ((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS);
 	hc.sumnorm = pl->have_norm ? cs->norm : NULL;
 	hc.space_noise2 = 0.0;
+	hc.threshold_cells = 0.0;
 	out->score = dpk_highd_cells_cluster(proj, &hc, pl->k, cfg->threshold_sigmas,
 										 cfg->restarts, cfg->max_iter, dpk_stream_u64(s),
 										 out->centers, out->sizes, &out->coreset_size);

@@ -181,6 +181,7 @@ test_cells_cluster(void)
 		hc.sum_var = 0.0;
 		hc.sumnorm = NULL;
 		hc.space_noise2 = pass == 2 ? 1.0 : 0.0;
+		hc.threshold_cells = 0.0;
 		dpk_highd_cells_cluster(&p, &hc, 2, 2.0, 3, 50, 5, centers, sizes, &csz);
 		for (a = 0; a < 2; a++)
 		{

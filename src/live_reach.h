@@ -1,0 +1,51 @@
+/*
+ * live_reach.h
+ *		Projected live tables in metric positions: the cells of a copy's
+ *		grid that points of the box can reach (public: box and projection).
+ */
+#ifndef DPK_LIVE_REACH_H
+#define DPK_LIVE_REACH_H
+
+#include <stdint.h>
+
+#include "grid.h"
+#include "live_core.h"
+
+struct DpkProjection;
+
+/*
+ * Metric positions of a box lie within half_range[j] = w_j / (2 w_max) of
+ * 1/2 in coordinate j: for a projected table in metric positions these d
+ * values (dpk_alloc'ed, the caller frees them), NULL for tables in
+ * normalized positions (and with DPK_LIVE_REACH 0).
+ */
+#ifndef DPK_LIVE_REACH
+#define DPK_LIVE_REACH 1
+#endif
+double	   *dpk_live_half_range(const DpkLiveConfig *cfg, const DpkBox *box);
+
+/*
+ * The cells of a copy's grid (m per dimension) that points within
+ * half_range of the box's middle can reach: dpk_project_batch maps
+ * 1/2 + v, |v_j| <= half_range[j], within e_i = sum_j |P_ij| half_range[j]
+ * of the middle's image in projected dimension i, so only the cells whose
+ * index lies in that band in every dimension hold points.  reach[c]
+ * (m^dhat bytes) is 1 for them, 0 for the others; returns how many.
+ * Public: the box and the projection only.
+ */
+double		dpk_live_projected_reach(const struct DpkProjection *proj,
+									 const double *half_range, int m, uint8_t *reach);
+
+/*
+ * A projected release's copy: zero the noisy counts and lifting sums (d
+ * per cell) of the cells no point of the box can reach (noise only) and
+ * return how many cells remain, the coreset threshold's cell count; 0 (all
+ * m^dhat, nothing changed) for tables in normalized positions.  With
+ * prices beside carats most of the projected grid is out of reach, and
+ * its noise would otherwise pass the threshold and pull centres.
+ */
+double		dpk_live_zero_unreachable(const DpkLiveConfig *cfg, const DpkBox *box,
+									  const struct DpkProjection *proj, double *count,
+									  double *sum);
+
+#endif							/* DPK_LIVE_REACH_H */
