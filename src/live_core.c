@@ -624,8 +624,9 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 	uint64_t	ncells = dpk_live_copy_cells(cfg);
 	double		count_var = dpk_live_projected_count_var(cfg, t),
 				sum_var = dpk_live_projected_sum_var(cfg, t);
-	double	   *nsum = dpk_alloc((size_t) ncells * d * sizeof(double));
-	double	   *ncount = dpk_alloc((size_t) ncells * sizeof(double));
+	double	   *nsum = dpk_alloc((size_t) cfg->copies * ncells * d * sizeof(double));
+	double	   *ncount = dpk_alloc((size_t) cfg->copies * ncells * sizeof(double));
+	double	   *reachable = dpk_alloc(cfg->copies * sizeof(double));
 	double	   *cent = dpk_alloc((size_t) k * d * sizeof(double));
 	double	   *sizes = dpk_alloc((size_t) k * sizeof(double));
 	double		noisy_n = 0.0,
@@ -637,8 +638,15 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 		noisy_n += count[c];
 	width2 = dpk_live_width2(cfg, box);
 	for (r = 0; r < cfg->copies; r++)
+	{
 		dpk_projection_init(&proj[r], d, cfg->dhat, dpk_projection_copy_seed(cfg->proj_seed, r),
 							cfg->half_width);
+		for (c = 0; c < ncells * d; c++)
+			nsum[r * ncells * d + c] = sum[(size_t) r * ncells * d + c] / DPK_LIFT_UNITS;
+		memcpy(ncount + r * ncells, count + (size_t) r * ncells, ncells * sizeof(double));
+		reachable[r] = dpk_live_zero_unreachable(cfg, box, &proj[r], ncount + r * ncells,
+												 nsum + r * ncells * d);
+	}
 
 	rel->level = cfg->level;
 	rel->noisy_n = noisy_n < 1.0 ? 1.0 : noisy_n;
@@ -655,18 +663,15 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 			double		score;
 			int			coreset = 0;
 
-			for (c = 0; c < ncells * d; c++)
-				nsum[c] = sum[(size_t) r * ncells * d + c] / DPK_LIFT_UNITS;
-			memcpy(ncount, count + (size_t) r * ncells, ncells * sizeof(double));
 			memset(&hc, 0, sizeof(hc));
-			hc.threshold_cells = dpk_live_zero_unreachable(cfg, box, &proj[r], ncount, nsum);
+			hc.threshold_cells = reachable[r];
 			hc.m = 1 << cfg->level;
-			hc.count = ncount;
+			hc.count = ncount + r * ncells;
 			hc.count_var = count_var;
 			hc.lift_m = 0;
 			hc.lift_count = NULL;
 			hc.lift_count_var = count_var;
-			hc.sum = nsum;
+			hc.sum = nsum + r * ncells * d;
 			hc.sum_var = sum_var;
 			hc.sumnorm = NULL;
 			hc.space_noise2 = DPK_LIVE_SPACE_NOISE2;
@@ -703,6 +708,7 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 	dpk_free(proj);
 	dpk_free(nsum);
 	dpk_free(ncount);
+	dpk_free(reachable);
 	dpk_free(cent);
 	dpk_free(sizes);
 }

@@ -29,7 +29,16 @@ dpk_live_half_range(const DpkLiveConfig *cfg, const DpkBox *box)
 	return h;
 }
 
-/* The cells a box's points can reach in a copy's grid (see live_reach.h). */
+/*
+ * The cells a box's points can reach in a copy's grid (see live_reach.h).
+ * In grid units the image of the box is the zonotope m/2 + sum_j
+ * [-1, 1] g_j with g_j = P_.j half_range[j] m / 2w; it lies within the
+ * segment of its longest generator g_J widened by the box b_i = sum_{j != J}
+ * |g_ji|, and a cell is reached only if that segment meets the cell widened
+ * by b: one interval of the segment's parameter per dimension (a border
+ * cell also holds the points clamped beyond it).  A box with one wide side
+ * is nearly that segment, so this keeps few more cells than it crosses.
+ */
 double
 dpk_live_projected_reach(const DpkProjection *proj, const double *half_range, int m,
 						 uint8_t *reach)
@@ -37,38 +46,69 @@ dpk_live_projected_reach(const DpkProjection *proj, const double *half_range, in
 	int			d = proj->d,
 				dhat = proj->dhat,
 				i,
-				j;
-	int64_t    *lo = dpk_alloc(sizeof(int64_t) * dhat),
-			   *hi = dpk_alloc(sizeof(int64_t) * dhat),
-			   *idx = dpk_alloc(sizeof(int64_t) * dhat);
+				j,
+				longest = 0;
+	double	   *a = dpk_alloc(sizeof(double) * dhat),
+			   *b = dpk_alloc0(sizeof(double) * dhat);
+	int64_t    *idx = dpk_alloc(sizeof(int64_t) * dhat);
 	uint64_t	ncells = (uint64_t) llround(dpk_grid_cells(dhat, m)),
 				c;
-	double		w = proj->half_width,
-				n = 1.0;
+	double		scale = m / (2.0 * proj->half_width),
+				best = -1.0,
+				n = 0.0;
 
+	for (j = 0; j < d; j++)
+	{
+		double		len = 0.0;
+
+		for (i = 0; i < dhat; i++)
+			len += proj->mat[(size_t) i * d + j] * proj->mat[(size_t) i * d + j];
+		len = sqrt(len) * half_range[j];
+		if (len > best)
+		{
+			best = len;
+			longest = j;
+		}
+	}
 	for (i = 0; i < dhat; i++)
 	{
-		double		e = 0.0;
-
+		a[i] = proj->mat[(size_t) i * d + longest] * half_range[longest] * scale;
 		for (j = 0; j < d; j++)
-			e += fabs(proj->mat[(size_t) i * d + j]) * half_range[j];
-		/* [(w - e) / 2w, (w + e) / 2w] of [0, 1], widened by rounding's worth */
-		lo[i] = (int64_t) floor((w - e) / (2.0 * w) * m - 1e-9);
-		hi[i] = (int64_t) floor((w + e) / (2.0 * w) * m + 1e-9);
-		lo[i] = lo[i] < 0 ? 0 : lo[i];
-		hi[i] = hi[i] > m - 1 ? m - 1 : hi[i];
-		n *= (double) (hi[i] - lo[i] + 1);
+			if (j != longest)
+				b[i] += fabs(proj->mat[(size_t) i * d + j]) * half_range[j] * scale;
+		b[i] += 1e-9 * m;		/* rounding's worth */
 	}
 	for (c = 0; c < ncells; c++)
 	{
+		double		lam_lo = -1.0,
+					lam_hi = 1.0;
+
 		dpk_grid_cell_coords(dhat, m, c, idx);
-		reach[c] = 1;
-		for (i = 0; i < dhat && reach[c]; i++)
-			if (idx[i] < lo[i] || idx[i] > hi[i])
-				reach[c] = 0;
+		for (i = 0; i < dhat && lam_lo <= lam_hi; i++)
+		{
+			/* the segment's coordinate m/2 + lambda a_i within [lo, hi] */
+			double		lo = idx[i] == 0 ? -HUGE_VAL : (double) idx[i] - b[i] - 0.5 * m,
+						hi = idx[i] == m - 1 ? HUGE_VAL : (double) idx[i] + 1.0 + b[i] - 0.5 * m;
+
+			if (fabs(a[i]) < 1e-300)
+			{
+				if (lo > 0.0 || hi < 0.0)
+					lam_hi = -2.0;
+			}
+			else
+			{
+				double		l1 = lo / a[i],
+							l2 = hi / a[i];
+
+				lam_lo = fmax(lam_lo, fmin(l1, l2));
+				lam_hi = fmin(lam_hi, fmax(l1, l2));
+			}
+		}
+		reach[c] = lam_lo <= lam_hi;
+		n += reach[c];
 	}
-	dpk_free(lo);
-	dpk_free(hi);
+	dpk_free(a);
+	dpk_free(b);
 	dpk_free(idx);
 	return n;
 }
@@ -97,4 +137,43 @@ dpk_live_zero_unreachable(const DpkLiveConfig *cfg, const DpkBox *box,
 	dpk_free(reach);
 	dpk_free(half_range);
 	return n;
+}
+
+/* Every copy's reach (see live_reach.h). */
+uint8_t *
+dpk_live_reach_mask(const DpkLiveConfig *cfg, const DpkBox *box)
+{
+	double	   *half_range = dpk_live_half_range(cfg, box);
+	uint64_t	ncells = dpk_live_copy_cells(cfg);
+	uint8_t    *reach;
+	int			r;
+
+	if (!half_range)
+		return NULL;
+	reach = dpk_alloc((size_t) cfg->copies * ncells);
+	for (r = 0; r < cfg->copies; r++)
+	{
+		DpkProjection p;
+
+		dpk_projection_init(&p, cfg->d, cfg->dhat, dpk_projection_copy_seed(cfg->proj_seed, r),
+							cfg->half_width);
+		dpk_live_projected_reach(&p, half_range, 1 << cfg->level, reach + (size_t) r * ncells);
+		dpk_projection_free(&p);
+	}
+	dpk_free(half_range);
+	return reach;
+}
+
+/* Noisy statistics of a projected table, unreachable cells zero (see live_reach.h). */
+void
+dpk_live_noisy_projected_box(const DpkLiveConfig *cfg, const DpkBox *box,
+							 const uint8_t key[DPK_KEY_BYTES], const DpkCellMap *state,
+							 uint32_t t, DpkStream *s, double *count, double *sum,
+							 double *sumnorm)
+{
+	uint8_t    *reach = dpk_live_reach_mask(cfg, box);
+
+	dpk_live_noisy_projected_reach(cfg, reach, key, state, t, s, count, sum, sumnorm);
+	if (reach)
+		dpk_free(reach);
 }

@@ -48,4 +48,31 @@ double		dpk_live_zero_unreachable(const DpkLiveConfig *cfg, const DpkBox *box,
 									  const struct DpkProjection *proj, double *count,
 									  double *sum);
 
+/*
+ * The reach of every copy of a projected table in metric positions
+ * (copies * cells bytes, dpk_alloc'ed, the caller frees it; 1: a point of
+ * the box can land there), NULL for tables in normalized positions.
+ */
+uint8_t    *dpk_live_reach_mask(const DpkLiveConfig *cfg, const DpkBox *box);
+
+/*
+ * dpk_live_noisy_projected with the cells of reach[c] == 0 (NULL: none)
+ * released as exact zeros: no point can be there, so their counts and sums
+ * are zero on every table with that box and projection, and leaving out
+ * their noise spends nothing; it also saves drawing it at fine levels,
+ * where nearly every cell of a box with one wide side is out of reach.
+ */
+void		dpk_live_noisy_projected_reach(const DpkLiveConfig *cfg, const uint8_t *reach,
+										   const uint8_t key[DPK_KEY_BYTES],
+										   const DpkCellMap *state, uint32_t t,
+										   DpkStream *s, double *count, double *sum,
+										   double *sumnorm);
+
+/* dpk_live_noisy_projected_reach with the box's dpk_live_reach_mask. */
+void		dpk_live_noisy_projected_box(const DpkLiveConfig *cfg, const DpkBox *box,
+										 const uint8_t key[DPK_KEY_BYTES],
+										 const DpkCellMap *state, uint32_t t,
+										 DpkStream *s, double *count, double *sum,
+										 double *sumnorm);
+
 #endif							/* DPK_LIVE_REACH_H */
