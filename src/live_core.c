@@ -59,32 +59,39 @@ live_max_level(const DpkLiveConfig *cfg, double max_cells)
 					   (cfg->dhat > 0 ? cfg->dhat : cfg->d) + 1e-9);
 }
 
+/*
+ * The count noise of a typical release: about a third of the h nodes (NAF
+ * weight) for the signed counter, half of them for the plain decomposition
+ * of Gaussian tables, the weights' mean squared norm from T/4 for the
+ * least-squares one.
+ */
+double
+dpk_live_level_count_var(const DpkLiveConfig *cfg)
+{
+	DpkLiveConfig probe = *cfg;
+	DpkNoise	cn;
+
+	probe.level = 0;
+	cn = dpk_live_count_noise(&probe);
+	return dpk_noise_variance(&cn, 0) *
+		fmax(1.0, cfg->delta > 0.0 ? dpk_tree_height(cfg->horizon) / 2.0
+			 : cfg->estimator == DPK_TREE_SIGNED && cfg->arity <= DPK_TREE_ARITY_BINARY
+			 ? dpk_tree_height(cfg->horizon) / 3.0
+			 : dpk_tree_typical_norm2((DpkTreeEstimator) cfg->estimator, cfg->arity,
+									  cfg->horizon));
+}
+
 /* Counted level for a size hint (see live_core.h). */
 int
 dpk_live_choose_level(const DpkLiveConfig *cfg, double size_hint, double max_cells)
 {
-	DpkLiveConfig probe = *cfg;
-	DpkNoise	cn;
 	double		var,
 				m,
 				shift;
 	int			level,
 				max_level;
 
-	probe.level = 0;
-	/*
-	 * The noise of a typical release: about a third of the h nodes (NAF
-	 * weight) for the signed counter, half of them for the plain
-	 * decomposition of Gaussian tables, the weights' mean squared norm from
-	 * T/4 for the least-squares one.
-	 */
-	cn = dpk_live_count_noise(&probe);
-	var = dpk_noise_variance(&cn, 0) *
-		fmax(1.0, cfg->delta > 0.0 ? dpk_tree_height(cfg->horizon) / 2.0
-			 : cfg->estimator == DPK_TREE_SIGNED && cfg->arity <= DPK_TREE_ARITY_BINARY
-			 ? dpk_tree_height(cfg->horizon) / 3.0
-			 : dpk_tree_typical_norm2((DpkTreeEstimator) cfg->estimator, cfg->arity,
-									  cfg->horizon));
+	var = dpk_live_level_count_var(cfg);
 	if (size_hint < 1.0)
 		size_hint = 1.0;
 	m = dpk_grid_m(DPK_RULE_RUGNIK, size_hint, dpk_rugnik_eps_for_variance(var),
@@ -130,6 +137,10 @@ dpk_live_choose_level_box(const DpkLiveConfig *cfg, const DpkBox *box, double si
 		/* 1 / spread times the cells per dimension, to the nearest level */
 		level += (int) floor(log2(1.0 / dpk_box_metric_spread(box)) + 0.5);
 		level = level < live_max_level(cfg, max_cells) ? level : live_max_level(cfg, max_cells);
+		/* a box whose image misses most cells: RUGNIK over the reachable ones */
+		level = dpk_live_reach_level(cfg, box, size_hint, level,
+									 live_max_level(cfg, fmin(max_cells,
+															  DPK_LIVE_REACH_MAX_CELLS)));
 	}
 	return level;
 }

@@ -11,6 +11,7 @@
 
 #include "dpk_mem.h"
 #include "projection.h"
+#include "rugnik.h"
 
 /* Where a projected table's positions lie, per coordinate (see live_reach.h). */
 double *
@@ -176,4 +177,55 @@ dpk_live_noisy_projected_box(const DpkLiveConfig *cfg, const DpkBox *box,
 	dpk_live_noisy_projected_reach(cfg, reach, key, state, t, s, count, sum, sumnorm);
 	if (reach)
 		dpk_free(reach);
+}
+
+/* The counted level from the reachable cells (see live_reach.h). */
+int
+dpk_live_reach_level(const DpkLiveConfig *cfg, const DpkBox *box, double size_hint,
+					 int level, int max_level)
+{
+	double	   *half_range = dpk_live_half_range(cfg, box);
+	double		eps = dpk_rugnik_eps_for_variance(dpk_live_level_count_var(cfg)),
+				n = size_hint < 1.0 ? 1.0 : size_hint,
+				k = cfg->k,
+				best = HUGE_VAL;
+	int			dhat = cfg->dhat,
+				chosen = level,
+				l;
+	DpkProjection p;
+
+	if (!half_range || dhat == 0 || !isfinite(eps) || level < 0 || level > max_level)
+	{
+		if (half_range)
+			dpk_free(half_range);
+		return level;
+	}
+	dpk_projection_init(&p, cfg->d, dhat, dpk_projection_copy_seed(cfg->proj_seed, 0),
+						cfg->half_width);
+	for (l = 0; l <= max_level; l++)
+	{
+		double		m = (double) (1 << l),
+					cells = dpk_grid_cells(dhat, 1 << l);
+		uint8_t    *reach = dpk_alloc((size_t) cells);
+		double		r = dpk_live_projected_reach(&p, half_range, 1 << l, reach),
+					h;
+
+		dpk_free(reach);
+		if (l == level && r >= cells)
+		{
+			chosen = level;		/* the whole grid is reachable: keep the rule's */
+			break;
+		}
+		/* dpk_rugnik_bound with sqrt(2 m^d) replaced by sqrt(2 R) */
+		h = sqrt(2.0 * r) / (eps * pow(k, 2.0 / dhat)) +
+			2.0 / (m * pow(k, 1.0 / dhat)) * sqrt(n / 3.0) + n / (3.0 * m * m);
+		if (h < best)
+		{
+			best = h;
+			chosen = l;
+		}
+	}
+	dpk_projection_free(&p);
+	dpk_free(half_range);
+	return chosen;
 }

@@ -75,4 +75,26 @@ void		dpk_live_noisy_projected_box(const DpkLiveConfig *cfg, const DpkBox *box,
 										 DpkStream *s, double *count, double *sum,
 										 double *sumnorm);
 
+/*
+ * The counted level of a projected table in metric positions whose box
+ * reaches only part of the grid at `level` (the rule's choice): the level
+ * in [0, max_level] that minimizes RUGNIK's cost bound (dpk_rugnik_bound)
+ * with its noise term summed over the reachable cells of copy 0's grid,
+ * sqrt(2 R(L)) / (eps k^(2/dhat)), instead of over all m^dhat; `level`
+ * itself when every cell is reachable there (cube boxes), so tables of
+ * such boxes keep their level.  Public: box, projection seed, size hint,
+ * epsilon.  On the diamonds (doc/benchmarks.md, "A real table") the bound
+ * over all cells asks for m = 4 or 8 and the box's image crosses 18-24 of
+ * the 4096 cells at level 3; over the reachable cells it asks for level 4
+ * (window, 13 488 rows) and 5 (all 53 940 rows, capped to 4).
+ */
+int			dpk_live_reach_level(const DpkLiveConfig *cfg, const DpkBox *box,
+								 double size_hint, int level, int max_level);
+
+/*
+ * The reach rule's finest level: at most this many cells per copy (the
+ * release computes and stores every cell of the counted level).
+ */
+#define DPK_LIVE_REACH_MAX_CELLS 65536.0
+
 #endif							/* DPK_LIVE_REACH_H */

@@ -392,6 +392,42 @@ test_projected_reach(void)
 	dpk_free(reach);
 }
 
+/*
+ * dpk_live_reach_level: on the diamonds box the image of the box crosses a
+ * few dozen of the grid's cells, and RUGNIK over those asks for a finer
+ * counted level than over all m^dhat (window of 13 488 rows: level 4, not
+ * 3); a cube's level is never moved.
+ */
+static void
+test_reach_level(void)
+{
+	double		lo[7] = {0, 40, 40, 0, 0, 0, 0},
+				hi[7] = {5.5, 80, 100, 20000, 12, 12, 12},
+				clo[7] = {0, 0, 0, 0, 0, 0, 0},
+				chi[7] = {1, 1, 1, 1, 1, 1, 1};
+	DpkBox		box = {7, lo, hi},
+				cube = {7, clo, chi};
+	DpkLiveConfig cfg;
+	int			l,
+				moved = 0,
+				window;
+
+	dpk_live_defaults(&cfg, 7, 10, 1.0, 16, false);
+	dpk_live_use_projection(&cfg, 7919);
+	dpk_live_use_box(&cfg, &box);
+	window = dpk_live_choose_level_box(&cfg, &box, 13488.0, 4194304.0);
+	CHECK(window == 4, "diamonds window: counted level %d (4)", window);
+	CHECK(dpk_live_reach_level(&cfg, &box, 13488.0, 3, 5) == 4,
+		  "the reach rule moves level 3 to 4");
+	CHECK(dpk_live_reach_level(&cfg, &box, 13488.0, 3, 3) <= 3, "within the cap");
+	dpk_live_defaults(&cfg, 7, 10, 1.0, 16, false);
+	dpk_live_use_projection(&cfg, 7919);
+	dpk_live_use_box(&cfg, &cube);
+	for (l = 0; l <= 4; l++)
+		moved += dpk_live_reach_level(&cfg, &cube, 13488.0, l, 4) != l;
+	CHECK(moved == 0, "a cube's level moved at %d of 5 levels", moved);
+}
+
 int
 main(void)
 {
@@ -399,5 +435,6 @@ main(void)
 	test_box_metric();
 	test_proj_box_share();
 	test_projected_reach();
+	test_reach_level();
 	UNIT_DONE("test_live_highd");
 }
