@@ -190,9 +190,19 @@ dpk_highd_grid_kmeans(int dhat, int m, const double *count, double count_var,
 					  double threshold_sigmas, int k, int restarts, int max_iter,
 					  uint64_t seed, double *pcenters, int *coreset_size)
 {
+	return dpk_highd_grid_kmeans_cells(dhat, m, count, count_var, threshold_sigmas, 0.0, k,
+									   restarts, max_iter, seed, pcenters, coreset_size);
+}
+
+/* The same with the threshold of `cells` cells (see highd.h). */
+double
+dpk_highd_grid_kmeans_cells(int dhat, int m, const double *count, double count_var,
+							double threshold_sigmas, double cells, int k, int restarts,
+							int max_iter, uint64_t seed, double *pcenters, int *coreset_size)
+{
 	uint64_t	ncells = (uint64_t) llround(dpk_grid_cells(dhat, m));
 	double		threshold = dpk_coreset_threshold(sqrt(count_var), threshold_sigmas,
-												  (double) ncells);
+												  cells > 0.0 ? cells : (double) ncells);
 	int64_t    *idx = dpk_alloc(sizeof(int64_t) * dhat);
 	double	   *pts;
 	double	   *w;
@@ -392,9 +402,9 @@ dpk_highd_cells_cluster(const DpkProjection *p, const DpkHighdCells *hc, int k,
 				score;
 	int			csz;
 
-	threshold = dpk_highd_grid_kmeans(dhat, hc->m, hc->count, hc->count_var,
-									  threshold_sigmas, k, restarts, max_iter, seed, pc,
-									  &csz);
+	threshold = dpk_highd_grid_kmeans_cells(dhat, hc->m, hc->count, hc->count_var,
+											threshold_sigmas, hc->threshold_cells, k,
+											restarts, max_iter, seed, pc, &csz);
 	if (coreset_size)
 		*coreset_size = csz;
 	for (j = 0; j < k; j++)

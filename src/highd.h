@@ -77,6 +77,10 @@ typedef struct DpkHighdCells
 	bool		lift_weighted;	/* lift by dpk_lift_centers_weighted (large d)
 								 * instead of dpk_lift_centers_heavy, its
 								 * risk added to the returned score */
+	double		threshold_cells;	/* > 0: only this many cells can hold
+									 * points (the others' counts are zero),
+									 * the coreset threshold's cell count;
+									 * 0: all m^dhat */
 } DpkHighdCells;
 
 /*
@@ -307,6 +311,16 @@ double		dpk_highd_grid_kmeans(int dhat, int m, const double *count, double count
 								  double threshold_sigmas, int k, int restarts,
 								  int max_iter, uint64_t seed, double *pcenters,
 								  int *coreset_size);
+
+/*
+ * dpk_highd_grid_kmeans with the threshold of `cells` cells (0: all m^dhat),
+ * for grids where only that many cells can hold points and the others are
+ * zero.
+ */
+double		dpk_highd_grid_kmeans_cells(int dhat, int m, const double *count,
+										double count_var, double threshold_sigmas,
+										double cells, int k, int restarts, int max_iter,
+										uint64_t seed, double *pcenters, int *coreset_size);
 
 /*
  * A partition of the points, one pass: the label of a point is either its

@@ -13,6 +13,7 @@
 #include "coreset.h"
 #include "highd.h"
 #include "lift.h"
+#include "live_reach.h"
 #include "projection.h"
 #include "dpk_mem.h"
 #include "kmeans.h"
@@ -59,32 +60,39 @@ live_max_level(const DpkLiveConfig *cfg, double max_cells)
 					   (cfg->dhat > 0 ? cfg->dhat : cfg->d) + 1e-9);
 }
 
+/*
+ * The count noise of a typical release: about a third of the h nodes (NAF
+ * weight) for the signed counter, half of them for the plain decomposition
+ * of Gaussian tables, the weights' mean squared norm from T/4 for the
+ * least-squares one.
+ */
+double
+dpk_live_level_count_var(const DpkLiveConfig *cfg)
+{
+	DpkLiveConfig probe = *cfg;
+	DpkNoise	cn;
+
+	probe.level = 0;
+	cn = dpk_live_count_noise(&probe);
+	return dpk_noise_variance(&cn, 0) *
+		fmax(1.0, cfg->delta > 0.0 ? dpk_tree_height(cfg->horizon) / 2.0
+			 : cfg->estimator == DPK_TREE_SIGNED && cfg->arity <= DPK_TREE_ARITY_BINARY
+			 ? dpk_tree_height(cfg->horizon) / 3.0
+			 : dpk_tree_typical_norm2((DpkTreeEstimator) cfg->estimator, cfg->arity,
+									  cfg->horizon));
+}
+
 /* Counted level for a size hint (see live_core.h). */
 int
 dpk_live_choose_level(const DpkLiveConfig *cfg, double size_hint, double max_cells)
 {
-	DpkLiveConfig probe = *cfg;
-	DpkNoise	cn;
 	double		var,
 				m,
 				shift;
 	int			level,
 				max_level;
 
-	probe.level = 0;
-	/*
-	 * The noise of a typical release: about a third of the h nodes (NAF
-	 * weight) for the signed counter, half of them for the plain
-	 * decomposition of Gaussian tables, the weights' mean squared norm from
-	 * T/4 for the least-squares one.
-	 */
-	cn = dpk_live_count_noise(&probe);
-	var = dpk_noise_variance(&cn, 0) *
-		fmax(1.0, cfg->delta > 0.0 ? dpk_tree_height(cfg->horizon) / 2.0
-			 : cfg->estimator == DPK_TREE_SIGNED && cfg->arity <= DPK_TREE_ARITY_BINARY
-			 ? dpk_tree_height(cfg->horizon) / 3.0
-			 : dpk_tree_typical_norm2((DpkTreeEstimator) cfg->estimator, cfg->arity,
-									  cfg->horizon));
+	var = dpk_live_level_count_var(cfg);
 	if (size_hint < 1.0)
 		size_hint = 1.0;
 	m = dpk_grid_m(DPK_RULE_RUGNIK, size_hint, dpk_rugnik_eps_for_variance(var),
@@ -130,6 +138,10 @@ dpk_live_choose_level_box(const DpkLiveConfig *cfg, const DpkBox *box, double si
 		/* 1 / spread times the cells per dimension, to the nearest level */
 		level += (int) floor(log2(1.0 / dpk_box_metric_spread(box)) + 0.5);
 		level = level < live_max_level(cfg, max_cells) ? level : live_max_level(cfg, max_cells);
+		/* a box whose image misses most cells: RUGNIK over the reachable ones */
+		level = dpk_live_reach_level(cfg, box, size_hint, level,
+									 live_max_level(cfg, fmin(max_cells,
+															  DPK_LIVE_REACH_MAX_CELLS)));
 	}
 	return level;
 }
@@ -629,7 +641,9 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 	uint64_t	ncells = dpk_live_copy_cells(cfg);
 	double		count_var = dpk_live_projected_count_var(cfg, t),
 				sum_var = dpk_live_projected_sum_var(cfg, t);
-	double	   *nsum = dpk_alloc((size_t) ncells * d * sizeof(double));
+	double	   *nsum = dpk_alloc((size_t) cfg->copies * ncells * d * sizeof(double));
+	double	   *ncount = dpk_alloc((size_t) cfg->copies * ncells * sizeof(double));
+	double	   *reachable = dpk_alloc(cfg->copies * sizeof(double));
 	double	   *cent = dpk_alloc((size_t) k * d * sizeof(double));
 	double	   *sizes = dpk_alloc((size_t) k * sizeof(double));
 	double		noisy_n = 0.0,
@@ -641,8 +655,15 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 		noisy_n += count[c];
 	width2 = dpk_live_width2(cfg, box);
 	for (r = 0; r < cfg->copies; r++)
+	{
 		dpk_projection_init(&proj[r], d, cfg->dhat, dpk_projection_copy_seed(cfg->proj_seed, r),
 							cfg->half_width);
+		for (c = 0; c < ncells * d; c++)
+			nsum[r * ncells * d + c] = sum[(size_t) r * ncells * d + c] / DPK_LIFT_UNITS;
+		memcpy(ncount + r * ncells, count + (size_t) r * ncells, ncells * sizeof(double));
+		reachable[r] = dpk_live_zero_unreachable(cfg, box, &proj[r], ncount + r * ncells,
+												 nsum + r * ncells * d);
+	}
 
 	rel->level = cfg->level;
 	rel->noisy_n = noisy_n < 1.0 ? 1.0 : noisy_n;
@@ -659,16 +680,15 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 			double		score;
 			int			coreset = 0;
 
-			for (c = 0; c < ncells * d; c++)
-				nsum[c] = sum[(size_t) r * ncells * d + c] / DPK_LIFT_UNITS;
 			memset(&hc, 0, sizeof(hc));
+			hc.threshold_cells = reachable[r];
 			hc.m = 1 << cfg->level;
-			hc.count = count + (size_t) r * ncells;
+			hc.count = ncount + r * ncells;
 			hc.count_var = count_var;
 			hc.lift_m = 0;
 			hc.lift_count = NULL;
 			hc.lift_count_var = count_var;
-			hc.sum = nsum;
+			hc.sum = nsum + r * ncells * d;
 			hc.sum_var = sum_var;
 			hc.sumnorm = NULL;
 			hc.space_noise2 = DPK_LIVE_SPACE_NOISE2;
@@ -707,6 +727,8 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 		dpk_projection_free(&proj[r]);
 	dpk_free(proj);
 	dpk_free(nsum);
+	dpk_free(ncount);
+	dpk_free(reachable);
 	dpk_free(cent);
 	dpk_free(sizes);
 }

@@ -80,11 +80,14 @@ void		dpk_live_defaults(DpkLiveConfig *cfg, int d, int k, double epsilon,
 int			dpk_live_choose_level(const DpkLiveConfig *cfg, double size_hint,
 								  double max_cells);
 
+/* The count noise variance of a typical release, for choosing the level. */
+double		dpk_live_level_count_var(const DpkLiveConfig *cfg);
+
 /*
  * The counted level of a table with box `box`: dpk_live_choose_level, and
  * for a projected table in metric positions log2(1 / spread) levels finer,
  * rounded (dpk_box_metric_spread: its points span that fraction of the
- * projected box), within the same caps.
+ * projected box), within the same caps; then dpk_live_reach_level.
  */
 int			dpk_live_choose_level_box(const DpkLiveConfig *cfg, const DpkBox *box,
 									  double size_hint, double max_cells);

@@ -10,6 +10,7 @@
  * accounting and the privacy test privacy_gauss assume exactly that.
  */
 #include "live_core.h"
+#include "live_reach.h"
 
 #include <math.h>
 #include <string.h>
@@ -123,6 +124,20 @@ dpk_live_noisy_projected(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYT
 						 const DpkCellMap *state, uint32_t t, DpkStream *s,
 						 double *count, double *sum, double *sumnorm)
 {
+	dpk_live_noisy_projected_reach(cfg, NULL, key, state, t, s, count, sum, sumnorm);
+}
+
+/*
+ * The same, cells with reach[c] == 0 released as exact zeros without
+ * noise (see live_reach.h).  Every cell's noise has its own nonces, so the
+ * others' noise and the stream after it are the same.
+ */
+void
+dpk_live_noisy_projected_reach(const DpkLiveConfig *cfg, const uint8_t *reach,
+							   const uint8_t key[DPK_KEY_BYTES], const DpkCellMap *state,
+							   uint32_t t, DpkStream *s, double *count, double *sum,
+							   double *sumnorm)
+{
 	int			d = cfg->d;
 	uint64_t	ncells = dpk_live_copy_cells(cfg);
 	uint64_t	total = (uint64_t) cfg->copies * ncells;
@@ -162,6 +177,13 @@ dpk_live_noisy_projected(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYT
 	{
 		if ((c & 255) == 0)
 			dpk_check_interrupts();
+		if (reach && !reach[c])
+		{
+			/* no point of the box lands here: public, nothing to hide */
+			count[c] = 0.0;
+			memset(sum + c * d, 0, d * sizeof(double));
+			continue;
+		}
 		/* The level byte carries the copy, so copies never share a node. */
 		if (gauss)
 			dpk_live_cell_noise(s, key, cfg->level + 32 * (int) (c / ncells), c % ncells,

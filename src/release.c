@@ -37,6 +37,7 @@
 #include "utils/snapmgr.h"
 
 #include "live_core.h"
+#include "live_reach.h"
 #include "coreset.h"
 #include "kmedian_lifted.h"
 #include "live.h"
@@ -186,7 +187,8 @@ make_release(Oid relid, Oid userid, int *horizon, bool *at_horizon)
 		double		psumnorm;
 		uint64		seed;
 
-		dpk_live_noisy_projected(&cfg, key, released, t, stream, pcount, psum, &psumnorm);
+		dpk_live_noisy_projected_box(&cfg, &box, key, released, t, stream, pcount, psum,
+									 &psumnorm);
 		explicit_bzero(key, sizeof(key));
 		seed = dpk_stream_u64(stream);
 		dpk_live_cluster_projected(&cfg, &box, pcount, psum, psumnorm, t, seed, &rel);

@@ -15,7 +15,7 @@
  *		box, its projections t (dpk_project_batch, one dgemm per copy and
  *		batch of up to 2048 points, as the triggers buffer them), then
  *		dpk_live_add_projected(&cfg, &state, u, t, sign);
- *	 release t: dpk_live_noisy_projected (stream on the table's key, zero
+ *	 release t: dpk_live_noisy_projected_box (stream on the table's key, zero
  *		nonce), then dpk_live_cluster_projected(..., seed = the next u64 of
  *		that stream, &rel); the K centres are at rel.centers +
  *		dpk_live_block(K) * d.
@@ -99,6 +99,7 @@
 
 #include "cellmap.h"
 #include "live_core.h"
+#include "live_reach.h"
 #include "coreset.h"
 #include "counter.h"
 #include "dpk_mem.h"
@@ -348,7 +349,7 @@ live_release(Live *lv, const DpkBox *box, const uint8_t key[DPK_KEY_BYTES],
 		fprintf(stderr, "bench_highd_live: cannot open noise stream\n");
 		exit(1);
 	}
-	dpk_live_noisy_projected(cfg, key, &lv->map, t, &s, count, sum, &sumnorm);
+	dpk_live_noisy_projected_box(cfg, box, key, &lv->map, t, &s, count, sum, &sumnorm);
 	cseed = dpk_stream_u64(&s);
 	dpk_live_cluster_projected(cfg, box, count, sum, sumnorm, t, cseed, &rel);
 	out.ms = now_ms() - t0;

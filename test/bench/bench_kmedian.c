@@ -45,6 +45,7 @@
 #include "kmedian.h"
 #include "kmedian_lifted.h"
 #include "live_core.h"
+#include "live_reach.h"
 #include "lowd.h"
 #include "projection.h"
 
@@ -429,7 +430,7 @@ run_live(const Data *ds, const Options *opt, int seed)
 			double	   *ps = xmalloc(sizeof(double) * total * d);
 			double		sn;
 
-			dpk_live_noisy_projected(&cfg, key, &state, t, &st, pc, ps, &sn);
+			dpk_live_noisy_projected_box(&cfg, &ds->box, key, &state, t, &st, pc, ps, &sn);
 			kseed = dpk_stream_u64(&st);
 			dpk_live_cluster_projected(&cfg, &ds->box, pc, ps, sn, t, kseed, &rel);
 			t0 = now_ms();

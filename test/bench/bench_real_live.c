@@ -12,7 +12,7 @@
  *	 every row: clamped into the box, u = dpk_box_normalize then
  *		dpk_box_to_metric, its projection (one dgemm per batch of up to 2048
  *		rows), dpk_live_add_projected(&cfg, &state, u, t, sign);
- *	 release t: dpk_live_noisy_projected (stream on the table's key, zero
+ *	 release t: dpk_live_noisy_projected_box (stream on the table's key, zero
  *		nonce), seed = the next u64, dpk_live_cluster_projected.
  *
  * Streams as bench_real.sh: rows in a seeded random order, T batches
@@ -49,6 +49,7 @@
 #include "highd.h"
 #include "kmeans.h"
 #include "live_core.h"
+#include "live_reach.h"
 #include "noise.h"
 #include "projection.h"
 
@@ -297,7 +298,8 @@ main(int argc, char **argv)
 					t0 = now_ms();
 					if (!dpk_stream_open(&s, key, nonce))
 						abort();
-					dpk_live_noisy_projected(&cfg, key, &map, t, &s, count, sum, &sumnorm);
+					dpk_live_noisy_projected_box(&cfg, &box, key, &map, t, &s, count, sum,
+												 &sumnorm);
 					dpk_live_cluster_projected(&cfg, &box, count, sum, sumnorm, t,
 											   dpk_stream_u64(&s), &rel);
 					ms += now_ms() - t0;

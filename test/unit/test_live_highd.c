@@ -14,6 +14,7 @@
 #include "grid.h"
 #include "kmeans.h"
 #include "live_core.h"
+#include "live_reach.h"
 #include "noise.h"
 #include "projection.h"
 #include "tree_estimator.h"
@@ -347,6 +348,148 @@ test_guard_blocks(void)
 		  c2[2], c2[4], k2[1], c2[6], k2[2]);
 }
 
+/*
+ * dpk_live_projected_reach: every point of a box with a wide side beside
+ * narrow ones falls in a cell it marks reachable, far fewer cells than the
+ * grid's are reachable, and a cube reaches every cell.
+ */
+static void
+test_projected_reach(void)
+{
+	enum
+	{
+		RD = 7, RM = 8, RDHAT = 4, RPTS = 20000
+	};
+	double		lower[RD] = {0, 40, 40, 0, 0, 0, 0},
+				upper[RD] = {5.5, 80, 100, 20000, 12, 12, 12},
+				clo[RD] = {0},
+				chi[RD] = {1, 1, 1, 1, 1, 1, 1},
+				x[RD],
+				u[RD],
+				t[RDHAT];
+	DpkBox		box = {RD, lower, upper},
+				cube = {RD, clo, chi};
+	DpkLiveConfig cfg;
+	DpkProjection proj;
+	uint64_t	ncells = (uint64_t) 1 << (3 * RDHAT),
+				rng = 88172645463325252ULL;
+	uint8_t    *reach = dpk_alloc(ncells);
+	double	   *hr;
+	double		n;
+	int64_t		idx[RDHAT];
+	int			i,
+				j,
+				misses = 0,
+				corners = 0;
+
+	dpk_live_defaults(&cfg, RD, 10, 1.0, 16, true);
+	dpk_live_use_projection(&cfg, 12345);
+	dpk_live_use_box(&cfg, &box);
+	CHECK(cfg.dhat == RDHAT, "a box with narrow sides projects to 4 dimensions");
+	hr = dpk_live_half_range(&cfg, &box);
+	CHECK(hr && fabs(hr[3] - 0.5) < 1e-15 && fabs(hr[0] - 0.5 * 5.5 / 20000) < 1e-15,
+		  "half ranges: the widest side 1/2, the others in proportion");
+	dpk_projection_init(&proj, RD, RDHAT, dpk_projection_copy_seed(cfg.proj_seed, 0),
+						cfg.half_width);
+	n = dpk_live_projected_reach(&proj, hr, RM, reach);
+	CHECK(n >= 1.0 && n < ncells / 8.0, "reachable cells %.0f of %llu", n,
+		  (unsigned long long) ncells);
+	for (i = 0; i < RPTS; i++)
+	{
+		for (j = 0; j < RD; j++)
+		{
+			double		r;
+
+			rng ^= rng << 13;
+			rng ^= rng >> 7;
+			rng ^= rng << 17;
+			r = (double) (rng >> 11) / 9007199254740992.0;
+			/* every 4th point a corner of the box, the rest uniform */
+			if (i % 4 == 0)
+				r = r < 0.5 ? 0.0 : 1.0;
+			x[j] = lower[j] + r * (upper[j] - lower[j]);
+		}
+		corners += i % 4 == 0;
+		dpk_box_normalize(&box, x, u);
+		dpk_box_to_metric(&box, u);
+		dpk_project_batch(&proj, u, 1, t);
+		if (!reach[dpk_grid_cell(RDHAT, RM, t, idx, NULL)])
+			misses++;
+	}
+	CHECK(misses == 0, "%d of %d points (%d corners) in cells marked unreachable", misses,
+		  RPTS, corners);
+	/* a release copy: exactly the unreachable cells' counts and sums zeroed */
+	{
+		double	   *cnt = dpk_alloc(sizeof(double) * ncells),
+				   *sm = dpk_alloc(sizeof(double) * ncells * RD),
+					kept;
+		uint64_t	c,
+					wrong = 0;
+
+		for (c = 0; c < ncells; c++)
+			cnt[c] = 1.0;
+		for (c = 0; c < ncells * RD; c++)
+			sm[c] = 2.0;
+		cfg.level = 3;
+		kept = dpk_live_zero_unreachable(&cfg, &box, &proj, cnt, sm);
+		for (c = 0; c < ncells; c++)
+			wrong += cnt[c] != (reach[c] ? 1.0 : 0.0) ||
+				sm[c * RD + RD - 1] != (reach[c] ? 2.0 : 0.0);
+		CHECK(kept == n && wrong == 0,
+			  "release copy: %.0f cells kept (%.0f reachable), %llu cells wrong", kept, n,
+			  (unsigned long long) wrong);
+		cfg.box_metric = false;
+		CHECK(dpk_live_zero_unreachable(&cfg, &box, &proj, cnt, sm) == 0.0,
+			  "normalized positions: every cell kept");
+		cfg.box_metric = true;
+		dpk_free(cnt);
+		dpk_free(sm);
+	}
+	dpk_free(hr);
+	hr = dpk_live_half_range(&cfg, &cube);
+	CHECK(dpk_live_projected_reach(&proj, hr, RM, reach) == (double) ncells,
+		  "a cube reaches every cell");
+	dpk_free(hr);
+	dpk_projection_free(&proj);
+	dpk_free(reach);
+}
+
+/*
+ * dpk_live_reach_level: on the diamonds box the image of the box crosses a
+ * few dozen of the grid's cells, and RUGNIK over those asks for a finer
+ * counted level than over all m^dhat (window of 13 488 rows: level 4, not
+ * 3); a cube's level is never moved.
+ */
+static void
+test_reach_level(void)
+{
+	double		lo[7] = {0, 40, 40, 0, 0, 0, 0},
+				hi[7] = {5.5, 80, 100, 20000, 12, 12, 12},
+				clo[7] = {0, 0, 0, 0, 0, 0, 0},
+				chi[7] = {1, 1, 1, 1, 1, 1, 1};
+	DpkBox		box = {7, lo, hi},
+				cube = {7, clo, chi};
+	DpkLiveConfig cfg;
+	int			l,
+				moved = 0,
+				window;
+
+	dpk_live_defaults(&cfg, 7, 10, 1.0, 16, false);
+	dpk_live_use_projection(&cfg, 7919);
+	dpk_live_use_box(&cfg, &box);
+	window = dpk_live_choose_level_box(&cfg, &box, 13488.0, 4194304.0);
+	CHECK(window == 4, "diamonds window: counted level %d (4)", window);
+	CHECK(dpk_live_reach_level(&cfg, &box, 13488.0, 3, 5) == 4,
+		  "the reach rule moves level 3 to 4");
+	CHECK(dpk_live_reach_level(&cfg, &box, 13488.0, 3, 3) <= 3, "within the cap");
+	dpk_live_defaults(&cfg, 7, 10, 1.0, 16, false);
+	dpk_live_use_projection(&cfg, 7919);
+	dpk_live_use_box(&cfg, &cube);
+	for (l = 0; l <= 4; l++)
+		moved += dpk_live_reach_level(&cfg, &cube, 13488.0, l, 4) != l;
+	CHECK(moved == 0, "a cube's level moved at %d of 5 levels", moved);
+}
+
 int
 main(void)
 {
@@ -355,5 +498,7 @@ main(void)
 	test_proj_box_share();
 	test_large_d_rule();
 	test_guard_blocks();
+	test_projected_reach();
+	test_reach_level();
 	UNIT_DONE("test_live_highd");
 }
