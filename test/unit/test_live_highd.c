@@ -229,6 +229,12 @@ test_box_metric(void)
 	CHECK(metric < 1.5, "metric positions: k = 2 cost %.3f of the best split", metric);
 }
 
+/* The diamonds table's box (7 columns of very different scales) and a cube. */
+static const double diamonds_lo[7] = {0, 40, 40, 0, 0, 0, 0},
+			diamonds_hi[7] = {5.5, 80, 100, 20000, 12, 12, 12},
+			cube_lo[7] = {0, 0, 0, 0, 0, 0, 0},
+			cube_hi[7] = {1, 1, 1, 1, 1, 1, 1};
+
 /*
  * A new table's projection keeps its box (dpk_live_use_box): on the
  * diamonds box some seeds map the price column, nearly all of the box in
@@ -238,12 +244,8 @@ test_box_metric(void)
 static void
 test_proj_box_share(void)
 {
-	double		lo[7] = {0, 40, 40, 0, 0, 0, 0},
-				hi[7] = {5.5, 80, 100, 20000, 12, 12, 12},
-				clo[7] = {0, 0, 0, 0, 0, 0, 0},
-				chi[7] = {1, 1, 1, 1, 1, 1, 1};
-	DpkBox		box = {7, lo, hi},
-				cube = {7, clo, chi};
+	DpkBox		box = {7, diamonds_lo, diamonds_hi},
+				cube = {7, cube_lo, cube_hi};
 	DpkLiveConfig cfg;
 	DpkProjection p;
 	uint64_t	bad = 0,
@@ -463,12 +465,8 @@ test_projected_reach(void)
 static void
 test_reach_level(void)
 {
-	double		lo[7] = {0, 40, 40, 0, 0, 0, 0},
-				hi[7] = {5.5, 80, 100, 20000, 12, 12, 12},
-				clo[7] = {0, 0, 0, 0, 0, 0, 0},
-				chi[7] = {1, 1, 1, 1, 1, 1, 1};
-	DpkBox		box = {7, lo, hi},
-				cube = {7, clo, chi};
+	DpkBox		box = {7, diamonds_lo, diamonds_hi},
+				cube = {7, cube_lo, cube_hi};
 	DpkLiveConfig cfg;
 	int			l,
 				moved = 0,
