@@ -59,6 +59,28 @@ kl(double p, double q)
 }
 
 /*
+ * The end of {p : KL(ph, p) <= lim} inside [a, b], by bisection: KL(ph, .)
+ * grows away from ph, so the bound is where it crosses lim; `upper` says
+ * whether [a, b] lies above ph.
+ */
+static inline double
+kl_bisect(double ph, double lim, double a, double b, bool upper)
+{
+	int			it;
+
+	for (it = 0; it < 100; it++)
+	{
+		double		m = 0.5 * (a + b);
+
+		if ((kl(ph, m) > lim) == upper)
+			b = m;
+		else
+			a = m;
+	}
+	return upper ? b : a;
+}
+
+/*
  * Chernoff bounds for a binomial proportion: [lo, hi] = {p : n KL(k/n, p) <=
  * ln(1 / tail)} misses the true p with probability <= 2 tail.
  */
@@ -66,33 +88,10 @@ static inline void
 kl_interval(long k, long n, double tail, double *lo, double *hi)
 {
 	double		ph = (double) k / (double) n,
-				lim = log(1.0 / tail) / (double) n,
-				a = ph,
-				b = 1.0;
-	int			it;
+				lim = log(1.0 / tail) / (double) n;
 
-	for (it = 0; it < 100; it++)
-	{
-		double		m = 0.5 * (a + b);
-
-		if (kl(ph, m) > lim)
-			b = m;
-		else
-			a = m;
-	}
-	*hi = ph >= 1.0 ? 1.0 : b;
-	a = 0.0;
-	b = ph;
-	for (it = 0; it < 100; it++)
-	{
-		double		m = 0.5 * (a + b);
-
-		if (kl(ph, m) > lim)
-			a = m;
-		else
-			b = m;
-	}
-	*lo = ph <= 0.0 ? 0.0 : a;
+	*hi = ph >= 1.0 ? 1.0 : kl_bisect(ph, lim, ph, 1.0, true);
+	*lo = ph <= 0.0 ? 0.0 : kl_bisect(ph, lim, 0.0, ph, false);
 }
 
 #endif

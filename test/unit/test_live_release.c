@@ -27,6 +27,10 @@ set_cell(DpkDenseHist *h, int a, int b, int64_t count, double off_a, double off_
 	h->sum[c * 2 + 1] = llround((double) count * (off_b * h->units - 0.5));
 }
 
+/* The box of these tests: [0, 100]^2. */
+static const double box_lo[2] = {0, 0},
+			box_hi[2] = {100, 100};
+
 /*
  * A heavy cell's proxy point is its noisy in-cell mean (the shrinkage is
  * negligible at 100 000 rows), an empty or negative cell's its centre, a
@@ -35,9 +39,7 @@ set_cell(DpkDenseHist *h, int a, int b, int64_t count, double off_a, double off_
 static void
 test_cell_refs(void)
 {
-	double		lo[2] = {0, 0},
-				hi[2] = {100, 100};
-	DpkBox		box = {2, lo, hi};
+	DpkBox		box = {2, box_lo, box_hi};
 	DpkLiveConfig cfg;
 	DpkDenseHist h;
 	double	   *ref;
@@ -73,9 +75,7 @@ test_cell_refs(void)
 static void
 test_low_threshold(void)
 {
-	double		lo[2] = {0, 0},
-				hi[2] = {100, 100};
-	DpkBox		box = {2, lo, hi};
+	DpkBox		box = {2, box_lo, box_hi};
 	DpkLiveConfig cfg;
 	DpkDenseHist h;
 	DpkLiveRelease rel;
