@@ -105,7 +105,8 @@ FROM dp_centers('e16', 4);
 -- wide column (box side 1000, spread evenly) and five narrow ones (sides 1,
 -- two tight groups): the best two centres split the wide column near 250 and
 -- 750; two centres on the narrow groups would both sit near 500.  Live
--- (trigger format 3) and one-shot.
+-- (trigger format 4: metric positions; this box's lifting sums get one
+-- discrete Laplace per coordinate at its l1 bound) and one-shot.
 CREATE TABLE scales AS
 SELECT i, 1000 * ((i * 7919) % 40000) / 40000.0 AS w,
        CASE WHEN i % 2 = 0 THEN 0.2 ELSE 0.8 END + ((i * 31) % 61 - 30) / 1000.0 AS n1,
@@ -117,6 +118,8 @@ FROM generate_series(1, 40000) i;
 SELECT dp_attach('scales', ARRAY['w', 'n1', 'n2', 'n3', 'n4', 'n5'], 2, 1.0,
     ARRAY[0, 0, 0, 0, 0, 0], ARRAY[1000, 1, 1, 1, 1, 1], 16, 'insert_only');
 SELECT trigger_format FROM dpkmeans_internal.tracked WHERE relid = 'scales'::regclass;
+SELECT item, value ~ '^discrete Laplace per coordinate' AS per_coordinate
+FROM dp_privacy_report('scales') WHERE item = 'sum noise per tree node';
 SELECT dp_release('scales');
 SELECT min(center[1]) < 400 AND max(center[1]) > 600 AS live_splits_wide_column
 FROM dp_centers('scales', 2);

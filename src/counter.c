@@ -155,6 +155,13 @@ dpk_node_noise(DpkStream *s, const uint8_t key[DPK_KEY_BYTES], int level,
 	out[0] += sign * dpk_discrete_laplace(s, count_scale);
 	if (sums == DPK_SUMS_VECTOR)
 		dpk_vector_noise(s, sum_scale, d, sign, out + 1);
+	else if (sums == DPK_SUMS_COORDS)
+	{
+		int			j;
+
+		for (j = 0; j < d; j++)
+			out[1 + j] += sign * dpk_discrete_laplace(s, sum_scale);
+	}
 }
 
 /* Continual noise of one cell at release t (see counter.h). */

@@ -56,7 +56,11 @@ int			dpk_tree_height(uint32_t horizon);
 typedef enum DpkSumNoise
 {
 	DPK_SUMS_NONE = 0,			/* count only */
-	DPK_SUMS_VECTOR				/* dpk_vector_noise, an l-infinity scale */
+	DPK_SUMS_VECTOR,			/* dpk_vector_noise, an l-infinity scale */
+	DPK_SUMS_COORDS				/* one discrete Laplace per coordinate at the
+								 * scale, an l1 scale (sums whose per-event
+								 * change has a small l1 norm, live_core.h
+								 * sum_l1) */
 } DpkSumNoise;
 
 /*

@@ -330,8 +330,13 @@ dpk_noise_draw(DpkStream *s, const DpkNoise *n)
 void
 dpk_noise_add_vector(DpkStream *s, const DpkNoise *n, int d, int sign, int64_t *out)
 {
+	int			j;
+
 	if (n->gauss)
 		dpk_gauss_vector_noise(s, n->var, d, sign, out);
+	else if (n->coords)
+		for (j = 0; j < d; j++)
+			out[j] += sign * dpk_discrete_laplace(s, n->lap);
 	else
 		dpk_vector_noise(s, n->lap, d, sign, out);
 }
@@ -342,7 +347,7 @@ dpk_noise_variance(const DpkNoise *n, int vector_d)
 {
 	if (n->gauss)
 		return dpk_discrete_gaussian_variance(n->var);
-	return vector_d > 0 ? dpk_vector_noise_variance(n->lap, vector_d)
+	return vector_d > 0 && !n->coords ? dpk_vector_noise_variance(n->lap, vector_d)
 		: dpk_discrete_laplace_variance(n->lap);
 }
 

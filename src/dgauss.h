@@ -80,6 +80,9 @@ double		dpk_discrete_gaussian_variance(DpkGaussScale v);
 typedef struct DpkNoise
 {
 	bool		gauss;
+	bool		coords;			/* when !gauss: vectors get one discrete
+								 * Laplace per coordinate (an l1 scale), not
+								 * dpk_vector_noise */
 	DpkScale	lap;			/* when !gauss */
 	DpkGaussScale var;			/* when gauss: sigma^2 */
 } DpkNoise;
@@ -91,7 +94,10 @@ DpkNoise	dpk_noise_gauss(DpkGaussScale v);
 /* One scalar draw of the family (dpk_discrete_laplace or dpk_discrete_gaussian). */
 int64_t		dpk_noise_draw(DpkStream *s, const DpkNoise *n);
 
-/* Adds sign * one vector draw to out[0..d-1] (dpk_vector_noise or d Gaussians). */
+/*
+ * Adds sign * one vector draw to out[0..d-1] (dpk_vector_noise, d discrete
+ * Laplace draws when coords, or d Gaussians).
+ */
 void		dpk_noise_add_vector(DpkStream *s, const DpkNoise *n, int d, int sign,
 								 int64_t *out);
 

@@ -46,6 +46,7 @@ dpk_live_defaults(DpkLiveConfig *cfg, int d, int k, double epsilon,
 	cfg->delta = 0.0;
 	cfg->box_metric = false;
 	cfg->lift_weighted = false;
+	cfg->sum_l1 = 0.0;
 }
 
 /*
@@ -517,6 +518,7 @@ dpk_live_use_box(DpkLiveConfig *cfg, const DpkBox *box)
 		cfg->dhat = 4;
 	if (cfg->horizon < 256)
 		cfg->arity = DPK_TREE_ARITY_BINARY;
+	dpk_live_use_sum_l1(cfg, box);
 	/* the next seed of a public sequence until the box keeps its share */
 	for (tries = 0; tries < 64 &&
 		 dpk_live_proj_box_share(cfg, box, cfg->proj_seed) < DPK_LIVE_PROJ_MIN_SHARE; tries++)
@@ -525,6 +527,40 @@ dpk_live_use_box(DpkLiveConfig *cfg, const DpkBox *box)
 
 		cfg->proj_seed = dpk_splitmix64(&st) & UINT64_C(0x7fffffffffffffff);
 	}
+}
+
+/* The l1 bound of a lifting contribution in a box (see live_core.h). */
+double
+dpk_live_box_sum_l1(const DpkBox *box)
+{
+	double		wmax = dpk_box_max_width(box),
+				half = DPK_LIFT_UNITS / 2.0,
+				l1 = 0.0;
+	int			j;
+
+	for (j = 0; j < box->d; j++)
+	{
+		double		w = box->upper[j] - box->lower[j];
+
+		/* dpk_box_to_metric keeps the widest sides' positions exactly */
+		l1 += w < wmax ? floor(half * (w / wmax)) + 1.0 : half;
+	}
+	return l1;
+}
+
+/* Per-coordinate sums when the box makes them cheaper (see live_core.h). */
+void
+dpk_live_use_sum_l1(DpkLiveConfig *cfg, const DpkBox *box)
+{
+	DpkLiveConfig l1 = *cfg;
+
+	cfg->sum_l1 = 0.0;
+	if (cfg->dhat == 0 || !cfg->box_metric || cfg->delta > 0.0 || cfg->sum_share <= 0.0)
+		return;
+	l1.sum_l1 = dpk_live_box_sum_l1(box);
+	if (dpk_discrete_laplace_variance(dpk_live_sum_scale(&l1)) <
+		dpk_vector_noise_variance(dpk_live_sum_scale(cfg), cfg->d))
+		cfg->sum_l1 = l1.sum_l1;
 }
 
 /*

@@ -63,6 +63,12 @@ typedef struct DpkLiveConfig
 	bool		lift_weighted;	/* projected releases lift by count-weighted
 								 * cell sums (dpk_lift_centers_weighted);
 								 * post-processing, set from d */
+	double		sum_l1;			/* projected pure tables in metric positions
+								 * (trigger format 4): 0, the lifting sums get
+								 * the cube noise of their l-infinity bound
+								 * U/2; > 0, the l1 bound of one point's
+								 * lifting contribution (dpk_live_box_sum_l1),
+								 * and one discrete Laplace per coordinate */
 } DpkLiveConfig;
 
 /*
@@ -314,6 +320,25 @@ uint64_t	dpk_live_copy_cells(const DpkLiveConfig *cfg);
  */
 #define DPK_LIVE_WEIGHTED_D 64
 #define DPK_LIVE_WEIGHTED_RESTARTS 20
+
+/*
+ * The l1 bound of one point's lifting contribution (dpk_lift_quantize of
+ * its metric position, U = DPK_LIFT_UNITS) in a box: sum_j B_j with B_j =
+ * U/2 for the widest sides and floor(U/2 w_j / w_max) + 1 for the others
+ * (their metric coordinates lie within w_j / (2 w_max) of 1/2; the 1 covers
+ * the rounding).
+ */
+double		dpk_live_box_sum_l1(const DpkBox *box);
+
+/*
+ * Sums per coordinate for a box (trigger format 4): a projected pure table
+ * in metric positions sets sum_l1 to dpk_live_box_sum_l1 when one discrete
+ * Laplace per coordinate at that l1 sensitivity has a lower variance than
+ * the cube noise at U/2 (a box with one wide side: diamonds' prices beside
+ * carats, 2.1 against 24 times b^2 at d = 7), else leaves 0.  Public: the
+ * box and the configuration.  Call after dpk_live_use_delta.
+ */
+void		dpk_live_use_sum_l1(DpkLiveConfig *cfg, const DpkBox *box);
 
 /* Switch a configuration to the projected mode for d dimensions and k. */
 void		dpk_live_use_projection(DpkLiveConfig *cfg, uint64_t proj_seed);

@@ -145,6 +145,7 @@ dpk_live_noisy_projected_reach(const DpkLiveConfig *cfg, const uint8_t *reach,
 	DpkNoise	cs = dpk_live_count_noise(cfg);
 	DpkNoise	ss = dpk_live_sum_noise(cfg);
 	DpkNoise	ns = dpk_live_norm_noise(cfg);
+	DpkSumNoise sums = ss.coords ? DPK_SUMS_COORDS : DPK_SUMS_VECTOR;
 	int64_t    *noise = dpk_alloc((1 + d) * sizeof(int64_t));
 	int64_t    *tmp = dpk_alloc((1 + d) * sizeof(int64_t));
 	double	   *acc = dpk_alloc((1 + d) * sizeof(double));
@@ -190,7 +191,7 @@ dpk_live_noisy_projected_reach(const DpkLiveConfig *cfg, const uint8_t *reach,
 								t, d, &cs, &ss, DPK_SUMS_VECTOR, noise);
 		else
 			dpk_cell_noise_weighted(s, key, cfg->level + 32 * (int) (c / ncells),
-									c % ncells, &w, d, cs.lap, ss.lap, DPK_SUMS_VECTOR,
+									c % ncells, &w, d, cs.lap, ss.lap, sums,
 									noise, tmp, acc);
 		count[c] += (double) noise[0];
 		for (j = 0; j < d; j++)

@@ -37,11 +37,14 @@ dpk_live_count_sensitivity(const DpkLiveConfig *cfg)
  * Sum sensitivity, an l-infinity bound per node for the vector noise of
  * dpk_vector_noise (no factor d): each of a cell's d sums moves by
  * < DPK_REL_UNITS (in-cell offsets) or by at most DPK_LIFT_UNITS / 2
- * (centred lifting sums) in h nodes.
+ * (centred lifting sums) in h nodes; for a pure table with sum_l1 > 0 an
+ * l1 bound, the lifting sums moving by at most sum_l1 together.
  */
 double
 dpk_live_sum_sensitivity(const DpkLiveConfig *cfg)
 {
+	if (cfg->dhat > 0 && cfg->sum_l1 > 0.0 && cfg->delta <= 0.0)
+		return dpk_live_count_sensitivity(cfg) * cfg->sum_l1;	/* an l1 bound */
 	if (cfg->dhat > 0)
 		return dpk_live_count_sensitivity(cfg) * (DPK_LIFT_UNITS / 2.0);
 	return dpk_live_count_sensitivity(cfg) * DPK_REL_UNITS;
@@ -191,7 +194,12 @@ live_family(const DpkLiveConfig *cfg, int which)
 	if (which == 0)
 		return dpk_noise_laplace(dpk_live_count_scale(cfg));
 	if (which == 1)
-		return dpk_noise_laplace(dpk_live_sum_scale(cfg));
+	{
+		DpkNoise	n = dpk_noise_laplace(dpk_live_sum_scale(cfg));
+
+		n.coords = cfg->dhat > 0 && cfg->sum_l1 > 0.0;
+		return n;
+	}
 	return dpk_noise_laplace(dpk_live_norm_scale(cfg));
 }
 

@@ -162,14 +162,21 @@ report_noise(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *c
 	report_row(rsinfo, "count sensitivity (L1, one event)",
 			   psprintf("%g = h x %s%s", dpk_live_count_sensitivity(cfg), tr->insert_only ? "1" : "2",
 						tr->dhat > 0 ? " x copies" : ""));
-	report_row(rsinfo, "sum sensitivity (l-infinity, one event, fixed-point units)",
-			   tr->dhat > 0
-			   ? psprintf("%g = h x copies x %d%s per coordinate (centred lifting sums, d = %d)",
-						  dpk_live_sum_sensitivity(cfg), DPK_LIFT_UNITS / 2,
-						  tr->insert_only ? "" : " x 2", tr->d)
-			   : psprintf("%g = h x %d%s per coordinate (in-cell offsets, d = %d)",
-						  dpk_live_sum_sensitivity(cfg), DPK_REL_UNITS,
-						  tr->insert_only ? "" : " x 2", tr->d));
+	if (cfg->sum_l1 > 0.0)
+		report_row(rsinfo, "sum sensitivity (L1, one event, fixed-point units)",
+				   psprintf("%g = h x copies x %g%s (centred lifting sums in metric positions: "
+							"each coordinate within %d w_j / w_max + 1 of the middle, d = %d)",
+							dpk_live_sum_sensitivity(cfg), cfg->sum_l1,
+							tr->insert_only ? "" : " x 2", DPK_LIFT_UNITS / 2, tr->d));
+	else
+		report_row(rsinfo, "sum sensitivity (l-infinity, one event, fixed-point units)",
+				   tr->dhat > 0
+				   ? psprintf("%g = h x copies x %d%s per coordinate (centred lifting sums, d = %d)",
+							  dpk_live_sum_sensitivity(cfg), DPK_LIFT_UNITS / 2,
+							  tr->insert_only ? "" : " x 2", tr->d)
+				   : psprintf("%g = h x %d%s per coordinate (in-cell offsets, d = %d)",
+							  dpk_live_sum_sensitivity(cfg), DPK_REL_UNITS,
+							  tr->insert_only ? "" : " x 2", tr->d));
 	report_row(rsinfo, "count noise per tree node",
 			   psprintf("discrete Laplace, scale %.6g (variance %.6g)", dpk_scale_value(cs),
 						dpk_discrete_laplace_variance(cs)));
@@ -177,6 +184,10 @@ report_noise(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *c
 		: psprintf("%d units per cell width", DPK_REL_UNITS);
 	if (tr->sum_share <= 0)
 		report_row(rsinfo, "sum noise per tree node", "none");
+	else if (cfg->sum_l1 > 0.0)
+		report_row(rsinfo, "sum noise per tree node",
+				   psprintf("discrete Laplace per coordinate, scale %.6g (variance %.6g; %s)",
+							dpk_scale_value(ss), dpk_discrete_laplace_variance(ss), units));
 	else if (dpk_cube_noise_usable(ss, tr->d))
 		report_row(rsinfo, "sum noise per tree node",
 				   psprintf("cube noise on the d-vector, P(z) ~ exp(-max|z_j| / %.6g) (variance %.6g per coordinate; %s)",

@@ -27,10 +27,13 @@
  *	state/deltas: 1 = cell map "DPKCELL1", 2 = padded "DPKCELL2" (both read)
  *	trigger arguments: 1 = attribute numbers, 2 = column names, 3 = column
  *	names and, for projected tables, points in metric positions (the box's
- *	own geometry, dpk_box_to_metric); all read
+ *	own geometry, dpk_box_to_metric); all read.  4 = the triggers of 3, and
+ *	a projected pure table's lifting sums get per-coordinate noise at the
+ *	box's l1 bound when that is the lower variance (dpk_live_use_sum_l1,
+ *	decided again at every release from the box)
  */
 #define DPK_STATE_FORMAT 2
-#define DPK_TRIGGER_FORMAT 3
+#define DPK_TRIGGER_FORMAT 4
 
 /*
  * Where a table's release history lives: the cluster (system identifier),

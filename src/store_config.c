@@ -33,6 +33,12 @@ dpk_tracked_config(const DpkTracked *tr, DpkLiveConfig *cfg)
 	}
 	cfg->delta = tr->delta;
 	cfg->box_metric = tr->dhat > 0 && tr->trigger_format >= 3;
+	if (tr->trigger_format >= 4)
+	{
+		DpkBox		box = {tr->d, tr->lower, tr->upper};
+
+		dpk_live_use_sum_l1(cfg, &box);
+	}
 	if (cfg->delta > 0.0)
 		cfg->arity = 2;			/* Gaussian tables: the plain binary decomposition */
 }

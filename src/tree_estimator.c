@@ -506,7 +506,7 @@ dpk_cell_noise_weighted(DpkStream *s, const uint8_t key[DPK_KEY_BYTES], int leve
 						DpkScale count_scale, DpkScale sum_scale, DpkSumNoise sums,
 						int64_t *out, int64_t *tmp, double *acc)
 {
-	int			dd = sums == DPK_SUMS_VECTOR ? d : 0;
+	int			dd = sums != DPK_SUMS_NONE ? d : 0;
 	int			a,
 				j;
 
