@@ -510,6 +510,7 @@ void
 dpk_live_use_box(DpkLiveConfig *cfg, const DpkBox *box)
 {
 	int			tries;
+	double		share;
 
 	if (cfg->dhat == 0)
 		return;
@@ -518,7 +519,12 @@ dpk_live_use_box(DpkLiveConfig *cfg, const DpkBox *box)
 		cfg->dhat = 4;
 	if (cfg->horizon < 256)
 		cfg->arity = DPK_TREE_ARITY_BINARY;
+	/* sums per coordinate, and then the counts' larger share */
+	share = cfg->sum_share;
+	cfg->sum_share = DPK_LIVE_L1_SUM_SHARE;
 	dpk_live_use_sum_l1(cfg, box);
+	if (cfg->sum_l1 == 0.0)
+		cfg->sum_share = share;
 	/* the next seed of a public sequence until the box keeps its share */
 	for (tries = 0; tries < 64 &&
 		 dpk_live_proj_box_share(cfg, box, cfg->proj_seed) < DPK_LIVE_PROJ_MIN_SHARE; tries++)

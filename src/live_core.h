@@ -340,6 +340,15 @@ double		dpk_live_box_sum_l1(const DpkBox *box);
  */
 void		dpk_live_use_sum_l1(DpkLiveConfig *cfg, const DpkBox *box);
 
+/*
+ * The sums' share of epsilon on a new table whose sums get per-coordinate
+ * noise: their variance is a tenth of the cube's there, and the counts then
+ * gain more from the budget (diamonds, 16 batches, 3 seeds, window / insert
+ * live cost: share 0.75 2.54 / 1.74, 0.6 1.76 / 1.75, 0.5 1.75 / 1.70,
+ * 0.4 1.88 / 1.78, 0.3 1.95 / 1.89; doc/benchmarks.md).
+ */
+#define DPK_LIVE_L1_SUM_SHARE 0.5
+
 /* Switch a configuration to the projected mode for d dimensions and k. */
 void		dpk_live_use_projection(DpkLiveConfig *cfg, uint64_t proj_seed);
 
@@ -347,7 +356,9 @@ void		dpk_live_use_projection(DpkLiveConfig *cfg, uint64_t proj_seed);
  * For a new projected table attached with box `box`: points in metric
  * positions (trigger format 3); 4 projected dimensions unless the box is a
  * cube; the binary tree below a horizon of 256 (measurements in
- * live_core.c); and a projection that keeps the box: while
+ * live_core.c); the lifting sums per coordinate with DPK_LIVE_L1_SUM_SHARE
+ * of epsilon when dpk_live_use_sum_l1 takes them at that share (trigger
+ * format 4); and a projection that keeps the box: while
  * dpk_live_proj_box_share is below DPK_LIVE_PROJ_MIN_SHARE the seed
  * becomes the next of splitmix64's sequence from it (at most 64 times).
  * Does nothing to a low-d configuration.
