@@ -459,8 +459,9 @@ test_projected_reach(void)
 /*
  * dpk_live_reach_level: on the diamonds box the image of the box crosses a
  * few dozen of the grid's cells, and RUGNIK over those asks for a finer
- * counted level than over all m^dhat (window of 13 488 rows: level 4, not
- * 3); a cube's level is never moved.
+ * counted level than over all m^dhat (window of 13 488 rows, counts at
+ * half of epsilon: level 5 below a cap of 5, the cap of 4 of the release,
+ * not 3); a cube's level is never moved.
  */
 static void
 test_reach_level(void)
@@ -477,8 +478,9 @@ test_reach_level(void)
 	dpk_live_use_box(&cfg, &box);
 	window = dpk_live_choose_level_box(&cfg, &box, 13488.0, 4194304.0);
 	CHECK(window == 4, "diamonds window: counted level %d (4)", window);
-	CHECK(dpk_live_reach_level(&cfg, &box, 13488.0, 3, 5) == 4,
-		  "the reach rule moves level 3 to 4");
+	CHECK(dpk_live_reach_level(&cfg, &box, 13488.0, 3, 5) == 5,
+		  "the reach rule moves level 3 to 5");
+	CHECK(dpk_live_reach_level(&cfg, &box, 13488.0, 3, 4) == 4, "to the cap of 4");
 	CHECK(dpk_live_reach_level(&cfg, &box, 13488.0, 3, 3) <= 3, "within the cap");
 	dpk_live_defaults(&cfg, 7, 10, 1.0, 16, false);
 	dpk_live_use_projection(&cfg, 7919);
