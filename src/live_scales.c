@@ -1,7 +1,8 @@
 /*
  * live_scales.c
  *		Live tables: sensitivities, the per-node noise of each counter family
- *		(pure epsilon: discrete Laplace and cube noise; delta > 0: discrete
+ *		(pure epsilon: discrete Laplace, cube noise and per-coordinate
+ *		discrete Laplace for sums at an l1 bound; delta > 0: discrete
  *		Gaussians under zCDP) and the draws of a cell's tree noise in the
  *		plain decomposition of Gaussian tables.
  */
