@@ -314,12 +314,13 @@ uint64_t	dpk_live_copy_cells(const DpkLiveConfig *cfg);
  * restarts: the projected coreset of a few dozen cells gets split clusters
  * into local optima that merge two clusters (at d = 384, K = 10, horizon 4,
  * seeds 100-101: exact partitions in 6 of 8 releases with 10 restarts, 7
- * with 20), and the noise of the d-dimensional sums, not the
- * partition, is most of the cost (doc/benchmarks.md, "High dimensions").
+ * with 20; live / one-shot 2.09 with 20, 2.02 with 40 at 4 % more release
+ * time), and the noise of the d-dimensional sums, not the partition, is
+ * most of the cost (doc/benchmarks.md, "High dimensions").
  * Post-processing only; nothing stored.
  */
 #define DPK_LIVE_WEIGHTED_D 64
-#define DPK_LIVE_WEIGHTED_RESTARTS 20
+#define DPK_LIVE_WEIGHTED_RESTARTS 40
 
 /*
  * The l1 bound of one point's lifting contribution (dpk_lift_quantize of
