@@ -33,12 +33,21 @@ CORE_LIBS = -lopenblas -lcrypto -lm
 # Research variants of the core: linked into benchmarks and unit tests, never
 # into the extension.
 RESEARCH_SRCS = test/bench/highd_research.c
-UNIT_TESTS = test_noise test_dgauss test_zcdp test_live_gauss test_kmeans test_kmedian test_kmedian_lifted test_objective test_live_release test_rugnik test_grid test_counter test_tree_estimator test_projection test_lift test_highd test_live_highd test_store_format test_budget
+UNIT_TESTS = test_noise test_dgauss test_zcdp test_live_gauss test_kmeans test_kmedian test_kmedian_lifted test_objective test_live_release test_rugnik test_grid test_counter test_tree_estimator test_projection test_lift test_highd test_live_highd test_store_format test_store_config test_budget
 UNIT_BINS = $(addprefix test/unit/bin/,$(UNIT_TESTS))
 
 test/unit/bin/%: test/unit/%.c $(CORE_SRCS) $(RESEARCH_SRCS) src/*.h test/bench/highd_research.h test/unit/unit.h
 	@mkdir -p test/unit/bin
 	$(CORE_CC) $(CORE_CFLAGS) -o $@ $< $(CORE_SRCS) $(RESEARCH_SRCS) $(CORE_LIBS)
+
+# test_store_config compiles src/store_config.c (glue) against the server's
+# headers, with the few server symbols it needs stubbed in the test.
+STORE_TEST_CFLAGS = -I$(includedir_server) -Wno-sign-compare -Wno-unused-parameter \
+	-Wno-missing-field-initializers
+
+test/unit/bin/test_store_config: test/unit/test_store_config.c src/store_config.c $(CORE_SRCS) $(RESEARCH_SRCS) src/*.h test/bench/highd_research.h test/unit/unit.h
+	@mkdir -p test/unit/bin
+	$(CORE_CC) $(CORE_CFLAGS) $(STORE_TEST_CFLAGS) -o $@ $< $(CORE_SRCS) $(RESEARCH_SRCS) $(CORE_LIBS)
 
 # The same unit tests under AddressSanitizer (with leak checks) and
 # UndefinedBehaviorSanitizer; the core is compiled once for them.
@@ -53,6 +62,9 @@ test/unit/bin-san/obj/%.o: src/%.c src/*.h
 
 test/unit/bin-san/%: test/unit/%.c $(SAN_OBJS) $(RESEARCH_SRCS) test/bench/highd_research.h test/unit/unit.h
 	$(CORE_CC) $(SAN_CFLAGS) -o $@ $< $(SAN_OBJS) $(RESEARCH_SRCS) $(CORE_LIBS)
+
+test/unit/bin-san/test_store_config: test/unit/test_store_config.c src/store_config.c $(SAN_OBJS) $(RESEARCH_SRCS) test/bench/highd_research.h test/unit/unit.h
+	$(CORE_CC) $(SAN_CFLAGS) $(STORE_TEST_CFLAGS) -o $@ $< $(SAN_OBJS) $(RESEARCH_SRCS) $(CORE_LIBS)
 
 .PHONY: unittest-sanitize
 unittest-sanitize: $(SAN_BINS)

@@ -13,6 +13,7 @@
 #include "dpk_mem.h"
 #include "grid.h"
 #include "kmeans.h"
+#include "lift.h"
 #include "live_core.h"
 #include "live_reach.h"
 #include "noise.h"
@@ -490,6 +491,437 @@ test_reach_level(void)
 	CHECK(moved == 0, "a cube's level moved at %d of 5 levels", moved);
 }
 
+/* ---- lifting sums per coordinate at a box's l1 bound (trigger format 4) ---- */
+
+/* Boxes of the l1 tests: one wide side, sides of several widths, cubes. */
+#define L1_BOXES 5
+static const int l1_d[L1_BOXES] = {7, 6, 5, 7, 4};
+static const double l1_lo[L1_BOXES][7] = {
+	{0, 40, 40, 0, 0, 0, 0},	/* diamonds: prices beside carats */
+	{0, 0, 0, 0, 0, 0},
+	{-3.5, 1, -7.3, 0, 2},		/* two widest sides of the same width */
+	{0, 0, 0, 0, 0, 0, 0},		/* the unit cube */
+	{-3, -3, -3, -3},			/* a cube not at the origin */
+},
+			l1_hi[L1_BOXES][7] = {
+	{5.5, 80, 100, 20000, 12, 12, 12},
+	{10, 2, 2, 3, 3, 5},
+	{-2.5, 1.37, 0, 2.2, 9.3},
+	{1, 1, 1, 1, 1, 1, 1},
+	{5, 5, 5, 5},
+};
+
+/*
+ * One row's contribution to its cell's lifting sums, read back from a
+ * projected state exactly as the trigger stores it: the row's point x
+ * normalized (clamped) into the box, moved to its metric position, then
+ * dpk_live_add_projected.  Returns sum_j |q_j| (HUGE_VAL when the row is
+ * not counted once in one cell of each copy).
+ */
+static double
+l1_row_contribution(const DpkLiveConfig *cfg, const DpkBox *box, const double *x)
+{
+	double		u[8],
+				t[64] = {0},
+				l1 = 0.0;
+	DpkCellMap	map;
+	size_t		pos = 0;
+	uint64_t	cell;
+	const int64_t *vals;
+	int			j,
+				cells = 0;
+
+	dpk_box_normalize(box, x, u);
+	dpk_box_to_metric(box, u);
+	dpk_cellmap_init(&map, box->d);
+	dpk_live_add_projected(cfg, &map, u, t, 1);
+	while (dpk_cellmap_next(&map, &pos, &cell, &vals))
+	{
+		if (cell == DPK_LIVE_NORM_CELL(cfg))
+			continue;
+		/* the count, then the d centred sums */
+		cells += vals[0] == 1 ? 1 : 1000;
+		for (j = 0; j < box->d; j++)
+			l1 += fabs((double) vals[1 + j]);
+	}
+	dpk_cellmap_free(&map);
+	/* one cell per copy, each counting the row once */
+	return cells == cfg->copies ? l1 : HUGE_VAL;
+}
+
+/*
+ * dpk_live_box_sum_l1 bounds in l1 every row's lifting contribution, so the
+ * per-coordinate noise at that sensitivity covers any row: corners, points
+ * on the box's faces, uniform points and points outside (clamped as the
+ * trigger clamps them).  It is also tight: a corner reaches at least 90% of
+ * it (a bound far too large would waste the budget unseen).
+ */
+static void
+test_box_sum_l1_bound(void)
+{
+	int			b;
+
+	for (b = 0; b < L1_BOXES; b++)
+	{
+		int			d = l1_d[b];
+		DpkBox		box = {d, l1_lo[b], l1_hi[b]};
+		DpkLiveConfig cfg;
+		double		bound = dpk_live_box_sum_l1(&box),
+					worst = 0.0,
+					corner_max = 0.0,
+					x[8];
+		uint64_t	rng = 0x9E3779B97F4A7C15ULL + (uint64_t) b;
+		long		over = 0;
+		int			i,
+					j;
+
+		dpk_live_defaults(&cfg, d, 4, 1.0, 16, false);
+		dpk_live_use_projection(&cfg, 99);
+		dpk_live_use_box(&cfg, &box);
+		CHECK(cfg.box_metric, "box %d: a projected table in metric positions", b);
+		/* every corner */
+		for (i = 0; i < (1 << d); i++)
+		{
+			double		l1;
+
+			for (j = 0; j < d; j++)
+				x[j] = (i >> j) & 1 ? l1_hi[b][j] : l1_lo[b][j];
+			l1 = l1_row_contribution(&cfg, &box, x);
+			corner_max = fmax(corner_max, l1);
+			over += l1 > bound;
+			worst = fmax(worst, l1);
+		}
+		/* faces (one coordinate on a face, the others uniform), uniform, outside */
+		for (i = 0; i < 20000; i++)
+		{
+			double		l1;
+
+			for (j = 0; j < d; j++)
+			{
+				double		r = unit_uniform(&rng);
+
+				if (i % 4 == 3)
+					r = 3.0 * r - 1.0;	/* up to a box width outside */
+				x[j] = l1_lo[b][j] + r * (l1_hi[b][j] - l1_lo[b][j]);
+			}
+			if (i % 4 == 0 || i % 4 == 1)
+			{
+				j = (int) (unit_uniform(&rng) * d);
+				x[j] = i % 4 == 0 ? l1_lo[b][j] : l1_hi[b][j];
+			}
+			l1 = l1_row_contribution(&cfg, &box, x);
+			over += l1 > bound;
+			worst = fmax(worst, l1);
+		}
+		CHECK(over == 0, "box %d: %ld rows above the l1 bound %g (largest %g)", b, over,
+			  bound, worst);
+		CHECK(corner_max >= 0.9 * bound, "box %d: the bound %g is loose: a corner reaches %g",
+			  b, bound, corner_max);
+	}
+	/* a cube: every coordinate at U/2, d U/2 in all */
+	{
+		DpkBox		cube = {7, l1_lo[3], l1_hi[3]};
+
+		CHECK(dpk_live_box_sum_l1(&cube) == 7 * DPK_LIFT_UNITS / 2.0,
+			  "cube: l1 bound %g, not d U/2", dpk_live_box_sum_l1(&cube));
+	}
+}
+
+/*
+ * dpk_live_use_box takes per-coordinate sums where they have the lower
+ * variance at DPK_LIVE_L1_SUM_SHARE, and then that share; elsewhere it
+ * leaves sum_l1 at 0 and the share as it was: cubes, Gaussian tables,
+ * low-d tables.  The choice follows the variance rule on boxes of both
+ * kinds.
+ */
+static void
+test_use_sum_l1_choice(void)
+{
+	DpkBox		diamonds = {7, diamonds_lo, diamonds_hi},
+				cube = {7, cube_lo, cube_hi};
+	DpkLiveConfig cfg,
+				cube_cfg;
+	double		share;
+	int			b,
+				chosen = 0,
+				refused = 0,
+				wrong = 0;
+
+	dpk_live_defaults(&cfg, 7, 10, 1.0, 16, false);
+	dpk_live_use_projection(&cfg, 7919);
+	share = cfg.sum_share;
+	CHECK(share != DPK_LIVE_L1_SUM_SHARE, "the projected default share %g differs from %g",
+		  share, DPK_LIVE_L1_SUM_SHARE);
+	dpk_live_use_box(&cfg, &diamonds);
+	CHECK(cfg.sum_l1 > 0.0 && cfg.sum_l1 == dpk_live_box_sum_l1(&diamonds),
+		  "diamonds: sum_l1 %g (box bound %g)", cfg.sum_l1, dpk_live_box_sum_l1(&diamonds));
+	CHECK(cfg.sum_share == DPK_LIVE_L1_SUM_SHARE, "diamonds: sum share %g", cfg.sum_share);
+	/* the rule: at the same share, the cube noise at U/2 has the larger variance */
+	cube_cfg = cfg;
+	cube_cfg.sum_l1 = 0.0;
+	CHECK(dpk_discrete_laplace_variance(dpk_live_sum_scale(&cfg)) <
+		  dpk_vector_noise_variance(dpk_live_sum_scale(&cube_cfg), 7) / 5.0,
+		  "diamonds: per-coordinate variance %g against the cube's %g",
+		  dpk_discrete_laplace_variance(dpk_live_sum_scale(&cfg)),
+		  dpk_vector_noise_variance(dpk_live_sum_scale(&cube_cfg), 7));
+
+	dpk_live_defaults(&cfg, 7, 10, 1.0, 16, false);
+	dpk_live_use_projection(&cfg, 7919);
+	dpk_live_use_box(&cfg, &cube);
+	CHECK(cfg.sum_l1 == 0.0 && cfg.sum_share == share, "cube: sum_l1 %g, share %g (%g)",
+		  cfg.sum_l1, cfg.sum_share, share);
+
+	dpk_live_defaults(&cfg, 7, 10, 1.0, 16, false);
+	dpk_live_use_projection(&cfg, 7919);
+	dpk_live_use_delta(&cfg, 1e-6);
+	share = cfg.sum_share;
+	dpk_live_use_box(&cfg, &diamonds);
+	CHECK(cfg.sum_l1 == 0.0 && cfg.sum_share == share,
+		  "delta > 0: sum_l1 %g, share %g (%g)", cfg.sum_l1, cfg.sum_share, share);
+	CHECK(!dpk_live_sum_noise(&cfg).coords, "delta > 0: Gaussian sums, not per coordinate");
+
+	dpk_live_defaults(&cfg, 2, 3, 1.0, 16, false);
+	share = cfg.sum_share;
+	dpk_live_use_box(&cfg, &(DpkBox) {2, diamonds_lo + 2, diamonds_hi + 2});
+	CHECK(cfg.dhat == 0 && cfg.sum_l1 == 0.0 && cfg.sum_share == share && !cfg.box_metric,
+		  "low d: untouched (sum_l1 %g, share %g)", cfg.sum_l1, cfg.sum_share);
+	dpk_live_use_sum_l1(&cfg, &(DpkBox) {2, diamonds_lo + 2, diamonds_hi + 2});
+	CHECK(cfg.sum_l1 == 0.0, "low d: dpk_live_use_sum_l1 leaves 0 (%g)", cfg.sum_l1);
+
+	/* d = 7, one side 2, six narrower sides of width w: both choices occur */
+	for (b = 1; b <= 20; b++)
+	{
+		double		lo[7] = {0},
+					hi[7];
+		DpkBox		box = {7, lo, hi};
+		DpkLiveConfig l1;
+		int			j;
+		bool		cheaper;
+
+		hi[0] = 2.0;
+		for (j = 1; j < 7; j++)
+			hi[j] = b / 10.0 - 0.01 * j;
+		dpk_live_defaults(&cfg, 7, 10, 1.0, 16, false);
+		dpk_live_use_projection(&cfg, 7919);
+		dpk_live_use_box(&cfg, &box);
+		l1 = cfg;
+		l1.sum_share = DPK_LIVE_L1_SUM_SHARE;
+		l1.sum_l1 = dpk_live_box_sum_l1(&box);
+		cube_cfg = l1;
+		cube_cfg.sum_l1 = 0.0;
+		cheaper = dpk_discrete_laplace_variance(dpk_live_sum_scale(&l1)) <
+			dpk_vector_noise_variance(dpk_live_sum_scale(&cube_cfg), 7);
+		if (cfg.sum_l1 > 0.0)
+			chosen++;
+		else
+			refused++;
+		wrong += cheaper != (cfg.sum_l1 > 0.0) ||
+			(cheaper && cfg.sum_l1 != l1.sum_l1);
+	}
+	CHECK(chosen > 0 && refused > 0 && wrong == 0,
+		  "sweep of narrow sides: %d chosen, %d refused, %d against the variance rule",
+		  chosen, refused, wrong);
+}
+
+/*
+ * With sum_l1 > 0 the sums' sensitivity is the count's (h nodes, copies,
+ * deletions) times sum_l1, their family draws per coordinate, and the
+ * scale is that sensitivity over the sums' share of epsilon; a cube box
+ * keeps U/2 and the cube noise.
+ */
+static void
+test_sum_l1_scale(void)
+{
+	DpkBox		diamonds = {7, diamonds_lo, diamonds_hi},
+				cube = {7, cube_lo, cube_hi};
+	int			ins;
+
+	for (ins = 0; ins < 2; ins++)
+	{
+		DpkLiveConfig cfg;
+		DpkNoise	sn;
+		double		sens,
+					want;
+
+		dpk_live_defaults(&cfg, 7, 10, 2.0, 64, ins == 1);
+		dpk_live_use_projection(&cfg, 31);
+		cfg.copies = 2;
+		dpk_live_use_box(&cfg, &diamonds);
+		sens = dpk_live_sum_sensitivity(&cfg);
+		CHECK(cfg.sum_l1 > 0.0 && sens == dpk_live_count_sensitivity(&cfg) * cfg.sum_l1,
+			  "insert_only %d: sum sensitivity %g = %g x %g", ins, sens,
+			  dpk_live_count_sensitivity(&cfg), cfg.sum_l1);
+		CHECK(dpk_live_count_sensitivity(&cfg) ==
+			  dpk_live_tree_levels(&cfg) * (ins ? 1.0 : 2.0) * 2,
+			  "insert_only %d: count sensitivity %g", ins, dpk_live_count_sensitivity(&cfg));
+		sn = dpk_live_sum_noise(&cfg);
+		CHECK(!sn.gauss && sn.coords, "insert_only %d: per-coordinate Laplace family", ins);
+		CHECK(!dpk_live_count_noise(&cfg).coords && !dpk_live_norm_noise(&cfg).coords,
+			  "counts and the norm counter are scalars");
+		/* the scale: sensitivity / (epsilon x share), rounded up by less than 2^-20 */
+		want = sens / (cfg.epsilon * cfg.sum_share);
+		CHECK(dpk_scale_value(sn.lap) >= want && dpk_scale_value(sn.lap) < want + 1e-6,
+			  "insert_only %d: sum scale %.9g, sensitivity / (epsilon share) %.9g", ins,
+			  dpk_scale_value(sn.lap), want);
+		CHECK(dpk_scale_value(sn.lap) == dpk_scale_value(dpk_live_sum_scale(&cfg)),
+			  "the family's scale is dpk_live_sum_scale");
+		/* the variance releases use: per coordinate, not the cube's */
+		CHECK(fabs(dpk_live_projected_sum_var(&cfg, 5) * DPK_LIFT_UNITS * DPK_LIFT_UNITS -
+				   dpk_live_tree_norm2(&cfg, 5) * dpk_discrete_laplace_variance(sn.lap)) <=
+			  1e-9 * dpk_live_tree_norm2(&cfg, 5) * dpk_discrete_laplace_variance(sn.lap),
+			  "insert_only %d: release sum variance %g", ins,
+			  dpk_live_projected_sum_var(&cfg, 5));
+
+		dpk_live_defaults(&cfg, 7, 10, 2.0, 64, ins == 1);
+		dpk_live_use_projection(&cfg, 31);
+		dpk_live_use_box(&cfg, &cube);
+		sn = dpk_live_sum_noise(&cfg);
+		CHECK(cfg.sum_l1 == 0.0 && !sn.coords &&
+			  dpk_live_sum_sensitivity(&cfg) ==
+			  dpk_live_count_sensitivity(&cfg) * (DPK_LIFT_UNITS / 2.0),
+			  "cube, insert_only %d: U/2 per coordinate and cube noise", ins);
+	}
+}
+
+/*
+ * The noise of a node's sum vector with per-coordinate sums: d independent
+ * discrete Laplace of the family's scale, drawn as the family draws a
+ * vector (dpk_noise_add_vector) and as a release draws a node
+ * (dpk_live_noisy_projected at t = 1 on an empty state, one node under the
+ * signed estimator).  The variance is checked per coordinate, and the
+ * squares of two coordinates are uncorrelated (the cube noise's share one
+ * radius: their correlation is far from 0).
+ */
+static void
+l1_noise_moments(const char *what, const double *z, long n, int d, double var)
+{
+	int			i,
+				j;
+	long		r;
+
+	for (j = 0; j < d; j++)
+	{
+		double		m = 0.0,
+					v = 0.0;
+
+		for (r = 0; r < n; r++)
+			m += z[r * d + j];
+		m /= n;
+		for (r = 0; r < n; r++)
+			v += (z[r * d + j] - m) * (z[r * d + j] - m);
+		v /= n - 1;
+		CHECK(fabs(v / var - 1.0) < 0.04, "%s: coordinate %d variance %g, discrete Laplace %g",
+			  what, j, v, var);
+	}
+	for (i = 0; i < d; i++)
+		for (j = i + 1; j < d; j++)
+		{
+			double		si = 0.0,
+						sj = 0.0,
+						sii = 0.0,
+						sjj = 0.0,
+						sij = 0.0,
+						c;
+
+			for (r = 0; r < n; r++)
+			{
+				double		a = z[r * d + i] * z[r * d + i],
+							b = z[r * d + j] * z[r * d + j];
+
+				si += a;
+				sj += b;
+				sii += a * a;
+				sjj += b * b;
+				sij += a * b;
+			}
+			c = (sij / n - si / n * sj / n) /
+				sqrt((sii / n - si / n * si / n) * (sjj / n - sj / n * sj / n));
+			CHECK(fabs(c) < 0.05, "%s: squares of coordinates %d and %d correlated: %.3f",
+				  what, i, j, c);
+		}
+}
+
+static void
+test_sum_l1_noise_law(void)
+{
+	enum
+	{
+		NV = 60000
+	};
+	DpkBox		diamonds = {7, diamonds_lo, diamonds_hi};
+	DpkLiveConfig cfg;
+	DpkNoise	sn;
+	DpkStream	s = {0};
+	uint8_t		key[DPK_KEY_BYTES],
+				nonce[DPK_NONCE_BYTES] = {0};
+	double	   *z = dpk_alloc(sizeof(double) * NV * 7);
+	double		var;
+	long		r,
+				n = 0;
+	int			j;
+
+	dpk_live_defaults(&cfg, 7, 10, 1.0, 16, true);
+	dpk_live_use_projection(&cfg, 7919);
+	dpk_live_use_box(&cfg, &diamonds);
+	cfg.level = 1;
+	cfg.estimator = DPK_TREE_SIGNED;
+	sn = dpk_live_sum_noise(&cfg);
+	var = dpk_discrete_laplace_variance(sn.lap);
+	CHECK(cfg.sum_l1 > 0.0, "diamonds: per-coordinate sums");
+
+	/* the family's vector draw */
+	dpk_key_from_seed(4711, key);
+	if (!dpk_stream_open(&s, key, nonce))
+	{
+		fprintf(stderr, "cannot open stream\n");
+		exit(1);
+	}
+	for (r = 0; r < NV; r++)
+	{
+		int64_t		out[7] = {0};
+
+		dpk_noise_add_vector(&s, &sn, 7, 1, out);
+		for (j = 0; j < 7; j++)
+			z[r * 7 + j] = (double) out[j];
+	}
+	dpk_stream_close(&s);
+	l1_noise_moments("dpk_noise_add_vector", z, NV, 7, var);
+
+	/* a release's cells at t = 1: one node each */
+	CHECK(dpk_live_tree_norm2(&cfg, 1) == 1.0, "release 1 reads one node (%g)",
+		  dpk_live_tree_norm2(&cfg, 1));
+	{
+		uint64_t	total = (uint64_t) cfg.copies * dpk_live_copy_cells(&cfg),
+					c;
+		double	   *count = dpk_alloc(sizeof(double) * total),
+				   *sum = dpk_alloc(sizeof(double) * total * 7),
+					sumnorm;
+		DpkCellMap	empty;
+		uint64_t	k;
+
+		dpk_cellmap_init(&empty, 7);
+		for (k = 1; n < NV; k++)
+		{
+			dpk_key_from_seed(1000000 + k, key);
+			if (!dpk_stream_open(&s, key, nonce))
+			{
+				fprintf(stderr, "cannot open stream\n");
+				exit(1);
+			}
+			dpk_live_noisy_projected(&cfg, key, &empty, 1, &s, count, sum, &sumnorm);
+			dpk_stream_close(&s);
+			for (c = 0; c < total && n < NV; c++, n++)
+				for (j = 0; j < 7; j++)
+					z[n * 7 + j] = sum[c * 7 + j];
+		}
+		l1_noise_moments("release at t = 1", z, NV, 7, var * dpk_live_tree_norm2(&cfg, 1));
+		dpk_cellmap_free(&empty);
+		dpk_free(count);
+		dpk_free(sum);
+	}
+	dpk_free(z);
+}
+
 int
 main(void)
 {
@@ -500,5 +932,9 @@ main(void)
 	test_guard_blocks();
 	test_projected_reach();
 	test_reach_level();
+	test_box_sum_l1_bound();
+	test_use_sum_l1_choice();
+	test_sum_l1_scale();
+	test_sum_l1_noise_law();
 	UNIT_DONE("test_live_highd");
 }

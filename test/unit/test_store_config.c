@@ -1,0 +1,182 @@
+/*
+ * test_store_config.c
+ *		A tracked table's configuration saved and read again: what dp_attach
+ *		stores of a new live table and dpk_tracked_config
+ *		(src/store_config.c, compiled here against the server headers)
+ *		gives back, per-coordinate lifting sums (trigger format 4) above all.
+ */
+#include "../../src/store_config.c"
+
+#include <math.h>
+
+#include "grid.h"
+#include "highd.h"
+
+/* the server's printf macros; the harness prints with the C library's */
+#undef printf
+#undef fprintf
+#include "unit.h"
+
+/* What store_config.c needs of the server and of the glue, for this test. */
+int			dpk_counter_estimator = 1;
+
+uint64
+GetSystemIdentifier(void)
+{
+	return 1;
+}
+
+TimeLineID
+GetWALInsertionTimeLine(void)
+{
+	return 1;
+}
+
+Oid			MyDatabaseId = 1;
+
+/*
+ * A new table's configuration as dp_attach (src/attach.c) makes it, and
+ * the tracked row it stores of it.
+ */
+static void
+attach(DpkTracked *tr, DpkLiveConfig *cfg, int d, const double *lower, const double *upper,
+	   int horizon, bool insert_only, double delta, uint64 seed)
+{
+	DpkBox		box = {d, lower, upper};
+
+	memset(tr, 0, sizeof(*tr));
+	tr->d = d;
+	tr->k = 5;
+	tr->epsilon = 1.5;
+	tr->lower = (double *) lower;
+	tr->upper = (double *) upper;
+	tr->horizon = horizon;
+	tr->insert_only = insert_only;
+	tr->size_hint = 50000.0;
+	tr->delta = delta;
+	dpk_live_defaults(cfg, d, tr->k, tr->epsilon, (uint32_t) horizon, insert_only);
+	if (d >= DPK_HIGHD_MIN_D)
+		dpk_live_use_projection(cfg, seed);
+	dpk_live_use_delta(cfg, delta);
+	dpk_live_use_box(cfg, &box);
+	tr->tree_arity = cfg->arity;
+	cfg->level = dpk_live_choose_level_box(cfg, &box, tr->size_hint, 4194304.0);
+	tr->level = cfg->level;
+	tr->sum_share = cfg->sum_share;
+	tr->dhat = cfg->dhat;
+	tr->copies = cfg->copies;
+	tr->proj_seed = cfg->proj_seed;
+	tr->norm_share = cfg->norm_share;
+	tr->trigger_format = DPK_TRIGGER_FORMAT;
+}
+
+/* The noise a reopened table draws on its sums is the attached table's. */
+static bool
+same_sums(const DpkLiveConfig *a, const DpkLiveConfig *b)
+{
+	DpkNoise	na = dpk_live_sum_noise(a),
+				nb = dpk_live_sum_noise(b);
+
+	return a->sum_l1 == b->sum_l1 && a->sum_share == b->sum_share &&
+		a->dhat == b->dhat && na.gauss == nb.gauss && na.coords == nb.coords &&
+		(na.gauss ? dpk_gauss_scale_value(na.var) == dpk_gauss_scale_value(nb.var)
+		 : dpk_scale_value(na.lap) == dpk_scale_value(nb.lap));
+}
+
+static const double diamonds_lo[7] = {0, 40, 40, 0, 0, 0, 0},
+			diamonds_hi[7] = {5.5, 80, 100, 20000, 12, 12, 12},
+			cube_lo[7] = {0, 0, 0, 0, 0, 0, 0},
+			cube_hi[7] = {1, 1, 1, 1, 1, 1, 1};
+
+/*
+ * Trigger format 4: a projected pure table's per-coordinate sums (and
+ * their share of epsilon) are decided from the box again on every read of
+ * its row, and must come out as they were at attach, whatever the box,
+ * horizon, deletions; Gaussian, cube and low-d tables never get them.
+ */
+static void
+test_sum_l1_roundtrip(void)
+{
+	static const int horizons[2] = {16, 1024};
+	DpkTracked	tr;
+	DpkLiveConfig at,
+				back;
+	int			h,
+				ins,
+				b,
+				l1_tables = 0,
+				cube_tables = 0,
+				differ = 0;
+
+	CHECK(DPK_TRIGGER_FORMAT == 4, "trigger format %d", DPK_TRIGGER_FORMAT);
+	for (h = 0; h < 2; h++)
+		for (ins = 0; ins < 2; ins++)
+		{
+			attach(&tr, &at, 7, diamonds_lo, diamonds_hi, horizons[h], ins == 1, 0.0, 77);
+			dpk_tracked_config(&tr, &back);
+			CHECK(at.sum_l1 > 0.0 && at.sum_share == DPK_LIVE_L1_SUM_SHARE,
+				  "diamonds, T = %d: attached with sum_l1 %g, share %g", horizons[h],
+				  at.sum_l1, at.sum_share);
+			CHECK(same_sums(&at, &back),
+				  "diamonds, T = %d, insert_only %d: reopened sum_l1 %g share %g (attached %g %g)",
+				  horizons[h], ins, back.sum_l1, back.sum_share, at.sum_l1, at.sum_share);
+			CHECK(back.box_metric && dpk_live_sum_sensitivity(&back) ==
+				  dpk_live_sum_sensitivity(&at), "diamonds: reopened sensitivity %g (%g)",
+				  dpk_live_sum_sensitivity(&back), dpk_live_sum_sensitivity(&at));
+
+			attach(&tr, &at, 7, cube_lo, cube_hi, horizons[h], ins == 1, 0.0, 77);
+			dpk_tracked_config(&tr, &back);
+			CHECK(at.sum_l1 == 0.0 && same_sums(&at, &back),
+				  "cube, T = %d: reopened sum_l1 %g share %g (attached %g %g)", horizons[h],
+				  back.sum_l1, back.sum_share, at.sum_l1, at.sum_share);
+
+			attach(&tr, &at, 7, diamonds_lo, diamonds_hi, horizons[h], ins == 1, 1e-6, 77);
+			dpk_tracked_config(&tr, &back);
+			CHECK(at.sum_l1 == 0.0 && same_sums(&at, &back) && dpk_live_sum_noise(&back).gauss,
+				  "delta > 0, T = %d: reopened sum_l1 %g share %g (attached %g %g)",
+				  horizons[h], back.sum_l1, back.sum_share, at.sum_l1, at.sum_share);
+
+			attach(&tr, &at, 2, diamonds_lo + 3, diamonds_hi + 3, horizons[h], ins == 1, 0.0, 77);
+			dpk_tracked_config(&tr, &back);
+			CHECK(at.dhat == 0 && back.sum_l1 == 0.0 && same_sums(&at, &back),
+				  "low d, T = %d: reopened sum_l1 %g share %g", horizons[h], back.sum_l1,
+				  back.sum_share);
+		}
+
+	/* d = 6..8, one side 3, the others narrower: both choices, each kept */
+	for (b = 0; b < 60; b++)
+	{
+		double		lo[8],
+					hi[8];
+		int			d = 6 + b % 3,
+					j;
+
+		for (j = 0; j < d; j++)
+		{
+			lo[j] = -1.0 * j;
+			hi[j] = lo[j] + (j == 2 ? 3.0 : 3.0 * (b / 3 + 1) / 21.0 - 0.003 * j);
+		}
+		attach(&tr, &at, d, lo, hi, 64, b % 2 == 0, 0.0, 1000 + b);
+		dpk_tracked_config(&tr, &back);
+		differ += !same_sums(&at, &back);
+		l1_tables += at.sum_l1 > 0.0;
+		cube_tables += at.sum_l1 == 0.0;
+	}
+	CHECK(differ == 0 && l1_tables > 0 && cube_tables > 0,
+		  "boxes: %d of 60 reopened with other sums (%d per coordinate, %d cube)", differ,
+		  l1_tables, cube_tables);
+
+	/* a table attached with trigger format 3 keeps the cube noise */
+	attach(&tr, &at, 7, diamonds_lo, diamonds_hi, 16, false, 0.0, 77);
+	tr.trigger_format = 3;
+	dpk_tracked_config(&tr, &back);
+	CHECK(back.box_metric && back.sum_l1 == 0.0 && !dpk_live_sum_noise(&back).coords,
+		  "trigger format 3: sum_l1 %g", back.sum_l1);
+}
+
+int
+main(void)
+{
+	test_sum_l1_roundtrip();
+	UNIT_DONE("test_store_config");
+}
