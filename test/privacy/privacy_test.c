@@ -92,6 +92,17 @@
  *    scale is below d/4 and the lifting sums take the per-coordinate Laplace
  *    fallback; the point has every lifting coordinate 1, so "every
  *    coordinate past its shift" reaches the claimed ||s||_inf / b exactly.
+ *  - hd l1: a projected table in metric positions whose box has one wide
+ *    side (d = 6, sides 10, 2, 2, 3, 3, 5; dpk_live_use_box gives sum_l1 >
+ *    0, the sums' share 0.5 and one discrete Laplace per coordinate of the
+ *    lifting sums at the l1 sensitivity), one copy, worst pair at T = 8,
+ *    the extra point a corner mapped as the trigger maps it.  Bound of the
+ *    sums: sum_u |delta_u| ||q||_1 / b_sum (checked within the sums' share
+ *    and, with the counts and the norm counter, within epsilon).  Tight
+ *    events with exact probabilities: each moved node's widest sum past its
+ *    shift (well sampled), every coordinate of a node's sums past its shift
+ *    (the node's whole l1 loss), the widest sum of every node, node 0's
+ *    count and sums together; counts, norm and centres as above.
  *  - cube noise, Laplace fallback: dpk_vector_noise on its own.
  *  - oneshot low-d, oneshot high-d: dpk_lowd_cluster and
  *    dpk_highd_oneshot_cluster on 150 points plus one in an empty corner:
@@ -123,7 +134,10 @@
  * for deletions dropped; it halves the count and sum noise of ins2del5 and
  * of the worst pairs, whose node events then have twice their bound).
  * The suites' power: the cube-noise and fallback events on their own and the
- * T = 8 worst pair are tight and well sampled; with more moved nodes (T =
+ * T = 8 worst pair are tight and well sampled (hd l1 at W = 2: each
+ * node's widest sum certifies about 0.47 against its bound 0.30; the
+ * every-coordinate events, at 2^-6 of the runs, only gross errors); with
+ * more moved nodes (T =
  * 64, 1024) the all-nodes events get rare (about 2^-n) and catch only
  * gross errors in quick mode; the one-shot and centre events have ratios
  * near 1 and catch only leaks far beyond epsilon.
@@ -947,6 +961,12 @@ judge_header(const char *label)
 #define MAX_READ 256
 #define HD_DIM_MAX 8
 
+/*
+ * Epsilon of the hd l1 suite: each moved node's sums then cost about 0.75,
+ * enough for its tight events to catch twice the claimed loss in quick mode.
+ */
+#define HD_L1_EPS 12.0
+
 /* An event of a suite: its loss bound and hits under A and under B. */
 typedef struct GEvent
 {
@@ -1617,6 +1637,8 @@ typedef struct HdSuite
 	uint32_t	ins,
 				del;
 	bool		fallback;		/* the sums take the Laplace fallback */
+	bool		l1;				/* per-coordinate sums at the box's l1 bound */
+	int			wide;			/* l1: the coordinate of the widest side */
 	DpkLiveConfig nominal,
 				mech;
 	DpkBox		box;
@@ -1643,7 +1665,13 @@ typedef struct HdSuite
 				ev_joint,
 				ev_fb_up[MAX_MOVED],
 				ev_fb_down[MAX_MOVED],
-				ev_centre[2][5];
+				ev_centre[2][5],
+				ev_l1_up[MAX_MOVED],
+				ev_l1_down[MAX_MOVED],
+				ev_w1_up[MAX_MOVED],
+				ev_w1_down[MAX_MOVED],
+				ev_wide_up,
+				ev_wide_down;
 	long		mismatch;
 } HdSuite;
 
@@ -1857,6 +1885,252 @@ hd_suite_setup(HdSuite *hs, const char *label, int d, int copies, uint32_t T, bo
 	}
 }
 
+/*
+ * A projected table in metric positions whose box has one wide side
+ * (dpk_live_use_box: 4 projected dimensions, sum_l1 > 0, the sums' share
+ * DPK_LIVE_L1_SUM_SHARE, one discrete Laplace per coordinate of the lifting
+ * sums at the l1 sensitivity), one copy, deletions, the worst pair at T.
+ * The extra point is a corner of the box, mapped as the trigger maps it
+ * (normalized, then dpk_box_to_metric), so its contribution q nearly
+ * reaches the l1 bound.  A moved node's sums shift by delta_u q: "every
+ * coordinate past its shift" has likelihood ratio exactly
+ * exp(|delta_u| ||q||_1 / b_sum), the loss the l1 accounting claims; the
+ * widest coordinate of every node at once, exp(sum_u |delta_u| |q_w| /
+ * b_sum).  Counts, the norm counter and centres as in the suite above.
+ */
+static void
+hd_l1_suite_setup(HdSuite *hs, const char *label, int d, const double *lower,
+				  const double *upper, uint32_t T, double eps, double weaken,
+				  bool weaken_deletes)
+{
+	uint64_t	st = 778;
+	int			i,
+				j,
+				a,
+				w;
+	bool		readable;
+	double		b_count,
+				b_sum,
+				b_norm,
+				l1q = 0.0,
+				l_wide = 0.0,
+				x[64];
+	double		qc,
+				qs,
+				qn;
+	uint32_t	extra[1];
+	int64_t		idx[16];
+	GEvent	   *e;
+
+	memset(hs, 0, sizeof(*hs));
+	snprintf(hs->s.label, sizeof(hs->s.label), "%s", label);
+	hs->d = d;
+	hs->T = T;
+	hs->l1 = true;
+	for (j = 0; j < d; j++)
+	{
+		hs->lower[j] = lower[j];
+		hs->upper[j] = upper[j];
+	}
+	hs->box.d = d;
+	hs->box.lower = hs->lower;
+	hs->box.upper = hs->upper;
+	dpk_live_defaults(&hs->nominal, d, KCLUST, eps, T, false);
+	dpk_live_use_projection(&hs->nominal, 4242);
+	/* a new table's choices for its box, the per-coordinate sums among them */
+	dpk_live_use_box(&hs->nominal, &hs->box);
+	hs->nominal.level = 1;
+	hs->nominal.arity = DPK_TREE_ARITY_BINARY;
+	hs->nominal.estimator = DPK_TREE_SIGNED;
+	CHECK(hs->nominal.sum_l1 > 0.0 && hs->nominal.copies == 1 &&
+		  dpk_live_sum_noise(&hs->nominal).coords,
+		  "[%s] the box does not take per-coordinate sums", label);
+	hs->mech = hs->nominal;
+	hs->mech.epsilon = eps * weaken;
+	if (weaken_deletes)
+		hs->mech.insert_only = true;
+	worst_pair(T, &hs->ins, &hs->del);
+
+	/* the corner lower_0, upper_1, lower_2, ... in its metric position */
+	for (j = 0; j < d; j++)
+		x[j] = j % 2 ? upper[j] : lower[j];
+	dpk_box_normalize(&hs->box, x, hs->u);
+	dpk_box_to_metric(&hs->box, hs->u);
+	hs->qnorm = dpk_lift_quantize(d, hs->u, hs->q);
+	for (j = 0; j < d; j++)
+	{
+		l1q += fabs((double) hs->q[j]);
+		if (llabs(hs->q[j]) > llabs(hs->q[hs->wide]))
+			hs->wide = j;
+	}
+	CHECK(l1q <= hs->nominal.sum_l1 && l1q >= 0.9 * hs->nominal.sum_l1,
+		  "[%s] the corner's ||q||_1 = %g against sum_l1 %g", label, l1q, hs->nominal.sum_l1);
+	{
+		DpkProjection p;
+		double		t[16];
+
+		dpk_projection_init(&p, d, hs->nominal.dhat,
+							dpk_projection_copy_seed(hs->nominal.proj_seed, 0),
+							hs->nominal.half_width);
+		dpk_project_batch(&p, hs->u, 1, t);
+		hs->cell[0] = dpk_grid_cell(hs->nominal.dhat, 1 << hs->nominal.level, t, idx, NULL);
+		dpk_projection_free(&p);
+	}
+	dpk_cellmap_init(&hs->state_a, d);
+	dpk_cellmap_init(&hs->state_b, d);
+	for (i = 0; i < NBASE_HD; i++)
+	{
+		double		v[64];
+
+		for (j = 0; j < d; j++)
+			v[j] = (i % 2 ? 0.25 : 0.7) + 0.1 * (unif(&st) - 0.5);
+		dpk_box_to_metric(&hs->box, v);
+		hd_add(hs, &hs->state_a, v, 1);
+		hd_add(hs, &hs->state_b, v, 1);
+	}
+	hd_add(hs, &hs->state_b, hs->u, 1);
+
+	hs->nnodes = moved_nodes(T, hs->ins, hs->del, hs->nodes, MAX_MOVED, &readable);
+	CHECK(readable && hs->nnodes > 0, "[%s] moved nodes not readable", label);
+	extra[0] = T;
+	hs->nts = read_releases(hs->nodes, hs->nnodes, extra, 1, hs->ts);
+
+	b_count = dpk_scale_value(dpk_live_count_scale(&hs->nominal));
+	b_sum = dpk_scale_value(dpk_live_sum_scale(&hs->nominal));
+	b_norm = dpk_scale_value(dpk_live_norm_scale(&hs->nominal));
+	for (i = 0; i < hs->nnodes; i++)
+	{
+		int			m = abs(hs->nodes[i].delta);
+
+		hs->l_count1 += m / b_count;
+		hs->l_sum1 += m * l1q / b_sum;
+		hs->l_norm += m * (double) hs->qnorm / b_norm;
+		l_wide += m * fabs((double) hs->q[hs->wide]) / b_sum;
+	}
+	CHECK(hs->l_count1 + hs->l_sum1 + hs->l_norm <= eps + 1e-9, "[%s] loss %g above epsilon %g",
+		  label, hs->l_count1 + hs->l_sum1 + hs->l_norm, eps);
+	CHECK(hs->l_count1 <= eps * (1.0 - hs->nominal.sum_share - hs->nominal.norm_share) + 1e-9 &&
+		  hs->l_sum1 <= eps * hs->nominal.sum_share + 1e-9,
+		  "[%s] counts %g or sums %g above their shares", label, hs->l_count1, hs->l_sum1);
+	printf("[%s] d = %d, dhat = %d, 1 copy, level %d, T = %u, insert at %u, delete at %u, "
+		   "%d moved nodes; sums per coordinate at sum_l1 = %g (corner ||q||_1 = %g, "
+		   "b_sum = %.3f, share %g); L_count = %.4f, L_sum = %.4f (widest coordinate %.4f), "
+		   "L_norm = %.4f; total %.4f of epsilon %g\n", label, d, hs->nominal.dhat,
+		   hs->nominal.level, T, hs->ins, hs->del, hs->nnodes, hs->nominal.sum_l1, l1q, b_sum,
+		   hs->nominal.sum_share, hs->l_count1, hs->l_sum1, l_wide, hs->l_norm,
+		   hs->l_count1 + hs->l_sum1 + hs->l_norm, eps);
+
+	qc = exp(-1.0 / dpk_scale_value(dpk_live_count_scale(&hs->mech)));
+	qs = exp(-1.0 / dpk_scale_value(dpk_live_sum_scale(&hs->mech)));
+	qn = exp(-1.0 / dpk_scale_value(dpk_live_norm_scale(&hs->mech)));
+	for (a = 0; a < 2; a++)
+	{
+		hs->ev_up[a] = gev_add(&hs->s, hs->l_count1, "count nodes >= A+|d|+%d%.0d", a, 0);
+		e = &hs->s.ev[hs->ev_up[a]];
+		e->exact = true;
+		e->exact_a = e->exact_b = 1.0;
+		for (i = 0; i < hs->nnodes; i++)
+		{
+			e->exact_a *= dl_tail(qc, abs(hs->nodes[i].delta) + a);
+			e->exact_b *= dl_tail(qc, a);
+		}
+		hs->ev_norm[a] = gev_add(&hs->s, hs->l_norm, "norm nodes >= A+|d|q2+%d%.0d",
+								 a ? 1 + (int) dpk_scale_value(dpk_live_norm_scale(&hs->nominal)) : 0, 0);
+		e = &hs->s.ev[hs->ev_norm[a]];
+		e->exact = true;
+		e->exact_a = e->exact_b = 1.0;
+		for (i = 0; i < hs->nnodes; i++)
+		{
+			double		off = a ? 1.0 + floor(dpk_scale_value(dpk_live_norm_scale(&hs->nominal))) : 0.0;
+
+			e->exact_a *= pow(qn, abs(hs->nodes[i].delta) * (double) hs->qnorm + off) / (1.0 + qn);
+			e->exact_b *= pow(qn, off) / (1.0 + qn);
+		}
+	}
+	hs->ev_down = gev_add(&hs->s, hs->l_count1, "count nodes <= A%.0d%.0d", 0, 0);
+	/*
+	 * per node: every coordinate of the sums past its shift, or at most 0
+	 * (the whole l1 loss of the node, rarer); its widest coordinate alone
+	 * (well sampled)
+	 */
+	for (i = 0; i < hs->nnodes && i < MAX_MOVED; i++)
+	{
+		int			m = abs(hs->nodes[i].delta);
+		double		li = m * l1q / b_sum,
+					lw = m * fabs((double) hs->q[hs->wide]) / b_sum;
+
+		hs->ev_w1_up[i] = gev_add(&hs->s, lw, "node %d: widest sum >= shift%.0d", i, 0);
+		hs->ev_w1_down[i] = gev_add(&hs->s, lw, "node %d: widest sum <= 0%.0d", i, 0);
+		e = &hs->s.ev[hs->ev_w1_up[i]];
+		e->exact = true;
+		e->exact_a = dl_tail(qs, (int) llabs(hs->q[hs->wide]) * m);
+		e->exact_b = dl_tail(qs, 0);
+		e = &hs->s.ev[hs->ev_w1_down[i]];
+		e->exact = true;
+		e->exact_a = dl_tail(qs, 0);
+		e->exact_b = dl_tail(qs, (int) llabs(hs->q[hs->wide]) * m);
+
+		hs->ev_l1_up[i] = gev_add(&hs->s, li, "node %d: every sum >= shift%.0d", i, 0);
+		hs->ev_l1_down[i] = gev_add(&hs->s, li, "node %d: every sum <= 0%.0d", i, 0);
+		e = &hs->s.ev[hs->ev_l1_up[i]];
+		e->exact = true;
+		e->exact_a = e->exact_b = 1.0;
+		for (j = 0; j < d; j++)
+		{
+			e->exact_a *= dl_tail(qs, (int) llabs(hs->q[j]) * m);
+			e->exact_b *= dl_tail(qs, 0);
+		}
+		e = &hs->s.ev[hs->ev_l1_down[i]];
+		e->exact = true;
+		e->exact_a = e->exact_b = 1.0;
+		for (j = 0; j < d; j++)
+		{
+			e->exact_a *= dl_tail(qs, 0);
+			e->exact_b *= dl_tail(qs, (int) llabs(hs->q[j]) * m);
+		}
+	}
+	/* the widest coordinate of every moved node at once */
+	hs->ev_wide_up = gev_add(&hs->s, l_wide, "every node: widest sum >= shift%.0d%.0d", 0, 0);
+	hs->ev_wide_down = gev_add(&hs->s, l_wide, "every node: widest sum <= 0%.0d%.0d", 0, 0);
+	e = &hs->s.ev[hs->ev_wide_up];
+	e->exact = true;
+	e->exact_a = e->exact_b = 1.0;
+	for (i = 0; i < hs->nnodes; i++)
+	{
+		e->exact_a *= dl_tail(qs, (int) llabs(hs->q[hs->wide]) * abs(hs->nodes[i].delta));
+		e->exact_b *= dl_tail(qs, 0);
+	}
+	e = &hs->s.ev[hs->ev_wide_down];
+	e->exact = true;
+	e->exact_a = e->exact_b = 1.0;
+	for (i = 0; i < hs->nnodes; i++)
+	{
+		e->exact_a *= dl_tail(qs, 0);
+		e->exact_b *= dl_tail(qs, (int) llabs(hs->q[hs->wide]) * abs(hs->nodes[i].delta));
+	}
+	/* node 0's count and sums together: its whole loss, exact */
+	{
+		int			m = abs(hs->nodes[0].delta);
+
+		hs->ev_joint = gev_add(&hs->s, m / b_count + m * l1q / b_sum,
+							   "node 0: count <= A, every sum <= 0%.0d%.0d", 0, 0);
+		e = &hs->s.ev[hs->ev_joint];
+		e->exact = true;
+		e->exact_a = dl_tail(qc, 0);
+		e->exact_b = dl_tail(qc, m);
+		for (j = 0; j < d; j++)
+		{
+			e->exact_a *= dl_tail(qs, 0);
+			e->exact_b *= dl_tail(qs, (int) llabs(hs->q[j]) * m);
+		}
+	}
+	for (i = 0; i < 2; i++)
+		for (w = 0; w < 5; w++)
+			hs->ev_centre[i][w] = gev_add(&hs->s, hs->l_count1 + hs->l_sum1 + hs->l_norm,
+										  i ? "max c0(T) bucket %d%.0d" : "min c0(T) bucket %d%.0d",
+										  w, 0);
+}
+
 /* Values read in one run: per read release, per copy (1 + d), then the norm. */
 typedef struct HdObs
 {
@@ -1898,7 +2172,7 @@ hd_suite_run(HdSuite *hs, bool is_b, const uint8_t key[DPK_KEY_BYTES], bool full
 			const int64_t *tv = dpk_cellmap_find(state, (uint64_t) r * ncells + hs->cell[r]);
 
 			dpk_cell_noise(&st, key, cfg->level + 32 * r, hs->cell[r], t, d, csc, ssc,
-						   DPK_SUMS_VECTOR, o->v[i][r]);
+						   hs->l1 ? DPK_SUMS_COORDS : DPK_SUMS_VECTOR, o->v[i][r]);
 			for (j = 0; tv && j <= d; j++)
 				o->v[i][r][j] += tv[j];
 		}
@@ -1961,7 +2235,9 @@ hd_suite_eval(const HdSuite *hs, const HdObs *o, bool *hit)
 				down = true,
 				both = true,
 				cube = true,
-				norm[2] = {true, true};
+				norm[2] = {true, true},
+				wide_up = true,
+				wide_down = true;
 	uint64_t	ncells = dpk_live_copy_cells(cfg);
 	int64_t		noff = 1 + (int64_t) floor(dpk_scale_value(dpk_live_norm_scale(cfg)));
 
@@ -2018,6 +2294,41 @@ hd_suite_eval(const HdSuite *hs, const HdObs *o, bool *hit)
 		for (r = 0; r < cfg->copies; r++)
 			if (v[r][0] * sign < m)
 				both = false;
+		if (hs->l1)
+		{
+			/* every coordinate of the node's sums past its shift, or below 0 */
+			bool		lu = true,
+						ld = true;
+
+			for (j = 0; j < d; j++)
+			{
+				int64_t		sj = nd->delta * hs->q[j],
+							z = v[0][1 + j] * (sj >= 0 ? 1 : -1);
+
+				if (z < (sj < 0 ? -sj : sj))
+				{
+					lu = false;
+					if (j == hs->wide)
+						wide_up = false;
+				}
+				if (z > 0)
+				{
+					ld = false;
+					if (j == hs->wide)
+						wide_down = false;
+				}
+				if (j == hs->wide)
+				{
+					hit[hs->ev_w1_up[u]] = z >= (sj < 0 ? -sj : sj);
+					hit[hs->ev_w1_down[u]] = z <= 0;
+				}
+			}
+			hit[hs->ev_l1_up[u]] = lu;
+			hit[hs->ev_l1_down[u]] = ld;
+			if (u == 0)
+				hit[hs->ev_joint] = ld && v[0][0] * sign <= 0;
+			continue;
+		}
 		for (j = 0; j < d; j++)
 			s[j] = nd->delta * hs->q[j];
 		if (!cube_aligned(v[0] + 1, s, d, 0))
@@ -2025,15 +2336,23 @@ hd_suite_eval(const HdSuite *hs, const HdObs *o, bool *hit)
 	}
 	if (hs->fallback)
 		return;
+	if (hs->l1)
+	{
+		hit[hs->ev_wide_up] = wide_up;
+		hit[hs->ev_wide_down] = wide_down;
+	}
 	for (a = 0; a < 2; a++)
 	{
 		hit[hs->ev_up[a]] = up[a];
 		hit[hs->ev_norm[a]] = norm[a];
 	}
 	hit[hs->ev_down] = down;
-	hit[hs->ev_both] = both;
-	hit[hs->ev_cube] = cube;
-	hit[hs->ev_joint] = up[0] && cube && norm[0];
+	if (!hs->l1)
+	{
+		hit[hs->ev_both] = both;
+		hit[hs->ev_cube] = cube;
+		hit[hs->ev_joint] = up[0] && cube && norm[0];
+	}
 	for (a = 0; a < 5; a++)
 	{
 		hit[hs->ev_centre[0][a]] = o->full && (int) fmin(4.0, fmax(0.0, floor(o->c0lo * 5))) == a;
@@ -2052,7 +2371,7 @@ hd_suite_go(HdSuite *hs, long runs, uint64_t key_base)
 	long		r,
 				nfull = 0;
 	int			i;
-	uint64_t	tag = (uint64_t) (hs->fallback ? 3 : 2) << 44;
+	uint64_t	tag = (uint64_t) (hs->l1 ? 4 : hs->fallback ? 3 : 2) << 44;
 
 	for (r = 1; r <= runs; r++)
 	{
@@ -2449,7 +2768,7 @@ main(int argc, char **argv)
 	static CellSuite cells[3];
 	static KarySuite karys[4];
 	int			nkary = 0;
-	static HdSuite hds[2];
+	static HdSuite hds[3];
 	static VecSuite vecs[2];
 	static OsSuite oss[2];
 	int			ncell = 0;
@@ -2513,6 +2832,10 @@ main(int argc, char **argv)
 		static const int64_t cube_shift[4] = {40, -25, 10, 0};
 		static const int64_t fb_shift[6] = {1, 1, 1, 1, 1, 1};
 
+		/* one wide side, five narrower ones of several widths */
+		static const double l1_lo[6] = {0, 0, -1, 0, 5, 0},
+					l1_hi[6] = {10, 2, 1, 3, 8, 5};
+
 		for (j = 0; j < 64; j++)
 		{
 			corner[j] = j % 2 ? 0.999 : 0.001;
@@ -2532,6 +2855,8 @@ main(int argc, char **argv)
 		hd_suite_setup(&hds[1], "highd fallback", 6, 1, 8, false, 1600.0, 0.9, 0.0,
 					   near_mid, weaken, weaken_deletes);
 		CHECK(!hds[0].fallback && hds[1].fallback, "high-d suites: cube then fallback");
+		hd_l1_suite_setup(&hds[2], "hd l1", 6, l1_lo, l1_hi, 8, HD_L1_EPS, weaken,
+						  weaken_deletes);
 		vec_suite_setup(&vecs[0], "cube noise", 4, 64.0, cube_shift, weaken);
 		vec_suite_setup(&vecs[1], "Laplace fallback", 6, 1.2, fb_shift, weaken);
 		os_suite_setup(&oss[0], "oneshot low-d", false, 2, 1.0, weaken);
@@ -2542,6 +2867,7 @@ main(int argc, char **argv)
 			total_events += karys[i].s.nev;
 		for (i = 0; i < 2; i++)
 			total_events += hds[i].s.nev + vecs[i].s.nev + oss[i].s.nev;
+		total_events += hds[2].s.nev;
 	}
 	/* Two intervals per event, each missing on either side with prob. tail. */
 	g_tail = CONFIDENCE / (4.0 * total_events);
@@ -2625,7 +2951,7 @@ main(int argc, char **argv)
 		kary_suite_go(&karys[i], runs / (karys[i].T > 256 ? 10 : 1), key_base);
 		suite_judge(&karys[i].s);
 	}
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < 3; i++)
 	{
 		hd_suite_go(&hds[i], runs, key_base);
 		suite_judge(&hds[i].s);
