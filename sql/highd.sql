@@ -118,6 +118,8 @@ FROM generate_series(1, 40000) i;
 SELECT dp_attach('scales', ARRAY['w', 'n1', 'n2', 'n3', 'n4', 'n5'], 2, 1.0,
     ARRAY[0, 0, 0, 0, 0, 0], ARRAY[1000, 1, 1, 1, 1, 1], 16, 'insert_only');
 SELECT trigger_format FROM dpkmeans_internal.tracked WHERE relid = 'scales'::regclass;
+-- one wide side and the default size hint (100 000 rows): 3 projected dimensions
+SELECT dhat FROM dpkmeans_internal.tracked WHERE relid = 'scales'::regclass;
 SELECT item, value ~ '^discrete Laplace per coordinate' AS per_coordinate
 FROM dp_privacy_report('scales') WHERE item = 'sum noise per tree node';
 SELECT dp_release('scales');

@@ -565,6 +565,7 @@ dp_attach(PG_FUNCTION_ARGS)
 		DpkBox		box = {tr.d, tr.lower, tr.upper};
 
 		/* trigger format 3: projected points in metric positions */
+		dpk_live_use_few_sides(&cfg, &box, tr.size_hint);
 		dpk_live_use_box(&cfg, &box);
 		/* objects older than 0.3 cannot record another tree than the binary one */
 		if (!dpk_store_has_tree_arity())

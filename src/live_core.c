@@ -500,7 +500,8 @@ dpk_live_use_projection(DpkLiveConfig *cfg, uint64_t proj_seed)
  * over the optimum, one key each: binary tree and 4 projected dimensions
  * 1.3-2.3, 6 dimensions 4.2, the k-ary tree 3.8 (4 dimensions) and 5.3-5.7
  * (6).  Points in metric positions of such a box fill few directions, and
- * more projected dimensions only spread them over more cells; cube boxes
+ * more projected dimensions only spread them over more cells (fewer still
+ * where the box has few wide sides: dpk_live_use_few_sides); cube boxes
  * keep DPK_LIVE_DHAT (measured on mixtures).  The k-ary tree lowers the
  * variance of long horizons (d = 16, T = 1024: mean 4.1 against 7.9) but
  * not of short ones (T = 16: 3.9 against 2.6), so projected tables with a
@@ -533,6 +534,19 @@ dpk_live_use_box(DpkLiveConfig *cfg, const DpkBox *box)
 
 		cfg->proj_seed = dpk_splitmix64(&st) & UINT64_C(0x7fffffffffffffff);
 	}
+}
+
+/* Three projected dimensions for a box with few wide sides (see live_core.h). */
+void
+dpk_live_use_few_sides(DpkLiveConfig *cfg, const DpkBox *box, double size_hint)
+{
+	double		spread;
+
+	if (cfg->dhat <= DPK_LIVE_FEW_SIDES_DHAT || size_hint < DPK_LIVE_FEW_SIDES_ROWS)
+		return;
+	spread = dpk_box_metric_spread(box);
+	if (spread * spread * box->d < DPK_LIVE_FEW_SIDES)
+		cfg->dhat = DPK_LIVE_FEW_SIDES_DHAT;
 }
 
 /* The l1 bound of a lifting contribution in a box (see live_core.h). */

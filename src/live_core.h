@@ -354,9 +354,34 @@ void		dpk_live_use_sum_l1(DpkLiveConfig *cfg, const DpkBox *box);
 void		dpk_live_use_projection(DpkLiveConfig *cfg, uint64_t proj_seed);
 
 /*
+ * A new projected table whose box has fewer than DPK_LIVE_FEW_SIDES
+ * full-width sides' worth of squared widths (sum_j (w_j / w_max)^2, that
+ * is dpk_box_metric_spread^2 d) and whose size hint is at least
+ * DPK_LIVE_FEW_SIDES_ROWS projects to DPK_LIVE_FEW_SIDES_DHAT dimensions:
+ * its points in metric positions lie near a set of one or two dimensions,
+ * so three projected dimensions hold them, and the reach rule's grid of 32
+ * cells per dimension (16 with four) resolves them more finely.  Below
+ * that size the finer cells' counts are mostly noise.  Diamonds (sum 1.00,
+ * K = 10, horizon 16), live mean (worst) over every release from T/2, 4 ->
+ * 3 dimensions: insert, 53 940 rows, 30 projections 1.685 (3.57) -> 1.301
+ * (1.93); windows of 8 / 6 / 4 batches (27 000 / 20 200 / 13 500 rows, 10
+ * projections) 1.76 (2.68) -> 1.63 (2.48), 1.85 (2.89) -> 1.79 (2.56),
+ * 2.16 (4.26) -> 2.18 (5.80, 30 projections); its six columns without
+ * price (sum 1.57): insert 2.68 -> 2.16, window of 4 3.25 -> 3.30; two
+ * dimensions lose (window of 4: 2.22, worst 6.5).  doc/benchmarks.md,
+ * "Three projected dimensions".  Public: the box and the size hint.  Call
+ * after dpk_live_use_projection and before dpk_live_use_box (whose
+ * projection check depends on dhat).
+ */
+#define DPK_LIVE_FEW_SIDES 2.0
+#define DPK_LIVE_FEW_SIDES_DHAT 3
+#define DPK_LIVE_FEW_SIDES_ROWS 16384.0
+void		dpk_live_use_few_sides(DpkLiveConfig *cfg, const DpkBox *box, double size_hint);
+
+/*
  * For a new projected table attached with box `box`: points in metric
- * positions (trigger format 3); 4 projected dimensions unless the box is a
- * cube; the binary tree below a horizon of 256 (measurements in
+ * positions (trigger format 3); at most 4 projected dimensions unless the
+ * box is a cube; the binary tree below a horizon of 256 (measurements in
  * live_core.c); the lifting sums per coordinate with DPK_LIVE_L1_SUM_SHARE
  * of epsilon when dpk_live_use_sum_l1 takes them at that share (trigger
  * format 4); and a projection that keeps the box: while

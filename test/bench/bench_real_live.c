@@ -7,7 +7,8 @@
  * What a projected live table does (attach.c, trigger.c, release.c):
  *
  *	 cfg = dpk_live_defaults(d, K, eps, T, insert_only);
- *	 dpk_live_use_projection(&cfg, seed); dpk_live_use_box(&cfg, &box);
+ *	 dpk_live_use_projection(&cfg, seed);
+ *	 dpk_live_use_few_sides(&cfg, &box, size_hint); dpk_live_use_box(&cfg, &box);
  *	 cfg.level = dpk_live_choose_level_box(&cfg, &box, size_hint, 4194304);
  *	 every row: clamped into the box, u = dpk_box_normalize then
  *		dpk_box_to_metric, its projection (one dgemm per batch of up to 2048
@@ -252,6 +253,7 @@ main(int argc, char **argv)
 			if (verbose)
 				printf("#   %s seed=%d proj_seed=%llu\n", stream ? "window" : "insert", seed,
 					   (unsigned long long) cfg.proj_seed);
+			dpk_live_use_few_sides(&cfg, &box, stream == 0 ? (double) n : (double) W * batch);
 			dpk_live_use_box(&cfg, &box);
 			if (!isnan(sum_share))
 				cfg.sum_share = sum_share;

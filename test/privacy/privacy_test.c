@@ -1695,6 +1695,39 @@ hd_add(const HdSuite *hs, DpkCellMap *state, const double *u, int sign)
 	dpk_live_add_projected(&hs->nominal, state, u, t, sign);
 }
 
+/*
+ * The exact-probability tail events of the moved nodes (offset a): every
+ * moved node's count past its A value by |delta| + a (likelihood ratio
+ * exactly e^L_count) and every moved node's norm counter past it by |delta|
+ * times the point's quantized squared norm (+ a scale's worth when a = 1).
+ */
+static void
+hd_node_tail_events(HdSuite *hs, const char *count_fmt, double qc, double qn, int a)
+{
+	double		off = a ? 1.0 + floor(dpk_scale_value(dpk_live_norm_scale(&hs->nominal))) : 0.0;
+	GEvent	   *e;
+	int			i;
+
+	hs->ev_up[a] = gev_add(&hs->s, hs->l_count1, count_fmt, a, 0);
+	e = &hs->s.ev[hs->ev_up[a]];
+	e->exact = true;
+	e->exact_a = e->exact_b = 1.0;
+	for (i = 0; i < hs->nnodes; i++)
+	{
+		e->exact_a *= dl_tail(qc, abs(hs->nodes[i].delta) + a);
+		e->exact_b *= dl_tail(qc, a);
+	}
+	hs->ev_norm[a] = gev_add(&hs->s, hs->l_norm, "norm nodes >= A+|d|q2+%d%.0d", (int) off, 0);
+	e = &hs->s.ev[hs->ev_norm[a]];
+	e->exact = true;
+	e->exact_a = e->exact_b = 1.0;
+	for (i = 0; i < hs->nnodes; i++)
+	{
+		e->exact_a *= pow(qn, abs(hs->nodes[i].delta) * (double) hs->qnorm + off) / (1.0 + qn);
+		e->exact_b *= pow(qn, off) / (1.0 + qn);
+	}
+}
+
 static void
 hd_suite_setup(HdSuite *hs, const char *label, int d, int copies, uint32_t T, bool deletes,
 			   double eps, double sum_share, double norm_share, const double *u,
@@ -1846,32 +1879,7 @@ hd_suite_setup(HdSuite *hs, const char *label, int d, int copies, uint32_t T, bo
 		int			a;
 
 		for (a = 0; a < 2; a++)
-		{
-			GEvent	   *e;
-
-			hs->ev_up[a] = gev_add(&hs->s, hs->l_count1, "copy 0 count nodes >= A+|d|+%d%.0d",
-								   a, 0);
-			e = &hs->s.ev[hs->ev_up[a]];
-			e->exact = true;
-			e->exact_a = e->exact_b = 1.0;
-			for (i = 0; i < hs->nnodes; i++)
-			{
-				e->exact_a *= dl_tail(qc, abs(hs->nodes[i].delta) + a);
-				e->exact_b *= dl_tail(qc, a);
-			}
-			hs->ev_norm[a] = gev_add(&hs->s, hs->l_norm, "norm nodes >= A+|d|q2+%d%.0d",
-									 a ? 1 + (int) dpk_scale_value(dpk_live_norm_scale(&hs->nominal)) : 0, 0);
-			e = &hs->s.ev[hs->ev_norm[a]];
-			e->exact = true;
-			e->exact_a = e->exact_b = 1.0;
-			for (i = 0; i < hs->nnodes; i++)
-			{
-				double		off = a ? 1.0 + floor(dpk_scale_value(dpk_live_norm_scale(&hs->nominal))) : 0.0;
-
-				e->exact_a *= pow(qn, abs(hs->nodes[i].delta) * (double) hs->qnorm + off) / (1.0 + qn);
-				e->exact_b *= pow(qn, off) / (1.0 + qn);
-			}
-		}
+			hd_node_tail_events(hs, "copy 0 count nodes >= A+|d|+%d%.0d", qc, qn, a);
 		hs->ev_down = gev_add(&hs->s, hs->l_count1, "copy 0 count nodes <= A%.0d%.0d", 0, 0);
 		hs->ev_both = gev_add(&hs->s, copies * hs->l_count1, "every copy's count nodes >= A+|d|%.0d%.0d", 0, 0);
 		hs->ev_cube = gev_add(&hs->s, hs->l_sum1, "copy 0 sums: nodes aligned%.0d%.0d", 0, 0);
@@ -2024,29 +2032,7 @@ hd_l1_suite_setup(HdSuite *hs, const char *label, int d, const double *lower,
 	qs = exp(-1.0 / dpk_scale_value(dpk_live_sum_scale(&hs->mech)));
 	qn = exp(-1.0 / dpk_scale_value(dpk_live_norm_scale(&hs->mech)));
 	for (a = 0; a < 2; a++)
-	{
-		hs->ev_up[a] = gev_add(&hs->s, hs->l_count1, "count nodes >= A+|d|+%d%.0d", a, 0);
-		e = &hs->s.ev[hs->ev_up[a]];
-		e->exact = true;
-		e->exact_a = e->exact_b = 1.0;
-		for (i = 0; i < hs->nnodes; i++)
-		{
-			e->exact_a *= dl_tail(qc, abs(hs->nodes[i].delta) + a);
-			e->exact_b *= dl_tail(qc, a);
-		}
-		hs->ev_norm[a] = gev_add(&hs->s, hs->l_norm, "norm nodes >= A+|d|q2+%d%.0d",
-								 a ? 1 + (int) dpk_scale_value(dpk_live_norm_scale(&hs->nominal)) : 0, 0);
-		e = &hs->s.ev[hs->ev_norm[a]];
-		e->exact = true;
-		e->exact_a = e->exact_b = 1.0;
-		for (i = 0; i < hs->nnodes; i++)
-		{
-			double		off = a ? 1.0 + floor(dpk_scale_value(dpk_live_norm_scale(&hs->nominal))) : 0.0;
-
-			e->exact_a *= pow(qn, abs(hs->nodes[i].delta) * (double) hs->qnorm + off) / (1.0 + qn);
-			e->exact_b *= pow(qn, off) / (1.0 + qn);
-		}
-	}
+		hd_node_tail_events(hs, "count nodes >= A+|d|+%d%.0d", qc, qn, a);
 	hs->ev_down = gev_add(&hs->s, hs->l_count1, "count nodes <= A%.0d%.0d", 0, 0);
 	/*
 	 * per node: every coordinate of the sums past its shift, or at most 0

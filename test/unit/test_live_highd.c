@@ -491,6 +491,63 @@ test_reach_level(void)
 	CHECK(moved == 0, "a cube's level moved at %d of 5 levels", moved);
 }
 
+/*
+ * dpk_live_use_few_sides: a box with fewer than DPK_LIVE_FEW_SIDES wide
+ * sides' worth of squared widths (diamonds: 1.00; its columns without
+ * price: 1.57) and a size hint from DPK_LIVE_FEW_SIDES_ROWS on projects to
+ * DPK_LIVE_FEW_SIDES_DHAT dimensions; a smaller hint, a box with two or
+ * three wide sides and a cube keep what dpk_live_use_box gives them (4, 4,
+ * DPK_LIVE_DHAT), and a table never gets more projected dimensions.
+ */
+static void
+test_few_sides_dhat(void)
+{
+	static const double six_lo[6] = {0, 40, 40, 0, 0, 0},
+				six_hi[6] = {5.5, 80, 100, 12, 12, 12},
+				wide_lo[7] = {0, 0, 0, 0, 0, 0, 0},
+				two_hi[7] = {10, 10, 1, 1, 1, 1, 1},
+				three_hi[7] = {10, 10, 10, 1, 1, 1, 1};
+	const DpkBox boxes[5] = {{7, diamonds_lo, diamonds_hi}, {6, six_lo, six_hi},
+	{7, wide_lo, two_hi}, {7, wide_lo, three_hi}, {7, cube_lo, cube_hi}};
+	static const int want_large[5] = {DPK_LIVE_FEW_SIDES_DHAT, DPK_LIVE_FEW_SIDES_DHAT, 4, 4,
+	DPK_LIVE_DHAT},
+				want_small[5] = {4, 4, 4, 4, DPK_LIVE_DHAT};
+	DpkLiveConfig cfg;
+	int			b,
+				big;
+
+	for (b = 0; b < 5; b++)
+		for (big = 0; big <= 1; big++)
+		{
+			double		sp = dpk_box_metric_spread(&boxes[b]),
+						hint = big ? DPK_LIVE_FEW_SIDES_ROWS : DPK_LIVE_FEW_SIDES_ROWS - 1.0;
+			int			want = big ? want_large[b] : want_small[b];
+
+			dpk_live_defaults(&cfg, boxes[b].d, 10, 1.0, 16, true);
+			dpk_live_use_projection(&cfg, 4242);
+			dpk_live_use_few_sides(&cfg, &boxes[b], hint);
+			dpk_live_use_box(&cfg, &boxes[b]);
+			CHECK(cfg.dhat == want,
+				  "box %d (squared widths %.3f), size hint %.0f: %d projected dimensions (%d)",
+				  b, sp * sp * boxes[b].d, hint, cfg.dhat, want);
+		}
+	/* never more projected dimensions than a table has */
+	{
+		static const double lo2[2] = {0, 0},
+					hi2[2] = {100, 1};
+		const DpkBox narrow2 = {2, lo2, hi2};
+
+		dpk_live_defaults(&cfg, 2, 3, 1.0, 16, true);
+		dpk_live_use_projection(&cfg, 4242);
+		dpk_live_use_few_sides(&cfg, &narrow2, 1e6);
+		CHECK(cfg.dhat == 2, "d = 2: %d projected dimensions (2)", cfg.dhat);
+	}
+	/* a low-d configuration stays unprojected */
+	dpk_live_defaults(&cfg, 7, 10, 1.0, 16, true);
+	dpk_live_use_few_sides(&cfg, &boxes[0], 1e6);
+	CHECK(cfg.dhat == 0, "unprojected: %d projected dimensions (0)", cfg.dhat);
+}
+
 /* ---- lifting sums per coordinate at a box's l1 bound (trigger format 4) ---- */
 
 /* Boxes of the l1 tests: one wide side, sides of several widths, cubes. */
@@ -932,6 +989,7 @@ main(void)
 	test_guard_blocks();
 	test_projected_reach();
 	test_reach_level();
+	test_few_sides_dhat();
 	test_box_sum_l1_bound();
 	test_use_sum_l1_choice();
 	test_sum_l1_scale();

@@ -58,6 +58,7 @@ attach(DpkTracked *tr, DpkLiveConfig *cfg, int d, const double *lower, const dou
 	if (d >= DPK_HIGHD_MIN_D)
 		dpk_live_use_projection(cfg, seed);
 	dpk_live_use_delta(cfg, delta);
+	dpk_live_use_few_sides(cfg, &box, tr->size_hint);
 	dpk_live_use_box(cfg, &box);
 	tr->tree_arity = cfg->arity;
 	cfg->level = dpk_live_choose_level_box(cfg, &box, tr->size_hint, 4194304.0);
