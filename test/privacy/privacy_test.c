@@ -1728,23 +1728,69 @@ hd_node_tail_events(HdSuite *hs, const char *count_fmt, double qc, double qn, in
 	}
 }
 
+/*
+ * The neighbouring streams of a high-d suite, once hs->nominal, hs->u (the
+ * extra point), hs->ins and hs->del are set: the extra point's cell in each
+ * copy; A and B with NBASE_HD base points of two tight groups (moved to
+ * metric positions of hs->box when `metric`), B with the extra point too;
+ * the tree nodes the pair moves and the releases that read them.
+ */
+static void
+hd_streams(HdSuite *hs, const char *label, int copies, bool metric, uint64_t st)
+{
+	int			d = hs->d,
+				i,
+				j,
+				r;
+	bool		readable;
+	uint32_t	extra[1];
+	int64_t		idx[16];
+
+	for (r = 0; r < copies; r++)
+	{
+		DpkProjection p;
+		double		t[16];
+
+		dpk_projection_init(&p, d, hs->nominal.dhat,
+							dpk_projection_copy_seed(hs->nominal.proj_seed, r),
+							hs->nominal.half_width);
+		dpk_project_batch(&p, hs->u, 1, t);
+		hs->cell[r] = dpk_grid_cell(hs->nominal.dhat, 1 << hs->nominal.level, t, idx, NULL);
+		dpk_projection_free(&p);
+	}
+	dpk_cellmap_init(&hs->state_a, d);
+	dpk_cellmap_init(&hs->state_b, d);
+	for (i = 0; i < NBASE_HD; i++)
+	{
+		double		v[64];
+
+		for (j = 0; j < d; j++)
+			v[j] = (i % 2 ? 0.25 : 0.7) + 0.1 * (unif(&st) - 0.5);
+		if (metric)
+			dpk_box_to_metric(&hs->box, v);
+		hd_add(hs, &hs->state_a, v, 1);
+		hd_add(hs, &hs->state_b, v, 1);
+	}
+	hd_add(hs, &hs->state_b, hs->u, 1);
+
+	hs->nnodes = moved_nodes(hs->T, hs->ins, hs->del, hs->nodes, MAX_MOVED, &readable);
+	CHECK(readable && hs->nnodes > 0, "[%s] moved nodes not readable", label);
+	extra[0] = hs->T;
+	hs->nts = read_releases(hs->nodes, hs->nnodes, extra, 1, hs->ts);
+}
+
 static void
 hd_suite_setup(HdSuite *hs, const char *label, int d, int copies, uint32_t T, bool deletes,
 			   double eps, double sum_share, double norm_share, const double *u,
 			   double weaken, bool weaken_deletes)
 {
-	uint64_t	st = 777;
 	int			i,
 				j,
-				r,
 				w;
-	bool		readable;
 	double		b_count,
 				b_sum,
 				b_norm,
 				qmax = 0.0;
-	uint32_t	extra[1];
-	int64_t		idx[16];
 
 	memset(hs, 0, sizeof(*hs));
 	snprintf(hs->s.label, sizeof(hs->s.label), "%s", label);
@@ -1785,35 +1831,7 @@ hd_suite_setup(HdSuite *hs, const char *label, int d, int copies, uint32_t T, bo
 	hs->qnorm = dpk_lift_quantize(d, hs->u, hs->q);
 	for (j = 0; j < d; j++)
 		qmax = fmax(qmax, fabs((double) hs->q[j]));
-	for (r = 0; r < copies; r++)
-	{
-		DpkProjection p;
-		double		t[16];
-
-		dpk_projection_init(&p, d, hs->nominal.dhat,
-							dpk_projection_copy_seed(hs->nominal.proj_seed, r),
-							hs->nominal.half_width);
-		dpk_project_batch(&p, hs->u, 1, t);
-		hs->cell[r] = dpk_grid_cell(hs->nominal.dhat, 1 << hs->nominal.level, t, idx, NULL);
-		dpk_projection_free(&p);
-	}
-	dpk_cellmap_init(&hs->state_a, d);
-	dpk_cellmap_init(&hs->state_b, d);
-	for (i = 0; i < NBASE_HD; i++)
-	{
-		double		v[64];
-
-		for (j = 0; j < d; j++)
-			v[j] = (i % 2 ? 0.25 : 0.7) + 0.1 * (unif(&st) - 0.5);
-		hd_add(hs, &hs->state_a, v, 1);
-		hd_add(hs, &hs->state_b, v, 1);
-	}
-	hd_add(hs, &hs->state_b, hs->u, 1);
-
-	hs->nnodes = moved_nodes(T, hs->ins, hs->del, hs->nodes, MAX_MOVED, &readable);
-	CHECK(readable && hs->nnodes > 0, "[%s] moved nodes not readable", label);
-	extra[0] = T;
-	hs->nts = read_releases(hs->nodes, hs->nnodes, extra, 1, hs->ts);
+	hd_streams(hs, label, copies, false, 777);
 
 	b_count = dpk_scale_value(dpk_live_count_scale(&hs->nominal));
 	b_sum = dpk_scale_value(dpk_live_sum_scale(&hs->nominal));
@@ -1911,12 +1929,10 @@ hd_l1_suite_setup(HdSuite *hs, const char *label, int d, const double *lower,
 				  const double *upper, uint32_t T, double eps, double weaken,
 				  bool weaken_deletes)
 {
-	uint64_t	st = 778;
 	int			i,
 				j,
 				a,
 				w;
-	bool		readable;
 	double		b_count,
 				b_sum,
 				b_norm,
@@ -1926,8 +1942,6 @@ hd_l1_suite_setup(HdSuite *hs, const char *label, int d, const double *lower,
 	double		qc,
 				qs,
 				qn;
-	uint32_t	extra[1];
-	int64_t		idx[16];
 	GEvent	   *e;
 
 	memset(hs, 0, sizeof(*hs));
@@ -1973,35 +1987,7 @@ hd_l1_suite_setup(HdSuite *hs, const char *label, int d, const double *lower,
 	}
 	CHECK(l1q <= hs->nominal.sum_l1 && l1q >= 0.9 * hs->nominal.sum_l1,
 		  "[%s] the corner's ||q||_1 = %g against sum_l1 %g", label, l1q, hs->nominal.sum_l1);
-	{
-		DpkProjection p;
-		double		t[16];
-
-		dpk_projection_init(&p, d, hs->nominal.dhat,
-							dpk_projection_copy_seed(hs->nominal.proj_seed, 0),
-							hs->nominal.half_width);
-		dpk_project_batch(&p, hs->u, 1, t);
-		hs->cell[0] = dpk_grid_cell(hs->nominal.dhat, 1 << hs->nominal.level, t, idx, NULL);
-		dpk_projection_free(&p);
-	}
-	dpk_cellmap_init(&hs->state_a, d);
-	dpk_cellmap_init(&hs->state_b, d);
-	for (i = 0; i < NBASE_HD; i++)
-	{
-		double		v[64];
-
-		for (j = 0; j < d; j++)
-			v[j] = (i % 2 ? 0.25 : 0.7) + 0.1 * (unif(&st) - 0.5);
-		dpk_box_to_metric(&hs->box, v);
-		hd_add(hs, &hs->state_a, v, 1);
-		hd_add(hs, &hs->state_b, v, 1);
-	}
-	hd_add(hs, &hs->state_b, hs->u, 1);
-
-	hs->nnodes = moved_nodes(T, hs->ins, hs->del, hs->nodes, MAX_MOVED, &readable);
-	CHECK(readable && hs->nnodes > 0, "[%s] moved nodes not readable", label);
-	extra[0] = T;
-	hs->nts = read_releases(hs->nodes, hs->nnodes, extra, 1, hs->ts);
+	hd_streams(hs, label, 1, true, 778);
 
 	b_count = dpk_scale_value(dpk_live_count_scale(&hs->nominal));
 	b_sum = dpk_scale_value(dpk_live_sum_scale(&hs->nominal));
@@ -2207,6 +2193,37 @@ hd_suite_run(HdSuite *hs, bool is_b, const uint8_t key[DPK_KEY_BYTES], bool full
 	dpk_stream_close(&st);
 }
 
+/*
+ * A moved node's sums v (its d sums, A's true change subtracted) against
+ * the extra point's shift delta q_j: whether every coordinate lies at or
+ * past its shift (*up) or at or below 0 on the shift's side (*down); for
+ * coordinate w >= 0 the same alone (*w_up, *w_down).
+ */
+static void
+sums_past_shift(const HdSuite *hs, const LNode *nd, const int64_t *v, int w, bool *up,
+				bool *down, bool *w_up, bool *w_down)
+{
+	int			j;
+
+	*up = *down = true;
+	for (j = 0; j < hs->d; j++)
+	{
+		int64_t		sj = nd->delta * hs->q[j],
+					z = v[j] * (sj >= 0 ? 1 : -1),
+					shift = sj < 0 ? -sj : sj;
+
+		if (z < shift)
+			*up = false;
+		if (z > 0)
+			*down = false;
+		if (j == w)
+		{
+			*w_up = z >= shift;
+			*w_down = z <= 0;
+		}
+	}
+}
+
 /* The events of one run; A's true values are subtracted when nodes are read. */
 static void
 hd_suite_eval(const HdSuite *hs, const HdObs *o, bool *hit)
@@ -2251,19 +2268,10 @@ hd_suite_eval(const HdSuite *hs, const HdObs *o, bool *hit)
 		nv = o->norm[ip] - (im >= 0 ? o->norm[im] : 0) - (im >= 0 || !na ? 0 : na[0]);
 		if (hs->fallback)
 		{
-			bool		fu = true,
-						fd = true;
+			bool		fu,
+						fd;
 
-			for (j = 0; j < d; j++)
-			{
-				int64_t		sj = nd->delta * hs->q[j],
-							z = v[0][1 + j] * (sj >= 0 ? 1 : -1);
-
-				if (z < (sj < 0 ? -sj : sj))
-					fu = false;
-				if (z > 0)
-					fd = false;
-			}
+			sums_past_shift(hs, nd, v[0] + 1, -1, &fu, &fd, NULL, NULL);
 			hit[hs->ev_fb_up[u]] = fu;
 			hit[hs->ev_fb_down[u]] = fd;
 			continue;
@@ -2283,32 +2291,16 @@ hd_suite_eval(const HdSuite *hs, const HdObs *o, bool *hit)
 		if (hs->l1)
 		{
 			/* every coordinate of the node's sums past its shift, or below 0 */
-			bool		lu = true,
-						ld = true;
+			bool		lu,
+						ld,
+						wu = true,
+						wd = true;
 
-			for (j = 0; j < d; j++)
-			{
-				int64_t		sj = nd->delta * hs->q[j],
-							z = v[0][1 + j] * (sj >= 0 ? 1 : -1);
-
-				if (z < (sj < 0 ? -sj : sj))
-				{
-					lu = false;
-					if (j == hs->wide)
-						wide_up = false;
-				}
-				if (z > 0)
-				{
-					ld = false;
-					if (j == hs->wide)
-						wide_down = false;
-				}
-				if (j == hs->wide)
-				{
-					hit[hs->ev_w1_up[u]] = z >= (sj < 0 ? -sj : sj);
-					hit[hs->ev_w1_down[u]] = z <= 0;
-				}
-			}
+			sums_past_shift(hs, nd, v[0] + 1, hs->wide, &lu, &ld, &wu, &wd);
+			wide_up = wide_up && wu;
+			wide_down = wide_down && wd;
+			hit[hs->ev_w1_up[u]] = wu;
+			hit[hs->ev_w1_down[u]] = wd;
 			hit[hs->ev_l1_up[u]] = lu;
 			hit[hs->ev_l1_down[u]] = ld;
 			if (u == 0)
