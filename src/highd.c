@@ -401,6 +401,8 @@ dpk_highd_cells_cluster(const DpkProjection *p, const DpkHighdCells *hc, int k,
 				min_count,
 				score;
 	int			csz;
+	bool		space_fallback = false;
+	DpkLiftPlane plane = {0, NULL, 0.0};
 
 	threshold = dpk_highd_grid_kmeans_cells(dhat, hc->m, hc->count, hc->count_var,
 											threshold_sigmas, hc->threshold_cells, k,
@@ -438,16 +440,27 @@ dpk_highd_cells_cluster(const DpkProjection *p, const DpkHighdCells *hc, int k,
 			score = sscore;
 			memcpy(assign, sassign, sizeof(int) * nl);
 			memcpy(fallback, scent, sizeof(double) * (size_t) k * d);
+			space_fallback = true;
 		}
 		dpk_free(sassign);
 		dpk_free(scent);
 	}
+	if (hc->plane_cells >= 0.0 && !space_fallback)
+	{
+		/* the fallbacks are the projected centres mapped back: their image is P pc */
+		double		cw = 2.0 * p->half_width / hc->m;
+
+		plane.dhat = dhat;
+		plane.mat = p->mat;
+		plane.var = hc->plane_cells * cw * cw / 12.0;
+	}
 	if (hc->lift_weighted)
 		score += dpk_lift_centers_weighted(d, k, nl, lcount, hc->sum, assign, hc->sum_var,
-										   min_count, fallback, centers, sizes);
+										   min_count, fallback,
+										   plane.mat ? &plane : NULL, centers, sizes);
 	else
 		dpk_lift_centers_heavy(d, k, nl, lcount, hc->sum, assign, hc->sum_var, min_count,
-							   fallback, centers, sizes);
+							   fallback, plane.mat ? &plane : NULL, centers, sizes);
 	dpk_free(pc);
 	dpk_free(fallback);
 	dpk_free(assign);

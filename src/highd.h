@@ -81,6 +81,11 @@ typedef struct DpkHighdCells
 									 * points (the others' counts are zero),
 									 * the coreset threshold's cell count;
 									 * 0: all m^dhat */
+	double		plane_cells;	/* >= 0: lift with the projection as a
+								 * DpkLiftPlane whose var is this times a
+								 * cell's quantization variance (2w/m)^2/12
+								 * (0: the projected centre taken as exact);
+								 * < 0: no plane */
 } DpkHighdCells;
 
 /*

@@ -199,31 +199,65 @@ heavy_prefix(int d, const size_t *order, size_t m, const double *count,
  * A lifted centre c (d, normalized) from its cells' summed offsets tot over
  * den: positive-part James-Stein toward its fallback row fb (NULL: the
  * box's middle), the mean's noise having variance v per coordinate, so
- * shrunk by 1 - (d - 2) v / ||mean - fallback||^2; clamped into [0,1].
- * Returns the shrink factor.
+ * shrunk by 1 - (n - 2) v / ||mean - fallback||^2 over its n noisy
+ * directions; clamped into [0,1].  With a plane (and a fallback) the mean's
+ * offset from the fallback splits into its image in the plane's row space
+ * (dhat directions), where the fallback's projection is a second estimate of
+ * the centre's with error variance plane->var, and the rest (d - dhat
+ * directions, shrunk as above): the row-space part is kept with weight
+ * var / (var + v), the inverse-variance combination of the two estimates.
+ * Returns the shrink factor; *row_risk (may be NULL) gets the row-space
+ * part's expected squared error, dhat v var / (v + var), and *dims the
+ * number of shrunk directions.
  */
 static double
-lift_shrunk_mean(int d, const double *tot, double den, double v, const double *fb, double *c)
+lift_shrunk_mean(int d, const double *tot, double den, double v, const double *fb,
+				 const DpkLiftPlane *plane, double *c, double *row_risk, int *dims)
 {
 	double		dist2 = 0.0,
+				keep = 1.0,
 				w;
-	int			j;
+	double	   *e = dpk_alloc(sizeof(double) * d);
+	double	   *row = dpk_alloc0(sizeof(double) * d);
+	int			n = d,
+				i,
+				j;
 
 	for (j = 0; j < d; j++)
+		e[j] = tot[j] / den - (fb ? fb[j] - 0.5 : 0.0);
+	if (plane && fb && plane->dhat < d)
 	{
-		double		f = fb ? fb[j] - 0.5 : 0.0,
-					e = tot[j] / den - f;
+		for (i = 0; i < plane->dhat; i++)
+		{
+			const double *pi = plane->mat + (size_t) i * d;
+			double		r = 0.0;
 
-		dist2 += e * e;
+			for (j = 0; j < d; j++)
+				r += pi[j] * e[j];
+			for (j = 0; j < d; j++)
+				row[j] += r * pi[j];
+		}
+		n = d - plane->dhat;
+		keep = (plane->var + v) > 0.0 ? plane->var / (plane->var + v) : 0.0;
+		if (row_risk)
+			*row_risk = plane->dhat * v * keep;
 	}
-	w = (d > 2 && dist2 > 0.0 && v > 0.0) ? fmax(0.0, 1.0 - (d - 2) * v / dist2) : 1.0;
+	else if (row_risk)
+		*row_risk = 0.0;
+	for (j = 0; j < d; j++)
+		dist2 += (e[j] - row[j]) * (e[j] - row[j]);
+	w = (n > 2 && dist2 > 0.0 && v > 0.0) ? fmax(0.0, 1.0 - (n - 2) * v / dist2) : 1.0;
 	for (j = 0; j < d; j++)
 	{
 		double		f = fb ? fb[j] - 0.5 : 0.0,
-					x = 0.5 + f + w * (tot[j] / den - f);
+					x = 0.5 + f + keep * row[j] + w * (e[j] - row[j]);
 
 		c[j] = x < 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x);
 	}
+	if (dims)
+		*dims = n;
+	dpk_free(e);
+	dpk_free(row);
 	return w;
 }
 
@@ -231,8 +265,8 @@ lift_shrunk_mean(int d, const double *tot, double den, double v, const double *f
 void
 dpk_lift_centers_heavy(int d, int k, size_t ncells, const double *count,
 					   const double *sum, const int *assign, double sum_var,
-					   double min_count, const double *fallback, double *centers,
-					   double *sizes)
+					   double min_count, const double *fallback,
+					   const DpkLiftPlane *plane, double *centers, double *sizes)
 {
 	size_t	   *order = dpk_alloc(sizeof(size_t) * (ncells ? ncells : 1));
 	double	   *tot = dpk_alloc(sizeof(double) * d);
@@ -275,7 +309,8 @@ dpk_lift_centers_heavy(int d, int k, size_t ncells, const double *count,
 			 * 1 - (d - 2) v / ||mean - fallback||^2.
 			 */
 			lift_shrunk_mean(d, tot, cnt, (double) best * sum_var / (cnt * cnt),
-							 fallback ? fallback + (size_t) a * d : NULL, c);
+							 fallback ? fallback + (size_t) a * d : NULL, plane, c, NULL,
+							 NULL);
 		}
 		else
 			for (j = 0; j < d; j++)
@@ -305,8 +340,8 @@ dpk_lift_centers_heavy(int d, int k, size_t ncells, const double *count,
 double
 dpk_lift_centers_weighted(int d, int k, size_t ncells, const double *count,
 						  const double *sum, const int *assign, double sum_var,
-						  double min_count, const double *fallback, double *centers,
-						  double *sizes)
+						  double min_count, const double *fallback,
+						  const DpkLiftPlane *plane, double *centers, double *sizes)
 {
 	double	   *tot = dpk_alloc(sizeof(double) * d);
 	double		risk = 0.0;
@@ -339,11 +374,14 @@ dpk_lift_centers_weighted(int d, int k, size_t ncells, const double *count,
 		{
 			/* positive-part James-Stein toward the fallback, as the heavy lift */
 			double		v = sum_var * ww / (wc * wc),
-						sh = lift_shrunk_mean(d, tot, wc, v,
-											  fallback ? fallback + (size_t) a * d : NULL, c);
+						row_risk,
+						sh;
+			int			dims;
 
-			/* the shrunk mean's squared error, about d v sh, for each point */
-			risk += all * d * v * sh;
+			sh = lift_shrunk_mean(d, tot, wc, v, fallback ? fallback + (size_t) a * d : NULL,
+								  plane, c, &row_risk, &dims);
+			/* the mean's squared error, about dims v sh + row_risk, for each point */
+			risk += all * (dims * v * sh + row_risk);
 		}
 		else
 		{

@@ -57,18 +57,39 @@ void		dpk_lift_centers(int d, int k, size_t ncells, const double *count,
 							 const double *fallback, double *centers, double *sizes);
 
 /*
+ * The projected plane of a copy, for lifting: mat holds the projection's
+ * dhat orthonormal rows (dhat x d, DpkProjection.mat), and var is the error
+ * variance, per projected coordinate, of a fallback centre's image under
+ * it as an estimate of the centre's projection (the projected k-means
+ * centre from cell midpoints: about a cell's quantization variance).  The
+ * lifted sums' noise is isotropic, so its part in the rows' span can be
+ * weighed against that second estimate (lift.c, lift_shrunk_mean).
+ */
+typedef struct DpkLiftPlane
+{
+	int			dhat;
+	const double *mat;
+	double		var;
+} DpkLiftPlane;
+
+/*
  * dpk_lift_centers for noisy cell sums with noise variance sum_var per
  * coordinate and cell: each centre is lifted from the prefix of its cells by
  * decreasing noisy count that minimizes the lifted mean's estimated squared
  * error, its noise (p cells, count C: d p sum_var / C^2) plus its debiased
  * squared shift from the mean of all the centre's cells (so a cluster split
  * over light cells is kept), then shrunk toward its fallback by positive-part
- * James-Stein.  sizes[] still get the counts of all the centre's cells.
+ * James-Stein.  With a plane (may be NULL) the offset from the fallback in
+ * the plane's rows is kept with weight plane->var / (plane->var + v), v the
+ * mean's noise variance per coordinate, and only the other d - dhat
+ * directions are shrunk.  sizes[] still get the counts of all the centre's
+ * cells.
  */
 void		dpk_lift_centers_heavy(int d, int k, size_t ncells, const double *count,
 								   const double *sum, const int *assign, double sum_var,
 								   double min_count, const double *fallback,
-								   double *centers, double *sizes);
+								   const DpkLiftPlane *plane, double *centers,
+								   double *sizes);
 
 /*
  * dpk_lift_centers for large d: each centre is 1/2 + sum_c C_c+ S_c /
@@ -76,19 +97,22 @@ void		dpk_lift_centers_heavy(int d, int k, size_t ncells, const double *count,
  * mean when every cell's points share the centre's mean, whose noise
  * variance sum_var sum C_c+^2 / (sum C_c+ C_c)^2 per coordinate never
  * exceeds the plain mean's; then shrunk toward its fallback by
- * positive-part James-Stein.  The fallback when the centre's summed count
- * is below min_count.  sizes[] get the counts of all the centre's cells.
- * Exact on noiseless input whose cells each hold points of one mean.
- * Returns the estimated cost the centres' noise adds (normalized units
- * squared): per centre its summed count times d v s, v the noise variance
- * per coordinate of its mean and s its James-Stein factor; for a fallback
- * centre its count times the debiased squared distance to the noisy mean.
+ * positive-part James-Stein, in the plane's complement when a plane is
+ * given (as dpk_lift_centers_heavy).  The fallback when the centre's summed
+ * count is below min_count.  sizes[] get the counts of all the centre's
+ * cells.  Exact on noiseless input whose cells each hold points of one mean
+ * (without a plane).  Returns the estimated cost the centres' noise adds
+ * (normalized units squared): per centre its summed count times n v s, v
+ * the noise variance per coordinate of its mean, n its shrunk directions
+ * and s its James-Stein factor, plus dhat v var / (v + var) for the
+ * plane's rows; for a fallback centre its count times the debiased squared
+ * distance to the noisy mean.
  */
 double		dpk_lift_centers_weighted(int d, int k, size_t ncells, const double *count,
 									  const double *sum, const int *assign,
 									  double sum_var, double min_count,
-									  const double *fallback, double *centers,
-									  double *sizes);
+									  const double *fallback, const DpkLiftPlane *plane,
+									  double *centers, double *sizes);
 
 /*
  * The private score of a partition from the same statistics (lower is

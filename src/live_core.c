@@ -749,6 +749,7 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 			hc.sumnorm = NULL;
 			hc.space_noise2 = DPK_LIVE_SPACE_NOISE2;
 			hc.lift_weighted = cfg->lift_weighted;
+			hc.plane_cells = DPK_LIVE_PLANE_CELLS;
 			score = dpk_highd_cells_cluster(&proj[r], &hc, kp, cfg->threshold_sigmas,
 											cfg->restarts, cfg->max_iter,
 											seed + (uint64_t) kp, cent, sizes, &coreset);

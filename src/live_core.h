@@ -297,6 +297,23 @@ uint64_t	dpk_live_copy_cells(const DpkLiveConfig *cfg);
 #endif
 
 /*
+ * A projected release lifts each centre against the projection's plane
+ * (DpkLiftPlane, lift.h): the lifted mean's noise is isotropic, so in the
+ * dhat directions of the projection's rows it is weighed against the
+ * projected k-means centre, whose error is about this many cells'
+ * quantization variance (2w/m)^2/12, and only the other d - dhat
+ * directions are shrunk toward it.  Post-processing; nothing stored.
+ * Diamonds (d = 7, three or four projected dimensions), window of 13 488
+ * rows, live mean (worst) over every release from T/2, 30 projections:
+ * no plane 2.005 (3.70), 0 (the projected centre as exact) 2.007 (3.46),
+ * 0.5 1.918 (3.17), 1 1.922 (3.17), 2 1.935, 4 1.958; held-out seeds
+ * 400-429 1.889 -> 1.808 (3.92 both); insert 1.306 -> 1.305.  The gain
+ * is the plane's share dhat / d of the noise: d = 64 1.401 -> 1.398
+ * (doc/benchmarks.md, "Lifting against the projected plane").
+ */
+#define DPK_LIVE_PLANE_CELLS 1.0
+
+/*
  * A low-d release also tries every candidate level's coreset with cells
  * kept from this many standard deviations of their count noise, below the
  * default threshold (dpk_coreset_threshold: about 2.9 sigma at 8 x 8

@@ -183,6 +183,7 @@ test_cells_cluster(void)
 		hc.space_noise2 = pass == 2 ? 1.0 : 0.0;
 		hc.lift_weighted = false;
 		hc.threshold_cells = 0.0;
+		hc.plane_cells = -1.0;
 		dpk_highd_cells_cluster(&p, &hc, 2, 2.0, 3, 50, 5, centers, sizes, &csz);
 		for (a = 0; a < 2; a++)
 		{

@@ -179,7 +179,7 @@ test_lift_heavy(void)
 	for (j = 0; j < HD; j++)
 		fb[j] = 0.5;
 	dpk_lift_centers(HD, 1, HC, count, sum, assign, 1.0, fb, a_cent, NULL);
-	dpk_lift_centers_heavy(HD, 1, HC, count, sum, assign, 0.0, 1.0, fb, b_cent, &size);
+	dpk_lift_centers_heavy(HD, 1, HC, count, sum, assign, 0.0, 1.0, fb, NULL, b_cent, &size);
 	for (j = 0; j < HD; j++)
 		if (fabs(a_cent[j] - b_cent[j]) > 1e-12)
 			ok = 0;
@@ -202,7 +202,7 @@ test_lift_heavy(void)
 		for (c = 0; c < HC; c++)
 			for (j = 0; j < HD; j++)
 				lsum[c * HD + j] = c < 2 ? lcount[c] * 0.1 * (c + 1) : (c == 2 ? 5.0 : -5.0);
-		dpk_lift_centers_heavy(HD, 1, HC, lcount, lsum, assign, 100.0, 1.0, fb, b_cent, &size);
+		dpk_lift_centers_heavy(HD, 1, HC, lcount, lsum, assign, 100.0, 1.0, fb, NULL, b_cent, &size);
 		ok = 1;
 		for (j = 0; j < HD; j++)
 			if (fabs(b_cent[j] - (0.5 + w * off)) > 1e-9)
@@ -212,7 +212,7 @@ test_lift_heavy(void)
 	}
 
 	/* noise comparable to the offset: pulled part of the way to the fallback */
-	dpk_lift_centers_heavy(HD, 1, HC, count, sum, assign, 20000.0, 1.0, fb, b_cent, NULL);
+	dpk_lift_centers_heavy(HD, 1, HC, count, sum, assign, 20000.0, 1.0, fb, NULL, b_cent, NULL);
 	CHECK(b_cent[0] > 0.5 && b_cent[0] < 0.5 + 200.0 / 1500.0 - 1e-3,
 		  "James-Stein shrinkage toward the fallback (%g)", b_cent[0]);
 }
@@ -243,7 +243,7 @@ test_lift_heavy_split(void)
 		for (j = 0; j < HD; j++)
 			sum[c * HD + j] = count[c] * offset[c];
 	/* the cells' sum noise: sd 410 per coordinate, as a d = 64 live release */
-	dpk_lift_centers_heavy(HD, 1, HC, count, sum, assign, 1.7e5, 1.0, NULL, cent, NULL);
+	dpk_lift_centers_heavy(HD, 1, HC, count, sum, assign, 1.7e5, 1.0, NULL, NULL, cent, NULL);
 	for (j = 0; j < HD; j++)
 		if (fabs(cent[j] - 0.5) > 0.03)
 			ok = 0;
@@ -283,7 +283,7 @@ test_lift_weighted(void)
 	for (c = 0; c < WC; c++)
 		for (j = 0; j < WD; j++)
 			sum[c * WD + j] = count[c] * (mean[c] - 0.5);
-	risk = dpk_lift_centers_weighted(WD, 2, WC, count, sum, assign, 0.0, 1.0, NULL, cent,
+	risk = dpk_lift_centers_weighted(WD, 2, WC, count, sum, assign, 0.0, 1.0, NULL, NULL, cent,
 									 sizes);
 	/* (100 * 20 + 10 * (-3)) / (100^2 + 10^2) = 0.195..., plain (20 - 3) / 110 */
 	want = 0.5 + (100.0 * 20.0 - 10.0 * 3.0) / (100.0 * 100.0 + 10.0 * 10.0);
@@ -299,7 +299,7 @@ test_lift_weighted(void)
 	for (j = 0; j < 2 * WD; j++)
 		fb[j] = 0.5;
 	assign[0] = assign[1] = -1;
-	risk = dpk_lift_centers_weighted(WD, 2, WC, count, sum, assign, 4.0, 1.0, fb, cent,
+	risk = dpk_lift_centers_weighted(WD, 2, WC, count, sum, assign, 4.0, 1.0, fb, NULL, cent,
 									 NULL);
 	v = 4.0 / (50.0 * 50.0);
 	dist2 = WD * 0.2 * 0.2;
@@ -310,6 +310,156 @@ test_lift_weighted(void)
 		  0.5 - 0.2 * sh);
 }
 
+/* A standard normal test draw (Box-Muller on the test generator). */
+static double
+test_normal(void)
+{
+	double		u1 = test_uniform(),
+				u2 = test_uniform();
+
+	return sqrt(-2.0 * log(1.0 - u1)) * cos(2.0 * M_PI * u2);
+}
+
+/* Squared norm of P (c - mu), the error of centre c in the rows of mat. */
+static double
+lift_row_err(const double *mat, int dhat, int d, const double *c, const double *mu)
+{
+	double		err = 0.0;
+	int			i,
+				j;
+
+	for (i = 0; i < dhat; i++)
+	{
+		double		r = 0.0;
+
+		for (j = 0; j < d; j++)
+			r += mat[i * d + j] * (c[j] - mu[j]);
+		err += r * r;
+	}
+	return err;
+}
+
+/*
+ * Lifting against a projection's plane: exact on noiseless cells; over
+ * repeated noisy draws the error in the plane's rows is the inverse-variance
+ * combination's, dhat v var / (v + var), below the plain lift's dhat v; the
+ * weighted lift's risk counts it.
+ */
+static void
+test_lift_plane(void)
+{
+	enum
+	{
+		PD = 12, PH = 3, TRIALS = 4000
+	};
+	double		mat[PH * PD];
+	double		mu[PD],
+				fb[PD],
+				sum[PD],
+				cent[PD],
+				cnt = 100.0,
+				v = 4e-4,
+				q = 1e-4,
+				sum_var = 4e-4 * 100.0 * 100.0,
+				row_err = 0.0,
+				plain_err = 0.0,
+				risk,
+				sh,
+				dist2 = 0.0,
+				want;
+	int			assign[1] = {0};
+	DpkLiftPlane plane = {PH, mat, 0.0};
+	int			i,
+				j,
+				n,
+				ok = 1;
+
+	/* three orthonormal rows */
+	memset(mat, 0, sizeof(mat));
+	mat[0 * PD + 0] = mat[0 * PD + 1] = 1.0 / sqrt(2.0);
+	mat[1 * PD + 2] = 1.0 / sqrt(2.0);
+	mat[1 * PD + 3] = -1.0 / sqrt(2.0);
+	for (j = 4; j < 8; j++)
+		mat[2 * PD + j] = 0.5;
+	for (j = 0; j < PD; j++)
+		mu[j] = 0.3 + 0.4 * test_uniform();
+
+	/* noiseless: a fallback off the centre only in the complement */
+	for (j = 0; j < PD; j++)
+	{
+		sum[j] = cnt * (mu[j] - 0.5);
+		fb[j] = mu[j];
+	}
+	fb[8] += 0.1;
+	fb[9] -= 0.05;
+	dpk_lift_centers_heavy(PD, 1, 1, &cnt, sum, assign, 0.0, 1.0, fb, &plane, cent, NULL);
+	for (j = 0; j < PD; j++)
+		if (fabs(cent[j] - mu[j]) > 1e-12)
+			ok = 0;
+	CHECK(ok, "plane lift, noiseless: exact (coordinate 8: %.6f want %.6f)", cent[8], mu[8]);
+
+	/* noisy sums (variance v per coordinate of the mean), fallback off by q */
+	plane.var = q;
+	for (n = 0; n < TRIALS; n++)
+	{
+		double		xi[PH];
+
+		for (j = 0; j < PD; j++)
+			sum[j] = cnt * (mu[j] - 0.5) + sqrt(sum_var) * test_normal();
+		for (i = 0; i < PH; i++)
+		{
+			xi[i] = sqrt(q) * test_normal();
+			for (j = 0; j < PD; j++)
+				xi[i] += mat[i * PD + j] * (mu[j] - 0.5);
+		}
+		/* the projected centre mapped back: 1/2 + P^T (P (mu - 1/2) + error) */
+		for (j = 0; j < PD; j++)
+		{
+			fb[j] = 0.5;
+			for (i = 0; i < PH; i++)
+				fb[j] += mat[i * PD + j] * xi[i];
+		}
+		dpk_lift_centers_weighted(PD, 1, 1, &cnt, sum, assign, sum_var, 1.0, fb, &plane,
+								  cent, NULL);
+		row_err += lift_row_err(mat, PH, PD, cent, mu) / TRIALS;
+		dpk_lift_centers_weighted(PD, 1, 1, &cnt, sum, assign, sum_var, 1.0, fb, NULL,
+								  cent, NULL);
+		plain_err += lift_row_err(mat, PH, PD, cent, mu) / TRIALS;
+	}
+	want = PH * v * q / (v + q);
+	CHECK(fabs(row_err / want - 1.0) < 0.06,
+		  "plane lift: squared error in the rows %.3g want %.3g", row_err, want);
+	CHECK(plain_err > 0.9 * PH * v, "without the plane the rows keep the noise: %.3g (%.3g)",
+		  plain_err, PH * v);
+
+	/* the weighted lift's risk: the complement's shrunk error plus the rows' */
+	for (j = 0; j < PD; j++)
+	{
+		fb[j] = 0.5;
+		sum[j] = cnt * (mu[j] - 0.5);
+	}
+	risk = dpk_lift_centers_weighted(PD, 1, 1, &cnt, sum, assign, sum_var, 1.0, fb, &plane,
+									 cent, NULL);
+	for (j = 0; j < PD; j++)
+	{
+		double		rj = 0.0;
+
+		for (i = 0; i < PH; i++)
+		{
+			double		r = 0.0;
+			int			l;
+
+			for (l = 0; l < PD; l++)
+				r += mat[i * PD + l] * (mu[l] - 0.5);
+			rj += r * mat[i * PD + j];
+		}
+		dist2 += (mu[j] - 0.5 - rj) * (mu[j] - 0.5 - rj);
+	}
+	sh = 1.0 - (PD - PH - 2) * v / dist2;
+	want = cnt * ((PD - PH) * v * sh + PH * v * q / (v + q));
+	CHECK(fabs(risk - want) < 1e-9 * want, "plane lift: risk %.6g want %.6g", risk, want);
+}
+
 
 int
 main(void)
@@ -318,5 +468,6 @@ main(void)
 	test_lift_heavy();
 	test_lift_heavy_split();
 	test_lift_weighted();
+	test_lift_plane();
 	UNIT_DONE("test_lift");
 }
