@@ -7,7 +7,6 @@
 #include "highd.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "dpk_mem.h"
@@ -379,6 +378,57 @@ cells_assign(int dhat, const DpkHighdCells *hc, int lm, const double *lcount,
 	dpk_free(tc);
 }
 
+/*
+ * Each centre's projected estimate for lifting against the plane (P (u -
+ * 1/2) units): the mean of its lifting cells' midpoints weighted by their
+ * noisy counts (negative ones as 0), or its fallback's image when they
+ * weigh nothing.  Noisy counts and public cell positions only.
+ */
+static void
+cells_plane_target(const DpkProjection *p, int lm, uint64_t nl, const double *lcount,
+				   const int *assign, const double *fallback, int k, double *target)
+{
+	int			dhat = p->dhat,
+				d = p->d,
+				a,
+				i,
+				j;
+	double	   *wsum = dpk_alloc0(sizeof(double) * k);
+	int64_t    *idx = dpk_alloc(sizeof(int64_t) * dhat);
+	uint64_t	c;
+
+	memset(target, 0, sizeof(double) * (size_t) k * dhat);
+	for (c = 0; c < nl; c++)
+	{
+		double		w;
+
+		if (assign[c] < 0 || !(lcount[c] > 0.0))
+			continue;
+		w = lcount[c];
+		dpk_grid_cell_coords(dhat, lm, c, idx);
+		for (i = 0; i < dhat; i++)
+			target[(size_t) assign[c] * dhat + i] +=
+				w * (2.0 * p->half_width * ((double) idx[i] + 0.5) / lm - p->half_width);
+		wsum[assign[c]] += w;
+	}
+	for (a = 0; a < k; a++)
+		for (i = 0; i < dhat; i++)
+		{
+			double	   *ti = target + (size_t) a * dhat + i;
+
+			if (wsum[a] > 0.0)
+				*ti /= wsum[a];
+			else
+			{
+				*ti = 0.0;
+				for (j = 0; j < d; j++)
+					*ti += p->mat[(size_t) i * d + j] * (fallback[(size_t) a * d + j] - 0.5);
+			}
+		}
+	dpk_free(wsum);
+	dpk_free(idx);
+}
+
 /* Cell-mode clustering of one copy (see highd.h). */
 double
 dpk_highd_cells_cluster(const DpkProjection *p, const DpkHighdCells *hc, int k,
@@ -401,8 +451,8 @@ dpk_highd_cells_cluster(const DpkProjection *p, const DpkHighdCells *hc, int k,
 				min_count,
 				score;
 	int			csz;
-	bool		space_fallback = false;
-	DpkLiftPlane plane = {0, NULL, 0.0};
+	DpkLiftPlane plane = {0, NULL, 0.0, NULL};
+	double	   *target = NULL;
 
 	threshold = dpk_highd_grid_kmeans_cells(dhat, hc->m, hc->count, hc->count_var,
 											threshold_sigmas, hc->threshold_cells, k,
@@ -440,19 +490,21 @@ dpk_highd_cells_cluster(const DpkProjection *p, const DpkHighdCells *hc, int k,
 			score = sscore;
 			memcpy(assign, sassign, sizeof(int) * nl);
 			memcpy(fallback, scent, sizeof(double) * (size_t) k * d);
-			space_fallback = true;
 		}
 		dpk_free(sassign);
 		dpk_free(scent);
 	}
-	if (hc->plane_cells >= 0.0 && !space_fallback)
+	if (hc->plane_cells >= 0.0)
 	{
-		/* the fallbacks are the projected centres mapped back: their image is P pc */
-		double		cw = 2.0 * p->half_width / hc->m;
+		/* a cell's quantization variance in P (u - 1/2) units, times plane_cells */
+		double		cw = 2.0 * p->half_width / lm;
 
 		plane.dhat = dhat;
 		plane.mat = p->mat;
 		plane.var = hc->plane_cells * cw * cw / 12.0;
+		target = dpk_alloc(sizeof(double) * (size_t) k * dhat);
+		cells_plane_target(p, lm, nl, lcount, assign, fallback, k, target);
+		plane.target = target;
 	}
 	if (hc->lift_weighted)
 		score += dpk_lift_centers_weighted(d, k, nl, lcount, hc->sum, assign, hc->sum_var,
@@ -461,6 +513,8 @@ dpk_highd_cells_cluster(const DpkProjection *p, const DpkHighdCells *hc, int k,
 	else
 		dpk_lift_centers_heavy(d, k, nl, lcount, hc->sum, assign, hc->sum_var, min_count,
 							   fallback, plane.mat ? &plane : NULL, centers, sizes);
+	if (target)
+		dpk_free(target);
 	dpk_free(pc);
 	dpk_free(fallback);
 	dpk_free(assign);

@@ -82,10 +82,11 @@ typedef struct DpkHighdCells
 									 * the coreset threshold's cell count;
 									 * 0: all m^dhat */
 	double		plane_cells;	/* >= 0: lift with the projection as a
-								 * DpkLiftPlane whose var is this times a
-								 * cell's quantization variance (2w/m)^2/12
-								 * (0: the projected centre taken as exact);
-								 * < 0: no plane */
+								 * DpkLiftPlane, each centre's target the
+								 * noisy-count-weighted mean of its lifting
+								 * cells' midpoints, var this times a cell's
+								 * quantization variance (2w/lift_m)^2/12 (0:
+								 * the target taken as exact); < 0: no plane */
 } DpkHighdCells;
 
 /*
@@ -95,7 +96,9 @@ typedef struct DpkHighdCells
  * projected space, every lifting cell above its threshold to the centre
  * holding most of the noisy mass of its coreset cells (else the centre
  * nearest its middle), then dpk_lift_centers_heavy with the pseudo-inverse
- * of the projected centres as fallback.  Writes k normalized centres (k * d)
+ * of the projected centres as fallback (and, plane_cells >= 0, against the
+ * projection's plane, each centre's target the noisy-count-weighted mean
+ * of its lifting cells' midpoints).  Writes k normalized centres (k * d)
  * and sizes (k); returns the copy's private score (dpk_lift_cost, lower is
  * better; with lift_weighted plus the lift's risk) for choosing among copies.
  */

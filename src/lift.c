@@ -201,24 +201,25 @@ heavy_prefix(int d, const size_t *order, size_t m, const double *count,
  * box's middle), the mean's noise having variance v per coordinate, so
  * shrunk by 1 - (n - 2) v / ||mean - fallback||^2 over its n noisy
  * directions; clamped into [0,1].  With a plane (and a fallback) the mean's
- * offset from the fallback splits into its image in the plane's row space
- * (dhat directions), where the fallback's projection is a second estimate of
- * the centre's with error variance plane->var, and the rest (d - dhat
- * directions, shrunk as above): the row-space part is kept with weight
- * var / (var + v), the inverse-variance combination of the two estimates.
- * Returns the shrink factor; *row_risk (may be NULL) gets the row-space
- * part's expected squared error, dhat v var / (v + var), and *dims the
- * number of shrunk directions.
+ * image in the plane's row space (dhat directions) is combined with a second
+ * estimate of the centre's, y (NULL: the fallback's image), whose error
+ * variance is plane->var: y + var / (var + v) (P (mean - 1/2) - y), the
+ * inverse-variance combination; only the rest (d - dhat directions) is
+ * shrunk as above.  Returns the shrink factor; *row_risk (may be NULL) gets
+ * the row-space part's expected squared error, dhat v var / (v + var), and
+ * *dims the number of shrunk directions.
  */
 static double
 lift_shrunk_mean(int d, const double *tot, double den, double v, const double *fb,
-				 const DpkLiftPlane *plane, double *c, double *row_risk, int *dims)
+				 const DpkLiftPlane *plane, const double *y, double *c, double *row_risk,
+				 int *dims)
 {
 	double		dist2 = 0.0,
 				keep = 1.0,
 				w;
 	double	   *e = dpk_alloc(sizeof(double) * d);
 	double	   *row = dpk_alloc0(sizeof(double) * d);
+	double	   *moved = dpk_alloc0(sizeof(double) * d);
 	int			n = d,
 				i,
 				j;
@@ -227,30 +228,45 @@ lift_shrunk_mean(int d, const double *tot, double den, double v, const double *f
 		e[j] = tot[j] / den - (fb ? fb[j] - 0.5 : 0.0);
 	if (plane && fb && plane->dhat < d)
 	{
+		keep = (plane->var + v) > 0.0 ? plane->var / (plane->var + v) : 0.0;
 		for (i = 0; i < plane->dhat; i++)
 		{
 			const double *pi = plane->mat + (size_t) i * d;
-			double		r = 0.0;
+			double		pe = 0.0,
+						shift = 0.0;
 
 			for (j = 0; j < d; j++)
-				r += pi[j] * e[j];
+				pe += pi[j] * e[j];
+			if (y)
+			{
+				/* the target's offset from the fallback's image */
+				shift = y[i];
+				for (j = 0; j < d; j++)
+					shift -= pi[j] * (fb[j] - 0.5);
+			}
 			for (j = 0; j < d; j++)
-				row[j] += r * pi[j];
+			{
+				row[j] += pe * pi[j];
+				moved[j] += (shift + keep * (pe - shift)) * pi[j];
+			}
 		}
 		n = d - plane->dhat;
-		keep = (plane->var + v) > 0.0 ? plane->var / (plane->var + v) : 0.0;
 		if (row_risk)
 			*row_risk = plane->dhat * v * keep;
 	}
-	else if (row_risk)
-		*row_risk = 0.0;
+	else
+	{
+		memcpy(moved, row, sizeof(double) * d);
+		if (row_risk)
+			*row_risk = 0.0;
+	}
 	for (j = 0; j < d; j++)
 		dist2 += (e[j] - row[j]) * (e[j] - row[j]);
 	w = (n > 2 && dist2 > 0.0 && v > 0.0) ? fmax(0.0, 1.0 - (n - 2) * v / dist2) : 1.0;
 	for (j = 0; j < d; j++)
 	{
 		double		f = fb ? fb[j] - 0.5 : 0.0,
-					x = 0.5 + f + keep * row[j] + w * (e[j] - row[j]);
+					x = 0.5 + f + moved[j] + w * (e[j] - row[j]);
 
 		c[j] = x < 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x);
 	}
@@ -258,6 +274,7 @@ lift_shrunk_mean(int d, const double *tot, double den, double v, const double *f
 		*dims = n;
 	dpk_free(e);
 	dpk_free(row);
+	dpk_free(moved);
 	return w;
 }
 
@@ -309,8 +326,9 @@ dpk_lift_centers_heavy(int d, int k, size_t ncells, const double *count,
 			 * 1 - (d - 2) v / ||mean - fallback||^2.
 			 */
 			lift_shrunk_mean(d, tot, cnt, (double) best * sum_var / (cnt * cnt),
-							 fallback ? fallback + (size_t) a * d : NULL, plane, c, NULL,
-							 NULL);
+							 fallback ? fallback + (size_t) a * d : NULL, plane,
+							 plane && plane->target ? plane->target + (size_t) a * plane->dhat
+							 : NULL, c, NULL, NULL);
 		}
 		else
 			for (j = 0; j < d; j++)
@@ -379,7 +397,9 @@ dpk_lift_centers_weighted(int d, int k, size_t ncells, const double *count,
 			int			dims;
 
 			sh = lift_shrunk_mean(d, tot, wc, v, fallback ? fallback + (size_t) a * d : NULL,
-								  plane, c, &row_risk, &dims);
+								  plane, plane && plane->target ?
+								  plane->target + (size_t) a * plane->dhat : NULL,
+								  c, &row_risk, &dims);
 			/* the mean's squared error, about dims v sh + row_risk, for each point */
 			risk += all * (dims * v * sh + row_risk);
 		}

@@ -58,18 +58,21 @@ void		dpk_lift_centers(int d, int k, size_t ncells, const double *count,
 
 /*
  * The projected plane of a copy, for lifting: mat holds the projection's
- * dhat orthonormal rows (dhat x d, DpkProjection.mat), and var is the error
- * variance, per projected coordinate, of a fallback centre's image under
- * it as an estimate of the centre's projection (the projected k-means
- * centre from cell midpoints: about a cell's quantization variance).  The
- * lifted sums' noise is isotropic, so its part in the rows' span can be
- * weighed against that second estimate (lift.c, lift_shrunk_mean).
+ * dhat orthonormal rows (dhat x d, DpkProjection.mat), target each centre's
+ * projection as estimated without the sums (the mean of its cells'
+ * midpoints; NULL: its fallback's image), and var the error variance of
+ * that estimate per projected coordinate (about a cell's quantization
+ * variance).  The lifted sums' noise is isotropic, so its part in the
+ * rows' span can be weighed against the target (lift.c, lift_shrunk_mean).
  */
 typedef struct DpkLiftPlane
 {
 	int			dhat;
 	const double *mat;
 	double		var;
+	const double *target;		/* k * dhat: each centre's projected estimate
+								 * (P (u - 1/2) units), NULL: the fallbacks'
+								 * images */
 } DpkLiftPlane;
 
 /*

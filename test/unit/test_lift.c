@@ -368,7 +368,7 @@ test_lift_plane(void)
 				dist2 = 0.0,
 				want;
 	int			assign[1] = {0};
-	DpkLiftPlane plane = {PH, mat, 0.0};
+	DpkLiftPlane plane = {PH, mat, 0.0, NULL};
 	int			i,
 				j,
 				n,
@@ -397,6 +397,39 @@ test_lift_plane(void)
 		if (fabs(cent[j] - mu[j]) > 1e-12)
 			ok = 0;
 	CHECK(ok, "plane lift, noiseless: exact (coordinate 8: %.6f want %.6f)", cent[8], mu[8]);
+
+	/*
+	 * A target replaces the fallback's image: with a fallback at the box's
+	 * middle, noiseless sums and an exact target P (mu - 1/2), still exact;
+	 * with the target 0.05 off in the first row, the centre moves by 0.05
+	 * along it when the sums are trusted no more than the target (keep 0).
+	 */
+	{
+		double		y[PH];
+
+		for (i = 0; i < PH; i++)
+		{
+			y[i] = 0.0;
+			for (j = 0; j < PD; j++)
+				y[i] += mat[i * PD + j] * (mu[j] - 0.5);
+		}
+		for (j = 0; j < PD; j++)
+			fb[j] = 0.5;
+		plane.target = y;
+		dpk_lift_centers_heavy(PD, 1, 1, &cnt, sum, assign, 0.0, 1.0, fb, &plane, cent, NULL);
+		ok = 1;
+		for (j = 0; j < PD; j++)
+			if (fabs(cent[j] - mu[j]) > 1e-12)
+				ok = 0;
+		CHECK(ok, "plane lift, exact target: exact (coordinate 0: %.6f want %.6f)", cent[0],
+			  mu[0]);
+		y[0] += 0.05;
+		dpk_lift_centers_heavy(PD, 1, 1, &cnt, sum, assign, 1.0, 1.0, fb, &plane, cent, NULL);
+		CHECK(fabs(lift_row_err(mat, 1, PD, cent, mu) - 0.05 * 0.05) < 1e-12,
+			  "plane lift: the target's offset along row 0 (%.6g want %.6g)",
+			  lift_row_err(mat, 1, PD, cent, mu), 0.05 * 0.05);
+		plane.target = NULL;
+	}
 
 	/* noisy sums (variance v per coordinate of the mean), fallback off by q */
 	plane.var = q;
