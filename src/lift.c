@@ -254,12 +254,8 @@ lift_shrunk_mean(int d, const double *tot, double den, double v, const double *f
 		if (row_risk)
 			*row_risk = plane->dhat * v * keep;
 	}
-	else
-	{
-		memcpy(moved, row, sizeof(double) * d);
-		if (row_risk)
-			*row_risk = 0.0;
-	}
+	else if (row_risk)
+		*row_risk = 0.0;
 	for (j = 0; j < d; j++)
 		dist2 += (e[j] - row[j]) * (e[j] - row[j]);
 	w = (n > 2 && dist2 > 0.0 && v > 0.0) ? fmax(0.0, 1.0 - (n - 2) * v / dist2) : 1.0;

@@ -82,11 +82,11 @@ typedef struct DpkLiftPlane
  * error, its noise (p cells, count C: d p sum_var / C^2) plus its debiased
  * squared shift from the mean of all the centre's cells (so a cluster split
  * over light cells is kept), then shrunk toward its fallback by positive-part
- * James-Stein.  With a plane (may be NULL) the offset from the fallback in
- * the plane's rows is kept with weight plane->var / (plane->var + v), v the
- * mean's noise variance per coordinate, and only the other d - dhat
- * directions are shrunk.  sizes[] still get the counts of all the centre's
- * cells.
+ * James-Stein.  With a plane (may be NULL) the mean's offset from the
+ * plane's target, in the plane's rows, is kept with weight plane->var /
+ * (plane->var + v), v the mean's noise variance per coordinate, and only the
+ * other d - dhat directions are shrunk.  sizes[] still get the counts of all
+ * the centre's cells.
  */
 void		dpk_lift_centers_heavy(int d, int k, size_t ncells, const double *count,
 								   const double *sum, const int *assign, double sum_var,
