@@ -305,13 +305,13 @@ uint64_t	dpk_live_copy_cells(const DpkLiveConfig *cfg);
  * only the other d - dhat directions are shrunk toward the fallback.
  * Post-processing; nothing stored.  Diamonds (d = 7, three or four
  * projected dimensions), window of 13 488 rows, live mean (worst) over
- * every release from T/2, 30 projections: no plane 2.005 (3.70), 1.851
+ * every release from T/2, 30 projections: no plane 2.005 (3.70) -> 1.851
  * (3.17); held-out seeds 400-429 1.889 (3.92) -> 1.763 (3.32).  With the
  * fallback's image as target (the same for projected partitions): 0
  * (target exact) 2.007, 0.5 1.918, 1 1.922, 2 1.935, 4 1.958.  The gain is
  * the plane's share dhat / d of the noise: d = 16, T = 1024 window 1.44 ->
- * 1.42, d = 384 nothing (doc/benchmarks.md, "Lifting against the projected
- * plane").
+ * 1.42, d = 384 2.023 -> 2.011 (doc/benchmarks.md, "Lifting against the
+ * projected plane").
  */
 #define DPK_LIVE_PLANE_CELLS 1.0
 
