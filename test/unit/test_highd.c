@@ -27,16 +27,6 @@ test_uniform(void)
 	return unit_uniform(&test_state);
 }
 
-/* Standard normal test data by Box-Muller. */
-static double
-test_normal(void)
-{
-	double		u1 = test_uniform() + 1e-300;
-	double		u2 = test_uniform();
-
-	return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
-}
-
 /* A noise stream from a fixed seed (tests only). */
 static void
 open_stream(DpkStream *s, uint64_t seed)
@@ -312,7 +302,7 @@ make_clusters(int d, int k, size_t n, double sd, double *truth, double *x)
 	{
 		j = (int) (i % k);
 		for (t = 0; t < d; t++)
-			x[i * d + t] = truth[j * d + t] + sd * test_normal();
+			x[i * d + t] = truth[j * d + t] + sd * unit_normal(&test_state);
 	}
 }
 
@@ -489,7 +479,7 @@ test_box_geometry(void)
 
 		x[(size_t) i * D] = 1000.0 * test_uniform();
 		for (j = 1; j < D; j++)
-			x[(size_t) i * D + j] = fmin(1.0, fmax(0.0, g + 0.03 * test_normal()));
+			x[(size_t) i * D + j] = fmin(1.0, fmax(0.0, g + 0.03 * unit_normal(&test_state)));
 	}
 	for (j = 0; j < D; j++)
 		best[j] = best[D + j] = 0.5;

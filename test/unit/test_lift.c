@@ -310,16 +310,6 @@ test_lift_weighted(void)
 		  0.5 - 0.2 * sh);
 }
 
-/* A standard normal test draw (Box-Muller on the test generator). */
-static double
-test_normal(void)
-{
-	double		u1 = test_uniform(),
-				u2 = test_uniform();
-
-	return sqrt(-2.0 * log(1.0 - u1)) * cos(2.0 * M_PI * u2);
-}
-
 /* Squared norm of P (c - mu), the error of centre c in the rows of mat. */
 static double
 lift_row_err(const double *mat, int dhat, int d, const double *c, const double *mu)
@@ -438,10 +428,10 @@ test_lift_plane(void)
 		double		xi[PH];
 
 		for (j = 0; j < PD; j++)
-			sum[j] = cnt * (mu[j] - 0.5) + sqrt(sum_var) * test_normal();
+			sum[j] = cnt * (mu[j] - 0.5) + sqrt(sum_var) * unit_normal(&test_state);
 		for (i = 0; i < PH; i++)
 		{
-			xi[i] = sqrt(q) * test_normal();
+			xi[i] = sqrt(q) * unit_normal(&test_state);
 			for (j = 0; j < PD; j++)
 				xi[i] += mat[i * PD + j] * (mu[j] - 0.5);
 		}

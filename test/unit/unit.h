@@ -8,6 +8,7 @@
 #ifndef DPK_UNIT_H
 #define DPK_UNIT_H
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,16 @@ unit_uniform(uint64_t *state)
 	*state ^= *state >> 7;
 	*state ^= *state << 17;
 	return (double) (*state >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* Test data: a standard normal by Box-Muller on unit_uniform. */
+static inline double
+unit_normal(uint64_t *state)
+{
+	double		u1 = unit_uniform(state) + 1e-300;
+	double		u2 = unit_uniform(state);
+
+	return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
 }
 
 #define UNIT_DONE(name) \
