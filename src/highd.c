@@ -42,6 +42,7 @@ dpk_highd_defaults(DpkHighdConfig *cfg, double epsilon, int k)
 	cfg->max_iter = 100;
 	cfg->delta = 0.0;
 	cfg->objective = DPK_OBJECTIVE_KMEANS;
+	cfg->lift_shrink = true;
 }
 
 /*
@@ -429,6 +430,39 @@ cells_plane_target(const DpkProjection *p, int lm, uint64_t nl, const double *lc
 	dpk_free(idx);
 }
 
+/*
+ * Each fallback row's part outside the projection's row space moved toward
+ * the other centres' noisy mean there (dpk_lift_rest_mean), from the
+ * count-weighted totals of each centre's lifting cells (w_c its noisy
+ * count, negative ones as 0, as dpk_lift_centers_weighted).  Noisy counts
+ * and sums only.
+ */
+static void
+cells_rest_mean(const DpkProjection *p, uint64_t nl, const double *lcount,
+				const double *sum, double sum_var, const int *assign, int k,
+				double *fallback)
+{
+	int			d = p->d,
+				j;
+	double	   *tot = dpk_alloc0(sizeof(double) * (size_t) k * d);
+	double	   *ww = dpk_alloc0(sizeof(double) * k);
+	uint64_t	c;
+
+	for (c = 0; c < nl; c++)
+	{
+		double		w = lcount[c];
+
+		if (assign[c] < 0 || !(w > 0.0))
+			continue;
+		ww[assign[c]] += w * w;
+		for (j = 0; j < d; j++)
+			tot[(size_t) assign[c] * d + j] += w * sum[c * d + j];
+	}
+	dpk_lift_rest_mean(d, k, tot, ww, sum_var, p->mat, p->dhat, fallback);
+	dpk_free(tot);
+	dpk_free(ww);
+}
+
 /* Cell-mode clustering of one copy (see highd.h). */
 double
 dpk_highd_cells_cluster(const DpkProjection *p, const DpkHighdCells *hc, int k,
@@ -466,6 +500,8 @@ dpk_highd_cells_cluster(const DpkProjection *p, const DpkHighdCells *hc, int k,
 	min_count = dpk_lift_min_count(lcount_var, hc->sum_var);
 
 	cells_assign(dhat, hc, lm, lcount, threshold, lthreshold, pc, k, assign);
+	if (hc->rest_mean)
+		cells_rest_mean(p, nl, lcount, hc->sum, hc->sum_var, assign, k, fallback);
 	score = dpk_lift_cost(d, k, nl, lcount, hc->sum, hc->sumnorm, assign,
 						  hc->sum_var, min_count);
 	if (hc->space_noise2 > 0.0 && lm == hc->m)
@@ -666,9 +702,32 @@ joint_lift(const DpkHighdPlan *pl, DpkStream *s, const DpkProjection *proj,
 		ident[j] = j;
 	}
 	dpk_highd_partition_stats(pl, &pt, &pl->lift_count_scale, &pl->sum_scale, s, cnt, sum);
-	dpk_lift_centers(d, k, (size_t) k, cnt, sum, ident,
-					 dpk_lift_min_count(pl->lift_count_var, sum_var_norm), fallback,
-					 out->centers, out->sizes);
+	if (pl->cfg->lift_shrink)
+	{
+		/* one cell per part: its weight is its noisy count */
+		double	   *tot = dpk_alloc(sizeof(double) * (size_t) k * d);
+		double	   *ww = dpk_alloc(sizeof(double) * k);
+		int			a;
+
+		for (a = 0; a < k; a++)
+		{
+			double		w = cnt[a] > 0.0 ? cnt[a] : 0.0;
+
+			ww[a] = w * w;
+			for (j = 0; j < d; j++)
+				tot[(size_t) a * d + j] = w * sum[(size_t) a * d + j];
+		}
+		dpk_lift_rest_mean(d, k, tot, ww, sum_var_norm, proj[0].mat, proj[0].dhat, fallback);
+		dpk_lift_centers_weighted(d, k, (size_t) k, cnt, sum, ident, sum_var_norm,
+								  dpk_lift_min_count(pl->lift_count_var, sum_var_norm),
+								  fallback, NULL, out->centers, out->sizes);
+		dpk_free(tot);
+		dpk_free(ww);
+	}
+	else
+		dpk_lift_centers(d, k, (size_t) k, cnt, sum, ident,
+						 dpk_lift_min_count(pl->lift_count_var, sum_var_norm), fallback,
+						 out->centers, out->sizes);
 	out->score = 0.0;
 	dpk_free(cnt);
 	dpk_free(sum);

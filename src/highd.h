@@ -87,6 +87,11 @@ typedef struct DpkHighdCells
 								 * cells' midpoints, var this times a cell's
 								 * quantization variance (2w/lift_m)^2/12 (0:
 								 * the target taken as exact); < 0: no plane */
+	bool		rest_mean;		/* the projected fallback's part outside the
+								 * projection's row space is the noisy
+								 * mean of all the partition's lifting
+								 * cells (count-weighted), not the box's
+								 * middle: the James-Stein target there */
 } DpkHighdCells;
 
 /*
@@ -96,7 +101,8 @@ typedef struct DpkHighdCells
  * projected space, every lifting cell above its threshold to the centre
  * holding most of the noisy mass of its coreset cells (else the centre
  * nearest its middle), then dpk_lift_centers_heavy with the pseudo-inverse
- * of the projected centres as fallback (and, plane_cells >= 0, against the
+ * of the projected centres as fallback (rest_mean: plus the partition's
+ * noisy mean outside the projection's row space; plane_cells >= 0: against the
  * projection's plane, each centre's target the noisy-count-weighted mean
  * of its lifting cells' midpoints).  Writes k normalized centres (k * d)
  * and sizes (k); returns the copy's private score (dpk_lift_cost, lower is
@@ -187,11 +193,17 @@ typedef struct DpkHighdConfig
 								 * dpk_zcdp_rho(epsilon, delta) */
 	DpkObjective objective;		/* joint mode: k-median lifts the groups
 								 * (kmedian_lifted.h) */
+	bool		lift_shrink;	/* joint mode, k-means: each part's noisy
+								 * mean shrunk toward its fallback
+								 * (James-Stein), whose part outside copy 0's
+								 * plane moves toward the other parts' noisy
+								 * mean (dpk_lift_rest_mean); false: the
+								 * plain noisy means */
 } DpkHighdConfig;
 
 /*
  * Defaults: the joint mode, dhat 4, 2 copies, grid_scale 1.7, lift_share
- * 0.7, group_share 0.05, no refinement, half_width 0.75; the measurements
+ * 0.7, group_share 0.05, no refinement, half_width 0.75, lift_shrink; the measurements
  * behind each are in doc/benchmarks.md, "Measurements behind the defaults".
  */
 void		dpk_highd_defaults(DpkHighdConfig *cfg, double epsilon, int k);

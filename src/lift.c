@@ -424,6 +424,108 @@ dpk_lift_centers_weighted(int d, int k, size_t ncells, const double *count,
 	return risk;
 }
 
+/* x minus its part in the span of nrows orthonormal rows. */
+static void
+rows_remove(int d, const double *rows, int nrows, double *x)
+{
+	int			i,
+				j;
+
+	for (i = 0; i < nrows; i++)
+	{
+		const double *ri = rows + (size_t) i * d;
+		double		rx = 0.0;
+
+		for (j = 0; j < d; j++)
+			rx += ri[j] * x[j];
+		for (j = 0; j < d; j++)
+			x[j] -= rx * ri[j];
+	}
+}
+
+/*
+ * Fallbacks moved toward the other centres' noisy mean outside a plane (see
+ * lift.h).  g_a misses centre a's mean by the centres' own spread t2 per
+ * coordinate plus t2 / (k - 1) + its noise, the middle by t2 plus the
+ * squared offset of the centres' mean from the middle; so f = 1 - (n - 2)
+ * (t2 / (k - 1) + v_g) / ||g_a||^2 weighs g_a by how far it sits from the
+ * middle beyond what its own error explains.  t2 is the spread of the
+ * centres' lifted means, their noise removed.
+ */
+void
+dpk_lift_rest_mean(int d, int k, const double *tot, const double *ww, double sum_var,
+				   const double *rows, int nrows, double *fallback)
+{
+	int			n = d - nrows,
+				used = 0,
+				a,
+				j;
+	double	   *out = dpk_alloc0(sizeof(double) * (size_t) (k + 1) * d);
+	double	   *bar = dpk_alloc0(sizeof(double) * d);
+	double	   *g = dpk_alloc(sizeof(double) * d);
+	double		all = 0.0,
+				spread = 0.0,
+				noise = 0.0,
+				t2;
+
+	/* the sums outside the plane: each centre's in rows 0..k-1, all in row k */
+	for (a = 0; a < k; a++)
+	{
+		double	   *oa = out + (size_t) a * d;
+
+		memcpy(oa, tot + (size_t) a * d, sizeof(double) * d);
+		rows_remove(d, rows, nrows, oa);
+		if (!(ww[a] > 0.0))
+			continue;
+		for (j = 0; j < d; j++)
+		{
+			out[(size_t) k * d + j] += oa[j];
+			bar[j] += oa[j] / ww[a];
+		}
+		all += ww[a];
+		noise += sum_var / ww[a];
+		used++;
+	}
+	if (k < 2 || n <= 2 || used < 2)
+		goto done;
+	for (a = 0; a < k; a++)
+		if (ww[a] > 0.0)
+			for (j = 0; j < d; j++)
+			{
+				double		e = out[(size_t) a * d + j] / ww[a] - bar[j] / used;
+
+				spread += e * e;
+			}
+	t2 = fmax(0.0, spread / ((double) (used - 1) * n) - noise / used);
+
+	for (a = 0; a < k; a++)
+	{
+		double		rest = all - (ww[a] > 0.0 ? ww[a] : 0.0),
+					g2 = 0.0,
+					f;
+
+		if (!(rest > 1e-9 * all))
+			continue;
+		for (j = 0; j < d; j++)
+		{
+			g[j] = (out[(size_t) k * d + j] - (ww[a] > 0.0 ? out[(size_t) a * d + j] : 0.0)) / rest;
+			g2 += g[j] * g[j];
+		}
+		f = g2 > 0.0 ? fmax(0.0, 1.0 - (n - 2) * (t2 / (k - 1) + sum_var / rest) / g2) : 0.0;
+		for (j = 0; j < d; j++)
+		{
+			double	   *fb = fallback + (size_t) a * d + j;
+			double		x = *fb + f * g[j];
+
+			*fb = x < 0.0 ? 0.0 : (x > 1.0 ? 1.0 : x);
+		}
+	}
+done:
+	dpk_free(out);
+	dpk_free(bar);
+	dpk_free(g);
+}
+
 /* Private cost score of a partition (see lift.h). */
 double
 dpk_lift_cost(int d, int k, size_t ncells, const double *count, const double *sum,

@@ -118,6 +118,27 @@ double		dpk_lift_centers_weighted(int d, int k, size_t ncells, const double *cou
 									  double *centers, double *sizes);
 
 /*
+ * Move each fallback row (k * d, normalized) toward the other centres' noisy
+ * mean outside a plane: the James-Stein target of the lifts in the
+ * directions that the plane's nrows orthonormal rows (rows, nrows * d; 0
+ * rows: all d directions) say nothing about, where the box's middle is a
+ * poor target for data that sit off it.  tot (k * d) holds each centre's
+ * weighted sums sum w_c S_c and ww (k) its sum w_c^2, so that tot / ww is its
+ * least-squares mean with noise sum_var / ww per coordinate (w_c the cell's
+ * noisy count: dpk_lift_centers_weighted's weights; one part: w = its
+ * count).  The target of centre a is the middle plus f g_a, g_a the other
+ * centres' pooled mean, f the positive-part James-Stein factor of g_a
+ * toward the middle, its error being the centres' spread over k - 1 plus
+ * its noise (f about 0 for data centred in the box, about 1 far off it).
+ * Leaving a's own sums out keeps the target's noise independent of a's.
+ * k < 2, fewer than 2 weighed centres or n <= 2 directions: no change.
+ * Rows stay clamped into the unit cube.  Noisy values and sum_var only.
+ */
+void		dpk_lift_rest_mean(int d, int k, const double *tot, const double *ww,
+							   double sum_var, const double *rows, int nrows,
+							   double *fallback);
+
+/*
  * The private score of a partition from the same statistics (lower is
  * better): an estimate of the k-means cost of the lifted centres,
  *		sum_j [ SumNorm_j - ||Sum_j||^2 / Count_j ],

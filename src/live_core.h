@@ -63,6 +63,11 @@ typedef struct DpkLiveConfig
 	bool		lift_weighted;	/* projected releases lift by count-weighted
 								 * cell sums (dpk_lift_centers_weighted);
 								 * post-processing, set from d */
+	bool		rest_mean;		/* projected releases shrink the lifted
+								 * centres outside the projection's rows
+								 * toward the other cells' noisy mean, not
+								 * the box's middle (DpkHighdCells.rest_mean);
+								 * post-processing */
 	double		sum_l1;			/* projected pure tables in metric positions
 								 * (trigger format 4): 0, the lifting sums get
 								 * the cube noise of their l-infinity bound

@@ -37,13 +37,15 @@
  *	 --dhat N  --copies N  --half-width X  --group-share X  --lift-share X
  *	 --lift-count-share X  --mode joint|cluster|cell  --norm-share X
  *	 --coarsen N  --refine N  --refine-share X  --grid-scale X
- *	 --threshold X  --n-share X
+ *	 --threshold X  --n-share X  --lift-shrink on|off (DpkHighdConfig.lift_shrink)
  *	 --restarts N     k-means restarts of EVERY method (default 20)
  *	 --seed-base N    data seeds N .. N + seeds - 1 (default 100: the
  *					  defaults were tuned on seeds 0-9)
  *	 --verbose  one line per seed (H's cost; in the selection modes the
  *				chosen copy, every copy's private score and true cost)
  *	 --ref-cache FILE  reuse reference costs stored in FILE, append new ones
+ *	 --box-upper X  the declared box is [0, X]^d (default 100, the points' own
+ *				range; larger: loose bounds, the points in a corner)
  */
 #include <math.h>
 #include <stdio.h>
@@ -111,6 +113,8 @@ typedef struct Options
 	int			seed_base;		/* first data seed (tuning used 0-9) */
 	const char *ref_cache;
 	int			verbose;
+	int			lift_shrink;	/* -1 keep, 0 off, 1 on */
+	double		box_upper;		/* the declared box [0, box_upper]^d */
 } Options;
 
 enum
@@ -177,6 +181,8 @@ highd_config(const Options *opt, double eps, int k, int seed, DpkHighdConfig *cf
 		cfg->n_share = opt->n_share;
 	if (opt->restarts > 0)
 		cfg->restarts = opt->restarts;
+	if (opt->lift_shrink >= 0)
+		cfg->lift_shrink = opt->lift_shrink > 0;
 	/* a different public projection seed per dataset */
 	cfg->proj_seed = mix_hash4(0x70726f6aULL, (uint64_t) k, (uint64_t) seed, 0);
 }
@@ -200,7 +206,7 @@ highd(const MixData *mx, const DpkBox *box, const Row *row, int seed,
 		none.half_width = none.lift_share = none.lift_count_share = none.group_share = NAN;
 		none.norm_share = none.refine_share = none.grid_scale = NAN;
 		none.threshold = none.n_share = NAN;
-		none.refine = none.mode = -1;
+		none.refine = none.mode = none.lift_shrink = -1;
 		none.restarts = opt->restarts;
 		highd_config(&none, row->eps, row->k, seed, &cfg);
 		cfg.lift_mode = DPK_LIFT_CELL;
@@ -230,7 +236,8 @@ usage(void)
 			"       [--lift-share X] [--lift-count-share X] [--mode joint|cluster|cell]\n"
 			"       [--norm-share X] [--coarsen N] [--refine N]"
 			" [--refine-share X] [--grid-scale X] [--threshold X] [--n-share X]\n"
-			"       [--restarts N] [--seed-base N] [--verbose] [--ref-cache FILE]\n");
+			"       [--restarts N] [--seed-base N] [--verbose] [--ref-cache FILE]\n"
+			"       [--lift-shrink on|off] [--box-upper X]\n");
 	exit(2);
 }
 
@@ -297,6 +304,8 @@ main(int argc, char **argv)
 	opt.threshold = opt.n_share = NAN;
 	opt.refine = -1;
 	opt.mode = -1;
+	opt.lift_shrink = -1;
+	opt.box_upper = 100.0;
 	opt.restarts = 20;
 	opt.seed_base = BENCH_SEED_BASE;
 
@@ -355,6 +364,16 @@ main(int argc, char **argv)
 			opt.n_share = atof(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--restarts") == 0)
 			opt.restarts = atoi(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--lift-shrink") == 0)
+		{
+			const char *v = arg_value(argc, argv, &i);
+
+			opt.lift_shrink = strcmp(v, "on") == 0 ? 1 : (strcmp(v, "off") == 0 ? 0 : -2);
+			if (opt.lift_shrink < -1)
+				usage();
+		}
+		else if (strcmp(a, "--box-upper") == 0)
+			opt.box_upper = atof(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--seed-base") == 0)
 			opt.seed_base = atoi(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--verbose") == 0)
@@ -373,9 +392,9 @@ main(int argc, char **argv)
 
 	highd_config(&opt, 1.0, 10, 0, &def);
 	printf("# bench_highd: N=%zu seeds %d-%d (disjoint from the tuning seeds 0-9) "
-		   "box=[0,100]^d, mixture: centres uniform, separation>=15, sd in [2,6]; every "
-		   "method %d k-means restarts\n", opt.n, opt.seed_base,
-		   opt.seed_base + opt.seeds - 1, opt.restarts);
+		   "box=[0,%g]^d, mixture in [0,100]^d: centres uniform, separation>=15, sd in [2,6]; "
+		   "every method %d k-means restarts\n", opt.n, opt.seed_base,
+		   opt.seed_base + opt.seeds - 1, opt.box_upper, opt.restarts);
 	printf("# H config: dhat=%d%s copies=%d half_width=%g lift=%s group_share=%g lift_share=%g "
 		   "lift_count_share=%g norm_share=%g refine=%d refine_share=%g grid_scale=%g "
 		   "threshold_sigmas=%g n_share=%g restarts=%d\n",
@@ -416,7 +435,7 @@ main(int argc, char **argv)
 			for (t = 0; t < rows[r].d; t++)
 			{
 				lo[t] = 0.0;
-				hi[t] = 100.0;
+				hi[t] = opt.box_upper;
 			}
 			box.d = rows[r].d;
 			box.lower = lo;
@@ -477,7 +496,7 @@ main(int argc, char **argv)
 						int			e;
 
 						for (e = 0; e < row->k * row->d; e++)
-							cc[e] *= 100.0;
+							cc[e] *= opt.box_upper;
 						printf(" %.3f", dpk_kmeans_cost(mx.points, NULL, (int) mx.n, row->d,
 														cc, row->k, NULL) / cost_opt);
 					}

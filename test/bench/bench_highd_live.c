@@ -81,9 +81,12 @@
  *	 --digits PATH  also run the digits data set; --digits-only: only it
  *	 --digits-eps "0.5,1,2"  --digits-horizon 64
  *	 --verbose  one line per seed and release
+ *	 --box-upper X  the mixtures' declared box is [0, X]^d (default 100, the
+ *			 points' own range; larger: loose bounds, the points in a corner)
  *	 tuning, applied after dpk_live_use_projection (before the level choice):
  *	 --copies N  --sum-share X  --norm-share X  --threshold X  --dhat N,
  *	 --lift heavy|weighted (dpk_lift_centers_heavy or _weighted),
+ *	 --rest-mean on|off (DpkLiveConfig.rest_mean),
  *	 and after it: --level-delta N;
  *	 --half-width X  the projected box half-width of the copies and of
  *			 cfg.half_width (what a change of DPK_LIVE_HALF_WIDTH and of
@@ -194,6 +197,8 @@ typedef struct Options
 	double		half_width;
 	int			level_delta;
 	int			lift_weighted;	/* -1 keep, 0 heavy, 1 weighted */
+	int			rest_mean;		/* -1 keep, 0 off, 1 on */
+	double		box_upper;		/* the declared box [0, box_upper]^d */
 } Options;
 
 /* One live table: configuration, projections, counted cell map. */
@@ -246,6 +251,8 @@ live_config(DpkLiveConfig *cfg, int d, int k, double eps, uint32_t horizon,
 		cfg->dhat = opt->dhat;
 	if (opt->lift_weighted >= 0)
 		cfg->lift_weighted = opt->lift_weighted > 0;
+	if (opt->rest_mean >= 0)
+		cfg->rest_mean = opt->rest_mean > 0;
 	cfg->half_width = isnan(opt->half_width) ? LIVE_HALF_WIDTH : opt->half_width;
 	if (opt->restarts_set)
 		cfg->restarts = opt->restarts;
@@ -610,8 +617,9 @@ print_header(const Options *opt)
 		snprintf(hs + strlen(hs), sizeof(hs) - strlen(hs), "%s%u%s", i ? "," : "",
 				 opt->horizons[i], bench_measure_all(opt->releases, opt->horizons[i]) ? "(all)" : "(sample)");
 	printf("# bench_highd_live: N=%zu seeds %d-%d (disjoint from the tuning seeds 0-9) "
-		   "horizons=%s box=[0,100]^d, mixture: centres uniform, separation>=15, sd in [2,6]\n",
-		   opt->n, opt->seed_base, opt->seed_base + opt->seeds - 1, hs);
+		   "horizons=%s box=[0,%g]^d, mixture in [0,100]^d: centres uniform, separation>=15, "
+		   "sd in [2,6]\n",
+		   opt->n, opt->seed_base, opt->seed_base + opt->seeds - 1, hs, opt->box_upper);
 	print_config(opt);
 	printf("# releases: every t in [T/4, T] (all), or every t there with the most tree "
 		   "nodes plus every stride-th t and T (sample; means weigh each node count by its "
@@ -916,6 +924,8 @@ main(int argc, char **argv)
 	opt.half_width = NAN;
 	opt.level_delta = 0;
 	opt.lift_weighted = -1;
+	opt.rest_mean = -1;
+	opt.box_upper = 100.0;
 
 	for (i = 1; i < argc; i++)
 	{
@@ -991,6 +1001,16 @@ main(int argc, char **argv)
 			if (opt.lift_weighted < -1)
 				usage();
 		}
+		else if (strcmp(a, "--rest-mean") == 0)
+		{
+			const char *v = arg_value(argc, argv, &i);
+
+			opt.rest_mean = strcmp(v, "on") == 0 ? 1 : (strcmp(v, "off") == 0 ? 0 : -2);
+			if (opt.rest_mean < -1)
+				usage();
+		}
+		else if (strcmp(a, "--box-upper") == 0)
+			opt.box_upper = atof(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--level-delta") == 0)
 			opt.level_delta = atoi(arg_value(argc, argv, &i));
 		else
@@ -1063,7 +1083,7 @@ main(int argc, char **argv)
 				for (t = 0; t < rows[r].d; t++)
 				{
 					lo[t] = 0.0;
-					up[t] = 100.0;
+					up[t] = opt.box_upper;
 				}
 				box.d = rows[r].d;
 				box.lower = lo;

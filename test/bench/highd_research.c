@@ -138,6 +138,7 @@ copy_cells(const DpkHighdPlan *pl, const DpkProjection *proj, const double *coun
 	hc.lift_weighted = false;
 	hc.threshold_cells = 0.0;
 	hc.plane_cells = -1.0;
+	hc.rest_mean = false;
 	out->score = dpk_highd_cells_cluster(proj, &hc, pl->k, cfg->threshold_sigmas,
 										 cfg->restarts, cfg->max_iter, dpk_stream_u64(s),
 										 out->centers, out->sizes, &out->coreset_size);

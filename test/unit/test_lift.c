@@ -1,7 +1,8 @@
 /*
  * test_lift.c
  *		Lifting: quantization, exact lifting and cost on noiseless cells,
- *		fallbacks and clamping, lifting from the heaviest cells.
+ *		fallbacks and clamping, lifting from the heaviest cells, the
+ *		fallbacks' move toward the other centres' mean.
  */
 #include <math.h>
 #include <stdint.h>
@@ -484,6 +485,117 @@ test_lift_plane(void)
 }
 
 
+/*
+ * dpk_lift_rest_mean: fallbacks move, outside the plane, toward the other
+ * centres' pooled mean, weighed by how far it sits from the middle beyond
+ * the centres' spread and its noise.
+ */
+static void
+test_lift_rest_mean(void)
+{
+	enum
+	{
+		D = 12, K = 3
+	};
+	double		rows[2 * D],
+				tot[K * D],
+				ww[K],
+				fb[K * D],
+				fb0[K * D],
+				off[K][D],
+				err = 0.0;
+	int			a,
+				j;
+
+	/* the plane: the first two coordinate axes */
+	memset(rows, 0, sizeof(rows));
+	rows[0] = 1.0;
+	rows[D + 1] = 1.0;
+
+	/*
+	 * Noiseless, every centre's mean at the same offset -0.2 (plus its own
+	 * values in the plane): no spread, so each fallback moves by exactly
+	 * that offset outside the plane and keeps its plane coordinates.
+	 */
+	for (a = 0; a < K; a++)
+	{
+		ww[a] = 100.0 * (a + 1) * (a + 1);
+		for (j = 0; j < D; j++)
+		{
+			off[a][j] = j < 2 ? 0.1 * (a + 1) : -0.2;
+			tot[a * D + j] = ww[a] * off[a][j];
+			fb[a * D + j] = fb0[a * D + j] = j < 2 ? 0.5 + off[a][j] : 0.5;
+		}
+	}
+	dpk_lift_rest_mean(D, K, tot, ww, 0.0, rows, 2, fb);
+	for (a = 0; a < K; a++)
+		for (j = 0; j < D; j++)
+			err = fmax(err, fabs(fb[a * D + j] - (0.5 + off[a][j])));
+	CHECK(err < 1e-12, "noiseless common offset: fallbacks moved to it (%g)", err);
+
+	/*
+	 * Leave-one-out: centre 0 alone at +0.3 outside the plane, the others at
+	 * -0.2 (weights 100, 400, 900).  Spread t2 = 1/12 per direction, n = 10:
+	 * centre 0's target g = -0.2 (the others only), f = 1 - 8 (t2 / 2) /
+	 * 0.4 = 1/6, so it moves by -0.2 / 6; centre 1's g = -0.15 mixes in
+	 * centre 0's +0.3 and f = 1 - 8 (t2 / 2) / 0.225 < 0: no move.  (With
+	 * its own sums in the pool centre 0's f would be negative too.)
+	 */
+	for (j = 2; j < D; j++)
+	{
+		tot[0 * D + j] = ww[0] * 0.3;
+		fb[0 * D + j] = fb[1 * D + j] = fb[2 * D + j] = 0.5;
+	}
+	dpk_lift_rest_mean(D, K, tot, ww, 0.0, rows, 2, fb);
+	CHECK(fabs(fb[0 * D + 5] - (0.5 - 0.2 / 6.0)) < 1e-12,
+		  "centre 0 moves by f g = -0.2 / 6: %g", fb[0 * D + 5]);
+	CHECK(fb[1 * D + 5] == 0.5, "centre 1 does not move: %g", fb[1 * D + 5]);
+	CHECK(fabs(fb[0 * D + 5] - fb[0 * D + 9]) < 1e-12 && fb[0 * D + 0] == fb0[0 * D + 0],
+		  "the same move on every direction outside the plane, none inside");
+
+	/*
+	 * Centred: the centres at +-0.2 about the middle, so their pooled mean
+	 * sits at the middle up to their spread: no move.
+	 */
+	for (a = 0; a < K; a++)
+		for (j = 0; j < D; j++)
+		{
+			double		o = j < 2 ? 0.0 : (a == 0 ? 0.2 : (a == 1 ? -0.2 : ((j & 1) ? 0.2 : -0.2)));
+
+			ww[a] = 100.0;
+			tot[a * D + j] = ww[a] * o;
+			fb[a * D + j] = 0.5;
+		}
+	dpk_lift_rest_mean(D, K, tot, ww, 0.0, rows, 2, fb);
+	err = 0.0;
+	for (j = 0; j < K * D; j++)
+		err = fmax(err, fabs(fb[j] - 0.5));
+	CHECK(err < 1e-12, "centred centres: no move (%g)", err);
+
+	/*
+	 * Noise: a common offset of 0.05 per direction against noise whose
+	 * variance over the pooled weight (0.01 / 200 per coordinate) is small:
+	 * f close to 1; the same offset drowned in noise of variance 4 / 200:
+	 * f = 0.  One centre alone (k = 1) never moves.
+	 */
+	for (a = 0; a < K; a++)
+		for (j = 0; j < D; j++)
+		{
+			ww[a] = 100.0;
+			tot[a * D + j] = ww[a] * (j < 2 ? 0.0 : 0.05);
+			fb[a * D + j] = 0.5;
+		}
+	dpk_lift_rest_mean(D, K, tot, ww, 0.01, rows, 2, fb);
+	CHECK(fb[D + 4] > 0.5 + 0.05 * 0.9 && fb[D + 4] <= 0.55 + 1e-12,
+		  "small noise: the offset nearly taken (%g)", fb[D + 4]);
+	for (j = 0; j < K * D; j++)
+		fb[j] = 0.5;
+	dpk_lift_rest_mean(D, K, tot, ww, 4.0, rows, 2, fb);
+	CHECK(fb[D + 4] == 0.5, "noise far above the offset: no move (%g)", fb[D + 4]);
+	dpk_lift_rest_mean(D, 1, tot, ww, 0.0, rows, 2, fb);
+	CHECK(fb[4] == 0.5, "k = 1: no move (%g)", fb[4]);
+}
+
 int
 main(void)
 {
@@ -492,5 +604,6 @@ main(void)
 	test_lift_heavy_split();
 	test_lift_weighted();
 	test_lift_plane();
+	test_lift_rest_mean();
 	UNIT_DONE("test_lift");
 }
