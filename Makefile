@@ -172,9 +172,9 @@ bench-highd: test/bench/bin/bench_highd
 	OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_highd --ref-cache test/bench/out/ref_cache_highd.txt | tee test/bench/out/highd.txt
 
 # Live (continual) releases at high d: the projected copies of a live table,
-# replayed in plain C.  With Debian's python3-sklearn installed it also runs
-# the digits data set that package ships (1797 x 64).
-DIGITS_CSV ?= /usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz
+# replayed in plain C.  With the digits data set of Debian's python3-sklearn
+# (1797 x 64; installed, or taken by scripts/real-data.sh) it also runs that.
+DIGITS_CSV ?= $(firstword $(wildcard test/bench/data/digits.csv.gz) /usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz)
 
 test/bench/bin/bench_highd_live: test/bench/bench_highd_live.c test/bench/mixture.h $(CORE_SRCS) src/*.h
 	@mkdir -p test/bench/bin

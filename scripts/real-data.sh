@@ -4,12 +4,35 @@
 #   diamonds.csv  53 940 diamonds of R's ggplot2 (Debian r-cran-ggplot2):
 #                 carat, depth, table, price, x, y, z -- seven numeric
 #                 columns of very different scales, skewed and heavy-tailed.
+#   digits.csv.gz 1 797 handwritten digits of 8 x 8 pixels (UCI, as Debian's
+#                 python3-sklearn ships them): 64 columns in [0, 16], many
+#                 always 0, and the label.
 # Needs root (apt) the first time: installs r-base-core to read R's data
-# format, and downloads the r-cran-ggplot2 package without installing it.
+# format, and downloads r-cran-ggplot2 and python3-sklearn without
+# installing them.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=$top/test/bench/data
 mkdir -p "$out"
+
+# apt-get download of a package into a folder (the package lists fetched
+# once if they are missing)
+download() {
+	(cd "$1" && apt-get download -q "$2" >/dev/null 2>&1) ||
+		(apt-get update -q >/dev/null && cd "$1" && apt-get download -q "$2" >/dev/null)
+}
+
+if [ ! -s "$out/digits.csv.gz" ]; then
+	work=$(mktemp -d)
+	chmod 755 "$work"
+	download "$work" python3-sklearn
+	dpkg-deb -x "$work"/python3-sklearn_*.deb "$work/x"
+	cp "$work/x/usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz" \
+		"$out/digits.csv.gz"
+	rm -rf "$work"
+	echo "real-data: $(gzip -dc "$out/digits.csv.gz" | wc -l) rows in $out/digits.csv.gz"
+fi
+
 [ -s "$out/diamonds.csv" ] && exit 0
 if ! command -v Rscript >/dev/null; then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends r-base-core >/dev/null
@@ -17,8 +40,7 @@ fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 chmod 755 "$work"
-(cd "$work" && apt-get download -q r-cran-ggplot2 >/dev/null 2>&1) ||
-	(apt-get update -q >/dev/null && cd "$work" && apt-get download -q r-cran-ggplot2 >/dev/null)
+download "$work" r-cran-ggplot2
 dpkg-deb -x "$work"/r-cran-ggplot2_*.deb "$work/x"
 Rscript -e 'e <- new.env()
 invisible(lazyLoad(file.path(commandArgs(TRUE)[1], "usr/lib/R/site-library/ggplot2/data/Rdata"), envir = e))
