@@ -88,10 +88,10 @@ typedef struct DpkHighdCells
 								 * quantization variance (2w/lift_m)^2/12 (0:
 								 * the target taken as exact); < 0: no plane */
 	bool		rest_mean;		/* the projected fallback's part outside the
-								 * projection's row space is the noisy
-								 * mean of all the partition's lifting
-								 * cells (count-weighted), not the box's
-								 * middle: the James-Stein target there */
+								 * projection's row space (the James-Stein
+								 * target there) leans from the box's
+								 * middle toward the other centres' noisy
+								 * mean (dpk_lift_rest_mean) */
 } DpkHighdCells;
 
 /*
@@ -101,12 +101,13 @@ typedef struct DpkHighdCells
  * projected space, every lifting cell above its threshold to the centre
  * holding most of the noisy mass of its coreset cells (else the centre
  * nearest its middle), then dpk_lift_centers_heavy with the pseudo-inverse
- * of the projected centres as fallback (rest_mean: plus the partition's
- * noisy mean outside the projection's row space; plane_cells >= 0: against the
- * projection's plane, each centre's target the noisy-count-weighted mean
- * of its lifting cells' midpoints).  Writes k normalized centres (k * d)
- * and sizes (k); returns the copy's private score (dpk_lift_cost, lower is
- * better; with lift_weighted plus the lift's risk) for choosing among copies.
+ * of the projected centres as fallback (rest_mean: moved outside the
+ * projection's row space toward the other centres' noisy mean;
+ * plane_cells >= 0: against the projection's plane, each centre's target
+ * the noisy-count-weighted mean of its lifting cells' midpoints).  Writes k
+ * normalized centres (k * d) and sizes (k); returns the copy's private
+ * score (dpk_lift_cost, lower is better; with lift_weighted plus the lift's
+ * risk) for choosing among copies.
  */
 double		dpk_highd_cells_cluster(const DpkProjection *p, const DpkHighdCells *hc,
 									int k, double threshold_sigmas, int restarts,
