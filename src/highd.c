@@ -704,25 +704,11 @@ joint_lift(const DpkHighdPlan *pl, DpkStream *s, const DpkProjection *proj,
 	dpk_highd_partition_stats(pl, &pt, &pl->lift_count_scale, &pl->sum_scale, s, cnt, sum);
 	if (pl->cfg->lift_shrink)
 	{
-		/* one cell per part: its weight is its noisy count */
-		double	   *tot = dpk_alloc(sizeof(double) * (size_t) k * d);
-		double	   *ww = dpk_alloc(sizeof(double) * k);
-		int			a;
-
-		for (a = 0; a < k; a++)
-		{
-			double		w = cnt[a] > 0.0 ? cnt[a] : 0.0;
-
-			ww[a] = w * w;
-			for (j = 0; j < d; j++)
-				tot[(size_t) a * d + j] = w * sum[(size_t) a * d + j];
-		}
-		dpk_lift_rest_mean(d, k, tot, ww, sum_var_norm, proj[0].mat, proj[0].dhat, fallback);
+		/* each part one cell of its own, weighed by its noisy count */
+		cells_rest_mean(&proj[0], (uint64_t) k, cnt, sum, sum_var_norm, ident, k, fallback);
 		dpk_lift_centers_weighted(d, k, (size_t) k, cnt, sum, ident, sum_var_norm,
 								  dpk_lift_min_count(pl->lift_count_var, sum_var_norm),
 								  fallback, NULL, out->centers, out->sizes);
-		dpk_free(tot);
-		dpk_free(ww);
 	}
 	else
 		dpk_lift_centers(d, k, (size_t) k, cnt, sum, ident,

@@ -274,6 +274,13 @@ lift_shrunk_mean(int d, const double *tot, double den, double v, const double *f
 	return w;
 }
 
+/* Centre a's target in the plane's rows, or NULL (the fallback's image). */
+static const double *
+plane_target(const DpkLiftPlane *plane, int a)
+{
+	return plane && plane->target ? plane->target + (size_t) a * plane->dhat : NULL;
+}
+
 /* Lift centres from their heaviest cells, shrunk (see lift.h). */
 void
 dpk_lift_centers_heavy(int d, int k, size_t ncells, const double *count,
@@ -323,8 +330,7 @@ dpk_lift_centers_heavy(int d, int k, size_t ncells, const double *count,
 			 */
 			lift_shrunk_mean(d, tot, cnt, (double) best * sum_var / (cnt * cnt),
 							 fallback ? fallback + (size_t) a * d : NULL, plane,
-							 plane && plane->target ? plane->target + (size_t) a * plane->dhat
-							 : NULL, c, NULL, NULL);
+							 plane_target(plane, a), c, NULL, NULL);
 		}
 		else
 			for (j = 0; j < d; j++)
@@ -393,9 +399,7 @@ dpk_lift_centers_weighted(int d, int k, size_t ncells, const double *count,
 			int			dims;
 
 			sh = lift_shrunk_mean(d, tot, wc, v, fallback ? fallback + (size_t) a * d : NULL,
-								  plane, plane && plane->target ?
-								  plane->target + (size_t) a * plane->dhat : NULL,
-								  c, &row_risk, &dims);
+								  plane, plane_target(plane, a), c, &row_risk, &dims);
 			/* the mean's squared error, about dims v sh + row_risk, for each point */
 			risk += all * (dims * v * sh + row_risk);
 		}
