@@ -128,6 +128,14 @@ SELECT dp_attach('new3', ARRAY['x', 'y'], 2, 1.0, ARRAY[0, 0], ARRAY[100, 100], 
 SELECT tree_arity FROM dpkmeans_internal.tracked WHERE relid = 'new3'::regclass;
 SELECT item, value FROM dp_privacy_report('new3')
 WHERE item IN ('tree', 'count sensitivity (L1, one event)') ORDER BY item;
+-- 0.3 -> 0.4: a norm_bound column (0 for every table attached before, whose
+-- releases go on as they were) and dp_attach's norm_bound argument, with the
+-- privileges given on dp_attach kept
+ALTER EXTENSION dpkmeans UPDATE TO '0.4';
+SELECT relid, norm_bound FROM dpkmeans_internal.tracked ORDER BY relid::text;
+INSERT INTO old2 SELECT 45, 65 FROM generate_series(1, 200) i;
+SELECT dp_release('old2');
+SELECT count(*) AS centres FROM dp_centers('old2', 2);
 SELECT dp_detach('old2'), dp_detach('new3');
 DROP TABLE old2, new3;
 SELECT p.oid::regprocedure AS function,
@@ -140,7 +148,7 @@ ORDER BY p.proname;
 DROP OWNED BY upgrade_runner;
 DROP ROLE upgrade_runner;
 
--- a fresh install is 0.2 directly
+-- a fresh install is the newest version directly
 DROP EXTENSION dpkmeans;
 CREATE EXTENSION dpkmeans;
 SELECT extversion FROM pg_extension WHERE extname = 'dpkmeans';

@@ -182,14 +182,15 @@ check_columns(Oid relid, ArrayType *columns, int *ncols, AttrNumber **attnums)
 	return names;
 }
 
-/* The format-2 trigger arguments of a table (see trigger.c). */
+/* The trigger arguments of a table, format 2 or a norm bound's (see trigger.c). */
 static List *
 trigger_args(const DpkTracked *tr)
 {
 	List	   *args = NIL;
 	int			i;
 
-	args = lappend(args, makeString(tr->trigger_format >= 3 ? DPK_TRIGGER_TAG_METRIC
+	args = lappend(args, makeString(tr->norm_bound > 0.0 ? DPK_TRIGGER_TAG_BALL
+									: tr->trigger_format >= 3 ? DPK_TRIGGER_TAG_METRIC
 									: DPK_TRIGGER_TAG));
 	args = lappend(args, makeString(psprintf("%d", tr->d)));
 	args = lappend(args, makeString(psprintf("%d", tr->level)));
@@ -198,6 +199,8 @@ trigger_args(const DpkTracked *tr)
 	args = lappend(args, makeString(psprintf("%d", tr->dhat)));
 	args = lappend(args, makeString(psprintf("%d", tr->copies)));
 	args = lappend(args, makeString(psprintf(UINT64_FORMAT, tr->proj_seed)));
+	if (tr->norm_bound > 0.0)
+		args = lappend(args, makeString(doubles_csv(&tr->norm_bound, 1)));
 	for (i = 0; i < tr->ncols; i++)
 		args = lappend(args, makeString(tr->colnames[i]));
 	return args;
@@ -281,6 +284,13 @@ dpk_install_capture(const DpkTracked *tr, Oid relid)
 	int			i;
 
 	/* a foreign partition's rows are captured by its shard (src/shard.c) */
+	if (relkind == RELKIND_FOREIGN_TABLE && tr->norm_bound > 0.0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("partition \"%s\" is a foreign table and \"%s\" has a norm bound",
+						get_rel_name(relid), get_rel_name(tr->relid)),
+				 errdetail("Shards count their rows in the box alone."),
+				 errhint("Attach the table without norm_bound to count foreign partitions.")));
 	if (relkind == RELKIND_FOREIGN_TABLE)
 		return;
 	for (i = 0; i < tr->ncols; i++)
@@ -479,8 +489,35 @@ capture_arg(FunctionCallInfo fcinfo, int argno)
 }
 
 /*
+ * norm_bound (0.4): NULL or absent, no bound (0); else a finite radius > 0
+ * for a table of at least DPK_HIGHD_MIN_D columns (projected: only their
+ * lifting sums gain from it).
+ */
+static double
+norm_bound_arg(FunctionCallInfo fcinfo, int argno, int d)
+{
+	double		r;
+
+	if (PG_NARGS() <= argno || PG_ARGISNULL(argno))
+		return 0.0;
+	r = PG_GETARG_FLOAT8(argno);
+	if (!(r > 0.0) || isinf(r))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("norm_bound must be a finite number greater than 0"),
+				 errhint("Give the largest distance of a row from the box's middle in the columns' units (1 for unit-norm embeddings in [-1, 1]), or omit it.")));
+	if (d < DPK_HIGHD_MIN_D)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("norm_bound applies to tables of at least %d columns", DPK_HIGHD_MIN_D),
+				 errdetail("The table has %d columns; its cells are counted in the box, where a norm bound changes no noise.", d),
+				 errhint("Omit norm_bound.")));
+	return r;
+}
+
+/*
  * dp_attach(tbl, columns, k, epsilon, lower, upper, horizon, mode, size_hint,
- * delta, capture)
+ * delta, capture, norm_bound)
  */
 PG_FUNCTION_INFO_V1(dp_attach);
 Datum
@@ -534,6 +571,7 @@ dp_attach(PG_FUNCTION_ARGS)
 	tr.delta = dpk_pg_delta_arg(fcinfo, 9);
 	tr.colnames = check_columns(tr.relid, PG_GETARG_ARRAYTYPE_P(1), &tr.ncols, &attnums);
 	tr.capture_wal = capture_arg(fcinfo, 10);
+	tr.norm_bound = norm_bound_arg(fcinfo, 11, tr.d);
 	if (tr.capture_wal)
 	{
 		/* the slot first: it can only be created before this transaction writes */
@@ -566,6 +604,9 @@ dp_attach(PG_FUNCTION_ARGS)
 
 		/* trigger format 3: projected points in metric positions */
 		dpk_live_use_few_sides(&cfg, &box, tr.size_hint);
+		dpk_live_use_ball(&cfg, &box, tr.norm_bound);
+		if (cfg.ball == 0.0)
+			tr.norm_bound = 0.0;	/* the box bounds more: nothing to store */
 		dpk_live_use_box(&cfg, &box);
 		/* objects older than 0.3 cannot record another tree than the binary one */
 		if (!dpk_store_has_tree_arity())
@@ -586,8 +627,11 @@ dp_attach(PG_FUNCTION_ARGS)
 	dpk_home_current(&tr.home);
 	shape.level = cfg.level;
 	if (cfg.dhat > 0)
+	{
 		dpk_shape_set_projection(&shape, cfg.dhat, cfg.copies, cfg.proj_seed,
 								 DPK_LIVE_HALF_WIDTH, true);
+		dpk_shape_set_ball(&shape, tr.norm_bound);
+	}
 
 	dpk_store_begin(&sw);
 	attached = dpk_store_is_attached(tr.relid);

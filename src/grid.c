@@ -79,6 +79,24 @@ dpk_box_to_metric(const DpkBox *box, double *u)
 	}
 }
 
+/* Move a metric position into the ball around the box's middle (see grid.h). */
+void
+dpk_box_ball_clamp(int d, double radius, double *v)
+{
+	double		s = 0.0;
+	int			j;
+
+	if (!(radius > 0.0))
+		return;
+	for (j = 0; j < d; j++)
+		s += (v[j] - 0.5) * (v[j] - 0.5);
+	if (s <= radius * radius)
+		return;
+	s = radius / sqrt(s);
+	for (j = 0; j < d; j++)
+		v[j] = 0.5 + (v[j] - 0.5) * s;
+}
+
 /* Metric position to a point of the box (see grid.h). */
 void
 dpk_box_from_metric(const DpkBox *box, const double *v, double *x)

@@ -49,6 +49,16 @@ void		dpk_box_denormalize(const DpkBox *box, const double *u, double *x);
 void		dpk_box_to_metric(const DpkBox *box, double *u);
 
 /*
+ * A norm bound in metric positions: a position v farther than radius from
+ * the box's middle (1/2, ..., 1/2) moves along its ray onto that sphere;
+ * nearer ones are left as they are.  radius = norm_bound / w_max for rows
+ * within norm_bound of the box's middle in the columns' units.  Like the
+ * box's clamp it is data-independent, so it bounds one row's contribution
+ * (dpk_live_point_l2); radius <= 0 means no bound.
+ */
+void		dpk_box_ball_clamp(int d, double radius, double *v);
+
+/*
  * The point of the box at metric position v (the inverse of the above,
  * x_j = middle_j + (v_j - 1/2) w_max), clamped into the box: a clamped
  * centre is nearer to every point of the box.

@@ -62,6 +62,14 @@ typedef struct DpkShape
 void		dpk_shape_set_projection(DpkShape *shape, int dhat, int copies,
 									 uint64_t seed, double half_width, bool box_metric);
 
+/*
+ * A norm bound for a projected shape (norm_bound > 0, in the columns'
+ * units): its points are moved into the ball of that radius around the
+ * box's middle before they are projected and counted (dpk_box_ball_clamp,
+ * radius dpk_live_use_ball's).  Call after dpk_shape_set_projection.
+ */
+void		dpk_shape_set_ball(DpkShape *shape, double norm_bound);
+
 /* Count the buffered points of a projected shape into map. */
 void		dpk_shape_flush(DpkShape *shape, DpkCellMap *map);
 
@@ -143,6 +151,8 @@ void		dpk_reader_require_release(const struct DpkTracked *tr);
  */
 #define DPK_TRIGGER_TAG "dpkmeans:2"
 #define DPK_TRIGGER_TAG_METRIC "dpkmeans:3"
+/* metric positions and a norm bound: one more argument before the columns */
+#define DPK_TRIGGER_TAG_BALL "dpkmeans:4"
 
 /* The shape of a capture trigger's table, from its arguments (see trigger.c). */
 struct TriggerData;

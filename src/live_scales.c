@@ -51,12 +51,18 @@ dpk_live_sum_sensitivity(const DpkLiveConfig *cfg)
 	return dpk_live_count_sensitivity(cfg) * DPK_REL_UNITS;
 }
 
-/* One global counter: ||q||^2 <= d U^2 / 4 per point, h nodes, x2 deletions. */
+/*
+ * One global counter: ||q||^2 <= d U^2 / 4 per point (with a norm bound
+ * dpk_live_point_l2 squared), h nodes, x2 deletions.
+ */
 double
 dpk_live_norm_sensitivity(const DpkLiveConfig *cfg)
 {
-	return (double) dpk_live_tree_levels(cfg) * (cfg->insert_only ? 1.0 : 2.0) *
-		cfg->d * (DPK_LIFT_UNITS / 2.0) * (DPK_LIFT_UNITS / 2.0);
+	double		point = cfg->d * (DPK_LIFT_UNITS / 2.0) * (DPK_LIFT_UNITS / 2.0);
+
+	if (cfg->dhat > 0 && cfg->ball > 0.0)
+		point = dpk_live_point_l2(cfg) * dpk_live_point_l2(cfg);	/* a norm bound */
+	return (double) dpk_live_tree_levels(cfg) * (cfg->insert_only ? 1.0 : 2.0) * point;
 }
 
 /*
@@ -140,6 +146,14 @@ dpk_live_l2sq(const DpkLiveConfig *cfg, double l2sq[3])
 	l2sq[1] = l2sq[0] * cfg->d * unit * unit;
 	l2sq[2] = dpk_live_norm_sensitivity(cfg) * cfg->d * (DPK_LIFT_UNITS / 2.0) *
 		(DPK_LIFT_UNITS / 2.0);
+	if (cfg->dhat > 0 && cfg->ball > 0.0)
+	{
+		/* a norm bound: one point's q within dpk_live_point_l2 */
+		double		p2 = dpk_live_point_l2(cfg) * dpk_live_point_l2(cfg);
+
+		l2sq[1] = l2sq[0] * p2;
+		l2sq[2] = dpk_live_norm_sensitivity(cfg) * p2;
+	}
 }
 
 /*

@@ -149,20 +149,35 @@ report_noise(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *c
 							"reach T); an event lies in one node per level", cfg->arity, h,
 							cfg->arity));
 	report_row(rsinfo, "deletion factor", tr->insert_only ? "1" : "2");
+	if (cfg->ball > 0.0)
+		report_row(rsinfo, "norm bound (public)",
+				   psprintf("%g: rows moved into the ball of that radius around the box's middle "
+							"(%g in metric positions); one event's lifting contribution within "
+							"%.6g units in l2 (radius x %d + sqrt(d) / 2 of rounding)",
+							tr->norm_bound, cfg->ball, dpk_live_point_l2(cfg), DPK_LIFT_UNITS));
 	if (tr->delta > 0.0)
 	{
 		report_row(rsinfo, "count sensitivity (squared l2 = L1, one event: entries of +-1)",
 				   psprintf("%g = h x %s%s", dpk_live_count_sensitivity(cfg), tr->insert_only ? "1" : "2",
 							tr->dhat > 0 ? " x copies" : ""));
 		report_row(rsinfo, "sum sensitivity (squared l2, one event, fixed-point units)",
-				   psprintf("count sensitivity x d x %d^2 (d = %d)",
-							tr->dhat > 0 ? DPK_LIFT_UNITS / 2 : DPK_REL_UNITS, tr->d));
+				   cfg->ball > 0.0
+				   ? psprintf("count sensitivity x %.6g^2 (the norm bound's l2, d = %d)",
+							  dpk_live_point_l2(cfg), tr->d)
+				   : psprintf("count sensitivity x d x %d^2 (d = %d)",
+							  tr->dhat > 0 ? DPK_LIFT_UNITS / 2 : DPK_REL_UNITS, tr->d));
 		return;
 	}
 	report_row(rsinfo, "count sensitivity (L1, one event)",
 			   psprintf("%g = h x %s%s", dpk_live_count_sensitivity(cfg), tr->insert_only ? "1" : "2",
 						tr->dhat > 0 ? " x copies" : ""));
-	if (cfg->sum_l1 > 0.0)
+	if (cfg->sum_l1 > 0.0 && cfg->ball > 0.0 &&
+		cfg->sum_l1 < dpk_live_box_sum_l1(&(DpkBox) {tr->d, tr->lower, tr->upper}))
+		report_row(rsinfo, "sum sensitivity (L1, one event, fixed-point units)",
+				   psprintf("%g = h x copies x %g%s (the norm bound: sqrt(d) x %.6g in l2, d = %d)",
+							dpk_live_sum_sensitivity(cfg), cfg->sum_l1,
+							tr->insert_only ? "" : " x 2", dpk_live_point_l2(cfg), tr->d));
+	else if (cfg->sum_l1 > 0.0)
 		report_row(rsinfo, "sum sensitivity (L1, one event, fixed-point units)",
 				   psprintf("%g = h x copies x %g%s (centred lifting sums in metric positions: "
 							"each coordinate within %d w_j / w_max + 1 of the middle, d = %d)",

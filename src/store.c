@@ -36,6 +36,9 @@ static bool store_has_delta = false;
 /* Set by dpk_store_begin: tracked has tree_arity (0.3's k-ary trees). */
 static bool store_has_arity = false;
 
+/* Set by dpk_store_begin: tracked has norm_bound (0.4). */
+static bool store_has_norm_bound = false;
+
 /*
  * Whether tracked has a column (delta, tree_arity: 0.3): asked of the
  * catalog caches, not of the version, since the install scripts of older
@@ -70,6 +73,7 @@ dpk_store_begin(DpkOwnerSwitch *sw)
 	store_objectives = !store_v01 && strcmp(version, "0.2") != 0;
 	store_has_delta = !store_v01 && store_tracked_has("delta");
 	store_has_arity = store_has_delta && store_tracked_has("tree_arity");
+	store_has_norm_bound = store_has_arity && store_tracked_has("norm_bound");
 	dpk_pg_owner_begin_as(sw, owner);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -321,6 +325,14 @@ dpk_store_read_tracked(Oid relid, bool lock, MemoryContext ctx, DpkTracked *tr)
 
 		tr->capture_wal = dpk_store_wal_read(relid, &wc);
 	}
+	tr->norm_bound = 0.0;
+	if (store_has_norm_bound)
+	{
+		store_exec_rel("SELECT norm_bound FROM dpkmeans_internal.tracked "
+					   "WHERE relid = $1::oid::regclass", relid, true, SPI_OK_SELECT);
+		if (SPI_processed > 0)
+			tr->norm_bound = DatumGetFloat8(col_nn(0, "norm_bound"));
+	}
 	return true;
 }
 
@@ -444,6 +456,20 @@ dpk_store_insert_tracked(const DpkTracked *tr, const char *mode,
 				   "$14, $15, $16, $17, $18, $19, $20, " CppAsString2(DPK_TRIGGER_FORMAT)
 				   ", $21, $22, $23)",
 				   store_has_delta ? 24 : 23, types, values, false, SPI_OK_INSERT);
+
+	if (tr->norm_bound > 0.0)
+	{
+		if (!store_has_norm_bound)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("norm_bound needs dpkmeans 0.4"),
+					 errhint("Run ALTER EXTENSION dpkmeans UPDATE.")));
+		types[1] = FLOAT8OID;
+		values[1] = Float8GetDatum(tr->norm_bound);
+		dpk_store_exec("UPDATE dpkmeans_internal.tracked SET norm_bound = $2 "
+					   "WHERE relid = $1::oid::regclass", 2, types, values, false,
+					   SPI_OK_UPDATE);
+	}
 
 	if (key == NULL)
 		return;					/* a shard table: no key, no release */

@@ -79,6 +79,9 @@ typedef struct DpkTracked
 	int			tree_arity;		/* arity of the counters' tree (column of
 								 * 0.3; 2, the binary tree, for every table
 								 * attached before it and older objects) */
+	double		norm_bound;		/* > 0: rows moved into the ball of this
+								 * radius around the box's middle before they
+								 * are counted (column of 0.4; 0, no bound) */
 	bool		capture_wal;	/* changes counted from the WAL
 								 * (src/wal_capture.c), not by triggers */
 	DpkHome		home;

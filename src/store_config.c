@@ -37,6 +37,8 @@ dpk_tracked_config(const DpkTracked *tr, DpkLiveConfig *cfg)
 	{
 		DpkBox		box = {tr->d, tr->lower, tr->upper};
 
+		if (cfg->box_metric)
+			dpk_live_use_ball(cfg, &box, tr->norm_bound);
 		dpk_live_use_sum_l1(cfg, &box);
 	}
 	if (cfg->delta > 0.0)

@@ -113,6 +113,27 @@ dpk_shape_set_projection(DpkShape *shape, int dhat, int copies, uint64_t seed,
 	shape->tall = palloc((size_t) dhat * copies * sizeof(double));
 }
 
+/* A norm bound for a projected shape (see live.h). */
+void
+dpk_shape_set_ball(DpkShape *shape, double norm_bound)
+{
+	DpkBox		box = {shape->d, shape->lower, shape->upper};
+	double		hw = shape->live.half_width;
+	int			r;
+
+	dpk_live_use_ball(&shape->live, &box, norm_bound);
+	if (shape->live.half_width == hw)
+		return;
+	/* the ball's narrower projected box */
+	for (r = 0; r < shape->live.copies; r++)
+	{
+		dpk_projection_free(&shape->proj[r]);
+		dpk_projection_init(&shape->proj[r], shape->d, shape->live.dhat,
+							dpk_projection_copy_seed(shape->live.proj_seed, r),
+							shape->live.half_width);
+	}
+}
+
 /* Project the buffered points, all copies, and count them (see live.h). */
 void
 dpk_shape_flush(DpkShape *shape, DpkCellMap *map)
@@ -171,7 +192,11 @@ dpk_shape_add_slot(DpkShape *shape, DpkCellMap *map, TupleTableSlot *slot, int s
 		/* Buffered: projected a batch at a time. */
 		dpk_box_normalize(&box, shape->x, shape->ubuf + (size_t) shape->nbuf * shape->d);
 		if (shape->live.box_metric)
+		{
 			dpk_box_to_metric(&box, shape->ubuf + (size_t) shape->nbuf * shape->d);
+			dpk_box_ball_clamp(shape->d, shape->live.ball,
+							   shape->ubuf + (size_t) shape->nbuf * shape->d);
+		}
 		shape->sbuf[shape->nbuf++] = sign;
 		if (shape->nbuf == shape->capbuf)
 			dpk_shape_flush(shape, map);
@@ -289,10 +314,15 @@ dpk_shape_from_trigger(DpkShape *shape, TriggerData *td)
 	double	   *lo,
 			   *hi;
 	AttrNumber *attnums;
-	bool		metric = tg->tgnargs >= 9 && strcmp(a[0], DPK_TRIGGER_TAG_METRIC) == 0;
+	bool		ball = tg->tgnargs >= 10 && strcmp(a[0], DPK_TRIGGER_TAG_BALL) == 0;
+	bool		metric = ball ||
+		(tg->tgnargs >= 9 && strcmp(a[0], DPK_TRIGGER_TAG_METRIC) == 0);
+	double		norm_bound = 0.0;
 
 	if (tg->tgnargs >= 9 && (metric || strcmp(a[0], DPK_TRIGGER_TAG) == 0))
 	{
+		int			first = ball ? 9 : 8;
+
 		d = atoi(a[1]);
 		level = atoi(a[2]);
 		lo = parse_doubles(a[3], d);
@@ -300,8 +330,10 @@ dpk_shape_from_trigger(DpkShape *shape, TriggerData *td)
 		dhat = atoi(a[5]);
 		copies = atoi(a[6]);
 		seed = strtoull(a[7], NULL, 10);
-		ncols = tg->tgnargs - 8;
-		attnums = dpk_resolve_columns(td->tg_relation, a + 8, ncols);
+		if (ball)
+			norm_bound = parse_doubles(a[8], 1)[0];
+		ncols = tg->tgnargs - first;
+		attnums = dpk_resolve_columns(td->tg_relation, a + first, ncols);
 	}
 	else if (tg->tgnargs == 5 || tg->tgnargs == 8)
 	{
@@ -334,7 +366,10 @@ dpk_shape_from_trigger(DpkShape *shape, TriggerData *td)
 				 errhint("Detach and re-attach the table.")));
 	dpk_shape_init(shape, td->tg_relation, d, level, attnums, ncols, lo, hi);
 	if (dhat > 0)
+	{
 		dpk_shape_set_projection(shape, dhat, copies, seed, DPK_LIVE_HALF_WIDTH, metric);
+		dpk_shape_set_ball(shape, norm_bound);
+	}
 	/* kept with the cached shape: a partition's root is found once */
 	shape->capture_root = dpk_capture_root(td->tg_relation);
 }

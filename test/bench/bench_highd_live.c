@@ -83,6 +83,12 @@
  *	 --verbose  one line per seed and release
  *	 --box-upper X  the mixtures' declared box is [0, X]^d (default 100, the
  *			 points' own range; larger: loose bounds, the points in a corner)
+ *	 --sphere  the mixtures' points moved onto the unit sphere about the
+ *			 box's middle, x <- (x - 50) / ||x - 50|| (unit-norm embeddings),
+ *			 declared box [-1, 1]^d
+ *	 --norm-bound R  configure as dp_attach does with norm_bound => R
+ *			 (dpk_live_use_ball, then dpk_live_use_box; R = 0: the same
+ *			 configuration without a ball), rows clamped into the ball
  *	 tuning, applied after dpk_live_use_projection (before the level choice):
  *	 --copies N  --sum-share X  --norm-share X  --threshold X  --dhat N,
  *	 --lift heavy|weighted (dpk_lift_centers_heavy or _weighted),
@@ -199,6 +205,8 @@ typedef struct Options
 	int			lift_weighted;	/* -1 keep, 0 heavy, 1 weighted */
 	int			rest_mean;		/* -1 keep, 0 off, 1 on */
 	double		box_upper;		/* the declared box [0, box_upper]^d */
+	bool		sphere;			/* points on the unit sphere, box [-1, 1]^d */
+	double		norm_bound;		/* < 0: not given; >= 0: dp_attach's norm_bound */
 } Options;
 
 /* One live table: configuration, projections, counted cell map. */
@@ -231,6 +239,25 @@ max_level(const DpkLiveConfig *cfg)
 					   cfg->dhat + 1e-9);
 }
 
+/* Points of [0,100]^d onto the unit sphere about (50, ..., 50) (--sphere). */
+static void
+sphere_points(double *x, size_t n, int d)
+{
+	size_t		i;
+	int			j;
+
+	for (i = 0; i < n; i++)
+	{
+		double		s = 0.0;
+
+		for (j = 0; j < d; j++)
+			s += (x[i * d + j] - 50.0) * (x[i * d + j] - 50.0);
+		s = s > 0.0 ? 1.0 / sqrt(s) : 0.0;
+		for (j = 0; j < d; j++)
+			x[i * d + j] = (x[i * d + j] - 50.0) * s;
+	}
+}
+
 /* The live configuration of a table, as attach makes it, plus the overrides. */
 static void
 live_config(DpkLiveConfig *cfg, int d, int k, double eps, uint32_t horizon,
@@ -256,6 +283,26 @@ live_config(DpkLiveConfig *cfg, int d, int k, double eps, uint32_t horizon,
 	cfg->half_width = isnan(opt->half_width) ? LIVE_HALF_WIDTH : opt->half_width;
 	if (opt->restarts_set)
 		cfg->restarts = opt->restarts;
+	if (opt->norm_bound >= 0.0)
+	{
+		/* as dp_attach: the ball, then the box's configuration (a cube) */
+		double	   *lo = xmalloc(sizeof(double) * d),
+				   *up = xmalloc(sizeof(double) * d);
+		DpkBox		box = {d, lo, up};
+		int			j;
+
+		for (j = 0; j < d; j++)
+		{
+			lo[j] = opt->sphere ? -1.0 : 0.0;
+			up[j] = opt->sphere ? 1.0 : opt->box_upper;
+		}
+		dpk_live_use_ball(cfg, &box, opt->norm_bound);
+		dpk_live_use_box(cfg, &box);
+		if (!isnan(opt->sum_share))
+			cfg->sum_share = opt->sum_share;	/* the override wins */
+		free(lo);
+		free(up);
+	}
 	cfg->level = dpk_live_choose_level(cfg, size_hint, MAX_CELLS);
 	cfg->level += opt->level_delta;
 	if (cfg->level > max_level(cfg))
@@ -316,7 +363,12 @@ live_apply(Live *lv, const DpkBox *box, const double *pts, size_t from, size_t t
 		int			r;
 
 		for (i = 0; i < n; i++)
+		{
 			dpk_box_normalize(box, pts + (from + i) * d, lv->ubuf + i * d);
+			if (lv->cfg.box_metric)
+				dpk_box_to_metric(box, lv->ubuf + i * d);
+			dpk_box_ball_clamp(d, lv->cfg.ball, lv->ubuf + i * d);
+		}
 		for (r = 0; r < copies; r++)
 			dpk_project_batch(&lv->proj[r], lv->ubuf, n,
 							  lv->tbuf + (size_t) r * BATCH * dhat);
@@ -620,6 +672,11 @@ print_header(const Options *opt)
 		   "horizons=%s box=[0,%g]^d, mixture in [0,100]^d: centres uniform, separation>=15, "
 		   "sd in [2,6]\n",
 		   opt->n, opt->seed_base, opt->seed_base + opt->seeds - 1, hs, opt->box_upper);
+	if (opt->sphere)
+		printf("# --sphere: points (x - 50) / ||x - 50|| on the unit sphere, box [-1,1]^d\n");
+	if (opt->norm_bound >= 0.0)
+		printf("# --norm-bound %g: dp_attach's norm_bound (0: its configuration without a ball)\n",
+			   opt->norm_bound);
 	print_config(opt);
 	printf("# releases: every t in [T/4, T] (all), or every t there with the most tree "
 		   "nodes plus every stride-th t and T (sample; means weigh each node count by its "
@@ -926,6 +983,8 @@ main(int argc, char **argv)
 	opt.lift_weighted = -1;
 	opt.rest_mean = -1;
 	opt.box_upper = 100.0;
+	opt.sphere = false;
+	opt.norm_bound = -1.0;
 
 	for (i = 1; i < argc; i++)
 	{
@@ -1009,6 +1068,10 @@ main(int argc, char **argv)
 			if (opt.rest_mean < -1)
 				usage();
 		}
+		else if (strcmp(a, "--sphere") == 0)
+			opt.sphere = true;
+		else if (strcmp(a, "--norm-bound") == 0)
+			opt.norm_bound = atof(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--box-upper") == 0)
 			opt.box_upper = atof(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--level-delta") == 0)
@@ -1082,8 +1145,8 @@ main(int argc, char **argv)
 
 				for (t = 0; t < rows[r].d; t++)
 				{
-					lo[t] = 0.0;
-					up[t] = opt.box_upper;
+					lo[t] = opt.sphere ? -1.0 : 0.0;
+					up[t] = opt.sphere ? 1.0 : opt.box_upper;
 				}
 				box.d = rows[r].d;
 				box.lower = lo;
@@ -1093,6 +1156,11 @@ main(int argc, char **argv)
 				mix_generate(&sp, mix_hash4(TAG_DATA, (uint64_t) rows[r].d,
 											(uint64_t) rows[r].k, (uint64_t) seed),
 							 &mx);
+				if (opt.sphere)
+				{
+					sphere_points(mx.points, mx.n, mx.d);
+					sphere_points(mx.centers, (size_t) mx.k, mx.d);
+				}
 
 				for (rr = r; rr < nrows; rr++)
 				{

@@ -979,6 +979,279 @@ test_sum_l1_noise_law(void)
 	dpk_free(z);
 }
 
+/*
+ * One row through the trigger's path with a norm bound: normalized, metric,
+ * moved into the ball, then dpk_live_add_projected into a fresh state; *l1,
+ * *l2 and *norm are its lifting contribution's norms and what it adds to
+ * the norm counter.  x has d coordinates; t is a projected position.
+ */
+static void
+ball_row(const DpkLiveConfig *cfg, const DpkBox *box, const double *x, double *l1,
+		 double *l2, double *norm)
+{
+	double	   *u = malloc(sizeof(double) * box->d),
+				t[64] = {0};
+	DpkCellMap	map;
+	size_t		pos = 0;
+	uint64_t	cell;
+	const int64_t *vals;
+	int			j;
+
+	dpk_box_normalize(box, x, u);
+	dpk_box_to_metric(box, u);
+	dpk_box_ball_clamp(box->d, cfg->ball, u);
+	dpk_cellmap_init(&map, box->d);
+	dpk_live_add_projected(cfg, &map, u, t, 1);
+	*l1 = *l2 = *norm = 0.0;
+	while (dpk_cellmap_next(&map, &pos, &cell, &vals))
+	{
+		if (cell == DPK_LIVE_NORM_CELL(cfg))
+		{
+			*norm = (double) vals[0];
+			continue;
+		}
+		for (j = 0; j < box->d; j++)
+		{
+			*l1 += fabs((double) vals[1 + j]);
+			*l2 += (double) vals[1 + j] * vals[1 + j];
+		}
+	}
+	*l2 = sqrt(*l2);
+	dpk_cellmap_free(&map);
+	free(u);
+}
+
+/*
+ * A norm bound (dpk_live_use_ball): every row, however far outside the
+ * ball, contributes within dpk_live_point_l2 in l2, within sum_l1 in l1 and
+ * within its square to the norm counter; the bound is reached up to the
+ * rounding (a row whose coordinates all round away from zero), so it is
+ * not looser than it must be.  The ball gives the sums per-coordinate noise
+ * far below the cube's, narrows the projected box, and leaves a table
+ * whose ball holds the whole box exactly as without one.
+ */
+static void
+test_ball_bounds(void)
+{
+	static const int dims[2] = {64, 384};
+	int			b;
+
+	for (b = 0; b < 2; b++)
+	{
+		int			d = dims[b];
+		double	   *lo = malloc(sizeof(double) * d),
+				   *hi = malloc(sizeof(double) * d),
+				   *x = malloc(sizeof(double) * d);
+		DpkBox		box = {d, lo, hi};
+		DpkLiveConfig cfg,
+					plain,
+					wide;
+		uint64_t	rng = 0xB0B0ULL + (uint64_t) d;
+		double		worst_l2 = 0.0,
+					worst_l1 = 0.0,
+					worst_norm = 0.0,
+					l1,
+					l2,
+					norm,
+					p2,
+					m,
+					radius;
+		long		over = 0;
+		int			i,
+					j;
+
+		for (j = 0; j < d; j++)
+		{
+			lo[j] = -1.0;
+			hi[j] = 1.0;
+		}
+		dpk_live_defaults(&plain, d, 10, 1.0, 16, false);
+		dpk_live_use_projection(&plain, 7);
+		wide = cfg = plain;
+		dpk_live_use_ball(&cfg, &box, 1.0);
+		dpk_live_use_box(&cfg, &box);
+		dpk_live_use_box(&plain, &box);
+		CHECK(cfg.ball == 0.5, "d %d: ball %g in metric positions, not 1 / 2", d, cfg.ball);
+		CHECK(cfg.half_width < plain.half_width &&
+			  fabs(cfg.half_width - DPK_LIVE_BALL_HALF_WIDTH * 0.5 / sqrt(d)) < 1e-12,
+			  "d %d: projected half-width %g with a ball", d, cfg.half_width);
+		p2 = dpk_live_point_l2(&cfg);
+		CHECK(cfg.sum_l1 > 0.0 && cfg.sum_l1 <= sqrt(d) * p2 && plain.sum_l1 == 0.0,
+			  "d %d: per-coordinate sums with the ball (sum_l1 %g), cube noise without",
+			  d, cfg.sum_l1);
+		/* far outside, on the sphere, inside, one axis, the box's corners */
+		for (i = 0; i < 4000; i++)
+		{
+			double		scale = i % 4 == 0 ? 50.0 : (i % 4 == 1 ? 1.0 : 0.3);
+
+			for (j = 0; j < d; j++)
+				x[j] = i % 4 == 3 ? ((unit_uniform(&rng) < 0.5) ? -1.0 : 1.0)
+					: scale * (2.0 * unit_uniform(&rng) - 1.0) * sqrt(3.0 / d);
+			if (i % 50 == 7)
+			{
+				for (j = 0; j < d; j++)
+					x[j] = 0.0;
+				x[i % d] = 1e6;
+			}
+			ball_row(&cfg, &box, x, &l1, &l2, &norm);
+			over += l2 > p2 || l1 > cfg.sum_l1 || norm > p2 * p2;
+			worst_l2 = fmax(worst_l2, l2);
+			worst_l1 = fmax(worst_l1, l1);
+			worst_norm = fmax(worst_norm, norm);
+		}
+		CHECK(over == 0, "d %d: %ld rows beyond the ball's bounds (l2 %g / %g, l1 %g / %g, "
+			  "norm %g / %g)", d, over, worst_l2, p2, worst_l1, cfg.sum_l1, worst_norm, p2 * p2);
+		/*
+		 * Every coordinate exactly half a unit past an integer, on a ball just
+		 * large enough to hold the row unmoved: each rounds away from zero.
+		 */
+		m = 20.0;
+		for (j = 0; j < d; j++)
+			x[j] = 2.0 * (m + 0.5) / DPK_LIFT_UNITS;
+		radius = 2.0 * (m + 0.5) / DPK_LIFT_UNITS * sqrt(d) * (1.0 + 1e-12);
+		dpk_live_defaults(&wide, d, 10, 1.0, 16, false);
+		dpk_live_use_projection(&wide, 7);
+		dpk_live_use_ball(&wide, &box, radius);
+		dpk_live_use_box(&wide, &box);
+		ball_row(&wide, &box, x, &l1, &l2, &norm);
+		CHECK(l2 <= dpk_live_point_l2(&wide) && l2 >= 0.999999 * dpk_live_point_l2(&wide),
+			  "d %d: the rounding's row has l2 %.9g against the bound %.9g", d, l2,
+			  dpk_live_point_l2(&wide));
+		CHECK(l1 <= wide.sum_l1 && l1 >= 0.999999 * wide.sum_l1,
+			  "d %d: the rounding's row has l1 %.9g against sum_l1 %.9g", d, l1, wide.sum_l1);
+		/* sums' noise: per coordinate, far below the cube's */
+		CHECK(dpk_live_projected_sum_var(&cfg, 8) < 0.3 * dpk_live_projected_sum_var(&plain, 8),
+			  "d %d: sum variance %g with the ball against %g without", d,
+			  dpk_live_projected_sum_var(&cfg, 8), dpk_live_projected_sum_var(&plain, 8));
+		/* a ball holding the whole box is no ball */
+		wide = plain;
+		dpk_live_defaults(&wide, d, 10, 1.0, 16, false);
+		dpk_live_use_projection(&wide, 7);
+		dpk_live_use_ball(&wide, &box, 2.0 * sqrt(d));
+		dpk_live_use_box(&wide, &box);
+		CHECK(wide.ball == 0.0 && wide.half_width == plain.half_width &&
+			  wide.sum_l1 == plain.sum_l1 && wide.sum_share == plain.sum_share &&
+			  dpk_live_norm_sensitivity(&wide) == dpk_live_norm_sensitivity(&plain),
+			  "d %d: a ball around the whole box changed the table", d);
+		/* the Gaussian sums' l2 sensitivity is the ball's */
+		wide = cfg;
+		dpk_live_use_delta(&wide, 1e-6);
+		dpk_live_use_sum_l1(&wide, &box);
+		{
+			double		l2sq[3];
+
+			dpk_live_l2sq(&wide, l2sq);
+			CHECK(wide.sum_l1 == 0.0 && fabs(l2sq[1] - l2sq[0] * p2 * p2) < 1e-6 * l2sq[1],
+				  "d %d: Gaussian sums' squared l2 %g, not count sensitivity x %g^2", d,
+				  l2sq[1], p2);
+		}
+		free(lo);
+		free(hi);
+		free(x);
+	}
+}
+
+/*
+ * Released centres of a table with a ball lie in the ball (every row does,
+ * so the ball's nearest point to a centre is nearer to all of them): rows
+ * on the unit sphere of [-1, 1]^64, whose noisy lifted centres would sit
+ * farther out (a mean on the sphere plus noise outside it).
+ */
+static void
+test_ball_release(void)
+{
+	enum
+	{
+		BD = 64, PER = 3000
+	};
+	double		lower[BD],
+				upper[BD],
+				x[BD],
+				u[BD],
+				t[64];
+	DpkBox		box = {BD, lower, upper};
+	DpkLiveConfig cfg;
+	DpkCellMap	map;
+	DpkProjection proj;
+	uint64_t	data = 0x5EEDULL,
+				key_seed;
+	double		worst = 0.0;
+	int			c,
+				i,
+				j,
+				r;
+
+	for (j = 0; j < BD; j++)
+	{
+		lower[j] = -1.0;
+		upper[j] = 1.0;
+	}
+	dpk_live_defaults(&cfg, BD, 4, 1.0, 16, true);
+	dpk_live_use_projection(&cfg, 11);
+	dpk_live_use_ball(&cfg, &box, 1.0);
+	dpk_live_use_box(&cfg, &box);
+	cfg.level = dpk_live_choose_level_box(&cfg, &box, 4.0 * PER, 4194304.0);
+	dpk_cellmap_init(&map, BD);
+	dpk_projection_init(&proj, BD, cfg.dhat, dpk_projection_copy_seed(cfg.proj_seed, 0),
+						cfg.half_width);
+	for (c = 0; c < 4; c++)
+		for (i = 0; i < PER; i++)
+		{
+			double		n2 = 0.0;
+
+			for (j = 0; j < BD; j++)
+			{
+				x[j] = (j / 16 == c ? 0.25 : 0.0) + 0.02 * (unit_uniform(&data) - 0.5);
+				n2 += x[j] * x[j];
+			}
+			for (j = 0; j < BD; j++)
+				x[j] /= sqrt(n2);
+			dpk_box_normalize(&box, x, u);
+			dpk_box_to_metric(&box, u);
+			dpk_box_ball_clamp(BD, cfg.ball, u);
+			dpk_project_batch(&proj, u, 1, t);
+			dpk_live_add_projected(&cfg, &map, u, t, 1);
+		}
+	for (key_seed = 1; key_seed <= 4; key_seed++)
+	{
+		uint64_t	total = (uint64_t) cfg.copies * dpk_live_copy_cells(&cfg);
+		double	   *count = dpk_alloc(sizeof(double) * total),
+				   *sum = dpk_alloc(sizeof(double) * total * BD),
+					sumnorm;
+		uint8_t		key[DPK_KEY_BYTES],
+					nonce[DPK_NONCE_BYTES] = {0};
+		DpkStream	s = {0};
+		DpkLiveRelease rel;
+
+		dpk_key_from_seed(key_seed, key);
+		if (!dpk_stream_open(&s, key, nonce))
+			exit(1);
+		dpk_live_noisy_projected(&cfg, key, &map, 1, &s, count, sum, &sumnorm);
+		dpk_live_cluster_projected(&cfg, &box, count, sum, sumnorm, 1, dpk_stream_u64(&s),
+								   &rel);
+		for (c = 1; c <= 4; c++)
+			for (r = 0; r < c; r++)
+			{
+				double		n2 = 0.0;
+
+				for (j = 0; j < BD; j++)
+				{
+					double		v = rel.centers[((size_t) dpk_live_block(c) + r) * BD + j];
+
+					n2 += v * v;
+				}
+				worst = fmax(worst, sqrt(n2));
+			}
+		dpk_live_release_free(&rel);
+		dpk_stream_close(&s);
+		dpk_free(count);
+		dpk_free(sum);
+	}
+	CHECK(worst <= 1.0 + 1e-9, "a released centre at norm %.9g, outside the ball", worst);
+	dpk_projection_free(&proj);
+	dpk_cellmap_free(&map);
+}
+
 int
 main(void)
 {
@@ -994,5 +1267,7 @@ main(void)
 	test_use_sum_l1_choice();
 	test_sum_l1_scale();
 	test_sum_l1_noise_law();
+	test_ball_bounds();
+	test_ball_release();
 	UNIT_DONE("test_live_highd");
 }

@@ -1,0 +1,75 @@
+-- A norm bound (0.4): dp_attach(..., norm_bound => R) moves every row into
+-- the ball of radius R around the box's middle before it is counted; the
+-- lifting sums' noise is then that of the ball, not of the box.
+SELECT setseed(0.25);
+-- unit vectors of 64 coordinates in 4 groups, and the same directions scaled
+CREATE FUNCTION nb_dir(i int) RETURNS float8[] LANGUAGE sql IMMUTABLE AS $$
+    WITH t AS (SELECT j, (CASE WHEN j / 16 = i % 4 THEN 0.25 ELSE 0 END)
+                         + 0.01 * sin(i * (j + 1)) AS x
+               FROM generate_series(0, 63) j)
+    SELECT array_agg(x / (SELECT sqrt(sum(x * x)) FROM t) ORDER BY j) FROM t $$;
+CREATE FUNCTION nb_scale(v float8[], s float8) RETURNS float8[] LANGUAGE sql IMMUTABLE AS $$
+    SELECT array_agg(x * s ORDER BY o) FROM unnest(v) WITH ORDINALITY t(x, o) $$;
+SELECT round(sqrt(sum(x * x))::numeric, 12) AS unit_norm FROM unnest(nb_dir(7)) x;
+
+CREATE TABLE nb_sph (i int, v float8[]);
+CREATE TABLE nb_flat (x float8, y float8);
+
+-- refused, and nothing is attached
+SELECT dp_attach('nb_sph', ARRAY['v'], 4, 1.0, array_fill(-1::float8, ARRAY[64]),
+                 array_fill(1::float8, ARRAY[64]), horizon => 16, norm_bound => 0);
+SELECT dp_attach('nb_sph', ARRAY['v'], 4, 1.0, array_fill(-1::float8, ARRAY[64]),
+                 array_fill(1::float8, ARRAY[64]), horizon => 16, norm_bound => -1);
+SELECT dp_attach('nb_sph', ARRAY['v'], 4, 1.0, array_fill(-1::float8, ARRAY[64]),
+                 array_fill(1::float8, ARRAY[64]), horizon => 16, norm_bound => 'NaN');
+SELECT dp_attach('nb_sph', ARRAY['v'], 4, 1.0, array_fill(-1::float8, ARRAY[64]),
+                 array_fill(1::float8, ARRAY[64]), horizon => 16, norm_bound => 'Infinity');
+SELECT dp_attach('nb_flat', ARRAY['x', 'y'], 2, 1.0, ARRAY[-1, -1], ARRAY[1, 1], norm_bound => 1);
+SELECT count(*) AS attached FROM dpkmeans_internal.tracked
+WHERE relid::text IN ('nb_sph', 'nb_flat');
+
+-- attached with the ball: stored, in the triggers' arguments and the report
+SELECT dp_attach('nb_sph', ARRAY['v'], 4, 1.0, array_fill(-1::float8, ARRAY[64]),
+                 array_fill(1::float8, ARRAY[64]), horizon => 16, norm_bound => 1);
+SELECT norm_bound FROM dpkmeans_internal.tracked WHERE relid = 'nb_sph'::regclass;
+SELECT DISTINCT split_part(encode(tgargs, 'escape'), '\000', 1) AS tag,
+       split_part(encode(tgargs, 'escape'), '\000', 9) AS norm_bound
+FROM pg_trigger WHERE tgrelid = 'nb_sph'::regclass AND NOT tgisinternal;
+SELECT item, value FROM dp_privacy_report('nb_sph')
+WHERE item ~ '^(norm bound|sum sensitivity|sum noise)' ORDER BY item;
+
+-- the triggers move rows into the ball: the same directions at twice and
+-- three times the radius (inside the box) are the same points, so their statements' pending
+-- changes (one row each, beside the empty backfill) are byte for byte the
+-- same; at half the radius, inside the ball, they are not
+INSERT INTO nb_sph SELECT i, nb_scale(nb_dir(i), 2) FROM generate_series(1, 400) i;
+INSERT INTO nb_sph SELECT i, nb_scale(nb_dir(i), 3) FROM generate_series(1, 400) i;
+INSERT INTO nb_sph SELECT i, nb_scale(nb_dir(i), 0.5) FROM generate_series(1, 400) i;
+SELECT array_agg(n ORDER BY n DESC) AS statements_per_distinct_change
+FROM (SELECT count(*) AS n FROM dpkmeans_internal.delta WHERE relid = 'nb_sph'::regclass
+      GROUP BY md5(payload)) t;
+
+-- released centres lie in the ball too (each row does, so its nearest
+-- point of the ball is nearer to every row)
+SELECT dp_release('nb_sph');
+SELECT count(*) AS centres, bool_and(array_length(center, 1) = 64) AS dims,
+       max((SELECT sqrt(sum(x * x)) FROM unnest(center) x)) <= 1 + 1e-9 AS in_ball
+FROM dp_centers('nb_sph', 4);
+
+-- a ball around the whole box bounds nothing more: stored as no bound
+CREATE TABLE nb_wide (v float8[]);
+SELECT dp_attach('nb_wide', ARRAY['v'], 4, 1.0, array_fill(-1::float8, ARRAY[64]),
+                 array_fill(1::float8, ARRAY[64]), horizon => 16, norm_bound => 8);
+SELECT norm_bound FROM dpkmeans_internal.tracked WHERE relid = 'nb_wide'::regclass;
+SELECT count(*) AS norm_bound_rows FROM dp_privacy_report('nb_wide') WHERE item ~ '^norm bound';
+
+-- under (epsilon, delta) the sums' l2 sensitivity is the ball's
+CREATE TABLE nb_gsph (v float8[]);
+SELECT dp_attach('nb_gsph', ARRAY['v'], 4, 1.0, array_fill(-1::float8, ARRAY[64]),
+                 array_fill(1::float8, ARRAY[64]), horizon => 16, norm_bound => 1, delta => 1e-6);
+SELECT item, value FROM dp_privacy_report('nb_gsph')
+WHERE item ~ '^(norm bound|sum sensitivity)' ORDER BY item;
+
+SELECT dp_detach('nb_sph'), dp_detach('nb_wide'), dp_detach('nb_gsph');
+DROP TABLE nb_sph, nb_flat, nb_wide, nb_gsph;
+DROP FUNCTION nb_dir(int), nb_scale(float8[], float8);
