@@ -1767,7 +1767,10 @@ hd_streams(HdSuite *hs, const char *label, int copies, bool metric, uint64_t st)
 		for (j = 0; j < d; j++)
 			v[j] = (i % 2 ? 0.25 : 0.7) + 0.1 * (unif(&st) - 0.5);
 		if (metric)
+		{
 			dpk_box_to_metric(&hs->box, v);
+			dpk_box_ball_clamp(d, hs->nominal.ball, v);	/* the trigger's */
+		}
 		hd_add(hs, &hs->state_a, v, 1);
 		hd_add(hs, &hs->state_b, v, 1);
 	}
@@ -1926,8 +1929,8 @@ hd_suite_setup(HdSuite *hs, const char *label, int d, int copies, uint32_t T, bo
  */
 static void
 hd_l1_suite_setup(HdSuite *hs, const char *label, int d, const double *lower,
-				  const double *upper, uint32_t T, double eps, double weaken,
-				  bool weaken_deletes)
+				  const double *upper, double norm_bound, uint32_t T, double eps,
+				  double weaken, bool weaken_deletes)
 {
 	int			i,
 				j,
@@ -1960,6 +1963,9 @@ hd_l1_suite_setup(HdSuite *hs, const char *label, int d, const double *lower,
 	dpk_live_defaults(&hs->nominal, d, KCLUST, eps, T, false);
 	dpk_live_use_projection(&hs->nominal, 4242);
 	/* a new table's choices for its box, the per-coordinate sums among them */
+	dpk_live_use_ball(&hs->nominal, &hs->box, norm_bound);
+	CHECK((norm_bound > 0.0) == (hs->nominal.ball > 0.0), "[%s] ball %g for norm bound %g",
+		  label, hs->nominal.ball, norm_bound);
 	dpk_live_use_box(&hs->nominal, &hs->box);
 	hs->nominal.level = 1;
 	hs->nominal.arity = DPK_TREE_ARITY_BINARY;
@@ -1978,6 +1984,8 @@ hd_l1_suite_setup(HdSuite *hs, const char *label, int d, const double *lower,
 		x[j] = j % 2 ? upper[j] : lower[j];
 	dpk_box_normalize(&hs->box, x, hs->u);
 	dpk_box_to_metric(&hs->box, hs->u);
+	/* with a ball: the corner moved onto it, as the trigger moves it */
+	dpk_box_ball_clamp(d, hs->nominal.ball, hs->u);
 	hs->qnorm = dpk_lift_quantize(d, hs->u, hs->q);
 	for (j = 0; j < d; j++)
 	{
@@ -2746,7 +2754,7 @@ main(int argc, char **argv)
 	static CellSuite cells[3];
 	static KarySuite karys[4];
 	int			nkary = 0;
-	static HdSuite hds[3];
+	static HdSuite hds[4];
 	static VecSuite vecs[2];
 	static OsSuite oss[2];
 	int			ncell = 0;
@@ -2814,6 +2822,10 @@ main(int argc, char **argv)
 		static const double l1_lo[6] = {0, 0, -1, 0, 5, 0},
 					l1_hi[6] = {10, 2, 1, 3, 8, 5};
 
+		/* a cube with a norm bound of 3 (0.3 in metric positions) */
+		static const double ball_lo[8] = {0, 0, 0, 0, 0, 0, 0, 0},
+					ball_hi[8] = {10, 10, 10, 10, 10, 10, 10, 10};
+
 		for (j = 0; j < 64; j++)
 		{
 			corner[j] = j % 2 ? 0.999 : 0.001;
@@ -2833,7 +2845,9 @@ main(int argc, char **argv)
 		hd_suite_setup(&hds[1], "highd fallback", 6, 1, 8, false, 1600.0, 0.9, 0.0,
 					   near_mid, weaken, weaken_deletes);
 		CHECK(!hds[0].fallback && hds[1].fallback, "high-d suites: cube then fallback");
-		hd_l1_suite_setup(&hds[2], "hd l1", 6, l1_lo, l1_hi, 8, HD_L1_EPS, weaken,
+		hd_l1_suite_setup(&hds[2], "hd l1", 6, l1_lo, l1_hi, 0.0, 8, HD_L1_EPS, weaken,
+						  weaken_deletes);
+		hd_l1_suite_setup(&hds[3], "hd ball", 8, ball_lo, ball_hi, 3.0, 8, HD_L1_EPS, weaken,
 						  weaken_deletes);
 		vec_suite_setup(&vecs[0], "cube noise", 4, 64.0, cube_shift, weaken);
 		vec_suite_setup(&vecs[1], "Laplace fallback", 6, 1.2, fb_shift, weaken);
@@ -2845,7 +2859,7 @@ main(int argc, char **argv)
 			total_events += karys[i].s.nev;
 		for (i = 0; i < 2; i++)
 			total_events += hds[i].s.nev + vecs[i].s.nev + oss[i].s.nev;
-		total_events += hds[2].s.nev;
+		total_events += hds[2].s.nev + hds[3].s.nev;
 	}
 	/* Two intervals per event, each missing on either side with prob. tail. */
 	g_tail = CONFIDENCE / (4.0 * total_events);
@@ -2929,7 +2943,7 @@ main(int argc, char **argv)
 		kary_suite_go(&karys[i], runs / (karys[i].T > 256 ? 10 : 1), key_base);
 		suite_judge(&karys[i].s);
 	}
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < 4; i++)
 	{
 		hd_suite_go(&hds[i], runs, key_base);
 		suite_judge(&hds[i].s);
