@@ -28,3 +28,21 @@ COMMENT ON FUNCTION dp_attach(regclass, text[], int, float8, float8[], float8[],
 UPDATE pg_catalog.pg_proc p
 SET proacl = nullif(current_setting('dpkmeans_upgrade.acl_dp_attach'), '')::aclitem[]
 WHERE p.oid = 'dp_attach(regclass, text[], int, float8, float8[], float8[], int, text, float8, float8, text, float8)'::regprocedure;
+
+-- The same bound for one-shot releases: dp_kmeans(..., norm_bound => R).
+SELECT set_config('dpkmeans_upgrade.acl_dp_kmeans', coalesce(p.proacl::text, ''), true)
+FROM pg_catalog.pg_proc p
+WHERE p.oid = 'dp_kmeans(text, int, float8, float8[], float8[], float8, float8, text)'::regprocedure;
+DROP FUNCTION dp_kmeans(text, int, float8, float8[], float8[], float8, float8, text);
+CREATE FUNCTION dp_kmeans(query text, k int, epsilon float8,
+                          lower float8[], upper float8[], n float8 DEFAULT NULL,
+                          delta float8 DEFAULT 0, objective text DEFAULT 'kmeans',
+                          norm_bound float8 DEFAULT NULL)
+RETURNS TABLE(cluster int, center float8[], noisy_size float8)
+AS 'MODULE_PATHNAME', 'dp_kmeans'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION dp_kmeans(text, int, float8, float8[], float8[], float8, float8, text, float8) IS
+'one-shot k-means (objective ''kmeans'') or k-median (''kmedian'') of the points a SELECT returns (exactly k rows): epsilon-DP, or (epsilon, delta)-DP with discrete Gaussian noise when delta > 0; norm_bound: rows moved into the ball of that radius around the box''s middle (6 or more columns)';
+UPDATE pg_catalog.pg_proc p
+SET proacl = nullif(current_setting('dpkmeans_upgrade.acl_dp_kmeans'), '')::aclitem[]
+WHERE p.oid = 'dp_kmeans(text, int, float8, float8[], float8[], float8, float8, text, float8)'::regprocedure;

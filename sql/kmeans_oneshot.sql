@@ -46,11 +46,11 @@ SELECT count(*) FROM sink;
 
 -- the query runs with the caller's rights
 CREATE ROLE dpk_noread;
-GRANT EXECUTE ON FUNCTION dp_kmeans(text, int, float8, float8[], float8[], float8, float8, text) TO dpk_noread;
+GRANT EXECUTE ON FUNCTION dp_kmeans(text, int, float8, float8[], float8[], float8, float8, text, float8) TO dpk_noread;
 SET ROLE dpk_noread;
 SELECT count(*) FROM dp_kmeans('SELECT x, y FROM blobs', 2, 1, ARRAY[0, 0], ARRAY[100, 100]);
 RESET ROLE;
-REVOKE EXECUTE ON FUNCTION dp_kmeans(text, int, float8, float8[], float8[], float8, float8, text) FROM dpk_noread;
+REVOKE EXECUTE ON FUNCTION dp_kmeans(text, int, float8, float8[], float8[], float8, float8, text, float8) FROM dpk_noread;
 DROP ROLE dpk_noread;
 DROP FUNCTION writes();
 DROP TABLE sink, blobs;

@@ -70,6 +70,21 @@ SELECT dp_attach('nb_gsph', ARRAY['v'], 4, 1.0, array_fill(-1::float8, ARRAY[64]
 SELECT item, value FROM dp_privacy_report('nb_gsph')
 WHERE item ~ '^(norm bound|sum sensitivity)' ORDER BY item;
 
+-- one-shot: dp_kmeans(..., norm_bound => 1) on the same rows; k rows, every
+-- centre in the ball, and the same refusals
+SELECT count(*) AS centres,
+       max((SELECT sqrt(sum(x * x)) FROM unnest(center) x)) <= 1 + 1e-9 AS in_ball
+FROM dp_kmeans('SELECT v FROM nb_sph', 4, 1.0, array_fill(-1::float8, ARRAY[64]),
+               array_fill(1::float8, ARRAY[64]), norm_bound => 1);
+SELECT count(*) FROM dp_kmeans('SELECT v FROM nb_sph', 4, 1.0, array_fill(-1::float8, ARRAY[64]),
+               array_fill(1::float8, ARRAY[64]), delta => 1e-6, norm_bound => 1);
+SELECT count(*) FROM dp_kmeans('SELECT v FROM nb_sph', 4, 1.0, array_fill(-1::float8, ARRAY[64]),
+               array_fill(1::float8, ARRAY[64]), objective => 'kmedian', norm_bound => 1);
+SELECT count(*) FROM dp_kmeans('SELECT v FROM nb_sph', 4, 1.0, array_fill(-1::float8, ARRAY[64]),
+               array_fill(1::float8, ARRAY[64]), norm_bound => -2);
+SELECT count(*) FROM dp_kmeans('SELECT x, y FROM nb_flat', 2, 1.0, ARRAY[-1, -1], ARRAY[1, 1],
+               norm_bound => 1);
+
 SELECT dp_detach('nb_sph'), dp_detach('nb_wide'), dp_detach('nb_gsph');
 DROP TABLE nb_sph, nb_flat, nb_wide, nb_gsph;
 DROP FUNCTION nb_dir(int), nb_scale(float8[], float8);

@@ -489,33 +489,6 @@ capture_arg(FunctionCallInfo fcinfo, int argno)
 }
 
 /*
- * norm_bound (0.4): NULL or absent, no bound (0); else a finite radius > 0
- * for a table of at least DPK_HIGHD_MIN_D columns (projected: only their
- * lifting sums gain from it).
- */
-static double
-norm_bound_arg(FunctionCallInfo fcinfo, int argno, int d)
-{
-	double		r;
-
-	if (PG_NARGS() <= argno || PG_ARGISNULL(argno))
-		return 0.0;
-	r = PG_GETARG_FLOAT8(argno);
-	if (!(r > 0.0) || isinf(r))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("norm_bound must be a finite number greater than 0"),
-				 errhint("Give the largest distance of a row from the box's middle in the columns' units (1 for unit-norm embeddings in [-1, 1]), or omit it.")));
-	if (d < DPK_HIGHD_MIN_D)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("norm_bound applies to tables of at least %d columns", DPK_HIGHD_MIN_D),
-				 errdetail("The table has %d columns; its cells are counted in the box, where a norm bound changes no noise.", d),
-				 errhint("Omit norm_bound.")));
-	return r;
-}
-
-/*
  * dp_attach(tbl, columns, k, epsilon, lower, upper, horizon, mode, size_hint,
  * delta, capture, norm_bound)
  */
@@ -571,7 +544,7 @@ dp_attach(PG_FUNCTION_ARGS)
 	tr.delta = dpk_pg_delta_arg(fcinfo, 9);
 	tr.colnames = check_columns(tr.relid, PG_GETARG_ARRAYTYPE_P(1), &tr.ncols, &attnums);
 	tr.capture_wal = capture_arg(fcinfo, 10);
-	tr.norm_bound = norm_bound_arg(fcinfo, 11, tr.d);
+	tr.norm_bound = dpk_pg_norm_bound_arg(fcinfo, 11, tr.d);
 	if (tr.capture_wal)
 	{
 		/* the slot first: it can only be created before this transaction writes */

@@ -97,6 +97,24 @@ dpk_box_ball_clamp(int d, double radius, double *v)
 		v[j] = 0.5 + (v[j] - 0.5) * s;
 }
 
+/* A norm bound's radius in metric positions, or 0 (see grid.h). */
+double
+dpk_box_ball_radius(const DpkBox *box, double norm_bound)
+{
+	double		wmax = dpk_box_max_width(box),
+				r = norm_bound / wmax,
+				half_diag = 0.0;
+	int			j;
+
+	for (j = 0; j < box->d; j++)
+	{
+		double		h = 0.5 * (box->upper[j] - box->lower[j]) / wmax;
+
+		half_diag += h * h;
+	}
+	return r > 0.0 && r < sqrt(half_diag) ? r : 0.0;
+}
+
 /* Metric position to a point of the box (see grid.h). */
 void
 dpk_box_from_metric(const DpkBox *box, const double *v, double *x)

@@ -59,6 +59,13 @@ void		dpk_box_to_metric(const DpkBox *box, double *u);
 void		dpk_box_ball_clamp(int d, double radius, double *v);
 
 /*
+ * The metric radius of a norm bound (norm_bound / w_max) when that is
+ * inside the box's half-diagonal, else 0: such a ball holds the whole box
+ * and bounds nothing the box does not.
+ */
+double		dpk_box_ball_radius(const DpkBox *box, double norm_bound);
+
+/*
  * The point of the box at metric position v (the inverse of the above,
  * x_j = middle_j + (v_j - 1/2) w_max), clamped into the box: a clamped
  * centre is nearer to every point of the box.

@@ -43,6 +43,7 @@ dpk_highd_defaults(DpkHighdConfig *cfg, double epsilon, int k)
 	cfg->delta = 0.0;
 	cfg->objective = DPK_OBJECTIVE_KMEANS;
 	cfg->lift_shrink = true;
+	cfg->ball = 0.0;
 }
 
 /*
@@ -122,6 +123,16 @@ dpk_highd_nearest(const double *t, const double *pc, int k, int dhat)
 
 /* ---- histograms and partitions ---- */
 
+/* A norm bound for a one-shot release (see highd.h). */
+void
+dpk_highd_use_ball(DpkHighdConfig *cfg, const DpkBox *box, double norm_bound)
+{
+	cfg->ball = dpk_box_ball_radius(box, norm_bound);
+	if (cfg->ball > 0.0)
+		cfg->half_width = fmin(cfg->half_width,
+							   DPK_BALL_HALF_WIDTH * cfg->ball / sqrt((double) box->d));
+}
+
 /*
  * Rows of chunk `done` of the input, clamped into the box, in metric
  * positions (dpk_box_to_metric: k-means in the columns' units); returns the
@@ -138,6 +149,7 @@ load_chunk(const DpkHighdPlan *pl, size_t done, double *u)
 	{
 		dpk_box_normalize(pl->box, pl->points + (done + i) * pl->d, u + i * pl->d);
 		dpk_box_to_metric(pl->box, u + i * pl->d);
+		dpk_box_ball_clamp(pl->d, pl->cfg->ball, u + i * pl->d);
 	}
 	return rows;
 }
@@ -781,6 +793,8 @@ dpk_highd_finish(const DpkHighdPlan *pl, const DpkHighdOut *out, DpkOneshotResul
 	res->sizes = dpk_alloc(sizeof(double) * k);
 	for (j = 0; j < k; j++)
 	{
+		/* every row is in the ball, so its nearest point is nearer to all */
+		dpk_box_ball_clamp(d, pl->cfg->ball, out->centers + (size_t) j * d);
 		dpk_box_from_metric(pl->box, out->centers + (size_t) j * d,
 							res->centers + (size_t) j * d);
 		res->sizes[j] = out->sizes[j] > 0.0 ? out->sizes[j] : 0.0;

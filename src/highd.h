@@ -200,6 +200,10 @@ typedef struct DpkHighdConfig
 								 * plane moves toward the other parts' noisy
 								 * mean (dpk_lift_rest_mean); false: the
 								 * plain noisy means */
+	double		ball;			/* a norm bound's radius in metric positions
+								 * (dpk_highd_use_ball): rows moved into
+								 * that ball around the box's middle, the
+								 * sums' noise sized to it; 0, none */
 } DpkHighdConfig;
 
 /*
@@ -208,6 +212,18 @@ typedef struct DpkHighdConfig
  * behind each are in doc/benchmarks.md, "Measurements behind the defaults".
  */
 void		dpk_highd_defaults(DpkHighdConfig *cfg, double epsilon, int k);
+
+/*
+ * A norm bound for a one-shot release (dp_kmeans's norm_bound): rows lie
+ * within norm_bound of the box's middle in the columns' units, so every
+ * row is moved into that ball (dpk_box_ball_clamp) before it is counted,
+ * the lifting sums take one discrete Laplace per coordinate at the ball's
+ * l1 bound when that beats the cube noise (Gaussian: the ball's l2), the
+ * projected box narrows to DPK_BALL_HALF_WIDTH ball / sqrt(d) and the
+ * centres are moved into the ball.  A bound at least the box's
+ * half-diagonal changes nothing (ball 0).  Public: the argument and box.
+ */
+void		dpk_highd_use_ball(DpkHighdConfig *cfg, const DpkBox *box, double norm_bound);
 
 /* Approximate DP: delta and, delta > 0, the Gaussian lift share (0: no change). */
 void		dpk_highd_use_delta(DpkHighdConfig *cfg, double delta);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "dpk_mem.h"
+#include "lift.h"
 #include "rugnik.h"
 #include "zcdp.h"
 
@@ -42,6 +43,36 @@ plan_scale(bool gauss, double sensitivity, double eps, int vector_d, DpkNoise *n
 }
 
 /*
+ * The lifting sums of a plan with a ball (dpk_highd_use_ball): one point's
+ * contribution within p = dpk_lift_point_l2 in l2.  Gaussian: sigma^2 from
+ * p^2.  Pure: one discrete Laplace per coordinate at the l1 bound sqrt(d) p
+ * when its variance is below the cube noise's at U/2.
+ */
+static void
+plan_ball_sums(DpkHighdPlan *pl)
+{
+	int			d = pl->d;
+	double		p = dpk_lift_point_l2(d, pl->cfg->ball),
+				eps = pl->eps.eps_lift_sum;
+	DpkNoise	n;
+
+	if (pl->cfg->delta > 0.0)
+	{
+		n = dpk_noise_gauss(dpk_gauss_scale_from_double(dpk_zcdp_sigma2(p * p, eps)));
+		pl->sum_scale = n;
+		pl->sum_var = dpk_noise_variance(&n, d);
+		return;
+	}
+	n = dpk_noise_laplace(dpk_scale_from_double(sqrt((double) d) * p / eps));
+	n.coords = true;
+	if (dpk_noise_variance(&n, d) < pl->sum_var)
+	{
+		pl->sum_scale = n;
+		pl->sum_var = dpk_noise_variance(&n, d);
+	}
+}
+
+/*
  * The noise scales of a plan from its budget.  Sensitivities of one point:
  * 1 on the counts of a grid or a partition; U / 2 in every coordinate
  * (l-infinity) of a sum vector of centred fixed-point coordinates, which
@@ -61,6 +92,8 @@ plan_scales(DpkHighdPlan *pl)
 		eps->eps_group = 0.0;
 	pl->have_lift = plan_scale(g, DPK_LIFT_UNITS / 2.0, eps->eps_lift_sum, d, &pl->sum_scale,
 							   &pl->sum_var);
+	if (pl->have_lift && cfg->ball > 0.0)
+		plan_ball_sums(pl);
 	if (cfg->lift_mode == DPK_LIFT_CELL && eps->eps_lift_count <= 0.0)
 	{
 		pl->lift_count_scale = pl->count_scale;
@@ -69,7 +102,9 @@ plan_scales(DpkHighdPlan *pl)
 	else if (!plan_scale(g, 1.0, eps->eps_lift_count, 0, &pl->lift_count_scale,
 						 &pl->lift_count_var))
 		pl->have_lift = false;
-	pl->have_norm = plan_scale(g, d * (DPK_LIFT_UNITS / 2.0) * (DPK_LIFT_UNITS / 2.0),
+	pl->have_norm = plan_scale(g, cfg->ball > 0.0
+							   ? dpk_lift_point_l2(d, cfg->ball) * dpk_lift_point_l2(d, cfg->ball)
+							   : d * (DPK_LIFT_UNITS / 2.0) * (DPK_LIFT_UNITS / 2.0),
 							   eps->eps_lift_norm, 0, &pl->norm_scale, &pl->norm_var);
 	/* refinement steps (research): scale 1 and no noise unless budgeted */
 	plan_scale(g, 1.0, 0.0, 0, &pl->refine_count_scale, &pl->refine_count_var);

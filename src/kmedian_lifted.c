@@ -269,6 +269,7 @@ oneshot_cell_stats(const DpkHighdPlan *pl, const DpkProjection *proj0, int lm,
 			/* metric positions, as the rest of the one-shot pipeline */
 			dpk_box_normalize(pl->box, pl->points + (done + i) * d, u + i * d);
 			dpk_box_to_metric(pl->box, u + i * d);
+			dpk_box_ball_clamp(d, pl->cfg->ball, u + i * d);
 		}
 		dpk_project_batch(proj0, u, rows, t);
 		for (i = 0; i < rows; i++)

@@ -30,6 +30,17 @@ dpk_lift_quantize(int d, const double *u, int64_t *q)
 	return norm;
 }
 
+/* One point's l2 bound in lifting units (see lift.h). */
+double
+dpk_lift_point_l2(int d, double ball)
+{
+	double		cube = sqrt((double) d) * (DPK_LIFT_UNITS / 2.0);
+
+	if (!(ball > 0.0))
+		return cube;
+	return fmin((ball * DPK_LIFT_UNITS + 0.5 * sqrt((double) d)) * (1.0 + 1e-9), cube);
+}
+
 /* Smallest count whose lifted mean we trust over the fallback (see lift.h). */
 double
 dpk_lift_min_count(double count_var, double sum_var_norm)

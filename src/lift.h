@@ -31,6 +31,23 @@
 #define DPK_LIFT_UNITS 1024
 
 /*
+ * The projected box's half-width per unit of a ball's radius over sqrt(d):
+ * a point at distance r from the middle has projected coordinates of sd
+ * r / sqrt(d), and the cube's half-width 0.75 is 0.75 sqrt(12) = 2.6 of the
+ * sd of a uniform point's (sqrt(1/12)).
+ */
+#define DPK_BALL_HALF_WIDTH 2.6
+
+/*
+ * The l2 bound of one point's lifting contribution q (dpk_lift_quantize):
+ * sqrt(d) U/2 in the cube; with a ball of metric radius ball > 0, ball U
+ * plus the rounding's sqrt(d)/2 (times 1 + 1e-9 for the clamp's
+ * floating-point error), whichever is less.  Its l1 bound is sqrt(d) times
+ * this (Cauchy-Schwarz), its squared norm this squared.
+ */
+double		dpk_lift_point_l2(int d, double ball);
+
+/*
  * Fixed-point centred contribution of a normalized point to the lifting sums:
  * q_j = round((u_j - 1/2) DPK_LIFT_UNITS), returns sum_j q_j^2.
  */

@@ -600,35 +600,18 @@ dpk_live_box_sum_l1(const DpkBox *box)
 void
 dpk_live_use_ball(DpkLiveConfig *cfg, const DpkBox *box, double norm_bound)
 {
-	double		r = norm_bound / dpk_box_max_width(box),
-				half_diag = 0.0;
-	int			j;
-
-	for (j = 0; j < box->d; j++)
-	{
-		double		h = 0.5 * (box->upper[j] - box->lower[j]) / dpk_box_max_width(box);
-
-		half_diag += h * h;
-	}
-	cfg->ball = cfg->dhat > 0 && r > 0.0 && r < sqrt(half_diag) ? r : 0.0;
+	cfg->ball = cfg->dhat > 0 ? dpk_box_ball_radius(box, norm_bound) : 0.0;
 	/* the projected box: as many of a projected coordinate's sd as the cube's */
 	if (cfg->ball > 0.0)
 		cfg->half_width = fmin(cfg->half_width,
-							   DPK_LIVE_BALL_HALF_WIDTH * cfg->ball / sqrt((double) box->d));
+							   DPK_BALL_HALF_WIDTH * cfg->ball / sqrt((double) box->d));
 }
 
 /* One point's l2 bound in lifting units (see live_core.h). */
 double
 dpk_live_point_l2(const DpkLiveConfig *cfg)
 {
-	double		cube = sqrt((double) cfg->d) * (DPK_LIFT_UNITS / 2.0),
-				ball;
-
-	if (!(cfg->ball > 0.0))
-		return cube;
-	/* the clamp's floating-point error is far below the 1e-9 */
-	ball = (cfg->ball * DPK_LIFT_UNITS + 0.5 * sqrt((double) cfg->d)) * (1.0 + 1e-9);
-	return fmin(ball, cube);
+	return dpk_lift_point_l2(cfg->d, cfg->ball);
 }
 
 /* Per-coordinate sums when the box makes them cheaper (see live_core.h). */

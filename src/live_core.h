@@ -371,14 +371,6 @@ double		dpk_live_box_sum_l1(const DpkBox *box);
 void		dpk_live_use_sum_l1(DpkLiveConfig *cfg, const DpkBox *box);
 
 /*
- * The projected box's half-width per unit of a ball's radius over sqrt(d):
- * a point at distance r from the middle has projected coordinates of sd
- * r / sqrt(d), and the cube's half-width 0.75 is 0.75 sqrt(12) = 2.6 of the
- * sd of a uniform point's (sqrt(1/12)).
- */
-#define DPK_LIVE_BALL_HALF_WIDTH 2.6
-
-/*
  * With a ball the counted level keeps a copy's noisy values, cells times
  * (d + 1), within this: d = 384 at level 2 (4 096 cells, 1.6 million
  * values, 1.5-4 s a release at horizon 4).  The ball's smaller sum noise
@@ -390,24 +382,18 @@ void		dpk_live_use_sum_l1(DpkLiveConfig *cfg, const DpkBox *box);
 /*
  * A norm bound for a projected table in metric positions: rows lie within
  * norm_bound of the box's middle in the columns' units (unit-norm
- * embeddings in [-1, 1]^d: 1), so cfg->ball = norm_bound / w_max when that
- * is inside the box's half-diagonal, else 0 (the box bounds more).  With a
- * ball the projected box shrinks to DPK_LIVE_BALL_HALF_WIDTH ball / sqrt(d)
- * when that is less than cfg->half_width: the grid's cells then cover the
- * ball's projection, not the box's (projected points beyond it are clamped
- * onto its faces, as for the cube).  Public: the argument and the box.
+ * embeddings in [-1, 1]^d: 1), so cfg->ball = dpk_box_ball_radius (0 when
+ * the box bounds more).  With a ball the projected box shrinks to
+ * DPK_BALL_HALF_WIDTH ball / sqrt(d) when that is less than
+ * cfg->half_width: the grid's cells then cover the ball's projection, not
+ * the box's (projected points beyond it are clamped onto its faces, as for
+ * the cube).  Public: the argument and the box.
  * Call after dpk_live_use_projection and before dpk_live_use_box and
  * dpk_live_use_sum_l1, which take the ball's bounds.
  */
 void		dpk_live_use_ball(DpkLiveConfig *cfg, const DpkBox *box, double norm_bound);
 
-/*
- * The l2 bound of one point's lifting contribution q (dpk_lift_quantize,
- * U = DPK_LIFT_UNITS): sqrt(d) U/2 in the cube; with a ball of radius r,
- * r U plus the rounding's sqrt(d)/2, whichever is less.  Its l1 bound is
- * sqrt(d) times this (Cauchy-Schwarz), its squared norm (the norm
- * counter's contribution) this squared.
- */
+/* dpk_lift_point_l2 of the table's d and ball. */
 double		dpk_live_point_l2(const DpkLiveConfig *cfg);
 
 /*

@@ -29,9 +29,10 @@
 
 #define FETCH_BATCH 10000
 
-/* Positions of dp_kmeans's delta and objective arguments (0-based). */
+/* Positions of dp_kmeans's delta, objective and norm_bound arguments (0-based). */
 #define DP_KMEANS_ARG_DELTA 6
 #define DP_KMEANS_ARG_OBJECTIVE 7
+#define DP_KMEANS_ARG_NORM_BOUND 8
 
 /*
  * Refuse anything but one plain SELECT: no data-modifying CTE, no row locks,
@@ -173,7 +174,7 @@ read_query_points(const char *query, int d, PointBuffer *buf)
 }
 
 /*
- * dp_kmeans(query, k, epsilon, lower, upper, n, delta, objective) ->
+ * dp_kmeans(query, k, epsilon, lower, upper, n, delta, objective, norm_bound) ->
  *		SETOF (cluster int, center float8[], noisy_size float8)
  *
  * objective 'kmedian' clusters the same coreset for the sum of distances
@@ -192,7 +193,8 @@ dp_kmeans(PG_FUNCTION_ARGS)
 	int			k,
 				d,
 				c;
-	double		eps;
+	double		eps,
+				norm_bound;
 	double	   *lo,
 			   *hi;
 	DpkBox		box;
@@ -226,6 +228,7 @@ dp_kmeans(PG_FUNCTION_ARGS)
 	dpk_pg_check_box(PG_ARGISNULL(3) ? NULL : PG_GETARG_ARRAYTYPE_P(3),
 					 PG_ARGISNULL(4) ? NULL : PG_GETARG_ARRAYTYPE_P(4),
 					 &lo, &hi, &d);
+	norm_bound = dpk_pg_norm_bound_arg(fcinfo, DP_KMEANS_ARG_NORM_BOUND, d);
 
 	dpk_lowd_defaults(&cfg, eps, k);
 	dpk_lowd_use_delta(&cfg, dpk_pg_delta_arg(fcinfo, DP_KMEANS_ARG_DELTA));
@@ -269,6 +272,7 @@ dp_kmeans(PG_FUNCTION_ARGS)
 		hcfg.public_n = cfg.public_n;
 		hcfg.max_cells = cfg.max_cells;
 		hcfg.objective = cfg.objective;
+		dpk_highd_use_ball(&hcfg, &box, norm_bound);
 		dpk_highd_oneshot_cluster(&box, buf.x, buf.n, &hcfg, stream, &res);
 	}
 	else

@@ -25,6 +25,7 @@
 #include "utils/memutils.h"
 
 #include "dpk_mem.h"
+#include "highd.h"
 #include "pgutil.h"
 
 double		dpk_max_cells = 4194304.0;
@@ -80,6 +81,29 @@ dpk_pg_check_epsilon(double epsilon, const char *argname)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("%s must be a positive finite number, got %g", argname, epsilon),
 				 errdetail("epsilon is the privacy budget, e.g. 0.1 to 2.")));
+}
+
+/* The norm_bound argument (see pgutil.h). */
+double
+dpk_pg_norm_bound_arg(FunctionCallInfo fcinfo, int argno, int d)
+{
+	double		r;
+
+	if (PG_NARGS() <= argno || PG_ARGISNULL(argno))
+		return 0.0;
+	r = PG_GETARG_FLOAT8(argno);
+	if (!(r > 0.0) || isinf(r))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("norm_bound must be a finite number greater than 0"),
+				 errhint("Give the largest distance of a row from the box's middle in the columns' units (1 for unit-norm embeddings in [-1, 1]), or omit it.")));
+	if (d < DPK_HIGHD_MIN_D)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("norm_bound applies to at least %d columns", DPK_HIGHD_MIN_D),
+				 errdetail("There are %d columns; their cells are counted in the box, where a norm bound changes no noise.", d),
+				 errhint("Omit norm_bound.")));
+	return r;
 }
 
 /* delta: exactly 0 (pure epsilon) or strictly between 0 and 1 (see pgutil.h). */

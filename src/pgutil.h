@@ -38,6 +38,14 @@ void		dpk_pg_check_epsilon(double epsilon, const char *argname);
  */
 double		dpk_pg_delta_arg(FunctionCallInfo fcinfo, int argno);
 
+/*
+ * The norm_bound argument number argno (0.4): 0 (no bound) when NULL or
+ * when the SQL signature has none; else a finite radius > 0 for at least
+ * DPK_HIGHD_MIN_D columns (projected: only their lifting sums gain from
+ * it), or ERROR (22023, or 0A000 below that many columns).
+ */
+double		dpk_pg_norm_bound_arg(FunctionCallInfo fcinfo, int argno, int d);
+
 /* ERROR unless k >= 1 (and <= kmax when kmax > 0). */
 void		dpk_pg_check_k(int k, int kmax);
 

@@ -88,7 +88,8 @@
  *			 declared box [-1, 1]^d
  *	 --norm-bound R  configure as dp_attach does with norm_bound => R
  *			 (dpk_live_use_ball, then dpk_live_use_box; R = 0: the same
- *			 configuration without a ball), rows clamped into the ball
+ *			 configuration without a ball), rows clamped into the ball; the
+ *			 one-shot column as dp_kmeans(..., norm_bound => R)
  *	 tuning, applied after dpk_live_use_projection (before the level choice):
  *	 --copies N  --sum-share X  --norm-share X  --threshold X  --dhat N,
  *	 --lift heavy|weighted (dpk_lift_centers_heavy or _weighted),
@@ -447,6 +448,9 @@ live_release(Live *lv, const DpkBox *box, const uint8_t key[DPK_KEY_BYTES],
 	return out;
 }
 
+/* --norm-bound for the one-shot column too (0: none). */
+static double oneshot_norm_bound = 0.0;
+
 /* dp_kmeans (high d) with budget eps on the current points. */
 static double
 oneshot_cost(const DpkBox *box, const double *cur, size_t ncur, int k, double eps,
@@ -462,6 +466,7 @@ oneshot_cost(const DpkBox *box, const double *cur, size_t ncur, int k, double ep
 	dpk_highd_use_delta(&cfg, bench_delta);
 	cfg.max_cells = MAX_CELLS;
 	cfg.restarts = restarts;
+	dpk_highd_use_ball(&cfg, box, oneshot_norm_bound);
 	dpk_highd_oneshot_cluster(box, cur, ncur, &cfg, &s, &res);
 	cost = dpk_kmeans_cost(cur, NULL, (int) ncur, box->d, res.centers, k, NULL);
 	dpk_oneshot_result_free(&res);
@@ -1071,7 +1076,10 @@ main(int argc, char **argv)
 		else if (strcmp(a, "--sphere") == 0)
 			opt.sphere = true;
 		else if (strcmp(a, "--norm-bound") == 0)
+		{
 			opt.norm_bound = atof(arg_value(argc, argv, &i));
+			oneshot_norm_bound = opt.norm_bound;
+		}
 		else if (strcmp(a, "--box-upper") == 0)
 			opt.box_upper = atof(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--level-delta") == 0)

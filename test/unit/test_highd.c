@@ -12,6 +12,7 @@
 #include "dpk_mem.h"
 #include "grid.h"
 #include "highd.h"
+#include "lift.h"
 #include "kmeans.h"
 #include "noise.h"
 #include "unit.h"
@@ -640,6 +641,114 @@ test_box_geometry(void)
 	dpk_free(x);
 }
 
+/*
+ * dp_kmeans with a norm bound (dpk_highd_use_ball): rows are moved into the
+ * ball before anything is counted, so the same directions at twice and at
+ * three times the radius give the same release under the same key, and at
+ * half the radius (inside the ball) another; every centre lies in the
+ * ball, pure and Gaussian; the sums' noise per coordinate is below the
+ * cube's.
+ */
+static void
+test_oneshot_ball(void)
+{
+	enum
+	{
+		D = 64, N = 4000, K = 4
+	};
+	double		lower[D],
+				upper[D];
+	DpkBox		box = {D, lower, upper};
+	double	   *dir = dpk_alloc(sizeof(double) * N * D),
+			   *x = dpk_alloc(sizeof(double) * N * D),
+			   *centres[3];
+	static const double scales[3] = {2.0, 3.0, 0.5};
+	double		worst = 0.0;
+	DpkHighdConfig cfg;
+	DpkOneshotResult res;
+	DpkStream	s;
+	int			i,
+				j,
+				v,
+				g;
+
+	for (j = 0; j < D; j++)
+	{
+		lower[j] = -1.0;
+		upper[j] = 1.0;
+	}
+	for (i = 0; i < N; i++)
+	{
+		double		n2 = 0.0;
+
+		for (j = 0; j < D; j++)
+		{
+			dir[(size_t) i * D + j] = (j / 16 == i % K ? 0.25 : 0.0) + 0.02 * unit_normal(&test_state);
+			n2 += dir[(size_t) i * D + j] * dir[(size_t) i * D + j];
+		}
+		for (j = 0; j < D; j++)
+			dir[(size_t) i * D + j] /= sqrt(n2);
+	}
+	for (v = 0; v < 3; v++)
+	{
+		for (i = 0; i < N * D; i++)
+			x[i] = scales[v] * dir[i];
+		dpk_highd_defaults(&cfg, 1.0, K);
+		dpk_highd_use_ball(&cfg, &box, 1.0);
+		open_stream(&s, 91);
+		dpk_highd_oneshot_cluster(&box, x, N, &cfg, &s, &res);
+		centres[v] = dpk_alloc(sizeof(double) * K * D);
+		memcpy(centres[v], res.centers, sizeof(double) * K * D);
+		dpk_oneshot_result_free(&res);
+		dpk_stream_close(&s);
+	}
+	CHECK(cfg.ball == 0.5 && cfg.half_width < 0.75, "ball %g, projected half-width %g",
+		  cfg.ball, cfg.half_width);
+	CHECK(memcmp(centres[0], centres[1], sizeof(double) * K * D) == 0,
+		  "rows at twice and three times the radius released differently");
+	CHECK(memcmp(centres[0], centres[2], sizeof(double) * K * D) != 0,
+		  "rows inside the ball released as rows outside it");
+	for (g = 0; g < 2; g++)
+	{
+		for (i = 0; i < N * D; i++)
+			x[i] = 3.0 * dir[i];
+		dpk_highd_defaults(&cfg, 1.0, K);
+		dpk_highd_use_delta(&cfg, g ? 1e-6 : 0.0);
+		dpk_highd_use_ball(&cfg, &box, 1.0);
+		open_stream(&s, 92 + (uint64_t) g);
+		dpk_highd_oneshot_cluster(&box, x, N, &cfg, &s, &res);
+		for (i = 0; i < K; i++)
+		{
+			double		n2 = 0.0;
+
+			for (j = 0; j < D; j++)
+				n2 += res.centers[(size_t) i * D + j] * res.centers[(size_t) i * D + j];
+			worst = fmax(worst, sqrt(n2));
+		}
+		dpk_oneshot_result_free(&res);
+		dpk_stream_close(&s);
+	}
+	CHECK(worst <= 1.0 + 1e-9, "a one-shot centre at norm %.9g, outside the ball", worst);
+	/* pure: one discrete Laplace per coordinate at the ball's l1 bound */
+	{
+		DpkHighdInfo info;
+		double		want;
+
+		dpk_highd_defaults(&cfg, 1.0, K);
+		dpk_highd_use_ball(&cfg, &box, 1.0);
+		open_stream(&s, 95);
+		dpk_highd_oneshot_cluster_info(&box, x, N, &cfg, &s, &res, &info);
+		want = sqrt((double) D) * dpk_lift_point_l2(D, 0.5) / info.budget.eps_lift_sum;
+		CHECK(fabs(info.sum_scale - want) <= 1e-6 * want,
+			  "one-shot sum scale %g with the ball, want %g", info.sum_scale, want);
+		dpk_oneshot_result_free(&res);
+		dpk_stream_close(&s);
+	}
+	for (v = 0; v < 3; v++)
+		dpk_free(centres[v]);
+	dpk_free(dir);
+	dpk_free(x);
+}
 
 int
 main(void)
@@ -651,5 +760,6 @@ main(void)
 	test_pipeline();
 	test_copies_cap();
 	test_box_geometry();
+	test_oneshot_ball();
 	UNIT_DONE("test_highd");
 }

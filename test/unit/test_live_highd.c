@@ -1073,7 +1073,7 @@ test_ball_bounds(void)
 		dpk_live_use_box(&plain, &box);
 		CHECK(cfg.ball == 0.5, "d %d: ball %g in metric positions, not 1 / 2", d, cfg.ball);
 		CHECK(cfg.half_width < plain.half_width &&
-			  fabs(cfg.half_width - DPK_LIVE_BALL_HALF_WIDTH * 0.5 / sqrt(d)) < 1e-12,
+			  fabs(cfg.half_width - DPK_BALL_HALF_WIDTH * 0.5 / sqrt(d)) < 1e-12,
 			  "d %d: projected half-width %g with a ball", d, cfg.half_width);
 		p2 = dpk_live_point_l2(&cfg);
 		CHECK(cfg.sum_l1 > 0.0 && cfg.sum_l1 <= sqrt(d) * p2 && plain.sum_l1 == 0.0,
