@@ -113,7 +113,7 @@ report_budget(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *
 		report_row(rsinfo, "projection",
 				   psprintf("random orthonormal %d x %d, public seed " UINT64_FORMAT
 							", projected box +-%g; %d copies, each point counted in every copy",
-							tr->dhat, tr->d, tr->proj_seed, DPK_LIVE_HALF_WIDTH, tr->copies));
+							tr->dhat, tr->d, tr->proj_seed, cfg->half_width, tr->copies));
 		report_row(rsinfo, "copies", psprintf("%d (sensitivities include the factor %d)",
 											  tr->copies, tr->copies));
 		if (tr->delta <= 0.0)
