@@ -237,6 +237,7 @@ dpk_store_merge_bytea(DpkCellMap *m, bytea *b, int sign)
 	"sampler_version, state_format, home_system_id, home_timeline, home_database, delta, " \
 	"trigger_format, "
 #define TRACKED_ARITY "tree_arity "
+#define TRACKED_ARITY_NORM "tree_arity, norm_bound "
 #define TRACKED_NO_ARITY "2 AS tree_arity "
 
 /* Read a table's configuration (see store.h). */
@@ -267,10 +268,15 @@ dpk_store_read_tracked(Oid relid, bool lock, MemoryContext ctx, DpkTracked *tr)
 			"WHERE relid = $1::oid::regclass FOR NO KEY UPDATE"
 			: "SELECT " TRACKED_COLUMNS_03 TRACKED_NO_ARITY "FROM dpkmeans_internal.tracked "
 			"WHERE relid = $1::oid::regclass";
-	else
+	else if (!store_has_norm_bound)
 		sql = lock ? "SELECT " TRACKED_COLUMNS_03 TRACKED_ARITY "FROM dpkmeans_internal.tracked "
 			"WHERE relid = $1::oid::regclass FOR NO KEY UPDATE"
 			: "SELECT " TRACKED_COLUMNS_03 TRACKED_ARITY "FROM dpkmeans_internal.tracked "
+			"WHERE relid = $1::oid::regclass";
+	else
+		sql = lock ? "SELECT " TRACKED_COLUMNS_03 TRACKED_ARITY_NORM "FROM dpkmeans_internal.tracked "
+			"WHERE relid = $1::oid::regclass FOR NO KEY UPDATE"
+			: "SELECT " TRACKED_COLUMNS_03 TRACKED_ARITY_NORM "FROM dpkmeans_internal.tracked "
 			"WHERE relid = $1::oid::regclass";
 	store_exec_rel(sql, relid, !lock, SPI_OK_SELECT);
 	if (SPI_processed == 0)
@@ -298,6 +304,7 @@ dpk_store_read_tracked(Oid relid, bool lock, MemoryContext ctx, DpkTracked *tr)
 	tr->delta = DatumGetFloat8(col_nn(0, "delta"));
 	tr->trigger_format = DatumGetInt32(col_nn(0, "trigger_format"));
 	tr->tree_arity = DatumGetInt32(col_nn(0, "tree_arity"));
+	tr->norm_bound = store_has_norm_bound ? DatumGetFloat8(col_nn(0, "norm_bound")) : 0.0;
 
 	deconstruct_array(DatumGetArrayTypeP(col_nn(0, "columns")), TEXTOID, -1, false,
 					  TYPALIGN_INT, &elems, &nulls, &tr->ncols);
@@ -324,14 +331,6 @@ dpk_store_read_tracked(Oid relid, bool lock, MemoryContext ctx, DpkTracked *tr)
 		DpkWalCapture wc;
 
 		tr->capture_wal = dpk_store_wal_read(relid, &wc);
-	}
-	tr->norm_bound = 0.0;
-	if (store_has_norm_bound)
-	{
-		store_exec_rel("SELECT norm_bound FROM dpkmeans_internal.tracked "
-					   "WHERE relid = $1::oid::regclass", relid, true, SPI_OK_SELECT);
-		if (SPI_processed > 0)
-			tr->norm_bound = DatumGetFloat8(col_nn(0, "norm_bound"));
 	}
 	return true;
 }
