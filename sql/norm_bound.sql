@@ -85,6 +85,36 @@ SELECT count(*) FROM dp_kmeans('SELECT v FROM nb_sph', 4, 1.0, array_fill(-1::fl
 SELECT count(*) FROM dp_kmeans('SELECT x, y FROM nb_flat', 2, 1.0, ARRAY[-1, -1], ARRAY[1, 1],
                norm_bound => 1);
 
+-- partitions: every path into a partitioned table moves rows into the ball.
+-- Rows hold direction nb_dir(k) at a scale beyond the radius; the same k
+-- at 2x and 3x through two paths must leave byte-identical deltas.
+CREATE TABLE nb_part (i int, k int, v float8[]) PARTITION BY RANGE (i);
+CREATE TABLE nb_part1 PARTITION OF nb_part FOR VALUES FROM (0) TO (1000);
+CREATE TABLE nb_part2 PARTITION OF nb_part FOR VALUES FROM (1000) TO (2000);
+INSERT INTO nb_part SELECT k, k, nb_scale(nb_dir(k), 2) FROM generate_series(1, 300) k;
+-- the backfill: k = 1..300 at 2x
+SELECT dp_attach('nb_part', ARRAY['v'], 4, 1.0, array_fill(-1::float8, ARRAY[64]),
+                 array_fill(1::float8, ARRAY[64]), horizon => 16, norm_bound => 1);
+-- partitions attached with their rows: k = 1..300 at 3x, then at 2x
+CREATE TABLE nb_part3 (i int, k int, v float8[]);
+INSERT INTO nb_part3 SELECT 2000 + k, k, nb_scale(nb_dir(k), 3) FROM generate_series(1, 300) k;
+ALTER TABLE nb_part ATTACH PARTITION nb_part3 FOR VALUES FROM (2000) TO (3000);
+CREATE TABLE nb_part4 (i int, k int, v float8[]);
+INSERT INTO nb_part4 SELECT 3000 + k, k, nb_scale(nb_dir(k), 2) FROM generate_series(1, 300) k;
+ALTER TABLE nb_part ATTACH PARTITION nb_part4 FOR VALUES FROM (3000) TO (4000);
+-- rows routed through the root at 2x, written into a partition at 3x, and
+-- through the root at 0.5x (inside the ball: not the same points)
+INSERT INTO nb_part SELECT 1000 + k, k, nb_scale(nb_dir(k), 2) FROM generate_series(1, 300) k;
+INSERT INTO nb_part2 SELECT 1000 + k, k, nb_scale(nb_dir(k), 3) FROM generate_series(1, 300) k;
+INSERT INTO nb_part SELECT 1000 + k, k, nb_scale(nb_dir(k), 0.5) FROM generate_series(1, 300) k;
+-- the scans (backfill, two attaches) and the two statements: two groups
+SELECT array_agg(n ORDER BY n DESC) AS deltas_per_distinct_change
+FROM (SELECT count(*) AS n FROM dpkmeans_internal.delta WHERE relid = 'nb_part'::regclass
+      GROUP BY md5(payload)) t;
+SELECT dp_verify('nb_part') AS counted_exactly;
+SELECT dp_detach('nb_part');
+DROP TABLE nb_part;
+
 SELECT dp_detach('nb_sph'), dp_detach('nb_wide'), dp_detach('nb_gsph');
 DROP TABLE nb_sph, nb_flat, nb_wide, nb_gsph;
 DROP FUNCTION nb_dir(int), nb_scale(float8[], float8);
