@@ -145,6 +145,19 @@ FROM pg_proc p
 WHERE p.proname IN ('dp_kmeans', 'dp_centers', 'dp_cost_curve', 'dp_attach')
   AND p.pronamespace = 'public'::regnamespace
 ORDER BY p.proname;
+-- 0.4 -> 0.5: dp_shard_attach gets a norm_bound argument (default 0, a
+-- table without a bound), with the privileges given on it kept
+REVOKE EXECUTE ON FUNCTION dp_shard_attach(regclass, text[], int, float8, float8[], float8[],
+    int, text, float8, int, float8, int, int, bigint, float8) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION dp_shard_attach(regclass, text[], int, float8, float8[], float8[],
+    int, text, float8, int, float8, int, int, bigint, float8) TO upgrade_runner;
+ALTER EXTENSION dpkmeans UPDATE TO '0.5';
+SELECT extversion FROM pg_extension WHERE extname = 'dpkmeans';
+SELECT p.oid::regprocedure AS function,
+       has_function_privilege('upgrade_runner', p.oid, 'EXECUTE') AS runner,
+       has_function_privilege('public', p.oid, 'EXECUTE') AS public
+FROM pg_proc p
+WHERE p.proname = 'dp_shard_attach' AND p.pronamespace = 'public'::regnamespace;
 DROP OWNED BY upgrade_runner;
 DROP ROLE upgrade_runner;
 

@@ -283,14 +283,10 @@ dpk_install_capture(const DpkTracked *tr, Oid relid)
 	bool		sharded;
 	int			i;
 
-	/* a foreign partition's rows are captured by its shard (src/shard.c) */
-	if (relkind == RELKIND_FOREIGN_TABLE && tr->norm_bound > 0.0)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("partition \"%s\" is a foreign table and \"%s\" has a norm bound",
-						get_rel_name(relid), get_rel_name(tr->relid)),
-				 errdetail("Shards count their rows in the box alone."),
-				 errhint("Attach the table without norm_bound to count foreign partitions.")));
+	/*
+	 * A foreign partition's rows are captured by its shard (src/shard.c),
+	 * with the table's norm bound.
+	 */
 	if (relkind == RELKIND_FOREIGN_TABLE)
 		return;
 	for (i = 0; i < tr->ncols; i++)

@@ -536,13 +536,43 @@ remote_extension_schema(Shard *sh)
 	return schema;
 }
 
+/*
+ * ERROR naming the shard unless its dpkmeans takes a norm bound in
+ * dp_shard_attach (0.5 on).
+ */
+static void
+check_remote_norm_bound(Shard *sh)
+{
+	const char *params[1] = {sh->remote_schema};
+	PGresult   *res = shard_exec(sh,
+								 "SELECT pg_catalog.to_regprocedure($1 || '.dp_shard_attach("
+								 "pg_catalog.regclass, pg_catalog.text[], int, float8, "
+								 "float8[], float8[], int, text, float8, int, float8, int, "
+								 "int, bigint, float8, float8)') IS NOT NULL",
+								 1, params, PGRES_TUPLES_OK);
+	bool		ok = PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+
+	PQclear(res);
+	if (!ok)
+	{
+		shard_close(sh);
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("dpkmeans on server \"%s\" of foreign partition \"%s\" cannot apply a norm bound",
+						sh->server_name, sh->partname),
+				 errdetail("Shards of a table with norm_bound need dpkmeans 0.5 or later."),
+				 errhint("Run ALTER EXTENSION dpkmeans UPDATE on the shard, or attach without norm_bound.")));
+	}
+}
+
 /* Attach capture on every foreign partition's table (see shard.h). */
 void
 dpk_shard_attach_all(const DpkTracked *tr)
 {
 	const char *hint = "Nothing was attached on the coordinator or on any shard.";
 	ListCell   *lc;
-	char	   *params[15];
+	char	   *params[16];
+	int			nparams = tr->norm_bound > 0.0 ? 16 : 15;
 
 	params[1] = text_array_literal(tr->colnames, tr->ncols);
 	params[2] = psprintf("%d", tr->k);
@@ -558,6 +588,8 @@ dpk_shard_attach_all(const DpkTracked *tr)
 	params[12] = psprintf("%d", tr->copies);
 	params[13] = psprintf(INT64_FORMAT, (int64) tr->proj_seed);
 	params[14] = psprintf("%.17g", tr->norm_share);
+	/* the bound only when set: shards still at 0.4 serve tables without one */
+	params[15] = psprintf("%.17g", tr->norm_bound);
 	foreach(lc, dpk_tree_relids(tr->relid, NoLock))
 	{
 		Oid			part = lfirst_oid(lc);
@@ -571,6 +603,8 @@ dpk_shard_attach_all(const DpkTracked *tr)
 		sh = shard_describe(part, NULL, hint);
 		shard_connect(sh, GetUserId());
 		sh->remote_schema = remote_extension_schema(sh);
+		if (nparams > 15)
+			check_remote_norm_bound(sh);
 		PQclear(shard_exec(sh, "BEGIN", 0, NULL, PGRES_COMMAND_OK));
 		foreach(oc, open_conns)
 			if (((OpenConn *) lfirst(oc))->conn == sh->conn)
@@ -579,9 +613,9 @@ dpk_shard_attach_all(const DpkTracked *tr)
 		res = shard_exec(sh, psprintf("SELECT %s.dp_shard_attach($1::pg_catalog.regclass, "
 									  "$2::pg_catalog.text[], $3::int, $4::float8, $5::float8[], "
 									  "$6::float8[], $7::int, $8, $9::float8, $10::int, "
-									  "$11::float8, $12::int, $13::int, $14::bigint, $15::float8)",
-									  sh->remote_schema),
-						 15, (const char *const *) params, PGRES_TUPLES_OK);
+									  "$11::float8, $12::int, $13::int, $14::bigint, $15::float8%s)",
+									  sh->remote_schema, nparams > 15 ? ", $16::float8" : ""),
+						 nparams, (const char *const *) params, PGRES_TUPLES_OK);
 		PQclear(res);
 		dpk_store_begin(&sw);
 		dpk_store_shard_add(tr->relid, part, sh->remote_schema);

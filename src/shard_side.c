@@ -52,6 +52,9 @@ dpk_shard_fingerprint(const DpkTracked *tr)
 	/* projected tables: normalized or metric positions (trigger format 3) */
 	if (tr->dhat > 0)
 		appendStringInfo(&s, " metric=%d", tr->trigger_format >= 3);
+	/* only when set, so that tables without a bound keep 0.4's fingerprint */
+	if (tr->norm_bound > 0.0)
+		appendStringInfo(&s, " norm_bound=%.17g", tr->norm_bound);
 	for (i = 0; i < tr->d; i++)
 		appendStringInfo(&s, " box%d=%.17g:%.17g", i, tr->lower[i], tr->upper[i]);
 	for (i = 0; i < tr->ncols; i++)
@@ -114,9 +117,11 @@ check_shard_relation(Oid relid)
 
 /*
  * dp_shard_attach(tbl, columns, k, epsilon, lower, upper, horizon, mode,
- * size_hint, level, sum_share, dhat, copies, proj_seed, norm_share): the
- * table's owner (the coordinator's user mapping role) captures its rows for
- * a coordinator with this configuration.  Existing rows are a pending delta.
+ * size_hint, level, sum_share, dhat, copies, proj_seed, norm_share,
+ * norm_bound): the table's owner (the coordinator's user mapping role)
+ * captures its rows for a coordinator with this configuration; norm_bound
+ * is the coordinator's stored bound (0: none).  Existing rows are a pending
+ * delta.
  * True when attached now, false when it already was with the same
  * configuration (a coordinator attaching again after a failed attempt).
  */
@@ -137,7 +142,7 @@ dp_shard_attach(PG_FUNCTION_ARGS)
 	bool		attached;
 	int			i;
 
-	for (i = 0; i < 15; i++)
+	for (i = 0; i < PG_NARGS(); i++)
 		if (PG_ARGISNULL(i))
 			ereport(ERROR,
 					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -171,6 +176,16 @@ dp_shard_attach(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("invalid shard configuration (level %d, dhat %d, copies %d)",
 						tr.level, tr.dhat, tr.copies)));
+	/* 0 is no bound; else the checks of dp_attach, and a projected table */
+	if (PG_NARGS() > 15 && PG_GETARG_FLOAT8(15) != 0.0)
+	{
+		tr.norm_bound = dpk_pg_norm_bound_arg(fcinfo, 15, tr.d);
+		if (tr.dhat == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid shard configuration (norm bound %g without projected dimensions)",
+							tr.norm_bound)));
+	}
 	tr.sampler_version = DPK_SAMPLER_VERSION;
 	tr.state_format = DPK_STATE_FORMAT;
 	tr.trigger_format = DPK_TRIGGER_FORMAT;

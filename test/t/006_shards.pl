@@ -254,6 +254,98 @@ app_fails(sprintf($attach, 'dist'), qr/table "dist" is managed by Citus.*\n.*\n.
 	'a Citus table');
 $coord->safe_psql('postgres', 'DROP TABLE pg_catalog.pg_dist_partition');
 
+# A norm bound reaches the shards: each moves its rows into the
+# coordinator's ball before counting them.  Rows hold direction dir(k)
+# (every coordinate 0.2-0.3 of a unit vector) at a scale beyond the radius:
+# the same k at 3x in the coordinator's local partition and at 2x straight
+# into a shard leave byte-identical deltas (one projection seed and one
+# configuration on every server).
+my $dir_sql = q{
+	CREATE FUNCTION dir(k int) RETURNS float8[] LANGUAGE sql IMMUTABLE AS $$
+	  WITH t AS (SELECT j, 1 + 0.2 * sin(k * (j + 1)) AS x FROM generate_series(0, 15) j)
+	  SELECT array_agg(x / (SELECT sqrt(sum(x * x)) FROM t) ORDER BY j) FROM t $$;
+	CREATE FUNCTION scaled(v float8[], s float8) RETURNS float8[] LANGUAGE sql IMMUTABLE AS $$
+	  SELECT array_agg(x * s ORDER BY o) FROM unnest(v) WITH ORDINALITY t(x, o) $$;
+};
+for my $node (@shards)
+{
+	$node->safe_psql('postgres', $dir_sql . q{
+		CREATE TABLE sph (id int, k int, v float8[]);
+		ALTER TABLE sph OWNER TO dpk_shard;
+	});
+}
+$s1->safe_psql('postgres',
+	'INSERT INTO sph SELECT 100000 + k, k, scaled(dir(k), 2) FROM generate_series(1, 300) k');
+as_app($dir_sql . q{
+	CREATE TABLE sph (id int, k int, v float8[]) PARTITION BY RANGE (id);
+	CREATE TABLE sph_local PARTITION OF sph FOR VALUES FROM (0) TO (100000);
+	CREATE FOREIGN TABLE sph_s1 PARTITION OF sph FOR VALUES FROM (100000) TO (200000)
+		SERVER s1 OPTIONS (schema_name 'public', table_name 'sph');
+	CREATE FOREIGN TABLE sph_s2 PARTITION OF sph FOR VALUES FROM (200000) TO (300000)
+		SERVER s2 OPTIONS (schema_name 'public', table_name 'sph');
+	SELECT dp_attach('sph', ARRAY['v'], 4, 1.0, array_fill(-1::float8, ARRAY[16]),
+		array_fill(1::float8, ARRAY[16]), horizon => 16, norm_bound => 1);
+});
+for my $node (@shards)
+{
+	is( $node->safe_psql('postgres', q{SELECT norm_bound || ' ' || (SELECT DISTINCT
+		split_part(encode(tgargs, 'escape'), '\000', 1) FROM pg_trigger
+		WHERE tgrelid = 'sph'::regclass AND tgname LIKE 'dpkmeans%')
+		FROM dpkmeans_internal.tracked WHERE relid = 'sph'::regclass}),
+		'1 dpkmeans:4', $node->name . ': the shard stores the bound, its triggers carry it');
+}
+as_app('INSERT INTO sph SELECT k, k, scaled(dir(k), 3) FROM generate_series(1, 300) k');
+$s2->safe_psql('postgres',
+	'SET ROLE dpk_shard; INSERT INTO sph SELECT 200000 + k, k, scaled(dir(k), 2) FROM generate_series(1, 300) k');
+my $deltas = q{SELECT string_agg(md5(payload), ' ' ORDER BY md5(payload))
+	FROM dpkmeans_internal.delta WHERE relid = '%s'::regclass};
+my %local = map { $_ => 1 } split(/ /, $coord->safe_psql('postgres', sprintf($deltas, 'app.sph')));
+my @shard = split(/ /, $s2->safe_psql('postgres', sprintf($deltas, 'sph')));
+# each side holds its (empty) backfill and the statement's delta
+is(scalar(@shard) . ' ' . scalar(grep { $local{$_} } @shard), '2 2',
+	'rows at 2x on a shard are counted as the same rows at 3x on the coordinator');
+# the backfill on shard 1 (2x) and rows routed through the coordinator at 0.5x
+as_app('INSERT INTO sph SELECT 100300 + k, k, scaled(dir(k), 0.5) FROM generate_series(1, 300) k');
+is(as_app(q{SELECT dp_verify('sph')}), 't', 'every server counts the bounded rows as the recount does');
+is(as_app(q{SELECT dp_release('sph')}), '1', 'the bounded sharded table releases');
+is(as_app(q{SELECT bool_and((SELECT sqrt(sum(x * x)) FROM unnest(center) x) <= 1 + 1e-9)
+	FROM dp_centers('sph', 4)}), 't', 'its centres lie in the ball');
+as_app(q{SELECT dp_detach('sph')});
+
+# A shard still at 0.4: it serves a table without a bound, and a table with
+# one is refused naming it, leaving nothing attached.
+$s1->safe_psql('postgres', 'CREATE DATABASE old04');
+$s1->safe_psql('old04', q{
+	CREATE EXTENSION dpkmeans VERSION '0.4';
+	CREATE TABLE emb (id int, v float8[]);
+	ALTER TABLE emb OWNER TO dpk_shard;
+});
+{
+	my ($host, $port) = ($s1->host, $s1->port);
+	$coord->safe_psql('postgres', qq{
+		CREATE SERVER s4 FOREIGN DATA WRAPPER postgres_fdw
+			OPTIONS (host '$host', port '$port', dbname 'old04');
+		GRANT USAGE ON FOREIGN SERVER s4 TO app;
+		CREATE USER MAPPING FOR app SERVER s4 OPTIONS (user 'dpk_shard', password 'shard secret');
+	});
+}
+as_app(q{
+	CREATE TABLE emb (id int, v float8[]) PARTITION BY RANGE (id);
+	CREATE FOREIGN TABLE emb_s4 PARTITION OF emb FOR VALUES FROM (0) TO (10) SERVER s4
+		OPTIONS (schema_name 'public', table_name 'emb');
+});
+my $attach_emb = q{SELECT dp_attach('emb', ARRAY['v'], 4, 1.0, array_fill(-1::float8, ARRAY[16]),
+	array_fill(1::float8, ARRAY[16]), horizon => 16%s)};
+app_fails(sprintf($attach_emb, ', norm_bound => 1'),
+	qr/dpkmeans on server "s4" of foreign partition "emb_s4" cannot apply a norm bound.*\n.*0\.5 or later.*\n.*HINT:  Run ALTER EXTENSION dpkmeans UPDATE on the shard/,
+	'a 0.4 shard and a table with a norm bound');
+is($s1->safe_psql('old04', q{SELECT count(*) FROM dpkmeans_internal.tracked}), '0',
+	'nothing attached on the 0.4 shard');
+as_app(sprintf($attach_emb, ''));
+is($s1->safe_psql('old04', q{SELECT count(*) FROM dpkmeans_internal.tracked}), '1',
+	'the 0.4 shard serves a table without a bound');
+as_app(q{SELECT dp_detach('emb')});
+
 # dp_detach removes the capture on every shard.
 as_app(q{SELECT dp_detach('pts')});
 for my $node (@shards)
