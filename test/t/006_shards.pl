@@ -65,17 +65,19 @@ $coord->safe_psql('postgres', q{
 	CREATE EXTENSION postgres_fdw;
 	CREATE EXTENSION dpkmeans;
 });
-for my $i (1, 2)
+# A foreign server for database $dbname of $node, usable by app as dpk_shard.
+sub add_server
 {
-	my $node = $shards[ $i - 1 ];
+	my ($name, $node, $dbname) = @_;
 	my ($host, $port) = ($node->host, $node->port);
 	$coord->safe_psql('postgres', qq{
-		CREATE SERVER s$i FOREIGN DATA WRAPPER postgres_fdw
-			OPTIONS (host '$host', port '$port', dbname 'postgres');
-		GRANT USAGE ON FOREIGN SERVER s$i TO app;
-		CREATE USER MAPPING FOR app SERVER s$i OPTIONS (user 'dpk_shard', password 'shard secret');
+		CREATE SERVER $name FOREIGN DATA WRAPPER postgres_fdw
+			OPTIONS (host '$host', port '$port', dbname '$dbname');
+		GRANT USAGE ON FOREIGN SERVER $name TO app;
+		CREATE USER MAPPING FOR app SERVER $name OPTIONS (user 'dpk_shard', password 'shard secret');
 	});
 }
+add_server("s$_", $shards[ $_ - 1 ], 'postgres') for (1, 2);
 sub as_app
 {
 	my ($sql) = @_;
@@ -211,15 +213,7 @@ $s1->safe_psql('postgres', q{
 	CREATE TABLE pts_wrong (id int, x float8, z float8);
 	ALTER TABLE pts_wrong OWNER TO dpk_shard;
 });
-{
-	my ($host, $port) = ($s2->host, $s2->port);
-	$coord->safe_psql('postgres', qq{
-		CREATE SERVER s3 FOREIGN DATA WRAPPER postgres_fdw
-			OPTIONS (host '$host', port '$port', dbname 'plain');
-		GRANT USAGE ON FOREIGN SERVER s3 TO app;
-		CREATE USER MAPPING FOR app SERVER s3 OPTIONS (user 'dpk_shard', password 'shard secret');
-	});
-}
+add_server('s3', $s2, 'plain');
 as_app(q{
 	CREATE TABLE bad1 (id int, x float8, y float8) PARTITION BY RANGE (id);
 	CREATE FOREIGN TABLE bad1_s3 PARTITION OF bad1 FOR VALUES FROM (0) TO (10) SERVER s3
@@ -320,15 +314,7 @@ $s1->safe_psql('old04', q{
 	CREATE TABLE emb (id int, v float8[]);
 	ALTER TABLE emb OWNER TO dpk_shard;
 });
-{
-	my ($host, $port) = ($s1->host, $s1->port);
-	$coord->safe_psql('postgres', qq{
-		CREATE SERVER s4 FOREIGN DATA WRAPPER postgres_fdw
-			OPTIONS (host '$host', port '$port', dbname 'old04');
-		GRANT USAGE ON FOREIGN SERVER s4 TO app;
-		CREATE USER MAPPING FOR app SERVER s4 OPTIONS (user 'dpk_shard', password 'shard secret');
-	});
-}
+add_server('s4', $s1, 'old04');
 as_app(q{
 	CREATE TABLE emb (id int, v float8[]) PARTITION BY RANGE (id);
 	CREATE FOREIGN TABLE emb_s4 PARTITION OF emb FOR VALUES FROM (0) TO (10) SERVER s4
