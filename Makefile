@@ -185,6 +185,17 @@ bench-highd-live: test/bench/bin/bench_highd_live
 	@mkdir -p test/bench/out
 	OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_highd_live $$(test -r $(DIGITS_CSV) && echo --digits $(DIGITS_CSV)) | tee test/bench/out/highd_live.txt
 
+# The same on real images at large d: the 10 000 MNIST test digits (784
+# columns, scripts/real-data.sh) and digits, every release from T/4; about 16
+# minutes for the two seeds, on one core.
+.PHONY: bench-mnist
+bench-mnist: test/bench/bin/bench_highd_live
+	@mkdir -p test/bench/out
+	./scripts/real-data.sh
+	OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_highd_live --digits-only --no-naive --seeds 2 \
+		--mnist test/bench/data/mnist.csv.gz --digits test/bench/data/digits.csv.gz \
+		--digits-eps 1 | tee test/bench/out/mnist.txt
+
 # every benchmark includes the shared benchmark header
 test/bench/bin/bench_oneshot test/bench/bin/bench_continual test/bench/bin/bench_highd test/bench/bin/bench_highd_live: test/bench/bench_common.h
 
