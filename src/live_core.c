@@ -100,6 +100,30 @@ dpk_live_level_count_var(const DpkLiveConfig *cfg)
 									  cfg->horizon));
 }
 
+/* Lifting-sum noise of one cell at a typical release (see live_core.h). */
+double
+dpk_live_level_sum_sd(const DpkLiveConfig *cfg)
+{
+	DpkLiveConfig probe = *cfg;
+	DpkNoise	cn,
+				sn;
+
+	probe.level = 0;
+	cn = dpk_live_count_noise(&probe);
+	sn = dpk_live_sum_noise(&probe);
+	/* the same tree weights as the counts' (dpk_live_level_count_var) */
+	return sqrt(dpk_noise_variance(&sn, cfg->d) *
+				dpk_live_level_count_var(cfg) / dpk_noise_variance(&cn, 0)) / DPK_LIFT_UNITS;
+}
+
+/* Whether a projected table counts one cell (DPK_LIVE_MEAN_ONLY_SD). */
+static bool
+live_mean_only(const DpkLiveConfig *cfg, double size_hint)
+{
+	return cfg->dhat > 0 &&
+		dpk_live_level_sum_sd(cfg) * cfg->k / fmax(size_hint, 1.0) >= DPK_LIVE_MEAN_ONLY_SD;
+}
+
 /* Counted level for a size hint (see live_core.h). */
 int
 dpk_live_choose_level(const DpkLiveConfig *cfg, double size_hint, double max_cells)
@@ -141,6 +165,8 @@ dpk_live_choose_level(const DpkLiveConfig *cfg, double size_hint, double max_cel
 	max_level = live_max_level(cfg, max_cells);
 	if (level > max_level)
 		level = max_level;
+	if (live_mean_only(cfg, size_hint))
+		level = 0;
 	return live_ball_level_cap(cfg, level);
 }
 
@@ -160,6 +186,8 @@ dpk_live_choose_level_box(const DpkLiveConfig *cfg, const DpkBox *box, double si
 		level = dpk_live_reach_level(cfg, box, size_hint, level,
 									 live_max_level(cfg, fmin(max_cells,
 															  DPK_LIVE_REACH_MAX_CELLS)));
+		if (live_mean_only(cfg, size_hint))
+			level = 0;
 	}
 	return live_ball_level_cap(cfg, level);
 }

@@ -91,13 +91,22 @@ void		dpk_live_defaults(DpkLiveConfig *cfg, int d, int k, double epsilon,
 /*
  * The counted level for a public size hint: the level nearest RUGNIK's m at
  * that size and the noise of a mid-horizon release, capped so the level has
- * at most max_cells cells and its cell ids fit in 48 bits.
+ * at most max_cells cells and its cell ids fit in 48 bits.  A projected
+ * table whose clusters cannot be lifted (DPK_LIVE_MEAN_ONLY_SD) counts at
+ * level 0.
  */
 int			dpk_live_choose_level(const DpkLiveConfig *cfg, double size_hint,
 								  double max_cells);
 
 /* The count noise variance of a typical release, for choosing the level. */
 double		dpk_live_level_count_var(const DpkLiveConfig *cfg);
+
+/*
+ * Projected tables: the noise sd of one cell's lifting sum, per coordinate
+ * and in box widths, at a typical release (the tree weights of
+ * dpk_live_level_count_var).
+ */
+double		dpk_live_level_sum_sd(const DpkLiveConfig *cfg);
 
 /*
  * The counted level of a table with box `box`: dpk_live_choose_level, and
@@ -378,6 +387,22 @@ void		dpk_live_use_sum_l1(DpkLiveConfig *cfg, const DpkBox *box);
  * a release.
  */
 #define DPK_LIVE_BALL_MAX_VALUES 2097152.0
+
+/*
+ * A projected table counts one cell (level 0: its releases lift the noisy
+ * mean) when even a cluster with all its size_hint / k rows in one cell
+ * would have a lifted mean whose noise sd per coordinate
+ * (dpk_live_level_sum_sd times k / size_hint) is at least this many box
+ * widths.  Finer cells then only split rows among noisier sums, and a
+ * release finds no cell above the count noise and falls back to the box's
+ * middle: MNIST (10 000 rows, d = 784, epsilon 1 and 4: 0.83 and 0.21)
+ * costs 4.66 and 2.79 times the optimum at RUGNIK's level and 1.80 and
+ * 1.38 at level 0; digits (1 797 rows, d = 64: 0.62) 3.85 and 2.11.  The
+ * benchmark mixtures stay below (d = 384: 0.04 at horizon 4, 0.08 at 16;
+ * d = 1 536: 0.15, where level 2 beats the mean a little).
+ * doc/benchmarks.md, "Real data at large d".
+ */
+#define DPK_LIVE_MEAN_ONLY_SD 0.2
 
 /*
  * A norm bound for a projected table in metric positions: rows lie within

@@ -492,6 +492,61 @@ test_reach_level(void)
 }
 
 /*
+ * DPK_LIVE_MEAN_ONLY_SD: MNIST's configuration (d = 784, 10 000 rows,
+ * horizon 16, epsilon 1) counts one cell, in both level functions; a size
+ * hint just above the threshold's gets RUGNIK's level back, one just below
+ * level 0; the d = 384 mixtures (50 000 rows, horizon 4) and a low-d
+ * table of 200 rows keep RUGNIK's level.  The sum noise is the per-node
+ * family's at the counts' tree weights.
+ */
+static void
+test_mean_only_level(void)
+{
+	static double lo[784],
+				hi[784];
+	DpkBox		box = {784, lo, hi};
+	DpkLiveConfig cfg,
+				low;
+	DpkNoise	cn,
+				sn;
+	double		sd,
+				edge;
+	int			j,
+				fine;
+
+	for (j = 0; j < 784; j++)
+	{
+		lo[j] = 0.0;
+		hi[j] = 1.0;
+	}
+	dpk_live_defaults(&cfg, 784, 10, 1.0, 16, true);
+	dpk_live_use_projection(&cfg, 3);
+	sd = dpk_live_level_sum_sd(&cfg);
+	cn = dpk_live_count_noise(&cfg);
+	sn = dpk_live_sum_noise(&cfg);
+	CHECK(fabs(sd * sd * DPK_LIFT_UNITS * DPK_LIFT_UNITS * dpk_noise_variance(&cn, 0) /
+			   (dpk_noise_variance(&sn, 784) * dpk_live_level_count_var(&cfg)) - 1.0) < 1e-12,
+		  "sum sd %.2f: the sum family's variance at the counts' tree weights", sd);
+	CHECK(sd * 10 / 1e4 >= DPK_LIVE_MEAN_ONLY_SD &&
+		  dpk_live_choose_level(&cfg, 1e4, 4194304.0) == 0 &&
+		  dpk_live_choose_level_box(&cfg, &box, 1e4, 4194304.0) == 0,
+		  "MNIST's configuration counts one cell (sd %.3f box widths)", sd * 10 / 1e4);
+	edge = sd * 10 / DPK_LIVE_MEAN_ONLY_SD;
+	fine = dpk_live_choose_level(&cfg, edge * 1.01, 4194304.0);
+	CHECK(fine > 0 && dpk_live_choose_level(&cfg, edge * 0.99, 4194304.0) == 0,
+		  "threshold at %.0f rows: level %d above, 0 below", edge, fine);
+	dpk_live_defaults(&cfg, 384, 10, 1.0, 4, true);
+	dpk_live_use_projection(&cfg, 3);
+	CHECK(dpk_live_choose_level(&cfg, 5e4, 4194304.0) == 2,
+		  "d = 384, 50 000 rows: level 2 (sd %.3f box widths)",
+		  dpk_live_level_sum_sd(&cfg) * 10 / 5e4);
+	dpk_live_defaults(&low, 2, 10, 1.0, 16, true);
+	CHECK(dpk_live_choose_level(&low, 200.0, 4194304.0) ==
+		  dpk_live_choose_level(&low, 200.0 * 1.0001, 4194304.0) &&
+		  !(low.dhat > 0), "low d: no projection, RUGNIK's level");
+}
+
+/*
  * dpk_live_use_few_sides: a box with fewer than DPK_LIVE_FEW_SIDES wide
  * sides' worth of squared widths (diamonds: 1.00; its columns without
  * price: 1.57) and a size hint from DPK_LIVE_FEW_SIDES_ROWS on projects to
@@ -1262,6 +1317,7 @@ main(void)
 	test_guard_blocks();
 	test_projected_reach();
 	test_reach_level();
+	test_mean_only_level();
 	test_few_sides_dhat();
 	test_box_sum_l1_bound();
 	test_use_sum_l1_choice();
