@@ -778,6 +778,11 @@ typedef struct ImageSet
 	int			ref_restarts;	/* of the non-private reference */
 } ImageSet;
 
+/*
+ * One image set: per eps and seed, its rows in a seeded random order as an
+ * insert stream of set->horizon batches, every measured release against
+ * the one-shot, the exact mean (k=1) and one noisy centre (1c).
+ */
 static void
 run_images(const Options *opt, const ImageSet *set)
 {
