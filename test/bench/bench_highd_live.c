@@ -659,7 +659,8 @@ print_config(const Options *opt)
 	DpkLiveConfig def;
 
 	live_config(&def, 16, 10, 1.0, 1024, false, (double) opt->n, 1, opt);
-	printf("# live config (after dpk_live_use_projection and overrides): dhat=%d "
+	printf("# live config of d = 16 (after dpk_live_use_projection and overrides; the sum "
+		   "share grows with d): dhat=%d "
 		   "copies=%d sum_share=%g norm_share=%g threshold_sigmas=%g half_width=%g "
 		   "level=choose_level(N, %g)%+d; baselines %d k-means restarts, live %s\n",
 		   def.dhat, def.copies, def.sum_share, def.norm_share, def.threshold_sigmas,
