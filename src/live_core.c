@@ -175,8 +175,12 @@ int
 dpk_live_choose_level_box(const DpkLiveConfig *cfg, const DpkBox *box, double size_hint,
 						  double max_cells)
 {
-	int			level = dpk_live_choose_level(cfg, size_hint, max_cells);
+	int			level;
 
+	/* one cell, whatever the box's grid would be */
+	if (live_mean_only(cfg, size_hint))
+		return 0;
+	level = dpk_live_choose_level(cfg, size_hint, max_cells);
 	if (cfg->dhat > 0 && cfg->box_metric)
 	{
 		/* 1 / spread times the cells per dimension, to the nearest level */
@@ -186,8 +190,6 @@ dpk_live_choose_level_box(const DpkLiveConfig *cfg, const DpkBox *box, double si
 		level = dpk_live_reach_level(cfg, box, size_hint, level,
 									 live_max_level(cfg, fmin(max_cells,
 															  DPK_LIVE_REACH_MAX_CELLS)));
-		if (live_mean_only(cfg, size_hint))
-			level = 0;
 	}
 	return live_ball_level_cap(cfg, level);
 }

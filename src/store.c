@@ -239,6 +239,8 @@ dpk_store_merge_bytea(DpkCellMap *m, bytea *b, int sign)
 #define TRACKED_ARITY "tree_arity "
 #define TRACKED_ARITY_NORM "tree_arity, norm_bound "
 #define TRACKED_NO_ARITY "2 AS tree_arity "
+#define TRACKED_SELECT(columns) \
+	"SELECT " columns "FROM dpkmeans_internal.tracked WHERE relid = $1::oid::regclass"
 
 /* Read a table's configuration (see store.h). */
 bool
@@ -253,31 +255,19 @@ dpk_store_read_tracked(Oid relid, bool lock, MemoryContext ctx, DpkTracked *tr)
 				i;
 	StringInfoData names;
 
+	/* the columns the installed objects have, newest last */
 	if (store_v01)
-		sql = lock ? "SELECT " TRACKED_COLUMNS_01 "FROM dpkmeans_internal.tracked "
-			"WHERE relid = $1::oid::regclass FOR NO KEY UPDATE"
-			: "SELECT " TRACKED_COLUMNS_01 "FROM dpkmeans_internal.tracked "
-			"WHERE relid = $1::oid::regclass";
+		sql = TRACKED_SELECT(TRACKED_COLUMNS_01);
 	else if (!store_has_delta)
-		sql = lock ? "SELECT " TRACKED_COLUMNS_02 "FROM dpkmeans_internal.tracked "
-			"WHERE relid = $1::oid::regclass FOR NO KEY UPDATE"
-			: "SELECT " TRACKED_COLUMNS_02 "FROM dpkmeans_internal.tracked "
-			"WHERE relid = $1::oid::regclass";
+		sql = TRACKED_SELECT(TRACKED_COLUMNS_02);
 	else if (!store_has_arity)
-		sql = lock ? "SELECT " TRACKED_COLUMNS_03 TRACKED_NO_ARITY "FROM dpkmeans_internal.tracked "
-			"WHERE relid = $1::oid::regclass FOR NO KEY UPDATE"
-			: "SELECT " TRACKED_COLUMNS_03 TRACKED_NO_ARITY "FROM dpkmeans_internal.tracked "
-			"WHERE relid = $1::oid::regclass";
+		sql = TRACKED_SELECT(TRACKED_COLUMNS_03 TRACKED_NO_ARITY);
 	else if (!store_has_norm_bound)
-		sql = lock ? "SELECT " TRACKED_COLUMNS_03 TRACKED_ARITY "FROM dpkmeans_internal.tracked "
-			"WHERE relid = $1::oid::regclass FOR NO KEY UPDATE"
-			: "SELECT " TRACKED_COLUMNS_03 TRACKED_ARITY "FROM dpkmeans_internal.tracked "
-			"WHERE relid = $1::oid::regclass";
+		sql = TRACKED_SELECT(TRACKED_COLUMNS_03 TRACKED_ARITY);
 	else
-		sql = lock ? "SELECT " TRACKED_COLUMNS_03 TRACKED_ARITY_NORM "FROM dpkmeans_internal.tracked "
-			"WHERE relid = $1::oid::regclass FOR NO KEY UPDATE"
-			: "SELECT " TRACKED_COLUMNS_03 TRACKED_ARITY_NORM "FROM dpkmeans_internal.tracked "
-			"WHERE relid = $1::oid::regclass";
+		sql = TRACKED_SELECT(TRACKED_COLUMNS_03 TRACKED_ARITY_NORM);
+	if (lock)
+		sql = psprintf("%s FOR NO KEY UPDATE", sql);
 	store_exec_rel(sql, relid, !lock, SPI_OK_SELECT);
 	if (SPI_processed == 0)
 		return false;
