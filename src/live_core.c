@@ -762,6 +762,36 @@ dpk_live_width2(const DpkLiveConfig *cfg, const DpkBox *box)
 	return w2;
 }
 
+/*
+ * The rows of no lifting cell (noisy N minus the centres' lifted sizes) are
+ * scored at their distance to the box's middle (sumnorm), as if a centre
+ * sat there; they go to the nearest released centre instead.  Charged, in
+ * normalized units, as rows at the middle served by the centre nearest it:
+ * without this a k' whose noisy centres all lie far out (a noisy lifted
+ * mean clamped onto the ball) scores as well as the middle, while every
+ * unlifted row pays its distance (issue 15, unit-norm word embeddings).
+ * Noisy sizes and released centres only.
+ */
+static double
+live_unlifted_charge(int d, int k, const double *cent, const double *sizes, double noisy_n)
+{
+	double		lifted = 0.0,
+				near2 = INFINITY;
+	int			a,
+				j;
+
+	for (a = 0; a < k; a++)
+	{
+		double		c2 = 0.0;
+
+		for (j = 0; j < d; j++)
+			c2 += (cent[(size_t) a * d + j] - 0.5) * (cent[(size_t) a * d + j] - 0.5);
+		near2 = fmin(near2, c2);
+		lifted += sizes[a] > 0.0 ? sizes[a] : 0.0;
+	}
+	return noisy_n > lifted ? (noisy_n - lifted) * near2 : 0.0;
+}
+
 /* Centres of a projected table for every k' (see live_core.h). */
 void
 dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
@@ -812,7 +842,8 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 		{
 			DpkHighdCells hc;
 			double		score;
-			int			coreset = 0;
+			int			coreset = 0,
+						i;
 
 			memset(&hc, 0, sizeof(hc));
 			hc.threshold_cells = reachable[r];
@@ -832,15 +863,16 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 			score = dpk_highd_cells_cluster(&proj[r], &hc, kp, cfg->threshold_sigmas,
 											cfg->restarts, cfg->max_iter,
 											seed + (uint64_t) kp, cent, sizes, &coreset);
+			/* every row is in the ball, so its nearest point is nearer to all */
+			for (i = 0; i < kp; i++)
+				dpk_box_ball_clamp(d, cfg->ball, cent + (size_t) i * d);
+			if (cfg->lift_weighted)
+				score += live_unlifted_charge(d, kp, cent, sizes, noisy_n);
 			if (score < best)
 			{
-				int			i;
-
 				best = score;
 				for (i = 0; i < kp; i++)
 				{
-					/* every row is in the ball, so its nearest point is nearer to all */
-					dpk_box_ball_clamp(d, cfg->ball, cent + (size_t) i * d);
 					dpk_box_from_position(box, cfg->box_metric, cent + (size_t) i * d,
 										  rel->centers + ((size_t) dpk_live_block(kp) + i) * d);
 					rel->sizes[dpk_live_block(kp) + i] = sizes[i];

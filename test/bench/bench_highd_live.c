@@ -80,13 +80,22 @@
  * (default 1, 4) and T = --mnist-horizon (default 16); the reference is
  * the best of 5 restarts (one Lloyd run on 10 000 x 784 takes seconds).
  *
+ * GloVe (--glove PATH): a real embedding set, the 50 000 most frequent
+ * English words' 100-dimensional GloVe vectors (glove100.csv.gz of
+ * scripts/real-data.sh), in three declarations: box [-5,5]^100; that box
+ * with norm_bound 10; the rows scaled to norm 1 with box [-1,1]^100 and
+ * norm_bound 1 (the one-shot column with the same bound).  eps from
+ * --glove-eps (default 1, 4), T = --glove-horizon (default 16), reference
+ * the best of 5 restarts.
+ *
  * Options (all optional):
  *	 --seeds N  --seed-base N  --n N  --rows "d:K:eps,..."  --horizons "1024"
  *	 --stream insert|window|both  --releases all|sample|auto  --stride N
  *	 --restarts N  --no-baselines (skip the oneshot and naive columns)
  *	 --no-naive  skip the naive column only (slow at large d)
  *	 --digits PATH  also run the digits data set; --digits-only: only the
- *	 real data sets (digits and MNIST)
+ *	 real data sets (digits, MNIST, GloVe)
+ *	 --glove PATH  also run GloVe; --glove-eps "1,4"  --glove-horizon 16
  *	 --digits-eps "0.5,1,2"  --digits-horizon 64
  *	 --mnist PATH  also run MNIST; --mnist-eps "1,4"  --mnist-horizon 16
  *	 --verbose  one line per seed and release
@@ -153,7 +162,7 @@ enum
 	TAG_LIVE = 0x6c697665, TAG_ONESHOT = 0x6f6e65, TAG_NAIVE = 0x6e6169,
 	TAG_DATA = 0x6d6978, TAG_REF = 0x726566, TAG_KM = 0x6b6d,
 	TAG_PROJ = 0x70726f6a, TAG_DIGITS = 0x646967, TAG_MEAN = 0x6d65616e,
-	TAG_MNIST = 0x6d6e6973
+	TAG_MNIST = 0x6d6e6973, TAG_GLOVE = 0x676c6f76
 };
 
 /* Figures of one (row, horizon, stream) over releases and seeds. */
@@ -206,6 +215,10 @@ typedef struct Options
 	double		mnist_eps[MAX_EPS];
 	int			nmnist_eps;
 	uint32_t	mnist_horizon;
+	const char *glove;
+	double		glove_eps[MAX_EPS];
+	int			nglove_eps;
+	uint32_t	glove_horizon;
 	int			restarts;
 	bool		restarts_set;	/* --restarts given: also the live releases'
 								 * (else they keep dpk_live_use_projection's) */
@@ -240,6 +253,9 @@ typedef struct Live
 typedef struct LiveOut
 {
 	double		cost;
+	double		cost1;			/* of the release's one-centre block */
+	double		est1,			/* the release's private cost estimates of */
+				estk;			/* k' = 1 and k' = K, --verbose */
 	double		part;			/* cost of the exact means of the release's
 								 * partition (one Lloyd step), --verbose */
 	int			coreset;
@@ -254,9 +270,13 @@ max_level(const DpkLiveConfig *cfg)
 					   cfg->dhat + 1e-9);
 }
 
-/* Points of [0,100]^d onto the unit sphere about (50, ..., 50) (--sphere). */
+/*
+ * Rows of x moved onto the unit sphere about (about, ..., about): x <- (x -
+ * about) / ||x - about|| (a row at the centre becomes 0).  --sphere: the
+ * mixtures of [0,100]^d about 50; the real sets' unit rows: about 0.
+ */
 static void
-sphere_points(double *x, size_t n, int d)
+unit_rows(double *x, size_t n, int d, double about)
 {
 	size_t		i;
 	int			j;
@@ -266,17 +286,22 @@ sphere_points(double *x, size_t n, int d)
 		double		s = 0.0;
 
 		for (j = 0; j < d; j++)
-			s += (x[i * d + j] - 50.0) * (x[i * d + j] - 50.0);
+			s += (x[i * d + j] - about) * (x[i * d + j] - about);
 		s = s > 0.0 ? 1.0 / sqrt(s) : 0.0;
 		for (j = 0; j < d; j++)
-			x[i * d + j] = (x[i * d + j] - 50.0) * s;
+			x[i * d + j] = (x[i * d + j] - about) * s;
 	}
 }
 
-/* The live configuration of a table, as attach makes it, plus the overrides. */
+/*
+ * The live configuration of a table, as attach makes it, plus the overrides.
+ * norm_bound >= 0 configures as dp_attach(..., norm_bound) on the declared
+ * box (NULL: the mixtures' box of opt).
+ */
 static void
 live_config(DpkLiveConfig *cfg, int d, int k, double eps, uint32_t horizon,
-			bool insert_only, double size_hint, uint64_t proj_seed, const Options *opt)
+			bool insert_only, double size_hint, uint64_t proj_seed, const DpkBox *declared,
+			double norm_bound, const Options *opt)
 {
 	dpk_live_defaults(cfg, d, k, eps, horizon, insert_only);
 	dpk_live_use_projection(cfg, proj_seed & UINT64_C(0x7fffffffffffffff));
@@ -298,9 +323,9 @@ live_config(DpkLiveConfig *cfg, int d, int k, double eps, uint32_t horizon,
 	cfg->half_width = isnan(opt->half_width) ? LIVE_HALF_WIDTH : opt->half_width;
 	if (opt->restarts_set)
 		cfg->restarts = opt->restarts;
-	if (opt->norm_bound >= 0.0)
+	if (norm_bound >= 0.0)
 	{
-		/* as dp_attach: the ball, then the box's configuration (a cube) */
+		/* as dp_attach: the ball, then the box's configuration */
 		double	   *lo = xmalloc(sizeof(double) * d),
 				   *up = xmalloc(sizeof(double) * d);
 		DpkBox		box = {d, lo, up};
@@ -308,10 +333,10 @@ live_config(DpkLiveConfig *cfg, int d, int k, double eps, uint32_t horizon,
 
 		for (j = 0; j < d; j++)
 		{
-			lo[j] = opt->sphere ? -1.0 : 0.0;
-			up[j] = opt->sphere ? 1.0 : opt->box_upper;
+			lo[j] = declared ? declared->lower[j] : (opt->sphere ? -1.0 : 0.0);
+			up[j] = declared ? declared->upper[j] : (opt->sphere ? 1.0 : opt->box_upper);
 		}
-		dpk_live_use_ball(cfg, &box, opt->norm_bound);
+		dpk_live_use_ball(cfg, &box, norm_bound);
 		dpk_live_use_box(cfg, &box);
 		if (!isnan(opt->sum_share))
 			cfg->sum_share = opt->sum_share;	/* the override wins */
@@ -328,11 +353,13 @@ live_config(DpkLiveConfig *cfg, int d, int k, double eps, uint32_t horizon,
 
 static void
 live_init(Live *lv, int d, int k, double eps, uint32_t horizon, bool insert_only,
-		  double size_hint, uint64_t proj_seed, const Options *opt)
+		  double size_hint, uint64_t proj_seed, const DpkBox *box, double norm_bound,
+		  const Options *opt)
 {
 	int			r;
 
-	live_config(&lv->cfg, d, k, eps, horizon, insert_only, size_hint, proj_seed, opt);
+	live_config(&lv->cfg, d, k, eps, horizon, insert_only, size_hint, proj_seed, box,
+				norm_bound, opt);
 	lv->verbose = opt->verbose;
 	dpk_cellmap_init(&lv->map, d);
 	lv->proj = xmalloc(sizeof(DpkProjection) * lv->cfg.copies);
@@ -429,6 +456,9 @@ live_release(Live *lv, const DpkBox *box, const uint8_t key[DPK_KEY_BYTES],
 	out.ms = now_ms() - t0;
 	out.cost = dpk_kmeans_cost(cur, NULL, (int) ncur, d,
 							   rel.centers + (size_t) dpk_live_block(k) * d, k, NULL);
+	out.cost1 = dpk_kmeans_cost(cur, NULL, (int) ncur, d,
+								rel.centers + (size_t) dpk_live_block(1) * d, 1, NULL);
+	out.est1 = rel.costs[0];
 	out.coreset = rel.coreset_size;
 	out.part = NAN;
 	if (lv->verbose)
@@ -601,7 +631,7 @@ run_stream(const MixData *mx, const DpkBox *box, Row *row, Summary *sm, uint32_t
 						(uint64_t) seed);
 	dpk_key_from_seed(keyseed, key);
 	live_init(&lv, d, k, row->eps, T, !window, (double) N,
-			  mix_hash4(keyseed, TAG_PROJ, 0, 0), opt);
+			  mix_hash4(keyseed, TAG_PROJ, 0, 0), box, opt->norm_bound, opt);
 	bench_ref_init(&ref, d, k, REF_FULL_EVERY);
 
 	for (t = 1; t <= T && ri < sm->nrel; t++)
@@ -658,7 +688,7 @@ print_config(const Options *opt)
 {
 	DpkLiveConfig def;
 
-	live_config(&def, 16, 10, 1.0, 1024, false, (double) opt->n, 1, opt);
+	live_config(&def, 16, 10, 1.0, 1024, false, (double) opt->n, 1, NULL, opt->norm_bound, opt);
 	printf("# live config of d = 16 (after dpk_live_use_projection and overrides; the sum "
 		   "share grows with d): dhat=%d "
 		   "copies=%d sum_share=%g norm_share=%g threshold_sigmas=%g half_width=%g "
@@ -750,7 +780,7 @@ print_summary(const Row *row, uint32_t T, int stream, const Summary *sm, const O
 	fflush(stdout);
 }
 
-/* ---- real image data sets: digits, MNIST ---- */
+/* ---- real data sets: digits, MNIST, GloVe ---- */
 
 /* Best non-private cost of x (n points) for k centres, dpk_kmeans's best of restarts. */
 static double
@@ -765,27 +795,34 @@ plain_cost(const double *x, size_t n, int d, int k, int restarts, uint64_t seed)
 	return cost;
 }
 
-/* A real data set of d pixel columns in [0, hi] (then a label, dropped). */
-typedef struct ImageSet
+/*
+ * A real data set: its first d columns (the rest, e.g. a label, dropped), the
+ * declared box [lo, hi]^d, and dp_attach's norm_bound (< 0: none); unit:
+ * every row scaled to norm 1 first (embeddings compared by cosine).
+ */
+typedef struct RealSet
 {
 	const char *name;
 	const char *path;
 	int			d;
+	double		lo;
 	double		hi;
+	double		norm_bound;
+	bool		unit;
 	uint64_t	tag;
 	const double *eps;
 	int			neps;
 	uint32_t	horizon;
 	int			ref_restarts;	/* of the non-private reference */
-} ImageSet;
+} RealSet;
 
 /*
- * One image set: per eps and seed, its rows in a seeded random order as an
- * insert stream of set->horizon batches, every measured release against
+ * One real data set: per eps and seed, its rows in a seeded random order as
+ * an insert stream of set->horizon batches, every measured release against
  * the one-shot, the exact mean (k=1) and one noisy centre (1c).
  */
 static void
-run_images(const Options *opt, const ImageSet *set)
+run_real(const Options *opt, const RealSet *set)
 {
 	const int	d = set->d,
 				k = 10;
@@ -799,15 +836,19 @@ run_images(const Options *opt, const ImageSet *set)
 	uint32_t	T = set->horizon;
 	int			e,
 				j;
-	double		t_start = now_ms();
+	double		t_start = now_ms(),
+				saved_bound = oneshot_norm_bound;
 
 	for (j = 0; j < d; j++)
 	{
 		cols[j] = j;
-		lo[j] = 0.0;
+		lo[j] = set->lo;
 		up[j] = set->hi;
 	}
 	n = bench_read_csv(set->path, d, cols, &all);
+	if (set->unit)
+		unit_rows(all, n, d, 0.0);
+	oneshot_norm_bound = set->norm_bound > 0.0 ? set->norm_bound : 0.0;
 	if (n < (size_t) T || n < 16)
 	{
 		fprintf(stderr, "bench_highd_live: %s has %zu rows of >= %d numbers\n",
@@ -819,10 +860,13 @@ run_images(const Options *opt, const ImageSet *set)
 	box.lower = lo;
 	box.upper = up;
 
-	printf("# %s: %s, %zu rows x %d, box [0,%g]^%d, K=%d, insert stream of T=%u "
-		   "batches (insert_only, size hint %zu), rows in a seeded random order, "
-		   "seeds %d-%d\n", set->name, set->path, n, d, set->hi, d, k, T, n,
-		   opt->seed_base, opt->seed_base + opt->seeds - 1);
+	printf("# %s: %s, %zu rows x %d%s, box [%g,%g]^%d", set->name, set->path, n, d,
+		   set->unit ? " scaled to norm 1" : "", set->lo, set->hi, d);
+	if (set->norm_bound >= 0.0)
+		printf(", norm_bound %g", set->norm_bound);
+	printf(", K=%d, insert stream of T=%u batches (insert_only, size hint %zu), rows in "
+		   "a seeded random order, seeds %d-%d\n", k, T, n, opt->seed_base,
+		   opt->seed_base + opt->seeds - 1);
 	printf("# cost / best of dpk_kmeans (%d restarts) on the current rows; k=1: the "
 		   "data mean's cost over the same reference; oneshot = dp_kmeans (highd) at "
 		   "eps, naive = at eps/T\n", set->ref_restarts);
@@ -860,7 +904,7 @@ run_images(const Options *opt, const ImageSet *set)
 			bench_shuffle_rows(pts, n, d, mix_hash4(set->tag, TAG_DATA, (uint64_t) seed, 0));
 			dpk_key_from_seed(keyseed, key);
 			live_init(&lv, d, k, eps, T, true, (double) n,
-					  mix_hash4(keyseed, TAG_PROJ, 0, 0), opt);
+					  mix_hash4(keyseed, TAG_PROJ, 0, 0), &box, set->norm_bound, opt);
 			for (t = 1; t <= T && ri < sm.nrel; t++)
 			{
 				size_t		b1 = bench_batch_end(t, n, T);
@@ -889,9 +933,10 @@ run_images(const Options *opt, const ImageSet *set)
 					}
 					if (opt->verbose)
 						printf("#   %s eps=%g seed=%d t=%u nodes=%d live=%.4f "
-							   "oneshot=%.4f naive=%.4f k=1 %.4f 1c=%.4f ms=%.1f\n", set->name,
+							   "oneshot=%.4f naive=%.4f k=1 %.4f 1c=%.4f ms=%.1f "
+							   "live_k'=1 %.4f est_k'=1 %.4f est_K %.4f\n", set->name,
 							   eps, seed, t, bench_nodes(t), lo.cost / ref, os, naive, exact,
-							   onec, lo.ms);
+							   onec, lo.ms, lo.cost1 / ref, lo.est1 / ref, lo.estk / ref);
 					summary_add(&sm, ri, t, seed, &lo, ref, os, naive, onec, &lv.cfg);
 					bench_fig_add(&sm_exact, ri, t, seed, exact);
 				}
@@ -914,6 +959,7 @@ run_images(const Options *opt, const ImageSet *set)
 		fflush(stdout);
 	}
 	printf("# %s time %.1f s\n", set->name, (now_ms() - t_start) / 1e3);
+	oneshot_norm_bound = saved_bound;
 	free(all);
 	free(pts);
 	free(cols);
@@ -934,6 +980,7 @@ usage(void)
 			"       [--digits PATH] [--digits-only] [--digits-eps \"0.5,1,2\"]"
 			" [--digits-horizon T]\n"
 			"       [--mnist PATH] [--mnist-eps \"1,4\"] [--mnist-horizon T]\n"
+			"       [--glove PATH] [--glove-eps \"1,4\"] [--glove-horizon T]\n"
 			"       [--copies N] [--sum-share X] [--norm-share X] [--threshold X]\n"
 			"       [--dhat N] [--half-width X] [--level-delta N] [--lift heavy|weighted]\n");
 	exit(2);
@@ -1035,6 +1082,10 @@ main(int argc, char **argv)
 	opt.mnist_eps[1] = 4.0;
 	opt.nmnist_eps = 2;
 	opt.mnist_horizon = 16;
+	opt.glove_eps[0] = 1.0;
+	opt.glove_eps[1] = 4.0;
+	opt.nglove_eps = 2;
+	opt.glove_horizon = 16;
 	opt.restarts = BENCH_RESTARTS;
 	opt.copies = -1;
 	opt.sum_share = opt.norm_share = opt.threshold = NAN;
@@ -1103,6 +1154,13 @@ main(int argc, char **argv)
 										MAX_EPS, "epsilon");
 		else if (strcmp(a, "--mnist-horizon") == 0)
 			opt.mnist_horizon = (uint32_t) atol(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--glove") == 0)
+			opt.glove = arg_value(argc, argv, &i);
+		else if (strcmp(a, "--glove-eps") == 0)
+			opt.nglove_eps = parse_list(arg_value(argc, argv, &i), NULL, opt.glove_eps,
+										MAX_EPS, "epsilon");
+		else if (strcmp(a, "--glove-horizon") == 0)
+			opt.glove_horizon = (uint32_t) atol(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--copies") == 0)
 			opt.copies = atoi(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--sum-share") == 0)
@@ -1152,9 +1210,10 @@ main(int argc, char **argv)
 	}
 	if (opt.seeds < 1 || opt.seed_base < 0 || opt.n < 16 || opt.n > 100000000 ||
 		opt.nhorizons < 1 || opt.digits_horizon < 4 || opt.ndigits_eps < 1 ||
-		opt.mnist_horizon < 4 || opt.nmnist_eps < 1 || opt.restarts < 1)
+		opt.mnist_horizon < 4 || opt.nmnist_eps < 1 || opt.glove_horizon < 4 ||
+		opt.nglove_eps < 1 || opt.restarts < 1)
 		usage();
-	if (opt.digits_only && opt.digits == NULL && opt.mnist == NULL)
+	if (opt.digits_only && opt.digits == NULL && opt.mnist == NULL && opt.glove == NULL)
 		usage();
 	if (opt.copies == 0 || opt.copies > 16 || opt.dhat == 0 || opt.dhat > 16 ||
 		!(isnan(opt.half_width) || opt.half_width > 0.0))
@@ -1163,7 +1222,8 @@ main(int argc, char **argv)
 		/* the shares of the count noise must stay positive */
 		DpkLiveConfig probe;
 
-		live_config(&probe, 16, 10, 1.0, 1024, false, (double) opt.n, 1, &opt);
+		live_config(&probe, 16, 10, 1.0, 1024, false, (double) opt.n, 1, NULL, opt.norm_bound,
+					&opt);
 		if (!(probe.sum_share > 0.0) || !(probe.norm_share >= 0.0) ||
 			!(probe.sum_share + probe.norm_share < 1.0))
 		{
@@ -1229,8 +1289,8 @@ main(int argc, char **argv)
 							 &mx);
 				if (opt.sphere)
 				{
-					sphere_points(mx.points, mx.n, mx.d);
-					sphere_points(mx.centers, (size_t) mx.k, mx.d);
+					unit_rows(mx.points, mx.n, mx.d, 50.0);
+					unit_rows(mx.centers, (size_t) mx.k, mx.d, 50.0);
 				}
 
 				for (rr = r; rr < nrows; rr++)
@@ -1263,21 +1323,52 @@ main(int argc, char **argv)
 		fflush(stdout);
 	}
 
-	if (opt.digits_only && (opt.digits || opt.mnist))
+	if (opt.digits_only && (opt.digits || opt.mnist || opt.glove))
 		print_config(&opt);
 	if (opt.digits)
 	{
-		ImageSet	set = {"digits", opt.digits, 64, 16.0, TAG_DIGITS, opt.digits_eps,
-		opt.ndigits_eps, opt.digits_horizon, 20};
+		RealSet		set = {"digits", opt.digits, 64, 0.0, 16.0, -1.0, false, TAG_DIGITS,
+		opt.digits_eps, opt.ndigits_eps, opt.digits_horizon, 20};
 
-		run_images(&opt, &set);
+		run_real(&opt, &set);
 	}
 	if (opt.mnist)
 	{
-		ImageSet	set = {"mnist", opt.mnist, 784, 1.0, TAG_MNIST, opt.mnist_eps,
-		opt.nmnist_eps, opt.mnist_horizon, 5};
+		RealSet		set = {"mnist", opt.mnist, 784, 0.0, 1.0, -1.0, false, TAG_MNIST,
+		opt.mnist_eps, opt.nmnist_eps, opt.mnist_horizon, 5};
 
-		run_images(&opt, &set);
+		run_real(&opt, &set);
+	}
+	if (opt.glove)
+	{
+		/*
+		 * GloVe as a data owner would declare it: the coordinates' box
+		 * [-5, 5] (the largest is 4.07), then that box with a norm bound of
+		 * 10 (norms 2-12, 99.9 % below 8.9), then the rows scaled to norm 1
+		 * with [-1, 1] and bound 1.  Each its own key (tag + variant).
+		 */
+		static const struct
+		{
+			const char *name;
+			double		lo,
+						hi,
+						bound;
+			bool		unit;
+		}			var[] = {
+			{"glove", -5.0, 5.0, -1.0, false},
+			{"glove-R", -5.0, 5.0, 10.0, false},
+			{"glove-u", -1.0, 1.0, 1.0, true},
+		};
+		int			v;
+
+		for (v = 0; v < 3; v++)
+		{
+			RealSet		set = {var[v].name, opt.glove, 100, var[v].lo, var[v].hi,
+				var[v].bound, var[v].unit, TAG_GLOVE + (uint64_t) v, opt.glove_eps,
+			opt.nglove_eps, opt.glove_horizon, 5};
+
+			run_real(&opt, &set);
+		}
 	}
 	printf("# total time %.1f s\n", (now_ms() - t_start) / 1e3);
 	return 0;
