@@ -459,6 +459,7 @@ live_release(Live *lv, const DpkBox *box, const uint8_t key[DPK_KEY_BYTES],
 	out.cost1 = dpk_kmeans_cost(cur, NULL, (int) ncur, d,
 								rel.centers + (size_t) dpk_live_block(1) * d, 1, NULL);
 	out.est1 = rel.costs[0];
+	out.estk = rel.costs[k - 1];
 	out.coreset = rel.coreset_size;
 	out.part = NAN;
 	if (lv->verbose)
