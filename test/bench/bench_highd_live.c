@@ -253,7 +253,7 @@ typedef struct Live
 typedef struct LiveOut
 {
 	double		cost;
-	double		cost1;			/* of the release's one-centre block */
+	double		cost1;			/* of the release's one-centre block, --verbose */
 	double		est1,			/* the release's private cost estimates of */
 				estk;			/* k' = 1 and k' = K, --verbose */
 	double		part;			/* cost of the exact means of the release's
@@ -456,14 +456,14 @@ live_release(Live *lv, const DpkBox *box, const uint8_t key[DPK_KEY_BYTES],
 	out.ms = now_ms() - t0;
 	out.cost = dpk_kmeans_cost(cur, NULL, (int) ncur, d,
 							   rel.centers + (size_t) dpk_live_block(k) * d, k, NULL);
-	out.cost1 = dpk_kmeans_cost(cur, NULL, (int) ncur, d,
-								rel.centers + (size_t) dpk_live_block(1) * d, 1, NULL);
+	out.coreset = rel.coreset_size;
+	out.cost1 = out.part = NAN;
 	out.est1 = rel.costs[0];
 	out.estk = rel.costs[k - 1];
-	out.coreset = rel.coreset_size;
-	out.part = NAN;
 	if (lv->verbose)
 	{
+		out.cost1 = dpk_kmeans_cost(cur, NULL, (int) ncur, d,
+									rel.centers + (size_t) dpk_live_block(1) * d, 1, NULL);
 		/* the partition the live centres induce, at its exact means */
 		double	   *c = xmalloc(sizeof(double) * k * d);
 		double	   *w = calloc(k, sizeof(double));
