@@ -555,10 +555,13 @@ dpk_live_use_projection(DpkLiveConfig *cfg, uint64_t proj_seed)
  * (6).  Points in metric positions of such a box fill few directions, and
  * more projected dimensions only spread them over more cells (fewer still
  * where the box has few wide sides: dpk_live_use_few_sides); cube boxes
- * keep DPK_LIVE_DHAT (measured on mixtures).  The k-ary tree lowers the
- * variance of long horizons (d = 16, T = 1024: mean 4.1 against 7.9) but
- * not of short ones (T = 16: 3.9 against 2.6), so projected tables with a
- * horizon below 256 keep the binary tree.
+ * keep DPK_LIVE_DHAT (measured on mixtures).  The tree is the k-ary one
+ * of dpk_tree_choose_arity at every horizon: its fewer levels (h = 1 at
+ * T = 4, 2 at T = 16, against 3 and 5 for the binary tree that horizons
+ * below 256 used to get here) cut the lifting sums' noise, which is most of
+ * the cost (d = 384, T = 4: live 15.8 -> 7.5; d = 64, T = 16: 2.34 ->
+ * 1.44; diamonds, T = 16: insert 1.21 -> 1.19, window 1.69 -> 1.49;
+ * doc/benchmarks.md, "The tree of projected tables").
  */
 void
 dpk_live_use_box(DpkLiveConfig *cfg, const DpkBox *box)
@@ -571,8 +574,6 @@ dpk_live_use_box(DpkLiveConfig *cfg, const DpkBox *box)
 	cfg->box_metric = true;
 	if (dpk_box_metric_spread(box) < 1.0 && cfg->dhat > 4)
 		cfg->dhat = 4;
-	if (cfg->horizon < 256)
-		cfg->arity = DPK_TREE_ARITY_BINARY;
 	/*
 	 * sums per coordinate, and then the counts' larger share; a ball's keep
 	 * the sums' default share (d = 384 on the unit sphere, horizon 4: live

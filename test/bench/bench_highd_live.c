@@ -232,6 +232,7 @@ typedef struct Options
 	int			level_delta;
 	int			lift_weighted;	/* -1 keep, 0 heavy, 1 weighted */
 	int			rest_mean;		/* -1 keep, 0 off, 1 on */
+	int			arity;			/* > 0: the counters' tree arity (else keep) */
 	double		box_upper;		/* the declared box [0, box_upper]^d */
 	bool		sphere;			/* points on the unit sphere, box [-1, 1]^d */
 	double		norm_bound;		/* < 0: not given; >= 0: dp_attach's norm_bound */
@@ -343,6 +344,8 @@ live_config(DpkLiveConfig *cfg, int d, int k, double eps, uint32_t horizon,
 		free(lo);
 		free(up);
 	}
+	if (opt->arity > 0)
+		cfg->arity = opt->arity;
 	cfg->level = dpk_live_choose_level(cfg, size_hint, MAX_CELLS);
 	cfg->level += opt->level_delta;
 	if (cfg->level > max_level(cfg))
@@ -1095,6 +1098,7 @@ main(int argc, char **argv)
 	opt.level_delta = 0;
 	opt.lift_weighted = -1;
 	opt.rest_mean = -1;
+	opt.arity = 0;
 	opt.box_upper = 100.0;
 	opt.sphere = false;
 	opt.norm_bound = -1.0;
@@ -1139,6 +1143,8 @@ main(int argc, char **argv)
 			opt.no_naive = true;
 		else if (strcmp(a, "--verbose") == 0)
 			opt.verbose = true;
+		else if (strcmp(a, "--arity") == 0)
+			opt.arity = atoi(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--digits") == 0)
 			opt.digits = arg_value(argc, argv, &i);
 		else if (strcmp(a, "--digits-only") == 0)

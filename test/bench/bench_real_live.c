@@ -28,7 +28,8 @@
  *		"u1,u2,.." --k K [--eps 1] [--horizon 16] [--window 4] [--seeds 3]
  *		[--seed-base 100] [--stream insert|window|both] [--oneshot] [--verbose]
  *		tuning: --level-delta N (counted level), --sum-share X, --dhat N,
- *		--restarts N (the releases' k-means restarts)
+ *		--restarts N (the releases' k-means restarts), --arity N (the
+ *		counters' tree, else dpk_live_use_box's)
  *		--proj-seed N: every table's projection seed (default: one per seed);
  *		an SQL table's dpkmeans_internal.tracked.proj_seed, which
  *		bench_real.sh prints, replays that table's projection.  The cost of
@@ -70,7 +71,7 @@ usage(void)
 	fprintf(stderr, "usage: bench_real_live --csv PATH --cols C,.. --lower L,.. --upper U,.. "
 			"--k K [--eps E] [--horizon T] [--window W] [--seeds N] [--seed-base N] "
 			"[--stream insert|window|both] [--oneshot] [--verbose] [--level-delta N] "
-			"[--sum-share X] [--dhat N] [--restarts N] [--proj-seed N]\n");
+			"[--sum-share X] [--dhat N] [--restarts N] [--arity N] [--proj-seed N]\n");
 	exit(2);
 }
 
@@ -138,6 +139,7 @@ main(int argc, char **argv)
 				W = 4,
 				level_delta = 0,
 				restarts = 0,
+				arity = 0,
 				dhat = 0,
 				have_proj_seed = 0,
 				stream,
@@ -188,6 +190,8 @@ main(int argc, char **argv)
 			level_delta = atoi(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--restarts") == 0)
 			restarts = atoi(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--arity") == 0)
+			arity = atoi(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--dhat") == 0)
 			dhat = atoi(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--proj-seed") == 0)
@@ -265,6 +269,8 @@ main(int argc, char **argv)
 				cfg.dhat = dhat;
 			if (restarts > 0)
 				cfg.restarts = restarts;
+			if (arity > 0)
+				cfg.arity = arity;
 			cfg.level = dpk_live_choose_level_box(&cfg, &box,
 												  stream == 0 ? (double) n : (double) W * batch,
 												  MAX_CELLS) + level_delta;

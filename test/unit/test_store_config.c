@@ -11,6 +11,7 @@
 
 #include "grid.h"
 #include "highd.h"
+#include "tree_estimator.h"
 
 /* the server's printf macros; the harness prints with the C library's */
 #undef printf
@@ -175,9 +176,58 @@ test_sum_l1_roundtrip(void)
 		  "trigger format 3: sum_l1 %g", back.sum_l1);
 }
 
+/*
+ * The tree of a new projected pure table: the k-ary tree of
+ * dpk_tree_choose_arity at every horizon and box, whose fewer levels cut
+ * the lifting sums' noise (doc/benchmarks.md, "The tree of projected
+ * tables"); a reopened table keeps the tree it was attached with.
+ */
+static void
+test_highd_tree(void)
+{
+	static double lo[384],
+				hi[384];
+	static const int dims[4] = {7, 16, 64, 384};
+	static const int horizons[3] = {4, 16, 1024};
+	DpkTracked	tr;
+	DpkLiveConfig at,
+				back;
+	int			i,
+				h,
+				j;
+
+	for (j = 0; j < 384; j++)
+	{
+		lo[j] = 0.0;
+		hi[j] = 100.0;
+	}
+	for (i = 0; i < 4; i++)
+		for (h = 0; h < 3; h++)
+		{
+			int			want = dpk_tree_choose_arity((uint32_t) horizons[h]);
+
+			attach(&tr, &at, dims[i], lo, hi, horizons[h], true, 0.0, 5);
+			dpk_tracked_config(&tr, &back);
+			CHECK(at.arity == want && tr.tree_arity == want && back.arity == want,
+				  "d = %d, T = %d: arity %d attached, %d stored, %d reopened (want %d)",
+				  dims[i], horizons[h], at.arity, tr.tree_arity, back.arity, want);
+		}
+	/* a box with few wide sides (fewer projected dimensions) too */
+	attach(&tr, &at, 7, diamonds_lo, diamonds_hi, 16, false, 0.0, 77);
+	dpk_tracked_config(&tr, &back);
+	CHECK(at.dhat > 0 && at.dhat < DPK_LIVE_DHAT && at.arity == dpk_tree_choose_arity(16) && back.arity == at.arity,
+		  "diamonds, T = 16: dhat %d, arity %d attached, %d reopened", at.dhat, at.arity,
+		  back.arity);
+	CHECK(dpk_tree_choose_arity(4) > DPK_TREE_ARITY_BINARY &&
+		  dpk_tree_choose_arity(16) > DPK_TREE_ARITY_BINARY,
+		  "short horizons choose a k-ary tree: %d, %d", dpk_tree_choose_arity(4),
+		  dpk_tree_choose_arity(16));
+}
+
 int
 main(void)
 {
 	test_sum_l1_roundtrip();
+	test_highd_tree();
 	UNIT_DONE("test_store_config");
 }
