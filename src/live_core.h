@@ -461,7 +461,7 @@ void		dpk_live_use_few_sides(DpkLiveConfig *cfg, const DpkBox *box, double size_
 /*
  * For a new projected table attached with box `box`: points in metric
  * positions (trigger format 3); at most 4 projected dimensions unless the
- * box is a cube; the binary tree below a horizon of 256 (measurements in
+ * box is a cube; the tree of dpk_tree_choose_arity kept (measurements in
  * live_core.c); the lifting sums per coordinate with DPK_LIVE_L1_SUM_SHARE
  * of epsilon when dpk_live_use_sum_l1 takes them at that share (trigger
  * format 4); and a projection that keeps the box: while

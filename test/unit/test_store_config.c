@@ -215,7 +215,8 @@ test_highd_tree(void)
 	/* a box with few wide sides (fewer projected dimensions) too */
 	attach(&tr, &at, 7, diamonds_lo, diamonds_hi, 16, false, 0.0, 77);
 	dpk_tracked_config(&tr, &back);
-	CHECK(at.dhat > 0 && at.dhat < DPK_LIVE_DHAT && at.arity == dpk_tree_choose_arity(16) && back.arity == at.arity,
+	CHECK(at.dhat > 0 && at.dhat < DPK_LIVE_DHAT &&
+		  at.arity == dpk_tree_choose_arity(16) && back.arity == at.arity,
 		  "diamonds, T = 16: dhat %d, arity %d attached, %d reopened", at.dhat, at.arity,
 		  back.arity);
 	CHECK(dpk_tree_choose_arity(4) > DPK_TREE_ARITY_BINARY &&
