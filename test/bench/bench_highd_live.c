@@ -112,7 +112,8 @@
  *	 --copies N  --sum-share X  --norm-share X  --threshold X  --dhat N,
  *	 --lift heavy|weighted (dpk_lift_centers_heavy or _weighted),
  *	 --rest-mean on|off (DpkLiveConfig.rest_mean),
- *	 and after it: --level-delta N;
+ *	 and after it: --arity N (the counters' tree; else the defaults', or
+ *	 dpk_live_use_box's with --norm-bound), --level-delta N;
  *	 --half-width X  the projected box half-width of the copies and of
  *			 cfg.half_width (what a change of DPK_LIVE_HALF_WIDTH and of
  *			 dpk_live_use_projection would do; default 0.75).
@@ -986,7 +987,8 @@ usage(void)
 			"       [--mnist PATH] [--mnist-eps \"1,4\"] [--mnist-horizon T]\n"
 			"       [--glove PATH] [--glove-eps \"1,4\"] [--glove-horizon T]\n"
 			"       [--copies N] [--sum-share X] [--norm-share X] [--threshold X]\n"
-			"       [--dhat N] [--half-width X] [--level-delta N] [--lift heavy|weighted]\n");
+			"       [--dhat N] [--half-width X] [--level-delta N] [--lift heavy|weighted]\n"
+			"       [--rest-mean on|off] [--arity N]\n");
 	exit(2);
 }
 
