@@ -8,7 +8,9 @@
  *
  *	 cfg = dpk_live_defaults(d, K, eps, T, insert_only);
  *	 dpk_live_use_projection(&cfg, seed);	(then the tuning overrides below)
- *	 cfg.level = dpk_live_choose_level(&cfg, N, 4194304);
+ *	 on the declared box, as dp_attach (attach.c): dpk_live_use_few_sides,
+ *	 dpk_live_use_ball (--norm-bound; none: no ball), dpk_live_use_box,
+ *	 cfg.level = dpk_live_choose_level_box(&cfg, &box, N, 4194304);
  *	 copy r projects with dpk_projection_init(d, cfg.dhat,
  *		dpk_projection_copy_seed(cfg.proj_seed, r), DPK_LIVE_HALF_WIDTH = 0.75);
  *	 every inserted (+1) or deleted (-1) point: u = dpk_box_normalize on the
@@ -104,16 +106,15 @@
  *	 --sphere  the mixtures' points moved onto the unit sphere about the
  *			 box's middle, x <- (x - 50) / ||x - 50|| (unit-norm embeddings),
  *			 declared box [-1, 1]^d
- *	 --norm-bound R  configure as dp_attach does with norm_bound => R
- *			 (dpk_live_use_ball, then dpk_live_use_box; R = 0: the same
- *			 configuration without a ball), rows clamped into the ball; the
- *			 one-shot column as dp_kmeans(..., norm_bound => R)
+ *	 --norm-bound R  dp_attach's norm_bound => R (dpk_live_use_ball; 0, the
+ *			 default: no ball), rows clamped into the ball; the one-shot
+ *			 column as dp_kmeans(..., norm_bound => R)
  *	 tuning, applied after dpk_live_use_projection (before the level choice):
  *	 --copies N  --sum-share X  --norm-share X  --threshold X  --dhat N,
  *	 --lift heavy|weighted (dpk_lift_centers_heavy or _weighted),
  *	 --rest-mean on|off (DpkLiveConfig.rest_mean),
- *	 and after it: --arity N (the counters' tree; else the defaults', or
- *	 dpk_live_use_box's with --norm-bound), --level-delta N;
+ *	 and after it: --arity N (the counters' tree; else dpk_live_use_box's),
+ *	 --level-delta N;
  *	 --half-width X  the projected box half-width of the copies and of
  *			 cfg.half_width (what a change of DPK_LIVE_HALF_WIDTH and of
  *			 dpk_live_use_projection would do; default 0.75).
@@ -325,9 +326,8 @@ live_config(DpkLiveConfig *cfg, int d, int k, double eps, uint32_t horizon,
 	cfg->half_width = isnan(opt->half_width) ? LIVE_HALF_WIDTH : opt->half_width;
 	if (opt->restarts_set)
 		cfg->restarts = opt->restarts;
-	if (norm_bound >= 0.0)
 	{
-		/* as dp_attach: the ball, then the box's configuration */
+		/* as dp_attach: few sides, the ball, the box's configuration, its level */
 		double	   *lo = xmalloc(sizeof(double) * d),
 				   *up = xmalloc(sizeof(double) * d);
 		DpkBox		box = {d, lo, up};
@@ -338,16 +338,17 @@ live_config(DpkLiveConfig *cfg, int d, int k, double eps, uint32_t horizon,
 			lo[j] = declared ? declared->lower[j] : (opt->sphere ? -1.0 : 0.0);
 			up[j] = declared ? declared->upper[j] : (opt->sphere ? 1.0 : opt->box_upper);
 		}
-		dpk_live_use_ball(cfg, &box, norm_bound);
+		dpk_live_use_few_sides(cfg, &box, size_hint);
+		dpk_live_use_ball(cfg, &box, norm_bound > 0.0 ? norm_bound : 0.0);
 		dpk_live_use_box(cfg, &box);
 		if (!isnan(opt->sum_share))
 			cfg->sum_share = opt->sum_share;	/* the override wins */
+		if (opt->arity > 0)
+			cfg->arity = opt->arity;
+		cfg->level = dpk_live_choose_level_box(cfg, &box, size_hint, MAX_CELLS);
 		free(lo);
 		free(up);
 	}
-	if (opt->arity > 0)
-		cfg->arity = opt->arity;
-	cfg->level = dpk_live_choose_level(cfg, size_hint, MAX_CELLS);
 	cfg->level += opt->level_delta;
 	if (cfg->level > max_level(cfg))
 		cfg->level = max_level(cfg);
@@ -697,7 +698,7 @@ print_config(const Options *opt)
 	printf("# live config of d = 16 (after dpk_live_use_projection and overrides; the sum "
 		   "share grows with d): dhat=%d "
 		   "copies=%d sum_share=%g norm_share=%g threshold_sigmas=%g half_width=%g "
-		   "level=choose_level(N, %g)%+d; baselines %d k-means restarts, live %s\n",
+		   "level=choose_level_box(N, %g)%+d; baselines %d k-means restarts, live %s\n",
 		   def.dhat, def.copies, def.sum_share, def.norm_share, def.threshold_sigmas,
 		   def.half_width, MAX_CELLS, opt->level_delta, opt->restarts,
 		   opt->restarts_set ? "the same" : "dpk_live_use_projection's (d >= 64: more)");
@@ -730,7 +731,7 @@ print_header(const Options *opt)
 	if (opt->sphere)
 		printf("# --sphere: points (x - 50) / ||x - 50|| on the unit sphere, box [-1,1]^d\n");
 	if (opt->norm_bound >= 0.0)
-		printf("# --norm-bound %g: dp_attach's norm_bound (0: its configuration without a ball)\n",
+		printf("# --norm-bound %g: dp_attach's norm_bound (0: no ball)\n",
 			   opt->norm_bound);
 	print_config(opt);
 	printf("# releases: every t in [T/4, T] (all), or every t there with the most tree "
