@@ -94,6 +94,39 @@ UPDATE dpkmeans_internal.tracked SET sum_share = 0.5 WHERE relid = 'agauss'::reg
 SELECT dp_release('agauss');
 SELECT item, value FROM dp_privacy_report('agauss') WHERE item ~ '^rho on';
 
+-- 384 columns, Gaussian, epsilon 1: the norm counter's variance in unit
+-- steps has no exact representation, so the table counts squared norms in
+-- units of 2^s (s > 0, in its triggers' arguments); the triggers, the scan
+-- of dp_verify and the backfill count alike
+CREATE TABLE awide (i int, v float4[]);
+CREATE FUNCTION awide_row(i int) RETURNS float4[] LANGUAGE sql IMMUTABLE AS $$
+    SELECT array_agg(((i % 4) * 0.25 + 0.1 + 0.05 * sin(i * j))::float4 ORDER BY j)
+    FROM generate_series(1, 384) j $$;
+INSERT INTO awide SELECT i, awide_row(i) FROM generate_series(1, 120) i;
+SELECT dp_attach('awide', ARRAY['v'], 4, 1.0, array_fill(0::float8, ARRAY[384]),
+                 array_fill(1::float8, ARRAY[384]), horizon => 16, size_hint => 1000,
+                 delta => 1e-6);
+SELECT DISTINCT split_part(encode(tgargs, 'escape'), '\000', 1) AS tag,
+       split_part(encode(tgargs, 'escape'), '\000', 9) AS norm_bound,
+       split_part(encode(tgargs, 'escape'), '\000', 10) AS norm_shift
+FROM pg_trigger WHERE tgrelid = 'awide'::regclass AND NOT tgisinternal;
+INSERT INTO awide SELECT i, awide_row(i) FROM generate_series(121, 200) i;
+DELETE FROM awide WHERE i % 5 = 0;
+UPDATE awide SET v = awide_row(i + 1) WHERE i % 7 = 0;
+SELECT dp_verify('awide') AS counted_exactly;
+SELECT dp_release('awide') IS NOT NULL AS released;
+SELECT count(*) AS centres FROM dp_centers('awide', 4);
+SELECT item, value FROM dp_privacy_report('awide') WHERE item ~ '^sum of squared norms' ORDER BY item;
+-- the same table pure: unit steps, the usual trigger
+CREATE TABLE awide_pure AS SELECT * FROM awide;
+SELECT dp_attach('awide_pure', ARRAY['v'], 4, 1.0, array_fill(0::float8, ARRAY[384]),
+                 array_fill(1::float8, ARRAY[384]), horizon => 16, size_hint => 1000);
+SELECT DISTINCT split_part(encode(tgargs, 'escape'), '\000', 1) AS tag
+FROM pg_trigger WHERE tgrelid = 'awide_pure'::regclass AND NOT tgisinternal;
+SELECT dp_detach('awide'), dp_detach('awide_pure');
+DROP TABLE awide, awide_pure;
+DROP FUNCTION awide_row(int);
+
 SELECT dp_detach('apure'), dp_detach('azero'), dp_detach('agauss');
 DROP TABLE apure, azero, agauss, ablobs;
 DROP FUNCTION approx_error(text);

@@ -182,14 +182,19 @@ check_columns(Oid relid, ArrayType *columns, int *ncols, AttrNumber **attnums)
 	return names;
 }
 
-/* The trigger arguments of a table, format 2 or a norm bound's (see trigger.c). */
+/*
+ * The trigger arguments of a table, format 2, a norm bound's or a norm
+ * counter unit's (see trigger.c).
+ */
 static List *
 trigger_args(const DpkTracked *tr)
 {
 	List	   *args = NIL;
+	int			shift = tr->dhat > 0 ? dpk_tracked_norm_shift(tr) : 0;
 	int			i;
 
-	args = lappend(args, makeString(tr->norm_bound > 0.0 ? DPK_TRIGGER_TAG_BALL
+	args = lappend(args, makeString(shift > 0 ? DPK_TRIGGER_TAG_SHIFT
+									: tr->norm_bound > 0.0 ? DPK_TRIGGER_TAG_BALL
 									: tr->trigger_format >= 3 ? DPK_TRIGGER_TAG_METRIC
 									: DPK_TRIGGER_TAG));
 	args = lappend(args, makeString(psprintf("%d", tr->d)));
@@ -199,8 +204,10 @@ trigger_args(const DpkTracked *tr)
 	args = lappend(args, makeString(psprintf("%d", tr->dhat)));
 	args = lappend(args, makeString(psprintf("%d", tr->copies)));
 	args = lappend(args, makeString(psprintf(UINT64_FORMAT, tr->proj_seed)));
-	if (tr->norm_bound > 0.0)
+	if (tr->norm_bound > 0.0 || shift > 0)
 		args = lappend(args, makeString(doubles_csv(&tr->norm_bound, 1)));
+	if (shift > 0)
+		args = lappend(args, makeString(psprintf("%d", shift)));
 	for (i = 0; i < tr->ncols; i++)
 		args = lappend(args, makeString(tr->colnames[i]));
 	return args;
@@ -583,6 +590,7 @@ dp_attach(PG_FUNCTION_ARGS)
 		tr.tree_arity = cfg.arity;
 		cfg.level = dpk_live_choose_level_box(&cfg, &box, tr.size_hint, dpk_max_cells);
 	}
+	dpk_live_use_norm_shift(&cfg);
 	check_scales(&cfg);
 	tr.level = cfg.level;
 	tr.sum_share = cfg.sum_share;
@@ -600,6 +608,7 @@ dp_attach(PG_FUNCTION_ARGS)
 		dpk_shape_set_projection(&shape, cfg.dhat, cfg.copies, cfg.proj_seed,
 								 DPK_LIVE_HALF_WIDTH, true);
 		dpk_shape_set_ball(&shape, tr.norm_bound);
+		shape.live.norm_shift = cfg.norm_shift;
 	}
 
 	dpk_store_begin(&sw);

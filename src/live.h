@@ -153,6 +153,12 @@ void		dpk_reader_require_release(const struct DpkTracked *tr);
 #define DPK_TRIGGER_TAG_METRIC "dpkmeans:3"
 /* metric positions and a norm bound: one more argument before the columns */
 #define DPK_TRIGGER_TAG_BALL "dpkmeans:4"
+/*
+ * As "dpkmeans:4" (norm bound 0: none) and then the norm counter's unit
+ * shift (dpk_live_use_norm_shift): written only for tables whose shift is
+ * not 0, so every other trigger keeps its format.
+ */
+#define DPK_TRIGGER_TAG_SHIFT "dpkmeans:5"
 
 /* The shape of a capture trigger's table, from its arguments (see trigger.c). */
 struct TriggerData;

@@ -38,6 +38,7 @@ dpk_live_defaults(DpkLiveConfig *cfg, int d, int k, double epsilon,
 	cfg->proj_seed = 0;
 	cfg->half_width = 0.75;
 	cfg->norm_share = dpk_budget_live_shares(d, false).norm_share;
+	cfg->norm_shift = 0;
 	cfg->threshold_sigmas = 2.0;
 	cfg->estimator = DPK_TREE_LOCAL_BLUE;
 	cfg->arity = dpk_tree_choose_arity(horizon);
@@ -723,6 +724,9 @@ dpk_live_add_projected(const DpkLiveConfig *cfg, DpkCellMap *state, const double
 
 		dpk_cellmap_add_point(state, (uint64_t) r * ncells + cell, qp, sign);
 	}
+	/* in the counter's unit 2^norm_shift, rounded half up (norm >= 0) */
+	if (cfg->norm_shift > 0)
+		norm = (norm + ((int64_t) 1 << (cfg->norm_shift - 1))) >> cfg->norm_shift;
 	/* DPK_LIVE_NORM_CELL(cfg), without a second pow() per row */
 	dpk_cellmap_get(state, (uint64_t) cfg->copies * ncells)[0] += sign * norm;
 	if (qp != q)

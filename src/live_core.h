@@ -43,6 +43,11 @@ typedef struct DpkLiveConfig
 	double		half_width;		/* projected box half-width */
 	double		norm_share;		/* share of epsilon on the global sum of
 								 * squared norms (cost curve) */
+	int			norm_shift;		/* the norm counter adds each row's squared
+								 * norm in units of 2^norm_shift (rounded);
+								 * 0 but for Gaussian tables whose variance
+								 * in unit steps has no exact representation
+								 * (dpk_live_use_norm_shift) */
 	double		threshold_sigmas;
 	int			estimator;		/* DpkTreeEstimator: how release t combines the
 								 * tree nodes (post-processing only; pure
@@ -492,6 +497,25 @@ void		dpk_live_use_box(DpkLiveConfig *cfg, const DpkBox *box);
 #define DPK_LIVE_PROJ_MIN_SHARE 0.8
 double		dpk_live_proj_box_share(const DpkLiveConfig *cfg, const DpkBox *box,
 									uint64_t proj_seed);
+
+/*
+ * The norm counter's unit for a complete configuration: 2^s with s the
+ * smallest shift whose Gaussian variance has an exact representation, 0 for
+ * pure tables and for every configuration representable at 0 (so no table
+ * attached before changes).  A function of public parameters only; call it
+ * after every other dpk_live_use_* and the level.
+ */
+void		dpk_live_use_norm_shift(DpkLiveConfig *cfg);
+
+/* Beyond this the rounding's 1/2 would dominate a row's contribution. */
+#define DPK_LIVE_NORM_SHIFT_MAX 24
+
+/*
+ * One row's largest contribution to the norm counter, in its unit: d (U/2)^2
+ * or a norm bound's squared l2 (dpk_live_point_l2), over 2^norm_shift plus
+ * the rounding's 1/2 when shifted.
+ */
+double		dpk_live_norm_point(const DpkLiveConfig *cfg);
 
 /* Sensitivity and per-node scale of the global sum of squared norms. */
 double		dpk_live_norm_sensitivity(const DpkLiveConfig *cfg);

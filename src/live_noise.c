@@ -203,6 +203,7 @@ dpk_live_noisy_projected_reach(const DpkLiveConfig *cfg, const uint8_t *reach,
 		dpk_cell_noise_weighted(s, key, 255, 0, &w, 0, ns.lap, cs.lap, DPK_SUMS_NONE,
 								noise, tmp, acc);
 	*sumnorm += (double) noise[0];
+	*sumnorm = ldexp(*sumnorm, cfg->norm_shift);	/* back to unit steps */
 	dpk_tree_weights_free(&w);
 	dpk_free(noise);
 	dpk_free(tmp);

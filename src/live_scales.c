@@ -51,18 +51,28 @@ dpk_live_sum_sensitivity(const DpkLiveConfig *cfg)
 	return dpk_live_count_sensitivity(cfg) * DPK_REL_UNITS;
 }
 
-/*
- * One global counter: ||q||^2 <= d U^2 / 4 per point (with a norm bound
- * dpk_live_point_l2 squared), h nodes, x2 deletions.
- */
+/* One row's largest contribution to the norm counter (see live_core.h). */
 double
-dpk_live_norm_sensitivity(const DpkLiveConfig *cfg)
+dpk_live_norm_point(const DpkLiveConfig *cfg)
 {
 	double		point = cfg->d * (DPK_LIFT_UNITS / 2.0) * (DPK_LIFT_UNITS / 2.0);
 
 	if (cfg->dhat > 0 && cfg->ball > 0.0)
 		point = dpk_live_point_l2(cfg) * dpk_live_point_l2(cfg);	/* a norm bound */
-	return (double) dpk_live_tree_levels(cfg) * (cfg->insert_only ? 1.0 : 2.0) * point;
+	if (cfg->norm_shift > 0)
+		point = ldexp(point, -cfg->norm_shift) + 0.5;	/* rounded half up */
+	return point;
+}
+
+/*
+ * One global counter: ||q||^2 <= d U^2 / 4 per point (with a norm bound
+ * dpk_live_point_l2 squared), in the counter's unit, h nodes, x2 deletions.
+ */
+double
+dpk_live_norm_sensitivity(const DpkLiveConfig *cfg)
+{
+	return (double) dpk_live_tree_levels(cfg) * (cfg->insert_only ? 1.0 : 2.0) *
+		dpk_live_norm_point(cfg);
 }
 
 /*
@@ -144,15 +154,14 @@ dpk_live_l2sq(const DpkLiveConfig *cfg, double l2sq[3])
 
 	l2sq[0] = dpk_live_count_sensitivity(cfg);
 	l2sq[1] = l2sq[0] * cfg->d * unit * unit;
-	l2sq[2] = dpk_live_norm_sensitivity(cfg) * cfg->d * (DPK_LIFT_UNITS / 2.0) *
-		(DPK_LIFT_UNITS / 2.0);
+	/* h nodes (x2 deletions) of one row's largest contribution, squared */
+	l2sq[2] = dpk_live_norm_sensitivity(cfg) * dpk_live_norm_point(cfg);
 	if (cfg->dhat > 0 && cfg->ball > 0.0)
 	{
 		/* a norm bound: one point's q within dpk_live_point_l2 */
 		double		p2 = dpk_live_point_l2(cfg) * dpk_live_point_l2(cfg);
 
 		l2sq[1] = l2sq[0] * p2;
-		l2sq[2] = dpk_live_norm_sensitivity(cfg) * p2;
 	}
 }
 
@@ -285,6 +294,28 @@ dpk_live_use_delta(DpkLiveConfig *cfg, double delta)
 	sh = dpk_budget_live_gauss_shares(cfg->d, cfg->dhat > 0);
 	cfg->sum_share = sh.sum_share;
 	cfg->norm_share = sh.norm_share;
+}
+
+/*
+ * The norm counter's unit (see live_core.h).  Each halving of the unit
+ * quarters its variance; at d = 384 a Gaussian table at epsilon 1 needs
+ * about 2 (doc/benchmarks.md, "Gaussian tables at large d").
+ */
+void
+dpk_live_use_norm_shift(DpkLiveConfig *cfg)
+{
+	double		v[3];
+
+	cfg->norm_shift = 0;
+	if (cfg->delta <= 0.0 || cfg->dhat == 0 || cfg->norm_share <= 0.0)
+		return;
+	for (;;)
+	{
+		dpk_live_gauss_vars(cfg, v);
+		if (dpk_gauss_scale_representable(v[2]) || cfg->norm_shift >= DPK_LIVE_NORM_SHIFT_MAX)
+			return;
+		cfg->norm_shift++;
+	}
 }
 
 /* Whether every scale has an exact representation (see live_core.h). */

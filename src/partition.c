@@ -149,6 +149,7 @@ dpk_scan_tree(const DpkTracked *tr, Oid relid, DpkCellMap *map, bool progress)
 				dpk_shape_set_projection(&shape, tr->dhat, tr->copies, tr->proj_seed,
 										 DPK_LIVE_HALF_WIDTH, tr->trigger_format >= 3);
 				dpk_shape_set_ball(&shape, tr->norm_bound);
+				shape.live.norm_shift = dpk_tracked_norm_shift(tr);
 			}
 			/* counted as the WAL capture counts (src/wal_capture.c) */
 			shape.lenient = tr->capture_wal;

@@ -76,6 +76,10 @@ report_gauss_budget(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveCo
 							sqrt(v[i]), v[i],
 							dpk_gauss_scale_value(dpk_gauss_scale_from_double(v[i]))));
 	}
+	if (tr->dhat > 0 && cfg->norm_shift > 0)
+		report_row(rsinfo, "sum of squared norms: unit",
+				   psprintf("2^%d squared fixed-point steps: each row's squared norm is rounded to it, "
+							"so that sigma^2 has an exact representation", cfg->norm_shift));
 }
 
 /* Rows on the guarantee, the epsilon split, levels and copies. */

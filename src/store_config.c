@@ -43,6 +43,17 @@ dpk_tracked_config(const DpkTracked *tr, DpkLiveConfig *cfg)
 	}
 	if (cfg->delta > 0.0)
 		cfg->arity = 2;			/* Gaussian tables: the plain binary decomposition */
+	dpk_live_use_norm_shift(cfg);
+}
+
+/* The norm counter's unit of a tracked table (see store.h). */
+int
+dpk_tracked_norm_shift(const DpkTracked *tr)
+{
+	DpkLiveConfig cfg;
+
+	dpk_tracked_config(tr, &cfg);
+	return cfg.norm_shift;
 }
 
 /* This server's cluster, WAL timeline and database (see store.h). */

@@ -295,7 +295,9 @@ dpk_resolve_columns(Relation rel, char **names, int ncols)
  * The shape of a table from its trigger's arguments (written by dp_attach).
  * Format 2: "dpkmeans:2", d, level, lower, upper, dhat, copies, seed, then
  * one argument per tracked column name; format 3: the same with
- * "dpkmeans:3" (a projected table's points in metric positions).  Format 1
+ * "dpkmeans:3" (a projected table's points in metric positions); "dpkmeans:4"
+ * adds the norm bound before the columns, "dpkmeans:5" the norm bound (0:
+ * none) and the norm counter's unit shift.  Format 1
  * (version 0.1): d, level, attribute numbers, lower, upper[, dhat, copies,
  * seed].
  */
@@ -314,14 +316,17 @@ dpk_shape_from_trigger(DpkShape *shape, TriggerData *td)
 	double	   *lo,
 			   *hi;
 	AttrNumber *attnums;
-	bool		ball = tg->tgnargs >= 10 && strcmp(a[0], DPK_TRIGGER_TAG_BALL) == 0;
+	bool		shifted = tg->tgnargs >= 11 && strcmp(a[0], DPK_TRIGGER_TAG_SHIFT) == 0;
+	bool		ball = shifted ||
+		(tg->tgnargs >= 10 && strcmp(a[0], DPK_TRIGGER_TAG_BALL) == 0);
 	bool		metric = ball ||
 		(tg->tgnargs >= 9 && strcmp(a[0], DPK_TRIGGER_TAG_METRIC) == 0);
 	double		norm_bound = 0.0;
+	int			norm_shift = 0;
 
 	if (tg->tgnargs >= 9 && (metric || strcmp(a[0], DPK_TRIGGER_TAG) == 0))
 	{
-		int			first = ball ? 9 : 8;
+		int			first = shifted ? 10 : ball ? 9 : 8;
 
 		d = atoi(a[1]);
 		level = atoi(a[2]);
@@ -332,6 +337,8 @@ dpk_shape_from_trigger(DpkShape *shape, TriggerData *td)
 		seed = strtoull(a[7], NULL, 10);
 		if (ball)
 			norm_bound = parse_doubles(a[8], 1)[0];
+		if (shifted)
+			norm_shift = atoi(a[9]);
 		ncols = tg->tgnargs - first;
 		attnums = dpk_resolve_columns(td->tg_relation, a + first, ncols);
 	}
@@ -369,6 +376,7 @@ dpk_shape_from_trigger(DpkShape *shape, TriggerData *td)
 	{
 		dpk_shape_set_projection(shape, dhat, copies, seed, DPK_LIVE_HALF_WIDTH, metric);
 		dpk_shape_set_ball(shape, norm_bound);
+		shape->live.norm_shift = norm_shift;
 	}
 	/* kept with the cached shape: a partition's root is found once */
 	shape->capture_root = dpk_capture_root(td->tg_relation);

@@ -127,6 +127,7 @@ sink_bind(WalSink *sink, Relation rel)
 			dpk_shape_set_projection(&sink->shape, tr->dhat, tr->copies, tr->proj_seed,
 									 DPK_LIVE_HALF_WIDTH, tr->trigger_format >= 3);
 			dpk_shape_set_ball(&sink->shape, tr->norm_bound);
+			sink->shape.live.norm_shift = dpk_tracked_norm_shift(tr);
 		}
 		sink->shape.lenient = true;
 		sink->shape_built = true;

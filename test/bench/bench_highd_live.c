@@ -354,6 +354,7 @@ live_config(DpkLiveConfig *cfg, int d, int k, double eps, uint32_t horizon,
 		cfg->level = max_level(cfg);
 	if (cfg->level < 0)
 		cfg->level = 0;
+	dpk_live_use_norm_shift(cfg);	/* as dp_attach, last */
 }
 
 static void

@@ -2,14 +2,16 @@
  * test_live_gauss.c
  *		Gaussian live tables: the plain tree decomposition, the Gaussian node
  *		noise of a cell, the l2 sensitivities against a brute-force
- *		neighbouring stream, the composition of the families' rho, and that
- *		delta = 0 draws exactly the pure noise.
+ *		neighbouring stream, the composition of the families' rho, that
+ *		delta = 0 draws exactly the pure noise, and the norm counter's unit
+ *		at large d.
  */
 #include <math.h>
 #include <string.h>
 
 #include "counter.h"
 #include "dpk_mem.h"
+#include "lift.h"
 #include "live_core.h"
 #include "tree_estimator.h"
 #include "zcdp.h"
@@ -358,6 +360,151 @@ test_release_path(void)
 	dpk_stream_close(&r);
 }
 
+/*
+ * A projected Gaussian table at d = 384, epsilon 1: the smallest shift of
+ * the norm counter's unit that represents its variance.
+ */
+static void
+shift_config(DpkLiveConfig *cfg, int d, double eps, uint32_t T, bool insert_only)
+{
+	dpk_live_defaults(cfg, d, 10, eps, T, insert_only);
+	dpk_live_use_projection(cfg, 7);
+	dpk_live_use_delta(cfg, 1e-6);
+	cfg->level = 1;
+	dpk_live_use_norm_shift(cfg);
+}
+
+/*
+ * The norm counter's unit (dpk_live_use_norm_shift): 0 wherever the unit
+ * step was representable (no table attached before changes), the smallest
+ * shift that represents it at d = 384 and 1536, rho still spent exactly, one
+ * row's contribution within the sensitivity, and a release that scales the
+ * counter back (a capture that forgot the shift, or a release that forgot to
+ * undo it, is off by 2^s).
+ */
+static void
+test_norm_shift(void)
+{
+	static const int ds[] = {16, 64, 128};
+	static const double epss[] = {0.5, 1.0, 4.0};
+	DpkLiveConfig cfg,
+				prev;
+	double		v[3],
+				l2sq[3],
+				largest,
+				rho = 0.0;
+	size_t		a,
+				b;
+	int			i,
+				dd,
+				ok = 1;
+
+	for (a = 0; a < sizeof(ds) / sizeof(ds[0]); a++)
+		for (b = 0; b < sizeof(epss) / sizeof(epss[0]); b++)
+		{
+			shift_config(&cfg, ds[a], epss[b], 1024, false);
+			prev = cfg;
+			prev.norm_shift = 0;
+			if (dpk_live_scales_representable(&prev, &largest))
+				ok = ok && cfg.norm_shift == 0;
+			else
+				ok = ok && cfg.norm_shift > 0 && dpk_live_scales_representable(&cfg, &largest);
+		}
+	/* pure tables never shift, at any d */
+	dpk_live_defaults(&cfg, 384, 10, 1.0, 16, false);
+	dpk_live_use_projection(&cfg, 7);
+	dpk_live_use_norm_shift(&cfg);
+	ok = ok && cfg.norm_shift == 0;
+	CHECK(ok, "norm counter: a unit shift where unit steps were representable, on a pure table, "
+		  "or none where they were not");
+
+	for (dd = 384; dd <= 1536; dd *= 4)
+	{
+		shift_config(&cfg, dd, 1.0, 16, false);
+		prev = cfg;
+		prev.norm_shift = cfg.norm_shift - 1;
+		CHECK(cfg.norm_shift > 0 && dpk_live_scales_representable(&cfg, &largest) &&
+			  !dpk_live_scales_representable(&prev, &largest),
+			  "d=%d: norm shift %d is not the smallest representable one", dd, cfg.norm_shift);
+		dpk_live_gauss_vars(&cfg, v);
+		dpk_live_l2sq(&cfg, l2sq);
+		rho = 0.0;
+		for (i = 0; i < 3; i++)
+			rho += l2sq[i] / (2.0 * v[i]);
+		CHECK(fabs(rho - dpk_live_rho(&cfg)) <= 1e-12 * rho,
+			  "d=%d: shifted families spend rho %.15g of %.15g", dd, rho, dpk_live_rho(&cfg));
+	}
+
+	/* a corner row (the largest ||q||^2) and a release from a known state */
+	{
+		int			d = 384;
+		DpkCellMap	state;
+		DpkStream	s,
+					r;
+		uint8_t		key[DPK_KEY_BYTES];
+		double	   *u = dpk_alloc(d * sizeof(double)),
+				   *t,
+				   *count,
+				   *sum,
+					sumnorm,
+					truth = 0.0,
+					bound;
+		int64_t		q[384],
+					stored,
+					noise[1];
+		uint64_t	total;
+		DpkNoise	nn,
+					cn;
+		int			n,
+					j;
+
+		shift_config(&cfg, d, 1.0, 16, false);
+		t = dpk_alloc((size_t) cfg.dhat * cfg.copies * sizeof(double));
+		for (j = 0; j < cfg.dhat * cfg.copies; j++)
+			t[j] = 0.5;
+		dpk_cellmap_init(&state, d);
+		for (j = 0; j < d; j++)
+			u[j] = 1.0;
+		dpk_live_add_projected(&cfg, &state, u, t, +1);
+		stored = dpk_cellmap_get(&state, DPK_LIVE_NORM_CELL(&cfg))[0];
+		bound = dpk_live_norm_point(&cfg);
+		CHECK(stored > 0 && (double) stored <= bound &&
+			  stored == (dpk_lift_quantize(d, u, q) + (1 << (cfg.norm_shift - 1))) >> cfg.norm_shift,
+			  "corner row adds %lld to the norm counter, bound %g", (long long) stored, bound);
+		dpk_live_add_projected(&cfg, &state, u, t, -1);
+		/* 200 rows of varied norms */
+		for (n = 0; n < 200; n++)
+		{
+			for (j = 0; j < d; j++)
+				u[j] = (double) ((n * 37 + j * 11) % 101) / 100.0;
+			truth += (double) dpk_lift_quantize(d, u, q);
+			dpk_live_add_projected(&cfg, &state, u, t, +1);
+		}
+		dpk_key_from_seed(12, key);
+		memset(&s, 0, sizeof(s));
+		memset(&r, 0, sizeof(r));
+		total = (uint64_t) cfg.copies * dpk_live_copy_cells(&cfg);
+		count = dpk_alloc(total * sizeof(double));
+		sum = dpk_alloc(total * d * sizeof(double));
+		dpk_live_noisy_projected(&cfg, key, &state, 5, &s, count, sum, &sumnorm);
+		nn = dpk_live_norm_noise(&cfg);
+		cn = dpk_live_count_noise(&cfg);
+		noise[0] = 0;
+		dpk_live_cell_noise(&r, key, 255, 0, 5, 0, &nn, &cn, DPK_SUMS_NONE, noise);
+		CHECK(fabs(sumnorm - ldexp((double) noise[0], cfg.norm_shift) - truth) <=
+			  200.0 * ldexp(0.5, cfg.norm_shift),
+			  "released sum of squared norms %.0f - noise is not the truth %.0f (shift %d)",
+			  sumnorm - ldexp((double) noise[0], cfg.norm_shift), truth, cfg.norm_shift);
+		dpk_stream_close(&s);
+		dpk_stream_close(&r);
+		dpk_cellmap_free(&state);
+		dpk_free(count);
+		dpk_free(sum);
+		dpk_free(t);
+		dpk_free(u);
+	}
+}
+
 int
 main(void)
 {
@@ -368,5 +515,6 @@ main(void)
 	test_cell_noise_gauss();
 	test_pure_unchanged();
 	test_release_path();
+	test_norm_shift();
 	UNIT_DONE("test_live_gauss");
 }
