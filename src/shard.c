@@ -600,6 +600,17 @@ dpk_shard_attach_all(const DpkTracked *tr)
 
 		if (get_rel_relkind(part) != RELKIND_FOREIGN_TABLE)
 			continue;
+		if (tr->dhat > 0 && dpk_tracked_norm_shift(tr) > 0)
+		{
+			/* shards are not told the unit: they would count in unit steps */
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("a sharded table of %d columns cannot be attached with epsilon %g and delta %g",
+							tr->d, tr->epsilon, tr->delta),
+					 errdetail("Its sum of squared norms would be counted in units of 2^%d, "
+							   "which the shards cannot apply.", dpk_tracked_norm_shift(tr)),
+					 errhint("Give it a norm bound, a larger epsilon or delta => 0. %s", hint)));
+		}
 		sh = shard_describe(part, NULL, hint);
 		shard_connect(sh, GetUserId());
 		sh->remote_schema = remote_extension_schema(sh);

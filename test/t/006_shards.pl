@@ -332,6 +332,19 @@ is($s1->safe_psql('old04', q{SELECT count(*) FROM dpkmeans_internal.tracked}), '
 	'the 0.4 shard serves a table without a bound');
 as_app(q{SELECT dp_detach('emb')});
 
+# A Gaussian table of 384 columns at epsilon 1 counts its squared norms in a
+# coarser unit, which shards are not told: refused before any shard is
+# touched, nothing attached anywhere.
+app_fails(q{SELECT dp_attach('emb', ARRAY['v'], 4, 1.0, array_fill(-1::float8, ARRAY[384]),
+	array_fill(1::float8, ARRAY[384]), horizon => 16, delta => 1e-6)},
+	qr/a sharded table of 384 columns cannot be attached with epsilon 1 and delta 1e-06.*\n.*units of 2\^2.*\n.*HINT:  Give it a norm bound/,
+	'a sharded Gaussian table whose norm counter needs a coarser unit');
+is($s1->safe_psql('old04', q{SELECT count(*) FROM dpkmeans_internal.tracked}), '0',
+	'nothing attached on the shard');
+is($coord->safe_psql('postgres',
+		q{SELECT count(*) FROM dpkmeans_internal.tracked WHERE relid = 'app.emb'::regclass}),
+	'0', 'nor on the coordinator');
+
 # dp_detach removes the capture on every shard.
 as_app(q{SELECT dp_detach('pts')});
 for my $node (@shards)
