@@ -158,7 +158,7 @@ dpk_budget_live_shares(int d, bool projected)
 
 /* Default Gaussian live shares (see budget.h), measured in test/bench. */
 DpkLiveShares
-dpk_budget_live_gauss_shares(int d, bool projected)
+dpk_budget_live_gauss_shares(int d, bool projected, uint32_t horizon)
 {
 	DpkLiveShares s;
 
@@ -169,9 +169,10 @@ dpk_budget_live_gauss_shares(int d, bool projected)
 	}
 	else
 	{
-		double		share = 0.45 + 0.075 * log2((double) d);
+		double		share = 0.45 + 0.075 * log2((double) d),
+					top = horizon > DPK_GAUSS_DEEP_HORIZON ? 0.8 : 0.9;
 
-		s.sum_share = share < 0.6 ? 0.6 : (share > 0.9 ? 0.9 : share);
+		s.sum_share = share < 0.6 ? 0.6 : (share > top ? top : share);
 		s.norm_share = 0.05;
 	}
 	return s;

@@ -16,6 +16,7 @@
 #define DPK_BUDGET_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct DpkLowdConfig;
 struct DpkHighdConfig;
@@ -105,10 +106,13 @@ DpkLiveShares dpk_budget_live_shares(int d, bool projected);
  * (doc/benchmarks.md, "Approximate DP: the split of rho"): original space
  * 0.3 on the in-cell sums; projected copies 5 % on the norm counter and
  * 0.45 + 0.075 log2 d within [0.6, 0.9] on the lifting sums (0.75 at
- * d = 16, 0.9 at d = 64).  Shares are stored with each table at attach, so
- * a table attached under other defaults keeps its own.
+ * d = 16, 0.9 at d = 64), at most 0.8 for horizons above 64, whose deeper
+ * trees need more on the counts to keep the partition.  Shares are stored
+ * with each table at attach, so a table attached under other defaults keeps
+ * its own.
  */
-DpkLiveShares dpk_budget_live_gauss_shares(int d, bool projected);
+#define DPK_GAUSS_DEEP_HORIZON 64
+DpkLiveShares dpk_budget_live_gauss_shares(int d, bool projected, uint32_t horizon);
 
 /* Live table: the epsilon of each tree of counters, per event. */
 typedef struct DpkLiveBudget

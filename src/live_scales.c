@@ -291,7 +291,7 @@ dpk_live_use_delta(DpkLiveConfig *cfg, double delta)
 	if (delta <= 0.0)
 		return;
 	cfg->arity = DPK_TREE_ARITY_BINARY;	/* the plain binary decomposition */
-	sh = dpk_budget_live_gauss_shares(cfg->d, cfg->dhat > 0);
+	sh = dpk_budget_live_gauss_shares(cfg->d, cfg->dhat > 0, cfg->horizon);
 	cfg->sum_share = sh.sum_share;
 	cfg->norm_share = sh.norm_share;
 }

@@ -220,16 +220,21 @@ test_live(void)
 /*
  * The Gaussian live shares (measured; doc/benchmarks.md): 0.3 of rho on the
  * in-cell sums, on projected lifting sums 0.45 + 0.075 log2 d within
- * [0.6, 0.9]; dpk_live_use_delta applies them, delta 0 leaves the pure ones.
+ * [0.6, 0.9], at most 0.8 above horizon 64; dpk_live_use_delta applies them,
+ * delta 0 leaves the pure ones.
  */
 static void
 test_live_gauss_shares(void)
 {
-	DpkLiveShares g2 = dpk_budget_live_gauss_shares(2, false),
-				g6 = dpk_budget_live_gauss_shares(6, true),
-				g16 = dpk_budget_live_gauss_shares(16, true),
-				g64 = dpk_budget_live_gauss_shares(64, true),
-				g512 = dpk_budget_live_gauss_shares(512, true);
+	DpkLiveShares g2 = dpk_budget_live_gauss_shares(2, false, 64),
+				g6 = dpk_budget_live_gauss_shares(6, true, 64),
+				g16 = dpk_budget_live_gauss_shares(16, true, 64),
+				g64 = dpk_budget_live_gauss_shares(64, true, 64),
+				g512 = dpk_budget_live_gauss_shares(512, true, 64),
+				d16 = dpk_budget_live_gauss_shares(16, true, 1024),
+				d64 = dpk_budget_live_gauss_shares(64, true, 65),
+				d512 = dpk_budget_live_gauss_shares(512, true, 1024),
+				d2 = dpk_budget_live_gauss_shares(2, false, 1024);
 	DpkLiveConfig cfg;
 
 	CHECK(g2.sum_share == 0.3 && g2.norm_share == 0.0, "gauss d = 2: %g %g", g2.sum_share,
@@ -239,6 +244,11 @@ test_live_gauss_shares(void)
 	CHECK(fabs(g16.sum_share - 0.75) < 1e-12, "gauss d = 16: %g", g16.sum_share);
 	CHECK(fabs(g64.sum_share - 0.9) < 1e-12, "gauss d = 64: %g", g64.sum_share);
 	CHECK(g512.sum_share == 0.9, "gauss d = 512: %g", g512.sum_share);
+	/* deeper trees: at most 0.8 on the sums */
+	CHECK(fabs(d16.sum_share - 0.75) < 1e-12 && d64.sum_share == 0.8 && d512.sum_share == 0.8 &&
+		  d2.sum_share == 0.3 && d64.norm_share == 0.05,
+		  "gauss horizon > 64: d = 16 %g, d = 64 %g, d = 512 %g, d = 2 %g", d16.sum_share,
+		  d64.sum_share, d512.sum_share, d2.sum_share);
 	dpk_live_defaults(&cfg, 3, 3, 1.0, 64, false);
 	dpk_live_use_delta(&cfg, 0.0);
 	CHECK(cfg.sum_share == 0.5, "pure table keeps its share: %g", cfg.sum_share);

@@ -225,10 +225,47 @@ test_highd_tree(void)
 		  dpk_tree_choose_arity(16));
 }
 
+/*
+ * A Gaussian table's norm counter unit: its triggers get it from the stored
+ * row (dpk_tracked_norm_shift) and its releases from dpk_tracked_config;
+ * both must be the attached configuration's, or the counter's unit and its
+ * noise disagree.  d = 384 at epsilon 1.5 shifts; d = 64 and pure do not.
+ */
+static void
+test_norm_shift_roundtrip(void)
+{
+	static double lo[384],
+				hi[384];
+	static const int ds[3] = {384, 384, 64};
+	static const double deltas[3] = {1e-6, 0.0, 1e-6};
+	DpkTracked	tr;
+	DpkLiveConfig at,
+				back;
+	int			i,
+				j;
+
+	for (j = 0; j < 384; j++)
+	{
+		lo[j] = -1.0;
+		hi[j] = 1.0;
+	}
+	for (i = 0; i < 3; i++)
+	{
+		attach(&tr, &at, ds[i], lo, hi, 16, false, deltas[i], 5);
+		dpk_live_use_norm_shift(&at);
+		dpk_tracked_config(&tr, &back);
+		CHECK(back.norm_shift == at.norm_shift && dpk_tracked_norm_shift(&tr) == at.norm_shift &&
+			  (at.norm_shift > 0) == (i == 0),
+			  "d = %d, delta %g: attached with norm shift %d, reopened %d", ds[i], deltas[i],
+			  at.norm_shift, back.norm_shift);
+	}
+}
+
 int
 main(void)
 {
 	test_sum_l1_roundtrip();
 	test_highd_tree();
+	test_norm_shift_roundtrip();
 	UNIT_DONE("test_store_config");
 }
