@@ -896,7 +896,7 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 		rel->costs[kp - 1] = fmax(0.0, sumnorm / ((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS) + best) *
 			width2;
 	}
-	if (cfg->lift_weighted)
+	if (dpk_live_uses_guard(cfg))
 		dpk_live_guard_blocks(d, k, rel->centers, rel->sizes, rel->costs);
 	for (r = 0; r < cfg->copies; r++)
 		dpk_projection_free(&proj[r]);

@@ -352,8 +352,8 @@ uint64_t	dpk_live_copy_cells(const DpkLiveConfig *cfg);
 /*
  * From this d on a projected release lifts by count-weighted cell sums
  * (dpk_lift_centers_weighted), adds the lift's estimated noise to its
- * private costs and publishes no k' costlier than a smaller one
- * (dpk_live_guard_blocks), and runs DPK_LIVE_WEIGHTED_RESTARTS k-means
+ * private costs and, pure tables, publishes no k' costlier than a smaller
+ * one (dpk_live_guard_blocks), and runs DPK_LIVE_WEIGHTED_RESTARTS k-means
  * restarts: the projected coreset of a few dozen cells gets split clusters
  * into local optima that merge two clusters (at d = 384, K = 10, horizon 4,
  * seeds 100-101: exact partitions in 6 of 8 releases with 10 restarts, 7
@@ -578,6 +578,9 @@ void		dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
  */
 void		dpk_live_guard_blocks(int d, int k, double *centers, double *sizes,
 								  double *costs);
+
+/* Whether a release of cfg applies dpk_live_guard_blocks: pure large-d tables. */
+bool		dpk_live_uses_guard(const DpkLiveConfig *cfg);
 
 /*
  * dp_histogram of a projected table: copy 0's noisy counts and original-space

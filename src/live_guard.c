@@ -1,11 +1,25 @@
 /*
  * live_guard.c
- *		Large-d projected releases: no k' answer published whose estimated
- *		cost exceeds a smaller k''s (see live_core.h, dpk_live_guard_blocks).
+ *		Large-d projected releases of pure tables: no k' answer published
+ *		whose estimated cost exceeds a smaller k''s (see live_core.h,
+ *		dpk_live_guard_blocks).
  */
 #include "live_core.h"
 
 #include <string.h>
+
+/*
+ * Pure tables only.  Gaussian ones lift centres whose noise stays below
+ * their clusters' spread, and there the guard mostly merged clusters:
+ * wrong partitions at d = 384, horizon 16, in 14 of 26 releases with it and
+ * 9 without; at d = 64, horizon 1024, in 11 of 192 and 2 (doc/benchmarks.md,
+ * "Gaussian tables at large d").
+ */
+bool
+dpk_live_uses_guard(const DpkLiveConfig *cfg)
+{
+	return cfg->lift_weighted && cfg->delta <= 0.0;
+}
 
 /*
  * For each k' from 2 to k, when the estimated cost of a smaller k'' (the

@@ -311,6 +311,11 @@ test_large_d_rule(void)
 	dpk_live_defaults(&hi, DPK_LIVE_WEIGHTED_D, 10, 1.0, 16, true);
 	dpk_live_use_projection(&hi, 1);
 	CHECK(hi.lift_weighted, "d = %d: weighted lift", DPK_LIVE_WEIGHTED_D);
+	/* the guard: pure large-d tables only */
+	CHECK(dpk_live_uses_guard(&hi) && !dpk_live_uses_guard(&lo),
+		  "guard at d = %d and not at d = 16", DPK_LIVE_WEIGHTED_D);
+	dpk_live_use_delta(&hi, 1e-6);
+	CHECK(hi.lift_weighted && !dpk_live_uses_guard(&hi), "no guard on a Gaussian table");
 }
 
 /*
