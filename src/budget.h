@@ -101,6 +101,9 @@ typedef struct DpkLiveShares
  */
 DpkLiveShares dpk_budget_live_shares(int d, bool projected);
 
+/* Gaussian projected tables above this horizon: at most 0.8 on the sums. */
+#define DPK_GAUSS_DEEP_HORIZON 64
+
 /*
  * The same for a Gaussian table, shares of rho chosen by measurement
  * (doc/benchmarks.md, "Approximate DP: the split of rho"): original space
@@ -111,7 +114,6 @@ DpkLiveShares dpk_budget_live_shares(int d, bool projected);
  * with each table at attach, so a table attached under other defaults keeps
  * its own.
  */
-#define DPK_GAUSS_DEEP_HORIZON 64
 DpkLiveShares dpk_budget_live_gauss_shares(int d, bool projected, uint32_t horizon);
 
 /* Live table: the epsilon of each tree of counters, per event. */

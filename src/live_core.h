@@ -507,7 +507,11 @@ double		dpk_live_proj_box_share(const DpkLiveConfig *cfg, const DpkBox *box,
  */
 void		dpk_live_use_norm_shift(DpkLiveConfig *cfg);
 
-/* Beyond this the rounding's 1/2 would dominate a row's contribution. */
+/*
+ * The largest shift tried: a row adds at most d 2^18 unit steps, so beyond
+ * 2^24 most tables' rows would round to a few units; a configuration still
+ * unrepresentable there is refused at attach (check_scales).
+ */
 #define DPK_LIVE_NORM_SHIFT_MAX 24
 
 /*

@@ -573,6 +573,7 @@ dpk_shard_attach_all(const DpkTracked *tr)
 	ListCell   *lc;
 	char	   *params[16];
 	int			nparams = tr->norm_bound > 0.0 ? 16 : 15;
+	int			norm_shift = tr->dhat > 0 ? dpk_tracked_norm_shift(tr) : 0;
 
 	params[1] = text_array_literal(tr->colnames, tr->ncols);
 	params[2] = psprintf("%d", tr->k);
@@ -600,7 +601,7 @@ dpk_shard_attach_all(const DpkTracked *tr)
 
 		if (get_rel_relkind(part) != RELKIND_FOREIGN_TABLE)
 			continue;
-		if (tr->dhat > 0 && dpk_tracked_norm_shift(tr) > 0)
+		if (norm_shift > 0)
 		{
 			/* shards are not told the unit: they would count in unit steps */
 			ereport(ERROR,
@@ -608,7 +609,7 @@ dpk_shard_attach_all(const DpkTracked *tr)
 					 errmsg("a sharded table of %d columns cannot be attached with epsilon %g and delta %g",
 							tr->d, tr->epsilon, tr->delta),
 					 errdetail("Its sum of squared norms would be counted in units of 2^%d, "
-							   "which the shards cannot apply.", dpk_tracked_norm_shift(tr)),
+							   "which the shards cannot apply.", norm_shift),
 					 errhint("Give it a norm bound, a larger epsilon or delta => 0. %s", hint)));
 		}
 		sh = shard_describe(part, NULL, hint);

@@ -338,7 +338,16 @@ dpk_shape_from_trigger(DpkShape *shape, TriggerData *td)
 		if (ball)
 			norm_bound = parse_doubles(a[8], 1)[0];
 		if (shifted)
+		{
 			norm_shift = atoi(a[9]);
+			if (norm_shift < 1 || norm_shift > DPK_LIVE_NORM_SHIFT_MAX)
+				ereport(ERROR,
+						(errcode(ERRCODE_DATA_CORRUPTED),
+						 errmsg("a dpkmeans trigger has a malformed norm unit \"%s\"", a[9]),
+						 errdetail("Trigger \"%s\" carries a shift outside 1 .. %d.", tg->tgname,
+								   DPK_LIVE_NORM_SHIFT_MAX),
+						 errhint("Detach and re-attach the table.")));
+		}
 		ncols = tg->tgnargs - first;
 		attnums = dpk_resolve_columns(td->tg_relation, a + first, ncols);
 	}
