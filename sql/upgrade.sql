@@ -145,8 +145,9 @@ FROM pg_proc p
 WHERE p.proname IN ('dp_kmeans', 'dp_centers', 'dp_cost_curve', 'dp_attach')
   AND p.pronamespace = 'public'::regnamespace
 ORDER BY p.proname;
--- 0.4 -> 0.5: dp_shard_attach gets a norm_bound argument (default 0, a
--- table without a bound), with the privileges given on it kept
+-- 0.4 -> 0.5: dp_shard_attach gets norm_bound and delta arguments
+-- (default 0: a table without a bound, squared norms in unit steps), with
+-- the privileges given on it kept
 REVOKE EXECUTE ON FUNCTION dp_shard_attach(regclass, text[], int, float8, float8[], float8[],
     int, text, float8, int, float8, int, int, bigint, float8) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION dp_shard_attach(regclass, text[], int, float8, float8[], float8[],

@@ -537,32 +537,40 @@ remote_extension_schema(Shard *sh)
 }
 
 /*
- * ERROR naming the shard unless its dpkmeans takes a norm bound in
- * dp_shard_attach (0.5 on).
+ * ERROR naming the shard unless its dpkmeans' dp_shard_attach takes `nargs`
+ * arguments: 16 for a norm bound, 17 for a delta (the unit of the squared
+ * norms); both 0.5 on, whose last arguments have defaults.
  */
 static void
-check_remote_norm_bound(Shard *sh)
+check_remote_shard_attach(Shard *sh, int nargs, int norm_shift)
 {
-	const char *params[1] = {sh->remote_schema};
+	const char *params[2] = {sh->remote_schema, psprintf("%d", nargs)};
 	PGresult   *res = shard_exec(sh,
-								 "SELECT pg_catalog.to_regprocedure($1 || '.dp_shard_attach("
-								 "pg_catalog.regclass, pg_catalog.text[], int, float8, "
-								 "float8[], float8[], int, text, float8, int, float8, int, "
-								 "int, bigint, float8, float8)') IS NOT NULL",
-								 1, params, PGRES_TUPLES_OK);
+								 "SELECT EXISTS (SELECT FROM pg_catalog.pg_proc p "
+								 "JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace "
+								 "WHERE pg_catalog.quote_ident(n.nspname) = $1 "
+								 "AND p.proname = 'dp_shard_attach' "
+								 "AND p.pronargs >= $2::int)",
+								 2, params, PGRES_TUPLES_OK);
 	bool		ok = PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 0), "t") == 0;
 
 	PQclear(res);
-	if (!ok)
-	{
-		shard_close(sh);
+	if (ok)
+		return;
+	shard_close(sh);
+	if (nargs > 16)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("dpkmeans on server \"%s\" of foreign partition \"%s\" cannot apply a norm bound",
-						sh->server_name, sh->partname),
-				 errdetail("Shards of a table with norm_bound need dpkmeans 0.5 or later."),
-				 errhint("Run ALTER EXTENSION dpkmeans UPDATE on the shard, or attach without norm_bound.")));
-	}
+				 errmsg("dpkmeans on server \"%s\" of foreign partition \"%s\" cannot count squared norms in units of 2^%d",
+						sh->server_name, sh->partname, norm_shift),
+				 errdetail("Shards of a Gaussian table whose norm counter needs a coarser unit need dpkmeans 0.5 or later."),
+				 errhint("Run ALTER EXTENSION dpkmeans UPDATE on the shard, or attach with a norm bound, a larger epsilon or delta => 0.")));
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("dpkmeans on server \"%s\" of foreign partition \"%s\" cannot apply a norm bound",
+					sh->server_name, sh->partname),
+			 errdetail("Shards of a table with norm_bound need dpkmeans 0.5 or later."),
+			 errhint("Run ALTER EXTENSION dpkmeans UPDATE on the shard, or attach without norm_bound.")));
 }
 
 /* Attach capture on every foreign partition's table (see shard.h). */
@@ -571,9 +579,10 @@ dpk_shard_attach_all(const DpkTracked *tr)
 {
 	const char *hint = "Nothing was attached on the coordinator or on any shard.";
 	ListCell   *lc;
-	char	   *params[16];
-	int			nparams = tr->norm_bound > 0.0 ? 16 : 15;
+	char	   *params[17];
 	int			norm_shift = tr->dhat > 0 ? dpk_tracked_norm_shift(tr) : 0;
+	/* the bound and delta only when needed: older shards serve the rest */
+	int			nparams = norm_shift > 0 ? 17 : tr->norm_bound > 0.0 ? 16 : 15;
 
 	params[1] = text_array_literal(tr->colnames, tr->ncols);
 	params[2] = psprintf("%d", tr->k);
@@ -589,8 +598,9 @@ dpk_shard_attach_all(const DpkTracked *tr)
 	params[12] = psprintf("%d", tr->copies);
 	params[13] = psprintf(INT64_FORMAT, (int64) tr->proj_seed);
 	params[14] = psprintf("%.17g", tr->norm_share);
-	/* the bound only when set: shards still at 0.4 serve tables without one */
 	params[15] = psprintf("%.17g", tr->norm_bound);
+	/* the shard derives the unit of the squared norms from it */
+	params[16] = psprintf("%.17g", tr->delta);
 	foreach(lc, dpk_tree_relids(tr->relid, NoLock))
 	{
 		Oid			part = lfirst_oid(lc);
@@ -601,22 +611,11 @@ dpk_shard_attach_all(const DpkTracked *tr)
 
 		if (get_rel_relkind(part) != RELKIND_FOREIGN_TABLE)
 			continue;
-		if (norm_shift > 0)
-		{
-			/* shards are not told the unit: they would count in unit steps */
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("a sharded table of %d columns cannot be attached with epsilon %g and delta %g",
-							tr->d, tr->epsilon, tr->delta),
-					 errdetail("Its sum of squared norms would be counted in units of 2^%d, "
-							   "which the shards cannot apply.", norm_shift),
-					 errhint("Give it a norm bound, a larger epsilon or delta => 0. %s", hint)));
-		}
 		sh = shard_describe(part, NULL, hint);
 		shard_connect(sh, GetUserId());
 		sh->remote_schema = remote_extension_schema(sh);
 		if (nparams > 15)
-			check_remote_norm_bound(sh);
+			check_remote_shard_attach(sh, nparams, norm_shift);
 		PQclear(shard_exec(sh, "BEGIN", 0, NULL, PGRES_COMMAND_OK));
 		foreach(oc, open_conns)
 			if (((OpenConn *) lfirst(oc))->conn == sh->conn)
@@ -625,8 +624,9 @@ dpk_shard_attach_all(const DpkTracked *tr)
 		res = shard_exec(sh, psprintf("SELECT %s.dp_shard_attach($1::pg_catalog.regclass, "
 									  "$2::pg_catalog.text[], $3::int, $4::float8, $5::float8[], "
 									  "$6::float8[], $7::int, $8, $9::float8, $10::int, "
-									  "$11::float8, $12::int, $13::int, $14::bigint, $15::float8%s)",
-									  sh->remote_schema, nparams > 15 ? ", $16::float8" : ""),
+									  "$11::float8, $12::int, $13::int, $14::bigint, $15::float8%s%s)",
+									  sh->remote_schema, nparams > 15 ? ", $16::float8" : "",
+									  nparams > 16 ? ", $17::float8" : ""),
 						 nparams, (const char *const *) params, PGRES_TUPLES_OK);
 		PQclear(res);
 		dpk_store_begin(&sw);

@@ -43,6 +43,7 @@ char *
 dpk_shard_fingerprint(const DpkTracked *tr)
 {
 	StringInfoData s;
+	int			norm_shift = tr->dhat > 0 ? dpk_tracked_norm_shift(tr) : 0;
 	int			i;
 
 	initStringInfo(&s);
@@ -55,6 +56,9 @@ dpk_shard_fingerprint(const DpkTracked *tr)
 	/* only when set, so that tables without a bound keep 0.4's fingerprint */
 	if (tr->norm_bound > 0.0)
 		appendStringInfo(&s, " norm_bound=%.17g", tr->norm_bound);
+	/* the unit of the squared norms, derived on each side (only when > 0) */
+	if (norm_shift > 0)
+		appendStringInfo(&s, " norm_shift=%d", norm_shift);
 	for (i = 0; i < tr->d; i++)
 		appendStringInfo(&s, " box%d=%.17g:%.17g", i, tr->lower[i], tr->upper[i]);
 	for (i = 0; i < tr->ncols; i++)
@@ -118,10 +122,12 @@ check_shard_relation(Oid relid)
 /*
  * dp_shard_attach(tbl, columns, k, epsilon, lower, upper, horizon, mode,
  * size_hint, level, sum_share, dhat, copies, proj_seed, norm_share,
- * norm_bound): the table's owner (the coordinator's user mapping role)
- * captures its rows for a coordinator with this configuration; norm_bound
- * is the coordinator's stored bound (0: none).  Existing rows are a pending
- * delta.
+ * norm_bound, delta): the table's owner (the coordinator's user mapping
+ * role) captures its rows for a coordinator with this configuration;
+ * norm_bound is the coordinator's stored bound (0: none); delta the
+ * coordinator's, from which the shard derives the unit of the squared norms
+ * as the coordinator does (dpk_tracked_norm_shift; the fingerprint compares
+ * the two).  Existing rows are a pending delta.
  * True when attached now, false when it already was with the same
  * configuration (a coordinator attaching again after a failed attempt).
  */
@@ -186,6 +192,8 @@ dp_shard_attach(PG_FUNCTION_ARGS)
 					 errmsg("invalid shard configuration (norm bound %g without projected dimensions)",
 							tr.norm_bound)));
 	}
+	/* a Gaussian table's delta: only the unit of its squared norms uses it */
+	tr.delta = dpk_pg_delta_arg(fcinfo, 16);
 	tr.sampler_version = DPK_SAMPLER_VERSION;
 	tr.state_format = DPK_STATE_FORMAT;
 	tr.trigger_format = DPK_TRIGGER_FORMAT;

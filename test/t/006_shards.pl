@@ -332,18 +332,55 @@ is($s1->safe_psql('old04', q{SELECT count(*) FROM dpkmeans_internal.tracked}), '
 	'the 0.4 shard serves a table without a bound');
 as_app(q{SELECT dp_detach('emb')});
 
-# A Gaussian table of 384 columns at epsilon 1 counts its squared norms in a
-# coarser unit, which shards are not told: refused before any shard is
-# touched, nothing attached anywhere.
-app_fails(q{SELECT dp_attach('emb', ARRAY['v'], 4, 1.0, array_fill(-1::float8, ARRAY[384]),
-	array_fill(1::float8, ARRAY[384]), horizon => 16, delta => 1e-6)},
-	qr/a sharded table of 384 columns cannot be attached with epsilon 1 and delta 1e-06.*\n.*units of 2\^2.*\n.*HINT:  Give it a norm bound/,
-	'a sharded Gaussian table whose norm counter needs a coarser unit');
+# A Gaussian table of 384 columns at epsilon 1 counts its squared norms in
+# units of 2^2.  A 0.4 shard cannot: refused naming it, nothing attached
+# anywhere.
+my $attach_wide = q{SELECT dp_attach('%s', ARRAY['v'], 4, 1.0, array_fill(-1::float8, ARRAY[384]),
+	array_fill(1::float8, ARRAY[384]), horizon => 16, delta => 1e-6)};
+app_fails(sprintf($attach_wide, 'emb'),
+	qr/dpkmeans on server "s4" of foreign partition "emb_s4" cannot count squared norms in units of 2\^2.*\n.*0\.5 or later.*\n.*HINT:  Run ALTER EXTENSION dpkmeans UPDATE on the shard/,
+	'a 0.4 shard and a Gaussian table whose norm counter needs a coarser unit');
 is($s1->safe_psql('old04', q{SELECT count(*) FROM dpkmeans_internal.tracked}), '0',
-	'nothing attached on the shard');
+	'nothing attached on the 0.4 shard');
 is($coord->safe_psql('postgres',
 		q{SELECT count(*) FROM dpkmeans_internal.tracked WHERE relid = 'app.emb'::regclass}),
 	'0', 'nor on the coordinator');
+
+# A current shard is given the table's delta and derives the same unit: the
+# same rows written on the coordinator and straight into the shard leave
+# byte-identical deltas (which hold the squared norms), and the two sides'
+# fingerprints, which name the unit, agree at release.
+my $wide_sql = q{
+	CREATE FUNCTION wide(k int) RETURNS float8[] LANGUAGE sql IMMUTABLE AS $$
+	  SELECT array_agg(0.9 * sin(k * j + 0.5 * k) ORDER BY j) FROM generate_series(1, 384) j $$;
+};
+$s2->safe_psql('postgres', $wide_sql . q{
+	CREATE TABLE gw (id int, v float8[]);
+	ALTER TABLE gw OWNER TO dpk_shard;
+});
+as_app($wide_sql . q{
+	CREATE TABLE gw (id int, v float8[]) PARTITION BY RANGE (id);
+	CREATE TABLE gw_local PARTITION OF gw FOR VALUES FROM (0) TO (100000);
+	CREATE FOREIGN TABLE gw_s2 PARTITION OF gw FOR VALUES FROM (200000) TO (300000)
+		SERVER s2 OPTIONS (schema_name 'public', table_name 'gw');
+} . sprintf($attach_wide, 'gw'));
+is( $s2->safe_psql('postgres', q{SELECT delta || ' ' || (SELECT DISTINCT
+		split_part(encode(tgargs, 'escape'), '\000', 1) FROM pg_trigger
+		WHERE tgrelid = 'gw'::regclass AND tgname LIKE 'dpkmeans%')
+		FROM dpkmeans_internal.tracked WHERE relid = 'gw'::regclass}),
+	'1e-06 dpkmeans:5', 'the shard stores delta, its triggers carry the unit');
+as_app('INSERT INTO gw SELECT k, wide(k) FROM generate_series(1, 200) k');
+$s2->safe_psql('postgres',
+	'SET ROLE dpk_shard; INSERT INTO gw SELECT 200000 + k, wide(k) FROM generate_series(1, 200) k');
+my %wide_local = map { $_ => 1 } split(/ /, $coord->safe_psql('postgres', sprintf($deltas, 'app.gw')));
+my @wide_shard = split(/ /, $s2->safe_psql('postgres', sprintf($deltas, 'gw')));
+is(scalar(@wide_shard) . ' ' . scalar(grep { $wide_local{$_} } @wide_shard), '2 2',
+	'the shard counts squared norms in the coordinator\'s unit');
+is(as_app(q{SELECT dp_verify('gw')}), 't', 'every server counts the rows as the recount does');
+is(as_app(q{SELECT dp_release('gw')}), '1', 'the sharded Gaussian table releases');
+like(as_app(q{SELECT value FROM dp_privacy_report('gw') WHERE item = 'sum of squared norms: unit'}),
+	qr/2\^2/, 'its report names the unit');
+as_app(q{SELECT dp_detach('gw')});
 
 # dp_detach removes the capture on every shard.
 as_app(q{SELECT dp_detach('pts')});
