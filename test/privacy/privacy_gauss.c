@@ -39,10 +39,13 @@
  * sensitivity, i.e. halved) must fail too.  What it cannot show: a finite
  * sample of a finite event family on one neighbouring pair, not a proof.
  *
- * The one-shot releases (dp_kmeans with delta > 0, low d and the high-d
- * joint mode) are checked the same way by the suites of
- * privacy_gauss_oneshot.c, run after this one; the three suites share the
- * confidence (1e-6 in all), and DPK_PRIVACY_WEAKEN=2 must fail in each.
+ * The norm counter of projected tables (the sum of squared norms, counted
+ * in units of 2^s) is checked by norm_suite below, and the one-shot releases
+ * (dp_kmeans with delta > 0, low d and the high-d joint mode) the same way
+ * by the suites of privacy_gauss_oneshot.c, run after this one; the four
+ * suites share the confidence (1e-6 in all), and DPK_PRIVACY_WEAKEN=2 must
+ * fail in each (the norm suite through its noise variance: its moved rho is
+ * too small for a half-space to show it).
  *
  * Usage: privacy_gauss [quick|long] (R = 20000 or 500000 runs per stream;
  * DPK_PRIVACY_RUNS, DPK_PRIVACY_WEAKEN and DPK_PRIVACY_KEYS as in
@@ -69,7 +72,8 @@
 #define INS_AT		1
 #define DEL_AT		5
 #define CONFIDENCE	1e-6
-#define NSUITES		3			/* live, one-shot low d, one-shot high d */
+#define NSUITES		4			/* live cell, live norm counter, one-shot low d,
+								 * one-shot high d */
 #define B_SEED_OFFSET (UINT64_C(1) << 40)
 #define NTHR		7
 #define NEPS		3
@@ -90,26 +94,27 @@ typedef struct GNode
 
 /*
  * The nodes releases 1..T use (binary decomposition: [a+1, a+2^l] with bit
- * l of a clear) and B's shift in each; returns their number.
+ * l of a clear) and B's shift in each, B's point inserted at release ins
+ * and deleted at release del; returns their number.
  */
 static int
-used_nodes(GNode *out)
+used_nodes(uint32_t T, uint32_t ins, uint32_t del, GNode *out)
 {
 	int			n = 0,
 				l;
 
-	for (l = 0; (1u << l) <= T_G; l++)
+	for (l = 0; (1u << l) <= T; l++)
 	{
 		uint32_t	a;
 
-		for (a = 0; a + (1u << l) <= T_G; a += 2u << l)
+		for (a = 0; a + (1u << l) <= T; a += 2u << l)
 		{
 			uint32_t	lo = a + 1,
 						hi = a + (1u << l);
 
 			out[n].tp = hi;
 			out[n].tm = a;
-			out[n].shift = (INS_AT >= lo && INS_AT <= hi) - (DEL_AT >= lo && DEL_AT <= hi);
+			out[n].shift = (ins >= lo && ins <= hi) - (del >= lo && del <= hi);
 			n++;
 		}
 	}
@@ -164,6 +169,130 @@ run_stream(bool is_b, const uint8_t key[DPK_KEY_BYTES], DpkGaussScale cv, DpkGau
 		}
 	}
 	dpk_stream_close(&st);
+}
+
+/*
+ * The norm counter of a projected Gaussian table (the sum of the rows'
+ * squared norms, one global counter under the tree): d = 384, horizon 16,
+ * epsilon 1, delta 1e-6, the configuration of dp_attach, whose norm counter
+ * counts in units of 2^s with s > 0 (dpk_live_use_norm_shift; checked).
+ * B's point is a corner of the box, its contribution taken from the
+ * capture itself (dpk_live_add_projected), inserted at release 1 and deleted
+ * at 9: it moves 7 of the 10 node entries the sensitivity pays for, the
+ * most any pair moves in the nodes releases read.  Its noise is
+ * drawn as the release draws it (dpk_live_cell_noise, cell 255/0); each
+ * moved node is read as a difference of releases.  Checked: the three
+ * families' rho add up to the table's, the point moves at most the norm
+ * family's rho (a capture counting more than the sensitivity's unit fails
+ * here), and the half-space events and noise variance of gauss_events.h.
+ */
+#define NORM_D		384
+#define NORM_T		16
+#define NORM_EPS	1.0
+#define NORM_DELTA	1e-6
+#define NORM_INS	1
+#define NORM_DEL	9
+#define NORM_KEY	(UINT64_C(1) << 48)
+
+static int
+norm_suite(long runs, double weaken, bool weaken_deletes, uint64_t key_base,
+		   double confidence)
+{
+	DpkLiveConfig nominal,
+				mech;
+	double		v[3],
+				vm[3],
+				l2sq[3],
+				u[NORM_D],
+				tpos[64],
+				moved = 0.0,
+				point,
+				spent;
+	DpkNoise	ns,
+				cs;
+	DpkCellMap	state;
+	GaussEvents ev;
+	GNode		nodes[64];
+	int			nn,
+				n,
+				j;
+	long		r;
+
+	dpk_live_defaults(&nominal, NORM_D, 10, NORM_EPS, NORM_T, false);
+	dpk_live_use_projection(&nominal, 7);
+	dpk_live_use_delta(&nominal, NORM_DELTA);
+	dpk_live_use_norm_shift(&nominal);
+	CHECK(nominal.norm_shift > 0, "norm suite: unit 2^%d, the suite needs a coarser one",
+		  nominal.norm_shift);
+	mech = nominal;
+	if (weaken_deletes)
+		mech.insert_only = true;
+	dpk_live_gauss_vars(&nominal, v);
+	dpk_live_gauss_vars(&mech, vm);
+	dpk_live_l2sq(&nominal, l2sq);
+	ns = dpk_noise_gauss(dpk_gauss_scale_from_double(vm[2] / (weaken * weaken)));
+	cs = dpk_noise_gauss(dpk_gauss_scale_from_double(vm[0] / (weaken * weaken)));
+
+	/* B's point: a corner of the box, counted by the capture */
+	for (j = 0; j < NORM_D; j++)
+		u[j] = 1.0;
+	for (j = 0; j < nominal.dhat * nominal.copies; j++)
+		tpos[j] = 0.3;
+	dpk_cellmap_init(&state, NORM_D);
+	dpk_live_add_projected(&nominal, &state, u, tpos, 1);
+	point = (double) dpk_cellmap_get(&state, DPK_LIVE_NORM_CELL(&nominal))[0];
+	dpk_cellmap_free(&state);
+
+	nn = used_nodes(NORM_T, NORM_INS, NORM_DEL, nodes);
+	for (n = 0; n < nn; n++)
+		moved += nodes[n].shift * nodes[n].shift;
+	spent = l2sq[0] / (2.0 * v[0]) + l2sq[1] / (2.0 * v[1]) + l2sq[2] / (2.0 * v[2]);
+	memset(&ev, 0, sizeof(ev));
+	ev.suite = "privacy_gauss norm";
+	ev.nstat = 1;
+	ev.name[0] = "squared norms";
+	ev.rho_moved[0] = moved * point * point / (2.0 * v[2]);
+	CHECK(fabs(spent - dpk_live_rho(&nominal)) <= 1e-12 * spent,
+		  "norm suite: families spend rho %.12g of %.12g", spent, dpk_live_rho(&nominal));
+	CHECK(ev.rho_moved[0] <= l2sq[2] / (2.0 * v[2]) * (1.0 + 1e-12),
+		  "norm suite: the point moves rho %.6g beyond the family's %.6g", ev.rho_moved[0],
+		  l2sq[2] / (2.0 * v[2]));
+	printf("privacy_gauss norm: d %d, horizon %d, epsilon %g, delta %g, unit 2^%d; corner point "
+		   "%.0f units (sensitivity per node %.1f); sigma %.1f%s; rho of the moved nodes %.6f "
+		   "(family %.6f)\n", NORM_D, NORM_T, NORM_EPS, NORM_DELTA, nominal.norm_shift, point,
+		   dpk_live_norm_point(&nominal), sqrt(v[2]),
+		   weaken != 1.0 || weaken_deletes ? " (nominal; WEAKENED in the mechanism)" : "",
+		   ev.rho_moved[0], l2sq[2] / (2.0 * v[2]));
+
+	for (r = 1; r <= runs; r++)
+	{
+		int			w;
+
+		for (w = 0; w < 2; w++)
+		{
+			uint8_t		key[DPK_KEY_BYTES];
+			int64_t		y[NORM_T + 1],
+						noise[1];
+			DpkStream	st;
+			double		z = 0.0;
+			uint32_t	t;
+
+			dpk_key_from_seed(key_base + NORM_KEY + (w ? B_SEED_OFFSET : 0) + (uint64_t) r, key);
+			memset(&st, 0, sizeof(st));
+			y[0] = 0;
+			for (t = 1; t <= NORM_T; t++)
+			{
+				dpk_live_cell_noise(&st, key, 255, 0, t, 0, &ns, &cs, DPK_SUMS_NONE, noise);
+				y[t] = noise[0] + (w == 1 && t >= NORM_INS && t < NORM_DEL ? (int64_t) point : 0);
+			}
+			dpk_stream_close(&st);
+			for (n = 0; n < nn; n++)
+				z += nodes[n].shift * (double) (y[nodes[n].tp] - y[nodes[n].tm]);
+			z /= sqrt(v[2]) * sqrt(moved);
+			ge_add(&ev, w, &z);
+		}
+	}
+	return ge_check(&ev, confidence);
 }
 
 int
@@ -230,7 +359,7 @@ main(int argc, char **argv)
 		printf("privacy_gauss: WEAKENED: sigma count %.4f, sigma sum %.1f\n",
 			   sqrt(dpk_gauss_scale_value(cv)), sqrt(dpk_gauss_scale_value(sv)));
 
-	nn = used_nodes(nodes);
+	nn = used_nodes(T_G, INS_AT, DEL_AT, nodes);
 	printf("privacy_gauss: insert at %d, delete at %d; moved nodes:", INS_AT, DEL_AT);
 	for (u = 0; u < nn; u++)
 	{
@@ -327,8 +456,10 @@ main(int argc, char **argv)
 						  stat_name[s], dir ? "<=" : ">=", thresholds[i], eps_check[e], excess, dp);
 				}
 			}
+	/* the norm counter of a projected table */
+	norm_suite(runs, weaken, weaken_deletes, key_base, CONFIDENCE / NSUITES);
 	/* the one-shot releases; no deletions there, so "deletes" leaves them be */
-	gauss_oneshot_suites(runs, weaken, key_base, CONFIDENCE * (NSUITES - 1) / NSUITES,
+	gauss_oneshot_suites(runs, weaken, key_base, CONFIDENCE * (NSUITES - 2) / NSUITES,
 						 &unit_passed, &unit_failed);
 	UNIT_DONE("privacy_gauss");
 }
