@@ -380,6 +380,13 @@ is(as_app(q{SELECT dp_verify('gw')}), 't', 'every server counts the rows as the 
 is(as_app(q{SELECT dp_release('gw')}), '1', 'the sharded Gaussian table releases');
 like(as_app(q{SELECT value FROM dp_privacy_report('gw') WHERE item = 'sum of squared norms: unit'}),
 	qr/2\^2/, 'its report names the unit');
+# a shard whose configuration gives another unit is not summed
+$s2->safe_psql('postgres', q{UPDATE dpkmeans_internal.tracked SET delta = 0 WHERE relid = 'gw'::regclass});
+app_fails(q{SELECT dp_release('gw')},
+	qr/shard "gw_s2" \(server "s2"\): shard table "gw" is attached with another configuration than the coordinator's/,
+	'a shard counting in another unit fails the release');
+$s2->safe_psql('postgres', q{UPDATE dpkmeans_internal.tracked SET delta = 1e-6 WHERE relid = 'gw'::regclass});
+is(as_app(q{SELECT dp_release('gw')}), '2', 'and the next release, once it agrees, is number 2');
 as_app(q{SELECT dp_detach('gw')});
 
 # dp_detach removes the capture on every shard.
