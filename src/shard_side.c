@@ -66,6 +66,89 @@ dpk_shard_fingerprint(const DpkTracked *tr)
 	return s.data;
 }
 
+/*
+ * What two fingerprints disagree on, as "key: shard X, coordinator Y" items
+ * (at most five, then how many more): a fingerprint at d = 384 runs to
+ * thousands of characters, beyond what an error relayed by the release
+ * worker keeps.  Tokens are "key=value" separated by spaces; a token on one
+ * side only is paired with the first unpaired one of the same key on the
+ * other side, or shown against "none".  The same items in another order can
+ * only be the columns (the others are named once each).
+ */
+static char *
+fingerprint_difference(const char *shard, const char *coordinator)
+{
+	List	   *side[2] = {NIL, NIL};
+	StringInfoData out;
+	int			shown = 0,
+				more = 0,
+				w;
+	ListCell   *lc;
+
+	for (w = 0; w < 2; w++)
+	{
+		char	   *copy = pstrdup(w == 0 ? shard : coordinator);
+		char	   *save = NULL;
+		char	   *tok;
+
+		for (tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+			side[w] = lappend(side[w], tok);
+	}
+	/* drop the tokens both sides hold (each pairing used once) */
+	foreach(lc, side[0])
+	{
+		ListCell   *oc;
+
+		foreach(oc, side[1])
+			if (lfirst(oc) != NULL && strcmp(lfirst(lc), lfirst(oc)) == 0)
+			{
+				lfirst(lc) = NULL;
+				lfirst(oc) = NULL;
+				break;
+			}
+	}
+	initStringInfo(&out);
+	for (w = 0; w < 2; w++)
+		foreach(lc, side[w])
+		{
+			const char *tok = lfirst(lc);
+			const char *eq;
+			const char *other = "none";
+			ListCell   *oc;
+			int			keylen;
+
+			if (tok == NULL)
+				continue;
+			eq = strchr(tok, '=');
+			keylen = eq ? (int) (eq - tok) : (int) strlen(tok);
+			foreach(oc, side[1 - w])
+			{
+				const char *cand = lfirst(oc);
+
+				if (cand != NULL && strncmp(cand, tok, keylen) == 0 && cand[keylen] == '=')
+				{
+					other = pstrdup(cand + keylen + 1);
+					lfirst(oc) = NULL;
+					break;
+				}
+			}
+			if (shown == 5)
+			{
+				more++;
+				continue;
+			}
+			appendStringInfo(&out, "%s%.*s: shard %s, coordinator %s", shown ? "; " : "",
+							 keylen, tok, w == 0 ? (eq ? eq + 1 : "") : other,
+							 w == 0 ? other : (eq ? eq + 1 : ""));
+			shown++;
+		}
+	if (more > 0)
+		appendStringInfo(&out, "; and %d more", more);
+	if (shown == 0)
+		appendStringInfoString(&out, "the order of their items (columns)");
+	return out.data;
+}
+
 /* The tracked column names of a dp_shard_attach call, resolved in relid. */
 static char **
 shard_columns(Oid relid, ArrayType *columns, int *ncols, AttrNumber **attnums)
@@ -310,7 +393,8 @@ dp_shard_state(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("shard table \"%s\" is attached with another configuration than the coordinator's",
 						get_rel_name(relid)),
-				 errdetail("Shard: %s; coordinator: %s.", dpk_shard_fingerprint(&tr), fingerprint),
+				 errdetail("They differ in %s.",
+						   fingerprint_difference(dpk_shard_fingerprint(&tr), fingerprint)),
 				 errhint("Run dp_detach on the coordinator's table and dp_attach it again.")));
 	dpk_tracked_config(&tr, &cfg);
 	dpk_store_begin(&sw);

@@ -383,11 +383,19 @@ like(as_app(q{SELECT value FROM dp_privacy_report('gw') WHERE item = 'sum of squ
 # a shard whose configuration gives another unit is not summed
 $s2->safe_psql('postgres', q{UPDATE dpkmeans_internal.tracked SET delta = 0 WHERE relid = 'gw'::regclass});
 app_fails(q{SELECT dp_release('gw')},
-	qr/shard "gw_s2" \(server "s2"\): shard table "gw" is attached with another configuration than the coordinator's/,
+	qr/shard "gw_s2" \(server "s2"\): shard table "gw" is attached with another configuration than the coordinator's\nDETAIL:  They differ in norm_shift: shard none, coordinator 2\.\n/,
 	'a shard counting in another unit fails the release');
 $s2->safe_psql('postgres', q{UPDATE dpkmeans_internal.tracked SET delta = 1e-6 WHERE relid = 'gw'::regclass});
 is(as_app(q{SELECT dp_release('gw')}), '2', 'and the next release, once it agrees, is number 2');
 as_app(q{SELECT dp_detach('gw')});
+
+# A fingerprint that disagrees is answered with what it disagrees on (a
+# wide table's whole fingerprint would not fit in a relayed error).
+my ($fp_ret, $fp_out, $fp_err) = $s1->psql('postgres',
+	q{SET ROLE dpk_shard; SELECT dp_shard_state('pts', 'd=2 level=99 extra=1')});
+like($fp_err,
+	qr/attached with another configuration than the coordinator's\nDETAIL:  They differ in level: shard \d+, coordinator 99; dhat: shard 0, coordinator none; copies: shard 1, coordinator none; seed: shard \d+, coordinator none; mode: shard insert_delete, coordinator none; and \d+ more\.\n/,
+	'a disagreeing fingerprint is answered with the differences');
 
 # dp_detach removes the capture on every shard.
 as_app(q{SELECT dp_detach('pts')});
