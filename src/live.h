@@ -70,6 +70,14 @@ void		dpk_shape_set_projection(DpkShape *shape, int dhat, int copies,
  */
 void		dpk_shape_set_ball(DpkShape *shape, double norm_bound);
 
+/*
+ * A projected tracked table's projection, norm bound and norm counter unit
+ * from its stored configuration, as its triggers carry them (the scans of
+ * dp_verify and the backfill, the WAL capture).  Nothing when tr->dhat is 0.
+ */
+struct DpkTracked;
+void		dpk_shape_set_tracked_lift(DpkShape *shape, const struct DpkTracked *tr);
+
 /* Count the buffered points of a projected shape into map. */
 void		dpk_shape_flush(DpkShape *shape, DpkCellMap *map);
 

@@ -144,13 +144,7 @@ dpk_scan_tree(const DpkTracked *tr, Oid relid, DpkCellMap *map, bool progress)
 
 			dpk_shape_init(&shape, rel, tr->d, tr->level, attnums, tr->ncols,
 						   tr->lower, tr->upper);
-			if (tr->dhat > 0)
-			{
-				dpk_shape_set_projection(&shape, tr->dhat, tr->copies, tr->proj_seed,
-										 DPK_LIVE_HALF_WIDTH, tr->trigger_format >= 3);
-				dpk_shape_set_ball(&shape, tr->norm_bound);
-				shape.live.norm_shift = dpk_tracked_norm_shift(tr);
-			}
+			dpk_shape_set_tracked_lift(&shape, tr);
 			/* counted as the WAL capture counts (src/wal_capture.c) */
 			shape.lenient = tr->capture_wal;
 			first = false;

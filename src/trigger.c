@@ -134,6 +134,18 @@ dpk_shape_set_ball(DpkShape *shape, double norm_bound)
 	}
 }
 
+/* A tracked table's projection, ball and norm unit (see live.h). */
+void
+dpk_shape_set_tracked_lift(DpkShape *shape, const DpkTracked *tr)
+{
+	if (tr->dhat <= 0)
+		return;
+	dpk_shape_set_projection(shape, tr->dhat, tr->copies, tr->proj_seed, DPK_LIVE_HALF_WIDTH,
+							 tr->trigger_format >= 3);
+	dpk_shape_set_ball(shape, tr->norm_bound);
+	shape->live.norm_shift = dpk_tracked_norm_shift(tr);
+}
+
 /* Project the buffered points, all copies, and count them (see live.h). */
 void
 dpk_shape_flush(DpkShape *shape, DpkCellMap *map)

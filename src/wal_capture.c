@@ -122,13 +122,7 @@ sink_bind(WalSink *sink, Relation rel)
 
 		dpk_shape_init(&sink->shape, rel, tr->d, tr->level, attnums, tr->ncols,
 					   tr->lower, tr->upper);
-		if (tr->dhat > 0)
-		{
-			dpk_shape_set_projection(&sink->shape, tr->dhat, tr->copies, tr->proj_seed,
-									 DPK_LIVE_HALF_WIDTH, tr->trigger_format >= 3);
-			dpk_shape_set_ball(&sink->shape, tr->norm_bound);
-			sink->shape.live.norm_shift = dpk_tracked_norm_shift(tr);
-		}
+		dpk_shape_set_tracked_lift(&sink->shape, tr);
 		sink->shape.lenient = true;
 		sink->shape_built = true;
 	}
