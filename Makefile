@@ -185,6 +185,19 @@ bench-highd-live: test/bench/bin/bench_highd_live
 	@mkdir -p test/bench/out
 	OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_highd_live $$(test -r $(DIGITS_CSV) && echo --digits $(DIGITS_CSV)) | tee test/bench/out/highd_live.txt
 
+# What the continual counter alone costs and what the live pipeline loses
+# against the one-shot's at equal noise (--matched: the one-shot at each
+# release's eps_t), d = 16 and 64 at horizon 16, d = 384 at horizons 4 and
+# 16 (50 000 rows, six seeds); about 25 minutes on one core.
+.PHONY: bench-matched
+bench-matched: test/bench/bin/bench_highd_live
+	@mkdir -p test/bench/out
+	( OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_highd_live --rows 16:10:1,64:10:1 \
+		--stream insert --horizons 16 --seeds 3 --releases all --no-naive --matched && \
+	  OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_highd_live --rows 384:10:1 --n 50000 \
+		--stream insert --horizons 4,16 --seeds 6 --releases all --no-naive --matched ) \
+		| tee test/bench/out/matched.txt
+
 # The same on real images at large d: the 10 000 MNIST test digits (784
 # columns, scripts/real-data.sh) and digits, every release from T/4; about 16
 # minutes for the two seeds, on one core.

@@ -95,6 +95,11 @@
  *	 --stream insert|window|both  --releases all|sample|auto  --stride N
  *	 --restarts N  --no-baselines (skip the oneshot and naive columns)
  *	 --no-naive  skip the naive column only (slow at large d)
+ *	 --matched  also the one-shot at each release's eps_t = eps / (h touches
+ *			 sqrt(norm2_t)), whose noise has the release's variances
+ *			 (matched_eps; pure tables): "matched/os" is what the continual
+ *			 counter costs, "live/matched" what the live pipeline loses
+ *			 against the one-shot's at equal noise
  *	 --digits PATH  also run the digits data set; --digits-only: only the
  *	 real data sets (digits, MNIST, GloVe)
  *	 --glove PATH  also run GloVe; --glove-eps "1,4"  --glove-horizon 16
@@ -164,7 +169,7 @@ enum
 	TAG_LIVE = 0x6c697665, TAG_ONESHOT = 0x6f6e65, TAG_NAIVE = 0x6e6169,
 	TAG_DATA = 0x6d6978, TAG_REF = 0x726566, TAG_KM = 0x6b6d,
 	TAG_PROJ = 0x70726f6a, TAG_DIGITS = 0x646967, TAG_MEAN = 0x6d65616e,
-	TAG_MNIST = 0x6d6e6973, TAG_GLOVE = 0x676c6f76
+	TAG_MNIST = 0x6d6e6973, TAG_GLOVE = 0x676c6f76, TAG_MATCHED = 0x6d617463
 };
 
 /* Figures of one (row, horizon, stream) over releases and seeds. */
@@ -179,7 +184,10 @@ typedef struct Summary
 				ratio,
 				mean,			/* mixtures: one noisy centre at the mean
 								 * (mean_cost), also for the image sets */
-				vsmean;			/* live / mean */
+				vsmean,			/* live / mean */
+				matched,		/* --matched: one-shot at the release's eps_t */
+				vsmatched,		/* live / matched */
+				matched_os;		/* matched / oneshot */
 	int			level;
 	uint64_t	cells;
 	double		coreset,
@@ -207,6 +215,7 @@ typedef struct Options
 	uint32_t	stride;
 	bool		baselines;
 	bool		no_naive;		/* skip only the naive column */
+	bool		matched;		/* also the one-shot at each release's eps_t */
 	bool		verbose;
 	const char *digits;
 	bool		digits_only;
@@ -573,6 +582,25 @@ mean_cost(const DpkBox *box, const double *cur, size_t ncur, double eps, uint64_
 	return cost;
 }
 
+/*
+ * --matched: the epsilon at which a one-shot's noise has release t's
+ * variances.  A pure live table draws every node's noise at the scale of
+ * eps / (h touches) (one node per level of its tree, twice with deletions:
+ * dpk_live_count_sensitivity) and release t sums nodes with weights of
+ * squared norm norm2_t, so each of its counters has (h touches)^2 norm2_t
+ * times the variance of the same counter measured once at eps.  Copies
+ * are the live pipeline's own choice, so left out: the one-shot at this
+ * epsilon is what the continual counter alone costs, and live / matched
+ * what the live pipeline loses against the one-shot's at equal noise.
+ */
+static double
+matched_eps(const DpkLiveConfig *cfg, double eps, uint32_t t)
+{
+	double		f = dpk_live_tree_levels(cfg) * (cfg->insert_only ? 1.0 : 2.0);
+
+	return eps / (f * sqrt(dpk_live_tree_norm2(cfg, t)));
+}
+
 static void
 summary_init(Summary *sm, const Options *opt, uint32_t T)
 {
@@ -586,6 +614,9 @@ summary_init(Summary *sm, const Options *opt, uint32_t T)
 	bench_fig_init(&sm->ratio, sm->nrel);
 	bench_fig_init(&sm->mean, sm->nrel);
 	bench_fig_init(&sm->vsmean, sm->nrel);
+	bench_fig_init(&sm->matched, sm->nrel);
+	bench_fig_init(&sm->vsmatched, sm->nrel);
+	bench_fig_init(&sm->matched_os, sm->nrel);
 	sm->coreset = sm->ms = 0.0;
 	sm->runs = 0;
 	sm->level = -1;
@@ -595,9 +626,17 @@ summary_init(Summary *sm, const Options *opt, uint32_t T)
 /* Add one measured release to a summary. */
 static void
 summary_add(Summary *sm, int ri, uint32_t t, int seed, const LiveOut *lo, double ref,
-			double os, double naive, double mean, const DpkLiveConfig *cfg)
+			double os, double naive, double mean, double matched,
+			const DpkLiveConfig *cfg)
 {
 	double		live = lo->cost / ref;
+
+	if (!isnan(matched))
+	{
+		bench_fig_add(&sm->matched, ri, t, seed, matched);
+		bench_fig_add(&sm->vsmatched, ri, t, seed, live / matched);
+		bench_fig_add(&sm->matched_os, ri, t, seed, matched / os);
+	}
 
 	bench_fig_add(&sm->live, ri, t, seed, live);
 	bench_fig_add(&sm->os, ri, t, seed, os);
@@ -663,6 +702,7 @@ run_stream(const MixData *mx, const DpkBox *box, Row *row, Summary *sm, uint32_t
 			LiveOut		lo = live_release(&lv, box, key, t, cur, ncur);
 			double		os = 1.0,
 						naive = 1.0,
+						matched = NAN,
 						mean = mean_cost(box, cur, ncur, row->eps,
 										 mix_hash4(keyseed ^ TAG_MEAN, t, 0, 0)) / refc;
 
@@ -673,16 +713,21 @@ run_stream(const MixData *mx, const DpkBox *box, Row *row, Summary *sm, uint32_t
 				if (!opt->no_naive)
 					naive = oneshot_cost(box, cur, ncur, k, row->eps / T, opt->restarts,
 										 mix_hash4(keyseed ^ TAG_NAIVE, t, 0, 0)) / refc;
+				if (opt->matched)
+					matched = oneshot_cost(box, cur, ncur, k,
+										   matched_eps(&lv.cfg, row->eps, t), opt->restarts,
+										   mix_hash4(keyseed ^ TAG_MATCHED, t, 0, 0)) / refc;
 			}
 			if (opt->verbose)
 				printf("#   %s T=%u d=%d eps=%g seed=%d t=%u nodes=%d live=%.4f "
-					   "oneshot=%.4f naive=%.4f mean=%.4f part=%.4f coreset=%d ms=%.1f "
-					   "count_sd=%.1f sum_sd=%.3g\n",
+					   "oneshot=%.4f naive=%.4f matched=%.4f mean=%.4f part=%.4f coreset=%d "
+					   "ms=%.1f count_sd=%.1f sum_sd=%.3g\n",
 					   stream_name[stream], T, d, row->eps, seed, t, bench_nodes(t),
-					   lo.cost / refc, os, naive, mean, lo.part / refc, lo.coreset, lo.ms,
+					   lo.cost / refc, os, naive, matched, mean, lo.part / refc, lo.coreset,
+					   lo.ms,
 					   sqrt(dpk_live_projected_count_var(&lv.cfg, t)),
 					   sqrt(dpk_live_projected_sum_var(&lv.cfg, t)));
-			summary_add(sm, ri, t, seed, &lo, refc, os, naive, mean, &lv.cfg);
+			summary_add(sm, ri, t, seed, &lo, refc, os, naive, mean, matched, &lv.cfg);
 		}
 		ri++;
 	}
@@ -754,6 +799,22 @@ print_header(const Options *opt)
 	fflush(stdout);
 }
 
+/* --matched: the one-shot at each release's eps_t, and the two ratios, one line. */
+static void
+print_matched(const Summary *sm, const Options *opt)
+{
+	char		m[64],
+				l[64],
+				o[64];
+
+	if (!opt->matched || !opt->baselines || isinf(sm->matched.max_single))
+		return;
+	fig_text(m, sizeof(m), &sm->matched, sm);
+	fig_text(l, sizeof(l), &sm->vsmatched, sm);
+	fig_text(o, sizeof(o), &sm->matched_os, sm);
+	printf("    one-shot at eps_t: %s | live/matched %s | matched/os %s\n", m, l, o);
+}
+
 static void
 print_summary(const Row *row, uint32_t T, int stream, const Summary *sm, const Options *opt)
 {
@@ -784,6 +845,7 @@ print_summary(const Row *row, uint32_t T, int stream, const Summary *sm, const O
 		   sm->vsmean.max_single, sm->level,
 		   (unsigned long long) sm->cells, sm->coreset / sm->runs, sm->ms / sm->runs);
 	bench_print_by_nodes(&sm->ratio, &sm->live, sm->w, sm->ts);
+	print_matched(sm, opt);
 	fflush(stdout);
 }
 
@@ -928,7 +990,8 @@ run_real(const Options *opt, const RealSet *set)
 												 mix_hash4(keyseed ^ TAG_MEAN, t, 0, 0)) / ref;
 					LiveOut		lo = live_release(&lv, &box, key, t, pts, b1);
 					double		os = 1.0,
-								naive = 1.0;
+								naive = 1.0,
+								matched = NAN;
 
 					if (opt->baselines)
 					{
@@ -937,6 +1000,10 @@ run_real(const Options *opt, const RealSet *set)
 						if (!opt->no_naive)
 							naive = oneshot_cost(&box, pts, b1, k, eps / T, opt->restarts,
 												 mix_hash4(keyseed ^ TAG_NAIVE, t, 0, 0)) / ref;
+						if (opt->matched)
+							matched = oneshot_cost(&box, pts, b1, k,
+												   matched_eps(&lv.cfg, eps, t), opt->restarts,
+												   mix_hash4(keyseed ^ TAG_MATCHED, t, 0, 0)) / ref;
 					}
 					if (opt->verbose)
 						printf("#   %s eps=%g seed=%d t=%u nodes=%d live=%.4f "
@@ -944,7 +1011,7 @@ run_real(const Options *opt, const RealSet *set)
 							   "live_k'=1 %.4f est_k'=1 %.4f est_K %.4f\n", set->name,
 							   eps, seed, t, bench_nodes(t), lo.cost / ref, os, naive, exact,
 							   onec, lo.ms, lo.cost1 / ref, lo.est1 / ref, lo.estk / ref);
-					summary_add(&sm, ri, t, seed, &lo, ref, os, naive, onec, &lv.cfg);
+					summary_add(&sm, ri, t, seed, &lo, ref, os, naive, onec, matched, &lv.cfg);
 					bench_fig_add(&sm_exact, ri, t, seed, exact);
 				}
 				ri++;
@@ -963,6 +1030,7 @@ run_real(const Options *opt, const RealSet *set)
 			   (unsigned long long) sm.cells, sm.coreset / sm.runs, sm.ms / sm.runs);
 		bench_fig_free(&sm_exact);
 		bench_print_by_nodes(&sm.ratio, &sm.live, sm.w, sm.ts);
+		print_matched(&sm, opt);
 		fflush(stdout);
 	}
 	printf("# %s time %.1f s\n", set->name, (now_ms() - t_start) / 1e3);
@@ -983,7 +1051,7 @@ usage(void)
 			"usage: bench_highd_live [--seeds N] [--seed-base N] [--n N]\n"
 			"       [--rows \"d:K:eps,...\"] [--horizons \"1024\"]\n"
 			"       [--stream insert|window|both] [--releases all|sample|auto] [--stride N]\n"
-			"       [--restarts N] [--no-baselines] [--no-naive] [--verbose]\n"
+			"       [--restarts N] [--no-baselines] [--no-naive] [--matched] [--verbose]\n"
 			"       [--digits PATH] [--digits-only] [--digits-eps \"0.5,1,2\"]"
 			" [--digits-horizon T]\n"
 			"       [--mnist PATH] [--mnist-eps \"1,4\"] [--mnist-horizon T]\n"
@@ -1145,6 +1213,8 @@ main(int argc, char **argv)
 			opt.baselines = false;
 		else if (strcmp(a, "--no-naive") == 0)
 			opt.no_naive = true;
+		else if (strcmp(a, "--matched") == 0)
+			opt.matched = true;
 		else if (strcmp(a, "--verbose") == 0)
 			opt.verbose = true;
 		else if (strcmp(a, "--arity") == 0)
@@ -1226,6 +1296,12 @@ main(int argc, char **argv)
 		usage();
 	if (opt.digits_only && opt.digits == NULL && opt.mnist == NULL && opt.glove == NULL)
 		usage();
+	if (opt.matched && bench_delta > 0.0)
+	{
+		fprintf(stderr, "--matched: pure tables only (a Gaussian table's releases are "
+				"accounted in zCDP)\n");
+		return 2;
+	}
 	if (opt.copies == 0 || opt.copies > 16 || opt.dhat == 0 || opt.dhat > 16 ||
 		!(isnan(opt.half_width) || opt.half_width > 0.0))
 		usage();
