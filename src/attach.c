@@ -190,7 +190,7 @@ static List *
 trigger_args(const DpkTracked *tr)
 {
 	List	   *args = NIL;
-	int			shift = tr->dhat > 0 ? dpk_tracked_norm_shift(tr) : 0;
+	int			shift = dpk_tracked_norm_shift(tr);
 	int			i;
 
 	args = lappend(args, makeString(shift > 0 ? DPK_TRIGGER_TAG_SHIFT

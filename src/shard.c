@@ -580,7 +580,7 @@ dpk_shard_attach_all(const DpkTracked *tr)
 	const char *hint = "Nothing was attached on the coordinator or on any shard.";
 	ListCell   *lc;
 	char	   *params[17];
-	int			norm_shift = tr->dhat > 0 ? dpk_tracked_norm_shift(tr) : 0;
+	int			norm_shift = dpk_tracked_norm_shift(tr);
 	/* the bound and delta only when needed: older shards serve the rest */
 	int			nparams = norm_shift > 0 ? 17 : tr->norm_bound > 0.0 ? 16 : 15;
 

@@ -43,7 +43,7 @@ char *
 dpk_shard_fingerprint(const DpkTracked *tr)
 {
 	StringInfoData s;
-	int			norm_shift = tr->dhat > 0 ? dpk_tracked_norm_shift(tr) : 0;
+	int			norm_shift = dpk_tracked_norm_shift(tr);
 	int			i;
 
 	initStringInfo(&s);

@@ -214,7 +214,10 @@ void		dpk_store_histogram(Oid relid, int t, int d, MemoryContext ctx,
 /* The live configuration of a tracked table. */
 void		dpk_tracked_config(const DpkTracked *tr, DpkLiveConfig *cfg);
 
-/* Its norm counter's unit 2^s, s from dpk_live_use_norm_shift. */
+/*
+ * Its norm counter's unit 2^s, s from dpk_live_use_norm_shift: 0 for tables
+ * without projected dimensions or without delta.
+ */
 int			dpk_tracked_norm_shift(const DpkTracked *tr);
 
 /* This server's cluster (system identifier), WAL timeline and database. */

@@ -52,6 +52,9 @@ dpk_tracked_norm_shift(const DpkTracked *tr)
 {
 	DpkLiveConfig cfg;
 
+	/* dpk_live_use_norm_shift's own test, without building the configuration */
+	if (tr->dhat <= 0 || tr->delta <= 0.0)
+		return 0;
 	dpk_tracked_config(tr, &cfg);
 	return cfg.norm_shift;
 }
