@@ -176,9 +176,9 @@ bench-highd: test/bench/bin/bench_highd
 # (1797 x 64; installed, or taken by scripts/real-data.sh) it also runs that.
 DIGITS_CSV ?= $(firstword $(wildcard test/bench/data/digits.csv.gz) /usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz)
 
-test/bench/bin/bench_highd_live: test/bench/bench_highd_live.c test/bench/mixture.h $(CORE_SRCS) src/*.h
+test/bench/bin/bench_highd_live: test/bench/bench_highd_live.c test/bench/mixture.h test/bench/live_regions.c test/bench/live_regions.h $(CORE_SRCS) src/*.h
 	@mkdir -p test/bench/bin
-	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
+	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< test/bench/live_regions.c $(CORE_SRCS) $(CORE_LIBS)
 
 .PHONY: bench-highd-live
 bench-highd-live: test/bench/bin/bench_highd_live
@@ -197,6 +197,22 @@ bench-matched: test/bench/bin/bench_highd_live
 	  OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_highd_live --rows 384:10:1 --n 50000 \
 		--stream insert --horizons 4,16 --seeds 6 --releases all --no-naive --matched ) \
 		| tee test/bench/out/matched.txt
+
+# The research variant of live lifting by sums keyed by public regions
+# (--regions, test/bench/live_regions.h; not in the extension) on the rows
+# of issue 15: d = 16 and 64 at horizon 16, d = 384 at horizons 4 and 16
+# (six seeds), the d = 64 window at horizon 1024 (four seeds); about 40
+# minutes on one core.
+.PHONY: bench-regions
+bench-regions: test/bench/bin/bench_highd_live
+	@mkdir -p test/bench/out
+	( OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_highd_live --rows 16:10:1,64:10:1 \
+		--stream insert --horizons 16 --seeds 3 --releases all --no-naive --regions && \
+	  OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_highd_live --rows 384:10:1 --n 50000 \
+		--stream insert --horizons 4,16 --seeds 6 --releases all --no-naive --regions && \
+	  OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_highd_live --rows 64:10:1 --stream window \
+		--horizons 1024 --seeds 4 --releases sample --stride 17 --no-naive --regions ) \
+		| tee test/bench/out/regions.txt
 
 # The same on real images at large d: the 10 000 MNIST test digits (784
 # columns, scripts/real-data.sh) and digits, every release from T/4; about 16

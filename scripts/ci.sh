@@ -76,6 +76,19 @@ ci_step "the same, every sigma halved (must fail)"
 ci_privacy_gauss_weakened 2
 ci_step "the same, deletions at the insert_only sensitivity (must fail)"
 ci_privacy_gauss_weakened deletes
+# The live benchmark builds, and its research release (--regions) finds
+# exactly the table's rows in the tree nodes of every release, inserts and
+# a sliding window (it exits non-zero otherwise).
+ci_step "bench_highd_live builds; --regions keeps every row in its tree nodes"
+if make -s test/bench/bin/bench_highd_live &&
+	OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_highd_live --rows 16:10:1 --n 20000 \
+		--stream both --horizons 64 --seeds 1 --releases all --no-baselines --regions \
+		>"$ci_log/bench-regions.log" 2>&1; then
+	ci_passed=$((ci_passed + 1))
+else
+	tail -n 5 "$ci_log/bench-regions.log"
+	ci_failed=$((ci_failed + 1))
+fi
 if [ "$mode" = core ]; then
 	ci_report
 	exit

@@ -100,6 +100,10 @@
  *			 (matched_eps; pure tables): "matched/os" is what the continual
  *			 counter costs, "live/matched" what the live pipeline loses
  *			 against the one-shot's at equal noise
+ *	 --regions  the live releases lift from sums keyed by public regions, a
+ *			 research variant (live_regions.h, not in the extension): the K
+ *			 centres only, pure tables with one copy; each release checks
+ *			 that its tree nodes hold exactly the table's rows
  *	 --digits PATH  also run the digits data set; --digits-only: only the
  *	 real data sets (digits, MNIST, GloVe)
  *	 --glove PATH  also run GloVe; --glove-eps "1,4"  --glove-horizon 16
@@ -142,6 +146,8 @@
 #include "kmeans.h"
 #include "noise.h"
 #include "highd.h"
+#include "lift.h"
+#include "live_regions.h"
 
 #define BENCH_PROG "bench_highd_live"
 
@@ -216,6 +222,8 @@ typedef struct Options
 	bool		baselines;
 	bool		no_naive;		/* skip only the naive column */
 	bool		matched;		/* also the one-shot at each release's eps_t */
+	bool		regions;		/* the live releases lift from sums keyed by
+								 * public regions (live_regions.h) */
 	bool		verbose;
 	const char *digits;
 	bool		digits_only;
@@ -259,6 +267,8 @@ typedef struct Live
 	double	   *tbuf;			/* copies * BATCH * dhat projected */
 	double	   *tall;			/* copies * dhat, one point */
 	bool		verbose;		/* also the partition's exact-means cost */
+	bool		regions;		/* --regions: lifting sums in lr */
+	LiveRegions lr;
 } Live;
 
 /* What one live release gave. */
@@ -385,6 +395,17 @@ live_init(Live *lv, int d, int k, double eps, uint32_t horizon, bool insert_only
 	lv->ubuf = xmalloc(sizeof(double) * BATCH * d);
 	lv->tbuf = xmalloc(sizeof(double) * BATCH * lv->cfg.dhat * lv->cfg.copies);
 	lv->tall = xmalloc(sizeof(double) * lv->cfg.dhat * lv->cfg.copies);
+	lv->regions = opt->regions;
+	if (lv->regions)
+	{
+		if (lv->cfg.delta > 0.0 || lv->cfg.copies != 1 || lv->cfg.dhat == 0 || k > 255)
+		{
+			fprintf(stderr, "bench_highd_live: --regions needs a pure projected table "
+					"with one copy and K <= 255\n");
+			exit(2);
+		}
+		live_regions_init(&lv->lr, &lv->cfg);
+	}
 }
 
 static void
@@ -396,18 +417,21 @@ live_free(Live *lv)
 		dpk_projection_free(&lv->proj[r]);
 	free(lv->proj);
 	dpk_cellmap_free(&lv->map);
+	if (lv->regions)
+		live_regions_free(&lv->lr);
 	free(lv->ubuf);
 	free(lv->tbuf);
 	free(lv->tall);
 }
 
 /*
- * Insert (sign +1) or delete (sign -1) points [from, to) into the state, a
- * batch of up to BATCH rows at a time (dpk_shape_flush's way).
+ * Insert (sign +1) or delete (sign -1) points [from, to) into the state at
+ * step `step`, a batch of up to BATCH rows at a time (dpk_shape_flush's
+ * way).
  */
 static void
 live_apply(Live *lv, const DpkBox *box, const double *pts, size_t from, size_t to,
-		   int sign)
+		   int sign, uint32_t step)
 {
 	int			d = lv->cfg.d,
 				dhat = lv->cfg.dhat,
@@ -436,6 +460,17 @@ live_apply(Live *lv, const DpkBox *box, const double *pts, size_t from, size_t t
 					   lv->tbuf + ((size_t) r * BATCH + i) * dhat,
 					   sizeof(double) * dhat);
 			dpk_live_add_projected(&lv->cfg, &lv->map, lv->ubuf + i * d, lv->tall, sign);
+			if (lv->regions)
+			{
+				int64_t    *q = xmalloc(sizeof(int64_t) * d);
+
+				dpk_lift_quantize(d, lv->ubuf + i * d, q);
+				lv->lr.step = step;
+				live_regions_add(&lv->lr,
+								 dpk_grid_cell(dhat, 1 << lv->cfg.level, lv->tall, NULL, NULL),
+								 q, sign);
+				free(q);
+			}
 		}
 		from += n;
 	}
@@ -467,7 +502,31 @@ live_release(Live *lv, const DpkBox *box, const uint8_t key[DPK_KEY_BYTES],
 	}
 	dpk_live_noisy_projected_box(cfg, box, key, &lv->map, t, &s, count, sum, &sumnorm);
 	cseed = dpk_stream_u64(&s);
-	dpk_live_cluster_projected(cfg, box, count, sum, sumnorm, t, cseed, &rel);
+	if (lv->regions)
+	{
+		/* the K block only: the research variant releases k' = K */
+		double		cells = dpk_live_zero_unreachable(cfg, box, &lv->proj[0], count, sum);
+		int64_t		rows;
+
+		dpk_live_release_alloc(&rel, k, d);
+		rel.coreset_size = live_regions_release(&lv->lr, cfg, box, &lv->proj[0], key, t,
+												count, cells, cseed,
+												rel.centers + (size_t) dpk_live_block(k) * d,
+												&rows);
+		if (rows != (int64_t) ncur)
+		{
+			/* the signed nodes must hold exactly the current rows, (*) */
+			fprintf(stderr, "bench_highd_live: --regions: the nodes of t = %u hold %lld "
+					"rows, the table %zu\n", t, (long long) rows, ncur);
+			exit(1);
+		}
+		for (int kp = 1; kp < k; kp++)	/* unused blocks: the K centres' first */
+			memcpy(rel.centers + (size_t) dpk_live_block(kp) * d,
+				   rel.centers + (size_t) dpk_live_block(k) * d, sizeof(double) * kp * d);
+		rel.costs[0] = rel.costs[k - 1] = NAN;
+	}
+	else
+		dpk_live_cluster_projected(cfg, box, count, sum, sumnorm, t, cseed, &rel);
 	out.ms = now_ms() - t0;
 	out.cost = dpk_kmeans_cost(cur, NULL, (int) ncur, d,
 							   rel.centers + (size_t) dpk_live_block(k) * d, k, NULL);
@@ -686,10 +745,10 @@ run_stream(const MixData *mx, const DpkBox *box, Row *row, Summary *sm, uint32_t
 					b1 = bench_batch_end(t, total, T);
 		size_t		cur0;
 
-		live_apply(&lv, box, mx->points, b0, b1, +1);
+		live_apply(&lv, box, mx->points, b0, b1, +1, t);
 		if (window && t > half)
 			live_apply(&lv, box, mx->points, bench_batch_end(t - half - 1, total, T),
-					   bench_batch_end(t - half, total, T), -1);
+					   bench_batch_end(t - half, total, T), -1, t);
 		if (t != sm->ts[ri])
 			continue;
 
@@ -978,7 +1037,7 @@ run_real(const Options *opt, const RealSet *set)
 			{
 				size_t		b1 = bench_batch_end(t, n, T);
 
-				live_apply(&lv, &box, pts, bench_batch_end(t - 1, n, T), b1, +1);
+				live_apply(&lv, &box, pts, bench_batch_end(t - 1, n, T), b1, +1, t);
 				if (t != sm.ts[ri])
 					continue;
 				{
@@ -1051,7 +1110,7 @@ usage(void)
 			"usage: bench_highd_live [--seeds N] [--seed-base N] [--n N]\n"
 			"       [--rows \"d:K:eps,...\"] [--horizons \"1024\"]\n"
 			"       [--stream insert|window|both] [--releases all|sample|auto] [--stride N]\n"
-			"       [--restarts N] [--no-baselines] [--no-naive] [--matched] [--verbose]\n"
+			"       [--restarts N] [--no-baselines] [--no-naive] [--matched] [--regions] [--verbose]\n"
 			"       [--digits PATH] [--digits-only] [--digits-eps \"0.5,1,2\"]"
 			" [--digits-horizon T]\n"
 			"       [--mnist PATH] [--mnist-eps \"1,4\"] [--mnist-horizon T]\n"
@@ -1215,6 +1274,8 @@ main(int argc, char **argv)
 			opt.no_naive = true;
 		else if (strcmp(a, "--matched") == 0)
 			opt.matched = true;
+		else if (strcmp(a, "--regions") == 0)
+			opt.regions = true;
 		else if (strcmp(a, "--verbose") == 0)
 			opt.verbose = true;
 		else if (strcmp(a, "--arity") == 0)
