@@ -201,7 +201,7 @@ bench-matched: test/bench/bin/bench_highd_live
 # The research variant of live lifting by sums keyed by public regions
 # (--regions, test/bench/live_regions.h; not in the extension) on the rows
 # of issue 15: d = 16 and 64 at horizon 16, d = 384 at horizons 4 and 16
-# (six seeds), the d = 64 window at horizon 1024 (four seeds); about 40
+# (six seeds), the d = 64 window at horizon 1024 (four seeds); about 20
 # minutes on one core.
 .PHONY: bench-regions
 bench-regions: test/bench/bin/bench_highd_live

@@ -215,9 +215,29 @@ dpk_highd_grid_kmeans_cells(int dhat, int m, const double *count, double count_v
 	uint64_t	ncells = (uint64_t) llround(dpk_grid_cells(dhat, m));
 	double		threshold = dpk_coreset_threshold(sqrt(count_var), threshold_sigmas,
 												  cells > 0.0 ? cells : (double) ncells);
-	int64_t    *idx = dpk_alloc(sizeof(int64_t) * dhat);
 	double	   *pts;
 	double	   *w;
+	int			n = dpk_highd_coreset_cells(dhat, m, count, threshold, &pts, &w),
+				j;
+
+	*coreset_size = n;
+	if (n > 0)
+		dpk_kmeans(pts, w, n, dhat, k, restarts, max_iter, seed, pcenters, NULL);
+	else
+		for (j = 0; j < k * dhat; j++)
+			pcenters[j] = 0.5;
+	dpk_free(pts);
+	dpk_free(w);
+	return threshold;
+}
+
+/* The cells of a noisy grid above a threshold, weighted (see highd.h). */
+int
+dpk_highd_coreset_cells(int dhat, int m, const double *count, double threshold,
+						double **pts, double **w)
+{
+	uint64_t	ncells = (uint64_t) llround(dpk_grid_cells(dhat, m));
+	int64_t    *idx = dpk_alloc(sizeof(int64_t) * dhat);
 	uint64_t	c;
 	int			n = 0,
 				j;
@@ -225,8 +245,8 @@ dpk_highd_grid_kmeans_cells(int dhat, int m, const double *count, double count_v
 	for (c = 0; c < ncells; c++)
 		if (count[c] > threshold)
 			n++;
-	pts = dpk_alloc(sizeof(double) * (size_t) (n ? n : 1) * dhat);
-	w = dpk_alloc(sizeof(double) * (n ? n : 1));
+	*pts = dpk_alloc(sizeof(double) * (size_t) (n ? n : 1) * dhat);
+	*w = dpk_alloc(sizeof(double) * (n ? n : 1));
 	n = 0;
 	for (c = 0; c < ncells; c++)
 	{
@@ -234,19 +254,11 @@ dpk_highd_grid_kmeans_cells(int dhat, int m, const double *count, double count_v
 			continue;
 		dpk_grid_cell_coords(dhat, m, c, idx);
 		for (j = 0; j < dhat; j++)
-			pts[(size_t) n * dhat + j] = ((double) idx[j] + 0.5) / m;
-		w[n++] = count[c];
+			(*pts)[(size_t) n * dhat + j] = ((double) idx[j] + 0.5) / m;
+		(*w)[n++] = count[c];
 	}
-	*coreset_size = n;
-	if (n > 0)
-		dpk_kmeans(pts, w, n, dhat, k, restarts, max_iter, seed, pcenters, NULL);
-	else
-		for (j = 0; j < k * dhat; j++)
-			pcenters[j] = 0.5;
 	dpk_free(idx);
-	dpk_free(pts);
-	dpk_free(w);
-	return threshold;
+	return n;
 }
 
 /* Labels of one chunk of normalized points under a partition. */

@@ -350,6 +350,15 @@ double		dpk_highd_grid_kmeans(int dhat, int m, const double *count, double count
 								  int *coreset_size);
 
 /*
+ * The coreset of a noisy projected grid: the cells whose count exceeds
+ * threshold, at their centres in [0,1]^dhat (*pts, n * dhat) weighted by
+ * their counts (*w, n), both dpk_alloc'd (the caller frees them; room for
+ * one point when n is 0).  Returns n.
+ */
+int			dpk_highd_coreset_cells(int dhat, int m, const double *count, double threshold,
+									double **pts, double **w);
+
+/*
  * dpk_highd_grid_kmeans with the threshold of `cells` cells (0: all m^dhat),
  * for grids where only that many cells can hold points and the others are
  * zero.

@@ -11,6 +11,7 @@
 #include "dpk_mem.h"
 #include "grid.h"
 #include "highd.h"
+#include "kmeans.h"
 #include "lift.h"
 #include "live_regions.h"
 #include "tree_estimator.h"
@@ -68,6 +69,8 @@ live_regions_free(LiveRegions *lr)
 	for (i = 0; i < lr->nmaps; i++)
 		dpk_free(lr->maps[i]);
 	dpk_free(lr->maps);
+	if (lr->prev_pc)
+		dpk_free(lr->prev_pc);
 }
 
 /* Count one event in the node of every level holding lr->step. */
@@ -159,6 +162,48 @@ region_owner(const LiveRegions *lr, int map, const int *assign, const double *co
 	dpk_free(vote);
 }
 
+/*
+ * Weighted Lloyd steps (iters, 0: none) on the coreset of the noisy counts
+ * (cells above threshold at their middles) from the centres pc, which it
+ * updates; returns the coreset's cost at the final centres.
+ */
+static double
+coreset_lloyd(int dhat, int m, const double *count, double threshold, int k, int iters,
+			  double *pc)
+{
+	double	   *pts;
+	double	   *w;
+	int			n = dpk_highd_coreset_cells(dhat, m, count, threshold, &pts, &w);
+	int		   *assign = dpk_alloc(sizeof(int) * (n ? n : 1));
+	double	   *acc = dpk_alloc(sizeof(double) * k * (dhat + 1));
+	double		cost;
+	int			it,
+				i,
+				j;
+
+	cost = dpk_kmeans_cost(pts, w, n, dhat, pc, k, assign);
+	for (it = 0; it < iters && n > 0; it++)
+	{
+		memset(acc, 0, sizeof(double) * k * (dhat + 1));
+		for (i = 0; i < n; i++)
+		{
+			for (j = 0; j < dhat; j++)
+				acc[assign[i] * (dhat + 1) + j] += w[i] * pts[(size_t) i * dhat + j];
+			acc[assign[i] * (dhat + 1) + dhat] += w[i];
+		}
+		for (i = 0; i < k; i++)
+			if (acc[i * (dhat + 1) + dhat] > 0.0)
+				for (j = 0; j < dhat; j++)
+					pc[i * dhat + j] = acc[i * (dhat + 1) + j] / acc[i * (dhat + 1) + dhat];
+		cost = dpk_kmeans_cost(pts, w, n, dhat, pc, k, assign);
+	}
+	dpk_free(pts);
+	dpk_free(w);
+	dpk_free(assign);
+	dpk_free(acc);
+	return cost;
+}
+
 /* Release t of the research variant (see live_regions.h). */
 int
 live_regions_release(LiveRegions *lr, const DpkLiveConfig *cfg, const DpkBox *box,
@@ -191,6 +236,7 @@ live_regions_release(LiveRegions *lr, const DpkLiveConfig *cfg, const DpkBox *bo
 				ss;
 	DpkSumNoise sums;
 	uint8_t		nonce[DPK_NONCE_BYTES] = {0x72};
+	double		threshold;
 	DpkStream	s = {0};
 	uint64_t	x;
 
@@ -206,9 +252,29 @@ live_regions_release(LiveRegions *lr, const DpkLiveConfig *cfg, const DpkBox *bo
 	sums = ss.coords ? DPK_SUMS_COORDS : DPK_SUMS_VECTOR;
 	dpk_stream_open(&s, key, nonce);
 	*rows = 0;
-	dpk_highd_grid_kmeans_cells(dhat, lr->m, count, dpk_live_projected_count_var(cfg, t),
-								cfg->threshold_sigmas, threshold_cells, k, cfg->restarts,
-								cfg->max_iter, seed, pc, &csz);
+	threshold = dpk_highd_grid_kmeans_cells(dhat, lr->m, count,
+											dpk_live_projected_count_var(cfg, t),
+											cfg->threshold_sigmas, threshold_cells, k,
+											cfg->restarts, cfg->max_iter, seed, pc, &csz);
+	if (lr->prev_pc)
+	{
+		/*
+		 * The previous release's centres, refined by Lloyd on this coreset,
+		 * compete with the restarts on its cost: a partition that still
+		 * fits is kept rather than swapped for a local optimum of this
+		 * release's noise (post-processing of noisy counts).
+		 */
+		double	   *warm = dpk_alloc(sizeof(double) * k * dhat);
+
+		memcpy(warm, lr->prev_pc, sizeof(double) * k * dhat);
+		if (coreset_lloyd(dhat, lr->m, count, threshold, k, cfg->max_iter, warm) <
+			coreset_lloyd(dhat, lr->m, count, threshold, k, 0, pc))
+			memcpy(pc, warm, sizeof(double) * k * dhat);
+		dpk_free(warm);
+	}
+	if (!lr->prev_pc)
+		lr->prev_pc = dpk_alloc(sizeof(double) * k * dhat);
+	memcpy(lr->prev_pc, pc, sizeof(double) * k * dhat);
 	for (x = 0; x < lr->ncells; x++)
 	{
 		dpk_grid_cell_coords(dhat, lr->m, x, idx);
@@ -247,10 +313,10 @@ live_regions_release(LiveRegions *lr, const DpkLiveConfig *cfg, const DpkBox *bo
 		region_owner(lr, nd->map, assign, count, owner);
 		while (dpk_cellmap_next(&nd->sums, &pos, &region, &vals))
 		{
+			*rows += node_sign[a] * vals[0];
 			for (j = 0; j < d; j++)
 				csum[owner[region] * d + j] += node_sign[a] * (double) vals[1 + j];
 			ccount[owner[region]] += node_sign[a] * (double) vals[0];
-			*rows += node_sign[a] * vals[0];
 		}
 		for (r = 0; r < (uint64_t) k; r++)
 		{

@@ -22,12 +22,14 @@
  * noise's l-infinity bound, U/2 more on an l1 bound (sum_l1).
  *
  * Release t: the projected grid's k-means on the noisy cell counts (as the
- * table's release), every cell to its nearest projected centre; each
- * region of each node of the signed decomposition of t to the centre
- * holding most of its cells' noisy count; centre c's noisy sum and count
- * are the signed sums of its regions' true values and node noise, the
- * centre their ratio.  Pure tables, one copy, the K centres only (no
- * copies, no guard, no cost estimates).
+ * table's release), against the previous release's projected centres
+ * refined by Lloyd on the same coreset (the lower coreset cost wins);
+ * every cell to its nearest projected centre; each region of each node of
+ * the signed decomposition of t to the centre holding most of its cells'
+ * noisy count; centre c's noisy sum and count are the signed sums of its
+ * regions' true values and node noise, the centre their ratio.  Pure
+ * tables, one copy, the K centres only (no copies, no guard, no cost
+ * estimates).
  */
 #ifndef LIVE_REGIONS_H
 #define LIVE_REGIONS_H
@@ -60,6 +62,8 @@ typedef struct LiveRegions
 	uint8_t   **maps;			/* ncells bytes each: cell -> region, one
 								 * per release */
 	int			cur_map;		/* the map of nodes opening from now on */
+	double	   *prev_pc;		/* the latest release's projected centres
+								 * (k * dhat), NULL before the first */
 	uint32_t   *nnodes;			/* per level */
 	LiveRegionNode **nodes;		/* per level, nnodes[level] slots (NULL:
 								 * not open) */
