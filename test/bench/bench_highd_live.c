@@ -269,6 +269,7 @@ typedef struct Live
 	bool		verbose;		/* also the partition's exact-means cost */
 	bool		regions;		/* --regions: lifting sums in lr */
 	LiveRegions lr;
+	int64_t    *qbuf;			/* --regions: d, one row's lifting sums */
 } Live;
 
 /* What one live release gave. */
@@ -405,6 +406,7 @@ live_init(Live *lv, int d, int k, double eps, uint32_t horizon, bool insert_only
 			exit(2);
 		}
 		live_regions_init(&lv->lr, &lv->cfg);
+		lv->qbuf = xmalloc(sizeof(int64_t) * d);
 	}
 }
 
@@ -418,7 +420,10 @@ live_free(Live *lv)
 	free(lv->proj);
 	dpk_cellmap_free(&lv->map);
 	if (lv->regions)
+	{
 		live_regions_free(&lv->lr);
+		free(lv->qbuf);
+	}
 	free(lv->ubuf);
 	free(lv->tbuf);
 	free(lv->tall);
@@ -462,14 +467,12 @@ live_apply(Live *lv, const DpkBox *box, const double *pts, size_t from, size_t t
 			dpk_live_add_projected(&lv->cfg, &lv->map, lv->ubuf + i * d, lv->tall, sign);
 			if (lv->regions)
 			{
-				int64_t    *q = xmalloc(sizeof(int64_t) * d);
-
-				dpk_lift_quantize(d, lv->ubuf + i * d, q);
+				/* copy 0's cell, as dpk_live_add_projected counts it */
+				dpk_lift_quantize(d, lv->ubuf + i * d, lv->qbuf);
 				lv->lr.step = step;
 				live_regions_add(&lv->lr,
 								 dpk_grid_cell(dhat, 1 << lv->cfg.level, lv->tall, NULL, NULL),
-								 q, sign);
-				free(q);
+								 lv->qbuf, sign);
 			}
 		}
 		from += n;
