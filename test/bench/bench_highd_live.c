@@ -100,6 +100,8 @@
  *			 (matched_eps; pure tables): "matched/os" is what the continual
  *			 counter costs, "live/matched" what the live pipeline loses
  *			 against the one-shot's at equal noise
+ *	 --drift D  the mixtures' clusters move D box units over the stream
+ *			 (drift_rows): a stream whose partition goes stale
  *	 --regions  the live releases lift from sums keyed by public regions, a
  *			 research variant (live_regions.h, not in the extension): the K
  *			 centres only, pure tables with one copy; each release checks
@@ -175,7 +177,8 @@ enum
 	TAG_LIVE = 0x6c697665, TAG_ONESHOT = 0x6f6e65, TAG_NAIVE = 0x6e6169,
 	TAG_DATA = 0x6d6978, TAG_REF = 0x726566, TAG_KM = 0x6b6d,
 	TAG_PROJ = 0x70726f6a, TAG_DIGITS = 0x646967, TAG_MEAN = 0x6d65616e,
-	TAG_MNIST = 0x6d6e6973, TAG_GLOVE = 0x676c6f76, TAG_MATCHED = 0x6d617463
+	TAG_MNIST = 0x6d6e6973, TAG_GLOVE = 0x676c6f76, TAG_MATCHED = 0x6d617463,
+	TAG_DRIFT = 0x64726966
 };
 
 /* Figures of one (row, horizon, stream) over releases and seeds. */
@@ -255,6 +258,8 @@ typedef struct Options
 	double		box_upper;		/* the declared box [0, box_upper]^d */
 	bool		sphere;			/* points on the unit sphere, box [-1, 1]^d */
 	double		norm_bound;		/* < 0: not given; >= 0: dp_attach's norm_bound */
+	double		drift;			/* > 0: the mixtures' clusters move this far
+								 * over the stream (drift_rows) */
 } Options;
 
 /* One live table: configuration, projections, counted cell map. */
@@ -314,6 +319,47 @@ unit_rows(double *x, size_t n, int d, double about)
 		for (j = 0; j < d; j++)
 			x[i * d + j] = (x[i * d + j] - about) * s;
 	}
+}
+
+/*
+ * --drift D: the clusters of a mixture move along the stream, point i (in
+ * arrival order) shifted by D i / (n - 1) along a unit direction of its
+ * generating cluster (seeded by the data's seed), clamped into the box
+ * [0, upper]^d: streams whose clusters drift, where a release's partition
+ * goes stale.
+ */
+static void
+drift_rows(MixData *mx, double D, double upper, uint64_t seed)
+{
+	double	   *dir = xmalloc(sizeof(double) * mx->k * mx->d);
+	size_t		i;
+	int			c,
+				j;
+
+	for (c = 0; c < mx->k; c++)
+	{
+		MixRng		r;
+		double		norm = 0.0;
+
+		mix_rng_seed(&r, mix_hash4(seed, TAG_DRIFT, (uint64_t) c, 0));
+		for (j = 0; j < mx->d; j++)
+		{
+			dir[c * mx->d + j] = mix_rng_normal(&r);
+			norm += dir[c * mx->d + j] * dir[c * mx->d + j];
+		}
+		for (j = 0; j < mx->d; j++)
+			dir[c * mx->d + j] /= sqrt(norm);
+	}
+	for (i = 0; i < mx->n; i++)
+	{
+		double		f = mx->n > 1 ? D * (double) i / (double) (mx->n - 1) : 0.0;
+
+		for (j = 0; j < mx->d; j++)
+			mx->points[i * mx->d + j] =
+				fmin(upper, fmax(0.0, mx->points[i * mx->d + j] +
+								 f * dir[mx->labels[i] * mx->d + j]));
+	}
+	free(dir);
 }
 
 /*
@@ -1113,7 +1159,8 @@ usage(void)
 			"usage: bench_highd_live [--seeds N] [--seed-base N] [--n N]\n"
 			"       [--rows \"d:K:eps,...\"] [--horizons \"1024\"]\n"
 			"       [--stream insert|window|both] [--releases all|sample|auto] [--stride N]\n"
-			"       [--restarts N] [--no-baselines] [--no-naive] [--matched] [--regions] [--verbose]\n"
+			"       [--restarts N] [--no-baselines] [--no-naive] [--matched] [--regions]\n"
+			"       [--drift D] [--verbose]\n"
 			"       [--digits PATH] [--digits-only] [--digits-eps \"0.5,1,2\"]"
 			" [--digits-horizon T]\n"
 			"       [--mnist PATH] [--mnist-eps \"1,4\"] [--mnist-horizon T]\n"
@@ -1236,6 +1283,7 @@ main(int argc, char **argv)
 	opt.box_upper = 100.0;
 	opt.sphere = false;
 	opt.norm_bound = -1.0;
+	opt.drift = 0.0;
 
 	for (i = 1; i < argc; i++)
 	{
@@ -1279,6 +1327,8 @@ main(int argc, char **argv)
 			opt.matched = true;
 		else if (strcmp(a, "--regions") == 0)
 			opt.regions = true;
+		else if (strcmp(a, "--drift") == 0)
+			opt.drift = atof(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--verbose") == 0)
 			opt.verbose = true;
 		else if (strcmp(a, "--arity") == 0)
@@ -1438,6 +1488,9 @@ main(int argc, char **argv)
 				mix_generate(&sp, mix_hash4(TAG_DATA, (uint64_t) rows[r].d,
 											(uint64_t) rows[r].k, (uint64_t) seed),
 							 &mx);
+				if (opt.drift > 0.0)
+					drift_rows(&mx, opt.drift, opt.box_upper,
+							   mix_hash4(TAG_DATA, (uint64_t) rows[r].d, (uint64_t) seed, 0));
 				if (opt.sphere)
 				{
 					unit_rows(mx.points, mx.n, mx.d, 50.0);
