@@ -185,31 +185,31 @@ bench-highd-live: test/bench/bin/bench_highd_live
 	@mkdir -p test/bench/out
 	OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_highd_live $$(test -r $(DIGITS_CSV) && echo --digits $(DIGITS_CSV)) | tee test/bench/out/highd_live.txt
 
+# The live rows of issue 15 with one more option ($(1)): d = 16 and 64 at
+# horizon 16 (three seeds), d = 384 at horizons 4 and 16 (50 000 rows, six
+# seeds), every release from T/4.
+issue15_live_rows = OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_highd_live \
+	--rows 16:10:1,64:10:1 --stream insert --horizons 16 --seeds 3 --releases all \
+	--no-naive $(1) && \
+	OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_highd_live --rows 384:10:1 --n 50000 \
+	--stream insert --horizons 4,16 --seeds 6 --releases all --no-naive $(1)
+
 # What the continual counter alone costs and what the live pipeline loses
 # against the one-shot's at equal noise (--matched: the one-shot at each
-# release's eps_t), d = 16 and 64 at horizon 16, d = 384 at horizons 4 and
-# 16 (50 000 rows, six seeds); about 25 minutes on one core.
+# release's eps_t) on those rows; about 25 minutes on one core.
 .PHONY: bench-matched
 bench-matched: test/bench/bin/bench_highd_live
 	@mkdir -p test/bench/out
-	( OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_highd_live --rows 16:10:1,64:10:1 \
-		--stream insert --horizons 16 --seeds 3 --releases all --no-naive --matched && \
-	  OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_highd_live --rows 384:10:1 --n 50000 \
-		--stream insert --horizons 4,16 --seeds 6 --releases all --no-naive --matched ) \
-		| tee test/bench/out/matched.txt
+	( $(call issue15_live_rows,--matched) ) | tee test/bench/out/matched.txt
 
 # The research variant of live lifting by sums keyed by public regions
-# (--regions, test/bench/live_regions.h; not in the extension) on the rows
-# of issue 15: d = 16 and 64 at horizon 16, d = 384 at horizons 4 and 16
-# (six seeds), the d = 64 window at horizon 1024 (four seeds); about 20
-# minutes on one core.
+# (--regions, test/bench/live_regions.h; not in the extension) on those rows
+# and the d = 64 window at horizon 1024 (four seeds); about 20 minutes on
+# one core.
 .PHONY: bench-regions
 bench-regions: test/bench/bin/bench_highd_live
 	@mkdir -p test/bench/out
-	( OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_highd_live --rows 16:10:1,64:10:1 \
-		--stream insert --horizons 16 --seeds 3 --releases all --no-naive --regions && \
-	  OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_highd_live --rows 384:10:1 --n 50000 \
-		--stream insert --horizons 4,16 --seeds 6 --releases all --no-naive --regions && \
+	( $(call issue15_live_rows,--regions) && \
 	  OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_highd_live --rows 64:10:1 --stream window \
 		--horizons 1024 --seeds 4 --releases sample --stride 17 --no-naive --regions ) \
 		| tee test/bench/out/regions.txt
