@@ -38,6 +38,8 @@
 
 #include "live_core.h"
 #include "live.h"
+#include "dpk_mem.h"
+#include "live_regions.h"
 #include "shard.h"
 #include "store.h"
 #include "tree_estimator.h"
@@ -433,6 +435,30 @@ check_scales(const DpkLiveConfig *cfg)
 }
 
 /*
+ * Whether a new table lifts by regions (dpk_live_use_regions, public
+ * parameters only): not on objects older than 0.6, and only when the
+ * regions' sum noise (one more coordinate) has exact scales too.
+ */
+static bool
+use_regions(const DpkLiveConfig *cfg)
+{
+	DpkLiveConfig wide;
+	double		largest;
+	DpkOwnerSwitch sw;
+	bool		has;
+
+	if (!dpk_live_use_regions(cfg))
+		return false;
+	dpk_regions_sum_config(cfg, &wide);
+	if (!dpk_live_scales_representable(&wide, &largest))
+		return false;
+	dpk_store_begin(&sw);
+	has = dpk_store_has_regions();
+	dpk_store_end(&sw);
+	return has;
+}
+
+/*
  * Check the horizon, the mode and the optional size hint of dp_attach and
  * store them in tr (size_hint NULL: the default).
  */
@@ -509,7 +535,8 @@ dp_attach(PG_FUNCTION_ARGS)
 	DpkOwnerSwitch sw;
 	uint8		key[DPK_KEY_BYTES];
 	int			i;
-	bool		attached;
+	bool		attached,
+				regions;
 	DpkWalCapture wc;
 	double		size_hint_arg;
 	List	   *tree;
@@ -592,6 +619,7 @@ dp_attach(PG_FUNCTION_ARGS)
 	}
 	dpk_live_use_norm_shift(&cfg);
 	check_scales(&cfg);
+	regions = use_regions(&cfg);
 	tr.level = cfg.level;
 	tr.sum_share = cfg.sum_share;
 	tr.dhat = cfg.dhat;
@@ -649,6 +677,18 @@ dp_attach(PG_FUNCTION_ARGS)
 	explicit_bzero(key, sizeof(key));
 	if (tr.capture_wal)
 		dpk_store_wal_insert(tr.relid, &wc);
+	if (regions)
+	{
+		DpkRegions	rs;
+		uint8	   *bytes;
+		size_t		len;
+
+		dpk_regions_init(&rs, &cfg);
+		bytes = dpk_regions_serialize(&rs, 0, &len);
+		dpk_store_regions_write(tr.relid, bytes, len);
+		dpk_free(bytes);
+		dpk_regions_free(&rs);
+	}
 	/* Triggers, created as the extension owner (their functions are not public). */
 	foreach(lc, tree)
 		dpk_install_capture(&tr, lfirst_oid(lc));

@@ -43,6 +43,8 @@
 #include "live.h"
 #include "shard.h"
 #include "store.h"
+#include "dpk_mem.h"
+#include "live_regions.h"
 #include "wal_capture.h"
 
 PGDLLEXPORT void dpk_release_worker_main(Datum arg);
@@ -123,6 +125,64 @@ check_formats(const DpkTracked *tr, const DpkLiveConfig *cfg)
 }
 
 /*
+ * The release of a table lifting by regions (src/live_regions.c): its
+ * centres, cost curve and the histogram's cell sums from the noisy cell
+ * counts and the region sums, the region state stored for the next release.
+ * The signed tree nodes must hold exactly the rows of the released state.
+ */
+static void
+release_regions(const DpkTracked *tr, const DpkLiveConfig *cfg, const DpkBox *box,
+				const uint8 *key, uint32 t, const DpkCellMap *released, bytea *region_state,
+				const double *pcount, double psumnorm, uint64 seed, DpkLiveRelease *rel,
+				double *psum)
+{
+	uint64		ncells = dpk_live_copy_cells(cfg);
+	double	   *count = palloc_extended(ncells * sizeof(double), MCXT_ALLOC_HUGE);
+	DpkRegions	rs;
+	DpkProjection proj;
+	double		cells;
+	int64		rows,
+				table_rows = 0;
+	size_t		pos = 0,
+				len;
+	uint64		cell;
+	const int64_t *v;
+	uint8	   *bytes;
+
+	if (!dpk_regions_supported(cfg) ||
+		!dpk_regions_deserialize(&rs, cfg, (const uint8_t *) VARDATA_ANY(region_state),
+								 VARSIZE_ANY_EXHDR(region_state)))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("dpkmeans state is corrupt"),
+				 errdetail("The region state of \"%s\" cannot be read.", get_rel_name(tr->relid)),
+				 errhint("Run dp_detach and dp_attach on the table.")));
+	/* the histogram keeps every cell's noisy count: zero the copy */
+	memcpy(count, pcount, ncells * sizeof(double));
+	dpk_projection_init(&proj, cfg->d, cfg->dhat, dpk_projection_copy_seed(cfg->proj_seed, 0),
+						cfg->half_width);
+	cells = dpk_live_zero_unreachable(cfg, box, &proj, count, psum);
+	dpk_regions_release(&rs, cfg, box, &proj, key, t, released, count, cells, psumnorm, seed,
+						rel, psum, &rows);
+	dpk_projection_free(&proj);
+	while (dpk_cellmap_next(released, &pos, &cell, &v))
+		if (cell < ncells)
+			table_rows += v[0];
+	if (rows != table_rows)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("dpkmeans state is corrupt"),
+				 errdetail("The region state of \"%s\" does not hold the rows of its cells.",
+						   get_rel_name(tr->relid)),
+				 errhint("Run dp_detach and dp_attach on the table.")));
+	bytes = dpk_regions_serialize(&rs, dpk_pad_cells(cfg, dpk_state_rows(cfg, released)), &len);
+	dpk_store_regions_write(tr->relid, bytes, len);
+	dpk_free(bytes);
+	dpk_regions_free(&rs);
+	pfree(count);
+}
+
+/*
  * Make release t+1 of a table (inside dpk_store_begin): lock its
  * configuration row, fold the pending deltas into the true state, add the
  * tree noise of release t+1 to every cell, cluster for every k' and store
@@ -187,11 +247,27 @@ make_release(Oid relid, Oid userid, int *horizon, bool *at_horizon)
 		double		psumnorm;
 		uint64		seed;
 
+		bytea	   *region_state;
+
 		dpk_live_noisy_projected_box(&cfg, &box, key, released, t, stream, pcount, psum,
 									 &psumnorm);
-		explicit_bzero(key, sizeof(key));
 		seed = dpk_stream_u64(stream);
-		dpk_live_cluster_projected(&cfg, &box, pcount, psum, psumnorm, t, seed, &rel);
+		if (dpk_store_regions_read(relid, ctx, &region_state))
+		{
+			/*
+			 * Lifting by regions: the cells' noisy sums just drawn are never
+			 * used or kept; psum gets each cell's count times its centre's
+			 * noisy mean (post-processing) for the histogram and k-median.
+			 */
+			release_regions(&tr, &cfg, &box, key, t, released, region_state, pcount,
+							psumnorm, seed, &rel, psum);
+			explicit_bzero(key, sizeof(key));
+		}
+		else
+		{
+			explicit_bzero(key, sizeof(key));
+			dpk_live_cluster_projected(&cfg, &box, pcount, psum, psumnorm, t, seed, &rel);
+		}
 		/* k-median of the same lifted cells: post-processing, stored too */
 		dpk_live_kmedian_projected(&cfg, &box, pcount, psum, psumnorm, t, seed, &rel);
 		for (i = 0; i < total; i++)

@@ -22,6 +22,7 @@
 #include "live_core.h"
 #include "live.h"
 #include "shard.h"
+#include "live_regions.h"
 #include "store.h"
 #include "wal_capture.h"
 #include "tree_estimator.h"
@@ -83,6 +84,19 @@ report_gauss_budget(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveCo
 }
 
 /* Rows on the guarantee, the epsilon split, levels and copies. */
+/* Whether a table lifts by regions (its row in dpkmeans_internal.regions). */
+static bool
+report_regions(Oid relid)
+{
+	DpkOwnerSwitch sw;
+	bool		regions;
+
+	dpk_store_begin(&sw);
+	regions = dpk_store_regions_read(relid, CurrentMemoryContext, NULL);
+	dpk_store_end(&sw);
+	return regions;
+}
+
 static void
 report_budget(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *cfg)
 {
@@ -120,6 +134,21 @@ report_budget(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *
 							tr->dhat, tr->d, tr->proj_seed, cfg->half_width, tr->copies));
 		report_row(rsinfo, "copies", psprintf("%d (sensitivities include the factor %d)",
 											  tr->copies, tr->copies));
+		if (report_regions(relid))
+		{
+			DpkLiveConfig wide;
+
+			dpk_regions_sum_config(cfg, &wide);
+			report_row(rsinfo, "lifting",
+					   psprintf("by regions: lifting sums kept per (tree node, region), a region "
+								"being a centre of an earlier release (maps of noisy counts only, "
+								"fixed before a node's noise is published); one noise draw per "
+								"node and region on d + 1 coordinates (the sums and the region's "
+								"count at %d a row), sum sensitivity %g",
+								DPK_LIFT_UNITS / 2, dpk_live_sum_sensitivity(&wide)));
+		}
+		else
+			report_row(rsinfo, "lifting", "by cells: one noisy lifting sum per projected cell and tree node");
 		if (tr->delta <= 0.0)
 		{
 			report_row(rsinfo, "epsilon on the sum of squared norms",

@@ -657,6 +657,7 @@ dpk_store_delete_table(Oid relid)
 
 	for (i = 0; i < lengthof(sql) - (store_v01 ? 1 : 0); i++)
 		store_exec_rel(sql[i], relid, false, SPI_OK_DELETE);
+	dpk_store_regions_delete(relid);
 }
 
 /* Whether member has the privileges of a granted reader (see store.h). */

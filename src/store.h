@@ -120,6 +120,21 @@ void		dpk_store_wal_delete(Oid relid);
 /* The slot names of every table captured from the WAL. */
 List	   *dpk_store_wal_slots(void);
 
+/* src/store_regions.c: whether the regions table exists (0.6 objects). */
+bool		dpk_store_has_regions(void);
+
+/*
+ * Whether a table lifts by regions (src/live_regions.c); when state is not
+ * NULL, its stored state, copied into ctx.
+ */
+bool		dpk_store_regions_read(Oid relid, MemoryContext ctx, bytea **state);
+
+/* Store a table's region state (a new row or over its old one). */
+void		dpk_store_regions_write(Oid relid, const uint8 *buf, size_t len);
+
+/* Forget a table's region state, if any (detach). */
+void		dpk_store_regions_delete(Oid relid);
+
 /* Begin / end work on the internal tables (owner switch + SPI). */
 void		dpk_store_begin(DpkOwnerSwitch *sw);
 

@@ -102,10 +102,13 @@
  *			 against the one-shot's at equal noise
  *	 --drift D  the mixtures' clusters move D box units over the stream
  *			 (drift_rows): a stream whose partition goes stale
- *	 --regions  the live releases lift from sums keyed by public regions, a
- *			 research variant (live_regions.h, not in the extension): the K
- *			 centres only, pure tables with one copy; each release checks
- *			 that its tree nodes hold exactly the table's rows
+ *	 --regions, --cells  the live releases lift from sums keyed by public
+ *			 regions (live_regions.h), or from the cells' sums; by default
+ *			 each row lifts as dp_attach would choose (dpk_live_use_regions).
+ *			 A table lifting by regions releases at every step, measured or
+ *			 not, as the extension does (its maps come from every release),
+ *			 and each release checks that its tree nodes hold exactly the
+ *			 table's rows
  *	 --digits PATH  also run the digits data set; --digits-only: only the
  *	 real data sets (digits, MNIST, GloVe)
  *	 --glove PATH  also run GloVe; --glove-eps "1,4"  --glove-horizon 16
@@ -163,6 +166,11 @@
 #define BATCH 2048				/* rows the triggers project per dgemm */
 #define MAX_EPS 8
 #define REF_FULL_EVERY 32
+
+/* Options.lifting */
+#define LIFT_AUTO 0
+#define LIFT_CELLS 1
+#define LIFT_REGIONS 2
 
 enum
 {
@@ -225,8 +233,9 @@ typedef struct Options
 	bool		baselines;
 	bool		no_naive;		/* skip only the naive column */
 	bool		matched;		/* also the one-shot at each release's eps_t */
-	bool		regions;		/* the live releases lift from sums keyed by
-								 * public regions (live_regions.h) */
+	int			lifting;		/* LIFT_AUTO (dp_attach's choice,
+								 * dpk_live_use_regions), LIFT_CELLS,
+								 * LIFT_REGIONS (live_regions.h) */
 	bool		verbose;
 	const char *digits;
 	bool		digits_only;
@@ -272,9 +281,8 @@ typedef struct Live
 	double	   *tbuf;			/* copies * BATCH * dhat projected */
 	double	   *tall;			/* copies * dhat, one point */
 	bool		verbose;		/* also the partition's exact-means cost */
-	bool		regions;		/* --regions: lifting sums in lr */
-	LiveRegions lr;
-	int64_t    *qbuf;			/* --regions: d, one row's lifting sums */
+	bool		regions;		/* --regions: lifting sums keyed by regions */
+	DpkRegions	rs;
 } Live;
 
 /* What one live release gave. */
@@ -442,17 +450,18 @@ live_init(Live *lv, int d, int k, double eps, uint32_t horizon, bool insert_only
 	lv->ubuf = xmalloc(sizeof(double) * BATCH * d);
 	lv->tbuf = xmalloc(sizeof(double) * BATCH * lv->cfg.dhat * lv->cfg.copies);
 	lv->tall = xmalloc(sizeof(double) * lv->cfg.dhat * lv->cfg.copies);
-	lv->regions = opt->regions;
+	/* the lifting dp_attach would choose, unless forced */
+	lv->regions = opt->lifting == LIFT_AUTO ? dpk_live_use_regions(&lv->cfg)
+		: opt->lifting == LIFT_REGIONS;
 	if (lv->regions)
 	{
-		if (lv->cfg.delta > 0.0 || lv->cfg.copies != 1 || lv->cfg.dhat == 0 || k > 255)
+		if (!dpk_regions_supported(&lv->cfg))
 		{
 			fprintf(stderr, "bench_highd_live: --regions needs a pure projected table "
-					"with one copy and K <= 255\n");
+					"with one copy, a k-ary tree and K <= 255\n");
 			exit(2);
 		}
-		live_regions_init(&lv->lr, &lv->cfg);
-		lv->qbuf = xmalloc(sizeof(int64_t) * d);
+		dpk_regions_init(&lv->rs, &lv->cfg);
 	}
 }
 
@@ -466,10 +475,7 @@ live_free(Live *lv)
 	free(lv->proj);
 	dpk_cellmap_free(&lv->map);
 	if (lv->regions)
-	{
-		live_regions_free(&lv->lr);
-		free(lv->qbuf);
-	}
+		dpk_regions_free(&lv->rs);
 	free(lv->ubuf);
 	free(lv->tbuf);
 	free(lv->tall);
@@ -482,7 +488,7 @@ live_free(Live *lv)
  */
 static void
 live_apply(Live *lv, const DpkBox *box, const double *pts, size_t from, size_t to,
-		   int sign, uint32_t step)
+		   int sign)
 {
 	int			d = lv->cfg.d,
 				dhat = lv->cfg.dhat,
@@ -511,15 +517,6 @@ live_apply(Live *lv, const DpkBox *box, const double *pts, size_t from, size_t t
 					   lv->tbuf + ((size_t) r * BATCH + i) * dhat,
 					   sizeof(double) * dhat);
 			dpk_live_add_projected(&lv->cfg, &lv->map, lv->ubuf + i * d, lv->tall, sign);
-			if (lv->regions)
-			{
-				/* copy 0's cell, as dpk_live_add_projected counts it */
-				dpk_lift_quantize(d, lv->ubuf + i * d, lv->qbuf);
-				lv->lr.step = step;
-				live_regions_add(&lv->lr,
-								 dpk_grid_cell(dhat, 1 << lv->cfg.level, lv->tall, NULL, NULL),
-								 lv->qbuf, sign);
-			}
 		}
 		from += n;
 	}
@@ -553,15 +550,12 @@ live_release(Live *lv, const DpkBox *box, const uint8_t key[DPK_KEY_BYTES],
 	cseed = dpk_stream_u64(&s);
 	if (lv->regions)
 	{
-		/* the K block only: the research variant releases k' = K */
+		/* the extension's release of a table lifting by regions */
 		double		cells = dpk_live_zero_unreachable(cfg, box, &lv->proj[0], count, sum);
 		int64_t		rows;
 
-		dpk_live_release_alloc(&rel, k, d);
-		rel.coreset_size = live_regions_release(&lv->lr, cfg, box, &lv->proj[0], key, t,
-												count, cells, cseed,
-												rel.centers + (size_t) dpk_live_block(k) * d,
-												&rows);
+		dpk_regions_release(&lv->rs, cfg, box, &lv->proj[0], key, t, &lv->map, count, cells,
+							sumnorm, cseed, &rel, NULL, &rows);
 		if (rows != (int64_t) ncur)
 		{
 			/* the signed nodes must hold exactly the current rows, (*) */
@@ -569,10 +563,6 @@ live_release(Live *lv, const DpkBox *box, const uint8_t key[DPK_KEY_BYTES],
 					"rows, the table %zu\n", t, (long long) rows, ncur);
 			exit(1);
 		}
-		for (int kp = 1; kp < k; kp++)	/* unused blocks: the K centres' first */
-			memcpy(rel.centers + (size_t) dpk_live_block(kp) * d,
-				   rel.centers + (size_t) dpk_live_block(k) * d, sizeof(double) * kp * d);
-		rel.costs[0] = rel.costs[k - 1] = NAN;
 	}
 	else
 		dpk_live_cluster_projected(cfg, box, count, sum, sumnorm, t, cseed, &rel);
@@ -614,6 +604,19 @@ live_release(Live *lv, const DpkBox *box, const uint8_t key[DPK_KEY_BYTES],
 	free(count);
 	free(sum);
 	return out;
+}
+
+/*
+ * A release that is not measured: a table lifting by regions makes one at
+ * every step (its maps come from every release), as the extension's does;
+ * the cells' releases keep nothing from one release to the next.
+ */
+static void
+live_unmeasured(Live *lv, const DpkBox *box, const uint8_t key[DPK_KEY_BYTES], uint32_t t,
+				const double *cur, size_t ncur)
+{
+	if (lv->regions)
+		(void) live_release(lv, box, key, t, cur, ncur);
 }
 
 /* --norm-bound for the one-shot column too (0: none). */
@@ -794,14 +797,16 @@ run_stream(const MixData *mx, const DpkBox *box, Row *row, Summary *sm, uint32_t
 					b1 = bench_batch_end(t, total, T);
 		size_t		cur0;
 
-		live_apply(&lv, box, mx->points, b0, b1, +1, t);
+		live_apply(&lv, box, mx->points, b0, b1, +1);
 		if (window && t > half)
 			live_apply(&lv, box, mx->points, bench_batch_end(t - half - 1, total, T),
-					   bench_batch_end(t - half, total, T), -1, t);
-		if (t != sm->ts[ri])
-			continue;
-
+					   bench_batch_end(t - half, total, T), -1);
 		cur0 = window && t > half ? bench_batch_end(t - half, total, T) : 0;
+		if (t != sm->ts[ri])
+		{
+			live_unmeasured(&lv, box, key, t, mx->points + cur0 * d, b1 - cur0);
+			continue;
+		}
 		{
 			const double *cur = mx->points + cur0 * d;
 			size_t		ncur = b1 - cur0;
@@ -1086,9 +1091,12 @@ run_real(const Options *opt, const RealSet *set)
 			{
 				size_t		b1 = bench_batch_end(t, n, T);
 
-				live_apply(&lv, &box, pts, bench_batch_end(t - 1, n, T), b1, +1, t);
+				live_apply(&lv, &box, pts, bench_batch_end(t - 1, n, T), b1, +1);
 				if (t != sm.ts[ri])
+				{
+					live_unmeasured(&lv, &box, key, t, pts, b1);
 					continue;
+				}
 				{
 					double		ref = plain_cost(pts, b1, d, k, set->ref_restarts,
 												 mix_hash4(keyseed, TAG_REF, t, 0));
@@ -1326,7 +1334,9 @@ main(int argc, char **argv)
 		else if (strcmp(a, "--matched") == 0)
 			opt.matched = true;
 		else if (strcmp(a, "--regions") == 0)
-			opt.regions = true;
+			opt.lifting = LIFT_REGIONS;
+		else if (strcmp(a, "--cells") == 0)
+			opt.lifting = LIFT_CELLS;
 		else if (strcmp(a, "--drift") == 0)
 			opt.drift = atof(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--verbose") == 0)

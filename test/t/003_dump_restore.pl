@@ -50,6 +50,13 @@ $node->safe_psql('src', q{
 	SELECT dp_attach('parts', ARRAY['x', 'y'], 3, 1.0, ARRAY[0, 0], ARRAY[100, 100]);
 	SELECT dp_release('parts');
 	INSERT INTO parts_b VALUES (1999, 5, 5);
+	CREATE TABLE reg64 (v float8[]);
+	INSERT INTO reg64 SELECT array_agg(((i % 2) * 40 + 30 + j % 5)::float8 ORDER BY j)
+		FROM generate_series(1, 600) i, generate_series(1, 64) j GROUP BY i;
+	SELECT dp_attach('reg64', ARRAY['v'], 2, 1.0, array_fill(0::float8, ARRAY[64]),
+		array_fill(100::float8, ARRAY[64]));
+	SELECT dp_release('reg64');
+	INSERT INTO reg64 SELECT array_fill(70::float8, ARRAY[64]) FROM generate_series(1, 50);
 });
 
 my $q_centers = "SELECT array_agg(center ORDER BY cluster) FROM dp_centers('geo.trips', 4)";
@@ -101,7 +108,7 @@ is($node->safe_psql('dst', "SELECT dp_verify('dropped')"), 't', 'dropped column:
 my ($rc, $out, $err) = $node->psql('dst', "SELECT dp_release('geo.trips')");
 isnt($rc, 0, 'restored copy refuses a release before dp_confirm_history');
 like($err, qr/release history on another server or database/, 'with a clear error');
-$node->safe_psql('dst', "SELECT dp_confirm_history(t) FROM unnest(ARRAY['geo.trips', 'vec16', 'dropped']::regclass[]) t");
+$node->safe_psql('dst', "SELECT dp_confirm_history(t) FROM unnest(ARRAY['geo.trips', 'vec16', 'dropped', 'reg64']::regclass[]) t");
 
 # Same data, same key, same next node noise: the restored copy's release 3
 # equals the original's (the original then never releases again).
@@ -116,6 +123,16 @@ is($vec_dst, $node->safe_psql('src', $q_vec_hist),
 	'high d: the next release has the same projection and lifting-sum noise');
 isnt($vec_dst, '', 'high-d histogram read');
 is($node->safe_psql('dst', "SELECT dp_release('dropped')"), '2', 'dropped column: release after restore');
+# lifting by regions: the region state (maps, node sums, last cells) is
+# dumped, so the next release is the same in both databases
+is($node->safe_psql('dst', "SELECT count(*) FROM dpkmeans_internal.regions WHERE relid = 'reg64'::regclass"),
+	'1', 'region state restored');
+my $q_reg = "SELECT md5(string_agg(k || ':' || array_to_string(center, ','), ';' ORDER BY k, cluster)) "
+  . "FROM generate_series(1, 2) k, dp_centers('reg64', k)";
+is($node->safe_psql('dst', "SELECT dp_release('reg64')"), '2', 'regions: release after restore');
+$node->safe_psql('src', "SELECT dp_release('reg64')");
+is($node->safe_psql('dst', $q_reg), $node->safe_psql('src', $q_reg),
+	'regions: the next release is the same');
 
 # New writes and releases work in the restored database.
 $node->safe_psql('dst', "INSERT INTO geo.trips (x, y) VALUES (1, 2); DELETE FROM geo.trips WHERE id < 10");

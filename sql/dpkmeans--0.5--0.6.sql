@@ -1,0 +1,36 @@
+-- dpkmeans 0.5 -> 0.6
+\echo Use "ALTER EXTENSION dpkmeans UPDATE TO '0.6'" to load this file. \quit
+
+-- ---------------------------------------------------------------------------
+-- Lifting sums keyed by public regions (doc/design.md, "Lifting sums keyed
+-- by public regions"): a new projected pure table whose per-cell lifting
+-- sums would drown in their noise keeps them per (tree node, region)
+-- instead, a region being a centre of an earlier release.  A row here marks
+-- such a table; its state holds the true region sums of the tree nodes a
+-- later release can use, the public region maps and the previous release's
+-- cells (src/live_regions.c), padded so that its size depends on public
+-- bounds only, and stored uncompressed for the same reason.  Tables
+-- attached before keep their per-cell sums.
+-- ---------------------------------------------------------------------------
+CREATE TABLE dpkmeans_internal.regions (
+    relid regclass PRIMARY KEY,
+    state bytea NOT NULL
+);
+ALTER TABLE dpkmeans_internal.regions ALTER COLUMN state SET STORAGE EXTERNAL;
+REVOKE ALL ON dpkmeans_internal.regions FROM PUBLIC;
+SELECT pg_catalog.pg_extension_config_dump('dpkmeans_internal.regions', '');
+
+-- Dropping an attached table removes its region state too.
+CREATE FUNCTION dpkmeans_internal.on_sql_drop_regions() RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    obj record;
+BEGIN
+    FOR obj IN SELECT * FROM pg_event_trigger_dropped_objects() WHERE object_type = 'table' LOOP
+        DELETE FROM dpkmeans_internal.regions WHERE relid::oid = obj.objid;
+    END LOOP;
+END
+$$;
+REVOKE ALL ON FUNCTION dpkmeans_internal.on_sql_drop_regions() FROM PUBLIC;
+CREATE EVENT TRIGGER dpkmeans_sql_drop_regions ON sql_drop
+EXECUTE FUNCTION dpkmeans_internal.on_sql_drop_regions();

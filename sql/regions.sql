@@ -1,0 +1,82 @@
+-- Lifting sums keyed by public regions (src/live_regions.c): a projected
+-- pure table whose per-cell lifting sums would drown in noise (d = 64,
+-- horizon 1024 with deletions) keeps them per (tree node, region); a
+-- table with little sum noise (d = 16, horizon 16, insert_only) keeps its
+-- cells' sums.
+SELECT setseed(0.25);
+CREATE TABLE reg (id serial, v float8[]);
+CREATE TABLE reg16 (id serial, v float8[]);
+-- four clusters, 40 apart in every coordinate
+INSERT INTO reg (v)
+SELECT (SELECT array_agg((i % 4) * 20 + 20 + (random() - 0.5) * 4 ORDER BY j)
+        FROM generate_series(1, 64) j)
+FROM generate_series(1, 4000) i;
+INSERT INTO reg16 (v) SELECT v[1:16] FROM reg;
+SELECT dp_attach('reg', ARRAY['v'], 4, 1.0,
+                 array_fill(0::float8, ARRAY[64]), array_fill(100::float8, ARRAY[64]));
+SELECT dp_attach('reg16', ARRAY['v'], 4, 1.0,
+                 array_fill(0::float8, ARRAY[16]), array_fill(100::float8, ARRAY[16]),
+                 horizon => 16, mode => 'insert_only');
+-- the choice is public and shown by the privacy report
+SELECT relid FROM dpkmeans_internal.regions ORDER BY relid::text;
+SELECT t.relname, split_part(r.value, ':', 1) AS lifting
+FROM (VALUES ('reg'), ('reg16')) t(relname), dp_privacy_report(t.relname::regclass) r
+WHERE r.item = 'lifting' ORDER BY 1;
+
+-- releases with inserts, deletes and an update between them
+SELECT dp_release('reg');
+CREATE TABLE len1 AS SELECT length(state) AS len FROM dpkmeans_internal.regions
+WHERE relid = 'reg'::regclass;
+INSERT INTO reg (v)
+SELECT (SELECT array_agg((i % 4) * 20 + 20 + (random() - 0.5) * 4 ORDER BY j)
+        FROM generate_series(1, 64) j)
+FROM generate_series(1, 400) i;
+DELETE FROM reg WHERE id % 10 = 0;
+UPDATE reg SET v[1] = v[1] + 1 WHERE id % 10 = 1;
+SELECT dp_verify('reg');
+SELECT dp_release('reg');
+SELECT dp_release('reg');
+-- every k' <= k has its centres and cost; the histogram has every cell of
+-- the counted level; k-median centres come from the same lifted cells
+SELECT k, count(*) AS centres, bool_and(array_length(center, 1) = 64) AS dims
+FROM generate_series(1, 4) k, dp_centers('reg', k) GROUP BY k ORDER BY k;
+SELECT count(*) AS costs, bool_and(noisy_cost >= 0) AS nonnegative FROM dp_cost_curve('reg');
+SELECT count(*) > 0 AS histogram FROM dp_histogram('reg');
+SELECT count(*) AS kmedian_centres FROM dp_centers('reg', 4, objective => 'kmedian');
+-- the stored state's size is a function of public values only (the
+-- release and the rows' padding bound): a table of the same rows all in one
+-- cluster, so fewer cells and regions hold rows, stores as many bytes
+CREATE TABLE regone (id serial, v float8[]);
+INSERT INTO regone (v)
+SELECT (SELECT array_agg(20 + (random() - 0.5) * 4 ORDER BY j) FROM generate_series(1, 64) j)
+FROM generate_series(1, 4000) i;
+SELECT dp_attach('regone', ARRAY['v'], 4, 1.0,
+                 array_fill(0::float8, ARRAY[64]), array_fill(100::float8, ARRAY[64]));
+SELECT dp_release('regone');
+SELECT (SELECT length(state) FROM dpkmeans_internal.regions WHERE relid = 'regone'::regclass) =
+       (SELECT len FROM len1) AS same_size;
+SELECT dp_detach('regone');
+DROP TABLE regone;
+
+-- an unreadable state is refused and nothing is released or lost
+CREATE TABLE saved AS SELECT state FROM dpkmeans_internal.regions WHERE relid = 'reg'::regclass;
+UPDATE dpkmeans_internal.regions SET state = '\x00'::bytea WHERE relid = 'reg'::regclass;
+SELECT dp_release('reg');
+SELECT max(t) AS releases FROM dpkmeans_internal.releases WHERE relid = 'reg'::regclass;
+UPDATE dpkmeans_internal.regions SET state = (SELECT state FROM saved) WHERE relid = 'reg'::regclass;
+SELECT dp_release('reg');
+
+-- the cells' table releases as before
+INSERT INTO reg16 (v) SELECT v[1:16] FROM reg WHERE id <= 100;
+SELECT dp_release('reg16');
+SELECT count(*) AS centres FROM dp_centers('reg16', 4);
+
+-- detach and DROP TABLE remove the region state
+SELECT dp_detach('reg');
+SELECT count(*) AS region_rows FROM dpkmeans_internal.regions;
+SELECT dp_attach('reg', ARRAY['v'], 4, 1.0,
+                 array_fill(0::float8, ARRAY[64]), array_fill(100::float8, ARRAY[64]));
+SELECT count(*) AS region_rows FROM dpkmeans_internal.regions;
+DROP TABLE reg;
+SELECT count(*) AS region_rows FROM dpkmeans_internal.regions;
+DROP TABLE reg16, len1, saved;

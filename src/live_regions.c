@@ -1,0 +1,847 @@
+/*
+ * live_regions.c
+ *		Lifting sums keyed by public regions (see live_regions.h).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "counter.h"
+#include "dgauss.h"
+#include "dpk_mem.h"
+#include "grid.h"
+#include "highd.h"
+#include "kmeans.h"
+#include "lift.h"
+#include "live_regions.h"
+#include "tree_estimator.h"
+
+/* The nonce level byte of region noise: no counted level or copy reaches it. */
+#define REGION_LEVEL_BYTE 200
+
+/* Serialized state: magic, then version. */
+#define REGIONS_MAGIC 0x52504b44u	/* "DKPR" */
+#define REGIONS_VERSION 1u
+
+/* Whether a configuration can lift by regions (see live_regions.h). */
+bool
+dpk_regions_supported(const DpkLiveConfig *cfg)
+{
+	return cfg->dhat > 0 && cfg->delta <= 0.0 && cfg->copies == 1 && cfg->arity >= 3 &&
+		cfg->k >= 1 && cfg->k <= 255;
+}
+
+/* The switch of new tables (see live_regions.h). */
+bool
+dpk_live_use_regions(const DpkLiveConfig *cfg)
+{
+	return dpk_regions_supported(cfg) && dpk_live_level_sum_sd(cfg) >= DPK_LIVE_REGIONS_SUM_SD;
+}
+
+/* The regions' sum configuration (see live_regions.h). */
+void
+dpk_regions_sum_config(const DpkLiveConfig *cfg, DpkLiveConfig *wide)
+{
+	*wide = *cfg;
+	if (wide->sum_l1 > 0.0)
+		wide->sum_l1 += DPK_LIFT_UNITS / 2.0;
+}
+
+/* Steps a node of `level` spans. */
+static uint64_t
+level_span(int arity, int level)
+{
+	uint64_t	span = 1;
+
+	while (level-- > 0)
+		span *= (uint64_t) arity;
+	return span;
+}
+
+/*
+ * A release t' of the signed decomposition uses at level l only nodes
+ * within one level-(l + 1) span (plus one level-l span) of t': the digits
+ * above l round t' to a multiple of span_{l+1}, and the level-l nodes lie
+ * between that and t' rounded to span_l.  So a node ending two level-(l+1)
+ * spans before t' is never used again (test_live_regions checks this over
+ * whole horizons).
+ */
+bool
+dpk_regions_node_live(int arity, int level, uint32_t index, uint32_t t)
+{
+	uint64_t	end = (uint64_t) index * level_span(arity, level);
+
+	return end + 2 * level_span(arity, level + 1) > (uint64_t) t;
+}
+
+/* An empty state (see live_regions.h). */
+void
+dpk_regions_init(DpkRegions *rs, const DpkLiveConfig *cfg)
+{
+	if (!dpk_regions_supported(cfg))
+		dpk_fail("lifting by regions needs a pure projected table with one copy");
+	memset(rs, 0, sizeof(*rs));
+	rs->d = cfg->d;
+	rs->k = cfg->k;
+	rs->dhat = cfg->dhat;
+	rs->m = 1 << cfg->level;
+	rs->arity = cfg->arity;
+	rs->h = dpk_live_tree_levels(cfg);
+	rs->ncells = dpk_live_copy_cells(cfg);
+	rs->pruned_below = dpk_alloc0(sizeof(uint32_t) * rs->h);
+	dpk_cellmap_init(&rs->prev, rs->d);
+}
+
+/* Free a state. */
+void
+dpk_regions_free(DpkRegions *rs)
+{
+	int			i;
+
+	for (i = 0; i < rs->nnodes; i++)
+		dpk_cellmap_free(&rs->nodes[i].sums);
+	for (i = 0; i < rs->nmaps; i++)
+		dpk_free(rs->maps[i].region);
+	if (rs->nodes)
+		dpk_free(rs->nodes);
+	if (rs->maps)
+		dpk_free(rs->maps);
+	if (rs->pc)
+		dpk_free(rs->pc);
+	if (rs->pruned_below)
+		dpk_free(rs->pruned_below);
+	dpk_cellmap_free(&rs->prev);
+	memset(rs, 0, sizeof(*rs));
+}
+
+/* The map of release t, or NULL. */
+static const uint8_t *
+find_map(const DpkRegions *rs, uint32_t t)
+{
+	int			i;
+
+	for (i = 0; i < rs->nmaps; i++)
+		if (rs->maps[i].t == t)
+			return rs->maps[i].region;
+	return NULL;
+}
+
+/* Room for one more element in an array of n of size elem (doubling). */
+static void *
+grow(void *arr, int n, int *cap, size_t elem)
+{
+	void	   *bigger;
+
+	if (n < *cap)
+		return arr;
+	*cap = *cap ? 2 * *cap : 8;
+	bigger = dpk_alloc(elem * (size_t) *cap);
+	if (n)
+		memcpy(bigger, arr, elem * (size_t) n);
+	if (arr)
+		dpk_free(arr);
+	return bigger;
+}
+
+/* Add a map (taking `region`). */
+static void
+add_map(DpkRegions *rs, uint32_t t, uint8_t *region)
+{
+	rs->maps = grow(rs->maps, rs->nmaps, &rs->cap_maps, sizeof(DpkRegionMap));
+	rs->maps[rs->nmaps].t = t;
+	rs->maps[rs->nmaps].region = region;
+	rs->nmaps++;
+}
+
+/* Node (level, index), or NULL when not open. */
+static DpkRegionNode *
+find_node(DpkRegions *rs, int level, uint32_t index)
+{
+	int			i;
+
+	for (i = 0; i < rs->nnodes; i++)
+		if (rs->nodes[i].level == level && rs->nodes[i].index == index)
+			return &rs->nodes[i];
+	return NULL;
+}
+
+/* Open node (level, index) keyed by map `map` (0: pending). */
+static DpkRegionNode *
+open_node(DpkRegions *rs, int level, uint32_t index, uint32_t map)
+{
+	DpkRegionNode *nd;
+
+	if (index < rs->pruned_below[level])
+		dpk_fail("lifting by regions: a release needs a node already dropped");
+	rs->nodes = grow(rs->nodes, rs->nnodes, &rs->cap_nodes, sizeof(DpkRegionNode));
+	nd = &rs->nodes[rs->nnodes++];
+	nd->level = level;
+	nd->index = index;
+	nd->map = map;
+	dpk_cellmap_init(&nd->sums, rs->d);
+	return nd;
+}
+
+/*
+ * Add copy 0's cells of `delta` (sign +1 or -1) to a node under its map:
+ * the node's own map, or, when `map` is given, that one.
+ */
+static void
+node_add_cells(DpkRegions *rs, DpkRegionNode *nd, const uint8_t *map, const DpkCellMap *delta,
+			   int sign)
+{
+	size_t		pos = 0;
+	uint64_t	cell;
+	const int64_t *vals;
+	int			j;
+
+	while (dpk_cellmap_next(delta, &pos, &cell, &vals))
+	{
+		int64_t    *dst;
+
+		if (cell >= rs->ncells)
+			continue;			/* other copies, the norm counter */
+		dst = dpk_cellmap_get(&nd->sums, map[cell]);
+		for (j = 0; j <= rs->d; j++)
+			dst[j] += sign * vals[j];
+	}
+}
+
+/*
+ * Fold the events of step t: copy 0's cells of `state` minus rs->prev, into
+ * the node of every level holding step t (opened with the latest map, or
+ * pending at step 1); rs->prev becomes copy 0's cells of state.
+ */
+static void
+fold_step(DpkRegions *rs, uint32_t t, const DpkCellMap *state)
+{
+	DpkCellMap	cur;
+	size_t		pos = 0;
+	uint64_t	cell;
+	const int64_t *vals;
+	int			l,
+				j;
+
+	dpk_cellmap_init(&cur, rs->d);
+	while (dpk_cellmap_next(state, &pos, &cell, &vals))
+		if (cell < rs->ncells)
+		{
+			int64_t    *dst = dpk_cellmap_get(&cur, cell);
+
+			for (j = 0; j <= rs->d; j++)
+				dst[j] = vals[j];
+		}
+	for (l = 0; l < rs->h; l++)
+	{
+		uint32_t	index = (uint32_t) ((t - 1) / level_span(rs->arity, l) + 1);
+		DpkRegionNode *nd = find_node(rs, l, index);
+
+		if (nd == NULL)
+			nd = open_node(rs, l, index, t == 1 ? 0 : rs->t);
+		if (nd->map == 0)
+			continue;			/* pending: the cumulative cells at publication */
+		node_add_cells(rs, nd, find_map(rs, nd->map), &cur, +1);
+		node_add_cells(rs, nd, find_map(rs, nd->map), &rs->prev, -1);
+	}
+	dpk_cellmap_free(&rs->prev);
+	rs->prev = cur;
+}
+
+/*
+ * Region -> centre under a map: each region to the centre holding most of
+ * its cells' noisy count, a region without positive votes to the centre of
+ * its first cell, one without cells to centre 0.
+ */
+static void
+region_owner(const DpkRegions *rs, const uint8_t *map, int kp, const int *assign,
+			 const double *count, int *owner)
+{
+	uint64_t	x;
+	int			r,
+				a;
+	double	   *vote = dpk_alloc0(sizeof(double) * rs->k * kp);
+
+	for (r = 0; r < rs->k; r++)
+		owner[r] = -1;
+	for (x = 0; x < rs->ncells; x++)
+	{
+		r = map[x];
+		vote[r * kp + assign[x]] += count[x];
+		if (owner[r] < 0)
+			owner[r] = assign[x];
+	}
+	for (r = 0; r < rs->k; r++)
+	{
+		double		best = 0.0;
+
+		for (a = 0; a < kp; a++)
+			if (vote[r * kp + a] > best)
+			{
+				best = vote[r * kp + a];
+				owner[r] = a;
+			}
+		if (owner[r] < 0)
+			owner[r] = r < kp ? r : 0;
+	}
+	dpk_free(vote);
+}
+
+/*
+ * Weighted Lloyd steps (iters, 0: none) on the coreset of the noisy counts
+ * (cells above threshold at their middles) from the centres pc, which it
+ * updates, keeping a centre that loses every cell; returns the coreset's
+ * cost at the final centres.
+ */
+static double
+coreset_lloyd(int dhat, int m, const double *count, double threshold, int k, int iters,
+			  double *pc)
+{
+	double	   *pts;
+	double	   *w;
+	int			n = dpk_highd_coreset_cells(dhat, m, count, threshold, &pts, &w);
+	int		   *assign = dpk_alloc(sizeof(int) * (n ? n : 1));
+	double	   *acc = dpk_alloc(sizeof(double) * k * (dhat + 1));
+	double		cost;
+	int			it,
+				i,
+				j;
+
+	cost = dpk_kmeans_cost(pts, w, n, dhat, pc, k, assign);
+	for (it = 0; it < iters && n > 0; it++)
+	{
+		dpk_check_interrupts();
+		memset(acc, 0, sizeof(double) * k * (dhat + 1));
+		for (i = 0; i < n; i++)
+		{
+			for (j = 0; j < dhat; j++)
+				acc[assign[i] * (dhat + 1) + j] += w[i] * pts[(size_t) i * dhat + j];
+			acc[assign[i] * (dhat + 1) + dhat] += w[i];
+		}
+		for (i = 0; i < k; i++)
+			if (acc[i * (dhat + 1) + dhat] > 0.0)
+				for (j = 0; j < dhat; j++)
+					pc[i * dhat + j] = acc[i * (dhat + 1) + j] / acc[i * (dhat + 1) + dhat];
+		cost = dpk_kmeans_cost(pts, w, n, dhat, pc, k, assign);
+	}
+	dpk_free(pts);
+	dpk_free(w);
+	dpk_free(assign);
+	dpk_free(acc);
+	return cost;
+}
+
+/* Every cell of copy 0 to its nearest of kp projected centres. */
+static void
+assign_cells(const DpkRegions *rs, const double *pc, int kp, int *assign)
+{
+	int64_t    *idx = dpk_alloc(sizeof(int64_t) * rs->dhat);
+	double	   *tc = dpk_alloc(sizeof(double) * rs->dhat);
+	uint64_t	x;
+	int			j;
+
+	for (x = 0; x < rs->ncells; x++)
+	{
+		dpk_grid_cell_coords(rs->dhat, rs->m, x, idx);
+		for (j = 0; j < rs->dhat; j++)
+			tc[j] = ((double) idx[j] + 0.5) / rs->m;
+		assign[x] = dpk_highd_nearest(tc, pc, kp, rs->dhat);
+	}
+	dpk_free(idx);
+	dpk_free(tc);
+}
+
+/* Drop the nodes no release after t uses and the maps no node uses. */
+static void
+prune(DpkRegions *rs, uint32_t t)
+{
+	int			i,
+				kept = 0;
+
+	for (i = 0; i < rs->nnodes; i++)
+	{
+		DpkRegionNode *nd = &rs->nodes[i];
+
+		if (dpk_regions_node_live(rs->arity, nd->level, nd->index, t))
+			rs->nodes[kept++] = *nd;
+		else
+		{
+			if (nd->index + 1 > rs->pruned_below[nd->level])
+				rs->pruned_below[nd->level] = nd->index + 1;
+			dpk_cellmap_free(&nd->sums);
+		}
+	}
+	rs->nnodes = kept;
+	kept = 0;
+	for (i = 0; i < rs->nmaps; i++)
+	{
+		bool		used = rs->maps[i].t == t;
+		int			n;
+
+		for (n = 0; n < rs->nnodes && !used; n++)
+			used = rs->nodes[n].map == rs->maps[i].t;
+		if (used)
+			rs->maps[kept++] = rs->maps[i];
+		else
+			dpk_free(rs->maps[i].region);
+	}
+	rs->nmaps = kept;
+}
+
+/* Release t of a table lifting by regions (see live_regions.h). */
+void
+dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox *box,
+					const DpkProjection *proj, const uint8_t key[DPK_KEY_BYTES], uint32_t t,
+					const DpkCellMap *state, const double *count, double threshold_cells,
+					double sumnorm, uint64_t seed, DpkLiveRelease *rel, double *sum,
+					int64_t *rows)
+{
+	int			d = rs->d,
+				k = rs->k,
+				dhat = rs->dhat,
+				csz = 0,
+				nodes,
+				a,
+				r,
+				j,
+				kp;
+	int			node_level[DPK_TREE_MAX_SIGNED],
+				node_sign[DPK_TREE_MAX_SIGNED];
+	uint32_t	node_index[DPK_TREE_MAX_SIGNED];
+	DpkRegionNode **node = dpk_alloc(sizeof(DpkRegionNode *) * DPK_TREE_MAX_SIGNED);
+	double	   *pc = dpk_alloc(sizeof(double) * k * dhat);
+	double	   *pck = dpk_alloc(sizeof(double) * k * dhat);
+	double	   *csum = dpk_alloc(sizeof(double) * k * d);
+	double	   *ccount = dpk_alloc(sizeof(double) * k);
+	double	   *cnoises = dpk_alloc(sizeof(double) * k);
+	double	   *u = dpk_alloc(sizeof(double) * k * d);
+	double	   *uk = dpk_alloc(sizeof(double) * k * d);
+	double	   *nsum;			/* per signed node and region: d + 1 values */
+	int64_t    *noise = dpk_alloc(sizeof(int64_t) * (2 + d));
+	int		   *assign = dpk_alloc(sizeof(int) * rs->ncells);
+	int		   *assignk = dpk_alloc(sizeof(int) * rs->ncells);
+	int		   *owner = dpk_alloc(sizeof(int) * k);
+	uint8_t    *newmap;
+	DpkLiveConfig wide;
+	DpkNoise	cs,
+				ss;
+	DpkSumNoise sums;
+	uint8_t		nonce[DPK_NONCE_BYTES] = {0x72};
+	DpkStream	s;
+	double		count_var = dpk_live_projected_count_var(cfg, t),
+				threshold,
+				noisy_n = 0.0,
+				node_var,
+				width2 = dpk_live_width2(cfg, box);
+	uint64_t	x;
+
+	if (t != rs->t + 1 || rs->d != cfg->d || rs->k != cfg->k || rs->dhat != cfg->dhat ||
+		rs->ncells != dpk_live_copy_cells(cfg))
+		dpk_fail("lifting by regions: the state is not at the release before this one");
+
+	/*
+	 * Each region's count rides in its sum vector as coordinate d, a row
+	 * adding U/2 there: inside the l-infinity bound of the cube noise, and
+	 * U/2 more on an l1 bound.
+	 */
+	dpk_regions_sum_config(cfg, &wide);
+	cs = dpk_live_count_noise(&wide);
+	ss = dpk_live_sum_noise(&wide);
+	sums = ss.coords ? DPK_SUMS_COORDS : DPK_SUMS_VECTOR;
+	node_var = dpk_noise_variance(&ss, d + 1) / ((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS);
+
+	fold_step(rs, t, state);
+
+	/* the k centres: restarts against the previous release's, refined */
+	threshold = dpk_highd_grid_kmeans_cells(dhat, rs->m, count, count_var,
+											cfg->threshold_sigmas, threshold_cells, k,
+											cfg->restarts, cfg->max_iter, seed, pck, &csz);
+	if (rs->pc)
+	{
+		/*
+		 * A partition that still fits is kept rather than swapped for a
+		 * local optimum of this release's noise (post-processing of noisy
+		 * counts).
+		 */
+		memcpy(pc, rs->pc, sizeof(double) * k * dhat);
+		if (coreset_lloyd(dhat, rs->m, count, threshold, k, cfg->max_iter, pc) <
+			coreset_lloyd(dhat, rs->m, count, threshold, k, 0, pck))
+			memcpy(pck, pc, sizeof(double) * k * dhat);
+	}
+	else
+		rs->pc = dpk_alloc(sizeof(double) * k * dhat);
+	memcpy(rs->pc, pck, sizeof(double) * k * dhat);
+	assign_cells(rs, pck, k, assignk);
+
+	/* this release's map: every cell to its nearest projected centre */
+	newmap = dpk_alloc(rs->ncells);
+	for (x = 0; x < rs->ncells; x++)
+		newmap[x] = (uint8_t) assignk[x];
+	add_map(rs, t, newmap);
+
+	/*
+	 * The signed nodes: a node not yet open, or pending since step 1 (its
+	 * true sums are the cumulative cells, all of its steps so far), takes
+	 * this release's map.  Then every region's noisy sum vector, one draw
+	 * per (node, region), the same for every k'.
+	 */
+	nodes = dpk_tree_signed_decompose(rs->arity, t, node_level, node_index, node_sign);
+	nsum = dpk_alloc0(sizeof(double) * (size_t) (nodes > 0 ? nodes : 1) * k * (d + 1));
+	if (rows)
+		*rows = 0;
+	dpk_stream_open(&s, key, nonce);
+	for (a = 0; a < nodes; a++)
+	{
+		DpkRegionNode *nd = find_node(rs, node_level[a], node_index[a]);
+		size_t		pos = 0;
+		uint64_t	region;
+		const int64_t *vals;
+
+		if (node_level[a] >= rs->h)
+			dpk_fail("lifting by regions: a node above the table's levels");
+		if (nd == NULL)
+			nd = open_node(rs, node_level[a], node_index[a], t);
+		else if (nd->map == 0)
+		{
+			if ((uint64_t) nd->index * level_span(rs->arity, nd->level) < t)
+				dpk_fail("lifting by regions: a pending node published past its end");
+			nd->map = t;
+			node_add_cells(rs, nd, newmap, &rs->prev, +1);
+		}
+		node[a] = nd;
+		while (dpk_cellmap_next(&nd->sums, &pos, &region, &vals))
+		{
+			double	   *v = nsum + ((size_t) a * k + region) * (d + 1);
+
+			if (rows)
+				*rows += node_sign[a] * vals[0];
+			for (j = 0; j < d; j++)
+				v[j] += node_sign[a] * (double) vals[1 + j];
+			v[d] += node_sign[a] * (double) vals[0];
+		}
+		for (r = 0; r < k; r++)
+		{
+			double	   *v = nsum + ((size_t) a * k + r) * (d + 1);
+
+			memset(noise, 0, sizeof(int64_t) * (2 + d));
+			dpk_node_noise(&s, key, REGION_LEVEL_BYTE, (uint64_t) r, rs->arity, node_level[a],
+						   node_index[a], d + 1, cs.lap, ss.lap, sums, node_sign[a], noise);
+			for (j = 0; j < d; j++)
+				v[j] += (double) noise[1 + j];
+			v[d] += (double) noise[1 + d] / (DPK_LIFT_UNITS / 2.0);
+		}
+	}
+	dpk_stream_close(&s);
+
+	for (x = 0; x < rs->ncells; x++)
+		noisy_n += count[x];
+	rel->level = cfg->level;
+	rel->noisy_n = noisy_n < 1.0 ? 1.0 : noisy_n;
+	rel->coreset_size = csz;
+	dpk_live_release_alloc(rel, k, d);
+
+	for (kp = 1; kp <= k; kp++)
+	{
+		double		gain = 0.0;
+
+		dpk_check_interrupts();
+		if (kp == k)
+		{
+			memcpy(pc, pck, sizeof(double) * k * dhat);
+			memcpy(assign, assignk, sizeof(int) * rs->ncells);
+		}
+		else
+		{
+			int			unused;
+
+			dpk_highd_grid_kmeans_cells(dhat, rs->m, count, count_var, cfg->threshold_sigmas,
+										threshold_cells, kp, cfg->restarts, cfg->max_iter,
+										seed + (uint64_t) kp, pc, &unused);
+			assign_cells(rs, pc, kp, assign);
+		}
+		memset(csum, 0, sizeof(double) * kp * d);
+		memset(ccount, 0, sizeof(double) * kp);
+		memset(cnoises, 0, sizeof(double) * kp);
+		for (a = 0; a < nodes; a++)
+		{
+			region_owner(rs, find_map(rs, node[a]->map), kp, assign, count, owner);
+			for (r = 0; r < k; r++)
+			{
+				const double *v = nsum + ((size_t) a * k + r) * (d + 1);
+
+				for (j = 0; j < d; j++)
+					csum[owner[r] * d + j] += v[j];
+				ccount[owner[r]] += v[d];
+				cnoises[owner[r]] += 1.0;
+			}
+		}
+		for (a = 0; a < kp; a++)
+		{
+			double	   *ua = u + (size_t) a * d;
+
+			if (ccount[a] >= 1.0)
+			{
+				double		s2 = 0.0;
+
+				for (j = 0; j < d; j++)
+				{
+					double		m = csum[a * d + j] / DPK_LIFT_UNITS;
+
+					s2 += m * m;
+					ua[j] = fmin(1.0, fmax(0.0, 0.5 + m / ccount[a]));
+				}
+				/* n ||mean - 1/2||^2, less the sum noise's share of it */
+				gain += fmax(0.0, s2 - cnoises[a] * node_var * d) / ccount[a];
+			}
+			else
+				dpk_project_back(proj, pc + (size_t) a * dhat, ua);
+			dpk_box_ball_clamp(d, cfg->ball, ua);
+			dpk_box_from_position(box, cfg->box_metric, ua,
+								  rel->centers + ((size_t) dpk_live_block(kp) + a) * d);
+			rel->sizes[dpk_live_block(kp) + a] = ccount[a];
+		}
+		if (kp == k)
+			memcpy(uk, u, sizeof(double) * k * d);
+
+		/*
+		 * Cost estimate: the sum of ||u - 1/2||^2 over all rows (the norm
+		 * counter) less each centre's n ||mean - 1/2||^2, in normalized
+		 * units, scaled as the cells' release scales it (dpk_live_width2).
+		 */
+		rel->costs[kp - 1] =
+			fmax(0.0, sumnorm / ((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS) - gain) * width2;
+	}
+	if (dpk_live_uses_guard(cfg))
+		dpk_live_guard_blocks(d, k, rel->centers, rel->sizes, rel->costs);
+
+	if (sum)
+		for (x = 0; x < rs->ncells; x++)
+			for (j = 0; j < d; j++)
+				sum[x * d + j] = nearbyint(count[x] * DPK_LIFT_UNITS *
+										   (uk[(size_t) assignk[x] * d + j] - 0.5));
+
+	rs->t = t;
+	prune(rs, t);
+
+	dpk_free(node);
+	dpk_free(pc);
+	dpk_free(pck);
+	dpk_free(csum);
+	dpk_free(ccount);
+	dpk_free(cnoises);
+	dpk_free(u);
+	dpk_free(uk);
+	dpk_free(nsum);
+	dpk_free(noise);
+	dpk_free(assign);
+	dpk_free(assignk);
+	dpk_free(owner);
+}
+
+/* Bytes written and read in native order, one field at a time. */
+typedef struct Buf
+{
+	uint8_t    *p;
+	size_t		len,
+				cap,
+				pos;
+	bool		bad;
+} Buf;
+
+static void
+put(Buf *b, const void *v, size_t n)
+{
+	if (b->len + n > b->cap)
+	{
+		size_t		cap = b->cap ? b->cap : 256;
+		uint8_t    *p;
+
+		while (cap < b->len + n)
+			cap *= 2;
+		p = dpk_alloc(cap);
+		if (b->len)
+			memcpy(p, b->p, b->len);
+		if (b->p)
+			dpk_free(b->p);
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, v, n);
+	b->len += n;
+}
+
+static void
+put_u32(Buf *b, uint32_t v)
+{
+	put(b, &v, sizeof(v));
+}
+
+/*
+ * A map padded to pad_to entries: the stored size must depend on public
+ * bounds only, never on how many regions or cells hold rows (cellmap.h).
+ */
+static void
+put_map(Buf *b, const DpkCellMap *m, uint64_t pad_to)
+{
+	size_t		len;
+	uint8_t    *bytes = dpk_cellmap_serialize_padded(m, pad_to, &len);
+	uint64_t	n = len;
+
+	put(b, &n, sizeof(n));
+	put(b, bytes, len);
+	dpk_free(bytes);
+}
+
+static void
+get(Buf *b, void *v, size_t n)
+{
+	if (b->bad || b->pos + n > b->len)
+	{
+		b->bad = true;
+		memset(v, 0, n);
+		return;
+	}
+	memcpy(v, b->p + b->pos, n);
+	b->pos += n;
+}
+
+static uint32_t
+get_u32(Buf *b)
+{
+	uint32_t	v;
+
+	get(b, &v, sizeof(v));
+	return v;
+}
+
+static void
+get_map(Buf *b, DpkCellMap *m, int d)
+{
+	uint64_t	n;
+
+	dpk_cellmap_free(m);
+	dpk_cellmap_init(m, d);
+	get(b, &n, sizeof(n));
+	if (b->bad || n > b->len - b->pos ||
+		!dpk_cellmap_merge_serialized(m, b->p + b->pos, (size_t) n, +1))
+	{
+		b->bad = true;
+		return;
+	}
+	b->pos += n;
+}
+
+/* The state as bytes (see live_regions.h). */
+uint8_t *
+dpk_regions_serialize(const DpkRegions *rs, uint64_t prev_pad, size_t *len)
+{
+	Buf			b = {0};
+	int			i;
+
+	put_u32(&b, REGIONS_MAGIC);
+	put_u32(&b, REGIONS_VERSION);
+	put_u32(&b, (uint32_t) rs->d);
+	put_u32(&b, (uint32_t) rs->k);
+	put_u32(&b, (uint32_t) rs->dhat);
+	put_u32(&b, (uint32_t) rs->m);
+	put_u32(&b, (uint32_t) rs->arity);
+	put_u32(&b, (uint32_t) rs->h);
+	put(&b, &rs->ncells, sizeof(rs->ncells));
+	put_u32(&b, rs->t);
+	put_u32(&b, rs->pc != NULL);
+	if (rs->pc)
+		put(&b, rs->pc, sizeof(double) * rs->k * rs->dhat);
+	for (i = 0; i < rs->h; i++)
+		put_u32(&b, rs->pruned_below[i]);
+	put_u32(&b, (uint32_t) rs->nmaps);
+	for (i = 0; i < rs->nmaps; i++)
+	{
+		put_u32(&b, rs->maps[i].t);
+		put(&b, rs->maps[i].region, rs->ncells);
+	}
+	put_u32(&b, (uint32_t) rs->nnodes);
+	for (i = 0; i < rs->nnodes; i++)
+	{
+		put_u32(&b, (uint32_t) rs->nodes[i].level);
+		put_u32(&b, rs->nodes[i].index);
+		put_u32(&b, rs->nodes[i].map);
+		put_map(&b, &rs->nodes[i].sums, (uint64_t) rs->k);
+	}
+	put_map(&b, &rs->prev, prev_pad);
+	*len = b.len;
+	return b.p;
+}
+
+/* The state from bytes (see live_regions.h). */
+bool
+dpk_regions_deserialize(DpkRegions *rs, const DpkLiveConfig *cfg, const uint8_t *buf,
+						size_t len)
+{
+	Buf			b = {(uint8_t *) buf, len, len, 0, false};
+	uint64_t	ncells;
+	uint32_t	n,
+				i;
+	bool		ok;
+
+	dpk_regions_init(rs, cfg);
+	ok = get_u32(&b) == REGIONS_MAGIC && get_u32(&b) == REGIONS_VERSION &&
+		get_u32(&b) == (uint32_t) rs->d && get_u32(&b) == (uint32_t) rs->k &&
+		get_u32(&b) == (uint32_t) rs->dhat && get_u32(&b) == (uint32_t) rs->m &&
+		get_u32(&b) == (uint32_t) rs->arity && get_u32(&b) == (uint32_t) rs->h;
+	get(&b, &ncells, sizeof(ncells));
+	if (!ok || b.bad || ncells != rs->ncells)
+		goto bad;
+	rs->t = get_u32(&b);
+	if (get_u32(&b))
+	{
+		rs->pc = dpk_alloc(sizeof(double) * rs->k * rs->dhat);
+		get(&b, rs->pc, sizeof(double) * rs->k * rs->dhat);
+	}
+	for (i = 0; i < (uint32_t) rs->h; i++)
+		rs->pruned_below[i] = get_u32(&b);
+	n = get_u32(&b);
+	for (i = 0; i < n && !b.bad; i++)
+	{
+		uint32_t	t = get_u32(&b);
+		uint8_t    *region;
+		uint64_t	x;
+
+		if (b.bad || rs->ncells > b.len - b.pos)
+			goto bad;
+		region = dpk_alloc(rs->ncells);
+		get(&b, region, rs->ncells);
+		add_map(rs, t, region);
+		for (x = 0; x < rs->ncells; x++)
+			if (region[x] >= rs->k)
+				goto bad;
+	}
+	n = get_u32(&b);
+	for (i = 0; i < n && !b.bad; i++)
+	{
+		int			level = (int) get_u32(&b);
+		uint32_t	index = get_u32(&b);
+		uint32_t	map = get_u32(&b);
+		DpkRegionNode *nd;
+
+		if (b.bad || level < 0 || level >= rs->h || index < rs->pruned_below[level] ||
+			(map != 0 && find_map(rs, map) == NULL) || find_node(rs, level, index))
+			goto bad;
+		nd = open_node(rs, level, index, map);
+		get_map(&b, &nd->sums, rs->d);
+		if (!b.bad)
+		{
+			size_t		pos = 0;
+			uint64_t	region;
+			const int64_t *vals;
+
+			while (dpk_cellmap_next(&nd->sums, &pos, &region, &vals))
+				if (region >= (uint64_t) rs->k)
+					goto bad;
+		}
+	}
+	get_map(&b, &rs->prev, rs->d);
+	if (!b.bad && b.pos == b.len)
+		return true;
+bad:
+	dpk_regions_free(rs);
+	return false;
+}

@@ -1,0 +1,150 @@
+/*
+ * live_regions.h
+ *		Lifting sums keyed by public regions: the release of a projected live
+ *		table whose lifted means would drown in per-cell sum noise
+ *		(doc/design.md, "Lifting sums keyed by public regions").
+ *
+ * Counts stay per projected cell (the table's state and noise).  The
+ * lifting sums are kept per (tree node, region) instead of per cell, so a
+ * centre is lifted from one noisy sum per node, as the one-shot lifts it
+ * from one, instead of from every cell it covers.  A region is a centre of
+ * an earlier release: a node's map (cell -> region) is fixed when the node
+ * first receives events, from the latest release before them; a node
+ * holding step 1 (before any release) takes the map of its first
+ * publication, and so does a node published before it opens (a negative
+ * digit's).  Either way a node's map is fixed before any of its noise is
+ * published and never changes, and it is a function of noisy counts only.
+ * An event adds its lifting vector to one region of each of the h nodes
+ * holding its step, so the sensitivity is the table's; each region also
+ * counts its rows as one more coordinate of its sum vector (U / 2 a row:
+ * inside the cube noise's l-infinity bound, U / 2 more on an l1 bound).
+ *
+ * The true part of the state is folded at each release from the table's
+ * cumulative cells (copy 0): the events of step t are the change since
+ * release t - 1, whatever captured them (triggers, the WAL, shards).
+ * Plain C, no PostgreSQL headers.
+ */
+#ifndef DPK_LIVE_REGIONS_H
+#define DPK_LIVE_REGIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cellmap.h"
+#include "live_core.h"
+#include "noise.h"
+#include "projection.h"
+
+/*
+ * The switch (public parameters only): a table lifts by regions when a
+ * cell's lifting-sum noise at a typical release (dpk_live_level_sum_sd)
+ * is at least this.  Measured on mixtures and real data (doc/benchmarks.md,
+ * "Lifting sums keyed by public regions"): regions win from 195 up, lose
+ * at 135 and below.
+ */
+#define DPK_LIVE_REGIONS_SUM_SD 150.0
+
+/* One tree node's sums. */
+typedef struct DpkRegionNode
+{
+	int			level;
+	uint32_t	index;			/* 1-based: steps (index - 1) span + 1 ..
+								 * index span */
+	uint32_t	map;			/* the release whose map keys the sums; 0:
+								 * pending, a node holding step 1 before its
+								 * first publication (its sums are then the
+								 * table's cumulative cells) */
+	DpkCellMap	sums;			/* region -> count, d lifting sums */
+} DpkRegionNode;
+
+/* One release's map: every cell of copy 0 to its nearest centre. */
+typedef struct DpkRegionMap
+{
+	uint32_t	t;
+	uint8_t    *region;			/* ncells bytes */
+} DpkRegionMap;
+
+typedef struct DpkRegions
+{
+	int			d,
+				k,
+				dhat,
+				m,				/* cells a side of the counted level */
+				arity,
+				h;				/* levels an event touches */
+	uint64_t	ncells;			/* cells of copy 0 */
+	uint32_t	t;				/* the last release folded, 0: none */
+	double	   *pc;				/* release t's K projected centres (k *
+								 * dhat), NULL before the first */
+	int			nmaps,
+				cap_maps;
+	DpkRegionMap *maps;			/* the latest release's and every map a
+								 * kept node uses */
+	int			nnodes,
+				cap_nodes;
+	DpkRegionNode *nodes;
+	uint32_t   *pruned_below;	/* per level: nodes of lower index dropped,
+								 * no later release uses them */
+	DpkCellMap	prev;			/* copy 0's cumulative cells at release t */
+} DpkRegions;
+
+/*
+ * Whether a configuration can lift by regions: pure, projected, one copy,
+ * a k-ary tree (arity >= 3), k <= 255.
+ */
+bool		dpk_regions_supported(const DpkLiveConfig *cfg);
+
+/* Whether a new table lifts by regions (the switch above). */
+bool		dpk_live_use_regions(const DpkLiveConfig *cfg);
+
+/*
+ * The configuration whose sum noise the regions' sum vectors get: the
+ * table's, with the count coordinate's U / 2 added to an l1 bound.
+ */
+void		dpk_regions_sum_config(const DpkLiveConfig *cfg, DpkLiveConfig *wide);
+
+/* An empty state for cfg (dpk_regions_supported). */
+void		dpk_regions_init(DpkRegions *rs, const DpkLiveConfig *cfg);
+void		dpk_regions_free(DpkRegions *rs);
+
+/*
+ * The state as bytes (dpk_alloc'd) and back; false on malformed bytes.  The
+ * size depends on public values only: every node's regions padded to k,
+ * rs->prev to prev_pad cells (dpk_pad_cells of the table's rows, as its
+ * stored state).
+ */
+uint8_t    *dpk_regions_serialize(const DpkRegions *rs, uint64_t prev_pad, size_t *len);
+bool		dpk_regions_deserialize(DpkRegions *rs, const DpkLiveConfig *cfg,
+									const uint8_t *buf, size_t len);
+
+/*
+ * Release t (= rs->t + 1) of a table lifting by regions: fold the events
+ * of step t (copy 0's cells of `state`, the table's cumulative state, minus
+ * rs->prev), then for every k' <= k: the projected grid's k-means on the
+ * noisy cell counts `count` (copy 0, unreachable cells zero, threshold_cells
+ * of them reachable), for k' = k against release t - 1's projected centres
+ * refined by Lloyd (the lower coreset cost wins); every region of every
+ * node of t's signed decomposition to the centre holding most of its
+ * cells' noisy count; centre c's noisy sum and count the signed sums of its
+ * regions' true values and node noise; the cost estimate from the norm
+ * counter (sumnorm) and those sums; the guard (dpk_live_uses_guard).
+ * Nodes no later release uses are dropped.  sum, when not NULL (ncells * d),
+ * gets each cell's noisy count times its k-centre's lifted mean (the
+ * histogram's sums, post-processing).  *rows gets the true rows the signed
+ * nodes hold, the table's rows when the state is sound (a check, never to
+ * be published).  Fails (dpk_fail) on a state that is not at t - 1.
+ */
+void		dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox *box,
+								const DpkProjection *proj, const uint8_t key[DPK_KEY_BYTES],
+								uint32_t t, const DpkCellMap *state, const double *count,
+								double threshold_cells, double sumnorm, uint64_t seed,
+								DpkLiveRelease *rel, double *sum, int64_t *rows);
+
+/*
+ * Whether some release after t can use node (level, index) of a tree of
+ * this arity (conservative: true for every node it may use).
+ */
+bool		dpk_regions_node_live(int arity, int level, uint32_t index, uint32_t t);
+
+#endif
