@@ -415,6 +415,7 @@ dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox *box,
 	double	   *cnoises = dpk_alloc(sizeof(double) * k);
 	double	   *u = dpk_alloc(sizeof(double) * k * d);
 	double	   *uk = dpk_alloc(sizeof(double) * k * d);
+	double	   *u0 = dpk_alloc(sizeof(double) * d);
 	double	   *nsum;			/* per signed node and region: d + 1 values */
 	int64_t    *noise = dpk_alloc(sizeof(int64_t) * (2 + d));
 	int		   *assign = dpk_alloc(sizeof(int) * rs->ncells);
@@ -580,17 +581,43 @@ dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox *box,
 
 			if (ccount[a] >= 1.0)
 			{
-				double		s2 = 0.0;
+				double		s2 = 0.0,
+							var_s = cnoises[a] * node_var,	/* of a sum coordinate */
+							v = var_s / (ccount[a] * ccount[a]),	/* of the mean's */
+							off2 = 0.0,
+							shrink = 1.0;
 
+				dpk_project_back(proj, pc + (size_t) a * dhat, u0);
 				for (j = 0; j < d; j++)
 				{
 					double		m = csum[a * d + j] / DPK_LIFT_UNITS;
 
 					s2 += m * m;
-					ua[j] = fmin(1.0, fmax(0.0, 0.5 + m / ccount[a]));
+					ua[j] = 0.5 + m / ccount[a];
+					off2 += (ua[j] - u0[j]) * (ua[j] - u0[j]);
 				}
-				/* n ||mean - 1/2||^2, less the sum noise's share of it */
-				gain += fmax(0.0, s2 - cnoises[a] * node_var * d) / ccount[a];
+
+				/*
+				 * n ||mean - 1/2||^2, estimated by (||S~||^2 - d var) / n,
+				 * less n times the centre's expected squared error: d v for
+				 * the noisy mean, or with lift_weighted the positive-part
+				 * James-Stein shrinkage toward the projected centre's image
+				 * and Stein's unbiased estimate of its risk (as the cells'
+				 * dpk_lift_centers_weighted shrinks).  A noisy enough centre
+				 * gains less than nothing.
+				 */
+				gain += (s2 - d * var_s) / ccount[a];
+				if (cfg->lift_weighted && off2 > 0.0)
+				{
+					shrink = fmax(0.0, 1.0 - (d - 2) * v / off2);
+					gain -= ccount[a] * (shrink > 0.0
+										 ? d * v - (d - 2) * (d - 2) * v * v / off2
+										 : off2 - d * v);
+				}
+				else
+					gain -= ccount[a] * d * v;
+				for (j = 0; j < d; j++)
+					ua[j] = fmin(1.0, fmax(0.0, u0[j] + shrink * (ua[j] - u0[j])));
 			}
 			else
 				dpk_project_back(proj, pc + (size_t) a * dhat, ua);
@@ -604,8 +631,9 @@ dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox *box,
 
 		/*
 		 * Cost estimate: the sum of ||u - 1/2||^2 over all rows (the norm
-		 * counter) less each centre's n ||mean - 1/2||^2, in normalized
-		 * units, scaled as the cells' release scales it (dpk_live_width2).
+		 * counter) less each centre's gain over the box's middle, in
+		 * normalized units, scaled as the cells' release scales it
+		 * (dpk_live_width2).
 		 */
 		rel->costs[kp - 1] =
 			fmax(0.0, sumnorm / ((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS) - gain) * width2;
@@ -630,6 +658,7 @@ dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox *box,
 	dpk_free(cnoises);
 	dpk_free(u);
 	dpk_free(uk);
+	dpk_free(u0);
 	dpk_free(nsum);
 	dpk_free(noise);
 	dpk_free(assign);
