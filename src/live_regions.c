@@ -407,7 +407,8 @@ dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox *box,
 	int			node_level[DPK_TREE_MAX_SIGNED],
 				node_sign[DPK_TREE_MAX_SIGNED];
 	uint32_t	node_index[DPK_TREE_MAX_SIGNED];
-	DpkRegionNode **node = dpk_alloc(sizeof(DpkRegionNode *) * DPK_TREE_MAX_SIGNED);
+	/* each signed node's map: indices, since open_node may move the nodes */
+	uint32_t   *node_map = dpk_alloc(sizeof(uint32_t) * DPK_TREE_MAX_SIGNED);
 	double	   *pc = dpk_alloc(sizeof(double) * k * dhat);
 	double	   *pck = dpk_alloc(sizeof(double) * k * dhat);
 	double	   *csum = dpk_alloc(sizeof(double) * k * d);
@@ -508,7 +509,7 @@ dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox *box,
 			nd->map = t;
 			node_add_cells(rs, nd, newmap, &rs->prev, +1);
 		}
-		node[a] = nd;
+		node_map[a] = nd->map;
 		while (dpk_cellmap_next(&nd->sums, &pos, &region, &vals))
 		{
 			double	   *v = nsum + ((size_t) a * k + region) * (d + 1);
@@ -564,7 +565,7 @@ dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox *box,
 		memset(cnoises, 0, sizeof(double) * kp);
 		for (a = 0; a < nodes; a++)
 		{
-			region_owner(rs, find_map(rs, node[a]->map), kp, assign, count, owner);
+			region_owner(rs, find_map(rs, node_map[a]), kp, assign, count, owner);
 			for (r = 0; r < k; r++)
 			{
 				const double *v = nsum + ((size_t) a * k + r) * (d + 1);
@@ -650,7 +651,7 @@ dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox *box,
 	rs->t = t;
 	prune(rs, t);
 
-	dpk_free(node);
+	dpk_free(node_map);
 	dpk_free(pc);
 	dpk_free(pck);
 	dpk_free(csum);
