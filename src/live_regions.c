@@ -59,10 +59,9 @@ level_span(int arity, int level)
 }
 
 /*
- * A release t' of the signed decomposition uses at level l only nodes
- * within one level-(l + 1) span (plus one level-l span) of t': the digits
- * above l round t' to a multiple of span_{l+1}, and the level-l nodes lie
- * between that and t' rounded to span_l.  So a node ending two level-(l+1)
+ * A release t' uses at level l only nodes within one level-(l + 1) span
+ * of t' (dpk_regions_decompose: the digits above l round t' down to a
+ * multiple of span_{l+1}, and the level-l nodes lie between that and t').  So a node ending two level-(l+1)
  * spans before t' is never used again (test_live_regions checks this over
  * whole horizons).
  */
@@ -72,6 +71,37 @@ dpk_regions_node_live(int arity, int level, uint32_t index, uint32_t t)
 	uint64_t	end = (uint64_t) index * level_span(arity, level);
 
 	return end + 2 * level_span(arity, level + 1) > (uint64_t) t;
+}
+
+/*
+ * The complete nodes of [1, t] (see live_regions.h): t's base-arity digits
+ * from the top level down, digit a_l taking a_l adjacent level-l nodes.
+ */
+int
+dpk_regions_decompose(int arity, uint32_t t, int *node_level, uint32_t *node_index)
+{
+	int			top = 0,
+				n = 0,
+				l;
+	uint64_t	pos = 0;
+
+	while (level_span(arity, top + 1) <= t)
+		top++;
+	for (l = top; l >= 0; l--)
+	{
+		uint64_t	span = level_span(arity, l);
+
+		while (pos + span <= t)
+		{
+			if (n == DPK_TREE_MAX_SIGNED)
+				dpk_fail("lifting by regions: too many tree nodes");
+			node_level[n] = l;
+			node_index[n] = (uint32_t) (pos / span + 1);
+			pos += span;
+			n++;
+		}
+	}
+	return n;
 }
 
 /* An empty state (see live_regions.h). */
@@ -404,10 +434,9 @@ dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox *box,
 				r,
 				j,
 				kp;
-	int			node_level[DPK_TREE_MAX_SIGNED],
-				node_sign[DPK_TREE_MAX_SIGNED];
+	int			node_level[DPK_TREE_MAX_SIGNED];
 	uint32_t	node_index[DPK_TREE_MAX_SIGNED];
-	/* each signed node's map: indices, since open_node may move the nodes */
+	/* each summed node's map: indices, since open_node may move the nodes */
 	uint32_t   *node_map = dpk_alloc(sizeof(uint32_t) * DPK_TREE_MAX_SIGNED);
 	double	   *pc = dpk_alloc(sizeof(double) * k * dhat);
 	double	   *pck = dpk_alloc(sizeof(double) * k * dhat);
@@ -417,7 +446,7 @@ dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox *box,
 	double	   *u = dpk_alloc(sizeof(double) * k * d);
 	double	   *uk = dpk_alloc(sizeof(double) * k * d);
 	double	   *u0 = dpk_alloc(sizeof(double) * d);
-	double	   *nsum;			/* per signed node and region: d + 1 values */
+	double	   *nsum;			/* per summed node and region: d + 1 values */
 	int64_t    *noise = dpk_alloc(sizeof(int64_t) * (2 + d));
 	int		   *assign = dpk_alloc(sizeof(int) * rs->ncells);
 	int		   *assignk = dpk_alloc(sizeof(int) * rs->ncells);
@@ -481,12 +510,12 @@ dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox *box,
 	add_map(rs, t, newmap);
 
 	/*
-	 * The signed nodes: a node not yet open, or pending since step 1 (its
-	 * true sums are the cumulative cells, all of its steps so far), takes
-	 * this release's map.  Then every region's noisy sum vector, one draw
-	 * per (node, region), the same for every k'.
+	 * The complete nodes of [1, t]: a node pending since step 1 (its true
+	 * sums are the cumulative cells, all of its steps) takes this release's
+	 * map at its completion.  Then every region's noisy sum vector, one
+	 * draw per (node, region), the same for every k'.
 	 */
-	nodes = dpk_tree_signed_decompose(rs->arity, t, node_level, node_index, node_sign);
+	nodes = dpk_regions_decompose(rs->arity, t, node_level, node_index);
 	nsum = dpk_alloc0(sizeof(double) * (size_t) (nodes > 0 ? nodes : 1) * k * (d + 1));
 	if (rows)
 		*rows = 0;
@@ -501,10 +530,10 @@ dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox *box,
 		if (node_level[a] >= rs->h)
 			dpk_fail("lifting by regions: a node above the table's levels");
 		if (nd == NULL)
-			nd = open_node(rs, node_level[a], node_index[a], t);
+			dpk_fail("lifting by regions: a release needs a node that never opened");
 		else if (nd->map == 0)
 		{
-			if ((uint64_t) nd->index * level_span(rs->arity, nd->level) < t)
+			if ((uint64_t) nd->index * level_span(rs->arity, nd->level) != t)
 				dpk_fail("lifting by regions: a pending node published past its end");
 			nd->map = t;
 			node_add_cells(rs, nd, newmap, &rs->prev, +1);
@@ -515,10 +544,10 @@ dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox *box,
 			double	   *v = nsum + ((size_t) a * k + region) * (d + 1);
 
 			if (rows)
-				*rows += node_sign[a] * vals[0];
+				*rows += vals[0];
 			for (j = 0; j < d; j++)
-				v[j] += node_sign[a] * (double) vals[1 + j];
-			v[d] += node_sign[a] * (double) vals[0];
+				v[j] += (double) vals[1 + j];
+			v[d] += (double) vals[0];
 		}
 		for (r = 0; r < k; r++)
 		{
@@ -526,7 +555,7 @@ dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox *box,
 
 			memset(noise, 0, sizeof(int64_t) * (2 + d));
 			dpk_node_noise(&s, key, REGION_LEVEL_BYTE, (uint64_t) r, rs->arity, node_level[a],
-						   node_index[a], d + 1, cs.lap, ss.lap, sums, node_sign[a], noise);
+						   node_index[a], d + 1, cs.lap, ss.lap, sums, +1, noise);
 			for (j = 0; j < d; j++)
 				v[j] += (double) noise[1 + j];
 			v[d] += (double) noise[1 + d] / (DPK_LIFT_UNITS / 2.0);

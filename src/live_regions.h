@@ -9,15 +9,16 @@
  * centre is lifted from one noisy sum per node, as the one-shot lifts it
  * from one, instead of from every cell it covers.  A region is a centre of
  * an earlier release: a node's map (cell -> region) is fixed when the node
- * first receives events, from the latest release before them; a node
- * holding step 1 (before any release) takes the map of its first
- * publication, and so does a node published before it opens (a negative
- * digit's).  Either way a node's map is fixed before any of its noise is
- * published and never changes, and it is a function of noisy counts only.
- * An event adds its lifting vector to one region of each of the h nodes
- * holding its step, so the sensitivity is the table's; each region also
- * counts its rows as one more coordinate of its sum vector (U / 2 a row:
- * inside the cube noise's l-infinity bound, U / 2 more on an l1 bound).
+ * opens, at the first step it holds, from the latest release before it; a
+ * node holding step 1 (before any release) takes the map of the release
+ * that completes it.  An event adds its lifting vector to one region of
+ * each of the h nodes holding its step, so the sensitivity is the table's;
+ * each region also counts its rows as one more coordinate of its sum
+ * vector (U / 2 a row: inside the cube noise's l-infinity bound, U / 2 more
+ * on an l1 bound).  Release t sums the complete nodes of [1, t] only
+ * (dpk_regions_decompose): a node is published only once all of its rows
+ * are in it, so its noisy sums are the same at every release that reads
+ * them, whatever centre its regions go to.
  *
  * The true part of the state is folded at each release from the table's
  * cumulative cells (copy 0): the events of step t are the change since
@@ -125,13 +126,13 @@ bool		dpk_regions_deserialize(DpkRegions *rs, const DpkLiveConfig *cfg,
  * noisy cell counts `count` (copy 0, unreachable cells zero, threshold_cells
  * of them reachable), for k' = k against release t - 1's projected centres
  * refined by Lloyd (the lower coreset cost wins); every region of every
- * node of t's signed decomposition to the centre holding most of its
- * cells' noisy count; centre c's noisy sum and count the signed sums of its
+ * node of t's decomposition (dpk_regions_decompose) to the centre holding
+ * most of its cells' noisy count; centre c's noisy sum and count the sums of its
  * regions' true values and node noise; the cost estimate from the norm
  * counter (sumnorm) and those sums; the guard (dpk_live_uses_guard).
  * Nodes no later release uses are dropped.  sum, when not NULL (ncells * d),
  * gets each cell's noisy count times its k-centre's lifted mean (the
- * histogram's sums, post-processing).  *rows gets the true rows the signed
+ * histogram's sums, post-processing).  *rows gets the true rows the summed
  * nodes hold, the table's rows when the state is sound (a check, never to
  * be published).  Fails (dpk_fail) on a state that is not at t - 1.
  */
@@ -140,6 +141,18 @@ void		dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox
 								uint32_t t, const DpkCellMap *state, const double *count,
 								double threshold_cells, double sumnorm, uint64_t seed,
 								DpkLiveRelease *rel, double *sum, int64_t *rows);
+
+/*
+ * The nodes release t sums the region sums of: the complete nodes of
+ * [1, t], t's base-arity digits (all signs +1, every node ends at or
+ * before t).  Not the signed digits of the counts: a node of a negative
+ * digit, or a positive one reaching past t, would be published before its
+ * rows are all in it, and with maps that differ between nodes a centre's
+ * sum would then not telescope (doc/privacy.md, "Lifting sums keyed by
+ * regions").  Returns the number of nodes (at most DPK_TREE_MAX_SIGNED).
+ */
+int			dpk_regions_decompose(int arity, uint32_t t, int *node_level,
+								  uint32_t *node_index);
 
 /*
  * Whether some release after t can use node (level, index) of a tree of

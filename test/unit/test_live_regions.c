@@ -289,7 +289,7 @@ nonzero_entries(const DpkCellMap *m)
 
 /* ---------------------------------------------------------------------- */
 
-/* The signed decompositions of releases 1..T (flat, off[t] .. off[t + 1]). */
+/* The region decompositions of releases 1..T (flat, off[t] .. off[t + 1]). */
 typedef struct Decomps
 {
 	size_t	   *off;
@@ -300,8 +300,7 @@ typedef struct Decomps
 static void
 decomps_make(Decomps *dc, int arity, uint32_t T)
 {
-	int			lv[DPK_TREE_MAX_SIGNED],
-				sg[DPK_TREE_MAX_SIGNED];
+	int			lv[DPK_TREE_MAX_SIGNED];
 	uint32_t	ix[DPK_TREE_MAX_SIGNED];
 	size_t		n = 0,
 				cap = 4096;
@@ -312,7 +311,7 @@ decomps_make(Decomps *dc, int arity, uint32_t T)
 	dc->index = dpk_alloc(sizeof(uint32_t) * cap);
 	for (t = 1; t <= T; t++)
 	{
-		int			m = dpk_tree_signed_decompose(arity, t, lv, ix, sg),
+		int			m = dpk_regions_decompose(arity, t, lv, ix),
 					a;
 
 		dc->off[t] = n;
@@ -1165,9 +1164,69 @@ test_use_regions(void)
 	}
 }
 
+/*
+ * The region sums' decomposition: the nodes of release t tile [1, t]
+ * exactly once and every one has ended by t, so no node is published
+ * before all of its rows are in it (with maps that differ between nodes, a
+ * node reaching past t would let a centre's sum keep a later step's rows
+ * without their cancelling noise: doc/privacy.md).
+ */
+static void
+test_decompose(void)
+{
+	int			arities[] = {3, 4, 7, 11, 13, 15};
+	int			lv[DPK_TREE_MAX_SIGNED];
+	uint32_t	ix[DPK_TREE_MAX_SIGNED];
+	uint8_t    *hit = dpk_alloc(1100);
+	size_t		ai;
+	int			bad_tile = 0,
+				bad_end = 0,
+				most = 0;
+
+	for (ai = 0; ai < sizeof(arities) / sizeof(arities[0]); ai++)
+	{
+		uint32_t	t;
+
+		for (t = 1; t <= 1024; t++)
+		{
+			int			n = dpk_regions_decompose(arities[ai], t, lv, ix),
+						a;
+			uint32_t	i;
+
+			memset(hit, 0, 1100);
+			for (a = 0; a < n; a++)
+			{
+				uint64_t	span = 1,
+							first,
+							last;
+				int			l;
+
+				for (l = 0; l < lv[a]; l++)
+					span *= (uint64_t) arities[ai];
+				first = (uint64_t) (ix[a] - 1) * span + 1;
+				last = (uint64_t) ix[a] * span;
+				if (last > t)
+					bad_end++;
+				for (i = (uint32_t) first; i <= last && i < 1100; i++)
+					hit[i]++;
+			}
+			for (i = 1; i <= t; i++)
+				if (hit[i] != 1)
+					bad_tile++;
+			if (n > most)
+				most = n;
+		}
+	}
+	CHECK(bad_end == 0, "%d region nodes reach past their release", bad_end);
+	CHECK(bad_tile == 0, "%d steps not covered exactly once", bad_tile);
+	CHECK(most > 1, "releases sum several nodes (%d at most)", most);
+	dpk_free(hit);
+}
+
 int
 main(void)
 {
+	test_decompose();
 	test_node_live();
 	test_window_rows();
 	test_exact();
