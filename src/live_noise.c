@@ -138,14 +138,15 @@ dpk_live_noisy_projected_reach(const DpkLiveConfig *cfg, const uint8_t *reach,
 							   uint32_t t, DpkStream *s, double *count, double *sum,
 							   double *sumnorm)
 {
-	int			d = cfg->d;
+	/* sum NULL: the counts alone (a table lifting by regions) */
+	int			d = sum ? cfg->d : 0;
 	uint64_t	ncells = dpk_live_copy_cells(cfg);
 	uint64_t	total = (uint64_t) cfg->copies * ncells;
 	bool		gauss = cfg->delta > 0.0;
 	DpkNoise	cs = dpk_live_count_noise(cfg);
 	DpkNoise	ss = dpk_live_sum_noise(cfg);
 	DpkNoise	ns = dpk_live_norm_noise(cfg);
-	DpkSumNoise sums = ss.coords ? DPK_SUMS_COORDS : DPK_SUMS_VECTOR;
+	DpkSumNoise sums = !sum ? DPK_SUMS_NONE : ss.coords ? DPK_SUMS_COORDS : DPK_SUMS_VECTOR;
 	int64_t    *noise = dpk_alloc((1 + d) * sizeof(int64_t));
 	int64_t    *tmp = dpk_alloc((1 + d) * sizeof(int64_t));
 	double	   *acc = dpk_alloc((1 + d) * sizeof(double));
@@ -161,7 +162,8 @@ dpk_live_noisy_projected_reach(const DpkLiveConfig *cfg, const uint8_t *reach,
 		dpk_tree_release_weights((DpkTreeEstimator) cfg->estimator, cfg->arity,
 								 cfg->horizon, t, &w);
 	memset(count, 0, total * sizeof(double));
-	memset(sum, 0, total * d * sizeof(double));
+	if (sum)
+		memset(sum, 0, total * d * sizeof(double));
 	*sumnorm = 0.0;
 	while (dpk_cellmap_next(state, &pos, &cell, &vals))
 	{
@@ -182,13 +184,14 @@ dpk_live_noisy_projected_reach(const DpkLiveConfig *cfg, const uint8_t *reach,
 		{
 			/* no point of the box lands here: public, nothing to hide */
 			count[c] = 0.0;
-			memset(sum + c * d, 0, d * sizeof(double));
+			if (sum)
+				memset(sum + c * d, 0, d * sizeof(double));
 			continue;
 		}
 		/* The level byte carries the copy, so copies never share a node. */
 		if (gauss)
 			dpk_live_cell_noise(s, key, cfg->level + 32 * (int) (c / ncells), c % ncells,
-								t, d, &cs, &ss, DPK_SUMS_VECTOR, noise);
+								t, d, &cs, &ss, sum ? DPK_SUMS_VECTOR : DPK_SUMS_NONE, noise);
 		else
 			dpk_cell_noise_weighted(s, key, cfg->level + 32 * (int) (c / ncells),
 									c % ncells, &w, d, cs.lap, ss.lap, sums,

@@ -61,6 +61,8 @@ uint8_t    *dpk_live_reach_mask(const DpkLiveConfig *cfg, const DpkBox *box);
  * are zero on every table with that box and projection, and leaving out
  * their noise spends nothing; it also saves drawing it at fine levels,
  * where nearly every cell of a box with one wide side is out of reach.
+ * sum NULL: the counts and the norm counter only, the same draws (a table
+ * lifting by regions keeps no per-cell sums).
  */
 void		dpk_live_noisy_projected_reach(const DpkLiveConfig *cfg, const uint8_t *reach,
 										   const uint8_t key[DPK_KEY_BYTES],

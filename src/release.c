@@ -248,16 +248,17 @@ make_release(Oid relid, Oid userid, int *horizon, bool *at_horizon)
 		uint64		seed;
 
 		bytea	   *region_state;
+		bool		regions = dpk_store_regions_read(relid, ctx, &region_state);
 
-		dpk_live_noisy_projected_box(&cfg, &box, key, released, t, stream, pcount, psum,
-									 &psumnorm);
+		/* lifting by regions: the cells' counts alone (no per-cell sums) */
+		dpk_live_noisy_projected_box(&cfg, &box, key, released, t, stream, pcount,
+									 regions ? NULL : psum, &psumnorm);
 		seed = dpk_stream_u64(stream);
-		if (dpk_store_regions_read(relid, ctx, &region_state))
+		if (regions)
 		{
 			/*
-			 * Lifting by regions: the cells' noisy sums just drawn are never
-			 * used or kept; psum gets each cell's count times its centre's
-			 * noisy mean (post-processing) for the histogram and k-median.
+			 * psum gets each cell's count times its centre's noisy mean
+			 * (post-processing) for the histogram and k-median.
 			 */
 			release_regions(&tr, &cfg, &box, key, t, released, region_state, pcount,
 							psumnorm, seed, &rel, psum);

@@ -546,7 +546,9 @@ live_release(Live *lv, const DpkBox *box, const uint8_t key[DPK_KEY_BYTES],
 		fprintf(stderr, "bench_highd_live: cannot open noise stream\n");
 		exit(1);
 	}
-	dpk_live_noisy_projected_box(cfg, box, key, &lv->map, t, &s, count, sum, &sumnorm);
+	/* lifting by regions: the counts alone, as the extension draws them */
+	dpk_live_noisy_projected_box(cfg, box, key, &lv->map, t, &s, count,
+								 lv->regions ? NULL : sum, &sumnorm);
 	cseed = dpk_stream_u64(&s);
 	if (lv->regions)
 	{
