@@ -35,7 +35,9 @@ dpk_regions_supported(const DpkLiveConfig *cfg)
 bool
 dpk_live_use_regions(const DpkLiveConfig *cfg)
 {
-	return dpk_regions_supported(cfg) && dpk_live_level_sum_sd(cfg) >= DPK_LIVE_REGIONS_SUM_SD;
+	/* one cell a copy (the mean only, DPK_LIVE_MEAN_ONLY_SD): no regions to key */
+	return dpk_regions_supported(cfg) && cfg->level > 0 &&
+		dpk_live_level_sum_sd(cfg) >= DPK_LIVE_REGIONS_SUM_SD;
 }
 
 /* The regions' sum configuration (see live_regions.h). */

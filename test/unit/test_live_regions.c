@@ -1123,8 +1123,13 @@ test_use_regions(void)
 
 			dpk_live_defaults(&cfg, 384, 10, 1.0, horizons[i], !window);
 			dpk_live_use_projection(&cfg, 1);
+			cfg.level = 2;		/* a counted level with cells to key */
 			CHECK(dpk_live_use_regions(&cfg), "d 384 T %u window %d: no regions (sum sd %.1f)",
 				  horizons[i], window, dpk_live_level_sum_sd(&cfg));
+			alt = cfg;
+			alt.level = 0;		/* one cell a copy, the mean only */
+			CHECK(!dpk_live_use_regions(&alt), "d 384 T %u window %d: regions at level 0",
+				  horizons[i], window);
 			alt = cfg;
 			dpk_live_use_delta(&alt, 1e-6);
 			CHECK(!dpk_live_use_regions(&alt) && !dpk_regions_supported(&alt),
@@ -1158,6 +1163,7 @@ test_use_regions(void)
 
 		dpk_live_defaults(&cfg, 16, 10, 1.0, 16, !window);
 		dpk_live_use_projection(&cfg, 1);
+		cfg.level = 2;
 		CHECK(dpk_regions_supported(&cfg), "d 16 window %d: unsupported", window);
 		CHECK(!dpk_live_use_regions(&cfg), "d 16 T 16 window %d: regions (sum sd %.1f)",
 			  window, dpk_live_level_sum_sd(&cfg));
