@@ -134,7 +134,7 @@ bench-continual: test/bench/bin/bench_continual
 	OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_continual $$(test -r $(AIRPORTS_CSV) && echo --airports $(AIRPORTS_CSV)) | tee test/bench/out/continual.txt
 
 # ---- statistical privacy test of the continual mechanism (plain-C core) ----
-test/privacy/bin/privacy_test: test/privacy/privacy_test.c test/privacy/privacy_kary.h test/privacy/privacy_common.h $(CORE_SRCS) src/*.h test/unit/unit.h
+test/privacy/bin/privacy_test: test/privacy/privacy_test.c test/privacy/privacy_kary.h test/privacy/privacy_regions.h test/privacy/privacy_common.h $(CORE_SRCS) src/*.h test/unit/unit.h
 	@mkdir -p test/privacy/bin
 	$(CORE_CC) $(CORE_CFLAGS) -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
 

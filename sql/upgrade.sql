@@ -159,12 +159,13 @@ SELECT p.oid::regprocedure AS function,
        has_function_privilege('public', p.oid, 'EXECUTE') AS public
 FROM pg_proc p
 WHERE p.proname = 'dp_shard_attach' AND p.pronamespace = 'public'::regnamespace;
--- 0.5 -> 0.6: lifting sums keyed by regions for new tables with much sum
--- noise; a table attached before keeps its cells' sums and its releases
+-- 0.5 -> 0.6: lifting sums keyed by regions for new insert-only tables
+-- with much sum noise; a table attached before keeps its cells' sums and
+-- its releases
 CREATE TABLE up64 AS
 SELECT i, (SELECT array_agg((i % 2) * 40 + 30 + (j % 3) ORDER BY j) FROM generate_series(1, 64) j)::float8[] AS v
 FROM generate_series(1, 300) i;
-SELECT dp_attach('up64', ARRAY['v'], 2, 1.0, array_fill(0::float8, ARRAY[64]), array_fill(100::float8, ARRAY[64]));
+SELECT dp_attach('up64', ARRAY['v'], 2, 1.0, array_fill(0::float8, ARRAY[64]), array_fill(100::float8, ARRAY[64]), mode => 'insert_only');
 SELECT dp_release('up64');
 ALTER EXTENSION dpkmeans UPDATE TO '0.6';
 SELECT extversion FROM pg_extension WHERE extname = 'dpkmeans';
@@ -174,7 +175,7 @@ SELECT dp_release('up64');
 SELECT count(*) AS centres FROM dp_centers('up64', 2);
 SELECT split_part(value, ':', 1) AS lifting FROM dp_privacy_report('up64') WHERE item = 'lifting';
 SELECT dp_detach('up64');
-SELECT dp_attach('up64', ARRAY['v'], 2, 1.0, array_fill(0::float8, ARRAY[64]), array_fill(100::float8, ARRAY[64]));
+SELECT dp_attach('up64', ARRAY['v'], 2, 1.0, array_fill(0::float8, ARRAY[64]), array_fill(100::float8, ARRAY[64]), mode => 'insert_only');
 SELECT relid FROM dpkmeans_internal.regions;
 DROP TABLE up64;
 DROP OWNED BY upgrade_runner;

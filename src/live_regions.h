@@ -97,8 +97,8 @@ typedef struct DpkRegions
 bool		dpk_regions_supported(const DpkLiveConfig *cfg);
 
 /*
- * Whether a new table lifts by regions (the switch above; cfg's counted
- * level chosen, above 0).
+ * Whether a new table lifts by regions: the switch above, on insert-only
+ * tables whose counted level (chosen) is above 0.
  */
 bool		dpk_live_use_regions(const DpkLiveConfig *cfg);
 

@@ -54,7 +54,7 @@ $node->safe_psql('src', q{
 	INSERT INTO reg64 SELECT array_agg(((i % 2) * 40 + 30 + j % 5)::float8 ORDER BY j)
 		FROM generate_series(1, 600) i, generate_series(1, 64) j GROUP BY i;
 	SELECT dp_attach('reg64', ARRAY['v'], 2, 1.0, array_fill(0::float8, ARRAY[64]),
-		array_fill(100::float8, ARRAY[64]));
+		array_fill(100::float8, ARRAY[64]), mode => 'insert_only');
 	SELECT dp_release('reg64');
 	INSERT INTO reg64 SELECT array_fill(70::float8, ARRAY[64]) FROM generate_series(1, 50);
 });
