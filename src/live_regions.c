@@ -220,10 +220,7 @@ open_node(DpkRegions *rs, int level, uint32_t index, uint32_t map)
 	return nd;
 }
 
-/*
- * Add copy 0's cells of `delta` (sign +1 or -1) to a node under its map:
- * the node's own map, or, when `map` is given, that one.
- */
+/* Add copy 0's cells of `delta` (sign +1 or -1) to a node, keyed by `map`. */
 static void
 node_add_cells(DpkRegions *rs, DpkRegionNode *nd, const uint8_t *map, const DpkCellMap *delta,
 			   int sign)
@@ -277,7 +274,7 @@ fold_step(DpkRegions *rs, uint32_t t, const DpkCellMap *state)
 		if (nd == NULL)
 			nd = open_node(rs, l, index, t == 1 ? 0 : rs->t);
 		if (nd->map == 0)
-			continue;			/* pending: the cumulative cells at publication */
+			continue;			/* pending: the cumulative cells at completion */
 		node_add_cells(rs, nd, find_map(rs, nd->map), &cur, +1);
 		node_add_cells(rs, nd, find_map(rs, nd->map), &rs->prev, -1);
 	}

@@ -128,7 +128,7 @@ check_formats(const DpkTracked *tr, const DpkLiveConfig *cfg)
  * The release of a table lifting by regions (src/live_regions.c): its
  * centres, cost curve and the histogram's cell sums from the noisy cell
  * counts and the region sums, the region state stored for the next release.
- * The signed tree nodes must hold exactly the rows of the released state.
+ * The summed tree nodes must hold exactly the rows of the released state.
  */
 static void
 release_regions(const DpkTracked *tr, const DpkLiveConfig *cfg, const DpkBox *box,
