@@ -448,6 +448,8 @@ dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox *box,
 	double	   *csum = dpk_alloc(sizeof(double) * k * d);
 	double	   *ccount = dpk_alloc(sizeof(double) * k);
 	double	   *cnoises = dpk_alloc(sizeof(double) * k);
+	double	   *celln = dpk_alloc(sizeof(double) * k);
+	double	   *cellk = dpk_alloc(sizeof(double) * k);
 	double	   *u = dpk_alloc(sizeof(double) * k * d);
 	double	   *uk = dpk_alloc(sizeof(double) * k * d);
 	double	   *u0 = dpk_alloc(sizeof(double) * d);
@@ -597,9 +599,14 @@ dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox *box,
 		memset(csum, 0, sizeof(double) * kp * d);
 		memset(ccount, 0, sizeof(double) * kp);
 		memset(cnoises, 0, sizeof(double) * kp);
+		memset(celln, 0, sizeof(double) * kp);
+		memset(cellk, 0, sizeof(double) * kp);
 		for (a = 0; a < nodes; a++)
 		{
-			region_owner(rs, find_map(rs, node_map[a]), kp, assign, count, owner);
+			const uint8_t *map = find_map(rs, node_map[a]);
+			double		share = (double) level_span(rs->arity, node_level[a]) / t;
+
+			region_owner(rs, map, kp, assign, count, owner);
 			for (r = 0; r < k; r++)
 			{
 				const double *v = nsum + ((size_t) a * k + r) * (d + 1);
@@ -609,6 +616,35 @@ dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox *box,
 				ccount[owner[r]] += v[d];
 				cnoises[owner[r]] += 1.0;
 			}
+			/*
+			 * The same rows counted from the cells' noisy counts: each
+			 * cell's count shared out over the nodes by their steps, a
+			 * node's share to the centre owning the cell's region (exact
+			 * where the nodes' maps agree).  Unreachable cells are zero
+			 * and carry no noise.
+			 */
+			for (x = 0; x < rs->ncells; x++)
+				if (count[x] != 0.0)
+				{
+					celln[owner[map[x]]] += share * count[x];
+					cellk[owner[map[x]]] += share;
+				}
+		}
+
+		/*
+		 * Each centre's rows, its size: the regions' count coordinate
+		 * (their exact rows, but a sum coordinate's noise at U/2 a row,
+		 * the cube's at large d) and the cells' count (count_var a
+		 * counted cell, most of them empty) weighted by their inverse
+		 * variances.  Post-processing of noisy values.
+		 */
+		for (a = 0; a < kp; a++)
+		{
+			double		var_r = cnoises[a] * 4.0 * node_var,
+						var_c = cellk[a] * count_var;
+
+			if (var_r + var_c > 0.0)
+				ccount[a] = (ccount[a] * var_c + celln[a] * var_r) / (var_r + var_c);
 		}
 		for (a = 0; a < kp; a++)
 		{
@@ -691,6 +727,8 @@ dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox *box,
 	dpk_free(csum);
 	dpk_free(ccount);
 	dpk_free(cnoises);
+	dpk_free(celln);
+	dpk_free(cellk);
 	dpk_free(u);
 	dpk_free(uk);
 	dpk_free(u0);

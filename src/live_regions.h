@@ -130,9 +130,11 @@ bool		dpk_regions_deserialize(DpkRegions *rs, const DpkLiveConfig *cfg,
  * of them reachable), for k' = k against release t - 1's projected centres
  * refined by Lloyd (the lower coreset cost wins); every region of every
  * node of t's decomposition (dpk_regions_decompose) to the centre holding
- * most of its cells' noisy count; centre c's noisy sum and count the sums of its
- * regions' true values and node noise; the cost estimate from the norm
- * counter (sumnorm) and those sums; the guard (dpk_live_uses_guard).
+ * most of its cells' noisy count; centre c's noisy sum the sum of its
+ * regions' true values and node noise, its size the regions' count
+ * coordinate and the cells' noisy counts of the same rows weighted by
+ * their inverse variances; the cost estimate from the norm counter
+ * (sumnorm) and those sums; the guard (dpk_live_uses_guard).
  * Nodes no later release uses are dropped.  sum, when not NULL (ncells * d),
  * gets each cell's noisy count times its k-centre's lifted mean (the
  * histogram's sums, post-processing).  *rows gets the true rows the summed

@@ -70,7 +70,10 @@
  *
  * Events.  Reads W of one centre's sum vector (d + 1 integers: the d
  * lifting sums and the count in units of U/2, recovered exactly from the
- * released centre and size): at release t, c_t is the centre owning the
+ * released centre and size; the size weighs that count against the cells'
+ * noisy counts of the same rows by inverse variances, so the suite
+ * computes the cells' part as live_regions.c does and solves for the
+ * count coordinate): at release t, c_t is the centre owning the
  * row's region in the top node of dec(t), and R_t = (its sum vector) -
  * (A's true rows in the regions it owns, under the nodes' maps: a function
  * of the maps and owners, so of noisy counts); W = R_t1 - R_t2 (t2 = 0:
@@ -113,7 +116,8 @@
  * the node's map; B: plus the row's net events in its region only); and
  * every centre's sum vector recomputed from the nodes' sums, the owners
  * (live_regions.c's rule, replicated in rg_owner) and dpk_node_noise
- * (level byte 200, sign +1) equal to the one recovered from the release.
+ * (level byte 200, sign +1) equal to the one recovered from the release
+ * (so a size weighted otherwise fails it too).
  * At setup, dpk_regions_decompose against its definition (arity 3 and 7,
  * t = 1..2000).  A release summing an incomplete or signed node fails
  * these checks (the signed live_regions.c before the fix: 40-47 % of the
@@ -801,6 +805,12 @@ rg_observe(RgSuite *rg, const DpkRegions *rs, DpkStream *ns, const uint8_t key[D
 	const uint8_t *mapt = rg_map(rs, t);
 	DpkNoise	cs = dpk_live_count_noise(&rg->wide_mech),
 				ss = dpk_live_sum_noise(&rg->wide_mech);
+	double		node_var = dpk_noise_variance(&ss, RG_D + 1) /
+		((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS),
+				count_var = dpk_live_projected_count_var(&rg->mech, t),
+				celln[RG_K] = {0.0},
+				cellk[RG_K] = {0.0},
+				draws[RG_K] = {0.0};
 	int64_t		expect[RG_K][RG_D + 1],
 				f[RG_K][RG_D + 1],
 				v[RG_K][RG_D + 1];
@@ -850,6 +860,15 @@ rg_observe(RgSuite *rg, const DpkRegions *rs, DpkStream *ns, const uint8_t key[D
 		rg_owner(rg, mapa, mapt, count, owner);
 		if (a == top)
 			cx = owner[mapa[rg->cellx]];
+		/* the cells' count of the same rows: each node's share of steps */
+		for (x = 0; x < rg->ncells; x++)
+			if (count[x] != 0.0)
+			{
+				celln[owner[mapa[x]]] += (double) span / t * count[x];
+				cellk[owner[mapa[x]]] += (double) span / t;
+			}
+		for (r = 0; r < RG_K; r++)
+			draws[owner[r]] += 1.0;
 		rg->owner_all++;
 		rg->owner_bij += owner[0] != owner[1];
 		memset(atrue, 0, sizeof(atrue));
@@ -902,7 +921,26 @@ rg_observe(RgSuite *rg, const DpkRegions *rs, DpkStream *ns, const uint8_t key[D
 			v[c][j] = llround((u[j] - 0.5) * DPK_LIFT_UNITS * sz[c]);
 			inside = inside && u[j] > 0.0 && u[j] < 1.0;
 		}
-		v[c][RG_D] = llround(sz[c] * (DPK_LIFT_UNITS / 2.0));
+		/*
+		 * the size weighs the regions' count coordinate against the
+		 * cells' count by their inverse variances: the coordinate back
+		 */
+		{
+			double		var_r = draws[c] * 4.0 * node_var,
+						var_c = cellk[c] * count_var;
+
+			if (var_c > 0.0)
+				v[c][RG_D] = llround((sz[c] * (var_r + var_c) - celln[c] * var_r) / var_c *
+									 (DPK_LIFT_UNITS / 2.0));
+			else
+			{
+				/* no counted cell: the size is the cells' 0 */
+				v[c][RG_D] = expect[c][RG_D];
+				inside = inside && sz[c] == 0.0;
+				if (sz[c] != 0.0)
+					rg->recon_bad++;
+			}
+		}
 		/* the count always; the sums unless the centre was clamped */
 		rg->recon_checked++;
 		if (v[c][RG_D] != expect[c][RG_D] ||

@@ -16,6 +16,7 @@
 #include "dpk_mem.h"
 #include "grid.h"
 #include "live_core.h"
+#include "lift.h"
 #include "live_reach.h"
 #include "live_regions.h"
 #include "noise.h"
@@ -23,7 +24,7 @@
 #include "tree_estimator.h"
 #include "unit.h"
 
-#define MAXD 16
+#define MAXD 64
 
 /* Rows of a batch: ROWS_MIN to ROWS_MIN + 22. */
 #define ROWS_MIN 100
@@ -614,6 +615,127 @@ test_window_rows(void)
 	window_rows(8, 3, 64, 16, 1, 0);
 	window_rows(16, 4, 64, 16, 1, 3);
 	window_rows(8, 3, 16, 6, 2, 0);
+}
+
+/* ---------------------------------------------------------------------- */
+
+/*
+ * The centres' sizes weigh the regions' count coordinate (a row adds U/2
+ * to it, so at d = 64 it carries the cube noise of 65 coordinates: far
+ * noisier than the cells' counts) against the cells' noisy counts: over
+ * many keys whose release has a centre per cluster, the sizes' squared
+ * error is below that coordinate's variance alone, and not far below the
+ * combined variance of the two estimates (the weights are inverse
+ * variances: no weighting of the two does better).
+ */
+static void
+test_sizes(void)
+{
+	enum
+	{
+		D = 64, K = 3, KEYS = 60
+	};
+	const double EPS = 4.0;
+	const uint32_t T = 8;
+	Stream		st;
+	double		sq = 0.0,
+				var_r = 0.0,
+				var_c = 0.0,
+				both;
+	int			n = 0,
+				key;
+
+	stream_make(&st, D, K, T, T, false, 77);
+	for (key = 0; key < KEYS; key++)
+	{
+		Table		tb;
+		DpkLiveRelease rel;
+		DpkLiveConfig wide;
+		DpkNoise	sn;
+		int64_t		rows;
+		uint32_t	t;
+		int			lv[DPK_TREE_MAX_SIGNED],
+					c;
+		uint32_t	ix[DPK_TREE_MAX_SIGNED];
+
+		int			nearest[K],
+					hit[K] = {0};
+		double		err[K];
+		bool		bijection = true;
+
+		table_init(&tb, D, K, EPS, T, 1, 0, 9000 + (uint64_t) key);
+		for (t = 1; t <= T; t++)
+		{
+			table_step(&tb, &st, t);
+			table_release(&tb, t, &rel, &rows);
+			if (t < T)
+				dpk_live_release_free(&rel);
+		}
+		if (key == 0)
+		{
+			/* one draw per node a centre's region sums, each 4 node_var rows^2 */
+			dpk_regions_sum_config(&tb.cfg, &wide);
+			sn = dpk_live_sum_noise(&wide);
+			var_r = dpk_regions_decompose(tb.rs.arity, T, lv, ix) * 4.0 *
+				dpk_noise_variance(&sn, D + 1) / ((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS);
+			/* the reachable cells shared among the k centres */
+			var_c = (double) dpk_live_copy_cells(&tb.cfg) / K *
+				dpk_live_projected_count_var(&tb.cfg, T);
+		}
+		for (c = 0; c < K; c++)
+		{
+			double		mean[D],
+						best = HUGE_VAL,
+						cn = 0.0;
+			const double *centres = rel.centers + (size_t) dpk_live_block(K) * D;
+			size_t		i;
+			int			a,
+						b = 0,
+						j;
+
+			memset(mean, 0, sizeof(mean));
+			for (i = st.start[1]; i < st.start[T + 1]; i++)
+				if (st.cluster[i] == c)
+				{
+					cn += 1.0;
+					for (j = 0; j < D; j++)
+						mean[j] += st.x[i * D + j];
+				}
+			for (a = 0; a < K; a++)
+			{
+				double		d2 = 0.0;
+
+				for (j = 0; j < D; j++)
+					d2 += (centres[a * D + j] - mean[j] / cn) *
+						(centres[a * D + j] - mean[j] / cn);
+				if (d2 < best)
+				{
+					best = d2;
+					b = a;
+				}
+			}
+			nearest[c] = b;
+			err[c] = rel.sizes[dpk_live_block(K) + b] - cn;
+		}
+		/* sizes of the right partition only (a centre per cluster) */
+		for (c = 0; c < K; c++)
+			bijection = bijection && hit[nearest[c]]++ == 0;
+		for (c = 0; c < K && bijection; c++)
+		{
+			sq += err[c] * err[c];
+			n++;
+		}
+		dpk_live_release_free(&rel);
+		table_free(&tb);
+	}
+	both = var_r * var_c / (var_r + var_c);
+	CHECK(n >= 2 * KEYS, "%d of %d keys with a centre per cluster", n / K, KEYS);
+	CHECK(both < 0.6 * var_r, "d = %d: the cells' count (variance %.0f) adds little to the "
+		  "regions' (%.0f)", D, var_c, var_r);
+	CHECK(n > 0 && sq / n < 0.8 * var_r && sq / n > 0.5 * both,
+		  "sizes' mean squared error %.0f over %d centres: the regions' count alone %.0f, "
+		  "both %.0f", n ? sq / n : 0.0, n, var_r, both);
+	stream_free(&st);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -1238,6 +1360,7 @@ main(void)
 	test_node_live();
 	test_window_rows();
 	test_exact();
+	test_sizes();
 	test_serialize();
 	test_out_of_step();
 	test_use_regions();
