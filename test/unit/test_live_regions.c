@@ -657,7 +657,6 @@ test_sizes(void)
 		int			lv[DPK_TREE_MAX_SIGNED],
 					c;
 		uint32_t	ix[DPK_TREE_MAX_SIGNED];
-
 		int			nearest[K],
 					hit[K] = {0};
 		double		err[K];
@@ -673,12 +672,15 @@ test_sizes(void)
 		}
 		if (key == 0)
 		{
-			/* one draw per node a centre's region sums, each 4 node_var rows^2 */
+			/*
+			 * a centre's count coordinate: one draw per node (one region
+			 * each when the owners are a bijection), 4 node_var rows^2
+			 */
 			dpk_regions_sum_config(&tb.cfg, &wide);
 			sn = dpk_live_sum_noise(&wide);
 			var_r = dpk_regions_decompose(tb.rs.arity, T, lv, ix) * 4.0 *
 				dpk_noise_variance(&sn, D + 1) / ((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS);
-			/* the reachable cells shared among the k centres */
+			/* the cells' count: the counted level's cells, shared by k */
 			var_c = (double) dpk_live_copy_cells(&tb.cfg) / K *
 				dpk_live_projected_count_var(&tb.cfg, T);
 		}
