@@ -285,11 +285,13 @@ fold_step(DpkRegions *rs, uint32_t t, const DpkCellMap *state)
 /*
  * Region -> centre under a map: each region to the centre holding most of
  * its cells' noisy count, a region without positive votes to the centre of
- * its first cell, one without cells to centre 0.
+ * its first cell, one without cells to centre 0.  Also each region's
+ * noisy count and its counted cells (non-zero: unreachable cells are zero
+ * and carry no noise), k each.
  */
 static void
 region_owner(const DpkRegions *rs, const uint8_t *map, int kp, const int *assign,
-			 const double *count, int *owner)
+			 const double *count, int *owner, double *rcount, double *rcells)
 {
 	uint64_t	x;
 	int			r,
@@ -297,13 +299,21 @@ region_owner(const DpkRegions *rs, const uint8_t *map, int kp, const int *assign
 	double	   *vote = dpk_alloc0(sizeof(double) * rs->k * kp);
 
 	for (r = 0; r < rs->k; r++)
+	{
 		owner[r] = -1;
+		rcount[r] = rcells[r] = 0.0;
+	}
 	for (x = 0; x < rs->ncells; x++)
 	{
 		r = map[x];
 		vote[r * kp + assign[x]] += count[x];
 		if (owner[r] < 0)
 			owner[r] = assign[x];
+		if (count[x] != 0.0)
+		{
+			rcount[r] += count[x];
+			rcells[r] += 1.0;
+		}
 	}
 	for (r = 0; r < rs->k; r++)
 	{
@@ -450,6 +460,8 @@ dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox *box,
 	double	   *cnoises = dpk_alloc(sizeof(double) * k);
 	double	   *celln = dpk_alloc(sizeof(double) * k);
 	double	   *cellk = dpk_alloc(sizeof(double) * k);
+	double	   *rcount = dpk_alloc(sizeof(double) * k);
+	double	   *rcells = dpk_alloc(sizeof(double) * k);
 	double	   *u = dpk_alloc(sizeof(double) * k * d);
 	double	   *uk = dpk_alloc(sizeof(double) * k * d);
 	double	   *u0 = dpk_alloc(sizeof(double) * d);
@@ -606,7 +618,7 @@ dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox *box,
 			const uint8_t *map = find_map(rs, node_map[a]);
 			double		share = (double) level_span(rs->arity, node_level[a]) / t;
 
-			region_owner(rs, map, kp, assign, count, owner);
+			region_owner(rs, map, kp, assign, count, owner, rcount, rcells);
 			for (r = 0; r < k; r++)
 			{
 				const double *v = nsum + ((size_t) a * k + r) * (d + 1);
@@ -615,20 +627,16 @@ dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox *box,
 					csum[owner[r] * d + j] += v[j];
 				ccount[owner[r]] += v[d];
 				cnoises[owner[r]] += 1.0;
+
+				/*
+				 * The same rows counted from the cells' noisy counts: each
+				 * cell's count shared out over the nodes by their steps, a
+				 * node's share to the centre owning the cell's region
+				 * (exact where the nodes' maps agree).
+				 */
+				celln[owner[r]] += share * rcount[r];
+				cellk[owner[r]] += share * rcells[r];
 			}
-			/*
-			 * The same rows counted from the cells' noisy counts: each
-			 * cell's count shared out over the nodes by their steps, a
-			 * node's share to the centre owning the cell's region (exact
-			 * where the nodes' maps agree).  Unreachable cells are zero
-			 * and carry no noise.
-			 */
-			for (x = 0; x < rs->ncells; x++)
-				if (count[x] != 0.0)
-				{
-					celln[owner[map[x]]] += share * count[x];
-					cellk[owner[map[x]]] += share;
-				}
 		}
 
 		/*
@@ -729,6 +737,8 @@ dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox *box,
 	dpk_free(cnoises);
 	dpk_free(celln);
 	dpk_free(cellk);
+	dpk_free(rcount);
+	dpk_free(rcells);
 	dpk_free(u);
 	dpk_free(uk);
 	dpk_free(u0);
