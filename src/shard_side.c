@@ -31,6 +31,7 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/rls.h"
 
 #include "live.h"
 #include "shard.h"
@@ -329,13 +330,24 @@ dp_shard_attach(PG_FUNCTION_ARGS)
 	PG_RETURN_BOOL(true);
 }
 
-/* ERROR unless the current user may read every tracked column of tr's table. */
+/*
+ * ERROR unless the current user may read every row of tr's table in every
+ * tracked column: the state counts all rows, un-noised, so a role that
+ * row-level security confines to some rows must not get it.
+ */
 static void
-check_column_privileges(const DpkTracked *tr)
+check_state_privileges(const DpkTracked *tr)
 {
 	Oid			user = GetUserId();
 	int			i;
 
+	if (check_enable_rls(tr->relid, InvalidOid, true) == RLS_ENABLED)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to read the true state of shard table \"%s\"",
+						get_rel_name(tr->relid)),
+				 errdetail("Row-level security limits the rows this role may read; the state counts every row, un-noised."),
+				 errhint("Map the coordinator's user to the role that owns the shard's table.")));
 	if (pg_class_aclcheck(tr->relid, user, ACL_SELECT) == ACLCHECK_OK)
 		return;
 	for (i = 0; i < tr->ncols; i++)
@@ -387,7 +399,7 @@ dp_shard_state(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("table \"%s\" is not attached as a shard", get_rel_name(relid)),
 				 errhint("dp_attach on the coordinator attaches its foreign partitions' tables.")));
-	check_column_privileges(&tr);
+	check_state_privileges(&tr);
 	if (strcmp(fingerprint, dpk_shard_fingerprint(&tr)) != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),

@@ -527,7 +527,8 @@ dpk_capture(PG_FUNCTION_ARGS)
  * ordinary table, BEFORE TRUNCATE on each leaf partition of an attached
  * partitioned table.  TRUNCATE deletes every row.  For a whole table, its
  * current counters are the folded state plus the pending deltas (TRUNCATE's
- * exclusive lock means none is in flight), so the change is their negation.
+ * exclusive lock means none is in flight once it is held), so the change is
+ * their negation.
  * A leaf partition holds only part of them: its rows are counted before they
  * go (src/partition.c).
  */
@@ -556,6 +557,15 @@ dpk_capture_truncate(PG_FUNCTION_ARGS)
 	relid = RelationGetRelid(td->tg_relation);
 	dpk_shape_from_trigger(&shape, td);
 	dpk_store_begin(&sw);
+
+	/*
+	 * Read the state and deltas as of now, not as of the statement's
+	 * snapshot: that was taken before TRUNCATE waited for its lock, and a
+	 * writer that committed meanwhile has rows TRUNCATE removes and deltas
+	 * that snapshot does not see (or, in REPEATABLE READ, the transaction's
+	 * older snapshot).
+	 */
+	PushActiveSnapshot(GetLatestSnapshot());
 	if (!dpk_store_read_tracked(relid, false, callerctx, &tr))
 		dpk_store_not_attached(relid);
 	{
@@ -566,6 +576,7 @@ dpk_capture_truncate(PG_FUNCTION_ARGS)
 		dpk_cellmap_merge(&map, &tr.state, -1);
 		MemoryContextSwitchTo(old);
 	}
+	PopActiveSnapshot();
 	/* padded like the state it negates: its size tells the row count only */
 	dpk_store_append_delta(relid, &map,
 						   dpk_store_is_v01() ? 0

@@ -94,5 +94,39 @@ is($node->safe_psql('postgres', "SELECT dp_verify('live')"), 't', 'state equals 
 diag(sprintf("throughput: plain %.1f tps, attached %.1f tps, ratio %.2f (%d clients, %d s)",
 	$plain_tps // 0, $live_tps // 0, ($live_tps // 0) / ($plain_tps || 1), $clients, $seconds));
 
+# TRUNCATE waiting for a writer's lock: the writer's rows, committed while
+# TRUNCATE waited, go with the rest, and so must their counts (the trigger
+# reads the state and deltas as of after the lock, not as of its statement's
+# snapshot).  Then the same in REPEATABLE READ, whose snapshot is older still.
+$node->safe_psql('postgres', q{
+	CREATE TABLE tr (x float8, y float8);
+	INSERT INTO tr SELECT random() * 100, random() * 100 FROM generate_series(1, 100);
+	SELECT dp_attach('tr', ARRAY['x', 'y'], 2, 1.0, ARRAY[0, 0], ARRAY[100, 100]);
+});
+my $writer = $node->background_psql('postgres', on_error_stop => 1);
+$writer->query_safe('BEGIN');
+$writer->query_safe('INSERT INTO tr SELECT 50, 50 FROM generate_series(1, 7)');
+my $truncator = $node->background_psql('postgres', on_error_stop => 1);
+$truncator->query_until(qr/go/, "\\echo go\nTRUNCATE tr;\n");
+ok($node->poll_query_until('postgres',
+	q{SELECT count(*) > 0 FROM pg_locks WHERE relation = 'tr'::regclass AND NOT granted}),
+	'TRUNCATE waits for the writer');
+$writer->query_safe('COMMIT');
+$truncator->quit;
+is($node->safe_psql('postgres', 'SELECT count(*) FROM tr'), '0', 'TRUNCATE removed the writer\'s rows');
+is($node->safe_psql('postgres', "SELECT dp_verify('tr')"), 't',
+	'and their counts: the state equals a recount after TRUNCATE waited');
+$node->safe_psql('postgres', 'INSERT INTO tr SELECT random() * 100, random() * 100 FROM generate_series(1, 50)');
+$truncator = $node->background_psql('postgres', on_error_stop => 1);
+$truncator->query_safe('BEGIN ISOLATION LEVEL REPEATABLE READ');
+$truncator->query_safe('SELECT count(*) FROM pg_class');
+$node->safe_psql('postgres', 'INSERT INTO tr SELECT 50, 50 FROM generate_series(1, 7)');
+$truncator->query_safe('TRUNCATE tr');
+$truncator->query_safe('COMMIT');
+$truncator->quit;
+is($node->safe_psql('postgres', "SELECT count(*), dp_verify('tr') FROM tr"), '0|t',
+	'TRUNCATE in REPEATABLE READ negates rows committed after its snapshot');
+$writer->quit;
+
 $node->stop;
 done_testing();

@@ -198,6 +198,27 @@ like($err, qr/table "pts" is a shard of a coordinator's table/, 'a shard makes n
 ($ret, $out, $err) = $s1->psql('postgres', q{SET ROLE nobody; SELECT dp_shard_state('pts', '')});
 like($err, qr/permission denied to read the true state of shard table "pts"/,
 	'the true state is for roles that can read the tracked columns');
+# A role that row-level security confines to some rows reads none of the
+# state, which counts every row (with the policy off it gets past the check
+# to the fingerprint).
+$s1->safe_psql('postgres', q{
+	CREATE ROLE tenant;
+	GRANT SELECT ON pts TO tenant;
+	ALTER TABLE pts ENABLE ROW LEVEL SECURITY;
+	CREATE POLICY tenant_rows ON pts FOR SELECT TO tenant USING (id < 0);
+});
+($ret, $out, $err) = $s1->psql('postgres', q{SET ROLE tenant; SELECT dp_shard_state('pts', '')});
+like($err, qr/permission denied to read the true state of shard table "pts"\nDETAIL:  Row-level security/,
+	'row-level security keeps the true state from a role it confines');
+$s1->safe_psql('postgres', 'ALTER TABLE pts DISABLE ROW LEVEL SECURITY');
+($ret, $out, $err) = $s1->psql('postgres', q{SET ROLE tenant; SELECT dp_shard_state('pts', '')});
+like($err, qr/attached with another configuration than the coordinator's/,
+	'without the policy the same role passes the privilege check');
+$s1->safe_psql('postgres', q{
+	DROP POLICY tenant_rows ON pts;
+	REVOKE SELECT ON pts FROM tenant;
+	DROP ROLE tenant;
+});
 
 # Bad setups, refused with clear errors, leaving nothing attached.
 $s2->safe_psql('postgres', q{
