@@ -55,6 +55,11 @@ SELECT dp_release('nb_sph');
 SELECT count(*) AS centres, bool_and(array_length(center, 1) = 64) AS dims,
        max((SELECT sqrt(sum(x * x)) FROM unnest(center) x)) <= 1 + 1e-9 AS in_ball
 FROM dp_centers('nb_sph', 4);
+-- and so do the histogram's centres of cells without mass (count below 1),
+-- mapped back from the ball's narrower projected box
+SELECT count(*) > 0 AS empty_cells,
+       max((SELECT sqrt(sum(x * x)) FROM unnest(center) x)) <= 1 AS empty_centres_in_ball
+FROM dp_histogram('nb_sph') WHERE noisy_count < 1;
 
 -- a ball around the whole box bounds nothing more: stored as no bound
 CREATE TABLE nb_wide (v float8[]);

@@ -35,6 +35,7 @@ typedef struct DpkProjection
 	uint64_t	seed;			/* public */
 	double		half_width;		/* projected box [-w, w]^dhat */
 	double	   *mat;			/* dhat * d, row-major, orthonormal rows */
+	double	   *cols;			/* d * dhat: mat transposed (dpk_project_rows) */
 	double	   *offset;			/* dhat: P (1/2, ..., 1/2), to centre u */
 } DpkProjection;
 
@@ -64,6 +65,18 @@ uint64_t	dpk_projection_copy_seed(uint64_t seed, int r);
  */
 void		dpk_project_batch(const DpkProjection *p, const double *u, size_t n,
 							  double *t);
+
+/*
+ * The same images as dpk_project_batch up to rounding, but a row's image is
+ * bit for bit the same whatever batch it comes in and wherever it sits in it
+ * (a fixed-order dot product per coordinate; dgemm's kernels sum in an order
+ * that depends on the batch's size and the row's place).  Live captures use
+ * it: a row's insertion and its deletion, projected in different statements,
+ * must land in the same cell, or the row would touch more tree nodes than
+ * the sensitivity counts and dp_verify would see drift.
+ */
+void		dpk_project_rows(const DpkProjection *p, const double *u, size_t n,
+							 double *t);
 
 /*
  * Normalize raw points x (n * d, NaN-free, +-Inf allowed) in the box and

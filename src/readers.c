@@ -177,8 +177,9 @@ histogram_projected(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkCellMa
 	uint64		c;
 
 	dpk_tracked_config(tr, &cfg);
+	/* the table's projected box: a norm bound narrows it */
 	dpk_projection_init(&proj, tr->d, tr->dhat, dpk_projection_copy_seed(tr->proj_seed, 0),
-						DPK_LIVE_HALF_WIDTH);
+						cfg.half_width);
 	dpk_live_projected_level(&cfg, noisy, level, cnt, sums);
 	for (c = 0; c < ncells; c++)
 	{

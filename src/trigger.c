@@ -146,7 +146,10 @@ dpk_shape_set_tracked_lift(DpkShape *shape, const DpkTracked *tr)
 	shape->live.norm_shift = dpk_tracked_norm_shift(tr);
 }
 
-/* Project the buffered points, all copies, and count them (see live.h). */
+/*
+ * Project the buffered points, all copies, and count them (see live.h); row
+ * by row, so a row's cell does not depend on the statement it came in.
+ */
 void
 dpk_shape_flush(DpkShape *shape, DpkCellMap *map)
 {
@@ -159,8 +162,8 @@ dpk_shape_flush(DpkShape *shape, DpkCellMap *map)
 	if (shape->proj == NULL || shape->nbuf == 0)
 		return;
 	for (r = 0; r < copies; r++)
-		dpk_project_batch(&shape->proj[r], shape->ubuf, shape->nbuf,
-						  shape->tbuf + (size_t) r * shape->capbuf * dhat);
+		dpk_project_rows(&shape->proj[r], shape->ubuf, shape->nbuf,
+						 shape->tbuf + (size_t) r * shape->capbuf * dhat);
 	old = MemoryContextSwitchTo(shape->mapctx);
 	for (i = 0; i < shape->nbuf; i++)
 	{

@@ -14,7 +14,7 @@
  *	 copy r projects with dpk_projection_init(d, cfg.dhat,
  *		dpk_projection_copy_seed(cfg.proj_seed, r), DPK_LIVE_HALF_WIDTH = 0.75);
  *	 every inserted (+1) or deleted (-1) point: u = dpk_box_normalize on the
- *		box, its projections t (dpk_project_batch, one dgemm per copy and
+ *		box, its projections t (dpk_project_rows, as the capture, per copy and
  *		batch of up to 2048 points, as the triggers buffer them), then
  *		dpk_live_add_projected(&cfg, &state, u, t, sign);
  *	 release t: dpk_live_noisy_projected_box (stream on the table's key, zero
@@ -508,8 +508,8 @@ live_apply(Live *lv, const DpkBox *box, const double *pts, size_t from, size_t t
 			dpk_box_ball_clamp(d, lv->cfg.ball, lv->ubuf + i * d);
 		}
 		for (r = 0; r < copies; r++)
-			dpk_project_batch(&lv->proj[r], lv->ubuf, n,
-							  lv->tbuf + (size_t) r * BATCH * dhat);
+			dpk_project_rows(&lv->proj[r], lv->ubuf, n,
+							 lv->tbuf + (size_t) r * BATCH * dhat);
 		for (i = 0; i < n; i++)
 		{
 			for (r = 0; r < copies; r++)
