@@ -149,14 +149,26 @@ dpk_projection_copy_seed(uint64_t seed, int r)
 	return dpk_splitmix64(&st);
 }
 
+/*
+ * Projected coordinate k of a point whose image along row k is y (u P^T, u
+ * not centred): centred by the offset, scaled into [0,1] across the projected
+ * box [-w, w] and clamped onto its faces.
+ */
+static inline double
+projected_coordinate(const DpkProjection *p, int k, double y)
+{
+	double		w = p->half_width,
+				v = (y - p->offset[k] + w) * (1.0 / (2.0 * w));
+
+	return v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);
+}
+
 /* Project normalized points with dgemm (see projection.h). */
 void
 dpk_project_batch(const DpkProjection *p, const double *u, size_t n, double *t)
 {
 	int			d = p->d,
 				dhat = p->dhat;
-	double		w = p->half_width;
-	double		inv = 1.0 / (2.0 * w);
 	size_t		done = 0;
 
 	while (done < n)
@@ -174,11 +186,7 @@ dpk_project_batch(const DpkProjection *p, const double *u, size_t n, double *t)
 					1.0, u + done * d, d, p->mat, d, 0.0, out, dhat);
 		for (i = 0; i < rows; i++)
 			for (j = 0; j < dhat; j++)
-			{
-				double		v = (out[i * dhat + j] - p->offset[j] + w) * inv;
-
-				out[i * dhat + j] = v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);
-			}
+				out[i * dhat + j] = projected_coordinate(p, j, out[i * dhat + j]);
 		done += rows;
 	}
 }
@@ -195,8 +203,6 @@ dpk_project_rows(const DpkProjection *p, const double *u, size_t n, double *t)
 {
 	int			d = p->d,
 				dhat = p->dhat;
-	double		w = p->half_width;
-	double		inv = 1.0 / (2.0 * w);
 	double	   *acc = dpk_alloc(sizeof(double) * 2 * dhat);
 	size_t		i;
 	int			j,
@@ -229,11 +235,7 @@ dpk_project_rows(const DpkProjection *p, const double *u, size_t n, double *t)
 			for (k = 0; k < dhat; k++)
 				acc[k] += p->cols[(size_t) j * dhat + k] * x[j];
 		for (k = 0; k < dhat; k++)
-		{
-			double		v = (acc[k] + acc[dhat + k] - p->offset[k] + w) * inv;
-
-			out[k] = v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);
-		}
+			out[k] = projected_coordinate(p, k, acc[k] + acc[dhat + k]);
 	}
 	dpk_free(acc);
 }
