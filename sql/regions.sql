@@ -28,6 +28,10 @@ FROM (VALUES ('reg'), ('reg16'), ('regdel')) t(relname), dp_privacy_report(t.rel
 WHERE r.item = 'lifting' ORDER BY 1;
 SELECT dp_detach('regdel');
 DROP TABLE regdel;
+-- the configuration row marks the table too (state format 3), so a library
+-- that knows only cell releases refuses its releases
+SELECT relid, state_format FROM dpkmeans_internal.tracked
+WHERE relid IN ('reg'::regclass, 'reg16'::regclass) ORDER BY relid::text;
 
 -- releases with inserts between them, and one without
 SELECT dp_release('reg');
@@ -85,6 +89,22 @@ SELECT dp_release('reg');
 SELECT max(t) AS releases FROM dpkmeans_internal.releases WHERE relid = 'reg'::regclass;
 UPDATE dpkmeans_internal.regions SET state = (SELECT state FROM saved) WHERE relid = 'reg'::regclass;
 SELECT dp_release('reg');
+-- a missing region state is refused too: a cell release would publish the
+-- lifting sums a second time
+UPDATE saved SET state = (SELECT state FROM dpkmeans_internal.regions WHERE relid = 'reg'::regclass);
+DELETE FROM dpkmeans_internal.regions WHERE relid = 'reg'::regclass;
+SELECT dp_release('reg');
+SELECT max(t) AS releases FROM dpkmeans_internal.releases WHERE relid = 'reg'::regclass;
+INSERT INTO dpkmeans_internal.regions (relid, state) SELECT 'reg'::regclass, state FROM saved;
+-- a table attached before the mark (format 2 with a region state) lifts by
+-- regions and gets the mark at its next release
+UPDATE dpkmeans_internal.tracked SET state_format = 2 WHERE relid = 'reg'::regclass;
+SELECT dp_release('reg');
+SELECT state_format FROM dpkmeans_internal.tracked WHERE relid = 'reg'::regclass;
+SELECT count(*) AS region_rows FROM dpkmeans_internal.regions WHERE relid = 'reg'::regclass;
+-- the privacy report gives the scale the region sums are drawn with: the
+-- d coordinates and the region's count coordinate
+SELECT item, value FROM dp_privacy_report('reg') WHERE item LIKE 'sum %' ORDER BY item;
 
 -- the cells' table releases as before
 INSERT INTO reg16 (v) SELECT v[1:16] FROM reg WHERE id <= 100;

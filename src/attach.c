@@ -627,7 +627,7 @@ dp_attach(PG_FUNCTION_ARGS)
 	tr.proj_seed = cfg.proj_seed;
 	tr.norm_share = cfg.norm_share;
 	tr.sampler_version = DPK_SAMPLER_VERSION;
-	tr.state_format = DPK_STATE_FORMAT;
+	tr.state_format = regions ? DPK_STATE_FORMAT_REGIONS : DPK_STATE_FORMAT;
 	tr.trigger_format = DPK_TRIGGER_FORMAT;
 	dpk_home_current(&tr.home);
 	shape.level = cfg.level;

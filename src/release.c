@@ -116,12 +116,36 @@ check_formats(const DpkTracked *tr, const DpkLiveConfig *cfg)
 				 errdetail("Re-drawing the noise of tree nodes that earlier releases used "
 						   "would let the two draws be averaged."),
 				 errhint("Detach and re-attach the table to start a new history under this version.")));
-	if (tr->state_format > DPK_STATE_FORMAT)
+	if (tr->state_format > DPK_STATE_FORMAT_REGIONS)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("table \"%s\" has state format %d; this library reads up to %d",
-						get_rel_name(tr->relid), tr->state_format, DPK_STATE_FORMAT),
+						get_rel_name(tr->relid), tr->state_format, DPK_STATE_FORMAT_REGIONS),
 				 errhint("Install the dpkmeans library that attached it.")));
+}
+
+/*
+ * Whether a table lifts by regions, its region state in *state (read after
+ * the lock on its configuration row: a release or attach committed while
+ * this one waited is seen), and the state format its release stores in
+ * tr.  ERROR when the format marks it as lifting by regions and no region
+ * state is stored: a cell release would publish its lifting sums again.
+ * Tables attached by 0.6 before format 3 get the mark at their next release.
+ */
+static bool
+read_regions(DpkTracked *tr, const DpkLiveConfig *cfg, MemoryContext ctx, bytea **state)
+{
+	bool		regions = cfg->dhat > 0 && dpk_store_regions_read(tr->relid, true, ctx, state);
+
+	if (tr->state_format == DPK_STATE_FORMAT_REGIONS && !regions)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("dpkmeans state is corrupt"),
+				 errdetail("Table \"%s\" lifts by regions, but its region state is missing.",
+						   get_rel_name(tr->relid)),
+				 errhint("Run dp_detach and dp_attach for a new key and a new history.")));
+	tr->state_format = regions ? DPK_STATE_FORMAT_REGIONS : DPK_STATE_FORMAT;
+	return regions;
 }
 
 /*
@@ -209,6 +233,8 @@ make_release(Oid relid, Oid userid, int *horizon, bool *at_horizon)
 	uint8		nonce[DPK_NONCE_BYTES] = {0};
 	uint32		t;
 	uint64		i;
+	bytea	   *region_state = NULL;
+	bool		regions;
 
 	if (!dpk_store_read_tracked(relid, true, ctx, &tr))
 		dpk_store_not_attached(relid);
@@ -238,6 +264,7 @@ make_release(Oid relid, Oid userid, int *horizon, bool *at_horizon)
 	stream = palloc0(sizeof(DpkStream));
 	dpk_pg_stream_open(stream, key, nonce);
 	dpk_cellmap_init(&noisy_map, tr.d);
+	regions = read_regions(&tr, &cfg, ctx, &region_state);
 	if (cfg.dhat > 0)
 	{
 		/* Projected copies: noisy counts and lifting sums of every copy. */
@@ -246,9 +273,6 @@ make_release(Oid relid, Oid userid, int *horizon, bool *at_horizon)
 		double	   *psum = palloc_extended(total * tr.d * sizeof(double), MCXT_ALLOC_HUGE);
 		double		psumnorm;
 		uint64		seed;
-
-		bytea	   *region_state;
-		bool		regions = dpk_store_regions_read(relid, ctx, &region_state);
 
 		/* lifting by regions: the cells' counts alone (no per-cell sums) */
 		dpk_live_noisy_projected_box(&cfg, &box, key, released, t, stream, pcount,

@@ -83,7 +83,6 @@ report_gauss_budget(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveCo
 							"so that sigma^2 has an exact representation", cfg->norm_shift));
 }
 
-/* Rows on the guarantee, the epsilon split, levels and copies. */
 /* Whether a table lifts by regions (its row in dpkmeans_internal.regions). */
 static bool
 report_regions(Oid relid)
@@ -92,11 +91,12 @@ report_regions(Oid relid)
 	bool		regions;
 
 	dpk_store_begin(&sw);
-	regions = dpk_store_regions_read(relid, CurrentMemoryContext, NULL);
+	regions = dpk_store_regions_read(relid, false, CurrentMemoryContext, NULL);
 	dpk_store_end(&sw);
 	return regions;
 }
 
+/* Rows on the guarantee, the epsilon split, levels and copies. */
 static void
 report_budget(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *cfg)
 {
@@ -167,10 +167,27 @@ report_budget(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *
 static void
 report_noise(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *cfg)
 {
-	DpkScale	cs = tr->delta > 0.0 ? (DpkScale) {1, 1} : dpk_live_count_scale(cfg),
-				ss = tr->delta > 0.0 ? (DpkScale) {1, 1} : dpk_live_sum_scale(cfg);
+	DpkLiveConfig wide;
+	const DpkLiveConfig *scfg = cfg;	/* the sums' configuration */
+	int			sd = tr->d;		/* coordinates of a noised sum vector */
+	DpkScale	cs,
+				ss;
 	int			h = dpk_live_tree_levels(cfg);
 	char	   *units;
+	const char *regcount = "",
+			   *vec = "d";
+
+	/* lifting by regions: a region's count rides in its sum as coordinate d */
+	if (tr->dhat > 0 && tr->delta <= 0.0 && report_regions(tr->relid))
+	{
+		dpk_regions_sum_config(cfg, &wide);
+		scfg = &wide;
+		sd = tr->d + 1;
+		regcount = psprintf(", + %d for the region's count coordinate", DPK_LIFT_UNITS / 2);
+		vec = "(d + 1)";
+	}
+	cs = tr->delta > 0.0 ? (DpkScale) {1, 1} : dpk_live_count_scale(cfg);
+	ss = tr->delta > 0.0 ? (DpkScale) {1, 1} : dpk_live_sum_scale(scfg);
 
 	report_row(rsinfo, "size hint (public)", psprintf("%g", tr->size_hint));
 	report_row(rsinfo, "horizon T (releases)", psprintf("%d", tr->horizon));
@@ -207,21 +224,23 @@ report_noise(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *c
 	if (cfg->sum_l1 > 0.0 && cfg->ball > 0.0 &&
 		cfg->sum_l1 < dpk_live_box_sum_l1(&(DpkBox) {tr->d, tr->lower, tr->upper}))
 		report_row(rsinfo, "sum sensitivity (L1, one event, fixed-point units)",
-				   psprintf("%g = h x copies x %g%s (the norm bound: sqrt(d) x %.6g in l2, d = %d)",
-							dpk_live_sum_sensitivity(cfg), cfg->sum_l1,
-							tr->insert_only ? "" : " x 2", dpk_live_point_l2(cfg), tr->d));
+				   psprintf("%g = h x copies x %g%s (the norm bound: sqrt(d) x %.6g in l2, d = %d%s)",
+							dpk_live_sum_sensitivity(scfg), scfg->sum_l1,
+							tr->insert_only ? "" : " x 2", dpk_live_point_l2(cfg), tr->d,
+							regcount));
 	else if (cfg->sum_l1 > 0.0)
 		report_row(rsinfo, "sum sensitivity (L1, one event, fixed-point units)",
 				   psprintf("%g = h x copies x %g%s (centred lifting sums in metric positions: "
-							"each coordinate within %d w_j / w_max + 1 of the middle, d = %d)",
-							dpk_live_sum_sensitivity(cfg), cfg->sum_l1,
-							tr->insert_only ? "" : " x 2", DPK_LIFT_UNITS / 2, tr->d));
+							"each coordinate within %d w_j / w_max + 1 of the middle, d = %d%s)",
+							dpk_live_sum_sensitivity(scfg), scfg->sum_l1,
+							tr->insert_only ? "" : " x 2", DPK_LIFT_UNITS / 2, tr->d, regcount));
 	else
 		report_row(rsinfo, "sum sensitivity (l-infinity, one event, fixed-point units)",
 				   tr->dhat > 0
-				   ? psprintf("%g = h x copies x %d%s per coordinate (centred lifting sums, d = %d)",
-							  dpk_live_sum_sensitivity(cfg), DPK_LIFT_UNITS / 2,
-							  tr->insert_only ? "" : " x 2", tr->d)
+				   ? psprintf("%g = h x copies x %d%s per coordinate (centred lifting sums, d = %d%s)",
+							  dpk_live_sum_sensitivity(scfg), DPK_LIFT_UNITS / 2,
+							  tr->insert_only ? "" : " x 2", tr->d,
+							  sd > tr->d ? ", and the region's count coordinate" : "")
 				   : psprintf("%g = h x %d%s per coordinate (in-cell offsets, d = %d)",
 							  dpk_live_sum_sensitivity(cfg), DPK_REL_UNITS,
 							  tr->insert_only ? "" : " x 2", tr->d));
@@ -236,14 +255,14 @@ report_noise(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *c
 		report_row(rsinfo, "sum noise per tree node",
 				   psprintf("discrete Laplace per coordinate, scale %.6g (variance %.6g; %s)",
 							dpk_scale_value(ss), dpk_discrete_laplace_variance(ss), units));
-	else if (dpk_cube_noise_usable(ss, tr->d))
+	else if (dpk_cube_noise_usable(ss, sd))
 		report_row(rsinfo, "sum noise per tree node",
-				   psprintf("cube noise on the d-vector, P(z) ~ exp(-max|z_j| / %.6g) (variance %.6g per coordinate; %s)",
-							dpk_scale_value(ss), dpk_vector_noise_variance(ss, tr->d), units));
+				   psprintf("cube noise on the %s-vector, P(z) ~ exp(-max|z_j| / %.6g) (variance %.6g per coordinate; %s)",
+							vec, dpk_scale_value(ss), dpk_vector_noise_variance(ss, sd), units));
 	else
 		report_row(rsinfo, "sum noise per tree node",
-				   psprintf("discrete Laplace per coordinate, scale %.6g = d x %.6g (%s)",
-							dpk_scale_value(dpk_vector_l1_scale(ss, tr->d)), dpk_scale_value(ss),
+				   psprintf("discrete Laplace per coordinate, scale %.6g = %s x %.6g (%s)",
+							dpk_scale_value(dpk_vector_l1_scale(ss, sd)), vec, dpk_scale_value(ss),
 							units));
 }
 

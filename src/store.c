@@ -590,13 +590,15 @@ dpk_store_save_release(const DpkTracked *tr, uint32 t, uint64 state_pad,
 	values[1] = PointerGetDatum(dpk_store_map_bytea(&tr->state, store_v01 ? 0 : state_pad));
 	types[2] = INT4OID;
 	values[2] = Int32GetDatum((int32) t);
+	types[3] = INT4OID;
+	values[3] = Int32GetDatum(tr->state_format);
 	if (store_v01)
 		dpk_store_exec("UPDATE dpkmeans_internal.tracked SET state = $2, releases = $3 "
 				   "WHERE relid = $1::oid::regclass", 3, types, values, false, SPI_OK_UPDATE);
 	else
 		dpk_store_exec("UPDATE dpkmeans_internal.tracked SET state = $2, releases = $3, "
-				   "state_format = " CppAsString2(DPK_STATE_FORMAT)
-				   " WHERE relid = $1::oid::regclass", 3, types, values, false, SPI_OK_UPDATE);
+				   "state_format = $4 WHERE relid = $1::oid::regclass",
+				   4, types, values, false, SPI_OK_UPDATE);
 
 	types[1] = INT4OID;
 	values[1] = Int32GetDatum((int32) t);

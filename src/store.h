@@ -24,7 +24,10 @@
 /*
  * Versions of the persistent formats written by this library.  Stored per
  * table, so an upgrade that changes one can tell old tables apart.
- *	state/deltas: 1 = cell map "DPKCELL1", 2 = padded "DPKCELL2" (both read)
+ *	state/deltas: 1 = cell map "DPKCELL1", 2 = padded "DPKCELL2" (both read);
+ *	3 = format 2 in a table lifting by regions, whose row in
+ *	dpkmeans_internal.regions must exist (a library reading up to 2 refuses
+ *	its releases: cell releases of it would publish the lifting sums twice)
  *	trigger arguments: 1 = attribute numbers, 2 = column names, 3 = column
  *	names and, for projected tables, points in metric positions (the box's
  *	own geometry, dpk_box_to_metric); all read.  4 = the triggers of 3, and
@@ -33,6 +36,7 @@
  *	decided again at every release from the box)
  */
 #define DPK_STATE_FORMAT 2
+#define DPK_STATE_FORMAT_REGIONS 3
 #define DPK_TRIGGER_FORMAT 4
 
 /*
@@ -125,9 +129,11 @@ bool		dpk_store_has_regions(void);
 
 /*
  * Whether a table lifts by regions (src/live_regions.c); when state is not
- * NULL, its stored state, copied into ctx.
+ * NULL, its stored state, copied into ctx.  latest: read under a new
+ * snapshot (a release, after locking the table's configuration row, so as
+ * of the last committed release or attach), not the statement's.
  */
-bool		dpk_store_regions_read(Oid relid, MemoryContext ctx, bytea **state);
+bool		dpk_store_regions_read(Oid relid, bool latest, MemoryContext ctx, bytea **state);
 
 /* Store a table's region state (a new row or over its old one). */
 void		dpk_store_regions_write(Oid relid, const uint8 *buf, size_t len);

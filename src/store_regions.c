@@ -27,7 +27,7 @@ dpk_store_has_regions(void)
 
 /* Whether a table lifts by regions, its state copied into ctx (see store.h). */
 bool
-dpk_store_regions_read(Oid relid, MemoryContext ctx, bytea **state)
+dpk_store_regions_read(Oid relid, bool latest, MemoryContext ctx, bytea **state)
 {
 	Oid			types[1] = {OIDOID};
 	Datum		values[1] = {ObjectIdGetDatum(relid)};
@@ -38,7 +38,7 @@ dpk_store_regions_read(Oid relid, MemoryContext ctx, bytea **state)
 	if (!dpk_store_has_regions())
 		return false;
 	dpk_store_exec("SELECT state FROM dpkmeans_internal.regions WHERE relid = $1::oid::regclass",
-				   1, types, values, true, SPI_OK_SELECT);
+				   1, types, values, !latest, SPI_OK_SELECT);
 	if (SPI_processed == 0)
 		return false;
 	if (state == NULL)

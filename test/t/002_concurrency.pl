@@ -128,5 +128,40 @@ is($node->safe_psql('postgres', "SELECT count(*), dp_verify('tr') FROM tr"), '0|
 	'TRUNCATE in REPEATABLE READ negates rows committed after its snapshot');
 $writer->quit;
 
+# Two releases of a table lifting by regions, both waiting for the lock on
+# its configuration row: the second must read the region state the first
+# stored, not the one of its own starting snapshot (else it fails, and so
+# does every release after it).
+$node->safe_psql('postgres', q{
+	CREATE TABLE reg (v float8[]);
+	INSERT INTO reg SELECT (SELECT array_agg((i % 4) * 20 + 20 + (random() - 0.5) * 4 + 0 * j)
+	                        FROM generate_series(1, 64) j)
+	FROM generate_series(1, 2000) i;
+	SELECT dp_attach('reg', ARRAY['v'], 4, 1.0, array_fill(0::float8, ARRAY[64]),
+	                 array_fill(100::float8, ARRAY[64]), mode => 'insert_only');
+});
+is($node->safe_psql('postgres', q{SELECT count(*) FROM dpkmeans_internal.regions}), '1',
+	'the 64-column insert-only table lifts by regions');
+my $locker = $node->background_psql('postgres', on_error_stop => 1);
+$locker->query_safe('BEGIN');
+$locker->query_safe(q{SELECT 1 FROM dpkmeans_internal.tracked WHERE relid = 'reg'::regclass FOR UPDATE});
+my @releasers;
+for my $i (1, 2) {
+	my $releaser = $node->background_psql('postgres', on_error_stop => 0);
+	$releaser->query_until(qr/go/, "\\echo go\nSELECT dp_release('reg');\n");
+	push @releasers, $releaser;
+}
+ok($node->poll_query_until('postgres',
+	q{SELECT count(*) = 2 FROM pg_stat_activity
+	  WHERE backend_type = 'dpkmeans release' AND wait_event_type = 'Lock'}),
+	'both release workers wait for the configuration row');
+$locker->query_safe('COMMIT');
+$locker->quit;
+$_->quit for @releasers;
+is($node->safe_psql('postgres', q{SELECT string_agg(t::text, ',' ORDER BY t)
+	FROM (SELECT DISTINCT t FROM dpkmeans_internal.releases WHERE relid = 'reg'::regclass) r}), '1,2',
+	'both releases were made, one after the other');
+is($node->safe_psql('postgres', "SELECT dp_release('reg')"), '3', 'and the next one too');
+
 $node->stop;
 done_testing();
