@@ -633,9 +633,8 @@ dp_attach(PG_FUNCTION_ARGS)
 	shape.level = cfg.level;
 	if (cfg.dhat > 0)
 	{
-		dpk_shape_set_projection(&shape, cfg.dhat, cfg.copies, cfg.proj_seed,
-								 DPK_LIVE_HALF_WIDTH, true);
-		dpk_shape_set_ball(&shape, tr.norm_bound);
+		dpk_shape_set_projection(&shape, cfg.dhat, cfg.copies, cfg.proj_seed, true,
+								 tr.norm_bound);
 		shape.live.norm_shift = cfg.norm_shift;
 	}
 

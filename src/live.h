@@ -55,20 +55,17 @@ typedef struct DpkShape
 } DpkShape;
 
 /*
- * Switch a shape to projected cells (dhat > 0): points are buffered and
- * projected a batch at a time with cblas_dgemm; with box_metric (trigger
- * format 3) in metric positions (dpk_box_to_metric).
+ * Switch a shape to projected cells (dhat > 0), `copies` copies of the
+ * projection of `seed` (dpk_live_projection): with box_metric (trigger
+ * format 3) points in metric positions (dpk_box_to_metric); with a norm
+ * bound (norm_bound > 0, in the columns' units) moved into the ball of that
+ * radius around the box's middle before they are projected and counted
+ * (dpk_box_ball_clamp, radius dpk_live_use_ball's), the projected box then
+ * the ball's narrower one.  Points are buffered and projected a batch at a
+ * time, each row on its own (dpk_project_rows).
  */
 void		dpk_shape_set_projection(DpkShape *shape, int dhat, int copies,
-									 uint64_t seed, double half_width, bool box_metric);
-
-/*
- * A norm bound for a projected shape (norm_bound > 0, in the columns'
- * units): its points are moved into the ball of that radius around the
- * box's middle before they are projected and counted (dpk_box_ball_clamp,
- * radius dpk_live_use_ball's).  Call after dpk_shape_set_projection.
- */
-void		dpk_shape_set_ball(DpkShape *shape, double norm_bound);
+									 uint64_t seed, bool box_metric, double norm_bound);
 
 /*
  * A projected tracked table's projection, norm bound and norm counter unit

@@ -639,6 +639,14 @@ dpk_live_use_ball(DpkLiveConfig *cfg, const DpkBox *box, double norm_bound)
 							   DPK_BALL_HALF_WIDTH * cfg->ball / sqrt((double) box->d));
 }
 
+/* Copy r of a projected table's projection (see live_core.h). */
+void
+dpk_live_projection(const DpkLiveConfig *cfg, int r, DpkProjection *p)
+{
+	dpk_projection_init(p, cfg->d, cfg->dhat, dpk_projection_copy_seed(cfg->proj_seed, r),
+						cfg->half_width);
+}
+
 /* One point's l2 bound in lifting units (see live_core.h). */
 double
 dpk_live_point_l2(const DpkLiveConfig *cfg)
@@ -825,8 +833,7 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 	width2 = dpk_live_width2(cfg, box);
 	for (r = 0; r < cfg->copies; r++)
 	{
-		dpk_projection_init(&proj[r], d, cfg->dhat, dpk_projection_copy_seed(cfg->proj_seed, r),
-							cfg->half_width);
+		dpk_live_projection(cfg, r, &proj[r]);
 		for (c = 0; c < ncells * d; c++)
 			nsum[r * ncells * d + c] = sum[(size_t) r * ncells * d + c] / DPK_LIFT_UNITS;
 		memcpy(ncount + r * ncells, count + (size_t) r * ncells, ncells * sizeof(double));

@@ -423,6 +423,15 @@ void		dpk_live_use_sum_l1(DpkLiveConfig *cfg, const DpkBox *box);
  */
 void		dpk_live_use_ball(DpkLiveConfig *cfg, const DpkBox *box, double norm_bound);
 
+/*
+ * Copy r of a projected table's projection: the copy's seed of
+ * cfg->proj_seed and the table's projected box (cfg->half_width, narrowed
+ * by a norm bound).  Every capture, release and reader builds it here, so
+ * the cells a row is counted in and the cells a release maps back agree.
+ */
+struct DpkProjection;
+void		dpk_live_projection(const DpkLiveConfig *cfg, int r, struct DpkProjection *p);
+
 /* dpk_lift_point_l2 of the table's d and ball. */
 double		dpk_live_point_l2(const DpkLiveConfig *cfg);
 

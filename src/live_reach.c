@@ -156,8 +156,7 @@ dpk_live_reach_mask(const DpkLiveConfig *cfg, const DpkBox *box)
 	{
 		DpkProjection p;
 
-		dpk_projection_init(&p, cfg->d, cfg->dhat, dpk_projection_copy_seed(cfg->proj_seed, r),
-							cfg->half_width);
+		dpk_live_projection(cfg, r, &p);
 		dpk_live_projected_reach(&p, half_range, 1 << cfg->level, reach + (size_t) r * ncells);
 		dpk_projection_free(&p);
 	}

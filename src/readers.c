@@ -178,8 +178,7 @@ histogram_projected(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkCellMa
 
 	dpk_tracked_config(tr, &cfg);
 	/* the table's projected box: a norm bound narrows it */
-	dpk_projection_init(&proj, tr->d, tr->dhat, dpk_projection_copy_seed(tr->proj_seed, 0),
-						cfg.half_width);
+	dpk_live_projection(&cfg, 0, &proj);
 	dpk_live_projected_level(&cfg, noisy, level, cnt, sums);
 	for (c = 0; c < ncells; c++)
 	{

@@ -183,8 +183,7 @@ release_regions(const DpkTracked *tr, const DpkLiveConfig *cfg, const DpkBox *bo
 				 errhint("Run dp_detach and dp_attach on the table.")));
 	/* the histogram keeps every cell's noisy count: zero the copy */
 	memcpy(count, pcount, ncells * sizeof(double));
-	dpk_projection_init(&proj, cfg->d, cfg->dhat, dpk_projection_copy_seed(cfg->proj_seed, 0),
-						cfg->half_width);
+	dpk_live_projection(cfg, 0, &proj);
 	cells = dpk_live_zero_unreachable(cfg, box, &proj, count, psum);
 	dpk_regions_release(&rs, cfg, box, &proj, key, t, released, count, cells, psumnorm, seed,
 						rel, psum, &rows);

@@ -92,8 +92,9 @@ dpk_shape_bind(DpkShape *shape, Relation rel, char **colnames)
 /* Projected cells for a high-dimensional table (see live.h). */
 void
 dpk_shape_set_projection(DpkShape *shape, int dhat, int copies, uint64_t seed,
-						 double half_width, bool box_metric)
+						 bool box_metric, double norm_bound)
 {
+	DpkBox		box = {shape->d, shape->lower, shape->upper};
 	int			r;
 
 	shape->live.level = shape->level;
@@ -101,37 +102,16 @@ dpk_shape_set_projection(DpkShape *shape, int dhat, int copies, uint64_t seed,
 	shape->live.dhat = dhat;
 	shape->live.copies = copies;
 	shape->live.proj_seed = seed;
-	shape->live.half_width = half_width;
+	shape->live.half_width = DPK_LIVE_HALF_WIDTH;
+	dpk_live_use_ball(&shape->live, &box, norm_bound);
 	shape->proj = palloc(copies * sizeof(DpkProjection));
 	for (r = 0; r < copies; r++)
-		dpk_projection_init(&shape->proj[r], shape->d, dhat,
-							dpk_projection_copy_seed(seed, r), half_width);
+		dpk_live_projection(&shape->live, r, &shape->proj[r]);
 	shape->capbuf = 2048;
 	shape->ubuf = palloc((size_t) shape->capbuf * shape->d * sizeof(double));
 	shape->sbuf = palloc(shape->capbuf * sizeof(int));
 	shape->tbuf = palloc((size_t) shape->capbuf * dhat * copies * sizeof(double));
 	shape->tall = palloc((size_t) dhat * copies * sizeof(double));
-}
-
-/* A norm bound for a projected shape (see live.h). */
-void
-dpk_shape_set_ball(DpkShape *shape, double norm_bound)
-{
-	DpkBox		box = {shape->d, shape->lower, shape->upper};
-	double		hw = shape->live.half_width;
-	int			r;
-
-	dpk_live_use_ball(&shape->live, &box, norm_bound);
-	if (shape->live.half_width == hw)
-		return;
-	/* the ball's narrower projected box */
-	for (r = 0; r < shape->live.copies; r++)
-	{
-		dpk_projection_free(&shape->proj[r]);
-		dpk_projection_init(&shape->proj[r], shape->d, shape->live.dhat,
-							dpk_projection_copy_seed(shape->live.proj_seed, r),
-							shape->live.half_width);
-	}
 }
 
 /* A tracked table's projection, ball and norm unit (see live.h). */
@@ -140,9 +120,8 @@ dpk_shape_set_tracked_lift(DpkShape *shape, const DpkTracked *tr)
 {
 	if (tr->dhat <= 0)
 		return;
-	dpk_shape_set_projection(shape, tr->dhat, tr->copies, tr->proj_seed, DPK_LIVE_HALF_WIDTH,
-							 tr->trigger_format >= 3);
-	dpk_shape_set_ball(shape, tr->norm_bound);
+	dpk_shape_set_projection(shape, tr->dhat, tr->copies, tr->proj_seed,
+							 tr->trigger_format >= 3, tr->norm_bound);
 	shape->live.norm_shift = dpk_tracked_norm_shift(tr);
 }
 
@@ -398,8 +377,7 @@ dpk_shape_from_trigger(DpkShape *shape, TriggerData *td)
 	dpk_shape_init(shape, td->tg_relation, d, level, attnums, ncols, lo, hi);
 	if (dhat > 0)
 	{
-		dpk_shape_set_projection(shape, dhat, copies, seed, DPK_LIVE_HALF_WIDTH, metric);
-		dpk_shape_set_ball(shape, norm_bound);
+		dpk_shape_set_projection(shape, dhat, copies, seed, metric, norm_bound);
 		shape->live.norm_shift = norm_shift;
 	}
 	/* kept with the cached shape: a partition's root is found once */
