@@ -366,9 +366,13 @@ check_state_privileges(const DpkTracked *tr)
 }
 
 /*
- * dp_shard_state(tbl, fingerprint): fold the shard table's pending deltas
- * into its state (committed with the caller's transaction; folding never
- * changes state + deltas) and return the state, un-noised.  The caller's
+ * dp_shard_state(tbl, fingerprint): the shard table's state plus its
+ * pending deltas, un-noised.  The table's owner (the role the coordinator's
+ * user maps to) also folds the deltas into the state, committed with its
+ * transaction (folding never changes state + deltas), under the lock on the
+ * configuration row; any other reader of the tracked columns reads both
+ * under its statement's snapshot and takes no lock, so an open transaction
+ * of its own cannot hold up the coordinator's releases.  The caller's
  * configuration fingerprint must match the shard's.
  */
 PG_FUNCTION_INFO_V1(dp_shard_state);
@@ -383,6 +387,7 @@ dp_shard_state(PG_FUNCTION_ARGS)
 	bytea	   *out;
 	MemoryContext callerctx = CurrentMemoryContext;
 	bool		marked;
+	bool		owner = pg_class_ownercheck(relid, GetUserId());
 
 	if (PG_ARGISNULL(1))
 		ereport(ERROR,
@@ -391,7 +396,7 @@ dp_shard_state(PG_FUNCTION_ARGS)
 	fingerprint = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	dpk_store_begin(&sw);
 	marked = dpk_store_shard_is_marked(relid);
-	if (marked && !dpk_store_read_tracked(relid, true, callerctx, &tr))
+	if (marked && !dpk_store_read_tracked(relid, owner, callerctx, &tr))
 		marked = false;
 	dpk_store_end(&sw);
 	if (!marked)
@@ -413,10 +418,15 @@ dp_shard_state(PG_FUNCTION_ARGS)
 	{
 		MemoryContext old = MemoryContextSwitchTo(callerctx);
 
-		dpk_store_fold_deltas(relid, &tr.state);
+		if (owner)
+			dpk_store_fold_deltas(relid, &tr.state);
+		else
+			dpk_store_add_deltas(relid, &tr.state);
 		MemoryContextSwitchTo(old);
 	}
-	dpk_store_set_state(relid, &tr.state, dpk_pad_cells(&cfg, dpk_state_rows(&cfg, &tr.state)));
+	if (owner)
+		dpk_store_set_state(relid, &tr.state,
+							dpk_pad_cells(&cfg, dpk_state_rows(&cfg, &tr.state)));
 	dpk_store_end(&sw);
 	out = dpk_store_map_bytea(&tr.state, 0);
 	PG_RETURN_BYTEA_P(out);

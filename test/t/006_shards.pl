@@ -214,6 +214,30 @@ $s1->safe_psql('postgres', 'ALTER TABLE pts DISABLE ROW LEVEL SECURITY');
 ($ret, $out, $err) = $s1->psql('postgres', q{SET ROLE tenant; SELECT dp_shard_state('pts', '')});
 like($err, qr/attached with another configuration than the coordinator's/,
 	'without the policy the same role passes the privilege check');
+# A reader that is not the owner takes no lock: with its transaction left
+# open after a successful call, the configuration row can still be locked
+# (as the coordinator's release does through the owner's role).
+my $fp = $s1->safe_psql('postgres', q{
+	SELECT format('d=%s level=%s dhat=%s copies=%s seed=%s mode=%s', d, level, dhat, copies,
+	              proj_seed, mode)
+	       || (SELECT string_agg(format(' box%s=%s:%s', i - 1, lower[i], upper[i]), '' ORDER BY i)
+	           FROM generate_subscripts(lower, 1) i)
+	       || (SELECT string_agg(' col=' || quote_ident(c), '' ORDER BY n)
+	           FROM unnest(columns) WITH ORDINALITY u(c, n))
+	FROM dpkmeans_internal.tracked WHERE relid = 'pts'::regclass});
+my $tenant = $s1->background_psql('postgres', on_error_stop => 1);
+$tenant->query_safe('SET ROLE tenant');
+$tenant->query_safe('BEGIN');
+is($tenant->query_safe(qq{SELECT length(dp_shard_state('pts', '$fp')) > 0}), 't',
+	'a reader of the tracked columns gets the state');
+($ret, $out, $err) = $s1->psql('postgres', q{SET lock_timeout = '3s';
+	SELECT 1 FROM dpkmeans_internal.tracked WHERE relid = 'pts'::regclass FOR NO KEY UPDATE});
+is($ret, 0, 'and holds no lock on the configuration row while its transaction is open')
+	or diag($err);
+$tenant->query_safe('COMMIT');
+$tenant->quit;
+is(as_app(q{SELECT dp_release('pts')}), '4', 'the coordinator releases');
+is(as_app(q{SELECT dp_verify('pts')}), 't', 'and every server recounts');
 $s1->safe_psql('postgres', q{
 	DROP POLICY tenant_rows ON pts;
 	REVOKE SELECT ON pts FROM tenant;
