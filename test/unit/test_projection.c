@@ -169,8 +169,9 @@ test_projection(void)
  * alone, in a batch of 2 048, or in batches of other sizes at other offsets
  * (a row inserted by one statement and deleted by another lands in the same
  * cell), and equals dpk_project_batch up to rounding.  At the shapes of live
- * tables, d = 16 .. 384 with dhat = 6, and with an identical row repeated
- * inside the batch.
+ * tables, d = 16 .. 384 with dhat = 6.  Identical rows anywhere in any
+ * batches then project to the same bits too (each equals its image alone),
+ * so that needs no check of its own: one passed with dgemm as well.
  */
 static void
 test_project_rows(void)
@@ -197,8 +198,6 @@ test_project_rows(void)
 		dpk_projection_init(&p, d, dhat, 7 + (uint64_t) d, 0.75);
 		for (r = 0; r < n * d; r++)
 			u[r] = test_uniform();
-		/* row 1 000 repeats row 10 */
-		memcpy(u + (size_t) 1000 * d, u + (size_t) 10 * d, sizeof(double) * d);
 		for (r = 0; r < n; r++)
 			dpk_project_rows(&p, u + r * d, 1, alone + r * dhat);
 		for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
@@ -216,9 +215,6 @@ test_project_rows(void)
 		}
 		CHECK(bits == 0, "d = %d: rows project to the same bits in every batch size (%zu sizes differ)",
 			  d, bits);
-		CHECK(memcmp(alone + (size_t) 10 * dhat, alone + (size_t) 1000 * dhat,
-					 sizeof(double) * dhat) == 0,
-			  "d = %d: an identical row projects to the same bits", d);
 		dpk_project_batch(&p, u, n, gemm);
 		for (r = 0; r < n * dhat; r++)
 			maxdiff = fmax(maxdiff, fabs(gemm[r] - alone[r]));
