@@ -104,6 +104,8 @@ typedef struct DpkWalCapture
 	XLogRecPtr	lsn;
 	char		prev_identity;	/* pg_class.relreplident before dp_attach */
 	Oid			prev_index;		/* its index when it was 'i' */
+	bool		lsn_committed;	/* lsn was not set by the current transaction
+								 * (read only by dpk_store_wal_read) */
 } DpkWalCapture;
 
 /* src/store_wal.c: whether wal_capture exists (0.3 objects). */

@@ -9,6 +9,7 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
@@ -38,7 +39,7 @@ dpk_store_wal_read(Oid relid, DpkWalCapture *wc)
 
 	if (!dpk_store_has_wal())
 		return false;
-	dpk_store_exec("SELECT slot_name::text, lsn, prev_identity, prev_index::oid "
+	dpk_store_exec("SELECT slot_name::text, lsn, prev_identity, prev_index::oid, xmin "
 			 "FROM dpkmeans_internal.wal_capture WHERE relid = $1::oid::regclass",
 			 1, types, values, true, SPI_OK_SELECT);
 	if (SPI_processed == 0)
@@ -53,6 +54,10 @@ dpk_store_wal_read(Oid relid, DpkWalCapture *wc)
 													SPI_tuptable->tupdesc, 4, &isnull));
 	if (isnull)
 		wc->prev_index = InvalidOid;
+	/* a sync earlier in this transaction: its position may yet roll back */
+	wc->lsn_committed = !TransactionIdIsCurrentTransactionId(
+		DatumGetTransactionId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 5,
+											&isnull)));
 	return true;
 }
 

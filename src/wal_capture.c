@@ -388,8 +388,12 @@ dpk_wal_sync(const DpkTracked *tr, XLogRecPtr *counted_to)
 		 * decoding then skips the transactions counted already without
 		 * replaying them, and the WAL before them can be removed.  This
 		 * sync's position is confirmed by the next one, after its commit.
+		 * Not a position this transaction stored (a second sync in one
+		 * transaction): a rollback would undo it but not the slot's move,
+		 * and the changes counted in between would be lost.  The sink
+		 * skips them by `from` all the same.
 		 */
-		if (wc.lsn > MyReplicationSlot->data.confirmed_flush)
+		if (wc.lsn_committed && wc.lsn > MyReplicationSlot->data.confirmed_flush)
 		{
 			LogicalConfirmReceivedLocation(wc.lsn);
 			ReplicationSlotMarkDirty();

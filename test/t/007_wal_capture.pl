@@ -67,6 +67,18 @@ my ($rc) = $node->psql('postgres',
 isnt($rc, 0, 'a failing statement fails');
 is(sql("SELECT dp_verify('pts')"), 't', 'rollbacks, savepoints and a failing statement leave nothing');
 
+# Two syncs in one transaction, rolled back: the second must not move the
+# slot to the first one's position, which the rollback undoes.
+sql(q{INSERT INTO pts (x, y) SELECT 9, 9 FROM generate_series(1, 40)});
+is(sql(q{BEGIN; SELECT dp_verify('pts'); SELECT dp_verify('pts'); ROLLBACK;}), "t\nt",
+	'two syncs in one transaction');
+is(sql("SELECT dp_verify('pts')"), 't', 'after its rollback nothing counted in it is lost');
+sql(q{INSERT INTO pts (x, y) SELECT 8, 8 FROM generate_series(1, 40)});
+($rc) = $node->psql('postgres',
+	"SELECT dp_capture_sync('pts') IS NOT NULL, dp_capture_sync('pts') IS NOT NULL, 1 / 0");
+isnt($rc, 0, 'a statement with two syncs fails');
+is(sql("SELECT dp_verify('pts')"), 't', 'and loses nothing');
+
 # TRUNCATE (its rows are not in the WAL): everything counted before it goes.
 sql(q{
 	BEGIN;
