@@ -34,3 +34,26 @@ $$;
 REVOKE ALL ON FUNCTION dpkmeans_internal.on_sql_drop_regions() FROM PUBLIC;
 CREATE EVENT TRIGGER dpkmeans_sql_drop_regions ON sql_drop
 EXECUTE FUNCTION dpkmeans_internal.on_sql_drop_regions();
+
+-- ---------------------------------------------------------------------------
+-- The guards fire in every session: a session with session_replication_role
+-- = replica skips event triggers left at their default, and would otherwise
+-- alter or drop tracked columns, disable the capture, attach a partition
+-- without capture or leave a dropped table's rows behind.
+-- ---------------------------------------------------------------------------
+ALTER EVENT TRIGGER dpkmeans_sql_drop ENABLE ALWAYS;
+ALTER EVENT TRIGGER dpkmeans_guard_ddl ENABLE ALWAYS;
+ALTER EVENT TRIGGER dpkmeans_partition_ddl ENABLE ALWAYS;
+ALTER EVENT TRIGGER dpkmeans_sql_drop_shards ENABLE ALWAYS;
+ALTER EVENT TRIGGER dpkmeans_sql_drop_wal ENABLE ALWAYS;
+ALTER EVENT TRIGGER dpkmeans_wal_drop_extension ENABLE ALWAYS;
+ALTER EVENT TRIGGER dpkmeans_sql_drop_regions ENABLE ALWAYS;
+
+-- ---------------------------------------------------------------------------
+-- A partition created in or attached to an attached tree gets a clone of
+-- the root's row trigger, which PostgreSQL checks EXECUTE for as the role
+-- running the DDL: the tables' owners need it.  A trigger function cannot be
+-- called outside a trigger, and this one counts only what a logical
+-- replication worker applies (src/trigger.c).
+-- ---------------------------------------------------------------------------
+GRANT EXECUTE ON FUNCTION dpkmeans_internal.capture_row() TO PUBLIC;

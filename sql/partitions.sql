@@ -156,3 +156,38 @@ SELECT dp_detach('m');
 SELECT count(*) AS left_on_m FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
 WHERE t.tgname LIKE 'dpkmeans%' AND c.relname ~ '^m[0-9]?[ab]?$';
 SELECT dp_detach('flat'), dp_detach('io');
+
+-- an owner that is not a superuser adds and attaches partitions of its
+-- attached tree (each new partition gets the root's row trigger, whose
+-- function it may execute)
+CREATE ROLE dpk_part_owner;
+GRANT CREATE ON SCHEMA public TO dpk_part_owner;
+SET ROLE dpk_part_owner;
+CREATE TABLE po (id int, x float8, y float8) PARTITION BY RANGE (id);
+SELECT dp_attach('po', ARRAY['x', 'y'], 2, 1.0, ARRAY[0, 0], ARRAY[10, 10], horizon => 16);
+CREATE TABLE po1 PARTITION OF po FOR VALUES FROM (0) TO (100);
+CREATE TABLE po2 (id int, x float8, y float8);
+INSERT INTO po2 SELECT i, 3, 3 FROM generate_series(100, 140) i;
+ALTER TABLE po ATTACH PARTITION po2 FOR VALUES FROM (100) TO (200);
+INSERT INTO po SELECT i, 1, 1 FROM generate_series(1, 20) i;
+SELECT dp_verify('po') AS verify, (SELECT count(*) FROM po) AS po_rows;
+SELECT dp_detach('po');
+DROP TABLE po;
+RESET ROLE;
+REVOKE CREATE ON SCHEMA public FROM dpk_part_owner;
+DROP ROLE dpk_part_owner;
+
+-- the guards also fire in a session with session_replication_role = replica
+CREATE TABLE rr (id int, x float8, y float8) PARTITION BY RANGE (id);
+CREATE TABLE rr1 PARTITION OF rr FOR VALUES FROM (0) TO (100);
+CREATE TABLE rr2 (id int, x float8, y float8);
+INSERT INTO rr2 SELECT i, 3, 3 FROM generate_series(100, 149) i;
+SELECT dp_attach('rr', ARRAY['x', 'y'], 2, 1.0, ARRAY[0, 0], ARRAY[10, 10], horizon => 16);
+SET session_replication_role = replica;
+ALTER TABLE rr ALTER COLUMN x TYPE int;
+ALTER TABLE rr1 DISABLE TRIGGER ALL;
+ALTER TABLE rr ATTACH PARTITION rr2 FOR VALUES FROM (100) TO (200);
+RESET session_replication_role;
+SELECT dp_verify('rr') AS verify, (SELECT count(*) FROM rr) AS rr_rows;
+SELECT dp_detach('rr');
+DROP TABLE rr;

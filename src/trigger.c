@@ -605,7 +605,10 @@ dpk_capture_row(PG_FUNCTION_ARGS)
 		dpk_shape_add_slot(&shape, &map, td->tg_newslot, +1);
 	dpk_shape_flush(&shape, &map);
 	dpk_store_begin(&sw);
-	dpk_store_append_delta(shape.capture_root, &map, dpk_pad_cells(&shape.live, 1));
+	/* an UPDATE is two rows: padded alike whether or not it moved the point */
+	dpk_store_append_delta(shape.capture_root, &map,
+						   dpk_pad_cells(&shape.live,
+										 TRIGGER_FIRED_BY_UPDATE(td->tg_event) ? 2 : 1));
 	dpk_store_end(&sw);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(ctx);

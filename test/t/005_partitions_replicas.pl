@@ -73,6 +73,16 @@ is($sub->safe_psql('postgres', "SELECT dp_release('trips') > 0 AND dp_release('e
 is($sub->safe_psql('postgres', "SELECT count(*) FROM dp_centers('events', 3)"), '3',
 	'centres of the replicated partitioned table');
 
+# An applied UPDATE is padded as two rows whether it moves the point to
+# another cell or not: the deltas' sizes do not tell which.
+$pub->safe_psql('postgres', 'UPDATE trips SET x = x WHERE id = 1');
+$pub->safe_psql('postgres', 'UPDATE trips SET x = 99, y = 99 WHERE id = 1');
+$pub->wait_for_catchup('sub');
+is($sub->safe_psql('postgres', q{SELECT count(*) || ' ' || count(DISTINCT octet_length(payload))
+	FROM dpkmeans_internal.delta WHERE relid = 'trips'::regclass}), '2 1',
+	'an applied UPDATE that moves a point is as long as one that does not');
+is($sub->safe_psql('postgres', "SELECT dp_verify('trips')"), 't', 'both counted');
+
 # Writes in an ordinary session under session_replication_role = replica
 # (no row trigger counts there, the statement triggers still do).
 $sub->safe_psql('postgres', q{
