@@ -54,7 +54,7 @@ attached_config(Oid relid)
 		return NULL;
 	tr = palloc0(sizeof(DpkTracked));
 	dpk_store_begin(&sw);
-	attached = dpk_store_read_tracked(relid, false, CurrentMemoryContext, tr);
+	attached = dpk_store_read_config(relid, CurrentMemoryContext, tr);
 	dpk_store_end(&sw);
 	return attached ? tr : NULL;
 }

@@ -66,7 +66,7 @@ dpk_reader_begin(Oid relid, bool need_release, MemoryContext ctx, DpkTracked *tr
 				 errdetail("Only the table's owner, superusers and roles granted reading may read them."),
 				 errhint("The table's owner grants reading with dp_grant_reader('%s', role).",
 						 get_rel_name(relid))));
-	if (!dpk_store_read_tracked(relid, false, ctx, tr))
+	if (!dpk_store_read_config(relid, ctx, tr))
 		dpk_store_not_attached(relid);
 	if (need_release)
 		dpk_reader_require_release(tr);

@@ -219,21 +219,24 @@ dpk_store_merge_bytea(DpkCellMap *m, bytea *b, int sign)
 				 errdetail("A stored cell map is malformed or has another dimension.")));
 }
 
-/* The tracked columns read by dpk_store_read_tracked, by version. */
+/*
+ * The tracked columns read by dpk_store_read_tracked, by version; %s is the
+ * state column or its stand-in.
+ */
 #define TRACKED_COLUMNS_01 \
 	"d, k, epsilon, lower, upper, horizon, mode, size_hint, level, sum_share, " \
-	"releases, columns, state, dhat, copies, proj_seed, norm_share, " \
+	"releases, columns, %s dhat, copies, proj_seed, norm_share, " \
 	"1 AS sampler_version, 1 AS state_format, NULL::bigint AS home_system_id, " \
 	"NULL::int AS home_timeline, NULL::oid AS home_database, 0::float8 AS delta, " \
 	"1 AS trigger_format, 2 AS tree_arity "
 #define TRACKED_COLUMNS_02 \
 	"d, k, epsilon, lower, upper, horizon, mode, size_hint, level, sum_share, " \
-	"releases, columns, state, dhat, copies, proj_seed, norm_share, " \
+	"releases, columns, %s dhat, copies, proj_seed, norm_share, " \
 	"sampler_version, state_format, home_system_id, home_timeline, home_database, " \
 	"0::float8 AS delta, trigger_format, 2 AS tree_arity "
 #define TRACKED_COLUMNS_03 \
 	"d, k, epsilon, lower, upper, horizon, mode, size_hint, level, sum_share, " \
-	"releases, columns, state, dhat, copies, proj_seed, norm_share, " \
+	"releases, columns, %s dhat, copies, proj_seed, norm_share, " \
 	"sampler_version, state_format, home_system_id, home_timeline, home_database, delta, " \
 	"trigger_format, "
 #define TRACKED_ARITY "tree_arity "
@@ -242,9 +245,30 @@ dpk_store_merge_bytea(DpkCellMap *m, bytea *b, int sign)
 #define TRACKED_SELECT(columns) \
 	"SELECT " columns "FROM dpkmeans_internal.tracked WHERE relid = $1::oid::regclass"
 
-/* Read a table's configuration (see store.h). */
+static bool read_tracked(Oid relid, bool lock, bool with_state, MemoryContext ctx,
+						 DpkTracked *tr);
+
+/* Read a table's configuration and state (see store.h). */
 bool
 dpk_store_read_tracked(Oid relid, bool lock, MemoryContext ctx, DpkTracked *tr)
+{
+	return read_tracked(relid, lock, true, ctx, tr);
+}
+
+/* Read a table's configuration alone (see store.h). */
+bool
+dpk_store_read_config(Oid relid, MemoryContext ctx, DpkTracked *tr)
+{
+	return read_tracked(relid, false, false, ctx, tr);
+}
+
+/*
+ * Read a table's configuration; with_state, its true state too, else an
+ * empty one.  Without it the out-of-line state is not fetched at all, so
+ * what the read costs (buffers, time) does not grow with the table.
+ */
+static bool
+read_tracked(Oid relid, bool lock, bool with_state, MemoryContext ctx, DpkTracked *tr)
 {
 	const char *sql;
 	MemoryContext old;
@@ -266,6 +290,7 @@ dpk_store_read_tracked(Oid relid, bool lock, MemoryContext ctx, DpkTracked *tr)
 		sql = TRACKED_SELECT(TRACKED_COLUMNS_03 TRACKED_ARITY);
 	else
 		sql = TRACKED_SELECT(TRACKED_COLUMNS_03 TRACKED_ARITY_NORM);
+	sql = psprintf(sql, with_state ? "state, " : "NULL::bytea AS state, ");
 	if (lock)
 		sql = psprintf("%s FOR NO KEY UPDATE", sql);
 	store_exec_rel(sql, relid, !lock, SPI_OK_SELECT);
@@ -315,7 +340,8 @@ dpk_store_read_tracked(Oid relid, bool lock, MemoryContext ctx, DpkTracked *tr)
 		tr->home.dbid = DatumGetObjectId(col_nn(0, "home_database"));
 	}
 	dpk_cellmap_init(&tr->state, tr->d);
-	dpk_store_merge_bytea(&tr->state, DatumGetByteaPP(col_nn(0, "state")), +1);
+	if (with_state)
+		dpk_store_merge_bytea(&tr->state, DatumGetByteaPP(col_nn(0, "state")), +1);
 	MemoryContextSwitchTo(old);
 	{
 		DpkWalCapture wc;

@@ -173,6 +173,12 @@ void		dpk_store_not_attached(Oid relid) pg_attribute_noreturn();
 bool		dpk_store_read_tracked(Oid relid, bool lock, MemoryContext ctx,
 								   DpkTracked *tr);
 
+/*
+ * The same without the state (tr->state empty) and without a lock: for
+ * readers and DDL guards, whose cost must not depend on the true state.
+ */
+bool		dpk_store_read_config(Oid relid, MemoryContext ctx, DpkTracked *tr);
+
 /* Whether the table is attached (no lock). */
 bool		dpk_store_is_attached(Oid relid);
 
