@@ -66,7 +66,7 @@ typedef struct WalSink
 	XLogRecPtr	from;			/* counted through here already */
 	DpkShape	shape;
 	bool		shape_built;
-	bool		bound;			/* shape bound to this transaction's descriptor */
+	bool		bound;			/* shape bound to a descriptor of the table */
 	TupleTableSlot *slot;		/* virtual slot of that descriptor */
 	bool		skip;			/* the current transaction is counted already */
 	DpkCellMap	base;			/* state + pending deltas: what TRUNCATE removes */
@@ -106,10 +106,14 @@ wal_begin(LogicalDecodingContext *ctx, ReorderBufferTXN *txn)
 	WalSink    *sink = ctx->output_plugin_private;
 
 	sink->skip = txn->end_lsn <= sink->from;
-	sink->bound = false;
 }
 
-/* Read the tracked columns through this transaction's table descriptor. */
+/*
+ * Read the tracked columns through the table descriptor of the change at
+ * hand.  Bound again only when the descriptor differs from the bound one (a
+ * rewrite in the middle of a transaction changes it from one row to the
+ * next), so binding costs nothing per transaction.
+ */
 static void
 sink_bind(WalSink *sink, Relation rel)
 {
@@ -130,7 +134,12 @@ sink_bind(WalSink *sink, Relation rel)
 		dpk_shape_bind(&sink->shape, rel, tr->colnames);
 	sink->shape.mapctx = sink->ctx;
 	if (sink->slot != NULL)
+	{
+		TupleDesc	desc = sink->slot->tts_tupleDescriptor;
+
 		ExecDropSingleTupleTableSlot(sink->slot);
+		FreeTupleDesc(desc);
+	}
 	sink->slot = MakeSingleTupleTableSlot(CreateTupleDescCopy(RelationGetDescr(rel)),
 										  &TTSOpsVirtual);
 	sink->bound = true;
@@ -203,7 +212,8 @@ wal_change(LogicalDecodingContext *ctx, ReorderBufferTXN *txn, Relation rel,
 
 	if (sink->skip || RelationGetRelid(rel) != sink->tr->relid)
 		return;
-	if (!sink->bound)
+	if (!sink->bound ||
+		!equalTupleDescs(sink->slot->tts_tupleDescriptor, RelationGetDescr(rel)))
 		sink_bind(sink, rel);
 	oldt = change->data.tp.oldtuple ? &change->data.tp.oldtuple->tuple : NULL;
 	newt = change->data.tp.newtuple ? &change->data.tp.newtuple->tuple : NULL;

@@ -129,6 +129,22 @@ is(sql("SELECT dp_verify('pts')"), 't', 'state equals a recount after an immedia
 is(sql("SELECT dp_release('pts')"), '4', 'release 4 after the crash');
 is(sql("SELECT count(*) FROM dp_centers('pts', 4)"), '4', 'the release answers');
 
+# A rewrite in the middle of a transaction (the type of an untracked column
+# changes between two of its rows): each row is read with its own layout.
+sql(q{CREATE TABLE lay (id int, z text, x float8, y float8);
+	INSERT INTO lay SELECT g, 'a', g % 10, g % 7 FROM generate_series(1, 10) g;
+	SELECT dp_attach('lay', ARRAY['x', 'y'], 3, 1.0, ARRAY[0, 0], ARRAY[10, 10], capture => 'wal')});
+sql(q{BEGIN;
+	INSERT INTO lay VALUES (1000, 'b', 1, 1);
+	ALTER TABLE lay ALTER COLUMN z TYPE int USING 2147483644;
+	INSERT INTO lay VALUES (1001, 2147483644, 2, 2);
+	ALTER TABLE lay ALTER COLUMN z TYPE text;
+	INSERT INTO lay VALUES (1002, 'c', 3, 3);
+	COMMIT});
+is(sql("SELECT dp_capture_sync('lay') IS NOT NULL"), 't', 'a sync across rewrites in one transaction');
+is(sql("SELECT dp_verify('lay')"), 't', 'counts every row with its own layout');
+sql("SELECT dp_detach('lay'); DROP TABLE lay");
+
 # Detach: the slot goes (at commit), the replica identity comes back.
 sql("BEGIN; SELECT dp_detach('pts'); ROLLBACK");
 is(slots(), '1', 'a rolled-back detach keeps the slot');
