@@ -57,3 +57,17 @@ ALTER EVENT TRIGGER dpkmeans_sql_drop_regions ENABLE ALWAYS;
 -- replication worker applies (src/trigger.c).
 -- ---------------------------------------------------------------------------
 GRANT EXECUTE ON FUNCTION dpkmeans_internal.capture_row() TO PUBLIC;
+
+-- ---------------------------------------------------------------------------
+-- insert_only tables refuse an UPDATE that changes a tracked column the
+-- statement did not set (a BEFORE trigger or a rule did): a row trigger on
+-- the root, cloned to partitions (hence EXECUTE for the tables' owners; the
+-- function only raises errors).  Added to the insert_only tables attached
+-- before.
+-- ---------------------------------------------------------------------------
+GRANT EXECUTE ON FUNCTION dpkmeans_internal.refuse() TO PUBLIC;
+CREATE FUNCTION dpkmeans_internal.add_moved_refusal(tbl regclass) RETURNS void
+AS 'MODULE_PATHNAME', 'dpk_add_moved_refusal' LANGUAGE C STRICT;
+REVOKE ALL ON FUNCTION dpkmeans_internal.add_moved_refusal(regclass) FROM PUBLIC;
+SELECT dpkmeans_internal.add_moved_refusal(relid) FROM dpkmeans_internal.tracked
+WHERE mode = 'insert_only';

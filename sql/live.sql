@@ -157,6 +157,15 @@ DELETE FROM logs WHERE a = 1;
 TRUNCATE logs;
 SELECT dp_verify('logs');
 SELECT value FROM dp_privacy_report('logs') WHERE item = 'deletion factor';
+-- nor can a trigger move a row whose UPDATE sets other columns only
+CREATE FUNCTION logs_shift() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN NEW.a := (NEW.a + 5) % 10; RETURN NEW; END $$;
+CREATE TRIGGER logs_shift BEFORE UPDATE ON logs FOR EACH ROW EXECUTE FUNCTION logs_shift();
+UPDATE logs SET note = 'z' WHERE a = 3;
+DROP TRIGGER logs_shift ON logs;
+DROP FUNCTION logs_shift();
+UPDATE logs SET note = 'z' WHERE a = 3;
+SELECT dp_verify('logs');
 
 -- a tracked column cannot be dropped while attached; DROP TABLE cleans up
 ALTER TABLE logs DROP COLUMN a;

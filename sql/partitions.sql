@@ -155,7 +155,11 @@ SELECT dp_verify('io') AS verify, (SELECT count(*) FROM io) AS io_rows;
 SELECT dp_detach('m');
 SELECT count(*) AS left_on_m FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
 WHERE t.tgname LIKE 'dpkmeans%' AND c.relname ~ '^m[0-9]?[ab]?$';
+SELECT count(*) AS moved_refusals FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+WHERE t.tgname = 'dpkmeans_refuse_moved' AND c.relname ~ '^io[0-9]?$';
 SELECT dp_detach('flat'), dp_detach('io');
+SELECT count(*) AS left_on_io FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
+WHERE t.tgname LIKE 'dpkmeans%' AND c.relname ~ '^io[0-9]?$';
 
 -- an owner that is not a superuser adds and attaches partitions of its
 -- attached tree (each new partition gets the root's row trigger, whose

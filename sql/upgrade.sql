@@ -170,6 +170,9 @@ SELECT dp_release('up64');
 ALTER EXTENSION dpkmeans UPDATE TO '0.6';
 SELECT extversion FROM pg_extension WHERE extname = 'dpkmeans';
 SELECT count(*) AS region_tables FROM dpkmeans_internal.regions;
+-- the insert_only table gets the refusal of rows moved by a trigger
+SELECT tgname, tgenabled FROM pg_trigger WHERE tgrelid = 'up64'::regclass
+AND tgname = 'dpkmeans_refuse_moved';
 INSERT INTO up64 SELECT 301, v FROM up64 WHERE i = 1;
 SELECT dp_release('up64');
 SELECT count(*) AS centres FROM dp_centers('up64', 2);

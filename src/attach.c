@@ -58,11 +58,14 @@ static const char *const trigger_names[] = {
 /* The row trigger counting what logical replication applies (trigger.c). */
 #define ROW_TRIGGER_NAME "dpkmeans_capture_row"
 
+/* The row trigger refusing moved rows in insert_only tables (0.6). */
+#define MOVED_TRIGGER_NAME "dpkmeans_refuse_moved"
+
 /* Create one trigger on relid without any SQL text. */
 static void
 create_trigger_at(Oid relid, const char *name, const char *func, bool row,
 				  int16 timing, int16 events, bool old_table, bool new_table,
-				  List *columns, List *args)
+				  List *columns, List *args, Node *when)
 {
 	CreateTrigStmt *st = makeNode(CreateTrigStmt);
 
@@ -77,7 +80,7 @@ create_trigger_at(Oid relid, const char *name, const char *func, bool row,
 	st->timing = timing;
 	st->events = events;
 	st->columns = columns;
-	st->whenClause = NULL;
+	st->whenClause = when;
 	st->transitionRels = NIL;
 	if (old_table)
 	{
@@ -109,7 +112,7 @@ create_trigger(Oid relid, const char *name, const char *func, int16 timing,
 			   List *args)
 {
 	create_trigger_at(relid, name, func, false, timing, events, old_table, new_table,
-					  columns, args);
+					  columns, args, NULL);
 }
 
 /* Comma-separated %.17g values (round-trip exact). */
@@ -266,6 +269,43 @@ install_refusals(Oid relid, List *colnames)
 				   TRIGGER_TYPE_TRUNCATE, false, false, NIL, NIL);
 }
 
+/*
+ * In an insert_only table, refuse an UPDATE that leaves a row with other
+ * tracked values although the statement set none of them (a BEFORE trigger
+ * or a rule changed them): the statement refusal sees the SET list only,
+ * and the counters would miss the move (or, captured from the WAL, count a
+ * deletion the accounting has no room for).  A row trigger on the root,
+ * which the server clones to every partition, present and future; its WHEN
+ * clause, OLD.c IS DISTINCT FROM NEW.c for a tracked column c, keeps every
+ * other row from calling it.  Not in a tree with foreign partitions (their
+ * shards refuse), where a row trigger would stop postgres_fdw batching.
+ */
+static void
+install_moved_refusal(Oid relid, List *colnames)
+{
+	List	   *moved = NIL;
+	ListCell   *lc;
+
+	foreach(lc, colnames)
+	{
+		char	   *col = strVal(lfirst(lc));
+		ColumnRef  *o = makeNode(ColumnRef),
+				   *n = makeNode(ColumnRef);
+
+		o->fields = list_make2(makeString("old"), makeString(col));
+		o->location = -1;
+		n->fields = list_make2(makeString("new"), makeString(col));
+		n->location = -1;
+		moved = lappend(moved, makeSimpleA_Expr(AEXPR_DISTINCT, "=", (Node *) o,
+												(Node *) n, -1));
+	}
+	create_trigger_at(relid, MOVED_TRIGGER_NAME, "refuse", true, TRIGGER_TYPE_AFTER,
+					  TRIGGER_TYPE_UPDATE, false, false, NIL, NIL,
+					  list_length(moved) == 1 ? linitial(moved)
+					  : (Node *) makeBoolExpr(OR_EXPR, moved, -1));
+	set_firing(relid, MOVED_TRIGGER_NAME, TRIGGER_FIRES_ALWAYS);
+}
+
 /* Every dpkmeans statement trigger relid has fires ALWAYS (also for replicas' roles). */
 static void
 set_firing_always(Oid relid)
@@ -304,7 +344,10 @@ dpk_install_capture(const DpkTracked *tr, Oid relid)
 	if (tr->capture_wal)
 	{
 		if (tr->insert_only)
+		{
 			install_refusals(relid, colnames);
+			install_moved_refusal(relid, colnames);
+		}
 		set_firing_always(relid);
 		return;
 	}
@@ -316,7 +359,11 @@ dpk_install_capture(const DpkTracked *tr, Oid relid)
 		create_trigger(relid, trigger_names[0], "capture", TRIGGER_TYPE_AFTER,
 					   TRIGGER_TYPE_INSERT, false, true, NIL, args);
 	if (tr->insert_only)
+	{
 		install_refusals(relid, colnames);
+		if (is_root && !sharded)
+			install_moved_refusal(relid, colnames);
+	}
 	else
 	{
 		if (!sharded)
@@ -342,7 +389,7 @@ dpk_install_capture(const DpkTracked *tr, Oid relid)
 	{
 		create_trigger_at(relid, ROW_TRIGGER_NAME, "capture_row", true, TRIGGER_TYPE_AFTER,
 						  TRIGGER_TYPE_INSERT | TRIGGER_TYPE_UPDATE | TRIGGER_TYPE_DELETE,
-						  false, false, NIL, args);
+						  false, false, NIL, args, NULL);
 		set_firing(relid, ROW_TRIGGER_NAME, TRIGGER_FIRES_ON_REPLICA);
 	}
 }
@@ -353,7 +400,7 @@ dpk_attach_capture_trigger(const DpkTracked *tr, Oid relid, const char *name,
 						   const char *func, bool row, int16 timing, int16 events)
 {
 	create_trigger_at(relid, name, func, row, timing, events, false, false, NIL,
-					  trigger_args(tr));
+					  trigger_args(tr), NULL);
 }
 
 /* Drop the capture triggers of relid (see live.h). */
@@ -362,13 +409,14 @@ dpk_drop_capture(Oid relid)
 {
 	size_t		i;
 
-	for (i = 0; i <= lengthof(trigger_names); i++)
+	for (i = 0; i <= lengthof(trigger_names) + 1; i++)
 	{
-		const char *name = i < lengthof(trigger_names) ? trigger_names[i] : ROW_TRIGGER_NAME;
+		const char *name = i < lengthof(trigger_names) ? trigger_names[i]
+			: i == lengthof(trigger_names) ? ROW_TRIGGER_NAME : MOVED_TRIGGER_NAME;
 		Oid			trigoid = get_trigger_oid(relid, name, true);
 
-		/* a partition's row trigger is a clone: it goes with the root's */
-		if (OidIsValid(trigoid) && !(i == lengthof(trigger_names) &&
+		/* a partition's row triggers are clones: they go with the root's */
+		if (OidIsValid(trigoid) && !(i >= lengthof(trigger_names) &&
 									 get_rel_relispartition(relid)))
 		{
 			ObjectAddress obj;
@@ -778,6 +826,38 @@ dp_confirm_history(PG_FUNCTION_ARGS)
 }
 
 /*
+ * dpkmeans_internal.add_moved_refusal(tbl): the moved-row refusal of an
+ * insert_only table attached before it existed (the 0.5 -> 0.6 upgrade).
+ * Does nothing for an insert_delete table, a tree with foreign partitions
+ * or a table that has it.
+ */
+PG_FUNCTION_INFO_V1(dpk_add_moved_refusal);
+Datum
+dpk_add_moved_refusal(PG_FUNCTION_ARGS)
+{
+	Oid			relid = dpk_pg_table_arg(fcinfo);
+	DpkOwnerSwitch sw;
+	DpkTracked	tr;
+
+	LockRelationOid(relid, ShareRowExclusiveLock);
+	dpk_store_begin(&sw);
+	if (!dpk_store_read_config(relid, CurrentMemoryContext, &tr))
+		dpk_store_not_attached(relid);
+	if (tr.insert_only && !dpk_shard_tree_has_foreign(relid) &&
+		!OidIsValid(get_trigger_oid(relid, MOVED_TRIGGER_NAME, true)))
+	{
+		List	   *colnames = NIL;
+		int			i;
+
+		for (i = 0; i < tr.ncols; i++)
+			colnames = lappend(colnames, makeString(tr.colnames[i]));
+		install_moved_refusal(relid, colnames);
+	}
+	dpk_store_end(&sw);
+	PG_RETURN_VOID();
+}
+
+/*
  * dpkmeans_internal.add_row_capture(tbl): the row trigger for logical
  * replication on a table attached before it existed (the 0.2 -> 0.3
  * upgrade).  Does nothing when the table has it.
@@ -798,7 +878,7 @@ dpk_add_row_capture(PG_FUNCTION_ARGS)
 	{
 		create_trigger_at(relid, ROW_TRIGGER_NAME, "capture_row", true, TRIGGER_TYPE_AFTER,
 						  TRIGGER_TYPE_INSERT | TRIGGER_TYPE_UPDATE | TRIGGER_TYPE_DELETE,
-						  false, false, NIL, trigger_args(&tr));
+						  false, false, NIL, trigger_args(&tr), NULL);
 		set_firing(relid, ROW_TRIGGER_NAME, TRIGGER_FIRES_ON_REPLICA);
 	}
 	dpk_store_end(&sw);

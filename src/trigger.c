@@ -618,7 +618,10 @@ dpk_capture_row(PG_FUNCTION_ARGS)
 /*
  * dpkmeans_internal.refuse(): BEFORE DELETE / UPDATE OF tracked columns /
  * TRUNCATE on a table attached in insert_only mode, whose accounting has no
- * room for deletions.  Depends on the statement only, never on rows.
+ * room for deletions; these depend on the statement only, never on rows.
+ * Also AFTER UPDATE FOR EACH ROW, called only for a row whose tracked
+ * values changed although the statement set none of them (a trigger or a
+ * rule did): its writer sees the refusal, as it sees its own row counts.
  */
 PG_FUNCTION_INFO_V1(dpk_refuse);
 Datum
@@ -631,6 +634,13 @@ dpk_refuse(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("dpkmeans_internal.refuse must be called as a trigger")));
+	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event) && TRIGGER_FIRED_FOR_ROW(td->tg_event))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("UPDATE of a tracked column is not allowed on \"%s\": it is attached to dpkmeans in insert_only mode",
+						RelationGetRelationName(td->tg_relation)),
+				 errdetail("A trigger or a rule changed a tracked column that the statement did not set."),
+				 errhint("Its privacy accounting covers insertions only; detach and re-attach in insert_delete mode to allow moving rows.")));
 	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
 		what = "UPDATE of a tracked column";
 	else if (TRIGGER_FIRED_BY_TRUNCATE(td->tg_event))
