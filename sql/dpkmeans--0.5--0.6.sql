@@ -35,6 +35,15 @@ REVOKE ALL ON FUNCTION dpkmeans_internal.on_sql_drop_regions() FROM PUBLIC;
 CREATE EVENT TRIGGER dpkmeans_sql_drop_regions ON sql_drop
 EXECUTE FUNCTION dpkmeans_internal.on_sql_drop_regions();
 
+-- The guard also sees ALTER TYPE (ALTER ATTRIBUTE ... TYPE and RENAME
+-- ATTRIBUTE ... CASCADE reach the columns of typed tables) and CREATE SCHEMA
+-- (whose CREATE TABLE elements fire no event trigger of their own).
+DROP EVENT TRIGGER dpkmeans_guard_ddl;
+CREATE EVENT TRIGGER dpkmeans_guard_ddl ON ddl_command_start
+    WHEN TAG IN ('ALTER TABLE', 'ALTER TRIGGER', 'DROP TRIGGER', 'CREATE TABLE',
+                 'CREATE FOREIGN TABLE', 'DROP TABLE', 'ALTER TYPE', 'CREATE SCHEMA')
+    EXECUTE FUNCTION dpkmeans_internal.guard_ddl();
+
 -- ---------------------------------------------------------------------------
 -- The guards fire in every session: a session with session_replication_role
 -- = replica skips event triggers left at their default, and would otherwise

@@ -195,3 +195,37 @@ RESET session_replication_role;
 SELECT dp_verify('rr') AS verify, (SELECT count(*) FROM rr) AS rr_rows;
 SELECT dp_detach('rr');
 DROP TABLE rr;
+
+-- ALTER TYPE ... CASCADE reaches a typed table's columns: a tracked one is
+-- neither retyped nor renamed that way; an untracked one may be
+CREATE TYPE pt AS (x float8, y float8, note text);
+CREATE TABLE tt OF pt;
+INSERT INTO tt SELECT i % 10 + 0.4, (i * 7) % 10 + 0.4, 'n' FROM generate_series(1, 200) i;
+SELECT dp_attach('tt', ARRAY['x', 'y'], 2, 1.0, ARRAY[0, 0], ARRAY[10, 10], horizon => 16);
+ALTER TYPE pt ALTER ATTRIBUTE x TYPE int CASCADE;
+ALTER TYPE pt RENAME ATTRIBUTE y TO yy CASCADE;
+ALTER TYPE pt RENAME ATTRIBUTE note TO remark CASCADE;
+ALTER TYPE pt ALTER ATTRIBUTE remark TYPE varchar(10) CASCADE;
+INSERT INTO tt VALUES (1, 1, 'r');
+SELECT dp_verify('tt');
+SELECT dp_detach('tt');
+DROP TABLE tt;
+DROP TYPE pt;
+
+-- CREATE SCHEMA may not create a partition or an inheritance child of an
+-- attached table: its elements fire no event trigger of their own
+CREATE TABLE sq (id int, x float8, y float8) PARTITION BY RANGE (id);
+CREATE TABLE sq1 PARTITION OF sq FOR VALUES FROM (0) TO (100);
+CREATE TABLE si (id int, x float8, y float8);
+SELECT dp_attach('sq', ARRAY['x', 'y'], 2, 1.0, ARRAY[0, 0], ARRAY[10, 10], horizon => 16);
+SELECT dp_attach('si', ARRAY['x', 'y'], 2, 1.0, ARRAY[0, 0], ARRAY[10, 10], horizon => 16);
+CREATE SCHEMA sx CREATE TABLE sq2 PARTITION OF public.sq FOR VALUES FROM (100) TO (200);
+CREATE SCHEMA sy CREATE TABLE sc (id int, x float8, y float8) INHERITS (public.si);
+CREATE SCHEMA sz CREATE TABLE other (id int);
+SELECT count(*) AS schemas FROM pg_namespace WHERE nspname IN ('sx', 'sy', 'sz');
+CREATE TABLE sq2 PARTITION OF sq FOR VALUES FROM (100) TO (200);
+INSERT INTO sq VALUES (150, 1, 1), (50, 2, 2);
+SELECT dp_verify('sq');
+SELECT dp_detach('sq'), dp_detach('si');
+DROP TABLE sq, si;
+DROP SCHEMA sz CASCADE;

@@ -17,15 +17,25 @@
  * without its triggers).  The row trigger for logical replication fires on
  * REPLICA (or ALWAYS): only disabling it is refused.  A table captured from
  * the WAL keeps REPLICA IDENTITY FULL and stays logged while attached.
+ * ALTER TYPE ... CASCADE reaches the columns of tables typed by it: a
+ * tracked one is neither retyped nor renamed that way either; and CREATE
+ * SCHEMA may not create a partition or child of an attached table (its
+ * elements fire no event trigger of their own).  The event triggers fire
+ * ALWAYS too (0.6).
  */
 #include "postgres.h"
 
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_class.h"
 #include "commands/event_trigger.h"
 #include "fmgr.h"
 #include "nodes/parsenodes.h"
 #include "nodes/pg_list.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 
 #include "live.h"
@@ -92,6 +102,62 @@ refuse(Oid relid, const char *what)
 			 errhint("Run dp_detach on the table first (its releases are then removed).")));
 }
 
+/*
+ * The tables typed by the composite type whose own pg_class row is typrel
+ * (CREATE TABLE ... OF type): ALTER TYPE ... CASCADE alters and renames
+ * their columns too.
+ */
+static List *
+typed_tables(Oid typrel)
+{
+	Oid			typid = get_rel_type_id(typrel);
+	List	   *tables = NIL;
+	Relation	cls;
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+
+	if (!OidIsValid(typid))
+		return NIL;
+	cls = table_open(RelationRelationId, AccessShareLock);
+	ScanKeyInit(&key, Anum_pg_class_reloftype, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(typid));
+	scan = systable_beginscan(cls, InvalidOid, false, NULL, 1, &key);
+	while ((tup = systable_getnext(scan)) != NULL)
+		tables = lappend_oid(tables, ((Form_pg_class) GETSTRUCT(tup))->oid);
+	systable_endscan(scan);
+	table_close(cls, AccessShareLock);
+	return tables;
+}
+
+/* ALTER TYPE ... ALTER ATTRIBUTE ... TYPE of a tracked column of a typed table. */
+static void
+guard_alter_type(AlterTableStmt *stmt)
+{
+	Oid			typrel = RangeVarGetRelid(stmt->relation, NoLock, true);
+	ListCell   *tc;
+
+	if (!OidIsValid(typrel))
+		return;
+	foreach(tc, typed_tables(typrel))
+	{
+		Oid			relid = lfirst_oid(tc);
+		DpkTracked *tr = attached_config(relid);
+		ListCell   *lc;
+
+		if (tr == NULL)
+			continue;
+		foreach(lc, stmt->cmds)
+		{
+			AlterTableCmd *cmd = (AlterTableCmd *) lfirst(lc);
+
+			if (cmd->subtype == AT_AlterColumnType && is_tracked_column(tr, cmd->name))
+				refuse(relid, psprintf("change the type of tracked column \"%s\" through its type",
+									   cmd->name));
+		}
+	}
+}
+
 /* Check the subcommands of ALTER TABLE on an attached table. */
 static void
 guard_alter_table(AlterTableStmt *stmt)
@@ -100,6 +166,11 @@ guard_alter_table(AlterTableStmt *stmt)
 	DpkTracked *tr;
 	ListCell   *lc;
 
+	if (stmt->objtype == OBJECT_TYPE)
+	{
+		guard_alter_type(stmt);
+		return;
+	}
 	if (stmt->objtype != OBJECT_TABLE && stmt->objtype != OBJECT_FOREIGN_TABLE)
 		return;
 	relid = RangeVarGetRelid(stmt->relation, NoLock, true);
@@ -194,6 +265,23 @@ guard_rename(RenameStmt *stmt)
 	Oid			relid;
 	DpkTracked *tr;
 
+	if (stmt->renameType == OBJECT_ATTRIBUTE)
+	{
+		/* ALTER TYPE ... RENAME ATTRIBUTE: the columns of its typed tables */
+		Oid			typrel = RangeVarGetRelid(stmt->relation, NoLock, true);
+		ListCell   *tc;
+
+		if (!OidIsValid(typrel))
+			return;
+		foreach(tc, typed_tables(typrel))
+		{
+			tr = attached_config(lfirst_oid(tc));
+			if (tr != NULL && is_tracked_column(tr, stmt->subname))
+				refuse(lfirst_oid(tc), psprintf("rename tracked column \"%s\" through its type",
+												stmt->subname));
+		}
+		return;
+	}
 	if (stmt->renameType != OBJECT_COLUMN && stmt->renameType != OBJECT_TRIGGER)
 		return;
 	relid = RangeVarGetRelid(stmt->relation, NoLock, true);
@@ -204,6 +292,36 @@ guard_rename(RenameStmt *stmt)
 		refuse(relid, psprintf("rename tracked column \"%s\"", stmt->subname));
 	if (stmt->renameType == OBJECT_TRIGGER && is_dpk_trigger(stmt->subname))
 		refuse(relid, psprintf("rename trigger \"%s\"", stmt->subname));
+}
+
+/*
+ * CREATE SCHEMA ... CREATE TABLE ... PARTITION OF or INHERITS an attached
+ * table: the sub-commands of CREATE SCHEMA fire no event trigger of their
+ * own, so the new partition would get no capture.  Refused; a CREATE TABLE
+ * of its own is welcome.
+ */
+static void
+guard_create_schema(CreateSchemaStmt *stmt)
+{
+	ListCell   *lc;
+
+	foreach(lc, stmt->schemaElts)
+	{
+		CreateStmt *cs = (CreateStmt *) lfirst(lc);
+		ListCell   *pc;
+
+		if (!IsA(cs, CreateStmt))
+			continue;
+		foreach(pc, cs->inhRelations)
+		{
+			Oid			parent = RangeVarGetRelid((RangeVar *) lfirst(pc), NoLock, true);
+
+			if (attached_config(parent) != NULL)
+				refuse(parent, psprintf("create \"%s\" as its %s inside CREATE SCHEMA (use a CREATE TABLE statement of its own)",
+										cs->relation->relname,
+										cs->partbound != NULL ? "partition" : "inheritance child"));
+		}
+	}
 }
 
 /* CREATE TABLE ... INHERITS an attached table (partitions are welcome). */
@@ -227,7 +345,8 @@ guard_create_child(CreateStmt *stmt)
 /*
  * dpkmeans_internal.guard_ddl(): the ddl_command_start event trigger for
  * ALTER TABLE, ALTER TRIGGER, DROP TRIGGER, CREATE TABLE, CREATE FOREIGN
- * TABLE and DROP TABLE (see the file header).
+ * TABLE, DROP TABLE, and from 0.6 ALTER TYPE and CREATE SCHEMA (see the
+ * file header).
  */
 PG_FUNCTION_INFO_V1(dpk_guard_ddl);
 Datum
@@ -252,5 +371,7 @@ dpk_guard_ddl(PG_FUNCTION_ARGS)
 		dpk_partition_check_create_foreign((CreateForeignTableStmt *) tree);
 	else if (IsA(tree, RenameStmt))
 		guard_rename((RenameStmt *) tree);
+	else if (IsA(tree, CreateSchemaStmt))
+		guard_create_schema((CreateSchemaStmt *) tree);
 	PG_RETURN_VOID();
 }
