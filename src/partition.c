@@ -87,17 +87,35 @@ dpk_attached_root(Oid relid)
 	return is_attached(root) ? root : InvalidOid;
 }
 
-/* Tables of the tree under relid, relid first, each locked (see live.h). */
+/*
+ * Tables of the tree under relid, relid first, each locked (see live.h).
+ * With a partition whose DETACH CONCURRENTLY has not finished (cancelled,
+ * or waiting): it still belongs to the counters (tree_root), so it is in
+ * the recount, gets the capture and loses it at dp_detach.
+ */
 List *
 dpk_tree_relids(Oid relid, LOCKMODE lockmode)
 {
+	List	   *tree;
+	ListCell   *lc;
+
 	if (get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE)
 	{
 		if (lockmode != NoLock)
 			LockRelationOid(relid, lockmode);
 		return list_make1_oid(relid);
 	}
-	return find_all_inheritors(relid, lockmode, NULL);
+	/* as find_all_inheritors, which leaves out detach-pending partitions */
+	tree = list_make1_oid(relid);
+	foreach(lc, tree)
+	{
+		Oid			parent = lfirst_oid(lc);
+
+		if (get_rel_relkind(parent) == RELKIND_PARTITIONED_TABLE)
+			tree = list_concat(tree, find_inheritance_children_extended(parent, false, lockmode,
+																		NULL, NULL));
+	}
+	return tree;
 }
 
 /* ERROR unless every table of the tree under relid can be captured. */
