@@ -403,6 +403,16 @@ dpk_wal_sync(const DpkTracked *tr, XLogRecPtr *counted_to)
 		 * and the changes counted in between would be lost.  The sink
 		 * skips them by `from` all the same.
 		 */
+		if (MyReplicationSlot->data.confirmed_flush > wc.lsn)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("replication slot \"%s\" of table \"%s\" was moved past the changes counted so far",
+							wc.slot, get_rel_name(tr->relid)),
+					 errdetail("Counted through %X/%X, the slot is at %X/%X: the changes in between "
+							   "cannot be decoded (pg_replication_slot_advance, or another consumer).",
+							   LSN_FORMAT_ARGS(wc.lsn),
+							   LSN_FORMAT_ARGS(MyReplicationSlot->data.confirmed_flush)),
+					 errhint("Detach and re-attach the table to count it anew; only dpkmeans may move its slots.")));
 		if (wc.lsn_committed && wc.lsn > MyReplicationSlot->data.confirmed_flush)
 		{
 			LogicalConfirmReceivedLocation(wc.lsn);

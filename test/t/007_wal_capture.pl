@@ -145,6 +145,23 @@ is(sql("SELECT dp_capture_sync('lay') IS NOT NULL"), 't', 'a sync across rewrite
 is(sql("SELECT dp_verify('lay')"), 't', 'counts every row with its own layout');
 sql("SELECT dp_detach('lay'); DROP TABLE lay");
 
+# A slot moved by someone else (pg_replication_slot_advance, which any
+# REPLICATION role may call) lost changes: the next sync refuses.
+sql(q{CREATE TABLE adv (x float8, y float8);
+	SELECT dp_attach('adv', ARRAY['x', 'y'], 2, 1.0, ARRAY[0, 0], ARRAY[10, 10], capture => 'wal');
+	INSERT INTO adv SELECT 1, 1 FROM generate_series(1, 30)});
+is(sql("SELECT dp_verify('adv')"), 't', 'counted');
+sql(q{INSERT INTO adv SELECT 9, 9 FROM generate_series(1, 40);
+	SELECT pg_replication_slot_advance(slot_name, pg_current_wal_lsn())
+	FROM dpkmeans_internal.wal_capture WHERE relid = 'adv'::regclass});
+my ($arc, $aout, $aerr) = $node->psql('postgres', "SELECT dp_release('adv')");
+like($aerr, qr/replication slot "[^"]+" of table "adv" was moved past the changes counted so far/,
+	'a release after the slot was advanced refuses');
+sql("SELECT dp_detach('adv')");
+sql(q{SELECT dp_attach('adv', ARRAY['x', 'y'], 2, 1.0, ARRAY[0, 0], ARRAY[10, 10], capture => 'wal')});
+is(sql("SELECT dp_verify('adv')"), 't', 'detach and attach count it anew');
+sql("SELECT dp_detach('adv'); DROP TABLE adv");
+
 # insert_only: an UPDATE whose tracked values a trigger changed is refused
 # (the WAL would show a deletion the accounting has no room for).
 sql(q{CREATE TABLE io (id int, x float8, y float8, note text);
