@@ -109,6 +109,32 @@ wal_begin(LogicalDecodingContext *ctx, ReorderBufferTXN *txn)
 }
 
 /*
+ * Whether rows of layout b read the same through layout a: the physical
+ * attributes only (a slot's descriptor, a copy, has no constraints or
+ * defaults; names do not matter, columns are read by number).
+ */
+static bool
+same_layout(TupleDesc a, TupleDesc b)
+{
+	int			i;
+
+	if (a->natts != b->natts)
+		return false;
+	for (i = 0; i < a->natts; i++)
+	{
+		Form_pg_attribute x = TupleDescAttr(a, i),
+					y = TupleDescAttr(b, i);
+
+		if (x->atttypid != y->atttypid || x->atttypmod != y->atttypmod ||
+			x->attlen != y->attlen || x->attbyval != y->attbyval ||
+			x->attalign != y->attalign || x->attstorage != y->attstorage ||
+			x->attisdropped != y->attisdropped)
+			return false;
+	}
+	return true;
+}
+
+/*
  * Read the tracked columns through the table descriptor of the change at
  * hand.  Bound again only when the descriptor differs from the bound one (a
  * rewrite in the middle of a transaction changes it from one row to the
@@ -144,6 +170,8 @@ sink_bind(WalSink *sink, Relation rel)
 										  &TTSOpsVirtual);
 	sink->bound = true;
 	MemoryContextSwitchTo(old);
+	elog(DEBUG1, "dpkmeans WAL capture of \"%s\": rows read with a new table layout",
+		 RelationGetRelationName(rel));
 }
 
 /*
@@ -212,8 +240,7 @@ wal_change(LogicalDecodingContext *ctx, ReorderBufferTXN *txn, Relation rel,
 
 	if (sink->skip || RelationGetRelid(rel) != sink->tr->relid)
 		return;
-	if (!sink->bound ||
-		!equalTupleDescs(sink->slot->tts_tupleDescriptor, RelationGetDescr(rel)))
+	if (!sink->bound || !same_layout(sink->slot->tts_tupleDescriptor, RelationGetDescr(rel)))
 		sink_bind(sink, rel);
 	oldt = change->data.tp.oldtuple ? &change->data.tp.oldtuple->tuple : NULL;
 	newt = change->data.tp.newtuple ? &change->data.tp.newtuple->tuple : NULL;

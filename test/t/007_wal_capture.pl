@@ -75,7 +75,8 @@ is(sql(q{BEGIN; SELECT dp_verify('pts'); SELECT dp_verify('pts'); ROLLBACK;}), "
 is(sql("SELECT dp_verify('pts')"), 't', 'after its rollback nothing counted in it is lost');
 sql(q{INSERT INTO pts (x, y) SELECT 8, 8 FROM generate_series(1, 40)});
 ($rc) = $node->psql('postgres',
-	"SELECT dp_capture_sync('pts') IS NOT NULL, dp_capture_sync('pts') IS NOT NULL, 1 / 0");
+	"SELECT dp_capture_sync('pts') IS NOT NULL, dp_capture_sync('pts') IS NOT NULL, "
+	. "1 / (extract(epoch FROM clock_timestamp()) * 0)::int");
 isnt($rc, 0, 'a statement with two syncs fails');
 is(sql("SELECT dp_verify('pts')"), 't', 'and loses nothing');
 
@@ -131,17 +132,22 @@ is(sql("SELECT count(*) FROM dp_centers('pts', 4)"), '4', 'the release answers')
 
 # A rewrite in the middle of a transaction (the type of an untracked column
 # changes between two of its rows): each row is read with its own layout.
-sql(q{CREATE TABLE lay (id int, z text, x float8, y float8);
+sql(q{CREATE TABLE lay (id int NOT NULL DEFAULT 0 PRIMARY KEY, z text, x float8, y float8);
 	INSERT INTO lay SELECT g, 'a', g % 10, g % 7 FROM generate_series(1, 10) g;
 	SELECT dp_attach('lay', ARRAY['x', 'y'], 3, 1.0, ARRAY[0, 0], ARRAY[10, 10], capture => 'wal')});
 sql(q{BEGIN;
-	INSERT INTO lay VALUES (1000, 'b', 1, 1);
+	INSERT INTO lay SELECT 1000 + g, 'b', 1, 1 FROM generate_series(1, 50) g;
 	ALTER TABLE lay ALTER COLUMN z TYPE int USING 2147483644;
-	INSERT INTO lay VALUES (1001, 2147483644, 2, 2);
+	INSERT INTO lay SELECT 2000 + g, 2147483644, 2, 2 FROM generate_series(1, 50) g;
 	ALTER TABLE lay ALTER COLUMN z TYPE text;
-	INSERT INTO lay VALUES (1002, 'c', 3, 3);
+	INSERT INTO lay SELECT 3000 + g, 'c', 3, 3 FROM generate_series(1, 50) g;
 	COMMIT});
-is(sql("SELECT dp_capture_sync('lay') IS NOT NULL"), 't', 'a sync across rewrites in one transaction');
+sql(q{INSERT INTO lay SELECT 4000 + g, 'd', 4, 4 FROM generate_series(1, 50) g});
+my ($lrc, $lout, $lerr) = $node->psql('postgres',
+	"SET client_min_messages = debug1; SELECT dp_capture_sync('lay') IS NOT NULL");
+is($lout, 't', 'a sync across rewrites in one transaction');
+my @binds = $lerr =~ /rows read with a new table layout/g;
+is(scalar(@binds), 3, 'four transactions of 50 rows, three layouts: bound three times, not once a row');
 is(sql("SELECT dp_verify('lay')"), 't', 'counts every row with its own layout');
 sql("SELECT dp_detach('lay'); DROP TABLE lay");
 
