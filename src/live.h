@@ -116,6 +116,13 @@ List	   *dpk_tree_relids(Oid relid, LOCKMODE lockmode);
 /* ERROR if a table of the tree under relid is a foreign table. */
 void		dpk_check_tree(Oid relid);
 
+/*
+ * ERROR if a table of tree (dpk_tree_relids) is a partition whose DETACH
+ * ... CONCURRENTLY has begun and not ended: the server gives it no clone
+ * of its parent's row triggers, so a capture installed now would miss them.
+ */
+void		dpk_check_no_detaching(List *tree);
+
 /* Count every row stored under relid into map (tr's shape, by column name). */
 void		dpk_scan_tree(const struct DpkTracked *tr, Oid relid, DpkCellMap *map,
 						  bool progress);

@@ -20,6 +20,8 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
+#include "access/htup_details.h"
 #include "access/table.h"
 #include "catalog/namespace.h"
 #include "catalog/partition.h"
@@ -32,6 +34,7 @@
 #include "storage/lmgr.h"
 #include "storage/proc.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -118,6 +121,26 @@ dpk_tree_relids(Oid relid, LOCKMODE lockmode)
 	return tree;
 }
 
+/* Whether partition relid's DETACH ... CONCURRENTLY has begun, not ended. */
+static bool
+detach_pending(Oid relid)
+{
+	Relation	inh = table_open(InheritsRelationId, AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	bool		pending = false;
+
+	ScanKeyInit(&key, Anum_pg_inherits_inhrelid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(relid));
+	scan = systable_beginscan(inh, InheritsRelidSeqnoIndexId, true, NULL, 1, &key);
+	while ((tup = systable_getnext(scan)) != NULL)
+		pending = pending || ((Form_pg_inherits) GETSTRUCT(tup))->inhdetachpending;
+	systable_endscan(scan);
+	table_close(inh, AccessShareLock);
+	return pending;
+}
+
 /* ERROR unless every table of the tree under relid can be captured. */
 void
 dpk_check_tree(Oid relid)
@@ -134,6 +157,27 @@ dpk_check_tree(Oid relid)
 					 errmsg("partition \"%s\" is a foreign table", get_rel_name(part)),
 					 errdetail("dpkmeans counts rows with triggers on the tables that store them; a foreign table stores its rows elsewhere."),
 					 errhint("Attach the tables that hold the rows, on their own servers.")));
+	}
+	dpk_check_no_detaching(dpk_tree_relids(relid, NoLock));
+}
+
+/* ERROR if a table of tree is a partition being detached (see live.h). */
+void
+dpk_check_no_detaching(List *tree)
+{
+	ListCell   *lc;
+
+	foreach(lc, tree)
+	{
+		Oid			part = lfirst_oid(lc);
+
+		if (get_rel_relispartition(part) && detach_pending(part))
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("partition \"%s\" is being detached", get_rel_name(part)),
+					 errdetail("Its DETACH PARTITION ... CONCURRENTLY has not finished, and the server no longer gives it the row triggers of its parent."),
+					 errhint("Run ALTER TABLE %s DETACH PARTITION %s FINALIZE first.",
+							 get_rel_name(get_partition_parent(part, true)), get_rel_name(part))));
 	}
 }
 
@@ -191,7 +235,7 @@ dpk_partition_count(Oid root, Oid sub, int sign)
 	MemoryContext callerctx = CurrentMemoryContext;
 
 	dpk_store_begin(&sw);
-	if (!dpk_store_read_tracked(root, false, callerctx, &tr))
+	if (!dpk_store_read_config(root, callerctx, &tr))
 		dpk_store_not_attached(root);
 	dpk_store_end(&sw);
 	dpk_tracked_config(&tr, &cfg);
@@ -229,7 +273,7 @@ root_insert_only(Oid root)
 	bool		insert_only;
 
 	dpk_store_begin(&sw);
-	if (!dpk_store_read_tracked(root, false, CurrentMemoryContext, &tr))
+	if (!dpk_store_read_config(root, CurrentMemoryContext, &tr))
 		dpk_store_not_attached(root);
 	insert_only = tr.insert_only;
 	dpk_store_end(&sw);
@@ -351,7 +395,8 @@ dpk_partition_check_alter(AlterTableStmt *stmt)
 		AlterTableCmd *cmd = (AlterTableCmd *) lfirst(lc);
 		Oid			part;
 
-		if (cmd->subtype != AT_AttachPartition && cmd->subtype != AT_DetachPartition)
+		if (cmd->subtype != AT_AttachPartition && cmd->subtype != AT_DetachPartition &&
+			cmd->subtype != AT_DetachPartitionFinalize)
 			continue;
 		part = RangeVarGetRelid(((PartitionCmd *) cmd->def)->name, NoLock, true);
 		if (!OidIsValid(part))
@@ -404,7 +449,7 @@ join_tree(Oid root, Oid part, bool count_rows)
 
 	dpk_check_tree(part);
 	dpk_store_begin(&sw);
-	if (!dpk_store_read_tracked(root, false, CurrentMemoryContext, &tr))
+	if (!dpk_store_read_config(root, CurrentMemoryContext, &tr))
 		dpk_store_not_attached(root);
 	foreach(lc, dpk_tree_relids(part, ShareRowExclusiveLock))
 		dpk_install_capture(&tr, lfirst_oid(lc));

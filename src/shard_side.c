@@ -396,7 +396,8 @@ dp_shard_state(PG_FUNCTION_ARGS)
 	fingerprint = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	dpk_store_begin(&sw);
 	marked = dpk_store_shard_is_marked(relid);
-	if (marked && !dpk_store_read_tracked(relid, owner, callerctx, &tr))
+	/* the configuration alone until the caller may read the state */
+	if (marked && !dpk_store_read_config(relid, callerctx, &tr))
 		marked = false;
 	dpk_store_end(&sw);
 	if (!marked)
@@ -415,6 +416,8 @@ dp_shard_state(PG_FUNCTION_ARGS)
 				 errhint("Run dp_detach on the coordinator's table and dp_attach it again.")));
 	dpk_tracked_config(&tr, &cfg);
 	dpk_store_begin(&sw);
+	if (!dpk_store_read_tracked(relid, owner, callerctx, &tr))
+		dpk_store_not_attached(relid);
 	{
 		MemoryContext old = MemoryContextSwitchTo(callerctx);
 

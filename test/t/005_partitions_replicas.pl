@@ -141,42 +141,56 @@ is($node->safe_psql('postgres', "SELECT dp_verify('events') AND NOT EXISTS "
 	't', 'detached partition: its rows left the counters, its triggers are gone');
 is($node->safe_psql('postgres', "SELECT dp_release('events')"), '3', 'next release');
 
-# ---- a DETACH CONCURRENTLY that was cancelled ----
-# The partition stays detach-pending: still in the counters, so in the
-# recount too; dp_detach removes its triggers, dp_attach counts it again,
-# and FINALIZE takes its rows out.
+# ---- DETACH CONCURRENTLY cancelled ----
+# Its partition stays detach-pending: still in the counters, so in the
+# recount too; FINALIZE takes its rows out; dp_detach removes its triggers;
+# dp_attach waits for FINALIZE (the server gives a detach-pending partition
+# no row trigger of its parent).
 $node->safe_psql('postgres', q{
 	CREATE TABLE c (id int, x float8, y float8) PARTITION BY RANGE (id);
 	CREATE TABLE c1 PARTITION OF c FOR VALUES FROM (0) TO (100);
 	CREATE TABLE c3 PARTITION OF c FOR VALUES FROM (300) TO (400);
+	CREATE TABLE c4 PARTITION OF c FOR VALUES FROM (400) TO (500);
 	INSERT INTO c SELECT i, i % 10, i % 7 FROM generate_series(0, 99) i;
 	INSERT INTO c SELECT i, 5, 5 FROM generate_series(300, 339) i;
+	INSERT INTO c SELECT i, 6, 6 FROM generate_series(400, 429) i;
 	SELECT dp_attach('c', ARRAY['x', 'y'], 3, 1.0, ARRAY[0, 0], ARRAY[10, 10]);
 });
-my $reader = $node->background_psql('postgres');
-$reader->query_safe('BEGIN ISOLATION LEVEL REPEATABLE READ');
-$reader->query_safe('SELECT count(*) FROM c');
-my ($drc, $dout, $derr) = $node->psql('postgres',
-	"SET statement_timeout = '2s'; ALTER TABLE c DETACH PARTITION c3 CONCURRENTLY");
-like($derr, qr/statement timeout/, 'DETACH CONCURRENTLY cancelled while a snapshot is open');
-$reader->query_safe('COMMIT');
-$reader->quit;
-is($node->safe_psql('postgres',
-	"SELECT inhdetachpending FROM pg_inherits WHERE inhrelid = 'c3'::regclass"), 't',
-	'the partition is left detach-pending');
+# A DETACH CONCURRENTLY of $p cancelled by a snapshot held open meanwhile.
+sub cancel_detach {
+	my ($p) = @_;
+	my $reader = $node->background_psql('postgres');
+	$reader->query_safe('BEGIN ISOLATION LEVEL REPEATABLE READ');
+	$reader->query_safe('SELECT count(*) FROM c');
+	my ($drc, $dout, $derr) = $node->psql('postgres',
+		"SET statement_timeout = '2s'; ALTER TABLE c DETACH PARTITION $p CONCURRENTLY");
+	like($derr, qr/statement timeout/, "DETACH CONCURRENTLY of $p cancelled while a snapshot is open");
+	$reader->query_safe('COMMIT');
+	$reader->quit;
+	is($node->safe_psql('postgres',
+		"SELECT inhdetachpending FROM pg_inherits WHERE inhrelid = '$p'::regclass"), 't',
+		"$p is left detach-pending");
+}
+cancel_detach('c3');
 is($node->safe_psql('postgres', "SELECT dp_verify('c')"), 't', 'the recount includes it');
 $node->safe_psql('postgres', "SELECT dp_detach('c')");
 is($node->safe_psql('postgres',
 	"SELECT count(*) FROM pg_trigger WHERE tgrelid = 'c3'::regclass AND tgname LIKE 'dpkmeans%'"),
 	'0', 'dp_detach removes its triggers too');
+my ($arc, $aout, $aerr) = $node->psql('postgres',
+	"SELECT dp_attach('c', ARRAY['x', 'y'], 3, 1.0, ARRAY[0, 0], ARRAY[10, 10])");
+like($aerr, qr/partition "c3" is being detached.*\n.*\nHINT:  Run ALTER TABLE c DETACH PARTITION c3 FINALIZE first/,
+	'dp_attach waits for FINALIZE');
 $node->safe_psql('postgres', q{
-	INSERT INTO c3 VALUES (350, 1, 1);
+	ALTER TABLE c DETACH PARTITION c3 FINALIZE;
 	SELECT dp_attach('c', ARRAY['x', 'y'], 3, 1.0, ARRAY[0, 0], ARRAY[10, 10]);
-	INSERT INTO c3 VALUES (351, 2, 2);
+	INSERT INTO c VALUES (5, 1, 1);
 });
-is($node->safe_psql('postgres', "SELECT dp_verify('c')"), 't', 'attached again, it is counted');
-$node->safe_psql('postgres', 'ALTER TABLE c DETACH PARTITION c3 FINALIZE');
 is($node->safe_psql('postgres', "SELECT dp_verify('c') || ' ' || (SELECT count(*) FROM c)"),
-	'true 100', 'FINALIZE takes its rows out of the counters');
+	'true 131', 'then it attaches and counts');
+cancel_detach('c4');
+$node->safe_psql('postgres', 'ALTER TABLE c DETACH PARTITION c4 FINALIZE');
+is($node->safe_psql('postgres', "SELECT dp_verify('c') || ' ' || (SELECT count(*) FROM c)"),
+	'true 101', 'FINALIZE of an attached tree takes the rows out of the counters');
 
 done_testing();
