@@ -80,3 +80,15 @@ AS 'MODULE_PATHNAME', 'dpk_add_moved_refusal' LANGUAGE C STRICT;
 REVOKE ALL ON FUNCTION dpkmeans_internal.add_moved_refusal(regclass) FROM PUBLIC;
 SELECT dpkmeans_internal.add_moved_refusal(relid) FROM dpkmeans_internal.tracked
 WHERE mode = 'insert_only';
+
+-- ---------------------------------------------------------------------------
+-- Tables attached by 0.1 and not released since the update to 0.2 have no
+-- recorded home; their first release would make any server their home, so
+-- a dump restored elsewhere could publish the same release numbers on other
+-- rows.  The home is recorded now, at the update, on this server.
+-- ---------------------------------------------------------------------------
+CREATE FUNCTION dpkmeans_internal.record_home(tbl regclass) RETURNS void
+AS 'MODULE_PATHNAME', 'dpk_record_home' LANGUAGE C STRICT;
+REVOKE ALL ON FUNCTION dpkmeans_internal.record_home(regclass) FROM PUBLIC;
+SELECT dpkmeans_internal.record_home(relid) FROM dpkmeans_internal.tracked
+WHERE home_system_id IS NULL;

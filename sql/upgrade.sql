@@ -65,7 +65,8 @@ WHERE item IN ('noise sampler version', 'state format', 'releases used') ORDER B
 -- a release made before 0.3 has no k-median centres; the next one has
 SELECT count(*) FROM dp_centers('up', 2, 'kmedian');
 SELECT count(*) FROM dp_cost_curve('up', 'kmedian');
-SELECT value LIKE 'not recorded yet%' AS home_not_recorded FROM dp_privacy_report('up')
+-- its home is recorded by the update (0.6), not left to its next release
+SELECT value LIKE 'system %' AS home_recorded_at_update FROM dp_privacy_report('up')
 WHERE item = 'release history home';
 -- writes keep counting (0.1's triggers), verify holds, releases go on
 UPDATE up SET x = x + 1 WHERE id % 7 = 0;
@@ -167,7 +168,14 @@ SELECT i, (SELECT array_agg((i % 2) * 40 + 30 + (j % 3) ORDER BY j) FROM generat
 FROM generate_series(1, 300) i;
 SELECT dp_attach('up64', ARRAY['v'], 2, 1.0, array_fill(0::float8, ARRAY[64]), array_fill(100::float8, ARRAY[64]), mode => 'insert_only');
 SELECT dp_release('up64');
+-- a table whose home is not recorded (attached by 0.1, not released since)
+-- gets it at the update, not at its next release
+UPDATE dpkmeans_internal.tracked SET home_system_id = NULL, home_timeline = NULL,
+    home_database = NULL WHERE relid = 'up64'::regclass;
 ALTER EXTENSION dpkmeans UPDATE TO '0.6';
+SELECT home_system_id IS NOT NULL AND home_database = (SELECT oid FROM pg_database
+       WHERE datname = current_database()) AS home_recorded
+FROM dpkmeans_internal.tracked WHERE relid = 'up64'::regclass;
 SELECT extversion FROM pg_extension WHERE extname = 'dpkmeans';
 SELECT count(*) AS region_tables FROM dpkmeans_internal.regions;
 -- the insert_only table gets the refusal of rows moved by a trigger

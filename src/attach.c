@@ -827,6 +827,32 @@ dp_confirm_history(PG_FUNCTION_ARGS)
 }
 
 /*
+ * dpkmeans_internal.record_home(tbl): record this server as the home of a
+ * table whose home is not recorded (attached by 0.1 and not released since
+ * the update to 0.2), at the update to 0.6: a dump of the updated database
+ * restored elsewhere then refuses to release until dp_confirm_history,
+ * where its first release would otherwise have made it its home too.
+ */
+PG_FUNCTION_INFO_V1(dpk_record_home);
+Datum
+dpk_record_home(PG_FUNCTION_ARGS)
+{
+	Oid			relid = dpk_pg_table_arg(fcinfo);
+	DpkOwnerSwitch sw;
+	DpkTracked	tr;
+	DpkHome		home;
+
+	dpk_home_current(&home);
+	dpk_store_begin(&sw);
+	if (!dpk_store_read_config(relid, CurrentMemoryContext, &tr))
+		dpk_store_not_attached(relid);
+	if (!tr.home.known)
+		dpk_store_set_home(relid, &home);
+	dpk_store_end(&sw);
+	PG_RETURN_VOID();
+}
+
+/*
  * dpkmeans_internal.add_moved_refusal(tbl): the moved-row refusal of an
  * insert_only table attached before it existed (the 0.5 -> 0.6 upgrade).
  * Does nothing for an insert_delete table, a tree with foreign partitions
