@@ -721,6 +721,14 @@ dp_attach(PG_FUNCTION_ARGS)
 
 	dpk_pg_strong_random(key, sizeof(key));
 	dpk_store_begin(&sw);
+	/*
+	 * A table restored without its dpkmeans state (pg_dump -t) may carry
+	 * capture triggers and the deltas they appended: the backfill counts
+	 * its rows, so both go.
+	 */
+	foreach(lc, tree)
+		dpk_drop_capture(lfirst_oid(lc));
+	dpk_store_drop_deltas(tr.relid);
 	dpk_store_insert_tracked(&tr, mode, attnums, key);
 	explicit_bzero(key, sizeof(key));
 	if (tr.capture_wal)

@@ -30,6 +30,7 @@
 #include "commands/event_trigger.h"
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "nodes/makefuncs.h"
 #include "nodes/parsenodes.h"
 #include "storage/lmgr.h"
 #include "storage/proc.h"
@@ -309,7 +310,8 @@ note_counted_drop(Oid part)
 
 /*
  * dpkmeans_internal.partition_drop_counted(schema, name): whether a table
- * dropped in this transaction had its rows counted first (see above).
+ * dropped in this transaction had its rows counted first (see above), or
+ * still exists (only a trigger of it was dropped).
  */
 PG_FUNCTION_INFO_V1(dpk_partition_drop_counted);
 Datum
@@ -319,6 +321,11 @@ dpk_partition_drop_counted(PG_FUNCTION_ARGS)
 								text_to_cstring(PG_GETARG_TEXT_PP(1)));
 	ListCell   *lc;
 
+	/* a trigger dropped alone (its table stays): no rows leave */
+	if (OidIsValid(RangeVarGetRelid(makeRangeVar(text_to_cstring(PG_GETARG_TEXT_PP(0)),
+												 text_to_cstring(PG_GETARG_TEXT_PP(1)), -1),
+									NoLock, true)))
+		PG_RETURN_BOOL(true);
 	if (counted_drops_lxid != MyProc->lxid)
 		PG_RETURN_BOOL(false);
 	foreach(lc, counted_drops)
@@ -354,10 +361,18 @@ dpk_partition_before_drop(DropStmt *stmt)
 		Oid			root;
 		ListCell   *lc2;
 
-		if (!get_rel_relispartition(part))
-			continue;
 		root = dpk_attached_root(part);
-		if (!OidIsValid(root) || list_member_oid(dropped, root))
+		/*
+		 * Not in an attached tree: no rows to count.  Noted all the same, so
+		 * that a dpkmeans trigger left on it (a table restored without its
+		 * dpkmeans state) goes with it.
+		 */
+		if (!OidIsValid(root))
+		{
+			note_counted_drop(part);
+			continue;
+		}
+		if (!get_rel_relispartition(part) || list_member_oid(dropped, root))
 			continue;
 		if (root_insert_only(root))
 			refuse_insert_only(root, part, "drop partition");

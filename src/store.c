@@ -537,6 +537,14 @@ dpk_store_fold_deltas(Oid relid, DpkCellMap *state)
 	merge_payloads(state);
 }
 
+/* Remove a table's deltas unread (see store.h). */
+void
+dpk_store_drop_deltas(Oid relid)
+{
+	store_exec_rel("DELETE FROM dpkmeans_internal.delta WHERE relid = $1::oid::regclass",
+				   relid, false, SPI_OK_DELETE);
+}
+
 /* Add the pending deltas without removing them (see store.h). */
 void
 dpk_store_add_deltas(Oid relid, DpkCellMap *state)

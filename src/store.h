@@ -196,6 +196,9 @@ void		dpk_store_read_key(Oid relid, uint8 *key);
 /* Fold: delete the pending deltas and add them into state, in one statement. */
 void		dpk_store_fold_deltas(Oid relid, DpkCellMap *state);
 
+/* Delete a table's deltas without reading them (stray ones, before attach). */
+void		dpk_store_drop_deltas(Oid relid);
+
 /* Add the pending deltas into state without removing them (verify, TRUNCATE). */
 void		dpk_store_add_deltas(Oid relid, DpkCellMap *state);
 

@@ -141,5 +141,32 @@ is($node->safe_psql('dst', "SELECT dp_verify('geo.trips')"), 't', 'writes after 
 eval { $node->safe_psql('dst', "DELETE FROM emb"); };
 like($@, qr/insert_only/, 'insert_only refusal restored');
 
+# A table dumped alone (pg_dump -t) comes with its capture triggers but
+# without its dpkmeans state: its triggers can be dropped, or dp_attach
+# replaces them and forgets what they appended.
+my $one = PostgreSQL::Test::Utils::tempdir . "/one.sql";
+$node->command_ok([ 'pg_dump', '-h', $node->host, '-p', $node->port, '-t', 'emb', '-f', $one, 'src' ],
+	'pg_dump -t of an attached table');
+$node->safe_psql('postgres', 'CREATE DATABASE solo');
+$node->safe_psql('solo', 'CREATE EXTENSION dpkmeans');
+$node->command_ok([ 'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=0', '-h', $node->host, '-p', $node->port,
+	'-f', $one, 'solo' ], 'restored into a database of its own');
+$node->safe_psql('solo', "INSERT INTO emb SELECT ARRAY[1, 1, 1] FROM generate_series(1, 50)");
+is($node->safe_psql('solo', "SELECT count(*) > 0 FROM pg_trigger WHERE tgrelid = 'emb'::regclass "
+	. "AND tgname LIKE 'dpkmeans%'"), 't', 'its dpkmeans triggers came along');
+$node->safe_psql('solo', q{
+	SELECT dp_attach('emb', ARRAY['v'], 2, 0.5, ARRAY[0, 0, 0], ARRAY[5, 5, 5], mode => 'insert_only')});
+is($node->safe_psql('solo', "SELECT dp_verify('emb')"), 't', 'dp_attach replaced them and their deltas');
+$node->safe_psql('solo', "SELECT dp_detach('emb')");
+$node->command_ok([ 'psql', '-X', '-q', '-h', $node->host, '-p', $node->port, '-c', 'DROP TABLE emb', 'solo' ],
+	'drop it');
+$node->command_ok([ 'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=0', '-h', $node->host, '-p', $node->port,
+	'-f', $one, 'solo' ], 'restore it again');
+$node->command_ok([ 'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-h', $node->host, '-p', $node->port, '-c',
+	'DROP TRIGGER dpkmeans_capture_insert ON emb', 'solo' ],
+	'a leftover capture trigger of a table not attached can be dropped');
+$node->command_ok([ 'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1', '-h', $node->host, '-p', $node->port, '-c',
+	'DROP TABLE emb', 'solo' ], 'and so can the table with the others');
+
 $node->stop;
 done_testing();
