@@ -12,6 +12,8 @@
 
 #include <math.h>
 
+#include "access/genam.h"
+#include "access/htup_details.h"
 #include "access/table.h"
 #include "access/xlog.h"
 #include "replication/message.h"
@@ -32,6 +34,7 @@
 #include "storage/lmgr.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
@@ -58,8 +61,14 @@ static const char *const trigger_names[] = {
 /* The row trigger counting what logical replication applies (trigger.c). */
 #define ROW_TRIGGER_NAME "dpkmeans_capture_row"
 
-/* The row trigger refusing moved rows in insert_only tables (0.6). */
+/* The row triggers refusing moved rows and applied deletions in insert_only tables (0.6). */
 #define MOVED_TRIGGER_NAME "dpkmeans_refuse_moved"
+#define APPLIED_DELETE_TRIGGER_NAME "dpkmeans_refuse_applied_delete"
+
+/* The row triggers dp_attach may create, after trigger_names (dp_detach drops them). */
+static const char *const row_trigger_names[] = {
+	ROW_TRIGGER_NAME, MOVED_TRIGGER_NAME, APPLIED_DELETE_TRIGGER_NAME
+};
 
 /* Create one trigger on relid without any SQL text. */
 static void
@@ -277,8 +286,13 @@ install_refusals(Oid relid, List *colnames)
  * deletion the accounting has no room for).  A row trigger on the root,
  * which the server clones to every partition, present and future; its WHEN
  * clause, OLD.c IS DISTINCT FROM NEW.c for a tracked column c, keeps every
- * other row from calling it.  Not in a tree with foreign partitions (their
- * shards refuse), where a row trigger would stop postgres_fdw batching.
+ * other row from calling it.  In a tree with foreign partitions it goes
+ * on each local table instead (their shards refuse for theirs): a row
+ * trigger on a foreign table would stop postgres_fdw batching.
+ *
+ * Also a BEFORE DELETE row trigger firing on REPLICA only: a logical
+ * replication worker fires no statement trigger, so the statement refusal
+ * never sees the deletions it applies, which capture_row would count.
  */
 static void
 install_moved_refusal(Oid relid, List *colnames)
@@ -304,6 +318,32 @@ install_moved_refusal(Oid relid, List *colnames)
 					  list_length(moved) == 1 ? linitial(moved)
 					  : (Node *) makeBoolExpr(OR_EXPR, moved, -1));
 	set_firing(relid, MOVED_TRIGGER_NAME, TRIGGER_FIRES_ALWAYS);
+	create_trigger_at(relid, APPLIED_DELETE_TRIGGER_NAME, "refuse", true, TRIGGER_TYPE_BEFORE,
+					  TRIGGER_TYPE_DELETE, false, false, NIL, NIL, NULL);
+	set_firing(relid, APPLIED_DELETE_TRIGGER_NAME, TRIGGER_FIRES_ON_REPLICA);
+}
+
+/*
+ * Whether trigger trigoid is a clone of its parent table's (created by the
+ * server on a partition; it goes with the parent's).
+ */
+static bool
+trigger_is_clone(Oid trigoid)
+{
+	Relation	rel = table_open(TriggerRelationId, AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	bool		clone = false;
+
+	ScanKeyInit(&key, Anum_pg_trigger_oid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(trigoid));
+	scan = systable_beginscan(rel, TriggerOidIndexId, true, NULL, 1, &key);
+	if ((tup = systable_getnext(scan)) != NULL)
+		clone = OidIsValid(((Form_pg_trigger) GETSTRUCT(tup))->tgparentid);
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return clone;
 }
 
 /* Every dpkmeans statement trigger relid has fires ALWAYS (also for replicas' roles). */
@@ -361,7 +401,8 @@ dpk_install_capture(const DpkTracked *tr, Oid relid)
 	if (tr->insert_only)
 	{
 		install_refusals(relid, colnames);
-		if (is_root && !sharded)
+		/* on the root, cloned; with foreign partitions, on each local table */
+		if (sharded ? relkind == RELKIND_RELATION : is_root)
 			install_moved_refusal(relid, colnames);
 	}
 	else
@@ -409,15 +450,14 @@ dpk_drop_capture(Oid relid)
 {
 	size_t		i;
 
-	for (i = 0; i <= lengthof(trigger_names) + 1; i++)
+	for (i = 0; i < lengthof(trigger_names) + lengthof(row_trigger_names); i++)
 	{
 		const char *name = i < lengthof(trigger_names) ? trigger_names[i]
-			: i == lengthof(trigger_names) ? ROW_TRIGGER_NAME : MOVED_TRIGGER_NAME;
+			: row_trigger_names[i - lengthof(trigger_names)];
 		Oid			trigoid = get_trigger_oid(relid, name, true);
 
-		/* a partition's row triggers are clones: they go with the root's */
-		if (OidIsValid(trigoid) && !(i >= lengthof(trigger_names) &&
-									 get_rel_relispartition(relid)))
+		/* a partition's cloned row triggers go with the root's */
+		if (OidIsValid(trigoid) && !(get_rel_relispartition(relid) && trigger_is_clone(trigoid)))
 		{
 			ObjectAddress obj;
 
@@ -861,10 +901,10 @@ dpk_record_home(PG_FUNCTION_ARGS)
 }
 
 /*
- * dpkmeans_internal.add_moved_refusal(tbl): the moved-row refusal of an
- * insert_only table attached before it existed (the 0.5 -> 0.6 upgrade).
- * Does nothing for an insert_delete table, a tree with foreign partitions
- * or a table that has it.
+ * dpkmeans_internal.add_moved_refusal(tbl): the moved-row and applied
+ * deletion refusals of an insert_only table attached before they existed
+ * (the 0.5 -> 0.6 upgrade).  Does nothing for an insert_delete table or
+ * where they are.
  */
 PG_FUNCTION_INFO_V1(dpk_add_moved_refusal);
 Datum
@@ -878,15 +918,24 @@ dpk_add_moved_refusal(PG_FUNCTION_ARGS)
 	dpk_store_begin(&sw);
 	if (!dpk_store_read_config(relid, CurrentMemoryContext, &tr))
 		dpk_store_not_attached(relid);
-	if (tr.insert_only && !dpk_shard_tree_has_foreign(relid) &&
-		!OidIsValid(get_trigger_oid(relid, MOVED_TRIGGER_NAME, true)))
+	if (tr.insert_only)
 	{
 		List	   *colnames = NIL;
+		bool		sharded = dpk_shard_tree_has_foreign(relid);
+		ListCell   *lc;
 		int			i;
 
 		for (i = 0; i < tr.ncols; i++)
 			colnames = lappend(colnames, makeString(tr.colnames[i]));
-		install_moved_refusal(relid, colnames);
+		/* where dpk_install_capture puts them */
+		foreach(lc, dpk_tree_relids(relid, ShareRowExclusiveLock))
+		{
+			Oid			rel = lfirst_oid(lc);
+
+			if ((sharded ? get_rel_relkind(rel) == RELKIND_RELATION : rel == relid) &&
+				!OidIsValid(get_trigger_oid(rel, MOVED_TRIGGER_NAME, true)))
+				install_moved_refusal(rel, colnames);
+		}
 	}
 	dpk_store_end(&sw);
 	PG_RETURN_VOID();

@@ -222,7 +222,8 @@ guard_alter_table(AlterTableStmt *stmt)
 				break;
 			case AT_EnableReplicaTrig:
 				/* how the row trigger is created, and how pg_dump restores it */
-				if (cmd->name != NULL && strcmp(cmd->name, "dpkmeans_capture_row") == 0)
+				if (cmd->name != NULL && (strcmp(cmd->name, "dpkmeans_capture_row") == 0 ||
+										  strcmp(cmd->name, "dpkmeans_refuse_applied_delete") == 0))
 					break;
 				/* FALLTHROUGH */
 			case AT_DisableTrig:

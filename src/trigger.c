@@ -621,7 +621,9 @@ dpk_capture_row(PG_FUNCTION_ARGS)
  * room for deletions; these depend on the statement only, never on rows.
  * Also AFTER UPDATE FOR EACH ROW, called only for a row whose tracked
  * values changed although the statement set none of them (a trigger or a
- * rule did): its writer sees the refusal, as it sees its own row counts.
+ * rule did): its writer sees the refusal, as it sees its own row counts;
+ * and BEFORE DELETE FOR EACH ROW on REPLICA, for the deletions a logical
+ * replication worker applies (it fires no statement trigger).
  */
 PG_FUNCTION_INFO_V1(dpk_refuse);
 Datum
@@ -641,6 +643,13 @@ dpk_refuse(PG_FUNCTION_ARGS)
 						RelationGetRelationName(td->tg_relation)),
 				 errdetail("A trigger or a rule changed a tracked column that the statement did not set."),
 				 errhint("Its privacy accounting covers insertions only; detach and re-attach in insert_delete mode to allow moving rows.")));
+	if (TRIGGER_FIRED_BY_DELETE(td->tg_event) && TRIGGER_FIRED_FOR_ROW(td->tg_event))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("DELETE is not allowed on \"%s\": it is attached to dpkmeans in insert_only mode",
+						RelationGetRelationName(td->tg_relation)),
+				 errdetail("A deletion applied by logical replication is refused like any other; the subscription stops until it is skipped."),
+				 errhint("Attach a subscriber's table in insert_delete mode unless its publisher only inserts.")));
 	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
 		what = "UPDATE of a tracked column";
 	else if (TRIGGER_FIRED_BY_TRUNCATE(td->tg_event))

@@ -92,6 +92,31 @@ $sub->safe_psql('postgres', q{
 });
 is($sub->safe_psql('postgres', "SELECT dp_verify('trips')"), 't',
 	'replica-role session counted once');
+# An insert_only table on the subscriber: the rows the publisher inserts
+# are counted; a deletion it publishes is refused (the apply worker fires
+# no statement trigger, a row trigger on REPLICA refuses), so nothing the
+# accounting has no room for is counted, and the subscription waits.
+$pub->safe_psql('postgres', q{
+	CREATE TABLE lio (id int PRIMARY KEY, x float8, y float8);
+	INSERT INTO lio SELECT i, i % 10, i % 7 FROM generate_series(1, 20) i;
+	ALTER PUBLICATION pub ADD TABLE lio;
+});
+$sub->safe_psql('postgres', q{
+	CREATE TABLE lio (id int PRIMARY KEY, x float8, y float8);
+	SELECT dp_attach('lio', ARRAY['x', 'y'], 2, 1.0, ARRAY[0, 0], ARRAY[10, 10], mode => 'insert_only');
+	ALTER SUBSCRIPTION sub REFRESH PUBLICATION;
+});
+$sub->wait_for_subscription_sync($pub, 'sub');
+$pub->safe_psql('postgres', 'INSERT INTO lio SELECT i, 5, 5 FROM generate_series(21, 25) i');
+$pub->wait_for_catchup('sub');
+is($sub->safe_psql('postgres', "SELECT count(*) || ' ' || dp_verify('lio') FROM lio"), '25 true',
+	'insert_only subscriber: the copy and applied inserts counted');
+$pub->safe_psql('postgres', 'DELETE FROM lio WHERE id <= 3');
+ok($sub->poll_query_until('postgres',
+	q{SELECT apply_error_count > 0 FROM pg_stat_subscription_stats WHERE subname = 'sub'}),
+	'the applied DELETE is refused');
+is($sub->safe_psql('postgres', "SELECT count(*) || ' ' || dp_verify('lio') FROM lio"), '25 true',
+	'and nothing was deleted or counted');
 $sub->safe_psql('postgres', 'DROP SUBSCRIPTION sub');
 
 # ---- pg_partman: daily partitions ahead, retention drops old ones ----

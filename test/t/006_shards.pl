@@ -244,6 +244,35 @@ $s1->safe_psql('postgres', q{
 	DROP ROLE tenant;
 });
 
+# An insert_only tree with local and foreign partitions: each local table
+# gets the refusal of rows moved by a trigger (the shards put theirs on
+# their own tables); dp_detach removes it.
+$s1->safe_psql('postgres', q{
+	CREATE TABLE iom (id int, x float8, y float8, note text);
+	ALTER TABLE iom OWNER TO dpk_shard;
+});
+as_app(q{
+	CREATE TABLE iom (id int, x float8, y float8, note text) PARTITION BY RANGE (id);
+	CREATE TABLE iom_local PARTITION OF iom FOR VALUES FROM (0) TO (100000);
+	CREATE FOREIGN TABLE iom_s1 PARTITION OF iom FOR VALUES FROM (100000) TO (200000)
+		SERVER s1 OPTIONS (schema_name 'public', table_name 'iom');
+	INSERT INTO iom VALUES (1, 1, 1, ''), (100001, 2, 2, '');
+	SELECT dp_attach('iom', ARRAY['x', 'y'], 2, 1.0, ARRAY[0, 0], ARRAY[10, 10], horizon => 16,
+		mode => 'insert_only');
+	CREATE FUNCTION iom_shift() RETURNS trigger LANGUAGE plpgsql AS $$
+	BEGIN NEW.x := NEW.x + 5; RETURN NEW; END $$;
+	CREATE TRIGGER iom_shift BEFORE UPDATE ON iom_local FOR EACH ROW EXECUTE FUNCTION iom_shift();
+});
+my $refusals = q{SELECT string_agg(c.relname, ',' ORDER BY c.relname) FROM pg_trigger t
+	JOIN pg_class c ON c.oid = t.tgrelid WHERE t.tgname = 'dpkmeans_refuse_moved' AND c.relname LIKE 'iom%'};
+is(as_app($refusals), 'iom_local', 'the local partition of a sharded insert_only tree has the refusal');
+is($s1->safe_psql('postgres', $refusals), 'iom', 'and so has the shard table');
+app_fails(q{UPDATE iom SET note = 'n' WHERE id = 1}, qr/UPDATE of a tracked column is not allowed on "iom_local"/,
+	'a row a trigger moved in the local partition');
+as_app(q{SELECT dp_detach('iom')});
+is(as_app(q{SELECT count(*) FROM pg_trigger WHERE tgrelid = 'iom_local'::regclass AND tgname LIKE 'dpkmeans%'}),
+	'0', 'dp_detach removes it');
+
 # Bad setups, refused with clear errors, leaving nothing attached.
 $s2->safe_psql('postgres', q{
 	CREATE DATABASE plain;
