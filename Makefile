@@ -14,7 +14,9 @@ REGRESS_OPTS = --load-extension=dpkmeans
 PG_CPPFLAGS = -Isrc -I$(libpq_srcdir)
 SHLIB_LINK_INTERNAL = $(libpq)
 # PostgreSQL headers compare signed and unsigned values; keep our code under -Wextra otherwise.
-PG_CFLAGS = -Wno-sign-compare -Wno-unused-parameter -Wno-missing-field-initializers
+# A missing prototype or a pointer made from an int is an error, not a warning.
+PG_CFLAGS = -Wno-sign-compare -Wno-unused-parameter -Wno-missing-field-initializers \
+	-Werror=implicit-function-declaration -Werror=int-conversion
 SHLIB_LINK = -lopenblas -lcrypto -lm
 
 EXTRA_CLEAN = test/unit/bin test/unit/bin-san test/bench/bin results regression.diffs regression.out tmp_check tmp_regress test/privacy/bin

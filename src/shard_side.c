@@ -20,6 +20,7 @@
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
+#include "commands/defrem.h"
 #include "commands/extension.h"
 #include "executor/spi.h"
 #include "fmgr.h"
@@ -504,17 +505,58 @@ refuse_citus(Oid relid)
 						 "(doc/scale-out.md, which also sketches the untested mapping onto Citus).")));
 }
 
+/*
+ * Where a foreign partition's rows are stored, as far as this server can
+ * tell: its server's host, port and database and the remote table (the
+ * same defaults as postgres_fdw: the local schema and name).
+ */
+static char *
+shard_table_identity(Oid part, ForeignServer *server)
+{
+	ForeignTable *ft = GetForeignTable(part);
+	const char *opts[3] = {"", "", ""};
+	const char *nspname = get_namespace_name(get_rel_namespace(part));
+	const char *relname = get_rel_name(part);
+	ListCell   *lc;
+
+	foreach(lc, server->options)
+	{
+		DefElem    *opt = lfirst(lc);
+
+		if (strcmp(opt->defname, "host") == 0)
+			opts[0] = defGetString(opt);
+		else if (strcmp(opt->defname, "port") == 0)
+			opts[1] = defGetString(opt);
+		else if (strcmp(opt->defname, "dbname") == 0)
+			opts[2] = defGetString(opt);
+	}
+	foreach(lc, ft->options)
+	{
+		DefElem    *opt = lfirst(lc);
+
+		if (strcmp(opt->defname, "schema_name") == 0)
+			nspname = defGetString(opt);
+		else if (strcmp(opt->defname, "table_name") == 0)
+			relname = defGetString(opt);
+	}
+	return psprintf("host=%s port=%s dbname=%s table=%s.%s", opts[0], opts[1], opts[2],
+					quote_identifier(nspname), quote_identifier(relname));
+}
+
 /* ERROR unless the tree under relid can be attached (see shard.h). */
 void
 dpk_shard_check_tree(Oid relid)
 {
 	ListCell   *lc;
+	List	   *seen = NIL;		/* identities, then partition names */
 
 	foreach(lc, dpk_tree_relids(relid, NoLock))
 	{
 		Oid			part = lfirst_oid(lc);
 		ForeignServer *server;
 		ForeignDataWrapper *fdw;
+		char	   *identity;
+		ListCell   *sc;
 
 		refuse_citus(part);
 		if (get_rel_relkind(part) != RELKIND_FOREIGN_TABLE)
@@ -529,6 +571,17 @@ dpk_shard_check_tree(Oid relid)
 					 errdetail("dpkmeans counts rows with triggers on the tables that store them; "
 							   "only postgres_fdw partitions can be shards, on servers with dpkmeans."),
 					 errhint("Attach the tables that hold the rows, on their own servers.")));
+		/* one shard table, one partition: else its attach waits on itself */
+		identity = shard_table_identity(part, server);
+		for (sc = list_head(seen); sc != NULL; sc = lnext(seen, lnext(seen, sc)))
+			if (strcmp((char *) lfirst(sc), identity) == 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("partitions \"%s\" and \"%s\" store their rows in the same shard table",
+								(char *) lfirst(lnext(seen, sc)), get_rel_name(part)),
+						 errdetail("Both name %s.", identity),
+						 errhint("Give each foreign partition a shard table of its own.")));
+		seen = lappend(lappend(seen, identity), get_rel_name(part));
 	}
 }
 

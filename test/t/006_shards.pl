@@ -304,8 +304,21 @@ app_fails(sprintf($attach, 'bad1'),
 app_fails(sprintf($attach, 'bad2'),
 	qr/shard "bad2_s1" \(server "s1"\): column "y" of shard table "pts_wrong" does not exist/,
 	'a shard whose columns differ');
+# two foreign partitions naming one shard table: refused before any shard
+# is touched (the second shard attach would wait on the first's lock)
+as_app(q{
+	CREATE TABLE bad3 (id int, x float8, y float8) PARTITION BY RANGE (id);
+	CREATE FOREIGN TABLE bad3_a PARTITION OF bad3 FOR VALUES FROM (0) TO (10) SERVER s1
+		OPTIONS (schema_name 'public', table_name 'pts_wrong');
+	CREATE FOREIGN TABLE bad3_b PARTITION OF bad3 FOR VALUES FROM (10) TO (20) SERVER s1
+		OPTIONS (table_name 'pts_wrong', schema_name 'public');
+});
+app_fails(sprintf($attach, 'bad3'),
+	qr/partitions "bad3_a" and "bad3_b" store their rows in the same shard table/,
+	'two foreign partitions of one shard table');
 is($coord->safe_psql('postgres', q{SELECT count(*) FROM dpkmeans_internal.tracked
-	WHERE relid IN ('app.bad1'::regclass, 'app.bad2'::regclass)}), '0', 'nothing attached on the coordinator');
+	WHERE relid IN ('app.bad1'::regclass, 'app.bad2'::regclass, 'app.bad3'::regclass)}), '0',
+	'nothing attached on the coordinator');
 is($s2->safe_psql('postgres', q{SELECT count(*) FROM dpkmeans_internal.tracked
 	WHERE relid = 'pts2'::regclass}), '0', 'the shard attached before the failure was rolled back');
 
