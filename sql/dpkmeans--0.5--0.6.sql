@@ -92,3 +92,11 @@ AS 'MODULE_PATHNAME', 'dpk_record_home' LANGUAGE C STRICT;
 REVOKE ALL ON FUNCTION dpkmeans_internal.record_home(regclass) FROM PUBLIC;
 SELECT dpkmeans_internal.record_home(relid) FROM dpkmeans_internal.tracked
 WHERE home_system_id IS NULL;
+
+-- ---------------------------------------------------------------------------
+-- The noisy histogram is stored uncompressed and padded to every cell of
+-- its level: a release attempt that aborts after writing it leaves its size
+-- in the statistics of the TOAST table, and compression made that size a
+-- function of noise a retry would use again.
+-- ---------------------------------------------------------------------------
+ALTER TABLE dpkmeans_internal.histogram ALTER COLUMN payload SET STORAGE EXTERNAL;

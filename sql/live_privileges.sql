@@ -130,5 +130,11 @@ SELECT abs(pg_temp.blocks('SELECT * FROM dp_centers(''many'', 3)') -
            pg_temp.blocks('SELECT * FROM dp_centers(''few'', 3)')) < 8 AS centres_alike,
        abs(pg_temp.blocks('SELECT * FROM dp_privacy_report(''many'')') -
            pg_temp.blocks('SELECT * FROM dp_privacy_report(''few'')')) < 8 AS report_alike;
+-- the stored noisy histograms are as long, compressed or not: every cell of
+-- the level, uncompressed, whatever the noise
+SELECT count(DISTINCT octet_length(payload)) AS lengths, count(DISTINCT pg_column_size(payload)) AS sizes
+FROM dpkmeans_internal.histogram WHERE relid IN ('few'::regclass, 'many'::regclass);
+SELECT attstorage FROM pg_attribute
+WHERE attrelid = 'dpkmeans_internal.histogram'::regclass AND attname = 'payload';
 SELECT dp_detach('few'), dp_detach('many');
 DROP TABLE few, many;

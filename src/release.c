@@ -480,7 +480,10 @@ dp_release(PG_FUNCTION_ARGS)
 				 errmsg("could not start a dpkmeans release worker"),
 				 errhint("Raise max_worker_processes, or retry when fewer background workers run.")));
 
-	/* A cancelled caller stops the worker: an unfinished release is not made. */
+	/*
+	 * A cancelled caller stops the worker: an unfinished release is not
+	 * made (one that was committing may be; doc/privacy.md).
+	 */
 	PG_TRY();
 	{
 		status = WaitForBackgroundWorkerShutdown(handle);

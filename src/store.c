@@ -649,8 +649,12 @@ dpk_store_save_release(const DpkTracked *tr, uint32 t, uint64 state_pad,
 		save_objective(tr, rel->kmed_costs, rel->kmed_centers, rel->kmed_sizes, "kmedian",
 					   types, values);
 
+	/*
+	 * Every cell of the released level, zeros included (padded): the stored
+	 * size, which an aborted attempt leaves in the statistics, is public.
+	 */
 	types[2] = BYTEAOID;
-	values[2] = PointerGetDatum(dpk_store_map_bytea(noisy_map, 0));
+	values[2] = PointerGetDatum(dpk_store_map_bytea(noisy_map, store_v01 ? 0 : noisy_map->n));
 	dpk_store_exec("INSERT INTO dpkmeans_internal.histogram (relid, t, payload) "
 			   "VALUES ($1::oid::regclass, $2, $3) ON CONFLICT (relid) "
 			   "DO UPDATE SET t = excluded.t, payload = excluded.payload",
