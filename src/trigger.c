@@ -641,7 +641,7 @@ dpk_refuse(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("UPDATE of a tracked column is not allowed on \"%s\": it is attached to dpkmeans in insert_only mode",
 						RelationGetRelationName(td->tg_relation)),
-				 errdetail("A trigger or a rule changed a tracked column that the statement did not set."),
+				 errdetail("A trigger or a rule changed a tracked column that the statement did not set, or logical replication applied a change of one."),
 				 errhint("Its privacy accounting covers insertions only; detach and re-attach in insert_delete mode to allow moving rows.")));
 	if (TRIGGER_FIRED_BY_DELETE(td->tg_event) && TRIGGER_FIRED_FOR_ROW(td->tg_event))
 		ereport(ERROR,
