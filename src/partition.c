@@ -20,8 +20,6 @@
  */
 #include "postgres.h"
 
-#include "access/genam.h"
-#include "access/htup_details.h"
 #include "access/table.h"
 #include "catalog/namespace.h"
 #include "catalog/partition.h"
@@ -35,7 +33,6 @@
 #include "storage/lmgr.h"
 #include "storage/proc.h"
 #include "utils/builtins.h"
-#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -122,26 +119,6 @@ dpk_tree_relids(Oid relid, LOCKMODE lockmode)
 	return tree;
 }
 
-/* Whether partition relid's DETACH ... CONCURRENTLY has begun, not ended. */
-static bool
-detach_pending(Oid relid)
-{
-	Relation	inh = table_open(InheritsRelationId, AccessShareLock);
-	ScanKeyData key;
-	SysScanDesc scan;
-	HeapTuple	tup;
-	bool		pending = false;
-
-	ScanKeyInit(&key, Anum_pg_inherits_inhrelid, BTEqualStrategyNumber, F_OIDEQ,
-				ObjectIdGetDatum(relid));
-	scan = systable_beginscan(inh, InheritsRelidSeqnoIndexId, true, NULL, 1, &key);
-	while ((tup = systable_getnext(scan)) != NULL)
-		pending = pending || ((Form_pg_inherits) GETSTRUCT(tup))->inhdetachpending;
-	systable_endscan(scan);
-	table_close(inh, AccessShareLock);
-	return pending;
-}
-
 /* ERROR unless every table of the tree under relid can be captured. */
 void
 dpk_check_tree(Oid relid)
@@ -172,7 +149,7 @@ dpk_check_no_detaching(List *tree)
 	{
 		Oid			part = lfirst_oid(lc);
 
-		if (get_rel_relispartition(part) && detach_pending(part))
+		if (get_rel_relispartition(part) && PartitionHasPendingDetach(part))
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 					 errmsg("partition \"%s\" is being detached", get_rel_name(part)),

@@ -200,13 +200,11 @@ remember_conn(Shard *sh)
 	MemoryContextSwitchTo(old);
 }
 
-/* Describe the shard behind a foreign partition. */
-static Shard *
-shard_describe(Oid partition, const char *remote_schema, const char *hint)
+/* The shard table of a foreign partition (see shard.h). */
+char *
+dpk_shard_remote_table(Oid partition)
 {
 	ForeignTable *ft = GetForeignTable(partition);
-	ForeignServer *server = GetForeignServer(ft->serverid);
-	Shard	   *sh = palloc0(sizeof(Shard));
 	const char *nspname = get_namespace_name(get_rel_namespace(partition));
 	const char *relname = get_rel_name(partition);
 	ListCell   *lc;
@@ -220,11 +218,21 @@ shard_describe(Oid partition, const char *remote_schema, const char *hint)
 		else if (strcmp(opt->defname, "table_name") == 0)
 			relname = defGetString(opt);
 	}
+	return psprintf("%s.%s", quote_identifier(nspname), quote_identifier(relname));
+}
+
+/* Describe the shard behind a foreign partition. */
+static Shard *
+shard_describe(Oid partition, const char *remote_schema, const char *hint)
+{
+	ForeignServer *server = GetForeignServer(GetForeignTable(partition)->serverid);
+	Shard	   *sh = palloc0(sizeof(Shard));
+
 	sh->partition = partition;
 	sh->partname = get_rel_name(partition);
 	sh->serverid = server->serverid;
 	sh->server_name = server->servername;
-	sh->remote_table = psprintf("%s.%s", quote_identifier(nspname), quote_identifier(relname));
+	sh->remote_table = dpk_shard_remote_table(partition);
 	sh->remote_schema = remote_schema ? pstrdup(remote_schema) : NULL;
 	sh->hint = hint;
 	return sh;

@@ -26,6 +26,13 @@ struct DpkTracked;
  */
 void		dpk_shard_check_tree(Oid relid);
 
+/*
+ * The shard table behind foreign partition `partition`: its schema_name and
+ * table_name options (postgres_fdw's defaults: the partition's own),
+ * quoted and schema-qualified.
+ */
+char	   *dpk_shard_remote_table(Oid partition);
+
 /* Whether the tree under relid holds a foreign table. */
 bool		dpk_shard_tree_has_foreign(Oid relid);
 

@@ -513,10 +513,7 @@ refuse_citus(Oid relid)
 static char *
 shard_table_identity(Oid part, ForeignServer *server)
 {
-	ForeignTable *ft = GetForeignTable(part);
 	const char *opts[3] = {"", "", ""};
-	const char *nspname = get_namespace_name(get_rel_namespace(part));
-	const char *relname = get_rel_name(part);
 	ListCell   *lc;
 
 	foreach(lc, server->options)
@@ -530,17 +527,8 @@ shard_table_identity(Oid part, ForeignServer *server)
 		else if (strcmp(opt->defname, "dbname") == 0)
 			opts[2] = defGetString(opt);
 	}
-	foreach(lc, ft->options)
-	{
-		DefElem    *opt = lfirst(lc);
-
-		if (strcmp(opt->defname, "schema_name") == 0)
-			nspname = defGetString(opt);
-		else if (strcmp(opt->defname, "table_name") == 0)
-			relname = defGetString(opt);
-	}
-	return psprintf("host=%s port=%s dbname=%s table=%s.%s", opts[0], opts[1], opts[2],
-					quote_identifier(nspname), quote_identifier(relname));
+	return psprintf("host=%s port=%s dbname=%s table=%s", opts[0], opts[1], opts[2],
+					dpk_shard_remote_table(part));
 }
 
 /* ERROR unless the tree under relid can be attached (see shard.h). */

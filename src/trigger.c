@@ -630,34 +630,34 @@ Datum
 dpk_refuse(PG_FUNCTION_ARGS)
 {
 	TriggerData *td = (TriggerData *) fcinfo->context;
-	const char *what = "DELETE";
+	const char *what = "DELETE",
+			   *detail = NULL,
+			   *hint = "Its privacy accounting covers insertions only; detach and re-attach in insert_delete mode to allow deletions.";
 
 	if (!CALLED_AS_TRIGGER(fcinfo))
 		ereport(ERROR,
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("dpkmeans_internal.refuse must be called as a trigger")));
-	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event) && TRIGGER_FIRED_FOR_ROW(td->tg_event))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("UPDATE of a tracked column is not allowed on \"%s\": it is attached to dpkmeans in insert_only mode",
-						RelationGetRelationName(td->tg_relation)),
-				 errdetail("A trigger or a rule changed a tracked column that the statement did not set, or logical replication applied a change of one."),
-				 errhint("Its privacy accounting covers insertions only; detach and re-attach in insert_delete mode to allow moving rows.")));
-	if (TRIGGER_FIRED_BY_DELETE(td->tg_event) && TRIGGER_FIRED_FOR_ROW(td->tg_event))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("DELETE is not allowed on \"%s\": it is attached to dpkmeans in insert_only mode",
-						RelationGetRelationName(td->tg_relation)),
-				 errdetail("A deletion applied by logical replication is refused like any other; the subscription stops until it is skipped."),
-				 errhint("Attach a subscriber's table in insert_delete mode unless its publisher only inserts.")));
 	if (TRIGGER_FIRED_BY_UPDATE(td->tg_event))
 		what = "UPDATE of a tracked column";
 	else if (TRIGGER_FIRED_BY_TRUNCATE(td->tg_event))
 		what = "TRUNCATE";
+	/* the row triggers: a moved row, a deletion applied by replication */
+	if (TRIGGER_FIRED_FOR_ROW(td->tg_event) && TRIGGER_FIRED_BY_UPDATE(td->tg_event))
+	{
+		detail = "A trigger or a rule changed a tracked column that the statement did not set, or logical replication applied a change of one.";
+		hint = "Its privacy accounting covers insertions only; detach and re-attach in insert_delete mode to allow moving rows.";
+	}
+	else if (TRIGGER_FIRED_FOR_ROW(td->tg_event))
+	{
+		detail = "A deletion applied by logical replication is refused like any other; the subscription stops until it is skipped.";
+		hint = "Attach a subscriber's table in insert_delete mode unless its publisher only inserts.";
+	}
 	ereport(ERROR,
 			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 			 errmsg("%s is not allowed on \"%s\": it is attached to dpkmeans in insert_only mode",
 					what, RelationGetRelationName(td->tg_relation)),
-			 errhint("Its privacy accounting covers insertions only; detach and re-attach in insert_delete mode to allow deletions.")));
+			 detail ? errdetail("%s", detail) : 0,
+			 errhint("%s", hint)));
 	return PointerGetDatum(NULL);
 }
