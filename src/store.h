@@ -123,8 +123,8 @@ void		dpk_store_wal_set_lsn(Oid relid, XLogRecPtr lsn);
 /* Forget a table's WAL capture (detach, drop). */
 void		dpk_store_wal_delete(Oid relid);
 
-/* The slot names of every table captured from the WAL. */
-List	   *dpk_store_wal_slots(void);
+/* The relids (an OID list) of every table captured from the WAL. */
+List	   *dpk_store_wal_relids(void);
 
 /* src/store_regions.c: whether the regions table exists (0.6 objects). */
 bool		dpk_store_has_regions(void);

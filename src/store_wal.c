@@ -111,18 +111,21 @@ dpk_store_wal_delete(Oid relid)
 				 1, types, values, false, SPI_OK_DELETE);
 }
 
-/* The slot names of every table captured from the WAL (see store.h). */
+/* Every table captured from the WAL (see store.h). */
 List *
-dpk_store_wal_slots(void)
+dpk_store_wal_relids(void)
 {
 	List	   *out = NIL;
 	uint64		i;
+	bool		isnull;
 
 	if (!dpk_store_has_wal())
 		return NIL;
-	dpk_store_exec("SELECT slot_name::text FROM dpkmeans_internal.wal_capture", 0, NULL, NULL,
+	dpk_store_exec("SELECT relid::oid FROM dpkmeans_internal.wal_capture", 0, NULL, NULL,
 			 true, SPI_OK_SELECT);
 	for (i = 0; i < SPI_processed; i++)
-		out = lappend(out, SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1));
+		out = lappend_oid(out, DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
+															   SPI_tuptable->tupdesc, 1,
+															   &isnull)));
 	return out;
 }

@@ -27,11 +27,13 @@
 #include "nodes/parsenodes.h"
 #include "replication/logical.h"
 #include "replication/slot.h"
+#include "storage/lmgr.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/pg_lsn.h"
 #include "utils/rel.h"
+#include "utils/syscache.h"
 
 #include "live.h"
 #include "store.h"
@@ -353,7 +355,9 @@ dpk_wal_forget(PG_FUNCTION_ARGS)
 
 /*
  * dpkmeans_internal.wal_drop_extension(): ddl_command_start of DROP
- * EXTENSION: when dpkmeans goes, every slot of its tables goes at commit.
+ * EXTENSION: when dpkmeans goes, every slot of its tables goes at commit and
+ * every such table gets back the replica identity it had before dp_attach,
+ * as dp_detach gives it.  Both roll back with a DROP that fails (no CASCADE).
  */
 PG_FUNCTION_INFO_V1(dpk_wal_drop_extension);
 Datum
@@ -362,6 +366,9 @@ dpk_wal_drop_extension(PG_FUNCTION_ARGS)
 	DropStmt   *stmt;
 	ListCell   *lc;
 	bool		ours = false;
+	MemoryContext caller = CurrentMemoryContext;
+	List	   *relids = NIL;
+	List	   *identities = NIL;
 
 	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
 		ereport(ERROR,
@@ -373,14 +380,55 @@ dpk_wal_drop_extension(PG_FUNCTION_ARGS)
 	foreach(lc, stmt->objects)
 		if (strcmp(strVal(lfirst(lc)), "dpkmeans") == 0)
 			ours = true;
-	if (ours)
+	if (!ours)
+		PG_RETURN_VOID();
 	{
 		DpkOwnerSwitch sw;
 
 		dpk_store_begin(&sw);
-		foreach(lc, dpk_store_wal_slots())
-			dpk_wal_drop_at_commit((char *) lfirst(lc));
+		foreach(lc, dpk_store_wal_relids())
+		{
+			DpkWalCapture wc;
+			MemoryContext spi;
+
+			if (!dpk_store_wal_read(lfirst_oid(lc), &wc))
+				continue;
+			dpk_wal_drop_at_commit(wc.slot);
+			spi = MemoryContextSwitchTo(caller);
+			relids = lappend_oid(relids, lfirst_oid(lc));
+			identities = lappend(identities, palloc(sizeof(DpkWalCapture)));
+			memcpy(llast(identities), &wc, sizeof(DpkWalCapture));
+			MemoryContextSwitchTo(spi);
+		}
 		dpk_store_end(&sw);
 	}
+
+	/*
+	 * As the caller, outside the store.  Inside a DROP EXTENSION's event
+	 * trigger the ALTER must not report itself to the event trigger state,
+	 * which is collecting no ALTER TABLE command.
+	 */
+	EventTriggerInhibitCommandCollection();
+	PG_TRY();
+	{
+		ListCell   *lr;
+
+		forboth(lr, relids, lc, identities)
+		{
+			DpkWalCapture *wc = lfirst(lc);
+			Oid			unused;
+
+			LockRelationOid(lfirst_oid(lr), ShareRowExclusiveLock);
+			if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(lfirst_oid(lr))))
+				continue;
+			(void) dpk_wal_set_identity(lfirst_oid(lr), wc->prev_identity, wc->prev_index,
+										&unused);
+		}
+	}
+	PG_FINALLY();
+	{
+		EventTriggerUndoInhibitCommandCollection();
+	}
+	PG_END_TRY();
 	PG_RETURN_VOID();
 }

@@ -264,8 +264,23 @@ is(sql(q{SELECT array_agg(n ORDER BY n DESC) FROM
 is(sql("SELECT dp_verify('sph')"), 't', 'the capture counts as the recount does');
 sql("SELECT dp_detach('sph')");
 
+# DROP EXTENSION gives every table captured from the WAL its previous
+# replica identity back, as dp_detach does: pts had NOTHING, ind an index.
+sql(q{CREATE TABLE ind (id int NOT NULL, x float8, y float8);
+	CREATE UNIQUE INDEX ind_id ON ind (id);
+	ALTER TABLE ind REPLICA IDENTITY USING INDEX ind_id;
+	SELECT dp_attach('ind', ARRAY['x', 'y'], 4, 1.0, ARRAY[0, 0], ARRAY[100, 100], capture => 'wal')});
+sub identities { return sql(q{SELECT string_agg(relname || ':' || relreplident::text, ',' ORDER BY relname)
+	  FROM pg_class WHERE relname IN ('pts', 'ind')}); }
+is(identities(), 'ind:f,pts:f', 'both captured with REPLICA IDENTITY FULL');
+sql("BEGIN; DROP EXTENSION dpkmeans; ROLLBACK");
+is(identities(), 'ind:f,pts:f', 'a rolled-back DROP EXTENSION keeps them FULL');
+is(slots(), '2', 'and keeps the slots');
 sql("DROP EXTENSION dpkmeans");
 is(slots(), '0', 'DROP EXTENSION dropped every slot');
+is(identities(), 'ind:i,pts:n', 'DROP EXTENSION gave back the previous replica identities');
+is(sql(q{SELECT indexrelid::regclass FROM pg_index WHERE indrelid = 'ind'::regclass AND indisreplident}),
+	'ind_id', 'with the same index');
 
 $node->stop;
 done_testing();
