@@ -5,7 +5,7 @@
 set -euo pipefail
 
 export DEBIAN_FRONTEND=noninteractive
-need=(libopenblas-dev libssl-dev libipc-run-perl make gcc postgresql-15-partman)
+need=(libopenblas-dev libssl-dev libipc-run-perl make gcc postgresql-15-partman postgresql-15-cron)
 missing=()
 for p in "${need[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
