@@ -333,6 +333,26 @@ make_release(Oid relid, Oid userid, int *horizon, bool *at_horizon)
 	return (int) t;
 }
 
+/*
+ * The job whose transaction is committing, and the status it gets once the
+ * commit is done.  The commit's record is flushed before a synchronous
+ * replication wait; a worker terminated there leaves the wait with its
+ * release made and exits at its next interrupt check, possibly before the
+ * code after the commit runs.  This callback runs inside the commit, after
+ * the wait, so the caller learns the release exists either way.
+ */
+static DpkReleaseJob *committing_job = NULL;
+static DpkJobStatus committing_status;
+
+/* XactCallback of the release worker: the release is committed. */
+static void
+release_committed(XactEvent event, void *arg)
+{
+	(void) arg;
+	if (event == XACT_EVENT_COMMIT && committing_job != NULL)
+		committing_job->status = committing_status;
+}
+
 /* Copy an error's text into a job field (truncated, always terminated). */
 static void
 job_text(char *dst, const char *src)
@@ -391,9 +411,12 @@ dpk_release_worker_main(Datum arg)
 		job->t = make_release(job->relid, job->userid, &job->horizon, &at_horizon);
 		dpk_store_end(&sw);
 		PopActiveSnapshot();
+		committing_status = at_horizon ? DPK_JOB_AT_HORIZON : DPK_JOB_MADE;
+		committing_job = job;
+		RegisterXactCallback(release_committed, NULL);
 		CommitTransactionCommand();
+		committing_job = NULL;
 		pgstat_report_activity(STATE_IDLE, NULL);
-		job->status = at_horizon ? DPK_JOB_AT_HORIZON : DPK_JOB_MADE;
 	}
 	PG_CATCH();
 	{
@@ -452,8 +475,11 @@ dp_release(PG_FUNCTION_ARGS)
 	BackgroundWorkerHandle *handle;
 	BgwHandleStatus status;
 	int			t;
+	MemoryContext caller = CurrentMemoryContext;
+	char	   *relname;
 
 	dpk_pg_check_table_owner(relid, "make a release");
+	relname = get_rel_name(relid);
 	check_release_context();
 
 	seg = dsm_create(sizeof(DpkReleaseJob), 0);
@@ -481,8 +507,9 @@ dp_release(PG_FUNCTION_ARGS)
 				 errhint("Raise max_worker_processes, or retry when fewer background workers run.")));
 
 	/*
-	 * A cancelled caller stops the worker: an unfinished release is not
-	 * made (one that was committing may be; doc/privacy.md).
+	 * A cancelled caller stops the worker and waits for it to exit: an
+	 * unfinished release is not made, and one that was committing may be
+	 * (doc/privacy.md).  The cancel's error then says which.
 	 */
 	PG_TRY();
 	{
@@ -490,8 +517,19 @@ dp_release(PG_FUNCTION_ARGS)
 	}
 	PG_CATCH();
 	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(caller);
+		edata = CopyErrorData();
+		FlushErrorState();
+		HOLD_INTERRUPTS();
 		TerminateBackgroundWorker(handle);
-		PG_RE_THROW();
+		(void) WaitForBackgroundWorkerShutdown(handle);
+		RESUME_INTERRUPTS();
+		if (job->status == DPK_JOB_MADE && edata->detail == NULL)
+			edata->detail = psprintf("Release %d of table \"%s\" was made: its worker had committed it when the statement was cancelled.",
+									 job->t, relname);
+		ReThrowError(edata);
 	}
 	PG_END_TRY();
 	if (status == BGWH_POSTMASTER_DIED)

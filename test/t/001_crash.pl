@@ -120,5 +120,24 @@ is($node->safe_psql('postgres', "SELECT value FROM dp_privacy_report('pts') WHER
 is($node->safe_psql('postgres', $q_hist), $hist2, 'release 2 reads back unchanged');
 is($node->safe_psql('postgres', "SELECT dp_release('pts')"), '3', 'the next release gets the next number');
 
+# A cancel that reaches the worker while it commits: a synchronous standby
+# that never answers holds the worker in its commit, after the commit record
+# is flushed (replication waits need max_wal_senders > 0).  The cancelled
+# dp_release stops the worker, which leaves the wait with release 4 made;
+# the cancel's error says so, and the next release is 5.
+$node->append_conf('postgresql.conf',
+	"wal_level = replica\nmax_wal_senders = 2\nsynchronous_commit = on\nsynchronous_standby_names = 'nobody'\n");
+$node->restart;
+my ($ret, $out, $err) = $node->psql('postgres',
+	"SET statement_timeout = '3s'; SELECT dp_release('pts')", extra_params => ['-v', 'VERBOSITY=verbose']);
+like($err, qr/canceling statement due to statement timeout/, 'the release was cancelled');
+like($err, qr/Release 4 of table "pts" was made: its worker had committed it/,
+	'and the cancel says the release was made');
+$node->append_conf('postgresql.conf', "synchronous_standby_names = ''\n");
+$node->restart;
+is($node->safe_psql('postgres', "SELECT value FROM dp_privacy_report('pts') WHERE item = 'releases used'"),
+	'4', 'release 4 exists');
+is($node->safe_psql('postgres', "SELECT dp_release('pts')"), '5', 'the next release is 5');
+
 $node->stop;
 done_testing();
