@@ -100,3 +100,15 @@ WHERE home_system_id IS NULL;
 -- function of noise a retry would use again.
 -- ---------------------------------------------------------------------------
 ALTER TABLE dpkmeans_internal.histogram ALTER COLUMN payload SET STORAGE EXTERNAL;
+
+-- ---------------------------------------------------------------------------
+-- A table captured from the WAL whose slot is gone (a promoted standby, a
+-- restored copy, a dropped slot) or was moved: a new slot, and the
+-- difference between a recount and the stored state as one pending delta.
+-- ---------------------------------------------------------------------------
+CREATE FUNCTION dp_capture_resync(tbl regclass) RETURNS pg_lsn
+AS 'MODULE_PATHNAME', 'dp_capture_resync' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION dp_capture_resync(regclass) IS
+'owner: a table attached with capture => ''wal'' whose slot is gone or was moved gets a new slot, and the difference between a recount of the table and its stored state becomes one pending delta; returns the new counted WAL position';
+-- NULL is refused with 22004, as by every other function (it returned NULL).
+ALTER FUNCTION dp_capture_sync(regclass) CALLED ON NULL INPUT;

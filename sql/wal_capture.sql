@@ -12,8 +12,12 @@ SELECT dp_attach('wpts', ARRAY['x', 'y'], 2, 1.0, ARRAY[0, 0], ARRAY[10, 10], ca
 SELECT dp_attach('wpts', ARRAY['x', 'y'], 2, 1.0, ARRAY[0, 0], ARRAY[10, 10], capture => NULL);
 -- dp_capture_sync: a table that is not attached, then one captured by triggers.
 SELECT dp_capture_sync('wpts');
+SELECT dp_capture_resync('wpts');
+SELECT dp_capture_sync(NULL);
+SELECT dp_capture_resync(NULL);
 SELECT dp_attach('wpts', ARRAY['x', 'y'], 2, 1.0, ARRAY[0, 0], ARRAY[10, 10], capture => 'trigger');
 SELECT dp_capture_sync('wpts');
+SELECT dp_capture_resync('wpts');
 SELECT value FROM dp_privacy_report('wpts') WHERE item = 'capture';
 SELECT count(*) AS wal_tables FROM dpkmeans_internal.wal_capture;
 SELECT dp_verify('wpts');

@@ -646,6 +646,7 @@ dp_attach(PG_FUNCTION_ARGS)
 	size_hint_arg = PG_ARGISNULL(8) ? 0.0 : PG_GETARG_FLOAT8(8);
 
 	dpk_pg_check_table_owner(tr.relid, "attach it");
+	dpk_pg_refuse_in_recovery("dp_attach");
 	check_relation(tr.relid);
 	if (get_rel_relkind(tr.relid) == RELKIND_PARTITIONED_TABLE &&
 		!have_internal_function("partition_ddl_end"))
@@ -812,6 +813,7 @@ dp_detach(PG_FUNCTION_ARGS)
 	bool		wal;
 
 	dpk_pg_check_table_owner(relid, "detach it");
+	dpk_pg_refuse_in_recovery("dp_detach");
 	rel = table_open(relid, ShareRowExclusiveLock);
 	dpk_store_begin(&sw);
 	if (!dpk_store_is_attached(relid))
@@ -860,6 +862,7 @@ dp_confirm_history(PG_FUNCTION_ARGS)
 
 	relid = dpk_pg_table_arg(fcinfo);
 	dpk_pg_check_table_owner(relid, "confirm its release history");
+	dpk_pg_refuse_in_recovery("dp_confirm_history");
 	dpk_home_current(&home);
 	dpk_store_begin(&sw);
 	if (!dpk_store_read_tracked(relid, true, CurrentMemoryContext, &tr))

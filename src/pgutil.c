@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "access/genam.h"
+#include "access/xlog.h"
 #include "access/table.h"
 #include "catalog/indexing.h"
 #include "catalog/pg_extension.h"
@@ -512,6 +513,22 @@ dpk_pg_owner_end(DpkOwnerSwitch *sw)
 {
 	AtEOXact_GUC(false, sw->save_nestlevel);
 	SetUserIdAndSecContext(sw->save_userid, sw->save_sec_context);
+}
+
+/*
+ * Functions that write dpkmeans's state refuse a standby with their own
+ * message, before the first write or lock reports a less clear one.
+ */
+void
+dpk_pg_refuse_in_recovery(const char *function)
+{
+	if (RecoveryInProgress())
+		ereport(ERROR,
+				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+				 errmsg("%s cannot run during recovery", function),
+				 errdetail("It writes the table's dpkmeans state, which a standby replays from its primary."),
+				 errhint("Run %s on the primary; readers (dp_centers, dp_histogram, dp_cost_curve, "
+						 "dp_privacy_report) work on a standby.", function)));
 }
 
 /* Owner-only functions refuse everyone else, superusers aside. */

@@ -158,4 +158,7 @@ Oid			dpk_pg_rel_owner(Oid relid);
 /* ERROR unless the current user owns the table (owner-only functions). */
 void		dpk_pg_check_table_owner(Oid relid, const char *action);
 
+/* ERROR on a standby: function (its SQL name) writes dpkmeans's state. */
+void		dpk_pg_refuse_in_recovery(const char *function);
+
 #endif

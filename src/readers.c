@@ -294,6 +294,7 @@ set_reader(FunctionCallInfo fcinfo, bool grant)
 	bool		changed;
 
 	dpk_pg_check_table_owner(relid, grant ? "grant reading" : "revoke reading");
+	dpk_pg_refuse_in_recovery(grant ? "dp_grant_reader" : "dp_revoke_reader");
 	if (!OidIsValid(role) || GetUserNameFromId(role, true) == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),

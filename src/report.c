@@ -4,6 +4,7 @@
  *		its readers) and dp_verify (the owner's recount of the true state).
  */
 #include "postgres.h"
+#include "access/xlog.h"
 
 #include <math.h>
 
@@ -372,6 +373,15 @@ dp_verify(PG_FUNCTION_ARGS)
 		dpk_store_not_attached(relid);
 	if (tr.capture_wal)
 	{
+		if (RecoveryInProgress())
+			ereport(ERROR,
+					(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+					 errmsg("dp_verify of table \"%s\" cannot run during recovery", get_rel_name(relid)),
+					 errdetail("The table is captured from the WAL: verifying it counts its changes "
+							   "since the last sync, which only the primary can do."),
+					 errhint("Verify it on the primary; tables captured by triggers can be "
+							 "verified on a standby.")));
+
 		/*
 		 * Captured from the WAL: writers wait while the changes committed so
 		 * far are counted, and the recount sees exactly those.

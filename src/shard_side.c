@@ -241,6 +241,7 @@ dp_shard_attach(PG_FUNCTION_ARGS)
 	memset(&tr, 0, sizeof(tr));
 	tr.relid = PG_GETARG_OID(0);
 	dpk_pg_check_table_owner(tr.relid, "attach it as a shard");
+	dpk_pg_refuse_in_recovery("dp_shard_attach");
 	check_shard_relation(tr.relid);
 	tr.k = PG_GETARG_INT32(2);
 	tr.epsilon = PG_GETARG_FLOAT8(3);
@@ -446,6 +447,7 @@ dp_shard_detach(PG_FUNCTION_ARGS)
 	bool		marked;
 
 	dpk_pg_check_table_owner(relid, "detach it");
+	dpk_pg_refuse_in_recovery("dp_shard_detach");
 	dpk_store_begin(&sw);
 	marked = dpk_store_shard_is_marked(relid);
 	dpk_store_end(&sw);

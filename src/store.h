@@ -120,6 +120,9 @@ void		dpk_store_wal_insert(Oid relid, const DpkWalCapture *wc);
 /* Store the WAL position up to which a table's changes are counted. */
 void		dpk_store_wal_set_lsn(Oid relid, XLogRecPtr lsn);
 
+/* After a lost slot: the table's new slot and the position counted to. */
+void		dpk_store_wal_reset(Oid relid, const char *slot, XLogRecPtr lsn);
+
 /* Forget a table's WAL capture (detach, drop). */
 void		dpk_store_wal_delete(Oid relid);
 

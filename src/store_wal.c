@@ -99,6 +99,17 @@ dpk_store_wal_set_lsn(Oid relid, XLogRecPtr lsn)
 			 "WHERE relid = $1::oid::regclass", 2, types, values, false, SPI_OK_UPDATE);
 }
 
+/* Point a table's WAL capture at a new slot and position (see store.h). */
+void
+dpk_store_wal_reset(Oid relid, const char *slot, XLogRecPtr lsn)
+{
+	Oid			types[3] = {OIDOID, TEXTOID, PG_LSNOID};
+	Datum		values[3] = {ObjectIdGetDatum(relid), CStringGetTextDatum(slot), LSNGetDatum(lsn)};
+
+	dpk_store_exec("UPDATE dpkmeans_internal.wal_capture SET slot_name = $2, lsn = $3 "
+			 "WHERE relid = $1::oid::regclass", 3, types, values, false, SPI_OK_UPDATE);
+}
+
 /* Forget a table's WAL capture (see store.h). */
 void
 dpk_store_wal_delete(Oid relid)

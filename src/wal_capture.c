@@ -377,8 +377,9 @@ dpk_wal_sync(const DpkTracked *tr, XLogRecPtr *counted_to)
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("replication slot \"%s\" of table \"%s\" does not exist",
 						wc.slot, get_rel_name(tr->relid)),
-				 errdetail("Changes since the last sync cannot be counted (a restored copy, or the slot was dropped)."),
-				 errhint("Detach and re-attach the table to count it anew.")));
+				 errdetail("Changes since the last sync cannot be decoded (a promoted standby, a restored copy, or the slot was dropped)."),
+				 errhint("Run dp_capture_resync('%s') to count them from a recount of the table.",
+						 get_rel_name(tr->relid))));
 
 	/*
 	 * Every transaction committed so far in the flushed WAL (also those
@@ -439,7 +440,8 @@ dpk_wal_sync(const DpkTracked *tr, XLogRecPtr *counted_to)
 							   "cannot be decoded (pg_replication_slot_advance, or another consumer).",
 							   LSN_FORMAT_ARGS(wc.lsn),
 							   LSN_FORMAT_ARGS(MyReplicationSlot->data.confirmed_flush)),
-					 errhint("Detach and re-attach the table to count it anew; only dpkmeans may move its slots.")));
+					 errhint("Run dp_capture_resync('%s') to count them from a recount of the table; only dpkmeans may move its slots.",
+							 get_rel_name(tr->relid))));
 		if (wc.lsn_committed && wc.lsn > MyReplicationSlot->data.confirmed_flush)
 		{
 			LogicalConfirmReceivedLocation(wc.lsn);

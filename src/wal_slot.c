@@ -1,7 +1,8 @@
 /*
  * wal_slot.c
  *		The replication slots of tables captured from the WAL, and the SQL
- *		functions around them: dp_capture_sync and the clean-up hooks.
+ *		functions around them: dp_capture_sync, dp_capture_resync and the
+ *		clean-up hooks.
  *
  * A slot keeps WAL (and catalog rows) from being removed until it is
  * confirmed, so every way a table stops being captured drops it: dp_detach,
@@ -15,6 +16,7 @@
 #include "postgres.h"
 
 #include "access/relation.h"
+#include "access/table.h"
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "access/xlogutils.h"
@@ -26,6 +28,7 @@
 #include "nodes/makefuncs.h"
 #include "nodes/parsenodes.h"
 #include "replication/logical.h"
+#include "replication/message.h"
 #include "replication/slot.h"
 #include "storage/lmgr.h"
 #include "utils/builtins.h"
@@ -318,6 +321,7 @@ dp_capture_sync(PG_FUNCTION_ARGS)
 	XLogRecPtr	lsn = InvalidXLogRecPtr;
 
 	dpk_pg_check_table_owner(relid, "count its changes");
+	dpk_pg_refuse_in_recovery("dp_capture_sync");
 	dpk_store_begin(&sw);
 	if (!dpk_store_read_tracked(relid, true, CurrentMemoryContext, &tr))
 		dpk_store_not_attached(relid);
@@ -328,6 +332,124 @@ dp_capture_sync(PG_FUNCTION_ARGS)
 				 errdetail("Its writers count their own changes; there is nothing to sync."),
 				 errhint("dp_capture_sync is for tables attached with capture => 'wal'.")));
 	dpk_store_end(&sw);
+	PG_RETURN_LSN(lsn);
+}
+
+/*
+ * dp_capture_resync(tbl): owner only; a table captured from the WAL whose
+ * slot is gone (a promoted standby: PostgreSQL 15 does not copy slots to
+ * standbys; a restored copy; a dropped slot) or was moved past the changes
+ * counted so far gets a new slot, and the difference between a recount of
+ * the table and its stored state plus pending deltas becomes one pending
+ * delta, folded by the next release like any sync's.  Each row changed
+ * since the last sync enters that delta once, with the sign a sync would
+ * have given it (its net change), so the tree's sensitivities hold
+ * (doc/privacy.md, "Capture from the WAL").  Returns the new counted
+ * position.
+ */
+PG_FUNCTION_INFO_V1(dp_capture_resync);
+Datum
+dp_capture_resync(PG_FUNCTION_ARGS)
+{
+	Oid			relid = dpk_pg_table_arg(fcinfo);
+	MemoryContext callerctx = CurrentMemoryContext;
+	DpkOwnerSwitch sw;
+	DpkTracked	tr;
+	DpkWalCapture wc;
+	DpkLiveConfig cfg;
+	DpkCellMap	recount,
+				delta;
+	ReplicationSlot *slot;
+	Relation	rel;
+	XLogRecPtr	lsn;
+	char		name[NAMEDATALEN];
+	bool		wal;
+	size_t		pos = 0;
+	uint64_t	cell;
+	const int64_t *v;
+
+	dpk_pg_check_table_owner(relid, "count its changes anew");
+	dpk_pg_refuse_in_recovery("dp_capture_resync");
+	dpk_store_begin(&sw);
+	if (!dpk_store_is_attached(relid))
+		dpk_store_not_attached(relid);
+	wal = dpk_store_wal_read(relid, &wc);
+	dpk_store_end(&sw);
+	if (!wal)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("table \"%s\" is captured by triggers", get_rel_name(relid)),
+				 errdetail("Its writers count their own changes; it has no slot to replace."),
+				 errhint("dp_capture_resync is for tables attached with capture => 'wal'.")));
+	slot = SearchNamedReplicationSlot(wc.slot, true);
+	if (slot != NULL && slot->data.confirmed_flush <= wc.lsn)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("replication slot \"%s\" of table \"%s\" still holds every change not counted yet",
+						wc.slot, get_rel_name(relid)),
+				 errhint("Run dp_capture_sync('%s') to count them.", get_rel_name(relid))));
+	if (TransactionIdIsValid(GetTopTransactionIdIfAny()))
+		ereport(ERROR,
+				(errcode(ERRCODE_ACTIVE_SQL_TRANSACTION),
+				 errmsg("dp_capture_resync must run in a transaction that has not written yet"),
+				 errdetail("Its replication slot can only be created before the transaction writes."),
+				 errhint("Call dp_capture_resync in its own transaction.")));
+	if (MyReplicationSlot != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("this session already holds replication slot \"%s\"",
+						NameStr(MyReplicationSlot->data.name)),
+				 errhint("Commit the transaction that created it first.")));
+
+	/*
+	 * As dp_attach: the slot before the lock, then no writer in progress.
+	 * A moved slot of the same name is replaced at once; one of another
+	 * name (a copy restored under other OIDs) goes at commit.
+	 */
+	dpk_wal_slot_name(relid, name);
+	if (slot != NULL && strcmp(name, wc.slot) != 0)
+		dpk_wal_drop_at_commit(wc.slot);
+	dpk_wal_create_slot(relid);
+	rel = table_open(relid, ShareRowExclusiveLock);
+	lsn = LogLogicalMessage("dpkmeans", "", 0, false);
+
+	dpk_store_begin(&sw);
+	if (!dpk_store_read_tracked(relid, true, callerctx, &tr))
+		dpk_store_not_attached(relid);
+	{
+		MemoryContext old = MemoryContextSwitchTo(callerctx);
+
+		dpk_store_add_deltas(relid, &tr.state);
+		MemoryContextSwitchTo(old);
+	}
+	dpk_store_end(&sw);
+
+	PushActiveSnapshot(GetLatestSnapshot());
+	dpk_cellmap_init(&recount, tr.d);
+	dpk_scan_tree(&tr, relid, &recount, true);
+	PopActiveSnapshot();
+	dpk_cellmap_init(&delta, tr.d);
+	dpk_cellmap_merge(&delta, &recount, +1);
+	dpk_cellmap_merge(&delta, &tr.state, -1);
+	if (tr.insert_only)
+		while (dpk_cellmap_next(&delta, &pos, &cell, &v))
+			if (v[0] < 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+						 errmsg("table \"%s\" is insert_only but holds fewer rows than counted",
+								get_rel_name(relid)),
+						 errdetail("Rows were deleted or moved while its changes were not captured."),
+						 errhint("Detach and re-attach the table to count it anew.")));
+
+	dpk_tracked_config(&tr, &cfg);
+	dpk_store_begin(&sw);
+	/* padded by the rows it may count, like every delta */
+	dpk_store_append_delta(relid, &delta,
+						   dpk_pad_cells(&cfg, dpk_state_rows(&cfg, &recount) +
+										 dpk_state_rows(&cfg, &tr.state)));
+	dpk_store_wal_reset(relid, name, lsn);
+	dpk_store_end(&sw);
+	table_close(rel, NoLock);
 	PG_RETURN_LSN(lsn);
 }
 
@@ -351,6 +473,41 @@ dpk_wal_forget(PG_FUNCTION_ARGS)
 	}
 	dpk_store_end(&sw);
 	PG_RETURN_VOID();
+}
+
+/*
+ * Give each table of relids its replica identity from before dp_attach
+ * (identities: their DpkWalCapture, in the same order), as the caller,
+ * outside the store.  Inside a DROP EXTENSION's event trigger the ALTER
+ * must not report itself to the event trigger state, which is collecting
+ * no ALTER TABLE command.
+ */
+static void
+restore_identities(List *relids, List *identities)
+{
+	EventTriggerInhibitCommandCollection();
+	PG_TRY();
+	{
+		ListCell   *lr,
+				   *li;
+
+		forboth(lr, relids, li, identities)
+		{
+			DpkWalCapture *wc = lfirst(li);
+			Oid			unused;
+
+			LockRelationOid(lfirst_oid(lr), ShareRowExclusiveLock);
+			if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(lfirst_oid(lr))))
+				continue;
+			(void) dpk_wal_set_identity(lfirst_oid(lr), wc->prev_identity, wc->prev_index,
+										&unused);
+		}
+	}
+	PG_FINALLY();
+	{
+		EventTriggerUndoInhibitCommandCollection();
+	}
+	PG_END_TRY();
 }
 
 /*
@@ -403,32 +560,6 @@ dpk_wal_drop_extension(PG_FUNCTION_ARGS)
 		dpk_store_end(&sw);
 	}
 
-	/*
-	 * As the caller, outside the store.  Inside a DROP EXTENSION's event
-	 * trigger the ALTER must not report itself to the event trigger state,
-	 * which is collecting no ALTER TABLE command.
-	 */
-	EventTriggerInhibitCommandCollection();
-	PG_TRY();
-	{
-		ListCell   *lr;
-
-		forboth(lr, relids, lc, identities)
-		{
-			DpkWalCapture *wc = lfirst(lc);
-			Oid			unused;
-
-			LockRelationOid(lfirst_oid(lr), ShareRowExclusiveLock);
-			if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(lfirst_oid(lr))))
-				continue;
-			(void) dpk_wal_set_identity(lfirst_oid(lr), wc->prev_identity, wc->prev_index,
-										&unused);
-		}
-	}
-	PG_FINALLY();
-	{
-		EventTriggerUndoInhibitCommandCollection();
-	}
-	PG_END_TRY();
+	restore_identities(relids, identities);
 	PG_RETURN_VOID();
 }

@@ -157,15 +157,41 @@ sql(q{CREATE TABLE adv (x float8, y float8);
 	SELECT dp_attach('adv', ARRAY['x', 'y'], 2, 1.0, ARRAY[0, 0], ARRAY[10, 10], capture => 'wal');
 	INSERT INTO adv SELECT 1, 1 FROM generate_series(1, 30)});
 is(sql("SELECT dp_verify('adv')"), 't', 'counted');
+is(sql("SELECT dp_release('adv')"), '1', 'release 1');
+my ($arc, $aout, $aerr) = $node->psql('postgres', "SELECT dp_capture_resync('adv')");
+like($aerr, qr/replication slot "[^"]+" of table "adv" still holds every change not counted yet/,
+	'dp_capture_resync refuses while the slot is whole');
 sql(q{INSERT INTO adv SELECT 9, 9 FROM generate_series(1, 40);
+	DELETE FROM adv WHERE ctid IN (SELECT ctid FROM adv WHERE x = 1 LIMIT 7);
 	SELECT pg_replication_slot_advance(slot_name, pg_current_wal_lsn())
 	FROM dpkmeans_internal.wal_capture WHERE relid = 'adv'::regclass});
-my ($arc, $aout, $aerr) = $node->psql('postgres', "SELECT dp_release('adv')");
+($arc, $aout, $aerr) = $node->psql('postgres', "SELECT dp_release('adv')");
 like($aerr, qr/replication slot "[^"]+" of table "adv" was moved past the changes counted so far/,
 	'a release after the slot was advanced refuses');
-sql("SELECT dp_detach('adv')");
-sql(q{SELECT dp_attach('adv', ARRAY['x', 'y'], 2, 1.0, ARRAY[0, 0], ARRAY[10, 10], capture => 'wal')});
-is(sql("SELECT dp_verify('adv')"), 't', 'detach and attach count it anew');
+like($aerr, qr/Run dp_capture_resync\('adv'\)/, 'and names dp_capture_resync');
+($arc, $aout, $aerr) = $node->psql('postgres',
+	"BEGIN; INSERT INTO adv VALUES (2, 2); SELECT dp_capture_resync('adv'); COMMIT");
+like($aerr, qr/dp_capture_resync must run in a transaction that has not written yet/,
+	'dp_capture_resync refuses a transaction that has written');
+isnt(sql("SELECT dp_capture_resync('adv')"), '', 'dp_capture_resync replaces the moved slot');
+is(sql("SELECT dp_verify('adv')"), 't', 'the recount brought the rows the slot lost (inserted and deleted)');
+is(sql("SELECT dp_release('adv')"), '2', 'and the history goes on: release 2');
+is(sql("SELECT dp_verify('adv')"), 't', 'release 2 folded every row of the table into the state');
+sql(q{INSERT INTO adv SELECT 5, 5 FROM generate_series(1, 11); DELETE FROM adv WHERE x = 9 AND ctid IN
+	(SELECT ctid FROM adv WHERE x = 9 LIMIT 3)});
+is(sql("SELECT dp_verify('adv')"), 't', 'the new slot counts the changes after it');
+
+# A dropped slot (as on a promoted standby, test/t/009_failover.pl): the
+# same recovery.
+sql(q{INSERT INTO adv SELECT 3, 3 FROM generate_series(1, 13)});
+sql(q{SELECT pg_drop_replication_slot(slot_name) FROM dpkmeans_internal.wal_capture
+	WHERE relid = 'adv'::regclass});
+($arc, $aout, $aerr) = $node->psql('postgres', "SELECT dp_release('adv')");
+like($aerr, qr/replication slot "[^"]+" of table "adv" does not exist/, 'a release without its slot refuses');
+sql("SELECT dp_capture_resync('adv')");
+is(sql("SELECT dp_verify('adv')"), 't', 'dp_capture_resync counts the rows written before the slot was dropped');
+is(sql("SELECT dp_release('adv')"), '3', 'release 3');
+is(sql("SELECT dp_verify('adv')"), 't', 'release 3 folded every row of the table into the state');
 sql("SELECT dp_detach('adv'); DROP TABLE adv");
 
 # insert_only: an UPDATE whose tracked values a trigger changed is refused
