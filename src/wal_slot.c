@@ -208,6 +208,27 @@ dpk_wal_drop_at_commit(const char *slot)
 	MemoryContextSwitchTo(old);
 }
 
+/*
+ * ERROR unless `call` may create a replication slot here: only before its
+ * transaction writes, and one slot per transaction.
+ */
+static void
+check_slot_creatable(const char *call)
+{
+	if (TransactionIdIsValid(GetTopTransactionIdIfAny()))
+		ereport(ERROR,
+				(errcode(ERRCODE_ACTIVE_SQL_TRANSACTION),
+				 errmsg("%s must run in a transaction that has not written yet", call),
+				 errdetail("Its replication slot can only be created before the transaction writes."),
+				 errhint("Call %s in its own transaction.", call)));
+	if (MyReplicationSlot != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("this session already holds replication slot \"%s\"",
+						NameStr(MyReplicationSlot->data.name)),
+				 errhint("Create one slot per transaction: commit the one holding it first.")));
+}
+
 /* ERROR unless relid can be captured from the WAL (see wal_capture.h). */
 void
 dpk_wal_check_attach(Oid relid)
@@ -242,18 +263,7 @@ dpk_wal_check_attach(Oid relid)
 						get_rel_name(relid)),
 				 errdetail("Its writes are not in the WAL."),
 				 errhint("Attach it with capture => 'trigger' (the default).")));
-	if (TransactionIdIsValid(GetTopTransactionIdIfAny()))
-		ereport(ERROR,
-				(errcode(ERRCODE_ACTIVE_SQL_TRANSACTION),
-				 errmsg("dp_attach(capture => 'wal') must run in a transaction that has not written yet"),
-				 errdetail("Its replication slot can only be created before the transaction writes."),
-				 errhint("Call dp_attach(..., capture => 'wal') in its own transaction.")));
-	if (MyReplicationSlot != NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("this session already holds replication slot \"%s\"",
-						NameStr(MyReplicationSlot->data.name)),
-				 errhint("Attach one table with capture => 'wal' per transaction.")));
+	check_slot_creatable("dp_attach(capture => 'wal')");
 }
 
 /* Create the table's slot, ephemeral until commit (see wal_capture.h). */
@@ -388,18 +398,7 @@ dp_capture_resync(PG_FUNCTION_ARGS)
 				 errmsg("replication slot \"%s\" of table \"%s\" still holds every change not counted yet",
 						wc.slot, get_rel_name(relid)),
 				 errhint("Run dp_capture_sync('%s') to count them.", get_rel_name(relid))));
-	if (TransactionIdIsValid(GetTopTransactionIdIfAny()))
-		ereport(ERROR,
-				(errcode(ERRCODE_ACTIVE_SQL_TRANSACTION),
-				 errmsg("dp_capture_resync must run in a transaction that has not written yet"),
-				 errdetail("Its replication slot can only be created before the transaction writes."),
-				 errhint("Call dp_capture_resync in its own transaction.")));
-	if (MyReplicationSlot != NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("this session already holds replication slot \"%s\"",
-						NameStr(MyReplicationSlot->data.name)),
-				 errhint("Commit the transaction that created it first.")));
+	check_slot_creatable("dp_capture_resync");
 
 	/*
 	 * As dp_attach: the slot before the lock, then no writer in progress.
