@@ -4,12 +4,12 @@
  *		its readers) and dp_verify (the owner's recount of the true state).
  */
 #include "postgres.h"
-#include "access/xlog.h"
 
 #include <math.h>
 
 #include "access/table.h"
 #include "access/xact.h"
+#include "access/xlog.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"

@@ -347,6 +347,7 @@ dpk_wal_sync(const DpkTracked *tr, XLogRecPtr *counted_to)
 	LogicalDecodingContext *ctx = NULL;
 	MemoryContext old;
 	ResourceOwner owner;
+	ReplicationSlot *slot;
 	int			guc_level;
 
 	/*
@@ -372,7 +373,16 @@ dpk_wal_sync(const DpkTracked *tr, XLogRecPtr *counted_to)
 						NameStr(MyReplicationSlot->data.name)),
 				 errhint("Commit the transaction that ran dp_attach(capture => 'wal') first.")));
 	CheckLogicalDecodingRequirements();
-	if (SearchNamedReplicationSlot(wc.slot, true) == NULL)
+	slot = SearchNamedReplicationSlot(wc.slot, true);
+	if (slot != NULL && XLogRecPtrIsInvalid(slot->data.restart_lsn))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("replication slot \"%s\" of table \"%s\" was invalidated",
+						wc.slot, get_rel_name(tr->relid)),
+				 errdetail("The WAL it kept for the changes not counted yet was removed (max_slot_wal_keep_size)."),
+				 errhint("Run dp_capture_resync('%s') to count them from a recount of the table.",
+						 get_rel_name(tr->relid))));
+	if (slot == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("replication slot \"%s\" of table \"%s\" does not exist",

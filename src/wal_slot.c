@@ -348,8 +348,8 @@ dp_capture_sync(PG_FUNCTION_ARGS)
 /*
  * dp_capture_resync(tbl): owner only; a table captured from the WAL whose
  * slot is gone (a promoted standby: PostgreSQL 15 does not copy slots to
- * standbys; a restored copy; a dropped slot) or was moved past the changes
- * counted so far gets a new slot, and the difference between a recount of
+ * standbys; a restored copy; a dropped slot), was invalidated or was moved
+ * past the changes counted so far gets a new slot, and the difference between a recount of
  * the table and its stored state plus pending deltas becomes one pending
  * delta, folded by the next release like any sync's.  Each row changed
  * since the last sync enters that delta once, with the sign a sync would
@@ -392,7 +392,8 @@ dp_capture_resync(PG_FUNCTION_ARGS)
 				 errdetail("Its writers count their own changes; it has no slot to replace."),
 				 errhint("dp_capture_resync is for tables attached with capture => 'wal'.")));
 	slot = SearchNamedReplicationSlot(wc.slot, true);
-	if (slot != NULL && slot->data.confirmed_flush <= wc.lsn)
+	if (slot != NULL && !XLogRecPtrIsInvalid(slot->data.restart_lsn) &&
+		slot->data.confirmed_flush <= wc.lsn)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("replication slot \"%s\" of table \"%s\" still holds every change not counted yet",
@@ -402,8 +403,8 @@ dp_capture_resync(PG_FUNCTION_ARGS)
 
 	/*
 	 * As dp_attach: the slot before the lock, then no writer in progress.
-	 * A moved slot of the same name is replaced at once; one of another
-	 * name (a copy restored under other OIDs) goes at commit.
+	 * A moved or invalidated slot of the same name is replaced at once; one
+	 * of another name (a copy restored under other OIDs) goes at commit.
 	 */
 	dpk_wal_slot_name(relid, name);
 	if (slot != NULL && strcmp(name, wc.slot) != 0)

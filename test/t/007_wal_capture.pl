@@ -290,6 +290,31 @@ is(sql(q{SELECT array_agg(n ORDER BY n DESC) FROM
 is(sql("SELECT dp_verify('sph')"), 't', 'the capture counts as the recount does');
 sql("SELECT dp_detach('sph')");
 
+# A slot invalidated by max_slot_wal_keep_size lost the WAL of changes not
+# counted yet: the next release refuses, dp_capture_resync recovers.
+sql(q{CREATE TABLE inv (x float8, y float8);
+	SELECT dp_attach('inv', ARRAY['x', 'y'], 2, 1.0, ARRAY[0, 0], ARRAY[10, 10], capture => 'wal');
+	INSERT INTO inv SELECT 1, 1 FROM generate_series(1, 30)});
+is(sql("SELECT dp_release('inv')"), '1', 'inv: release 1');
+$node->append_conf('postgresql.conf', "max_slot_wal_keep_size = 1MB\n");
+$node->reload;
+my $inv_slot = q{SELECT wal_status FROM pg_replication_slots s JOIN dpkmeans_internal.wal_capture w
+	ON w.slot_name = s.slot_name WHERE w.relid = 'inv'::regclass};
+for (my $i = 0; $i < 20 && sql($inv_slot) ne 'lost'; $i++)
+{
+	sql(q{INSERT INTO inv SELECT 2, 2 FROM generate_series(1, 2000); SELECT pg_switch_wal(); CHECKPOINT});
+}
+is(sql($inv_slot), 'lost', 'the slot of inv was invalidated');
+($arc, $aout, $aerr) = $node->psql('postgres', "SELECT dp_release('inv')");
+like($aerr, qr/replication slot "[^"]+" of table "inv" was invalidated/, 'a release after the invalidation refuses');
+$node->append_conf('postgresql.conf', "max_slot_wal_keep_size = -1\n");
+$node->reload;
+sql("SELECT dp_capture_resync('inv')");
+is(sql($inv_slot), 'reserved', 'dp_capture_resync made a new slot');
+is(sql("SELECT dp_release('inv')"), '2', 'inv: release 2');
+is(sql("SELECT dp_verify('inv')"), 't', 'release 2 folded every row written while the slot was lost');
+sql("SELECT dp_detach('inv'); DROP TABLE inv");
+
 # DROP EXTENSION gives every table captured from the WAL its previous
 # replica identity back, as dp_detach does: pts had NOTHING, ind an index.
 sql(q{CREATE TABLE ind (id int NOT NULL, x float8, y float8);
