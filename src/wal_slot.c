@@ -74,7 +74,13 @@ drop_pending(void)
 
 		PG_TRY();
 		{
-			if (SearchNamedReplicationSlot(p->name, true) != NULL)
+			ReplicationSlot *slot = SearchNamedReplicationSlot(p->name, true);
+
+			/*
+			 * A copy restored into another database of this cluster names
+			 * the original's slot: that one is not this table's to drop.
+			 */
+			if (slot != NULL && slot->data.database == MyDatabaseId)
 				ReplicationSlotDrop(p->name, true);
 		}
 		PG_CATCH();
@@ -392,6 +398,9 @@ dp_capture_resync(PG_FUNCTION_ARGS)
 				 errdetail("Its writers count their own changes; it has no slot to replace."),
 				 errhint("dp_capture_resync is for tables attached with capture => 'wal'.")));
 	slot = SearchNamedReplicationSlot(wc.slot, true);
+	/* the original's slot, named by a copy restored into another database */
+	if (slot != NULL && slot->data.database != MyDatabaseId)
+		slot = NULL;
 	if (slot != NULL && !XLogRecPtrIsInvalid(slot->data.restart_lsn) &&
 		slot->data.confirmed_flush <= wc.lsn)
 		ereport(ERROR,

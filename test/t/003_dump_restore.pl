@@ -13,6 +13,7 @@ use Test::More;
 
 my $node = PostgreSQL::Test::Cluster->new('dump');
 $node->init;
+$node->append_conf('postgresql.conf', "wal_level = logical\nmax_replication_slots = 8\n");
 $node->start;
 $node->safe_psql('postgres', q{
 	CREATE DATABASE src;
@@ -57,6 +58,17 @@ $node->safe_psql('src', q{
 		array_fill(100::float8, ARRAY[64]), mode => 'insert_only');
 	SELECT dp_release('reg64');
 	INSERT INTO reg64 SELECT array_fill(70::float8, ARRAY[64]) FROM generate_series(1, 50);
+});
+# Two tables captured from the WAL; their slots belong to src.
+$node->safe_psql('src', q{
+	CREATE TABLE wtab (x float8, y float8);
+	CREATE TABLE wtab2 (x float8, y float8);
+	INSERT INTO wtab SELECT i % 100, i % 31 FROM generate_series(1, 3000) i;
+	INSERT INTO wtab2 SELECT i % 100, i % 29 FROM generate_series(1, 3000) i;
+	SELECT dp_attach('wtab', ARRAY['x', 'y'], 3, 1.0, ARRAY[0, 0], ARRAY[100, 100], capture => 'wal');
+	SELECT dp_attach('wtab2', ARRAY['x', 'y'], 3, 1.0, ARRAY[0, 0], ARRAY[100, 100], capture => 'wal');
+	SELECT dp_release('wtab'), dp_release('wtab2');
+	INSERT INTO wtab SELECT 5, 5 FROM generate_series(1, 100);
 });
 
 my $q_centers = "SELECT array_agg(center ORDER BY cluster) FROM dp_centers('geo.trips', 4)";
@@ -140,6 +152,27 @@ is($node->safe_psql('dst', "SELECT dp_release('geo.trips')"), '4', 'new release 
 is($node->safe_psql('dst', "SELECT dp_verify('geo.trips')"), 't', 'writes after restore are counted');
 eval { $node->safe_psql('dst', "DELETE FROM emb"); };
 like($@, qr/insert_only/, 'insert_only refusal restored');
+
+# Tables captured from the WAL, restored into another database of the same
+# cluster: their stored slot names are the originals' slots, which neither
+# their syncs, their detach nor their DROP may use or drop.
+($rc, $out, $err) = $node->psql('dst', "SELECT dp_confirm_history('wtab'); SELECT dp_release('wtab')");
+like($err, qr/replication slot "[^"]+" of table "wtab" belongs to another database/,
+	'a restored copy does not decode with the original\'s slot');
+like($err, qr/dp_capture_resync\('wtab'\)/, 'and names dp_capture_resync');
+$node->safe_psql('dst', "SELECT dp_capture_resync('wtab')");
+$node->safe_psql('dst', "SELECT dp_detach('wtab2')");
+my $q_slots = "SELECT string_agg(database::text, ',' ORDER BY database::text) FROM pg_replication_slots WHERE slot_name LIKE 'dpkmeans\\_%'";
+is($node->safe_psql('postgres', $q_slots), 'dst,src,src',
+	'the copy has a slot of its own; its detach left the original\'s slots');
+$node->safe_psql('dst', "INSERT INTO wtab SELECT 7, 7 FROM generate_series(1, 70); DELETE FROM wtab WHERE x = 5");
+is($node->safe_psql('dst', "SELECT dp_release('wtab')"), '2', 'the copy releases');
+is($node->safe_psql('dst', "SELECT dp_verify('wtab')"), 't', 'and counts its own rows');
+$node->safe_psql('src', "INSERT INTO wtab2 SELECT 9, 9 FROM generate_series(1, 90); DELETE FROM wtab WHERE x = 1");
+is($node->safe_psql('src', "SELECT dp_verify('wtab')"), 't', 'the original still counts wtab from its slot');
+is($node->safe_psql('src', "SELECT dp_verify('wtab2')"), 't', 'and wtab2');
+$node->safe_psql('dst', "DROP TABLE wtab");
+is($node->safe_psql('postgres', $q_slots), 'src,src', 'DROP TABLE of the copy dropped its own slot only');
 
 # A table dumped alone (pg_dump -t) comes with its capture triggers but
 # without its dpkmeans state: its triggers can be dropped, or dp_attach
