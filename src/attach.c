@@ -822,7 +822,7 @@ dp_detach(PG_FUNCTION_ARGS)
 	if (wal)
 	{
 		/* the slot goes when this commits; the replica identity comes back */
-		dpk_wal_drop_at_commit(wc.slot);
+		dpk_wal_drop_at_commit(relid, wc.slot);
 		dpk_store_wal_delete(relid);
 	}
 	dpk_store_end(&sw);

@@ -373,16 +373,16 @@ dpk_wal_sync(const DpkTracked *tr, XLogRecPtr *counted_to)
 						NameStr(MyReplicationSlot->data.name)),
 				 errhint("Commit the transaction that ran dp_attach(capture => 'wal') first.")));
 	CheckLogicalDecodingRequirements();
-	slot = SearchNamedReplicationSlot(wc.slot, true);
-	/* a copy restored into another database names the original's slot */
-	if (slot != NULL && slot->data.database != MyDatabaseId)
+	/* a restored copy names the original's slot (another table's, here) */
+	if (!dpk_wal_slot_is_tables(tr->relid, wc.slot))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("replication slot \"%s\" of table \"%s\" belongs to another database",
-						wc.slot, get_rel_name(tr->relid)),
-				 errdetail("This table is a restored copy; the slot counts the original table's changes."),
+				 errmsg("table \"%s\" has no replication slot of its own", get_rel_name(tr->relid)),
+				 errdetail("It is a restored copy: its stored slot \"%s\" is the original table's.",
+						   wc.slot),
 				 errhint("Run dp_capture_resync('%s') to give this copy a slot of its own.",
 						 get_rel_name(tr->relid))));
+	slot = SearchNamedReplicationSlot(wc.slot, true);
 	if (slot != NULL && XLogRecPtrIsInvalid(slot->data.restart_lsn))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),

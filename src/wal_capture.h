@@ -41,7 +41,17 @@ void		dpk_wal_create_slot(Oid relid);
 /* Set the table's replica identity; returns the previous one (and index). */
 char		dpk_wal_set_identity(Oid relid, char identity, Oid index, Oid *prev_index);
 
-/* Drop a slot when the transaction commits (detach, DROP TABLE, DROP EXTENSION). */
-void		dpk_wal_drop_at_commit(const char *slot);
+/*
+ * Whether slot is relid's own: the name dpk_wal_slot_name gives it in this
+ * database.  A copy restored elsewhere stores the original's slot name,
+ * which is another table's (or nobody's) there.
+ */
+bool		dpk_wal_slot_is_tables(Oid relid, const char *slot);
+
+/*
+ * Drop relid's slot when the transaction commits (detach, DROP TABLE, DROP
+ * EXTENSION); nothing when slot is not relid's own.
+ */
+void		dpk_wal_drop_at_commit(Oid relid, const char *slot);
 
 #endif

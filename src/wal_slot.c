@@ -199,13 +199,26 @@ register_callbacks(void)
 	}
 }
 
-/* Drop a slot when the transaction commits (see wal_capture.h). */
-void
-dpk_wal_drop_at_commit(const char *slot)
+/* Whether slot is relid's own, the name it would get here (see wal_capture.h). */
+bool
+dpk_wal_slot_is_tables(Oid relid, const char *slot)
 {
-	PendingDrop *p = MemoryContextAlloc(TopMemoryContext, sizeof(PendingDrop));
+	char		name[NAMEDATALEN];
+
+	dpk_wal_slot_name(relid, name);
+	return strcmp(name, slot) == 0;
+}
+
+/* Drop relid's slot when the transaction commits (see wal_capture.h). */
+void
+dpk_wal_drop_at_commit(Oid relid, const char *slot)
+{
+	PendingDrop *p;
 	MemoryContext old;
 
+	if (!dpk_wal_slot_is_tables(relid, slot))
+		return;
+	p = MemoryContextAlloc(TopMemoryContext, sizeof(PendingDrop));
 	register_callbacks();
 	strlcpy(p->name, slot, sizeof(p->name));
 	p->subid = GetCurrentSubTransactionId();
@@ -397,10 +410,8 @@ dp_capture_resync(PG_FUNCTION_ARGS)
 				 errmsg("table \"%s\" is captured by triggers", get_rel_name(relid)),
 				 errdetail("Its writers count their own changes; it has no slot to replace."),
 				 errhint("dp_capture_resync is for tables attached with capture => 'wal'.")));
-	slot = SearchNamedReplicationSlot(wc.slot, true);
-	/* the original's slot, named by a copy restored into another database */
-	if (slot != NULL && slot->data.database != MyDatabaseId)
-		slot = NULL;
+	/* a restored copy names the original's slot: never this table's */
+	slot = dpk_wal_slot_is_tables(relid, wc.slot) ? SearchNamedReplicationSlot(wc.slot, true) : NULL;
 	if (slot != NULL && !XLogRecPtrIsInvalid(slot->data.restart_lsn) &&
 		slot->data.confirmed_flush <= wc.lsn)
 		ereport(ERROR,
@@ -412,12 +423,9 @@ dp_capture_resync(PG_FUNCTION_ARGS)
 
 	/*
 	 * As dp_attach: the slot before the lock, then no writer in progress.
-	 * A moved or invalidated slot of the same name is replaced at once; one
-	 * of another name (a copy restored under other OIDs) goes at commit.
+	 * A moved or invalidated slot (of the same name) is replaced at once.
 	 */
 	dpk_wal_slot_name(relid, name);
-	if (slot != NULL && strcmp(name, wc.slot) != 0)
-		dpk_wal_drop_at_commit(wc.slot);
 	dpk_wal_create_slot(relid);
 	rel = table_open(relid, ShareRowExclusiveLock);
 	lsn = LogLogicalMessage("dpkmeans", "", 0, false);
@@ -477,7 +485,7 @@ dpk_wal_forget(PG_FUNCTION_ARGS)
 	dpk_store_begin(&sw);
 	if (dpk_store_wal_read(relid, &wc))
 	{
-		dpk_wal_drop_at_commit(wc.slot);
+		dpk_wal_drop_at_commit(relid, wc.slot);
 		dpk_store_wal_delete(relid);
 	}
 	dpk_store_end(&sw);
@@ -559,7 +567,7 @@ dpk_wal_drop_extension(PG_FUNCTION_ARGS)
 
 			if (!dpk_store_wal_read(lfirst_oid(lc), &wc))
 				continue;
-			dpk_wal_drop_at_commit(wc.slot);
+			dpk_wal_drop_at_commit(lfirst_oid(lc), wc.slot);
 			spi = MemoryContextSwitchTo(caller);
 			relids = lappend_oid(relids, lfirst_oid(lc));
 			identities = lappend(identities, palloc(sizeof(DpkWalCapture)));

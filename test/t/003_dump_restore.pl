@@ -157,7 +157,7 @@ like($@, qr/insert_only/, 'insert_only refusal restored');
 # cluster: their stored slot names are the originals' slots, which neither
 # their syncs, their detach nor their DROP may use or drop.
 ($rc, $out, $err) = $node->psql('dst', "SELECT dp_confirm_history('wtab'); SELECT dp_release('wtab')");
-like($err, qr/replication slot "[^"]+" of table "wtab" belongs to another database/,
+like($err, qr/table "wtab" has no replication slot of its own/,
 	'a restored copy does not decode with the original\'s slot');
 like($err, qr/dp_capture_resync\('wtab'\)/, 'and names dp_capture_resync');
 $node->safe_psql('dst', "SELECT dp_capture_resync('wtab')");
