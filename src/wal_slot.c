@@ -368,9 +368,9 @@ dp_capture_sync(PG_FUNCTION_ARGS)
  * dp_capture_resync(tbl): owner only; a table captured from the WAL whose
  * slot is gone (a promoted standby: PostgreSQL 15 does not copy slots to
  * standbys; a restored copy; a dropped slot), was invalidated or was moved
- * past the changes counted so far gets a new slot, and the difference between a recount of
- * the table and its stored state plus pending deltas becomes one pending
- * delta, folded by the next release like any sync's.  Each row changed
+ * past the changes counted so far gets a new slot, and the difference
+ * between a recount of the table and its stored state plus pending deltas
+ * becomes one pending delta, folded by the next release like any sync's.  Each row changed
  * since the last sync enters that delta once, with the sign a sync would
  * have given it (its net change), so the tree's sensitivities hold
  * (doc/privacy.md, "Capture from the WAL").  Returns the new counted
