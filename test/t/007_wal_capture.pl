@@ -13,7 +13,7 @@ use Test::More;
 
 my $node = PostgreSQL::Test::Cluster->new('wal');
 $node->init;
-$node->append_conf('postgresql.conf', "wal_level = logical\nmax_replication_slots = 8\n");
+$node->append_conf('postgresql.conf', "wal_level = logical\nmax_replication_slots = 8\nmax_prepared_transactions = 4\n");
 $node->start;
 
 sub sql { return $node->safe_psql('postgres', shift); }
@@ -149,7 +149,37 @@ is($lout, 't', 'a sync across rewrites in one transaction');
 my @binds = $lerr =~ /rows read with a new table layout/g;
 is(scalar(@binds), 3, 'four transactions of 50 rows, three layouts: bound three times, not once a row');
 is(sql("SELECT dp_verify('lay')"), 't', 'counts every row with its own layout');
+
+# Rewrites that move no row (VACUUM FULL, CLUSTER) count nothing, also
+# between writes in one transaction and around a sync.
+sql(q{BEGIN; DELETE FROM lay WHERE id % 4 = 0; CLUSTER lay USING lay_pkey;
+	INSERT INTO lay SELECT 5000 + g, 'e', 5, 5 FROM generate_series(1, 30) g; COMMIT;
+	VACUUM FULL lay});
+is(sql("SELECT dp_verify('lay')"), 't', 'CLUSTER and VACUUM FULL are not counted as writes');
+sql(q{VACUUM FULL lay; UPDATE lay SET x = 9 WHERE id % 5 = 0});
+is(sql("SELECT dp_verify('lay')"), 't', 'nor are they after a sync');
 sql("SELECT dp_detach('lay'); DROP TABLE lay");
+
+# Two-phase commit: a prepared transaction is counted when COMMIT PREPARED
+# commits it, also when a sync or a release runs in between, and never
+# when it is rolled back; the same for a table captured by triggers.
+sql(q{CREATE TABLE tpc (x float8, y float8);
+	INSERT INTO tpc SELECT g % 10, g % 7 FROM generate_series(1, 100) g;
+	SELECT dp_attach('tpc', ARRAY['x', 'y'], 3, 1.0, ARRAY[0, 0], ARRAY[10, 10], capture => 'wal');
+	CREATE TABLE tpt (x float8, y float8);
+	SELECT dp_attach('tpt', ARRAY['x', 'y'], 3, 1.0, ARRAY[0, 0], ARRAY[10, 10])});
+sql(q{BEGIN; INSERT INTO tpc SELECT 1, 1 FROM generate_series(1, 40); DELETE FROM tpc WHERE x = 2;
+	INSERT INTO tpt SELECT 1, 1 FROM generate_series(1, 40); PREPARE TRANSACTION 'p1'});
+sql(q{BEGIN; INSERT INTO tpc SELECT 3, 3 FROM generate_series(1, 20);
+	INSERT INTO tpt SELECT 3, 3 FROM generate_series(1, 20); PREPARE TRANSACTION 'p2'});
+sql("SELECT dp_capture_sync('tpc')");
+is(sql("SELECT dp_release('tpc') || ',' || dp_release('tpt')"), '1,1', 'releases while two transactions are prepared');
+sql("COMMIT PREPARED 'p1'; ROLLBACK PREPARED 'p2'");
+is(sql("SELECT dp_verify('tpc')"), 't', 'WAL: the committed prepared transaction counted once, the rolled-back one not');
+is(sql("SELECT dp_verify('tpt')"), 't', 'triggers: the same');
+is(sql("SELECT dp_release('tpc') || ',' || dp_release('tpt')"), '2,2', 'and released');
+is(sql("SELECT dp_verify('tpc') AND dp_verify('tpt')"), 't', 'folded exactly');
+sql("SELECT dp_detach('tpc'), dp_detach('tpt'); DROP TABLE tpc, tpt");
 
 # A slot moved by someone else (pg_replication_slot_advance, which any
 # REPLICATION role may call) lost changes: the next sync refuses.
