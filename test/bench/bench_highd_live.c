@@ -112,6 +112,7 @@
  *	 --digits PATH  also run the digits data set; --digits-only: only the
  *	 real data sets (digits, MNIST, GloVe)
  *	 --glove PATH  also run GloVe; --glove-eps "1,4"  --glove-horizon 16
+ *	 --glove-set NAME  only that GloVe variant (glove, glove-R or glove-u)
  *	 --digits-eps "0.5,1,2"  --digits-horizon 64
  *	 --mnist PATH  also run MNIST; --mnist-eps "1,4"  --mnist-horizon 16
  *	 --verbose  one line per seed and release
@@ -250,6 +251,7 @@ typedef struct Options
 	double		glove_eps[MAX_EPS];
 	int			nglove_eps;
 	uint32_t	glove_horizon;
+	const char *glove_set;		/* NULL: every GloVe variant */
 	int			restarts;
 	bool		restarts_set;	/* --restarts given: also the live releases'
 								 * (else they keep dpk_live_use_projection's) */
@@ -1175,7 +1177,7 @@ usage(void)
 			"       [--digits PATH] [--digits-only] [--digits-eps \"0.5,1,2\"]"
 			" [--digits-horizon T]\n"
 			"       [--mnist PATH] [--mnist-eps \"1,4\"] [--mnist-horizon T]\n"
-			"       [--glove PATH] [--glove-eps \"1,4\"] [--glove-horizon T]\n"
+			"       [--glove PATH] [--glove-eps \"1,4\"] [--glove-horizon T] [--glove-set NAME]\n"
 			"       [--copies N] [--sum-share X] [--norm-share X] [--threshold X]\n"
 			"       [--dhat N] [--half-width X] [--level-delta N] [--lift heavy|weighted]\n"
 			"       [--rest-mean on|off] [--arity N]\n");
@@ -1367,6 +1369,8 @@ main(int argc, char **argv)
 		else if (strcmp(a, "--glove-eps") == 0)
 			opt.nglove_eps = parse_list(arg_value(argc, argv, &i), NULL, opt.glove_eps,
 										MAX_EPS, "epsilon");
+		else if (strcmp(a, "--glove-set") == 0)
+			opt.glove_set = arg_value(argc, argv, &i);
 		else if (strcmp(a, "--glove-horizon") == 0)
 			opt.glove_horizon = (uint32_t) atol(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--copies") == 0)
@@ -1422,6 +1426,9 @@ main(int argc, char **argv)
 		opt.nglove_eps < 1 || opt.restarts < 1)
 		usage();
 	if (opt.digits_only && opt.digits == NULL && opt.mnist == NULL && opt.glove == NULL)
+		usage();
+	if (opt.glove_set != NULL && strcmp(opt.glove_set, "glove") != 0 &&
+		strcmp(opt.glove_set, "glove-R") != 0 && strcmp(opt.glove_set, "glove-u") != 0)
 		usage();
 	if (opt.matched && bench_delta > 0.0)
 	{
@@ -1583,6 +1590,9 @@ main(int argc, char **argv)
 			RealSet		set = {var[v].name, opt.glove, 100, var[v].lo, var[v].hi,
 				var[v].bound, var[v].unit, TAG_GLOVE + (uint64_t) v, opt.glove_eps,
 			opt.nglove_eps, opt.glove_horizon, 5};
+
+			if (opt.glove_set != NULL && strcmp(opt.glove_set, var[v].name) != 0)
+				continue;
 
 			run_real(&opt, &set);
 		}
