@@ -532,7 +532,10 @@ dpk_highd_cells_cluster(const DpkProjection *p, const DpkHighdCells *hc, int k,
 	{
 		/*
 		 * The original-space partition competes with the projected one on
-		 * the same private score (both cover the same cells).
+		 * the same private score (both cover the same cells).  It is fitted
+		 * to the noisy sums that score it, so it scores better than it is;
+		 * the projected one, from the counts alone, does not.  It pays its
+		 * cells' sum noise twice (DPK_HIGHD_SPACE_NOISE_CHARGE).
 		 */
 		int		   *sassign = dpk_alloc(sizeof(int) * nl);
 		double	   *scent = dpk_alloc(sizeof(double) * (size_t) k * d);
@@ -545,7 +548,7 @@ dpk_highd_cells_cluster(const DpkProjection *p, const DpkHighdCells *hc, int k,
 								  k, restarts, max_iter, seed ^ UINT64_C(0x5eed), scent,
 								  sassign) >= k &&
 			(sscore = dpk_lift_cost(d, k, nl, lcount, hc->sum, hc->sumnorm, sassign,
-									hc->sum_var, min_count)) < score)
+									DPK_HIGHD_SPACE_NOISE_CHARGE * hc->sum_var, min_count)) < score)
 		{
 			score = sscore;
 			memcpy(assign, sassign, sizeof(int) * nl);

@@ -5,6 +5,7 @@
  *		clustering from per-cell statistics.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -430,6 +431,89 @@ test_cells_space(void)
 	dpk_projection_free(&p);
 }
 
+/*
+ * One trial of test_cells_space_charge: NC cells of COUNT rows, their
+ * original-space means a (or b where two_means and the cell's index is
+ * odd: the projected grid interleaves the two), noisy sums of variance
+ * sum_var a coordinate.  Returns whether the original-space partition's
+ * score beat the projected one's (the release publishes the lower).
+ */
+static bool
+space_wins(const DpkProjection *p, bool two_means, double sum_var)
+{
+	enum
+	{
+		D = 32, DH = 2, M = 4, NC = M * M, COUNT = 400
+	};
+	double		count[NC],
+				sum[NC * D],
+				centers[2 * D],
+				sizes[2],
+				score[2];
+	int			c,
+				j,
+				pass,
+				csz;
+
+	for (c = 0; c < NC; c++)
+	{
+		count[c] = COUNT;
+		for (j = 0; j < D; j++)
+		{
+			double		m = two_means && (c % 2) ? 0.7 - 0.01 * j : 0.3 + 0.01 * j;
+
+			sum[c * D + j] = COUNT * (m - 0.5) + sqrt(sum_var) * unit_normal(&test_state);
+		}
+	}
+	for (pass = 0; pass < 2; pass++)
+	{
+		DpkHighdCells hc;
+
+		memset(&hc, 0, sizeof(hc));
+		hc.m = M;
+		hc.count = count;
+		hc.count_var = 1.0;
+		hc.lift_count_var = 1.0;
+		hc.sum = sum;
+		hc.sum_var = sum_var;
+		hc.space_noise2 = pass ? 1.0 : 0.0;
+		hc.lift_weighted = true;
+		hc.plane_cells = -1.0;
+		score[pass] = dpk_highd_cells_cluster(p, &hc, 2, 2.0, 5, 50, 11, centers, sizes,
+											  &csz);
+	}
+	return score[1] < score[0];
+}
+
+/*
+ * The original-space partition is fitted to the noisy sums that score it
+ * (DPK_HIGHD_SPACE_NOISE_CHARGE): on cells that all share one mean, where
+ * no partition is better than another, it must not beat the projected
+ * partition on its fitted noise; on two means that the projected grid
+ * interleaves it must still win.  Each cell's lifted mean has squared
+ * noise d sum_var / COUNT^2 = 0.2 (a point of the original-space coreset).
+ */
+static void
+test_cells_space_charge(void)
+{
+	DpkProjection p;
+	double		sum_var = 0.2 * 400.0 * 400.0 / 32.0;
+	int			trial,
+				one = 0,
+				two = 0;
+
+	dpk_projection_init(&p, 32, 2, 5, 0.75);
+	for (trial = 0; trial < 40; trial++)
+	{
+		one += space_wins(&p, false, sum_var);
+		two += space_wins(&p, true, sum_var);
+	}
+	CHECK(one <= 8, "one mean: the original-space partition wins %d of 40", one);
+	CHECK(two >= 36, "two interleaved means: the original-space partition wins %d of 40",
+		  two);
+	dpk_projection_free(&p);
+}
+
 /* Well-separated Gaussian clusters in [0,100]^d. */
 static void
 make_clusters(int d, int k, size_t n, double sd, double *truth, double *x)
@@ -757,6 +841,7 @@ main(void)
 	test_cells_cluster();
 	test_cells_rest_mean();
 	test_cells_space();
+	test_cells_space_charge();
 	test_pipeline();
 	test_copies_cap();
 	test_box_geometry();
