@@ -1165,6 +1165,41 @@ run_real(const Options *opt, const RealSet *set)
 
 /* ---- command line ---- */
 
+/*
+ * GloVe as a data owner would declare it: the coordinates' box [-5, 5] (the
+ * largest is 4.07), then that box with a norm bound of 10 (norms 2-12,
+ * 99.9 % below 8.9), then the rows scaled to norm 1 with [-1, 1] and bound
+ * 1.  Each its own key (tag + index).
+ */
+typedef struct GloveVariant
+{
+	const char *name;
+	double		lo,
+				hi,
+				bound;			/* < 0: no norm bound */
+	bool		unit;			/* rows scaled to norm 1 */
+} GloveVariant;
+
+static const GloveVariant glove_variants[] = {
+	{"glove", -5.0, 5.0, -1.0, false},
+	{"glove-R", -5.0, 5.0, 10.0, false},
+	{"glove-u", -1.0, 1.0, 1.0, true},
+};
+
+#define N_GLOVE_VARIANTS ((int) (sizeof(glove_variants) / sizeof(glove_variants[0])))
+
+/* Index of the GloVe variant called name, or -1. */
+static int
+glove_variant(const char *name)
+{
+	int			v;
+
+	for (v = 0; v < N_GLOVE_VARIANTS; v++)
+		if (strcmp(glove_variants[v].name, name) == 0)
+			return v;
+	return -1;
+}
+
 static void
 usage(void)
 {
@@ -1427,8 +1462,7 @@ main(int argc, char **argv)
 		usage();
 	if (opt.digits_only && opt.digits == NULL && opt.mnist == NULL && opt.glove == NULL)
 		usage();
-	if (opt.glove_set != NULL && strcmp(opt.glove_set, "glove") != 0 &&
-		strcmp(opt.glove_set, "glove-R") != 0 && strcmp(opt.glove_set, "glove-u") != 0)
+	if (opt.glove_set != NULL && glove_variant(opt.glove_set) < 0)
 		usage();
 	if (opt.matched && bench_delta > 0.0)
 	{
@@ -1565,33 +1599,16 @@ main(int argc, char **argv)
 	}
 	if (opt.glove)
 	{
-		/*
-		 * GloVe as a data owner would declare it: the coordinates' box
-		 * [-5, 5] (the largest is 4.07), then that box with a norm bound of
-		 * 10 (norms 2-12, 99.9 % below 8.9), then the rows scaled to norm 1
-		 * with [-1, 1] and bound 1.  Each its own key (tag + variant).
-		 */
-		static const struct
-		{
-			const char *name;
-			double		lo,
-						hi,
-						bound;
-			bool		unit;
-		}			var[] = {
-			{"glove", -5.0, 5.0, -1.0, false},
-			{"glove-R", -5.0, 5.0, 10.0, false},
-			{"glove-u", -1.0, 1.0, 1.0, true},
-		};
 		int			v;
 
-		for (v = 0; v < 3; v++)
+		for (v = 0; v < N_GLOVE_VARIANTS; v++)
 		{
-			RealSet		set = {var[v].name, opt.glove, 100, var[v].lo, var[v].hi,
-				var[v].bound, var[v].unit, TAG_GLOVE + (uint64_t) v, opt.glove_eps,
-			opt.nglove_eps, opt.glove_horizon, 5};
+			const GloveVariant *gv = &glove_variants[v];
+			RealSet		set = {gv->name, opt.glove, 100, gv->lo, gv->hi, gv->bound, gv->unit,
+				TAG_GLOVE + (uint64_t) v, opt.glove_eps, opt.nglove_eps,
+			opt.glove_horizon, 5};
 
-			if (opt.glove_set != NULL && strcmp(opt.glove_set, var[v].name) != 0)
+			if (opt.glove_set != NULL && strcmp(opt.glove_set, gv->name) != 0)
 				continue;
 
 			run_real(&opt, &set);

@@ -431,23 +431,28 @@ test_cells_space(void)
 	dpk_projection_free(&p);
 }
 
+/* test_cells_space_charge's cells: NC of SC_COUNT rows in SC_D columns */
+enum
+{
+	SC_D = 32, SC_DH = 2, SC_M = 4, SC_NC = SC_M * SC_M, SC_COUNT = 400
+};
+
 /*
- * One trial of test_cells_space_charge: NC cells of COUNT rows, their
- * original-space means a (or b where two_means and the cell's index is
- * odd: the projected grid interleaves the two), noisy sums of variance
- * sum_var a coordinate.  Returns whether the original-space partition's
- * score beat the projected one's (the release publishes the lower).
+ * One trial of test_cells_space_charge: every cell's rows have the mean
+ * 0.3 + 0.01 j in column j, or with two_means the odd cells (which the
+ * projected grid interleaves with the even ones) 0.7 - 0.01 j; noisy sums
+ * whose lifted means have squared noise d sum_var / SC_COUNT^2 = 0.2 (a
+ * point of the original-space coreset).  Returns whether the
+ * original-space partition's score beat the projected one's (the release
+ * publishes the lower).
  */
 static bool
-space_wins(const DpkProjection *p, bool two_means, double sum_var)
+space_wins(const DpkProjection *p, bool two_means)
 {
-	enum
-	{
-		D = 32, DH = 2, M = 4, NC = M * M, COUNT = 400
-	};
-	double		count[NC],
-				sum[NC * D],
-				centers[2 * D],
+	double		sum_var = 0.2 * SC_COUNT * SC_COUNT / SC_D;
+	double		count[SC_NC],
+				sum[SC_NC * SC_D],
+				centers[2 * SC_D],
 				sizes[2],
 				score[2];
 	int			c,
@@ -455,14 +460,14 @@ space_wins(const DpkProjection *p, bool two_means, double sum_var)
 				pass,
 				csz;
 
-	for (c = 0; c < NC; c++)
+	for (c = 0; c < SC_NC; c++)
 	{
-		count[c] = COUNT;
-		for (j = 0; j < D; j++)
+		count[c] = SC_COUNT;
+		for (j = 0; j < SC_D; j++)
 		{
 			double		m = two_means && (c % 2) ? 0.7 - 0.01 * j : 0.3 + 0.01 * j;
 
-			sum[c * D + j] = COUNT * (m - 0.5) + sqrt(sum_var) * unit_normal(&test_state);
+			sum[c * SC_D + j] = SC_COUNT * (m - 0.5) + sqrt(sum_var) * unit_normal(&test_state);
 		}
 	}
 	for (pass = 0; pass < 2; pass++)
@@ -470,7 +475,7 @@ space_wins(const DpkProjection *p, bool two_means, double sum_var)
 		DpkHighdCells hc;
 
 		memset(&hc, 0, sizeof(hc));
-		hc.m = M;
+		hc.m = SC_M;
 		hc.count = count;
 		hc.count_var = 1.0;
 		hc.lift_count_var = 1.0;
@@ -490,23 +495,21 @@ space_wins(const DpkProjection *p, bool two_means, double sum_var)
  * (DPK_HIGHD_SPACE_NOISE_CHARGE): on cells that all share one mean, where
  * no partition is better than another, it must not beat the projected
  * partition on its fitted noise; on two means that the projected grid
- * interleaves it must still win.  Each cell's lifted mean has squared
- * noise d sum_var / COUNT^2 = 0.2 (a point of the original-space coreset).
+ * interleaves it must still win.
  */
 static void
 test_cells_space_charge(void)
 {
 	DpkProjection p;
-	double		sum_var = 0.2 * 400.0 * 400.0 / 32.0;
 	int			trial,
 				one = 0,
 				two = 0;
 
-	dpk_projection_init(&p, 32, 2, 5, 0.75);
+	dpk_projection_init(&p, SC_D, SC_DH, 5, 0.75);
 	for (trial = 0; trial < 40; trial++)
 	{
-		one += space_wins(&p, false, sum_var);
-		two += space_wins(&p, true, sum_var);
+		one += space_wins(&p, false);
+		two += space_wins(&p, true);
 	}
 	CHECK(one <= 8, "one mean: the original-space partition wins %d of 40", one);
 	CHECK(two >= 36, "two interleaved means: the original-space partition wins %d of 40",
