@@ -102,6 +102,10 @@
  *			 against the one-shot's at equal noise
  *	 --drift D  the mixtures' clusters move D box units over the stream
  *			 (drift_rows): a stream whose partition goes stale
+ *	 --eps-scale X  the live tables are configured at X times each row's
+ *			 eps (every node variance / X^2) while keys, data and the
+ *			 one-shot columns stay those of eps: what a counter or share
+ *			 with that much less noise would give the same pipeline
  *	 --regions, --cells  the live releases lift from sums keyed by public
  *			 regions (live_regions.h), or from the cells' sums; by default
  *			 each row lifts as dp_attach would choose (dpk_live_use_regions).
@@ -271,6 +275,7 @@ typedef struct Options
 	double		norm_bound;		/* < 0: not given; >= 0: dp_attach's norm_bound */
 	double		drift;			/* > 0: the mixtures' clusters move this far
 								 * over the stream (drift_rows) */
+	double		eps_scale;		/* live tables at eps_scale * eps */
 } Options;
 
 /* One live table: configuration, projections, counted cell map. */
@@ -440,7 +445,7 @@ live_init(Live *lv, int d, int k, double eps, uint32_t horizon, bool insert_only
 {
 	int			r;
 
-	live_config(&lv->cfg, d, k, eps, horizon, insert_only, size_hint, proj_seed, box,
+	live_config(&lv->cfg, d, k, eps * opt->eps_scale, horizon, insert_only, size_hint, proj_seed, box,
 				norm_bound, opt);
 	lv->verbose = opt->verbose;
 	dpk_cellmap_init(&lv->map, d);
@@ -1208,7 +1213,7 @@ usage(void)
 			"       [--rows \"d:K:eps,...\"] [--horizons \"1024\"]\n"
 			"       [--stream insert|window|both] [--releases all|sample|auto] [--stride N]\n"
 			"       [--restarts N] [--no-baselines] [--no-naive] [--matched] [--regions]\n"
-			"       [--drift D] [--verbose]\n"
+			"       [--drift D] [--eps-scale X] [--verbose]\n"
 			"       [--digits PATH] [--digits-only] [--digits-eps \"0.5,1,2\"]"
 			" [--digits-horizon T]\n"
 			"       [--mnist PATH] [--mnist-eps \"1,4\"] [--mnist-horizon T]\n"
@@ -1332,6 +1337,7 @@ main(int argc, char **argv)
 	opt.sphere = false;
 	opt.norm_bound = -1.0;
 	opt.drift = 0.0;
+	opt.eps_scale = 1.0;
 
 	for (i = 1; i < argc; i++)
 	{
@@ -1379,6 +1385,12 @@ main(int argc, char **argv)
 			opt.lifting = LIFT_CELLS;
 		else if (strcmp(a, "--drift") == 0)
 			opt.drift = atof(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--eps-scale") == 0)
+		{
+			opt.eps_scale = atof(arg_value(argc, argv, &i));
+			if (!(opt.eps_scale > 0.0) || !isfinite(opt.eps_scale))
+				usage();
+		}
 		else if (strcmp(a, "--verbose") == 0)
 			opt.verbose = true;
 		else if (strcmp(a, "--arity") == 0)
