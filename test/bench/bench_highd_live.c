@@ -445,8 +445,8 @@ live_init(Live *lv, int d, int k, double eps, uint32_t horizon, bool insert_only
 {
 	int			r;
 
-	live_config(&lv->cfg, d, k, eps * opt->eps_scale, horizon, insert_only, size_hint, proj_seed, box,
-				norm_bound, opt);
+	live_config(&lv->cfg, d, k, eps * opt->eps_scale, horizon, insert_only, size_hint,
+				proj_seed, box, norm_bound, opt);
 	lv->verbose = opt->verbose;
 	dpk_cellmap_init(&lv->map, d);
 	lv->proj = xmalloc(sizeof(DpkProjection) * lv->cfg.copies);
@@ -902,6 +902,10 @@ print_header(const Options *opt)
 	if (opt->norm_bound >= 0.0)
 		printf("# --norm-bound %g: dp_attach's norm_bound (0: no ball)\n",
 			   opt->norm_bound);
+	if (opt->eps_scale != 1.0)
+		printf("# --eps-scale %g: live tables configured at eps x %g (node variances / %g); "
+			   "keys, data and one-shot columns at eps\n",
+			   opt->eps_scale, opt->eps_scale, opt->eps_scale * opt->eps_scale);
 	print_config(opt);
 	printf("# releases: every t in [T/4, T] (all), or every t there with the most tree "
 		   "nodes plus every stride-th t and T (sample; means weigh each node count by its "
