@@ -19,9 +19,13 @@
 /* The nonce level byte of region noise: no counted level or copy reaches it. */
 #define REGION_LEVEL_BYTE 200
 
-/* Serialized state: magic, then version. */
+/*
+ * Serialized state: magic, then version.  Version 1: complete nodes at every
+ * release; version 2 adds the signed_digits flag.
+ */
 #define REGIONS_MAGIC 0x52504b44u	/* "DKPR" */
-#define REGIONS_VERSION 1u
+#define REGIONS_VERSION_COMPLETE 1u
+#define REGIONS_VERSION 2u
 
 /* Whether a configuration can lift by regions (see live_regions.h). */
 bool
@@ -66,18 +70,33 @@ level_span(int arity, int level)
 	return span;
 }
 
+/* The top-level node (level h - 1) holding step `step`. */
+static uint32_t
+top_block(int arity, int h, uint64_t step)
+{
+	return (uint32_t) ((step - 1) / level_span(arity, h - 1) + 1);
+}
+
 /*
  * A release t' uses at level l only nodes within one level-(l + 1) span
- * of t' (dpk_regions_decompose: the digits above l round t' down to a
- * multiple of span_{l+1}, and the level-l nodes lie between that and t').  So a node ending two level-(l+1)
- * spans before t' is never used again (test_live_regions checks this over
- * whole horizons).
+ * of t' (the digits above l leave a prefix within span_{l+1} of t', and
+ * the level-l nodes lie between it and t', for the complete and the signed
+ * digits alike).  So a node ending two level-(l+1) spans before t' is
+ * never used again.  With signed digits a release past the first
+ * top-level node uses below the top level only nodes of the top-level
+ * node holding it, so the nodes of earlier top-level nodes are dead too;
+ * the top level's complete nodes stay.  test_live_regions checks this over
+ * whole horizons.
  */
 bool
-dpk_regions_node_live(int arity, int level, uint32_t index, uint32_t t)
+dpk_regions_node_live(int arity, int h, bool signed_digits, int level, uint32_t index,
+					  uint32_t t)
 {
 	uint64_t	end = (uint64_t) index * level_span(arity, level);
 
+	if (signed_digits && level < h - 1 && t > level_span(arity, h - 1) &&
+		top_block(arity, h, end) < top_block(arity, h, t))
+		return false;
 	return end + 2 * level_span(arity, level + 1) > (uint64_t) t;
 }
 
@@ -112,6 +131,22 @@ dpk_regions_decompose(int arity, uint32_t t, int *node_level, uint32_t *node_ind
 	return n;
 }
 
+/* The nodes release t sums (see live_regions.h). */
+int
+dpk_regions_nodes(int arity, int h, bool signed_digits, uint32_t t, int *node_level,
+				  uint32_t *node_index, int *node_sign)
+{
+	int			n,
+				a;
+
+	if (signed_digits && t > level_span(arity, h - 1))
+		return dpk_tree_signed_decompose(arity, t, node_level, node_index, node_sign);
+	n = dpk_regions_decompose(arity, t, node_level, node_index);
+	for (a = 0; a < n; a++)
+		node_sign[a] = 1;
+	return n;
+}
+
 /* An empty state (see live_regions.h). */
 void
 dpk_regions_init(DpkRegions *rs, const DpkLiveConfig *cfg)
@@ -127,6 +162,7 @@ dpk_regions_init(DpkRegions *rs, const DpkLiveConfig *cfg)
 	rs->h = dpk_live_tree_levels(cfg);
 	rs->ncells = dpk_live_copy_cells(cfg);
 	rs->pruned_below = dpk_alloc0(sizeof(uint32_t) * rs->h);
+	rs->signed_digits = true;
 	dpk_cellmap_init(&rs->prev, rs->d);
 }
 
@@ -244,8 +280,11 @@ node_add_cells(DpkRegions *rs, DpkRegionNode *nd, const uint8_t *map, const DpkC
 
 /*
  * Fold the events of step t: copy 0's cells of `state` minus rs->prev, into
- * the node of every level holding step t (opened with the latest map, or
- * pending at step 1); rs->prev becomes copy 0's cells of state.
+ * the node of every level holding step t; rs->prev becomes copy 0's cells
+ * of state.  A node opens with the latest map (pending at step 1), except
+ * that with signed digits a node below the top level, past the first
+ * top-level node, takes the map of the top-level node holding it (opened
+ * first, top down): see live_regions.h.
  */
 static void
 fold_step(DpkRegions *rs, uint32_t t, const DpkCellMap *state)
@@ -266,13 +305,20 @@ fold_step(DpkRegions *rs, uint32_t t, const DpkCellMap *state)
 			for (j = 0; j <= rs->d; j++)
 				dst[j] = vals[j];
 		}
-	for (l = 0; l < rs->h; l++)
+	for (l = rs->h - 1; l >= 0; l--)
 	{
 		uint32_t	index = (uint32_t) ((t - 1) / level_span(rs->arity, l) + 1);
 		DpkRegionNode *nd = find_node(rs, l, index);
 
 		if (nd == NULL)
-			nd = open_node(rs, l, index, t == 1 ? 0 : rs->t);
+		{
+			uint32_t	map = t == 1 ? 0 : rs->t,
+						top = top_block(rs->arity, rs->h, t);
+
+			if (rs->signed_digits && l < rs->h - 1 && top > 1)
+				map = find_node(rs, rs->h - 1, top)->map;
+			nd = open_node(rs, l, index, map);
+		}
 		if (nd->map == 0)
 			continue;			/* pending: the cumulative cells at completion */
 		node_add_cells(rs, nd, find_map(rs, nd->map), &cur, +1);
@@ -406,7 +452,7 @@ prune(DpkRegions *rs, uint32_t t)
 	{
 		DpkRegionNode *nd = &rs->nodes[i];
 
-		if (dpk_regions_node_live(rs->arity, nd->level, nd->index, t))
+		if (dpk_regions_node_live(rs->arity, rs->h, rs->signed_digits, nd->level, nd->index, t))
 			rs->nodes[kept++] = *nd;
 		else
 		{
@@ -449,7 +495,8 @@ dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox *box,
 				r,
 				j,
 				kp;
-	int			node_level[DPK_TREE_MAX_SIGNED];
+	int			node_level[DPK_TREE_MAX_SIGNED],
+				node_sign[DPK_TREE_MAX_SIGNED];
 	uint32_t	node_index[DPK_TREE_MAX_SIGNED];
 	/* each summed node's map: indices, since open_node may move the nodes */
 	uint32_t   *node_map = dpk_alloc(sizeof(uint32_t) * DPK_TREE_MAX_SIGNED);
@@ -529,12 +576,15 @@ dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox *box,
 	add_map(rs, t, newmap);
 
 	/*
-	 * The complete nodes of [1, t]: a node pending since step 1 (its true
-	 * sums are the cumulative cells, all of its steps) takes this release's
-	 * map at its completion.  Then every region's noisy sum vector, one
-	 * draw per (node, region), the same for every k'.
+	 * The nodes of t (dpk_regions_nodes): a node pending since step 1 (its
+	 * true sums are the cumulative cells, all of its steps) takes this
+	 * release's map at its completion; a node not yet open (signed digits:
+	 * all its steps after t) holds no rows and the map of the top-level
+	 * node holding it.  Then every region's noisy sum vector, one draw per
+	 * (node, region), the same for every k', times the node's sign.
 	 */
-	nodes = dpk_regions_decompose(rs->arity, t, node_level, node_index);
+	nodes = dpk_regions_nodes(rs->arity, rs->h, rs->signed_digits, t, node_level, node_index,
+							  node_sign);
 	nsum = dpk_alloc0(sizeof(double) * (size_t) (nodes > 0 ? nodes : 1) * k * (d + 1));
 	if (rows)
 		*rows = 0;
@@ -546,10 +596,19 @@ dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox *box,
 		uint64_t	region;
 		const int64_t *vals;
 
+		uint64_t	start = (uint64_t) (node_index[a] - 1) * level_span(rs->arity, node_level[a]);
+
 		if (node_level[a] >= rs->h)
 			dpk_fail("lifting by regions: a node above the table's levels");
 		if (nd == NULL)
-			dpk_fail("lifting by regions: a release needs a node that never opened");
+		{
+			DpkRegionNode *top = find_node(rs, rs->h - 1, top_block(rs->arity, rs->h, t));
+
+			if (!rs->signed_digits || start < t || top == NULL || top->map == 0 ||
+				top_block(rs->arity, rs->h, start + 1) != top->index)
+				dpk_fail("lifting by regions: a release needs a node that never opened");
+			node_map[a] = top->map;
+		}
 		else if (nd->map == 0)
 		{
 			if ((uint64_t) nd->index * level_span(rs->arity, nd->level) != t)
@@ -557,16 +616,19 @@ dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox *box,
 			nd->map = t;
 			node_add_cells(rs, nd, newmap, &rs->prev, +1);
 		}
-		node_map[a] = nd->map;
-		while (dpk_cellmap_next(&nd->sums, &pos, &region, &vals))
+		if (nd != NULL)
 		{
-			double	   *v = nsum + ((size_t) a * k + region) * (d + 1);
+			node_map[a] = nd->map;
+			while (dpk_cellmap_next(&nd->sums, &pos, &region, &vals))
+			{
+				double	   *v = nsum + ((size_t) a * k + region) * (d + 1);
 
-			if (rows)
-				*rows += vals[0];
-			for (j = 0; j < d; j++)
-				v[j] += (double) vals[1 + j];
-			v[d] += (double) vals[0];
+				if (rows)
+					*rows += node_sign[a] * vals[0];
+				for (j = 0; j < d; j++)
+					v[j] += (double) (node_sign[a] * vals[1 + j]);
+				v[d] += (double) (node_sign[a] * vals[0]);
+			}
 		}
 		for (r = 0; r < k; r++)
 		{
@@ -574,7 +636,7 @@ dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox *box,
 
 			memset(noise, 0, sizeof(int64_t) * (2 + d));
 			dpk_node_noise(&s, key, REGION_LEVEL_BYTE, (uint64_t) r, rs->arity, node_level[a],
-						   node_index[a], d + 1, cs.lap, ss.lap, sums, +1, noise);
+						   node_index[a], d + 1, cs.lap, ss.lap, sums, node_sign[a], noise);
 			for (j = 0; j < d; j++)
 				v[j] += (double) noise[1 + j];
 			v[d] += (double) noise[1 + d] / (DPK_LIFT_UNITS / 2.0);
@@ -616,7 +678,12 @@ dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox *box,
 		for (a = 0; a < nodes; a++)
 		{
 			const uint8_t *map = find_map(rs, node_map[a]);
-			double		share = (double) level_span(rs->arity, node_level[a]) / t;
+			uint64_t	span = level_span(rs->arity, node_level[a]),
+						start = (uint64_t) (node_index[a] - 1) * span,
+						held = start >= t ? 0 : (start + span <= t ? span : t - start);
+
+			/* the node's steps up to t, signed: the shares of [1, t] sum to 1 */
+			double		share = node_sign[a] * (double) held / t;
 
 			region_owner(rs, map, kp, assign, count, owner, rcount, rcells);
 			for (r = 0; r < k; r++)
@@ -857,6 +924,7 @@ dpk_regions_serialize(const DpkRegions *rs, uint64_t prev_pad, size_t *len)
 	put_u32(&b, (uint32_t) rs->m);
 	put_u32(&b, (uint32_t) rs->arity);
 	put_u32(&b, (uint32_t) rs->h);
+	put_u32(&b, rs->signed_digits ? 1u : 0u);
 	put(&b, &rs->ncells, sizeof(rs->ncells));
 	put_u32(&b, rs->t);
 	put_u32(&b, rs->pc != NULL);
@@ -891,14 +959,26 @@ dpk_regions_deserialize(DpkRegions *rs, const DpkLiveConfig *cfg, const uint8_t 
 	Buf			b = {(uint8_t *) buf, len, len, 0, false};
 	uint64_t	ncells;
 	uint32_t	n,
-				i;
+				i,
+				version;
 	bool		ok;
 
 	dpk_regions_init(rs, cfg);
-	ok = get_u32(&b) == REGIONS_MAGIC && get_u32(&b) == REGIONS_VERSION &&
+	ok = get_u32(&b) == REGIONS_MAGIC;
+	version = get_u32(&b);
+	ok = ok && (version == REGIONS_VERSION || version == REGIONS_VERSION_COMPLETE) &&
 		get_u32(&b) == (uint32_t) rs->d && get_u32(&b) == (uint32_t) rs->k &&
 		get_u32(&b) == (uint32_t) rs->dhat && get_u32(&b) == (uint32_t) rs->m &&
 		get_u32(&b) == (uint32_t) rs->arity && get_u32(&b) == (uint32_t) rs->h;
+	if (ok && version == REGIONS_VERSION)
+	{
+		uint32_t	flag = get_u32(&b);
+
+		ok = flag <= 1;
+		rs->signed_digits = flag == 1;
+	}
+	else
+		rs->signed_digits = false;
 	get(&b, &ncells, sizeof(ncells));
 	if (!ok || b.bad || ncells != rs->ncells)
 		goto bad;

@@ -15,10 +15,24 @@
  * each of the h nodes holding its step, so the sensitivity is the table's;
  * each region also counts its rows as one more coordinate of its sum
  * vector (U / 2 a row: inside the cube noise's l-infinity bound, U / 2 more
- * on an l1 bound).  Release t sums the complete nodes of [1, t] only
- * (dpk_regions_decompose): a node is published only once all of its rows
- * are in it, so its noisy sums are the same at every release that reads
- * them, whatever centre its regions go to.
+ * on an l1 bound).
+ *
+ * Which nodes a release sums (dpk_regions_nodes).  Within the first node of
+ * the top level h - 1 (its first span_{h-1} steps) release t sums the
+ * complete nodes of [1, t] (dpk_regions_decompose): those nodes each took
+ * their own map, so a node is published only once all of its rows are in
+ * it.  Past it, a table of format 2 (signed_digits) sums the signed digits
+ * of t, as its counts do (dpk_tree_signed_decompose): the complete top-level
+ * nodes before t, then the digits inside the top-level node holding t,
+ * whose positive nodes may reach past t and whose negative ones lie past t.
+ * Every node below the top level there is keyed by that top-level node's
+ * map, fixed when it opens (the release before its first step), so every
+ * node reaching past t shares one map and one region -> centre owner, and
+ * the steps past t cancel exactly: an event at step s > t moves nodes whose
+ * signs sum to zero, all in the same region of the same centre.  Nodes that
+ * have not opened yet (all their steps after t) hold no rows; their noise is
+ * drawn as for any node.  Tables of format 1 sum the complete nodes at every
+ * release.
  *
  * The true part of the state is folded at each release from the table's
  * cumulative cells (copy 0): the events of step t are the change since
@@ -87,6 +101,8 @@ typedef struct DpkRegions
 	DpkRegionNode *nodes;
 	uint32_t   *pruned_below;	/* per level: nodes of lower index dropped,
 								 * no later release uses them */
+	bool		signed_digits;	/* format 2: past the first top-level node,
+								 * releases sum the signed digits */
 	DpkCellMap	prev;			/* copy 0's cumulative cells at release t */
 } DpkRegions;
 
@@ -108,7 +124,7 @@ bool		dpk_live_use_regions(const DpkLiveConfig *cfg);
  */
 void		dpk_regions_sum_config(const DpkLiveConfig *cfg, DpkLiveConfig *wide);
 
-/* An empty state for cfg (dpk_regions_supported). */
+/* An empty state for cfg (dpk_regions_supported), format 2 (signed digits). */
 void		dpk_regions_init(DpkRegions *rs, const DpkLiveConfig *cfg);
 void		dpk_regions_free(DpkRegions *rs);
 
@@ -116,7 +132,8 @@ void		dpk_regions_free(DpkRegions *rs);
  * The state as bytes (dpk_alloc'd) and back; false on malformed bytes.  The
  * size depends on public values only: every node's regions padded to k,
  * rs->prev to prev_pad cells (dpk_pad_cells of the table's rows, as its
- * stored state).
+ * stored state).  Bytes of format 1 (complete nodes only, stored before
+ * format 2) read back as that format.
  */
 uint8_t    *dpk_regions_serialize(const DpkRegions *rs, uint64_t prev_pad, size_t *len);
 bool		dpk_regions_deserialize(DpkRegions *rs, const DpkLiveConfig *cfg,
@@ -129,7 +146,7 @@ bool		dpk_regions_deserialize(DpkRegions *rs, const DpkLiveConfig *cfg,
  * noisy cell counts `count` (copy 0, unreachable cells zero, threshold_cells
  * of them reachable), for k' = k against release t - 1's projected centres
  * refined by Lloyd (the lower coreset cost wins); every region of every
- * node of t's decomposition (dpk_regions_decompose) to the centre holding
+ * node of t's decomposition (dpk_regions_nodes, signed) to the centre holding
  * most of its cells' noisy count; centre c's noisy sum the sum of its
  * regions' true values and node noise, its size the regions' count
  * coordinate and the cells' noisy counts of the same rows weighted by
@@ -148,21 +165,31 @@ void		dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox
 								DpkLiveRelease *rel, double *sum, int64_t *rows);
 
 /*
- * The nodes release t sums the region sums of: the complete nodes of
- * [1, t], t's base-arity digits (all signs +1, every node ends at or
- * before t).  Not the signed digits of the counts: a node of a negative
- * digit, or a positive one reaching past t, would be published before its
- * rows are all in it, and with maps that differ between nodes a centre's
- * sum would then not telescope (doc/privacy.md, "Lifting sums keyed by
- * regions").  Returns the number of nodes (at most DPK_TREE_MAX_SIGNED).
+ * The complete nodes of [1, t]: t's base-arity digits (all signs +1, every
+ * node ends at or before t).  A node reaching past t may be summed only
+ * where every node reaching past t shares its map (dpk_regions_nodes);
+ * with maps that differ between nodes a centre's sum would not telescope
+ * (doc/privacy.md, "Lifting sums keyed by regions").  Returns the number
+ * of nodes (at most DPK_TREE_MAX_SIGNED).
  */
 int			dpk_regions_decompose(int arity, uint32_t t, int *node_level,
 								  uint32_t *node_index);
 
 /*
- * Whether some release after t can use node (level, index) of a tree of
- * this arity (conservative: true for every node it may use).
+ * The nodes release t of a table with h levels sums, with their signs (see
+ * the top of this file): dpk_regions_decompose (signs +1) while t is within
+ * the first top-level node or without signed_digits, else the signed
+ * digits of t (dpk_tree_signed_decompose).  Returns the number of nodes.
  */
-bool		dpk_regions_node_live(int arity, int level, uint32_t index, uint32_t t);
+int			dpk_regions_nodes(int arity, int h, bool signed_digits, uint32_t t,
+							  int *node_level, uint32_t *node_index, int *node_sign);
+
+/*
+ * Whether some release after t can use node (level, index) of a table with
+ * this arity, h levels and format (conservative: true for every node it
+ * may use).
+ */
+bool		dpk_regions_node_live(int arity, int h, bool signed_digits, int level,
+								  uint32_t index, uint32_t t);
 
 #endif

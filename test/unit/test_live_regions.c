@@ -290,29 +290,39 @@ nonzero_entries(const DpkCellMap *m)
 
 /* ---------------------------------------------------------------------- */
 
-/* The region decompositions of releases 1..T (flat, off[t] .. off[t + 1]). */
+/*
+ * The region nodes of releases 1..T (dpk_regions_nodes of a table with h
+ * levels and the format signed_digits; flat, off[t] .. off[t + 1]).
+ */
 typedef struct Decomps
 {
+	int			arity,
+				h;
+	bool		signed_digits;
 	size_t	   *off;
 	int		   *level;
 	uint32_t   *index;
 } Decomps;
 
 static void
-decomps_make(Decomps *dc, int arity, uint32_t T)
+decomps_make(Decomps *dc, int arity, int h, bool signed_digits, uint32_t T)
 {
-	int			lv[DPK_TREE_MAX_SIGNED];
+	int			lv[DPK_TREE_MAX_SIGNED],
+				sg[DPK_TREE_MAX_SIGNED];
 	uint32_t	ix[DPK_TREE_MAX_SIGNED];
 	size_t		n = 0,
 				cap = 4096;
 	uint32_t	t;
 
+	dc->arity = arity;
+	dc->h = h;
+	dc->signed_digits = signed_digits;
 	dc->off = dpk_alloc(sizeof(size_t) * (T + 2));
 	dc->level = dpk_alloc(sizeof(int) * cap);
 	dc->index = dpk_alloc(sizeof(uint32_t) * cap);
 	for (t = 1; t <= T; t++)
 	{
-		int			m = dpk_regions_decompose(arity, t, lv, ix),
+		int			m = dpk_regions_nodes(arity, h, signed_digits, t, lv, ix, sg),
 					a;
 
 		dc->off[t] = n;
@@ -390,19 +400,21 @@ nodeset_add(NodeSet *ns, int level, uint32_t index)
 }
 
 /*
- * dpk_regions_node_live is conservative (every node a later release's
- * signed decomposition uses is live at every earlier release, over whole
- * horizons) and prunes: the nodes a state holds (those the releases and
- * steps up to t opened, less the dead ones) stay within a few per level,
- * and past 2 arity + 1 steps the first one is dead.
+ * dpk_regions_node_live is conservative (every node a later release uses
+ * is live at every earlier release, over whole horizons, in both formats)
+ * and prunes: the nodes a state holds (those the releases and steps up to
+ * t opened, less the dead ones) stay within a few per level, and past
+ * 2 arity + 1 steps the first one is dead.
  */
 static void
 test_node_live(void)
 {
-	static const uint32_t horizons[] = {16, 64, 256, 1024, 1100};
-	int			arity;
+	static const uint32_t horizons[] = {16, 40, 64, 256, 1024, 1100};
+	int			arity,
+				format;
 	size_t		hi;
 
+	for (format = 0; format < 2; format++)
 	for (arity = 3; arity <= 15; arity++)
 		for (hi = 0; hi < sizeof(horizons) / sizeof(horizons[0]); hi++)
 		{
@@ -421,11 +433,12 @@ test_node_live(void)
 						bad_tp = 0;
 			size_t		a;
 
-			decomps_make(&dc, arity, T);
+			decomps_make(&dc, arity, levels, format == 1, T);
 			for (tp = 2; tp <= T; tp++)
 				for (a = dc.off[tp]; a < dc.off[tp + 1]; a++)
 					for (t = 1; t < tp; t++)
-						if (!dpk_regions_node_live(arity, dc.level[a], dc.index[a], t) &&
+						if (!dpk_regions_node_live(arity, levels, format == 1, dc.level[a],
+												   dc.index[a], t) &&
 							missed++ == 0)
 						{
 							bad_level = dc.level[a];
@@ -434,8 +447,9 @@ test_node_live(void)
 							bad_tp = tp;
 						}
 			CHECK(missed == 0,
-				  "arity %d T %u: node (%d, %u) of release %u dead at release %u (%ld misses)",
-				  arity, T, bad_level, bad_index, bad_tp, bad_t, missed);
+				  "format %d arity %d T %u: node (%d, %u) of release %u dead at release %u "
+				  "(%ld misses)", format + 1, arity, T, bad_level, bad_index, bad_tp, bad_t,
+				  missed);
 
 			for (t = 1; t <= T; t++)
 			{
@@ -449,7 +463,8 @@ test_node_live(void)
 				for (a = dc.off[t]; a < dc.off[t + 1]; a++)
 					nodeset_add(&ns, dc.level[a], dc.index[a]);
 				for (i = 0; i < ns.n; i++)
-					if (dpk_regions_node_live(arity, ns.level[i], ns.index[i], t))
+					if (dpk_regions_node_live(arity, levels, format == 1, ns.level[i],
+											  ns.index[i], t))
 					{
 						ns.level[kept] = ns.level[i];
 						ns.index[kept] = ns.index[i];
@@ -490,21 +505,30 @@ first_use(const Decomps *dc, uint32_t t, int level, uint32_t index)
 
 /*
  * The map a kept node must have after release t: the latest release before
- * its first events (its first step s0 - 1), or the release that first
- * published it when that came before (a negative digit's); a node holding
- * step 1 takes its first publication's, 0 (pending) until then.
+ * its first events (its first step s0 - 1); a node holding step 1 takes
+ * its first publication's, 0 (pending) until then.  With signed digits a
+ * node below the top level, past the first top-level node, takes the map
+ * of the top-level node holding it: the release before that one's first
+ * step.
  */
 static uint32_t
-expected_map(const Decomps *dc, int arity, uint32_t t, int level, uint32_t index)
+expected_map(const Decomps *dc, uint32_t t, int level, uint32_t index)
 {
-	uint64_t	span = 1;
+	uint64_t	span = 1,
+				top_span = 1;
 	uint32_t	s0,
-				fu;
+				fu,
+				top;
 	int			l;
 
 	for (l = 0; l < level; l++)
-		span *= (uint64_t) arity;
+		span *= (uint64_t) dc->arity;
+	for (l = 0; l < dc->h - 1; l++)
+		top_span *= (uint64_t) dc->arity;
 	s0 = (uint32_t) ((index - 1) * span + 1);
+	top = (uint32_t) ((s0 - 1) / top_span + 1);
+	if (dc->signed_digits && level < dc->h - 1 && top > 1)
+		return (uint32_t) ((top - 1) * top_span);
 	fu = first_use(dc, t, level, index);
 	if (s0 == 1)
 		return fu;
@@ -514,10 +538,12 @@ expected_map(const Decomps *dc, int arity, uint32_t t, int level, uint32_t index
 /*
  * A sliding window (inserts at every step but two empty ones, deletions
  * from step W + 1): at every release the signed nodes hold exactly the
- * table's rows and every kept node is keyed by the map its first events or
- * publication fixed, under the default tree of the horizon and under a
- * ternary one (five levels at T = 64: pending nodes, negative digits,
- * pruning); the state keeps few nodes and drops the old ones.
+ * table's rows and every kept node is keyed by the map its first events,
+ * publication or top-level node fixed, under the default tree of the
+ * horizon and under ternary ones (five levels at T = 64: pending nodes,
+ * pruning; four at T = 40, whose releases past step 27 sum signed digits
+ * with nodes not yet open); the state keeps few nodes and drops the old
+ * ones.
  */
 static void
 window_rows(int d, int k, uint32_t T, uint32_t W, int level, int arity)
@@ -535,7 +561,8 @@ window_rows(int d, int k, uint32_t T, uint32_t W, int level, int arity)
 				want_wrong = 0;
 	Decomps		dc;
 	int			map_wrong = 0,
-				map_level = 0;
+				map_level = 0,
+				signed_releases = 0;
 	uint32_t	map_t = 0,
 				map_index = 0,
 				map_got = 0,
@@ -543,7 +570,7 @@ window_rows(int d, int k, uint32_t T, uint32_t W, int level, int arity)
 
 	stream_make(&st, d, k, T, W, false, (uint64_t) d * 1000 + (uint64_t) arity);
 	table_init(&tb, d, k, 1.0, T, level, arity, 7000 + (uint64_t) arity);
-	decomps_make(&dc, tb.cfg.arity, T);
+	decomps_make(&dc, tb.cfg.arity, tb.rs.h, tb.rs.signed_digits, T);
 	CHECK(tb.cfg.arity >= 3 && dpk_regions_supported(&tb.cfg),
 		  "d %d arity %d: the table lifts by regions", d, tb.cfg.arity);
 	for (t = 1; t <= T; t++)
@@ -557,6 +584,17 @@ window_rows(int d, int k, uint32_t T, uint32_t W, int level, int arity)
 		if (t == st.empty || t == st.empty + W)
 			empty_rows_ok &= events == 0 && tb.rows == before;
 		table_release(&tb, t, &rel, &rows);
+		{
+			int			lv[DPK_TREE_MAX_SIGNED],
+						sg[DPK_TREE_MAX_SIGNED],
+						n = dpk_regions_nodes(tb.rs.arity, tb.rs.h, tb.rs.signed_digits, t, lv,
+											  (uint32_t[DPK_TREE_MAX_SIGNED]) {0}, sg),
+						a;
+
+			for (a = 0; a < n && sg[a] > 0; a++)
+				;
+			signed_releases += a < n;
+		}
 		if (rows != tb.rows && wrong++ == 0)
 		{
 			first_wrong = t;
@@ -571,7 +609,7 @@ window_rows(int d, int k, uint32_t T, uint32_t W, int level, int arity)
 		for (i = 0; i < tb.rs.nnodes; i++)
 		{
 			const DpkRegionNode *nd = &tb.rs.nodes[i];
-			uint32_t	want = expected_map(&dc, tb.cfg.arity, t, nd->level, nd->index);
+			uint32_t	want = expected_map(&dc, t, nd->level, nd->index);
 
 			if (nd->map != want && map_wrong++ == 0)
 			{
@@ -594,6 +632,16 @@ window_rows(int d, int k, uint32_t T, uint32_t W, int level, int arity)
 		  d, tb.cfg.arity, wrong, first_wrong, (long long) got_wrong, (long long) want_wrong);
 	CHECK(tb.rs.t == T, "d %d arity %d: state at %u after release %u", d, tb.cfg.arity,
 		  tb.rs.t, T);
+	{
+		uint64_t	top_span = 1;
+
+		for (i = 0; i < tb.rs.h - 1; i++)
+			top_span *= (uint64_t) tb.cfg.arity;
+		CHECK(tb.rs.signed_digits && (T <= top_span + 1 || signed_releases > 0),
+			  "d %d arity %d T %u: a new state sums signed digits past step %llu "
+			  "(%d releases with a negative node)", d, tb.cfg.arity, T,
+			  (unsigned long long) top_span, signed_releases);
+	}
 	CHECK(maxnodes <= tb.rs.h * (3 * tb.cfg.arity + 2),
 		  "d %d arity %d: %d nodes kept over %d levels", d, tb.cfg.arity, maxnodes, tb.rs.h);
 	if (T > 2 * (uint32_t) tb.cfg.arity + 1)
@@ -614,6 +662,7 @@ test_window_rows(void)
 {
 	window_rows(8, 3, 64, 16, 1, 0);
 	window_rows(16, 4, 64, 16, 1, 3);
+	window_rows(8, 3, 40, 12, 1, 3);
 	window_rows(8, 3, 16, 6, 2, 0);
 }
 
@@ -1056,13 +1105,29 @@ test_serialize(void)
 	bad[4] ^= 0x01;
 	CHECK(!loads(&ta.cfg, bad, len), "malformed: a wrong version accepted");
 	bad[4] ^= 0x01;
+	/* the format flag: 0 or 1 */
+	bad[32] = 2;
+	CHECK(!loads(&ta.cfg, bad, len), "malformed: a format flag of 2 accepted");
+	bad[32] = 1;
 	/* the first map's first region: after the header, pc and pruned_below */
-	map0 = 8 * 4 + 8 + 4 + 4 + sizeof(double) * K * ta.cfg.dhat + 4 * (size_t) ta.rs.h + 4 + 4;
+	map0 = 9 * 4 + 8 + 4 + 4 + sizeof(double) * K * ta.cfg.dhat + 4 * (size_t) ta.rs.h + 4 + 4;
 	CHECK(map0 < len && bad[map0] < K, "malformed: no map where expected");
 	bad[map0] = K;
 	CHECK(!loads(&ta.cfg, bad, len), "malformed: a region beyond k accepted");
 	bad[map0] = K - 1;
 	CHECK(loads(&ta.cfg, bad, len), "malformed: region %d refused", K - 1);
+	/* format 1 (no flag after the header) reads back as complete nodes */
+	{
+		uint32_t	v1 = 1;
+
+		memcpy(bad, buf, 32);
+		memcpy(bad + 32, buf + 36, len - 36);
+		memcpy(bad + 4, &v1, 4);
+		CHECK(dpk_regions_deserialize(&copy, &ta.cfg, bad, len - 4) && !copy.signed_digits &&
+			  copy.t == ta.rs.t - 1 && ta.rs.signed_digits,
+			  "format 1: refused, or read as signed digits");
+		dpk_regions_free(&copy);
+	}
 	dpk_free(bad);
 	other = ta.cfg;
 	other.k = K + 1;
@@ -1355,10 +1420,97 @@ test_decompose(void)
 	dpk_free(hit);
 }
 
+/*
+ * The nodes a format-2 table sums (dpk_regions_nodes): within the first
+ * top-level node the complete nodes; past it signed nodes whose signs
+ * cover every step up to t once and every later step net zero, where every
+ * node reaching past t lies in the top-level node holding t (so they all
+ * share its map), the nodes below the top level all lie there, and the
+ * top level's nodes are positive.  Some releases do reach past t.
+ */
+static void
+test_signed_nodes(void)
+{
+	static const uint32_t horizons[] = {13, 16, 40, 64, 256, 1024, 1100};
+	int			lv[DPK_TREE_MAX_SIGNED],
+				sg[DPK_TREE_MAX_SIGNED];
+	uint32_t	ix[DPK_TREE_MAX_SIGNED];
+	int		   *cover = dpk_alloc(sizeof(int) * 4400);
+	long		bad_cover = 0,
+				bad_block = 0,
+				bad_first = 0,
+				past = 0;
+	int			arity;
+	size_t		hi;
+
+	for (arity = 3; arity <= 16; arity++)
+		for (hi = 0; hi < sizeof(horizons) / sizeof(horizons[0]); hi++)
+		{
+			uint32_t	T = horizons[hi],
+						t;
+			int			h = dpk_tree_shape_height(arity, T),
+						l;
+			uint64_t	top_span = 1;
+
+			for (l = 0; l < h - 1; l++)
+				top_span *= (uint64_t) arity;
+			for (t = 1; t <= T; t++)
+			{
+				int			n = dpk_regions_nodes(arity, h, true, t, lv, ix, sg),
+							a;
+				uint64_t	s,
+							far = t,
+							top = (t - 1) / top_span + 1;
+
+				memset(cover, 0, sizeof(int) * 4400);
+				for (a = 0; a < n; a++)
+				{
+					uint64_t	span = 1,
+								first,
+								last;
+
+					for (l = 0; l < lv[a]; l++)
+						span *= (uint64_t) arity;
+					first = (uint64_t) (ix[a] - 1) * span + 1;
+					last = (uint64_t) ix[a] * span;
+					if (lv[a] >= h || last >= 4400)
+					{
+						bad_block++;
+						continue;
+					}
+					for (s = first; s <= last; s++)
+						cover[s] += sg[a];
+					if (last > far)
+						far = last;
+					if (t <= top_span && (sg[a] < 0 || last > t))
+						bad_first++;
+					if ((last > t || lv[a] < h - 1) && t > top_span &&
+						((first - 1) / top_span + 1 != top || (last - 1) / top_span + 1 != top))
+						bad_block++;
+					if (lv[a] == h - 1 && sg[a] < 0)
+						bad_block++;
+				}
+				for (s = 1; s <= far; s++)
+					if (cover[s] != (s <= t ? 1 : 0))
+						bad_cover++;
+				past += far > t;
+			}
+		}
+	CHECK(bad_cover == 0, "%ld steps covered other than once up to t and net zero after",
+		  bad_cover);
+	CHECK(bad_block == 0, "%ld nodes outside the top-level node of t, or negative at the top",
+		  bad_block);
+	CHECK(bad_first == 0, "%ld signed or unfinished nodes within the first top-level node",
+		  bad_first);
+	CHECK(past > 0, "no release reaches past t");
+	dpk_free(cover);
+}
+
 int
 main(void)
 {
 	test_decompose();
+	test_signed_nodes();
 	test_node_live();
 	test_window_rows();
 	test_exact();
