@@ -60,9 +60,10 @@ SELECT dp_release('emb64f');
 SELECT count(*) AS centres, bool_and(array_length(center, 1) = 64) AS dims,
        bool_and(center[1] BETWEEN 0 AND 100) AS in_box FROM dp_centers('emb64f', 4);
 -- The lifted k = 1 centre is the data mean plus lifting noise: measured 30-61
--- from it over 30 releases (sum noise about 6 per coordinate), while a centre
--- not lifted by the sums (the box centre, or the projected centre mapped back)
--- is 88 away.  The noisy sizes add up to the rows present within 15 % (a
+-- from it over 30 releases when this table lifted by cells (sum noise about 6
+-- per coordinate; it now lifts by regions, whose centre sums k draws a node
+-- instead of one per cell), while a centre not lifted by the sums (the box
+-- centre, or the projected centre mapped back) is 88 away.  The noisy sizes add up to the rows present within 15 % (a
 -- release that ignored the DELETE would be 33 % over).
 WITH m AS (SELECT array_agg(a ORDER BY j) AS mean
            FROM (SELECT j, avg(v[j]) AS a FROM emb64f, generate_series(1, 64) j GROUP BY j) s),

@@ -1,7 +1,7 @@
--- Lifting sums keyed by public regions (src/live_regions.c): an insert-only
--- projected pure table whose per-cell lifting sums would drown in noise
--- (d = 64, horizon 1024) keeps them per (tree node, region); a table with
--- little sum noise (d = 16, horizon 16) and one with deletions keep their
+-- Lifting sums keyed by public regions (src/live_regions.c): a projected
+-- pure table whose per-cell lifting sums would drown in noise (d = 64,
+-- horizon 1024, with or without deletions) keeps them per (tree node,
+-- region); a table with little sum noise (d = 16, horizon 16) keeps its
 -- cells' sums.
 SELECT setseed(0.25);
 CREATE TABLE reg (id serial, v float8[]);

@@ -40,13 +40,15 @@ bool
 dpk_live_use_regions(const DpkLiveConfig *cfg)
 {
 	/*
-	 * Insert-only tables: a deleted row is keyed by the map of its deletion's
-	 * node, not its insertion's, and the two cancel only where both regions
-	 * go to the same centre (the d = 64 window at horizon 1024 lost 4 %:
-	 * doc/benchmarks.md).  One cell a copy (the mean only,
+	 * Tables with deletions too: a deleted row is keyed by the map of its
+	 * deletion's node, not its insertion's, and the two cancel only where
+	 * both regions go to the same centre; with complete nodes only (format
+	 * 1) the d = 64 window at horizon 1024 lost 4 %, with the signed digits
+	 * of format 2 it gains 10 % and at horizon 64 19 % (doc/benchmarks.md,
+	 * "Region sums on the signed digits").  One cell a copy (the mean only,
 	 * DPK_LIVE_MEAN_ONLY_SD) has no regions to key.
 	 */
-	return dpk_regions_supported(cfg) && cfg->insert_only && cfg->level > 0 &&
+	return dpk_regions_supported(cfg) && cfg->level > 0 &&
 		dpk_live_level_sum_sd(cfg) >= DPK_LIVE_REGIONS_SUM_SD;
 }
 

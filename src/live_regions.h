@@ -113,8 +113,8 @@ typedef struct DpkRegions
 bool		dpk_regions_supported(const DpkLiveConfig *cfg);
 
 /*
- * Whether a new table lifts by regions: the switch above, on insert-only
- * tables whose counted level (chosen) is above 0.
+ * Whether a new table lifts by regions: the switch above, on tables whose
+ * counted level (chosen) is above 0, with or without deletions.
  */
 bool		dpk_live_use_regions(const DpkLiveConfig *cfg);
 

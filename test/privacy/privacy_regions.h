@@ -31,7 +31,24 @@
  * dpk_live_noisy_projected_box with sum NULL and the seed after them, the
  * unreachable cells zeroed, then dpk_regions_release with the same key.
  *
- * Complete nodes only.  The region sums of release t are the complete
+ * The signed suites ("signed regions ins", "signed regions insdel") run
+ * the same table with the 5-ary tree at T = 10 (h = 2, top-level nodes of
+ * 5 steps): past step 5 a release sums the signed digits of t
+ * (dpk_regions_nodes), dec(8) = (1,1) (1,2) -(0,10) -(0,9), dec(9) = (1,1)
+ * (1,2) -(0,10), where (1,2) reaches past t and (0,9), (0,10) have not
+ * opened, all keyed by map 5 (the release before (1,2)'s first step).
+ * Their row is inserted at 9 (ins, epsilon 4) or inserted at 7 and deleted
+ * at 9 (insdel, epsilon 8), every run makes releases 1..9 (full runs
+ * 1..10), and the reads are R9 - R8 (where the owners of the two releases
+ * agree, exactly (0,9)'s draw plus the row's shift: a release that drops
+ * or mis-keys a node not yet open publishes the row's step without noise), R9, R8, R10 - R9 and R10 (ins), or R7 -
+ * R6 (one moved node's draw: tight), R8, R9 - R8, R9 and R10 (insdel).
+ * Their bounds come from the same rule, over the nodes of both reads.
+ * Each node is checked as below, a node reaching past t or not yet open
+ * also lying in the top-level node holding t.
+ *
+ * Complete nodes (the suites at T = 8, whose releases all lie in the
+ * first top-level node).  The region sums of release t are the complete
  * nodes of [1, t], dec(t) = dpk_regions_decompose: t's base-3 digits, all
  * signs +1, every node ending at or before t (the counts keep the table's
  * own counter).  With the signed digits the sums first used, a node of a
@@ -142,8 +159,10 @@
 #define RG_D		6
 #define RG_DHAT		4
 #define RG_K		2
-#define RG_T		8
-#define RG_ARITY	3
+#define RG_T		8			/* the complete-node suites' horizon */
+#define RG_ARITY	3			/* and tree */
+#define RG_TMAX		10			/* the signed suite's horizon */
+#define RG_SIGNED_ARITY 5		/* and tree: h = 2, top-level nodes of 5 steps */
 #define RG_LEVEL	1
 #define RG_MAXCELLS 16			/* 2^(RG_LEVEL RG_DHAT) */
 #define RG_READS	5
@@ -166,6 +185,10 @@ typedef struct RgSuite
 	Suite		s;
 	uint32_t	ins,
 				del;			/* 0: never */
+	int			arity;			/* the tree's */
+	uint32_t	T;				/* the horizon */
+	bool		signed_digits;	/* the state's format: signed digits past
+								 * the first top-level node */
 	double		eps;
 	DpkLiveConfig nominal,
 				mech,
@@ -180,18 +203,18 @@ typedef struct RgSuite
 	double		ux[RG_D];		/* the extra row, metric position */
 	int64_t		sx[RG_D + 1];	/* its region's shift: q, U/2 */
 	uint64_t	cellx;
-	DpkCellMap	state_a[RG_T + 1],
-				state_b[RG_T + 1];
-	int64_t		da[RG_T + 1][RG_MAXCELLS][RG_D + 1];	/* A's step deltas */
-	int64_t		rows_a[RG_T + 1],
-				rows_b[RG_T + 1];
-	int			lo_cluster[RG_T + 1];	/* A's cluster with the smaller first
+	DpkCellMap	state_a[RG_TMAX + 1],
+				state_b[RG_TMAX + 1];
+	int64_t		da[RG_TMAX + 1][RG_MAXCELLS][RG_D + 1];	/* A's step deltas */
+	int64_t		rows_a[RG_TMAX + 1],
+				rows_b[RG_TMAX + 1];
+	int			lo_cluster[RG_TMAX + 1];	/* A's cluster with the smaller first
 										 * coordinate */
-	int64_t		nclust[RG_T + 1][2];	/* A's rows of each cluster */
+	int64_t		nclust[RG_TMAX + 1][2];	/* A's rows of each cluster */
 	double		b_count,
 				b_sum,
 				s_inf;
-	double		lc[RG_T + 1];	/* count loss of releases 1..t */
+	double		lc[RG_TMAX + 1];	/* count loss of releases 1..t */
 	RgRead		reads[RG_READS];
 	int			nreads;
 	uint32_t	tread;			/* releases of every run */
@@ -216,27 +239,27 @@ typedef struct RgSuite
 /* What one run on one stream gives the events. */
 typedef struct RgObs
 {
-	int64_t		R[RG_T + 1][RG_D + 1];	/* R_t of the row's centre */
-	double		c0[RG_T + 1][RG_K];
-	double		size[RG_T + 1][RG_K];
+	int64_t		R[RG_TMAX + 1][RG_D + 1];	/* R_t of the row's centre */
+	double		c0[RG_TMAX + 1][RG_K];
+	double		size[RG_TMAX + 1][RG_K];
 	bool		full;
 } RgObs;
 
 static uint64_t
-rg_span(int level)
+rg_span(const RgSuite *rg, int level)
 {
 	uint64_t	s = 1;
 
 	while (level-- > 0)
-		s *= RG_ARITY;
+		s *= (uint64_t) rg->arity;
 	return s;
 }
 
 /* Whether node (level, index) holds step r. */
 static bool
-rg_holds(int level, uint32_t index, uint32_t r)
+rg_holds(const RgSuite *rg, int level, uint32_t index, uint32_t r)
 {
-	uint64_t	span = rg_span(level);
+	uint64_t	span = rg_span(rg, level);
 
 	return r > (uint64_t) (index - 1) * span && r <= (uint64_t) index * span;
 }
@@ -247,9 +270,9 @@ rg_row_net(const RgSuite *rg, int level, uint32_t index, uint32_t t)
 {
 	int			n = 0;
 
-	if (rg_holds(level, index, rg->ins) && (t == 0 || rg->ins <= t))
+	if (rg_holds(rg, level, index, rg->ins) && (t == 0 || rg->ins <= t))
 		n++;
-	if (rg->del && rg_holds(level, index, rg->del) && (t == 0 || rg->del <= t))
+	if (rg->del && rg_holds(rg, level, index, rg->del) && (t == 0 || rg->del <= t))
 		n--;
 	return n;
 }
@@ -340,6 +363,7 @@ rg_loss(const RgSuite *rg, uint32_t tp, uint32_t tm)
 				ts[2] = {tp, tm};
 	double		l = rg->lc[tmax];
 	int			lv[2][DPK_TREE_MAX_SIGNED],
+				sg[2][DPK_TREE_MAX_SIGNED],
 				n[2] = {0, 0},
 				e,
 				a,
@@ -348,7 +372,8 @@ rg_loss(const RgSuite *rg, uint32_t tp, uint32_t tm)
 
 	for (e = 0; e < 2; e++)
 		if (ts[e])
-			n[e] = dpk_regions_decompose(RG_ARITY, ts[e], lv[e], ix[e]);
+			n[e] = dpk_regions_nodes(rg->arity, rg->h, rg->signed_digits, ts[e], lv[e], ix[e],
+									 sg[e]);
 	for (e = 0; e < 2; e++)
 		for (a = 0; a < n[e]; a++)
 		{
@@ -441,7 +466,7 @@ rg_geometry(RgSuite *rg, double *mu1, double *mu2)
 
 static void
 rg_suite_setup(RgSuite *rg, const char *label, bool insert_only, double eps, uint32_t ins,
-			   uint32_t del, double weaken, bool weaken_deletes)
+			   uint32_t del, int arity, uint32_t T, double weaken, bool weaken_deletes)
 {
 	double		mu1[RG_D],
 				mu2[RG_D],
@@ -463,6 +488,9 @@ rg_suite_setup(RgSuite *rg, const char *label, bool insert_only, double eps, uin
 	snprintf(rg->s.label, sizeof(rg->s.label), "%s", label);
 	rg->ins = ins;
 	rg->del = del;
+	rg->arity = arity;
+	rg->T = T;
+	CHECK(T <= RG_TMAX, "[%s] horizon %u above %d", label, T, RG_TMAX);
 	rg->eps = eps;
 	for (j = 0; j < RG_D; j++)
 	{
@@ -474,12 +502,12 @@ rg_suite_setup(RgSuite *rg, const char *label, bool insert_only, double eps, uin
 	rg->box.upper = rg->upper;
 
 	/* a new table's choices (dp_attach), then the suite's geometry */
-	dpk_live_defaults(&rg->nominal, RG_D, RG_K, eps, RG_T, insert_only);
+	dpk_live_defaults(&rg->nominal, RG_D, RG_K, eps, rg->T, insert_only);
 	dpk_live_use_projection(&rg->nominal, 4242);
 	rg->nominal.dhat = RG_DHAT;
 	dpk_live_use_box(&rg->nominal, &rg->box);
 	rg->nominal.level = RG_LEVEL;
-	rg->nominal.arity = RG_ARITY;
+	rg->nominal.arity = rg->arity;
 	rg->nominal.sum_share = RG_SUM_SHARE;
 	rg->mech = rg->nominal;
 	rg->mech.epsilon = eps * weaken;
@@ -489,6 +517,13 @@ rg_suite_setup(RgSuite *rg, const char *label, bool insert_only, double eps, uin
 	dpk_regions_sum_config(&rg->mech, &rg->wide_mech);
 	rg->ncells = dpk_live_copy_cells(&rg->nominal);
 	rg->h = dpk_live_tree_levels(&rg->nominal);
+	{
+		DpkRegions	fresh;
+
+		dpk_regions_init(&fresh, &rg->nominal);
+		rg->signed_digits = fresh.signed_digits;
+		dpk_regions_free(&fresh);
+	}
 	CHECK(RG_D == DPK_HIGHD_MIN_D && dpk_regions_supported(&rg->nominal) &&
 		  rg->ncells == RG_MAXCELLS && rg->nominal.box_metric &&
 		  rg->nominal.sum_l1 == 0.0 && !dpk_live_uses_guard(&rg->nominal) &&
@@ -513,7 +548,7 @@ rg_suite_setup(RgSuite *rg, const char *label, bool insert_only, double eps, uin
 	rg->cellx = rg_cell(rg, rg->ux, p);
 	dpk_cellmap_init(&a, RG_D);
 	dpk_cellmap_init(&b, RG_D);
-	for (t = 1; t <= RG_T; t++)
+	for (t = 1; t <= rg->T; t++)
 	{
 		int			n = t == 1 ? 100 : 20;
 		double		mean[2] = {0.0, 0.0};
@@ -563,7 +598,7 @@ rg_suite_setup(RgSuite *rg, const char *label, bool insert_only, double eps, uin
 	/* scales and the count loss of releases 1..t */
 	rg->b_count = dpk_scale_value(dpk_live_count_noise(&rg->wide_nominal).lap);
 	rg->b_sum = dpk_scale_value(dpk_live_sum_noise(&rg->wide_nominal).lap);
-	for (t = 1; t <= RG_T; t++)
+	for (t = 1; t <= rg->T; t++)
 	{
 		/* the moved count nodes any release 1..t reads */
 		double		lsum = 0.0;
@@ -576,7 +611,7 @@ rg_suite_setup(RgSuite *rg, const char *label, bool insert_only, double eps, uin
 		{
 			DpkTreeWeights tw;
 
-			dpk_tree_release_weights((DpkTreeEstimator) rg->nominal.estimator, RG_ARITY, RG_T,
+			dpk_tree_release_weights((DpkTreeEstimator) rg->nominal.estimator, rg->arity, rg->T,
 									 t2, &tw);
 			for (i = 0; i < tw.n; i++)
 			{
@@ -599,8 +634,8 @@ rg_suite_setup(RgSuite *rg, const char *label, bool insert_only, double eps, uin
 	/* every node an event touches, against the shares and epsilon */
 	for (l = 0; l < rg->h; l++)
 	{
-		uint32_t	ii = (uint32_t) ((rg->ins - 1) / rg_span(l) + 1),
-					id = rg->del ? (uint32_t) ((rg->del - 1) / rg_span(l) + 1) : 0;
+		uint32_t	ii = (uint32_t) ((rg->ins - 1) / rg_span(rg, l) + 1),
+					id = rg->del ? (uint32_t) ((rg->del - 1) / rg_span(rg, l) + 1) : 0;
 
 		for (e = 0; e < 2; e++)
 		{
@@ -612,7 +647,7 @@ rg_suite_setup(RgSuite *rg, const char *label, bool insert_only, double eps, uin
 			l_sum_all += abs(rg_row_net(rg, l, ix, 0)) * rg->s_inf / rg->b_sum;
 		}
 	}
-	CHECK(rg->lc[RG_T] <= l_count_all + 1e-12 &&
+	CHECK(rg->lc[rg->T] <= l_count_all + 1e-12 &&
 		  l_count_all <= eps * (1.0 - rg->nominal.sum_share - rg->nominal.norm_share) + 1e-9 &&
 		  l_sum_all <= eps * rg->nominal.sum_share + 1e-9 &&
 		  l_count_all + l_sum_all <= eps + 1e-9,
@@ -625,7 +660,31 @@ rg_suite_setup(RgSuite *rg, const char *label, bool insert_only, double eps, uin
 		  "the complete nodes of [1, t]", label, rg->decomp_bad);
 
 	/* the reads (see the top of this file) */
-	if (rg->del == 0)
+	if (rg->T > rg_span(rg, rg->h - 1))
+	{
+		/* the signed suites: releases past the first top-level node */
+		CHECK(rg->signed_digits && rg->h == 2 && rg_span(rg, 1) == 5 && rg->T == 10,
+			  "[%s] not the signed suites' table: h = %d, top-level span %llu, T = %u",
+			  label, rg->h, (unsigned long long) rg_span(rg, rg->h - 1), rg->T);
+		rg->tread = 9;
+		if (rg->del == 0)
+		{
+			rg->reads[rg->nreads++] = (RgRead) {9, 8, 0, 0.0, {0}};
+			rg->reads[rg->nreads++] = (RgRead) {9, 0, 0, 0.0, {0}};
+			rg->reads[rg->nreads++] = (RgRead) {8, 0, 0, 0.0, {0}};
+			rg->reads[rg->nreads++] = (RgRead) {10, 9, 0, 0.0, {0}};
+			rg->reads[rg->nreads++] = (RgRead) {10, 0, 0, 0.0, {0}};
+		}
+		else
+		{
+			rg->reads[rg->nreads++] = (RgRead) {7, 6, 0, 0.0, {0}};
+			rg->reads[rg->nreads++] = (RgRead) {8, 0, 0, 0.0, {0}};
+			rg->reads[rg->nreads++] = (RgRead) {9, 8, 0, 0.0, {0}};
+			rg->reads[rg->nreads++] = (RgRead) {9, 0, 0, 0.0, {0}};
+			rg->reads[rg->nreads++] = (RgRead) {10, 0, 0, 0.0, {0}};
+		}
+	}
+	else if (rg->del == 0)
 	{
 		rg->tread = 3;
 		rg->reads[rg->nreads++] = (RgRead) {3, 0, 0, 0.0, {0}};
@@ -676,7 +735,7 @@ rg_suite_setup(RgSuite *rg, const char *label, bool insert_only, double eps, uin
 	}
 	rg->first_coarse = rg->s.nev;
 	rg->tcoarse[0] = 3;
-	rg->tcoarse[1] = RG_T;
+	rg->tcoarse[1] = rg->T;
 	for (e = 0; e < 2; e++)
 	{
 		double		lt = rg_loss(rg, rg->tcoarse[e], 0);
@@ -700,14 +759,14 @@ rg_suite_setup(RgSuite *rg, const char *label, bool insert_only, double eps, uin
 		   "(h = %d), %s estimator, %s, epsilon %g (shares: sums %.2f, norm %.2f); row at "
 		   "corner cell %llu, insert at %u, delete at %u; b_count = %.3f, b_sum = %.2f "
 		   "(||s||_inf = %g); loss of every node: counts %.4f, sums %.4f, total %.4f\n",
-		   label, RG_D, RG_DHAT, RG_LEVEL, (unsigned long long) rg->ncells, RG_K, RG_ARITY,
-		   RG_T, rg->h, rg->nominal.estimator == DPK_TREE_SIGNED ? "signed" : "least-squares",
+		   label, RG_D, RG_DHAT, RG_LEVEL, (unsigned long long) rg->ncells, RG_K, rg->arity,
+		   rg->T, rg->h, rg->nominal.estimator == DPK_TREE_SIGNED ? "signed" : "least-squares",
 		   insert_only ? "insert_only" : "insert_delete", eps, rg->nominal.sum_share,
 		   rg->nominal.norm_share, (unsigned long long) rg->cellx, rg->ins, rg->del,
 		   rg->b_count, rg->b_sum, rg->s_inf, l_count_all, l_sum_all,
 		   l_count_all + l_sum_all);
 	printf("[%s] count loss of releases 1..t:", label);
-	for (t = 1; t <= RG_T; t++)
+	for (t = 1; t <= rg->T; t++)
 		printf(" %.3f", rg->lc[t]);
 	printf("; reads:");
 	for (i = 0; i < rg->nreads; i++)
@@ -793,9 +852,10 @@ static int
 rg_observe(RgSuite *rg, const DpkRegions *rs, DpkStream *ns, const uint8_t key[DPK_KEY_BYTES],
 		   bool is_b, uint32_t t, const double *count, const DpkLiveRelease *rel, RgObs *o)
 {
-	int			lv[DPK_TREE_MAX_SIGNED];
+	int			lv[DPK_TREE_MAX_SIGNED],
+				sg[DPK_TREE_MAX_SIGNED];
 	uint32_t	ix[DPK_TREE_MAX_SIGNED];
-	int			n = dpk_regions_decompose(RG_ARITY, t, lv, ix),
+	int			n = dpk_regions_nodes(rg->arity, rg->h, rg->signed_digits, t, lv, ix, sg),
 				top = 0,
 				cx = 0,
 				a,
@@ -830,42 +890,57 @@ rg_observe(RgSuite *rg, const DpkRegions *rs, DpkStream *ns, const uint8_t key[D
 	for (a = 0; a < n; a++)
 	{
 		const DpkRegionNode *nd = rg_node(rs, lv[a], ix[a]);
-		const uint8_t *mapa = nd ? rg_map(rs, nd->map) : NULL;
 		int			owner[RG_K],
 					net = rg_row_net(rg, lv[a], ix[a], t);
 		int64_t		atrue[RG_K][RG_D + 1];
-		uint64_t	span = rg_span(lv[a]),
+		uint64_t	span = rg_span(rg, lv[a]),
+					top_span = rg_span(rg, rg->h - 1),
 					first = (uint64_t) (ix[a] - 1) * span + 1,
 					last = (uint64_t) ix[a] * span,
+					block = (first - 1) / top_span + 1,
+					held,
 					st;
+		/*
+		 * the map of the rule: the map of its completion when it holds step
+		 * 1; with signed digits, below the top level and past the first
+		 * top-level node, the release before that top-level node's first
+		 * step; else the release before its own first step.  A node not yet
+		 * open (signed digits, all its steps after t) holds no rows.
+		 */
+		uint32_t	want_map = (uint32_t) (rg->signed_digits && lv[a] < rg->h - 1 && block > 1
+										   ? (block - 1) * top_span
+										   : (first == 1 ? last : first - 1));
+		const uint8_t *mapa = nd ? rg_map(rs, nd->map)
+			: (first > t ? rg_map(rs, want_map) : NULL);
 		uint64_t	x;
 		bool		good = true;
 
-		if (nd == NULL || mapa == NULL)
+		if (mapa == NULL)
 		{
 			rg->nodes_bad++;
 			continue;
 		}
 		/*
-		 * complete (it ends at or before t), keyed by the map of its
-		 * completion when it holds step 1, else by that of the release
-		 * before it opens
+		 * complete (it ends at or before t), or with signed digits past the
+		 * first top-level node in the top-level node holding t; keyed by
+		 * the map of the rule
 		 */
-		if (last > t || nd->map != (first == 1 ? last : first - 1))
-		{
+		if ((nd != NULL && nd->map != want_map) ||
+			(last > t && !(rg->signed_digits && t > top_span &&
+						   block == (t - 1) / top_span + 1 && (last - 1) / top_span + 1 == block)))
 			rg->map_bad++;
-			if (last > t)
-				last = t;
-		}
+		held = first > t ? 0 : (last <= t ? span : t - first + 1);
+		if (last > t)
+			last = t;
 		rg_owner(rg, mapa, mapt, count, owner);
 		if (a == top)
 			cx = owner[mapa[rg->cellx]];
-		/* the cells' count of the same rows: each node's share of steps */
+		/* the cells' count of the same rows: each node's share of steps up to t */
 		for (x = 0; x < rg->ncells; x++)
 			if (count[x] != 0.0)
 			{
-				celln[owner[mapa[x]]] += (double) span / t * count[x];
-				cellk[owner[mapa[x]]] += (double) span / t;
+				celln[owner[mapa[x]]] += sg[a] * (double) held / t * count[x];
+				cellk[owner[mapa[x]]] += sg[a] * (double) held / t;
 			}
 		for (r = 0; r < RG_K; r++)
 			draws[owner[r]] += 1.0;
@@ -878,7 +953,7 @@ rg_observe(RgSuite *rg, const DpkRegions *rs, DpkStream *ns, const uint8_t key[D
 					atrue[mapa[x]][j] += rg->da[st][x][j];
 		for (r = 0; r < RG_K; r++)
 		{
-			const int64_t *tv = dpk_cellmap_find(&nd->sums, (uint64_t) r);
+			const int64_t *tv = nd ? dpk_cellmap_find(&nd->sums, (uint64_t) r) : NULL;
 			int64_t		noise[2 + RG_D];
 
 			for (j = 0; j <= RG_D; j++)
@@ -891,17 +966,17 @@ rg_observe(RgSuite *rg, const DpkRegions *rs, DpkStream *ns, const uint8_t key[D
 					good = false;
 			}
 			memset(noise, 0, sizeof(noise));
-			dpk_node_noise(ns, key, 200, (uint64_t) r, RG_ARITY, lv[a], ix[a], RG_D + 1,
+			dpk_node_noise(ns, key, 200, (uint64_t) r, rg->arity, lv[a], ix[a], RG_D + 1,
 						   cs.lap, ss.lap, ss.coords ? DPK_SUMS_COORDS : DPK_SUMS_VECTOR,
-						   +1, noise);
+						   sg[a], noise);
 			for (j = 0; j < RG_D; j++)
 			{
-				expect[owner[r]][j] += (tv ? tv[1 + j] : 0) + noise[1 + j];
-				f[owner[r]][j] += atrue[r][1 + j];
+				expect[owner[r]][j] += sg[a] * (tv ? tv[1 + j] : 0) + noise[1 + j];
+				f[owner[r]][j] += sg[a] * atrue[r][1 + j];
 			}
-			expect[owner[r]][RG_D] += (tv ? tv[0] : 0) * (DPK_LIFT_UNITS / 2) +
+			expect[owner[r]][RG_D] += sg[a] * (tv ? tv[0] : 0) * (DPK_LIFT_UNITS / 2) +
 				noise[1 + RG_D];
-			f[owner[r]][RG_D] += atrue[r][0] * (DPK_LIFT_UNITS / 2);
+			f[owner[r]][RG_D] += sg[a] * atrue[r][0] * (DPK_LIFT_UNITS / 2);
 		}
 		if (!good)
 			rg->nodes_bad++;
@@ -962,7 +1037,7 @@ rg_run(RgSuite *rg, bool is_b, const uint8_t key[DPK_KEY_BYTES], bool full, RgOb
 	double		count[RG_MAXCELLS],
 				sum[RG_MAXCELLS * RG_D];
 	uint32_t	t,
-				tmax = full ? RG_T : rg->tread;
+				tmax = full ? rg->T : rg->tread;
 	int			xr1 = -1;
 	bool		flip = false;
 
@@ -1104,7 +1179,7 @@ rg_suite_go(RgSuite *rg, long runs, uint64_t key_base, uint64_t tag)
 	printf("[%s] %ld full runs (releases 1..%d); the row's region changed between the "
 		   "maps of releases 1..%u in %.1f %% of runs; owners a bijection for %.1f %% of "
 		   "(release, node); %ld of %ld centres checked against the nodes' noise differ\n",
-		   rg->s.label, 2 * nfull, RG_T, rg->tread,
+		   rg->s.label, 2 * nfull, rg->T, rg->tread,
 		   100.0 * rg->region_flip / (rg->region_runs ? rg->region_runs : 1),
 		   100.0 * rg->owner_bij / (rg->owner_all ? rg->owner_all : 1), rg->recon_bad,
 		   rg->recon_checked);
@@ -1112,7 +1187,7 @@ rg_suite_go(RgSuite *rg, long runs, uint64_t key_base, uint64_t tag)
 	rg->s.seconds = now_seconds() - t0;
 	free(oa);
 	free(ob);
-	for (t = 1; t <= RG_T; t++)
+	for (t = 1; t <= rg->T; t++)
 	{
 		dpk_cellmap_free(&rg->state_a[t]);
 		dpk_cellmap_free(&rg->state_b[t]);
