@@ -40,16 +40,19 @@ bool
 dpk_live_use_regions(const DpkLiveConfig *cfg)
 {
 	/*
-	 * Tables with deletions too: a deleted row is keyed by the map of its
-	 * deletion's node, not its insertion's, and the two cancel only where
-	 * both regions go to the same centre; with complete nodes only (format
-	 * 1) the d = 64 window at horizon 1024 lost 4 %, with the signed digits
-	 * of format 2 it gains 10 % and at horizon 64 19 % (doc/benchmarks.md,
+	 * Tables with deletions too, from a larger noise: a deleted row is keyed
+	 * by the map of its deletion's node, not its insertion's, and the two
+	 * cancel only where both regions go to the same centre.  With complete
+	 * nodes only (format 1) the d = 64 window at horizon 1024 lost 4 %; with
+	 * the signed digits of format 2 it gains 10 % (doc/benchmarks.md,
 	 * "Region sums on the signed digits").  One cell a copy (the mean only,
 	 * DPK_LIVE_MEAN_ONLY_SD) has no regions to key.
 	 */
-	return dpk_regions_supported(cfg) && cfg->level > 0 &&
-		dpk_live_level_sum_sd(cfg) >= DPK_LIVE_REGIONS_SUM_SD;
+	if (!dpk_regions_supported(cfg) || cfg->level == 0)
+		return false;
+	if (cfg->insert_only)
+		return dpk_live_level_sum_sd(cfg) >= DPK_LIVE_REGIONS_SUM_SD;
+	return dpk_live_level_sum_sd(cfg) * sqrt((double) cfg->d) >= DPK_LIVE_REGIONS_DELETE_SUM_NORM;
 }
 
 /* The regions' sum configuration (see live_regions.h). */

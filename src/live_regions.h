@@ -60,6 +60,18 @@
  */
 #define DPK_LIVE_REGIONS_SUM_SD 150.0
 
+/*
+ * Tables with deletions (whose sum noise counts the factor 2 of deletions)
+ * switch on the norm of a cell's sum noise vector instead,
+ * dpk_live_level_sum_sd times sqrt(d): a deleted row is keyed by the map
+ * of its deletion's node, not its insertion's, which costs where the cells'
+ * noise is small against the clusters.  Measured with the signed digits on
+ * sliding windows of 100 000 rows (doc/benchmarks.md, "Region sums on the
+ * signed digits"): regions lose at 956 and 1252 (d = 32), win at 1777,
+ * 2240, 3097 and 3240 (d = 48 to 128).
+ */
+#define DPK_LIVE_REGIONS_DELETE_SUM_NORM 1500.0
+
 /* One tree node's sums. */
 typedef struct DpkRegionNode
 {
@@ -113,8 +125,9 @@ typedef struct DpkRegions
 bool		dpk_regions_supported(const DpkLiveConfig *cfg);
 
 /*
- * Whether a new table lifts by regions: the switch above, on tables whose
- * counted level (chosen) is above 0, with or without deletions.
+ * Whether a new table lifts by regions: the switches above (insert-only
+ * tables, tables with deletions), on tables whose counted level (chosen)
+ * is above 0.
  */
 bool		dpk_live_use_regions(const DpkLiveConfig *cfg);
 

@@ -1348,6 +1348,41 @@ test_use_regions(void)
 			CHECK(dpk_regions_supported(&alt), "d 384 T %u window %d: k = 255 unsupported",
 				  horizons[i], window);
 		}
+	{
+		/*
+		 * tables with deletions switch on the sum noise's norm
+		 * (DPK_LIVE_REGIONS_DELETE_SUM_NORM): some window here has a noise
+		 * above the insert-only switch and keeps the cells, some lifts by
+		 * regions
+		 */
+		static const int dims[] = {32, 64};
+		static const uint32_t hz[] = {64, 256, 1024};
+		int			between = 0,
+					regions = 0,
+					wrong = 0,
+					di,
+					hi;
+
+		for (di = 0; di < 2; di++)
+			for (hi = 0; hi < 3; hi++)
+			{
+				DpkLiveConfig cfg;
+				double		sd;
+
+				dpk_live_defaults(&cfg, dims[di], 10, 1.0, hz[hi], false);
+				dpk_live_use_projection(&cfg, 1);
+				cfg.level = 2;
+				sd = dpk_live_level_sum_sd(&cfg);
+				if (dpk_live_use_regions(&cfg) !=
+					(sd * sqrt((double) dims[di]) >= DPK_LIVE_REGIONS_DELETE_SUM_NORM))
+					wrong++;
+				between += sd >= DPK_LIVE_REGIONS_SUM_SD && !dpk_live_use_regions(&cfg);
+				regions += dpk_live_use_regions(&cfg);
+			}
+		CHECK(wrong == 0 && between > 0 && regions > 0,
+			  "windows: %d switched against DPK_LIVE_REGIONS_DELETE_SUM_NORM, %d above the "
+			  "insert-only switch on cells, %d by regions", wrong, between, regions);
+	}
 	for (window = 0; window <= 1; window++)
 	{
 		DpkLiveConfig cfg;
