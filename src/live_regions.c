@@ -600,7 +600,6 @@ dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox *box,
 		size_t		pos = 0;
 		uint64_t	region;
 		const int64_t *vals;
-
 		uint64_t	start = (uint64_t) (node_index[a] - 1) * level_span(rs->arity, node_level[a]);
 
 		if (node_level[a] >= rs->h)
