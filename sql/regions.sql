@@ -111,6 +111,38 @@ INSERT INTO reg16 (v) SELECT v[1:16] FROM reg WHERE id <= 100;
 SELECT dp_release('reg16');
 SELECT count(*) AS centres FROM dp_centers('reg16', 4);
 
+-- a sliding window with deletions at d = 128, horizon 16 (a 7-ary tree of
+-- two levels): from release 8 on a release sums the signed digits, from
+-- release 11 with a node reaching past it and negative nodes not yet open
+-- (their draws, no rows); every release checks that the nodes it sums hold
+-- exactly the table's rows, and all twelve, with inserts and deletes
+-- between them, must succeed (the nodes' signs and draws are checked by
+-- the privacy test's signed suites)
+CREATE TABLE regwin (id serial, v float8[]);
+SELECT dp_attach('regwin', ARRAY['v'], 4, 1.0,
+                 array_fill(0::float8, ARRAY[128]), array_fill(100::float8, ARRAY[128]),
+                 horizon => 16);
+SELECT split_part(value, ':', 1) AS lifting FROM dp_privacy_report('regwin')
+WHERE item = 'lifting';
+-- (the generated statements are not echoed; each round prints its release)
+\set ECHO none
+SELECT format($q$INSERT INTO regwin (v)
+                SELECT (SELECT array_agg((g %% 4) * 20 + 20 + (random() - 0.5) * 4 ORDER BY j)
+                        FROM generate_series(1, 128) j)
+                FROM generate_series(1, 200) g$q$),
+       format('DELETE FROM regwin WHERE id <= %s', greatest(r - 3, 0) * 200),
+       format('SELECT dp_release(%L) AS release', 'regwin')
+FROM generate_series(1, 12) r ORDER BY r \gexec
+\set ECHO all
+SELECT dp_verify('regwin');
+SELECT count(*) AS centres, bool_and(array_length(center, 1) = 128) AS dims
+FROM dp_centers('regwin', 4);
+-- its region state is of format 2 (the signed digits; bytes 4-7 the version)
+SELECT get_byte(state, 4) AS region_format FROM dpkmeans_internal.regions
+WHERE relid = 'regwin'::regclass;
+SELECT dp_detach('regwin');
+DROP TABLE regwin;
+
 -- detach and DROP TABLE remove the region state
 SELECT dp_detach('reg');
 SELECT count(*) AS region_rows FROM dpkmeans_internal.regions;

@@ -168,7 +168,10 @@
  * tight events (R / 2 runs) certify about 0.66 of their bound at W = 1 and
  * fail with the region sum noise alone at half its scale (about 1.9
  * against 1.40); the signed suites' (R / 4 runs) about 0.70, and with the
- * draws of nodes not yet open left out they fail at 5.4.
+ * draws of nodes not yet open left out they fail at 5.4.  At W = 2 and
+ * with deletions noised as inserts, signed regions insdel fails (R7 - R6
+ * and R9 - R8, about 2.6 against 1.9 and 2.1); signed regions ins, whose
+ * reads hold two moved nodes, does not.
  *
  * Usage: privacy_test [quick|long]; env DPK_PRIVACY_RUNS overrides R (the
  * suites run R, R/2, R/4 or R/10 runs as they cost), DPK_PRIVACY_WEAKEN
