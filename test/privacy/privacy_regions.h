@@ -659,48 +659,30 @@ rg_suite_setup(RgSuite *rg, const char *label, bool insert_only, double eps, uin
 	CHECK(rg->decomp_bad == 0, "[%s] %ld releases whose dpk_regions_decompose nodes are not "
 		  "the complete nodes of [1, t]", label, rg->decomp_bad);
 
-	/* the reads (see the top of this file) */
-	if (rg->T > rg_span(rg, rg->h - 1))
+	/* the reads (see the top of this file): (tp, tm) pairs, tm = 0 for R_tp */
 	{
-		/* the signed suites: releases past the first top-level node */
-		CHECK(rg->signed_digits && rg->h == 2 && rg_span(rg, 1) == 5 && rg->T == 10,
-			  "[%s] not the signed suites' table: h = %d, top-level span %llu, T = %u",
-			  label, rg->h, (unsigned long long) rg_span(rg, rg->h - 1), rg->T);
-		rg->tread = 9;
-		if (rg->del == 0)
+		static const uint32_t signed_ins[RG_READS][2] = {{9, 8}, {9, 0}, {8, 0}, {10, 9}, {10, 0}},
+					signed_insdel[RG_READS][2] = {{7, 6}, {8, 0}, {9, 8}, {9, 0}, {10, 0}},
+					complete_ins[RG_READS][2] = {{3, 0}, {2, 1}, {2, 0}, {1, 0}, {6, 0}},
+					complete_insdel[RG_READS][2] = {{3, 0}, {2, 1}, {4, 3}, {4, 0}, {6, 0}};
+		const uint32_t (*pairs)[2];
+
+		if (rg->T > rg_span(rg, rg->h - 1))
 		{
-			rg->reads[rg->nreads++] = (RgRead) {9, 8, 0, 0.0, {0}};
-			rg->reads[rg->nreads++] = (RgRead) {9, 0, 0, 0.0, {0}};
-			rg->reads[rg->nreads++] = (RgRead) {8, 0, 0, 0.0, {0}};
-			rg->reads[rg->nreads++] = (RgRead) {10, 9, 0, 0.0, {0}};
-			rg->reads[rg->nreads++] = (RgRead) {10, 0, 0, 0.0, {0}};
+			/* the signed suites: releases past the first top-level node */
+			CHECK(rg->signed_digits && rg->h == 2 && rg_span(rg, 1) == 5 && rg->T == 10,
+				  "[%s] not the signed suites' table: h = %d, top-level span %llu, T = %u",
+				  label, rg->h, (unsigned long long) rg_span(rg, rg->h - 1), rg->T);
+			rg->tread = 9;
+			pairs = rg->del == 0 ? signed_ins : signed_insdel;
 		}
 		else
 		{
-			rg->reads[rg->nreads++] = (RgRead) {7, 6, 0, 0.0, {0}};
-			rg->reads[rg->nreads++] = (RgRead) {8, 0, 0, 0.0, {0}};
-			rg->reads[rg->nreads++] = (RgRead) {9, 8, 0, 0.0, {0}};
-			rg->reads[rg->nreads++] = (RgRead) {9, 0, 0, 0.0, {0}};
-			rg->reads[rg->nreads++] = (RgRead) {10, 0, 0, 0.0, {0}};
+			rg->tread = rg->del == 0 ? 3 : 4;
+			pairs = rg->del == 0 ? complete_ins : complete_insdel;
 		}
-	}
-	else if (rg->del == 0)
-	{
-		rg->tread = 3;
-		rg->reads[rg->nreads++] = (RgRead) {3, 0, 0, 0.0, {0}};
-		rg->reads[rg->nreads++] = (RgRead) {2, 1, 0, 0.0, {0}};
-		rg->reads[rg->nreads++] = (RgRead) {2, 0, 0, 0.0, {0}};
-		rg->reads[rg->nreads++] = (RgRead) {1, 0, 0, 0.0, {0}};
-		rg->reads[rg->nreads++] = (RgRead) {6, 0, 0, 0.0, {0}};
-	}
-	else
-	{
-		rg->tread = 4;
-		rg->reads[rg->nreads++] = (RgRead) {3, 0, 0, 0.0, {0}};
-		rg->reads[rg->nreads++] = (RgRead) {2, 1, 0, 0.0, {0}};
-		rg->reads[rg->nreads++] = (RgRead) {4, 3, 0, 0.0, {0}};
-		rg->reads[rg->nreads++] = (RgRead) {4, 0, 0, 0.0, {0}};
-		rg->reads[rg->nreads++] = (RgRead) {6, 0, 0, 0.0, {0}};
+		for (i = 0; i < RG_READS; i++)
+			rg->reads[rg->nreads++] = (RgRead) {pairs[i][0], pairs[i][1], 0, 0.0, {0}};
 	}
 	for (i = 0; i < rg->nreads; i++)
 	{

@@ -587,9 +587,11 @@ window_rows(int d, int k, uint32_t T, uint32_t W, int level, int arity)
 		{
 			int			lv[DPK_TREE_MAX_SIGNED],
 						sg[DPK_TREE_MAX_SIGNED],
-						n = dpk_regions_nodes(tb.rs.arity, tb.rs.h, tb.rs.signed_digits, t, lv,
-											  (uint32_t[DPK_TREE_MAX_SIGNED]) {0}, sg),
+						n,
 						a;
+			uint32_t	ix[DPK_TREE_MAX_SIGNED];
+
+			n = dpk_regions_nodes(tb.rs.arity, tb.rs.h, tb.rs.signed_digits, t, lv, ix, sg);
 
 			for (a = 0; a < n && sg[a] > 0; a++)
 				;
