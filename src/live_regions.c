@@ -189,6 +189,10 @@ dpk_regions_free(DpkRegions *rs)
 		dpk_free(rs->pc);
 	if (rs->pruned_below)
 		dpk_free(rs->pruned_below);
+	if (rs->part_map)
+		dpk_free(rs->part_map);
+	if (rs->part_owner)
+		dpk_free(rs->part_owner);
 	dpk_cellmap_free(&rs->prev);
 	memset(rs, 0, sizeof(*rs));
 }
@@ -336,13 +340,11 @@ fold_step(DpkRegions *rs, uint32_t t, const DpkCellMap *state)
 /*
  * Region -> centre under a map: each region to the centre holding most of
  * its cells' noisy count, a region without positive votes to the centre of
- * its first cell, one without cells to centre 0.  Also each region's
- * noisy count and its counted cells (non-zero: unreachable cells are zero
- * and carry no noise), k each.
+ * its first cell, one without cells to centre 0 (k each).
  */
 static void
 region_owner(const DpkRegions *rs, const uint8_t *map, int kp, const int *assign,
-			 const double *count, int *owner, double *rcount, double *rcells)
+			 const double *count, int *owner)
 {
 	uint64_t	x;
 	int			r,
@@ -350,21 +352,13 @@ region_owner(const DpkRegions *rs, const uint8_t *map, int kp, const int *assign
 	double	   *vote = dpk_alloc0(sizeof(double) * rs->k * kp);
 
 	for (r = 0; r < rs->k; r++)
-	{
 		owner[r] = -1;
-		rcount[r] = rcells[r] = 0.0;
-	}
 	for (x = 0; x < rs->ncells; x++)
 	{
 		r = map[x];
 		vote[r * kp + assign[x]] += count[x];
 		if (owner[r] < 0)
 			owner[r] = assign[x];
-		if (count[x] != 0.0)
-		{
-			rcount[r] += count[x];
-			rcells[r] += 1.0;
-		}
 	}
 	for (r = 0; r < rs->k; r++)
 	{
@@ -380,6 +374,26 @@ region_owner(const DpkRegions *rs, const uint8_t *map, int kp, const int *assign
 			owner[r] = r < kp ? r : 0;
 	}
 	dpk_free(vote);
+}
+
+/*
+ * Each region's noisy count under a map and its counted cells (non-zero:
+ * unreachable cells are zero and carry no noise), k each.
+ */
+static void
+region_counts(const DpkRegions *rs, const uint8_t *map, const double *count, double *rcount,
+			  double *rcells)
+{
+	uint64_t	x;
+
+	memset(rcount, 0, sizeof(double) * rs->k);
+	memset(rcells, 0, sizeof(double) * rs->k);
+	for (x = 0; x < rs->ncells; x++)
+		if (count[x] != 0.0)
+		{
+			rcount[map[x]] += count[x];
+			rcells[map[x]] += 1.0;
+		}
 }
 
 /*
@@ -446,6 +460,184 @@ assign_cells(const DpkRegions *rs, const double *pc, int kp, int *assign)
 	dpk_free(tc);
 }
 
+/*
+ * A release's pieces: one per (map, region) of its summed nodes, the signed
+ * sum of those nodes' noisy sum vectors (d values, then the count
+ * coordinate in rows), its number of draws, and the cells' count of the
+ * same rows with its number of counted cells (each node's share of steps).
+ * A centre is the union of the pieces it owns.
+ */
+typedef struct DpkPieces
+{
+	int			nmaps;			/* distinct maps of the summed nodes */
+	uint32_t   *map;			/* nmaps: each map's release */
+	double	   *sum;			/* nmaps * k * (d + 1) */
+	double	   *draws;			/* nmaps * k */
+	double	   *celln;
+	double	   *cellk;
+} DpkPieces;
+
+/*
+ * Rows of a union of pieces, a centre's size: the regions' count
+ * coordinate (sum_r: their exact rows, but a sum coordinate's noise at U/2
+ * a row, 4 node_var a draw, the cube's at large d) and the cells' count
+ * (celln over cellk counted cells of count_var each, most of them empty)
+ * weighted by their inverse variances.  Post-processing of noisy values.
+ */
+static double
+pieces_rows(double sum_r, double draws, double celln, double cellk, double node_var,
+			double count_var)
+{
+	double		var_r = draws * 4.0 * node_var,
+				var_c = cellk * count_var;
+
+	return var_r + var_c > 0.0 ? (sum_r * var_c + celln * var_r) / (var_r + var_c) : sum_r;
+}
+
+/*
+ * kp centres from the pieces, piece p to centre owner[p]: positions u
+ * (kp * d, normalized) and sizes.  A centre of at least one row is its
+ * lifted mean (with lift_weighted, shrunk toward fallback, its projected
+ * centre's image); a lighter one is fallback.  Returns the centres' gain
+ * over the box's middle, each centre's noise terms times charge.
+ */
+static double
+lift_pieces(const DpkRegions *rs, const DpkLiveConfig *cfg, const DpkPieces *pp,
+			const int *owner, int kp, const double *fallback, double node_var, double count_var,
+			double charge, double *u, double *sizes)
+{
+	int			d = rs->d,
+				np = pp->nmaps * rs->k,
+				a,
+				p,
+				j;
+	double	   *csum = dpk_alloc0(sizeof(double) * kp * (d + 1));
+	double	   *cnoises = dpk_alloc0(sizeof(double) * kp);
+	double	   *celln = dpk_alloc0(sizeof(double) * kp);
+	double	   *cellk = dpk_alloc0(sizeof(double) * kp);
+	double		gain = 0.0;
+
+	for (p = 0; p < np; p++)
+	{
+		for (j = 0; j <= d; j++)
+			csum[owner[p] * (d + 1) + j] += pp->sum[(size_t) p * (d + 1) + j];
+		cnoises[owner[p]] += pp->draws[p];
+		celln[owner[p]] += pp->celln[p];
+		cellk[owner[p]] += pp->cellk[p];
+	}
+	for (a = 0; a < kp; a++)
+	{
+		double	   *ua = u + (size_t) a * d;
+		const double *u0 = fallback + (size_t) a * d;
+		const double *sa = csum + (size_t) a * (d + 1);
+		double		rows = pieces_rows(sa[d], cnoises[a], celln[a], cellk[a], node_var,
+									   count_var);
+
+		sizes[a] = rows;
+		if (rows >= 1.0)
+		{
+			double		s2 = 0.0,
+						var_s = cnoises[a] * node_var,	/* of a sum coordinate */
+						v = var_s / (rows * rows),	/* of the mean's */
+						vc = charge * v,
+						off2 = 0.0,
+						shrink = 1.0;
+
+			for (j = 0; j < d; j++)
+			{
+				double		m = sa[j] / DPK_LIFT_UNITS;
+
+				s2 += m * m;
+				ua[j] = 0.5 + m / rows;
+				off2 += (ua[j] - u0[j]) * (ua[j] - u0[j]);
+			}
+
+			/*
+			 * n ||mean - 1/2||^2, estimated by (||S~||^2 - d var) / n,
+			 * less n times the centre's expected squared error: d v for
+			 * the noisy mean, or with lift_weighted the positive-part
+			 * James-Stein shrinkage toward the projected centre's image
+			 * and Stein's unbiased estimate of its risk (as the cells'
+			 * dpk_lift_centers_weighted shrinks).  A noisy enough centre
+			 * gains less than nothing.
+			 */
+			gain += (s2 - d * charge * var_s) / rows;
+			if (cfg->lift_weighted && off2 > 0.0)
+			{
+				double		shrink_c = fmax(0.0, 1.0 - (d - 2) * vc / off2);
+
+				shrink = fmax(0.0, 1.0 - (d - 2) * v / off2);
+				gain -= rows * (shrink_c > 0.0
+								? d * vc - (d - 2) * (d - 2) * vc * vc / off2
+								: off2 - d * vc);
+			}
+			else
+				gain -= rows * d * vc;
+			for (j = 0; j < d; j++)
+				ua[j] = fmin(1.0, fmax(0.0, u0[j] + shrink * (ua[j] - u0[j])));
+		}
+		else
+			memcpy(ua, u0, sizeof(double) * d);
+	}
+	dpk_free(csum);
+	dpk_free(cnoises);
+	dpk_free(celln);
+	dpk_free(cellk);
+	return gain;
+}
+
+/*
+ * The pieces clustered in the original space: the pieces whose mean's noise
+ * (d var / rows^2) is at most DPK_LIVE_SPACE_NOISE2 become points at their
+ * lifted means weighted by their rows; kp centres of them by weighted
+ * k-means (scent, normalized), each such piece to the nearest, a lighter
+ * one to the centre nearest its projected owner's image (fallback of
+ * powner).  False (nothing written) with fewer than kp such pieces.
+ */
+static bool
+space_partition(const DpkRegions *rs, const DpkLiveConfig *cfg, const DpkPieces *pp, int kp,
+				const double *fallback, const int *powner, double node_var, double count_var,
+				uint64_t seed, double *scent, int *sowner)
+{
+	int			d = rs->d,
+				np = pp->nmaps * rs->k,
+				n = 0,
+				p,
+				j;
+	double	   *pts = dpk_alloc(sizeof(double) * (size_t) np * d);
+	double	   *w = dpk_alloc(sizeof(double) * np);
+	int		   *point = dpk_alloc(sizeof(int) * np);
+
+	for (p = 0; p < np; p++)
+	{
+		const double *s = pp->sum + (size_t) p * (d + 1);
+		double		rows = pieces_rows(s[d], pp->draws[p], pp->celln[p], pp->cellk[p],
+									   node_var, count_var);
+
+		point[p] = -1;
+		if (rows < 1.0 ||
+			rows < dpk_highd_point_count(d, pp->draws[p] * node_var, DPK_LIVE_SPACE_NOISE2, 1.0))
+			continue;
+		for (j = 0; j < d; j++)
+			pts[(size_t) n * d + j] = fmin(1.0, fmax(0.0, 0.5 + s[j] / DPK_LIFT_UNITS / rows));
+		w[n] = rows;
+		point[p] = n++;
+	}
+	if (n >= kp)
+	{
+		dpk_kmeans(pts, w, n, d, kp, cfg->restarts, cfg->max_iter, seed ^ UINT64_C(0x5eed),
+				   scent, NULL);
+		for (p = 0; p < np; p++)
+			sowner[p] = point[p] >= 0
+				? dpk_highd_nearest(pts + (size_t) point[p] * d, scent, kp, d)
+				: dpk_highd_nearest(fallback + (size_t) powner[p] * d, scent, kp, d);
+	}
+	dpk_free(pts);
+	dpk_free(w);
+	dpk_free(point);
+	return n >= kp;
+}
+
 /* Drop the nodes no release after t uses and the maps no node uses. */
 static void
 prune(DpkRegions *rs, uint32_t t)
@@ -507,21 +699,23 @@ dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox *box,
 	uint32_t   *node_map = dpk_alloc(sizeof(uint32_t) * DPK_TREE_MAX_SIGNED);
 	double	   *pc = dpk_alloc(sizeof(double) * k * dhat);
 	double	   *pck = dpk_alloc(sizeof(double) * k * dhat);
-	double	   *csum = dpk_alloc(sizeof(double) * k * d);
-	double	   *ccount = dpk_alloc(sizeof(double) * k);
-	double	   *cnoises = dpk_alloc(sizeof(double) * k);
-	double	   *celln = dpk_alloc(sizeof(double) * k);
-	double	   *cellk = dpk_alloc(sizeof(double) * k);
 	double	   *rcount = dpk_alloc(sizeof(double) * k);
 	double	   *rcells = dpk_alloc(sizeof(double) * k);
 	double	   *u = dpk_alloc(sizeof(double) * k * d);
+	double	   *us = dpk_alloc(sizeof(double) * k * d);
 	double	   *uk = dpk_alloc(sizeof(double) * k * d);
-	double	   *u0 = dpk_alloc(sizeof(double) * d);
+	double	   *fallback = dpk_alloc(sizeof(double) * k * d);
+	double	   *scent = dpk_alloc(sizeof(double) * k * d);
+	double	   *sizes = dpk_alloc(sizeof(double) * k);
+	double	   *ssizes = dpk_alloc(sizeof(double) * k);
 	double	   *nsum;			/* per summed node and region: d + 1 values */
 	int64_t    *noise = dpk_alloc(sizeof(int64_t) * (2 + d));
 	int		   *assign = dpk_alloc(sizeof(int) * rs->ncells);
 	int		   *assignk = dpk_alloc(sizeof(int) * rs->ncells);
-	int		   *owner = dpk_alloc(sizeof(int) * k);
+	int		   *node_piece = dpk_alloc(sizeof(int) * DPK_TREE_MAX_SIGNED);
+	int		   *owner,			/* per piece: the projected partition's */
+			   *sowner;			/* the original-space partition's */
+	DpkPieces	pp;
 	uint8_t    *newmap;
 	DpkLiveConfig wide;
 	DpkNoise	cs,
@@ -648,6 +842,48 @@ dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox *box,
 	}
 	dpk_stream_close(&s);
 
+	/*
+	 * The pieces: the nodes' region sums gathered by map (the nodes of one
+	 * top-level node share its map), with the cells' count of the same rows,
+	 * each node's share of steps up to t, signed: the shares of [1, t] sum
+	 * to 1 (exact where the nodes' maps agree).
+	 */
+	pp.nmaps = 0;
+	pp.map = dpk_alloc(sizeof(uint32_t) * (nodes > 0 ? nodes : 1));
+	for (a = 0; a < nodes; a++)
+	{
+		for (r = 0; r < pp.nmaps && pp.map[r] != node_map[a]; r++)
+			;
+		if (r == pp.nmaps)
+			pp.map[pp.nmaps++] = node_map[a];
+		node_piece[a] = r;
+	}
+	pp.sum = dpk_alloc0(sizeof(double) * (size_t) (pp.nmaps > 0 ? pp.nmaps : 1) * k * (d + 1));
+	pp.draws = dpk_alloc0(sizeof(double) * (pp.nmaps > 0 ? pp.nmaps : 1) * k);
+	pp.celln = dpk_alloc0(sizeof(double) * (pp.nmaps > 0 ? pp.nmaps : 1) * k);
+	pp.cellk = dpk_alloc0(sizeof(double) * (pp.nmaps > 0 ? pp.nmaps : 1) * k);
+	for (a = 0; a < nodes; a++)
+	{
+		uint64_t	span = level_span(rs->arity, node_level[a]),
+					start = (uint64_t) (node_index[a] - 1) * span,
+					held = start >= t ? 0 : (start + span <= t ? span : t - start);
+		double		share = node_sign[a] * (double) held / t;
+
+		region_counts(rs, find_map(rs, node_map[a]), count, rcount, rcells);
+		for (r = 0; r < k; r++)
+		{
+			size_t		p = (size_t) node_piece[a] * k + r;
+
+			for (j = 0; j <= d; j++)
+				pp.sum[p * (d + 1) + j] += nsum[((size_t) a * k + r) * (d + 1) + j];
+			pp.draws[p] += 1.0;
+			pp.celln[p] += share * rcount[r];
+			pp.cellk[p] += share * rcells[r];
+		}
+	}
+	owner = dpk_alloc(sizeof(int) * (pp.nmaps > 0 ? pp.nmaps : 1) * k);
+	sowner = dpk_alloc(sizeof(int) * (pp.nmaps > 0 ? pp.nmaps : 1) * k);
+
 	for (x = 0; x < rs->ncells; x++)
 		noisy_n += count[x];
 	rel->level = cfg->level;
@@ -657,7 +893,8 @@ dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox *box,
 
 	for (kp = 1; kp <= k; kp++)
 	{
-		double		gain = 0.0;
+		double		gain;
+		bool		space = false;
 
 		dpk_check_interrupts();
 		if (kp == k)
@@ -674,110 +911,59 @@ dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox *box,
 										seed + (uint64_t) kp, pc, &unused);
 			assign_cells(rs, pc, kp, assign);
 		}
-		memset(csum, 0, sizeof(double) * kp * d);
-		memset(ccount, 0, sizeof(double) * kp);
-		memset(cnoises, 0, sizeof(double) * kp);
-		memset(celln, 0, sizeof(double) * kp);
-		memset(cellk, 0, sizeof(double) * kp);
-		for (a = 0; a < nodes; a++)
-		{
-			const uint8_t *map = find_map(rs, node_map[a]);
-			uint64_t	span = level_span(rs->arity, node_level[a]),
-						start = (uint64_t) (node_index[a] - 1) * span,
-						held = start >= t ? 0 : (start + span <= t ? span : t - start);
-
-			/* the node's steps up to t, signed: the shares of [1, t] sum to 1 */
-			double		share = node_sign[a] * (double) held / t;
-
-			region_owner(rs, map, kp, assign, count, owner, rcount, rcells);
-			for (r = 0; r < k; r++)
-			{
-				const double *v = nsum + ((size_t) a * k + r) * (d + 1);
-
-				for (j = 0; j < d; j++)
-					csum[owner[r] * d + j] += v[j];
-				ccount[owner[r]] += v[d];
-				cnoises[owner[r]] += 1.0;
-
-				/*
-				 * The same rows counted from the cells' noisy counts: each
-				 * cell's count shared out over the nodes by their steps, a
-				 * node's share to the centre owning the cell's region
-				 * (exact where the nodes' maps agree).
-				 */
-				celln[owner[r]] += share * rcount[r];
-				cellk[owner[r]] += share * rcells[r];
-			}
-		}
+		for (a = 0; a < kp; a++)
+			dpk_project_back(proj, pc + (size_t) a * dhat, fallback + (size_t) a * d);
+		for (a = 0; a < pp.nmaps; a++)
+			region_owner(rs, find_map(rs, pp.map[a]), kp, assign, count, owner + (size_t) a * k);
+		gain = lift_pieces(rs, cfg, &pp, owner, kp, fallback, node_var, count_var, 1.0, u,
+						   sizes);
 
 		/*
-		 * Each centre's rows, its size: the regions' count coordinate
-		 * (their exact rows, but a sum coordinate's noise at U/2 a row,
-		 * the cube's at large d) and the cells' count (count_var a
-		 * counted cell, most of them empty) weighted by their inverse
-		 * variances.  Post-processing of noisy values.
+		 * The pieces' own partition in the original space competes on the
+		 * same private gain.  Fitted to the noisy sums that score it, it
+		 * pays their noise twice (as the cells' does, highd.c).
 		 */
-		for (a = 0; a < kp; a++)
+		if (space_partition(rs, cfg, &pp, kp, fallback, owner, node_var, count_var,
+							seed + (uint64_t) kp, scent, sowner) &&
+			lift_pieces(rs, cfg, &pp, sowner, kp, scent, node_var, count_var,
+						DPK_HIGHD_SPACE_NOISE_CHARGE, us, ssizes) > gain)
 		{
-			double		var_r = cnoises[a] * 4.0 * node_var,
-						var_c = cellk[a] * count_var;
-
-			if (var_r + var_c > 0.0)
-				ccount[a] = (ccount[a] * var_c + celln[a] * var_r) / (var_r + var_c);
+			gain = lift_pieces(rs, cfg, &pp, sowner, kp, scent, node_var, count_var, 1.0, u,
+							   sizes);
+			space = true;
 		}
 		for (a = 0; a < kp; a++)
 		{
 			double	   *ua = u + (size_t) a * d;
 
-			if (ccount[a] >= 1.0)
-			{
-				double		s2 = 0.0,
-							var_s = cnoises[a] * node_var,	/* of a sum coordinate */
-							v = var_s / (ccount[a] * ccount[a]),	/* of the mean's */
-							off2 = 0.0,
-							shrink = 1.0;
-
-				dpk_project_back(proj, pc + (size_t) a * dhat, u0);
-				for (j = 0; j < d; j++)
-				{
-					double		m = csum[a * d + j] / DPK_LIFT_UNITS;
-
-					s2 += m * m;
-					ua[j] = 0.5 + m / ccount[a];
-					off2 += (ua[j] - u0[j]) * (ua[j] - u0[j]);
-				}
-
-				/*
-				 * n ||mean - 1/2||^2, estimated by (||S~||^2 - d var) / n,
-				 * less n times the centre's expected squared error: d v for
-				 * the noisy mean, or with lift_weighted the positive-part
-				 * James-Stein shrinkage toward the projected centre's image
-				 * and Stein's unbiased estimate of its risk (as the cells'
-				 * dpk_lift_centers_weighted shrinks).  A noisy enough centre
-				 * gains less than nothing.
-				 */
-				gain += (s2 - d * var_s) / ccount[a];
-				if (cfg->lift_weighted && off2 > 0.0)
-				{
-					shrink = fmax(0.0, 1.0 - (d - 2) * v / off2);
-					gain -= ccount[a] * (shrink > 0.0
-										 ? d * v - (d - 2) * (d - 2) * v * v / off2
-										 : off2 - d * v);
-				}
-				else
-					gain -= ccount[a] * d * v;
-				for (j = 0; j < d; j++)
-					ua[j] = fmin(1.0, fmax(0.0, u0[j] + shrink * (ua[j] - u0[j])));
-			}
-			else
-				dpk_project_back(proj, pc + (size_t) a * dhat, ua);
 			dpk_box_ball_clamp(d, cfg->ball, ua);
 			dpk_box_from_position(box, cfg->box_metric, ua,
 								  rel->centers + ((size_t) dpk_live_block(kp) + a) * d);
-			rel->sizes[dpk_live_block(kp) + a] = ccount[a];
+			rel->sizes[dpk_live_block(kp) + a] = sizes[a];
 		}
 		if (kp == k)
+		{
 			memcpy(uk, u, sizeof(double) * k * d);
+			if (rs->part_map)
+				dpk_free(rs->part_map);
+			if (rs->part_owner)
+				dpk_free(rs->part_owner);
+			rs->part_nmaps = pp.nmaps;
+			rs->part_map = pp.map;
+			rs->part_owner = space ? sowner : owner;
+			rs->part_space = space;
+			pp.map = NULL;
+			if (space)
+				sowner = NULL;
+			else
+				owner = NULL;
+			/* the histogram's cells: to the centre whose image is nearest */
+			if (space)
+			{
+				dpk_project_batch(proj, uk, (size_t) k, pc);
+				assign_cells(rs, pc, k, assignk);
+			}
+		}
 
 		/*
 		 * Cost estimate: the sum of ||u - 1/2||^2 over all rows (the norm
@@ -803,21 +989,30 @@ dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox *box,
 	dpk_free(node_map);
 	dpk_free(pc);
 	dpk_free(pck);
-	dpk_free(csum);
-	dpk_free(ccount);
-	dpk_free(cnoises);
-	dpk_free(celln);
-	dpk_free(cellk);
 	dpk_free(rcount);
 	dpk_free(rcells);
 	dpk_free(u);
+	dpk_free(us);
 	dpk_free(uk);
-	dpk_free(u0);
+	dpk_free(fallback);
+	dpk_free(scent);
+	dpk_free(sizes);
+	dpk_free(ssizes);
 	dpk_free(nsum);
 	dpk_free(noise);
 	dpk_free(assign);
 	dpk_free(assignk);
-	dpk_free(owner);
+	dpk_free(node_piece);
+	if (owner)
+		dpk_free(owner);
+	if (sowner)
+		dpk_free(sowner);
+	if (pp.map)
+		dpk_free(pp.map);
+	dpk_free(pp.sum);
+	dpk_free(pp.draws);
+	dpk_free(pp.celln);
+	dpk_free(pp.cellk);
 }
 
 /* Bytes written and read in native order, one field at a time. */

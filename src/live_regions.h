@@ -116,6 +116,11 @@ typedef struct DpkRegions
 	bool		signed_digits;	/* format 2: past the first top-level node,
 								 * releases sum the signed digits */
 	DpkCellMap	prev;			/* copy 0's cumulative cells at release t */
+	/* release t's K centres by piece, not stored (see dpk_regions_release) */
+	int			part_nmaps;		/* distinct maps of its summed nodes */
+	uint32_t   *part_map;		/* part_nmaps: each map's release */
+	int		   *part_owner;		/* part_nmaps * k: each (map, region)'s centre */
+	bool		part_space;		/* from the original-space partition */
 } DpkRegions;
 
 /*
@@ -160,11 +165,17 @@ bool		dpk_regions_deserialize(DpkRegions *rs, const DpkLiveConfig *cfg,
  * of them reachable), for k' = k against release t - 1's projected centres
  * refined by Lloyd (the lower coreset cost wins); every region of every
  * node of t's decomposition (dpk_regions_nodes, signed) to the centre holding
- * most of its cells' noisy count; centre c's noisy sum the sum of its
- * regions' true values and node noise, its size the regions' count
- * coordinate and the cells' noisy counts of the same rows weighted by
- * their inverse variances; the cost estimate from the norm counter
- * (sumnorm) and those sums; the guard (dpk_live_uses_guard).
+ * most of its cells' noisy count.  The nodes' regions gathered by map are
+ * the release's pieces (a piece: one region of one map, its noisy sum
+ * vector summed over the nodes that map keys); a second partition of the
+ * pieces, k-means of their lifted means in the original space, replaces
+ * the projected one where its private gain, charged its noise twice, is
+ * higher (post-processing of the pieces' noisy sums).  Centre c's noisy
+ * sum is the sum of its pieces' true values and node noise, its size the
+ * regions' count coordinate and the cells' noisy counts of the same rows
+ * weighted by their inverse variances; the cost estimate from the norm
+ * counter (sumnorm) and those sums; the guard (dpk_live_uses_guard).
+ * rs->part_* record the k-block's owners of the pieces (for tests).
  * Nodes no later release uses are dropped.  sum, when not NULL (ncells * d),
  * gets each cell's noisy count times its k-centre's lifted mean (the
  * histogram's sums, post-processing).  *rows gets the true rows the summed

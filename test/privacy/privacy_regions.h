@@ -66,8 +66,10 @@
  * its return.
  *
  * What an event reads and its bound.  Every map and every region -> centre
- * owner is a function of noisy counts (the maps of earlier releases' noisy
- * counts, the owners of this release's), so an event on the k-block of
+ * owner is a function of noisy values (the maps of earlier releases' noisy
+ * counts, the owners of this release's noisy counts or, from the
+ * original-space partition, of its pieces' noisy sums: one owner per
+ * (map, region), whatever its nodes), so an event on the k-block of
  * releases t1, t2 reads the counts of releases 1 .. max(t1, t2) (and the
  * seeds, data-independent) and the region sums of dec(t1) and dec(t2).  B
  * moves count node u of the row's cell by delta_u (its insertion and
@@ -132,7 +134,9 @@
  * map of the rule above; each one's true sums (A: exactly A's rows under
  * the node's map; B: plus the row's net events in its region only); and
  * every centre's sum vector recomputed from the nodes' sums, the owners
- * (live_regions.c's rule, replicated in rg_owner) and dpk_node_noise
+ * the release used (rs->part_*: live_regions.c's projected rule, replicated
+ * in rg_owner and checked against it, unless the release took the
+ * original-space partition) and dpk_node_noise
  * (level byte 200, sign +1) equal to the one recovered from the release
  * (so a size weighted otherwise fails it too).
  * At setup, dpk_regions_decompose against its definition (arity 3 and 7,
@@ -232,6 +236,10 @@ typedef struct RgSuite
 				decomp_bad,
 				owner_bij,
 				owner_all,
+				part_bad,		/* a node's owners missing, or not the
+								 * projected rule's without the original-space
+								 * partition */
+				part_space,		/* (release, node) under that partition */
 				region_flip,
 				region_runs;
 } RgSuite;
@@ -915,6 +923,28 @@ rg_observe(RgSuite *rg, const DpkRegions *rs, DpkStream *ns, const uint8_t key[D
 		if (last > t)
 			last = t;
 		rg_owner(rg, mapa, mapt, count, owner);
+		/*
+		 * The release's owners of this node's map (the original-space
+		 * partition may have chosen them from the pieces' noisy sums); the
+		 * projected rule's otherwise.
+		 */
+		{
+			uint32_t	mt = nd ? nd->map : want_map;
+			int			mi;
+
+			for (mi = 0; mi < rs->part_nmaps && rs->part_map[mi] != mt; mi++)
+				;
+			if (mi == rs->part_nmaps)
+				rg->part_bad++;
+			else
+			{
+				if (!rs->part_space &&
+					memcmp(owner, rs->part_owner + mi * RG_K, sizeof(owner)) != 0)
+					rg->part_bad++;
+				memcpy(owner, rs->part_owner + mi * RG_K, sizeof(owner));
+			}
+			rg->part_space += rs->part_space;
+		}
 		if (a == top)
 			cx = owner[mapa[rg->cellx]];
 		/* the cells' count of the same rows: each node's share of steps up to t */
@@ -1152,18 +1182,22 @@ rg_suite_go(RgSuite *rg, long runs, uint64_t key_base, uint64_t tag)
 			gev_hit(&rg->s, i, ha[i], hb[i]);
 		}
 	}
-	CHECK(rg->rows_bad == 0 && rg->nodes_bad == 0 && rg->recon_bad == 0 && rg->map_bad == 0,
+	CHECK(rg->rows_bad == 0 && rg->nodes_bad == 0 && rg->recon_bad == 0 && rg->map_bad == 0 &&
+		  rg->part_bad == 0,
 		  "[%s] %ld releases whose nodes miss the table's rows, %ld nodes whose sums "
 		  "are not A's rows (plus the row in its region), %ld of %ld centres whose sum "
 		  "vector differs from the nodes' sums and noise, %ld published nodes incomplete "
-		  "or keyed by another map", rg->s.label, rg->rows_bad, rg->nodes_bad, rg->recon_bad,
-		  rg->recon_checked, rg->map_bad);
+		  "or keyed by another map, %ld nodes without the release's owners or with owners "
+		  "not the projected rule's", rg->s.label, rg->rows_bad, rg->nodes_bad, rg->recon_bad,
+		  rg->recon_checked, rg->map_bad, rg->part_bad);
 	printf("[%s] %ld full runs (releases 1..%d); the row's region changed between the "
 		   "maps of releases 1..%u in %.1f %% of runs; owners a bijection for %.1f %% of "
-		   "(release, node); %ld of %ld centres checked against the nodes' noise differ\n",
+		   "(release, node), %.1f %% from the original-space partition; %ld of %ld centres "
+		   "checked against the nodes' noise differ\n",
 		   rg->s.label, 2 * nfull, rg->T, rg->tread,
 		   100.0 * rg->region_flip / (rg->region_runs ? rg->region_runs : 1),
-		   100.0 * rg->owner_bij / (rg->owner_all ? rg->owner_all : 1), rg->recon_bad,
+		   100.0 * rg->owner_bij / (rg->owner_all ? rg->owner_all : 1),
+		   100.0 * rg->part_space / (rg->owner_all ? rg->owner_all : 1), rg->recon_bad,
 		   rg->recon_checked);
 	rg->s.runs = runs;
 	rg->s.seconds = now_seconds() - t0;

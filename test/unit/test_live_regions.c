@@ -1543,6 +1543,143 @@ test_signed_nodes(void)
 	dpk_free(cover);
 }
 
+/* ---------------------------------------------------------------------- */
+
+/*
+ * The original-space partition of the pieces.  Three clusters round A, B
+ * and C (d = 64) in distinct projected cells, the projection misleading:
+ * B is nearer A in the projected space (P (B - A) = 0.2 q2 against
+ * P (C - A) = 0.4 q1, q the projection's rows) but farther in R^d (B - A
+ * mostly in P's null space, |B - A| = 0.49 against |C - A| = 0.40,
+ * normalized).  Without noise (epsilon 1e9) the projected k-means of two
+ * centres merges A and B; the pieces' own k-means merges A and C, whose
+ * cost on the rows is lower, and so two centres come out at B and at the
+ * mean of A and C.  Three centres stay at A, B and C.
+ */
+static void
+test_space_partition(void)
+{
+	enum
+	{
+		D = 64, K = 3, PER = 200
+	};
+	const double tol = 0.5;		/* box units, of 100 */
+	Table		tb;
+	DpkLiveRelease rel;
+	double		ctr[K][D],
+				nul[D],
+				img[K][DPK_LIVE_DHAT],
+				x[D],
+				dist2_ab = 0.0,
+				dist2_ac = 0.0;
+	const double *q1,
+			   *q2;
+	uint64_t	rng = 77;
+	int64_t		rows;
+	int			dhat,
+				c,
+				i,
+				j,
+				a,
+				m;
+	bool		apart = false;
+
+	table_init(&tb, D, K, 1e9, 4, 3, 0, 5151);
+	dhat = tb.cfg.dhat;
+	m = 1 << tb.cfg.level;
+	q1 = tb.proj.mat;
+	q2 = tb.proj.mat + D;
+	/* e_1 less its part in P's row space: a direction P does not see */
+	for (j = 0; j < D; j++)
+		nul[j] = j == 0 ? 1.0 : 0.0;
+	for (i = 0; i < dhat; i++)
+	{
+		const double *q = tb.proj.mat + (size_t) i * D;
+		double		dot = q[0];
+
+		for (j = 0; j < D; j++)
+			nul[j] -= dot * q[j];
+	}
+	{
+		double		norm = 0.0;
+
+		for (j = 0; j < D; j++)
+			norm += nul[j] * nul[j];
+		for (j = 0; j < D; j++)
+			nul[j] /= sqrt(norm);
+	}
+	for (j = 0; j < D; j++)
+	{
+		ctr[0][j] = 0.5;
+		ctr[1][j] = 0.5 + 0.45 * nul[j] + 0.2 * q2[j];
+		ctr[2][j] = 0.5 + 0.4 * q1[j];
+		dist2_ab += (ctr[1][j] - ctr[0][j]) * (ctr[1][j] - ctr[0][j]);
+		dist2_ac += (ctr[2][j] - ctr[0][j]) * (ctr[2][j] - ctr[0][j]);
+	}
+	dpk_project_batch(&tb.proj, &ctr[0][0], K, &img[0][0]);
+	/* the construction: distinct projected cells, every coordinate in the box */
+	for (c = 0; c < K; c++)
+		for (a = c + 1; a < K; a++)
+			for (i = 0, apart = false; i < dhat; i++)
+				apart = apart || floor(img[c][i] * m) != floor(img[a][i] * m);
+	CHECK(apart && dist2_ac < dist2_ab, "space partition: the clusters are not as built");
+	for (c = 0; c < K; c++)
+		for (j = 0; j < D; j++)
+			CHECK(ctr[c][j] > 0.02 && ctr[c][j] < 0.98, "space partition: a centre off the box");
+
+	for (c = 0; c < K; c++)
+		for (i = 0; i < PER; i++)
+		{
+			for (j = 0; j < D; j++)
+				x[j] = 100.0 * ctr[c][j] + (unit_uniform(&rng) - 0.5);
+			table_add(&tb, x, +1);
+		}
+	table_release(&tb, 1, &rel, &rows);
+	CHECK(rows == tb.rows, "space partition: %lld rows, the table %lld", (long long) rows,
+		  (long long) tb.rows);
+
+	/* two centres: one at B, the other at the mean of A and C */
+	{
+		const double *two = rel.centers + (size_t) dpk_live_block(2) * D;
+		double		err[2][2] = {{0.0}};	/* centre, target (B, A and C) */
+
+		for (a = 0; a < 2; a++)
+			for (j = 0; j < D; j++)
+			{
+				err[a][0] = fmax(err[a][0], fabs(two[a * D + j] - 100.0 * ctr[1][j]));
+				err[a][1] = fmax(err[a][1],
+								 fabs(two[a * D + j] - 50.0 * (ctr[0][j] + ctr[2][j])));
+			}
+		a = err[0][0] < err[1][0] ? 0 : 1;
+		CHECK(err[a][0] < tol && err[1 - a][1] < tol,
+			  "space partition: two centres %.3f off B and %.3f off the mean of A and C",
+			  err[a][0], err[1 - a][1]);
+	}
+	/* three centres: A, B and C */
+	{
+		const double *three = rel.centers + (size_t) dpk_live_block(3) * D;
+		double		worst = 0.0;
+
+		for (c = 0; c < K; c++)
+		{
+			double		best = HUGE_VAL;
+
+			for (a = 0; a < K; a++)
+			{
+				double		e = 0.0;
+
+				for (j = 0; j < D; j++)
+					e = fmax(e, fabs(three[a * D + j] - 100.0 * ctr[c][j]));
+				best = fmin(best, e);
+			}
+			worst = fmax(worst, best);
+		}
+		CHECK(worst < tol, "space partition: three centres, one %.3f off its cluster", worst);
+	}
+	dpk_live_release_free(&rel);
+	table_free(&tb);
+}
+
 int
 main(void)
 {
@@ -1555,5 +1692,6 @@ main(void)
 	test_serialize();
 	test_out_of_step();
 	test_use_regions();
+	test_space_partition();
 	UNIT_DONE("test_live_regions");
 }
