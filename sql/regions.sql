@@ -124,6 +124,9 @@ SELECT dp_attach('regwin', ARRAY['v'], 4, 1.0,
                  horizon => 16);
 SELECT split_part(value, ':', 1) AS lifting FROM dp_privacy_report('regwin')
 WHERE item = 'lifting';
+-- the report names the region state's format (2: signed digits)
+SELECT substring(value from 'region state format [0-9]') AS format
+FROM dp_privacy_report('regwin') WHERE item = 'lifting';
 -- (the generated statements are not echoed; each round prints its release)
 \set ECHO none
 SELECT format($q$INSERT INTO regwin (v)

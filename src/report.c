@@ -84,16 +84,39 @@ report_gauss_budget(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveCo
 							"so that sigma^2 has an exact representation", cfg->norm_shift));
 }
 
-/* Whether a table lifts by regions (its row in dpkmeans_internal.regions). */
+/*
+ * Whether a table lifts by regions (its row in dpkmeans_internal.regions);
+ * *signed_digits (may be NULL): whether its state sums the signed tree
+ * digits (format 2) rather than complete nodes only (format 1).  The
+ * state's format and shape are public; its sums are not read out.
+ */
 static bool
-report_regions(Oid relid)
+report_regions(Oid relid, const DpkLiveConfig *cfg, bool *signed_digits)
 {
 	DpkOwnerSwitch sw;
+	bytea	   *state = NULL;
 	bool		regions;
 
 	dpk_store_begin(&sw);
-	regions = dpk_store_regions_read(relid, false, CurrentMemoryContext, NULL);
+	regions = dpk_store_regions_read(relid, false, CurrentMemoryContext,
+									 signed_digits ? &state : NULL);
 	dpk_store_end(&sw);
+	if (regions && signed_digits)
+	{
+		DpkRegions	rs;
+
+		if (!dpk_regions_supported(cfg) ||
+			!dpk_regions_deserialize(&rs, cfg, (const uint8_t *) VARDATA_ANY(state),
+									 VARSIZE_ANY_EXHDR(state)))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("dpkmeans state is corrupt"),
+					 errdetail("The region state of \"%s\" cannot be read.",
+							   get_rel_name(relid)),
+					 errhint("Run dp_detach and dp_attach on the table.")));
+		*signed_digits = rs.signed_digits;
+		dpk_regions_free(&rs);
+	}
 	return regions;
 }
 
@@ -102,6 +125,7 @@ static void
 report_budget(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *cfg)
 {
 	Oid			relid = tr->relid;
+	bool		signed_digits = false;
 
 	report_row(rsinfo, "table", get_rel_name(relid) ? get_rel_name(relid) : "?");
 	report_row(rsinfo, "tracked columns", tr->columns);
@@ -135,7 +159,7 @@ report_budget(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *
 							tr->dhat, tr->d, tr->proj_seed, cfg->half_width, tr->copies));
 		report_row(rsinfo, "copies", psprintf("%d (sensitivities include the factor %d)",
 											  tr->copies, tr->copies));
-		if (report_regions(relid))
+		if (report_regions(relid, cfg, &signed_digits))
 		{
 			DpkLiveConfig wide;
 
@@ -145,8 +169,15 @@ report_budget(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *
 								"being a centre of an earlier release (maps of noisy counts only, "
 								"fixed before a node's noise is published); one noise draw per "
 								"node and region on d + 1 coordinates (the sums and the region's "
-								"count at %d a row), sum sensitivity %g",
-								DPK_LIFT_UNITS / 2, dpk_live_sum_sensitivity(&wide)));
+								"count at %d a row), sum sensitivity %g; %s; each (map, region) "
+								"goes to one centre, chosen from noisy counts or from the noisy "
+								"sums of the release",
+								DPK_LIFT_UNITS / 2, dpk_live_sum_sensitivity(&wide),
+								signed_digits
+								? "region state format 2: past the first top-level tree node a "
+								"release sums the signed tree digits, the nodes under a top-level "
+								"node keyed by its map"
+								: "region state format 1: releases sum complete tree nodes only"));
 		}
 		else
 			report_row(rsinfo, "lifting", "by cells: one noisy lifting sum per projected cell and tree node");
@@ -179,7 +210,7 @@ report_noise(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *c
 			   *vec = "d";
 
 	/* lifting by regions: a region's count rides in its sum as coordinate d */
-	if (tr->dhat > 0 && tr->delta <= 0.0 && report_regions(tr->relid))
+	if (tr->dhat > 0 && tr->delta <= 0.0 && report_regions(tr->relid, cfg, NULL))
 	{
 		dpk_regions_sum_config(cfg, &wide);
 		scfg = &wide;
