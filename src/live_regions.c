@@ -499,7 +499,8 @@ pieces_rows(double sum_r, double draws, double celln, double cellk, double node_
  * (kp * d, normalized) and sizes.  A centre of at least one row is its
  * lifted mean (with lift_weighted, shrunk toward fallback, its projected
  * centre's image); a lighter one is fallback.  Returns the centres' gain
- * over the box's middle, each centre's noise terms times charge.
+ * over the box's middle, each centre's noise terms times charge (u and
+ * sizes do not depend on charge).
  */
 static double
 lift_pieces(const DpkRegions *rs, const DpkLiveConfig *cfg, const DpkPieces *pp,
@@ -921,16 +922,24 @@ dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox *box,
 		/*
 		 * The pieces' own partition in the original space competes on the
 		 * same private gain.  Fitted to the noisy sums that score it, it
-		 * pays their noise twice (as the cells' does, highd.c).
+		 * pays their noise twice (as the cells' does, highd.c), and that
+		 * gain is its cost estimate: the guard compares the k' blocks by
+		 * it.
 		 */
 		if (space_partition(rs, cfg, &pp, kp, fallback, owner, node_var, count_var,
-							seed + (uint64_t) kp, scent, sowner) &&
-			lift_pieces(rs, cfg, &pp, sowner, kp, scent, node_var, count_var,
-						DPK_HIGHD_SPACE_NOISE_CHARGE, us, ssizes) > gain)
+							seed + (uint64_t) kp, scent, sowner))
 		{
-			gain = lift_pieces(rs, cfg, &pp, sowner, kp, scent, node_var, count_var, 1.0, u,
-							   sizes);
-			space = true;
+			double		sgain = lift_pieces(rs, cfg, &pp, sowner, kp, scent, node_var,
+											count_var, DPK_HIGHD_SPACE_NOISE_CHARGE, us,
+											ssizes);
+
+			if (sgain > gain)
+			{
+				gain = sgain;
+				memcpy(u, us, sizeof(double) * kp * d);
+				memcpy(sizes, ssizes, sizeof(double) * kp);
+				space = true;
+			}
 		}
 		for (a = 0; a < kp; a++)
 		{
