@@ -56,7 +56,9 @@
  * cell's lifting-sum noise at a typical release (dpk_live_level_sum_sd)
  * is at least this.  Measured on mixtures and real data (doc/benchmarks.md,
  * "Lifting sums keyed by public regions"): regions win from 195 up, lose
- * at 135 and below.
+ * at 135 and below; again with the signed digits and the pieces' partition
+ * ("The pieces' partition in the original space"): four of five insert
+ * streams between 73 and 137 lose by regions.
  */
 #define DPK_LIVE_REGIONS_SUM_SD 150.0
 
