@@ -1548,9 +1548,10 @@ test_signed_nodes(void)
 /*
  * The original-space partition of the pieces.  Three clusters round A, B
  * and C (d = 64) in distinct projected cells, the projection misleading:
- * B is nearer A in the projected space (P (B - A) = 0.2 q2 against
- * P (C - A) = 0.4 q1, q the projection's rows) but farther in R^d (B - A
- * mostly in P's null space, |B - A| = 0.49 against |C - A| = 0.40,
+ * B is nearer A in the projected space (B - A = 0.45 n + 0.2 q2, C - A =
+ * 0.4 q1, with q1, q2 the projection's first rows and n a unit vector of
+ * its null space, so P (B - A) is 0.2 on the second axis and P (C - A) 0.4
+ * on the first) but farther in R^d (|B - A| = 0.49 against |C - A| = 0.40,
  * normalized).  Without noise (epsilon 1e9) the projected k-means of two
  * centres merges A and B; the pieces' own k-means merges A and C, whose
  * cost on the rows is lower, and so two centres come out at B and at the
@@ -1582,7 +1583,7 @@ test_space_partition(void)
 				j,
 				a,
 				m;
-	bool		apart = false;
+	bool		apart = true;
 
 	table_init(&tb, D, K, 1e9, 4, 3, 0, 5151);
 	dhat = tb.cfg.dhat;
@@ -1620,8 +1621,13 @@ test_space_partition(void)
 	/* the construction: distinct projected cells, every coordinate in the box */
 	for (c = 0; c < K; c++)
 		for (a = c + 1; a < K; a++)
-			for (i = 0, apart = false; i < dhat; i++)
-				apart = apart || floor(img[c][i] * m) != floor(img[a][i] * m);
+		{
+			bool		pair = false;
+
+			for (i = 0; i < dhat; i++)
+				pair = pair || floor(img[c][i] * m) != floor(img[a][i] * m);
+			apart = apart && pair;
+		}
 	CHECK(apart && dist2_ac < dist2_ab, "space partition: the clusters are not as built");
 	for (c = 0; c < K; c++)
 		for (j = 0; j < D; j++)
