@@ -173,14 +173,7 @@ release_regions(const DpkTracked *tr, const DpkLiveConfig *cfg, const DpkBox *bo
 	const int64_t *v;
 	uint8	   *bytes;
 
-	if (!dpk_regions_supported(cfg) ||
-		!dpk_regions_deserialize(&rs, cfg, (const uint8_t *) VARDATA_ANY(region_state),
-								 VARSIZE_ANY_EXHDR(region_state)))
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("dpkmeans state is corrupt"),
-				 errdetail("The region state of \"%s\" cannot be read.", get_rel_name(tr->relid)),
-				 errhint("Run dp_detach and dp_attach on the table.")));
+	dpk_store_regions_parse(tr->relid, cfg, region_state, &rs);
 	/* the histogram keeps every cell's noisy count: zero the copy */
 	memcpy(count, pcount, ncells * sizeof(double));
 	dpk_live_projection(cfg, 0, &proj);

@@ -105,15 +105,7 @@ report_regions(Oid relid, const DpkLiveConfig *cfg, bool *signed_digits)
 	{
 		DpkRegions	rs;
 
-		if (!dpk_regions_supported(cfg) ||
-			!dpk_regions_deserialize(&rs, cfg, (const uint8_t *) VARDATA_ANY(state),
-									 VARSIZE_ANY_EXHDR(state)))
-			ereport(ERROR,
-					(errcode(ERRCODE_DATA_CORRUPTED),
-					 errmsg("dpkmeans state is corrupt"),
-					 errdetail("The region state of \"%s\" cannot be read.",
-							   get_rel_name(relid)),
-					 errhint("Run dp_detach and dp_attach on the table.")));
+		dpk_store_regions_parse(relid, cfg, state, &rs);
 		*signed_digits = rs.signed_digits;
 		dpk_regions_free(&rs);
 	}

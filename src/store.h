@@ -18,6 +18,7 @@
 #include "nodes/pg_list.h"
 
 #include "live_core.h"
+#include "live_regions.h"
 #include "counter.h"
 #include "pgutil.h"
 
@@ -139,6 +140,14 @@ bool		dpk_store_has_regions(void);
  * of the last committed release or attach), not the statement's.
  */
 bool		dpk_store_regions_read(Oid relid, bool latest, MemoryContext ctx, bytea **state);
+
+/*
+ * A table's region state bytes (from dpk_store_regions_read) read into rs,
+ * to be freed with dpk_regions_free; ERROR (data corrupted) when they
+ * cannot be read for cfg.
+ */
+void		dpk_store_regions_parse(Oid relid, const DpkLiveConfig *cfg, const bytea *state,
+									DpkRegions *rs);
 
 /* Store a table's region state (a new row or over its old one). */
 void		dpk_store_regions_write(Oid relid, const uint8 *buf, size_t len);

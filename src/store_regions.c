@@ -25,6 +25,20 @@ dpk_store_has_regions(void)
 	return OidIsValid(nsp) && OidIsValid(get_relname_relid("regions", nsp));
 }
 
+/* A table's region state bytes read into rs, or ERROR (see store.h). */
+void
+dpk_store_regions_parse(Oid relid, const DpkLiveConfig *cfg, const bytea *state, DpkRegions *rs)
+{
+	if (!dpk_regions_supported(cfg) ||
+		!dpk_regions_deserialize(rs, cfg, (const uint8_t *) VARDATA_ANY(state),
+								 VARSIZE_ANY_EXHDR(state)))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("dpkmeans state is corrupt"),
+				 errdetail("The region state of \"%s\" cannot be read.", get_rel_name(relid)),
+				 errhint("Run dp_detach and dp_attach on the table.")));
+}
+
 /* Whether a table lifts by regions, its state copied into ctx (see store.h). */
 bool
 dpk_store_regions_read(Oid relid, bool latest, MemoryContext ctx, bytea **state)
