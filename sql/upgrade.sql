@@ -191,6 +191,9 @@ SELECT relid FROM dpkmeans_internal.regions;
 DROP TABLE up64;
 DROP OWNED BY upgrade_runner;
 DROP ROLE upgrade_runner;
+-- 0.6 -> 0.7
+ALTER EXTENSION dpkmeans UPDATE TO '0.7';
+SELECT extversion FROM pg_extension WHERE extname = 'dpkmeans';
 
 -- a fresh install is the newest version directly
 DROP EXTENSION dpkmeans;

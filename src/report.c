@@ -96,9 +96,11 @@ report_regions(Oid relid, const DpkLiveConfig *cfg, bool *signed_digits)
 	DpkOwnerSwitch sw;
 	bytea	   *state = NULL;
 	bool		regions;
+	/* the caller's context: SPI_finish frees the one current inside */
+	MemoryContext caller = CurrentMemoryContext;
 
 	dpk_store_begin(&sw);
-	regions = dpk_store_regions_read(relid, false, CurrentMemoryContext,
+	regions = dpk_store_regions_read(relid, false, caller,
 									 signed_digits ? &state : NULL);
 	dpk_store_end(&sw);
 	if (regions && signed_digits)
