@@ -38,18 +38,39 @@ RESEARCH_SRCS = test/bench/highd_research.c
 UNIT_TESTS = test_noise test_dgauss test_zcdp test_live_gauss test_kmeans test_kmedian test_kmedian_lifted test_objective test_live_release test_rugnik test_grid test_counter test_tree_estimator test_projection test_lift test_highd test_live_highd test_store_format test_store_config test_budget test_live_regions
 UNIT_BINS = $(addprefix test/unit/bin/,$(UNIT_TESTS))
 
-test/unit/bin/%: test/unit/%.c $(CORE_SRCS) $(RESEARCH_SRCS) src/*.h test/bench/highd_research.h test/unit/unit.h
+# The core is compiled once into a static library that the unit tests and
+# the privacy tests link (the extension compiles it with the server's flags).
+CORE_LIB = test/unit/bin/obj/libdpkcore.a
+CORE_OBJS = $(patsubst src/%.c,test/unit/bin/obj/%.o,$(CORE_SRCS)) \
+	$(patsubst test/bench/%.c,test/unit/bin/obj/%.o,$(RESEARCH_SRCS))
+
+test/unit/bin/obj/%.o: src/%.c src/*.h
+	@mkdir -p test/unit/bin/obj
+	$(CORE_CC) $(CORE_CFLAGS) -c -o $@ $<
+
+test/unit/bin/obj/%.o: test/bench/%.c test/bench/highd_research.h src/*.h
+	@mkdir -p test/unit/bin/obj
+	$(CORE_CC) $(CORE_CFLAGS) -c -o $@ $<
+
+$(CORE_LIB): $(CORE_OBJS)
+	rm -f $@
+	ar rcs $@ $^
+
+.PHONY: corelib
+corelib: $(CORE_LIB)
+
+test/unit/bin/%: test/unit/%.c $(CORE_LIB) src/*.h test/bench/highd_research.h test/unit/unit.h
 	@mkdir -p test/unit/bin
-	$(CORE_CC) $(CORE_CFLAGS) -o $@ $< $(CORE_SRCS) $(RESEARCH_SRCS) $(CORE_LIBS)
+	$(CORE_CC) $(CORE_CFLAGS) -o $@ $< $(CORE_LIB) $(CORE_LIBS)
 
 # test_store_config compiles src/store_config.c (glue) against the server's
 # headers, with the few server symbols it needs stubbed in the test.
 STORE_TEST_CFLAGS = -I$(includedir_server) -Wno-sign-compare -Wno-unused-parameter \
 	-Wno-missing-field-initializers
 
-test/unit/bin/test_store_config: test/unit/test_store_config.c src/store_config.c $(CORE_SRCS) $(RESEARCH_SRCS) src/*.h test/bench/highd_research.h test/unit/unit.h
+test/unit/bin/test_store_config: test/unit/test_store_config.c src/store_config.c $(CORE_LIB) src/*.h test/bench/highd_research.h test/unit/unit.h
 	@mkdir -p test/unit/bin
-	$(CORE_CC) $(CORE_CFLAGS) $(STORE_TEST_CFLAGS) -o $@ $< $(CORE_SRCS) $(RESEARCH_SRCS) $(CORE_LIBS)
+	$(CORE_CC) $(CORE_CFLAGS) $(STORE_TEST_CFLAGS) -o $@ $< $(CORE_LIB) $(CORE_LIBS)
 
 # The same unit tests under AddressSanitizer (with leak checks) and
 # UndefinedBehaviorSanitizer; the core is compiled once for them.
@@ -136,9 +157,9 @@ bench-continual: test/bench/bin/bench_continual
 	OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_continual $$(test -r $(AIRPORTS_CSV) && echo --airports $(AIRPORTS_CSV)) | tee test/bench/out/continual.txt
 
 # ---- statistical privacy test of the continual mechanism (plain-C core) ----
-test/privacy/bin/privacy_test: test/privacy/privacy_test.c test/privacy/privacy_kary.h test/privacy/privacy_regions.h test/privacy/privacy_common.h $(CORE_SRCS) src/*.h test/unit/unit.h
+test/privacy/bin/privacy_test: test/privacy/privacy_test.c test/privacy/privacy_kary.h test/privacy/privacy_regions.h test/privacy/privacy_common.h $(CORE_LIB) src/*.h test/unit/unit.h
 	@mkdir -p test/privacy/bin
-	$(CORE_CC) $(CORE_CFLAGS) -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
+	$(CORE_CC) $(CORE_CFLAGS) -o $@ $< $(CORE_LIB) $(CORE_LIBS)
 
 # quick: R = 20000 runs per stream (CI, horizons 8 and 64); long: R = 500000
 # (horizons up to 1024).  DPK_PRIVACY_WEAKEN=2 make privacy-quick and
@@ -153,9 +174,9 @@ privacy-long: test/privacy/bin/privacy_test
 
 # the same for the discrete Gaussian counters of (epsilon, delta) tables;
 # DPK_PRIVACY_WEAKEN=2 and =deletes must fail as well (scripts/ci.sh).
-test/privacy/bin/privacy_gauss: test/privacy/privacy_gauss.c test/privacy/privacy_gauss_oneshot.c test/privacy/gauss_events.h test/privacy/privacy_common.h $(CORE_SRCS) src/*.h test/unit/unit.h
+test/privacy/bin/privacy_gauss: test/privacy/privacy_gauss.c test/privacy/privacy_gauss_oneshot.c test/privacy/gauss_events.h test/privacy/privacy_common.h $(CORE_LIB) src/*.h test/unit/unit.h
 	@mkdir -p test/privacy/bin
-	$(CORE_CC) $(CORE_CFLAGS) -o $@ $< test/privacy/privacy_gauss_oneshot.c $(CORE_SRCS) $(CORE_LIBS)
+	$(CORE_CC) $(CORE_CFLAGS) -o $@ $< test/privacy/privacy_gauss_oneshot.c $(CORE_LIB) $(CORE_LIBS)
 
 .PHONY: privacy-gauss privacy-gauss-long
 privacy-gauss: test/privacy/bin/privacy_gauss

@@ -9,9 +9,21 @@ ci_passed=${ci_passed:-0}
 ci_failed=${ci_failed:-0}
 ci_log=${ci_log:-$(mktemp -d /tmp/dpkmeans-ci.XXXXXX)}
 
-# Print a step banner.
+ci_step_name=
+ci_step_t0=$SECONDS
+
+# Print how long the step that is ending took.
+ci_step_end() {
+	[ -n "$ci_step_name" ] && echo "-- $ci_step_name: $((SECONDS - ci_step_t0)) s"
+	ci_step_name=
+}
+
+# End the running step and print the next one's banner.
 ci_step() {
+	ci_step_end
 	echo "== $*"
+	ci_step_name=$*
+	ci_step_t0=$SECONDS
 }
 
 # The "N M" of the last "NAME: N passed, M failed" line of a log, or nothing.
@@ -123,6 +135,8 @@ ci_privacy_gauss_weakened() {
 
 # The final line.
 ci_report() {
+	ci_step_end
+	echo "-- all steps: $SECONDS s"
 	echo "ci: $ci_passed passed, $ci_failed failed"
 	[ "$ci_failed" -eq 0 ]
 }
