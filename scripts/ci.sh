@@ -47,8 +47,8 @@ if [ "$mode" = all ]; then
 	fi
 fi
 
-ci_step "README file map matches the Makefile"
-if ./scripts/readme-layout.sh --check; then
+ci_step "doc/design.md file map matches the Makefile"
+if ./scripts/file-map.sh --check; then
 	ci_passed=$((ci_passed + 1))
 else
 	ci_failed=$((ci_failed + 1))
