@@ -321,6 +321,8 @@ make_release(Oid relid, Oid userid, int *horizon, bool *at_horizon)
 
 	dpk_store_save_release(&tr, t, dpk_pad_cells(&cfg, dpk_state_rows(&cfg, &tr.state)),
 						   &rel, &noisy_map);
+	/* the history has spent its budget from its first release on (ledger.h) */
+	dpk_store_ledger_release(&tr, (int) t);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(ctx);
 	return (int) t;
