@@ -52,8 +52,14 @@ EXECUTE FUNCTION dpkmeans_internal.on_sql_drop_ledger();
 ALTER EVENT TRIGGER dpkmeans_sql_drop_ledger ENABLE ALWAYS;
 
 -- dp_attach gets fresh_budget, with the privileges an administrator gave or
--- revoked on it kept (granted again by GRANT and REVOKE, from the old ACL).
-SELECT set_config('dpkmeans_upgrade.acl_dp_attach', coalesce(p.proacl::text, ''), true)
+-- revoked on it kept: its EXECUTE grants are noted (grantee OIDs; '' for the
+-- default privileges) and given again by GRANT and REVOKE.
+SELECT set_config('dpkmeans_upgrade.acl_dp_attach',
+                  CASE WHEN p.proacl IS NULL THEN ''
+                       ELSE 'acl:' || coalesce((SELECT string_agg(e.grantee::text || '/' || e.is_grantable::text, ',')
+                                                FROM pg_catalog.aclexplode(p.proacl) e
+                                                WHERE e.privilege_type = 'EXECUTE'), '') END,
+                  true)
 FROM pg_catalog.pg_proc p
 WHERE p.oid = 'dp_attach(regclass, text[], int, float8, float8[], float8[], int, text, float8, float8, text, float8)'::regprocedure;
 DROP FUNCTION dp_attach(regclass, text[], int, float8, float8[], float8[], int, text, float8, float8, text, float8);
@@ -69,19 +75,21 @@ DO $$
 DECLARE
     acl text := current_setting('dpkmeans_upgrade.acl_dp_attach');
     fn constant text := 'dp_attach(regclass, text[], int, float8, float8[], float8[], int, text, float8, float8, text, float8, boolean)';
-    a record;
+    item text;
+    grantee oid;
 BEGIN
     IF acl = '' THEN
         RETURN;                 -- the default privileges
     END IF;
     EXECUTE pg_catalog.format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', fn);
-    FOR a IN SELECT e.grantee, e.is_grantable
-             FROM pg_catalog.aclexplode(acl::pg_catalog.aclitem[]) e
-             WHERE e.privilege_type = 'EXECUTE' LOOP
+    FOREACH item IN ARRAY pg_catalog.string_to_array(pg_catalog.substr(acl, 5), ',') LOOP
+        grantee := pg_catalog.split_part(item, '/', 1)::oid;
+        -- entries an earlier update wrote into pg_proc may name dropped roles
+        CONTINUE WHEN grantee <> 0 AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles r
+                                                   WHERE r.oid = grantee);
         EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION %s TO %s%s', fn,
-            CASE WHEN a.grantee = 0 THEN 'PUBLIC'
-                 ELSE a.grantee::regrole::text END,
-            CASE WHEN a.is_grantable THEN ' WITH GRANT OPTION' ELSE '' END);
+            CASE WHEN grantee = 0 THEN 'PUBLIC' ELSE grantee::regrole::text END,
+            CASE WHEN pg_catalog.split_part(item, '/', 2)::boolean THEN ' WITH GRANT OPTION' ELSE '' END);
     END LOOP;
 END
 $$;
