@@ -74,6 +74,7 @@ sub same_sizes
 	my ($name) = @_;
 	my $out = $coord->safe_psql('postgres', $sizes);
 	my %lines = map { (my $l = $_) =~ s/^\w+: //; $l => 1 } split(/\n/, $out);
+	note($out);
 	is(scalar(keys %lines), 1, $name) or diag($out);
 }
 
