@@ -93,3 +93,13 @@ BEGIN
     END LOOP;
 END
 $$;
+
+-- The ledger's rows for the table's owner and granted readers, attached or
+-- not (readers only while granted: dp_detach removes the grants).
+CREATE FUNCTION dp_privacy_ledger(tbl regclass)
+RETURNS TABLE(history int, epsilon float8, delta float8, horizon int, releases int,
+              spent boolean, fresh_budget boolean, attached_at timestamptz,
+              detached_at timestamptz, recorded_at_update boolean)
+AS 'MODULE_PATHNAME', 'dp_privacy_ledger' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION dp_privacy_ledger(regclass) IS
+'owner and granted readers: every history of a table''s rows in its privacy ledger (also after dp_detach): epsilon, delta, releases, whether it counts, fresh budgets';

@@ -124,6 +124,11 @@ END
 $$;
 SELECT count(*) AS histories, count(*) FILTER (WHERE detached_at IS NULL) AS open
 FROM dpkmeans_internal.ledger WHERE relid = 'rows5'::regclass;
+-- the owner lists the ledger of the detached table
+SELECT history, epsilon, delta, horizon, releases, spent, fresh_budget,
+       detached_at IS NOT NULL AS detached, recorded_at_update
+FROM dp_privacy_ledger('rows5') WHERE history <= 4 OR history >= 23 ORDER BY history;
+SELECT sum(epsilon) FILTER (WHERE spent) AS spent_epsilon FROM dp_privacy_ledger('rows5');
 
 -- A granted reader sees the ledger in the report, never the table itself.
 SELECT dp_attach('rows5', ARRAY['x', 'y'], 2, 1.0, ARRAY[0, 0], ARRAY[100, 100], horizon => 4);
@@ -131,8 +136,15 @@ CREATE ROLE ledger_reader;
 SELECT dp_grant_reader('rows5', 'ledger_reader');
 SET ROLE ledger_reader;
 SELECT value FROM dp_privacy_report('rows5') WHERE item = 'ledger: spent over every history';
+SELECT count(*) AS histories FROM dp_privacy_ledger('rows5');
 SELECT count(*) FROM dpkmeans_internal.ledger;
 RESET ROLE;
+-- a role granted nothing reads no ledger
+CREATE ROLE ledger_stranger;
+SET ROLE ledger_stranger;
+SELECT count(*) FROM dp_privacy_ledger('rows5');
+RESET ROLE;
+DROP ROLE ledger_stranger;
 SELECT has_table_privilege('public', 'dpkmeans_internal.ledger', 'SELECT') AS public_reads_ledger;
 -- the ledger is part of the extension's dumped state
 SELECT c.relname FROM pg_extension e, unnest(e.extconfig) AS cfg(oid)

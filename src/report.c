@@ -13,6 +13,7 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "storage/lmgr.h"
@@ -426,6 +427,42 @@ dp_privacy_report(PG_FUNCTION_ARGS)
 						"level chosen among RUGNIK's and its neighbours by a noisy cost estimate; "
 						"weighted k-means for k' = 1..%d; costs estimated from noisy quantities",
 						cfg.threshold_sigmas, tr.k));
+	return (Datum) 0;
+}
+
+/*
+ * dp_privacy_ledger(tbl): every history of a table's rows in its ledger,
+ * attached or not (after dp_detach too), for its owner and, while they are
+ * granted, its readers: the rows behind the report's ledger totals.
+ */
+PG_FUNCTION_INFO_V1(dp_privacy_ledger);
+Datum
+dp_privacy_ledger(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Oid			relid = dpk_pg_table_arg(fcinfo);
+	Oid			caller = GetUserId();
+	bool		allowed = pg_class_ownercheck(relid, caller);
+	DpkOwnerSwitch sw;
+
+	InitMaterializedSRF(fcinfo, 0);
+	dpk_store_begin(&sw);
+	if (!allowed)
+		allowed = dpk_store_has_reader_grant(relid, caller);
+	if (!allowed)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to read the privacy ledger of table %s", get_rel_name(relid)),
+				 errdetail("Only the table's owner, superusers and roles granted reading may read it."),
+				 errhint("The table's owner grants reading with dp_grant_reader('%s', role).",
+						 get_rel_name(relid))));
+	if (!dpk_store_has_ledger())
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("the privacy ledger needs dpkmeans 0.7"),
+				 errhint("Run ALTER EXTENSION dpkmeans UPDATE.")));
+	dpk_store_ledger_rows(relid, rsinfo);
+	dpk_store_end(&sw);
 	return (Datum) 0;
 }
 

@@ -188,6 +188,13 @@ void		dpk_store_ledger_close(Oid relid);
 /* Every history of a table in order, into ctx; returns how many. */
 int			dpk_store_ledger_read(Oid relid, MemoryContext ctx, DpkLedgerRow **rows);
 
+/*
+ * Every history of a table as rows (history, epsilon, delta, horizon,
+ * releases, spent, fresh_budget, attached_at, detached_at,
+ * recorded_at_update) into rsinfo.
+ */
+void		dpk_store_ledger_rows(Oid relid, ReturnSetInfo *rsinfo);
+
 /* Begin / end work on the internal tables (owner switch + SPI). */
 void		dpk_store_begin(DpkOwnerSwitch *sw);
 

@@ -13,6 +13,7 @@
 #include "executor/spi.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/tuplestore.h"
 
 #include "store.h"
 
@@ -138,4 +139,20 @@ dpk_store_ledger_read(Oid relid, MemoryContext ctx, DpkLedgerRow **rows)
 	}
 	MemoryContextSwitchTo(old);
 	return n;
+}
+
+/* Every history of a table as rows of dp_privacy_ledger (see store.h). */
+void
+dpk_store_ledger_rows(Oid relid, ReturnSetInfo *rsinfo)
+{
+	Oid			types[1] = {OIDOID};
+	Datum		values[1] = {ObjectIdGetDatum(relid)};
+	uint64		i;
+
+	dpk_store_exec("SELECT history, epsilon, delta, horizon, releases, releases > 0 AS spent, "
+				   "fresh_budget, attached_at, detached_at, recorded_at_update "
+				   "FROM dpkmeans_internal.ledger WHERE relid = $1::oid::regclass ORDER BY history",
+				   1, types, values, true, SPI_OK_SELECT);
+	for (i = 0; i < SPI_processed; i++)
+		tuplestore_puttuple(rsinfo->setResult, SPI_tuptable->vals[i]);
 }
