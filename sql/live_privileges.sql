@@ -19,9 +19,9 @@ CREATE ROLE dpk_analyst;
 GRANT CREATE ON SCHEMA public TO dpk_owner;
 GRANT EXECUTE ON FUNCTION dp_centers(regclass, int, text), dp_histogram(regclass, int),
     dp_cost_curve(regclass, text), dp_privacy_report(regclass) TO dpk_analyst;
-REVOKE EXECUTE ON FUNCTION dp_attach(regclass, text[], int, float8, float8[], float8[], int, text, float8, float8, text, float8),
+REVOKE EXECUTE ON FUNCTION dp_attach(regclass, text[], int, float8, float8[], float8[], int, text, float8, float8, text, float8, boolean),
     dp_detach(regclass), dp_release(regclass), dp_verify(regclass) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION dp_attach(regclass, text[], int, float8, float8[], float8[], int, text, float8, float8, text, float8),
+GRANT EXECUTE ON FUNCTION dp_attach(regclass, text[], int, float8, float8[], float8[], int, text, float8, float8, text, float8, boolean),
     dp_detach(regclass), dp_release(regclass), dp_verify(regclass) TO dpk_owner, dpk_analyst;
 
 SET ROLE dpk_owner;
@@ -100,9 +100,9 @@ RESET ROLE;
 REVOKE ALL ON SCHEMA public FROM dpk_owner;
 REVOKE EXECUTE ON FUNCTION dp_centers(regclass, int, text), dp_histogram(regclass, int),
     dp_cost_curve(regclass, text), dp_privacy_report(regclass),
-    dp_attach(regclass, text[], int, float8, float8[], float8[], int, text, float8, float8, text, float8),
+    dp_attach(regclass, text[], int, float8, float8[], float8[], int, text, float8, float8, text, float8, boolean),
     dp_detach(regclass), dp_release(regclass), dp_verify(regclass) FROM dpk_analyst, dpk_owner;
-GRANT EXECUTE ON FUNCTION dp_attach(regclass, text[], int, float8, float8[], float8[], int, text, float8, float8, text, float8),
+GRANT EXECUTE ON FUNCTION dp_attach(regclass, text[], int, float8, float8[], float8[], int, text, float8, float8, text, float8, boolean),
     dp_detach(regclass), dp_release(regclass), dp_verify(regclass) TO PUBLIC;
 DROP ROLE dpk_owner;
 DROP ROLE dpk_analyst;

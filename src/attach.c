@@ -606,8 +606,79 @@ capture_arg(FunctionCallInfo fcinfo, int argno)
 }
 
 /*
+ * The fresh_budget argument of dp_attach (absent before 0.7: false).  A
+ * fresh budget needs the ledger (0.7 objects) to be recorded at all.
+ */
+static bool
+fresh_budget_arg(FunctionCallInfo fcinfo, int argno)
+{
+	bool		fresh;
+
+	if (PG_NARGS() <= argno)
+		return false;
+	if (PG_ARGISNULL(argno))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("fresh_budget must not be NULL"),
+				 errhint("Use false (the default: the ledger adds this history to the earlier ones) or true.")));
+	fresh = PG_GETARG_BOOL(argno);
+	if (fresh && !dpk_store_has_ledger())
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("fresh_budget needs dpkmeans 0.7"),
+				 errhint("Run ALTER EXTENSION dpkmeans UPDATE.")));
+	return fresh;
+}
+
+/*
+ * Open the new history of tr's table in its ledger (inside the store) and
+ * say what the earlier histories spent: the owner learns at attach what the
+ * rows already carry, and that a fresh budget is an explicit choice.
+ */
+static void
+ledger_attach(const DpkTracked *tr, bool fresh_budget)
+{
+	DpkLedgerRow *rows;
+	DpkLedgerEntry *past;
+	DpkLedgerTotals tot;
+	int			n,
+				i,
+				history;
+	const char *name = get_rel_name(tr->relid);
+
+	if (!dpk_store_has_ledger())
+		return;
+	n = dpk_store_ledger_read(tr->relid, CurrentMemoryContext, &rows);
+	past = palloc(sizeof(DpkLedgerEntry) * (n > 0 ? n : 1));
+	for (i = 0; i < n; i++)
+		past[i] = rows[i].entry;
+	dpk_ledger_totals(past, n, &tot);
+	history = dpk_store_ledger_open(tr, fresh_budget);
+	if (fresh_budget && tot.histories > 0)
+		ereport(NOTICE,
+				(errmsg("a fresh privacy budget starts with history %d of table \"%s\"",
+						history, name),
+				 errdetail_plural("Its %d earlier history spent epsilon = %g, delta = %g on the table's rows; "
+								  "it stays in the ledger and in dp_privacy_report's total.",
+								  "Its %d earlier histories spent epsilon = %g, delta = %g on the table's rows; "
+								  "they stay in the ledger and in dp_privacy_report's total.",
+								  tot.histories, tot.histories, tot.epsilon, tot.delta)));
+	else if (!fresh_budget && tot.spent > 0)
+		ereport(NOTICE,
+				(errmsg_plural("the rows of table \"%s\" have spent epsilon = %g, delta = %g in %d earlier history",
+							   "the rows of table \"%s\" have spent epsilon = %g, delta = %g in %d earlier histories",
+							   tot.spent, name, tot.epsilon, tot.delta, tot.spent),
+				 errdetail("This history (number %d) adds epsilon = %g, delta = %g to the budget counted "
+						   "since history %d once its first release is made: epsilon = %g, delta = %g in all.",
+						   history, tr->epsilon, tr->delta, tot.budget_from,
+						   tot.budget_epsilon + tr->epsilon, tot.budget_delta + tr->delta),
+				 errhint("dp_privacy_report shows the ledger; dp_attach(..., fresh_budget => true) "
+						 "starts a new budget instead, the earlier histories staying listed.")));
+}
+
+/*
  * dp_attach(tbl, columns, k, epsilon, lower, upper, horizon, mode, size_hint,
- * delta, capture, norm_bound)
+ * delta, capture, norm_bound, fresh_budget)
  */
 PG_FUNCTION_INFO_V1(dp_attach);
 Datum
@@ -624,7 +695,8 @@ dp_attach(PG_FUNCTION_ARGS)
 	uint8		key[DPK_KEY_BYTES];
 	int			i;
 	bool		attached,
-				regions;
+				regions,
+				fresh_budget;
 	DpkWalCapture wc;
 	double		size_hint_arg;
 	List	   *tree;
@@ -664,6 +736,7 @@ dp_attach(PG_FUNCTION_ARGS)
 	tr.colnames = check_columns(tr.relid, PG_GETARG_ARRAYTYPE_P(1), &tr.ncols, &attnums);
 	tr.capture_wal = capture_arg(fcinfo, 10);
 	tr.norm_bound = dpk_pg_norm_bound_arg(fcinfo, 11, tr.d);
+	fresh_budget = fresh_budget_arg(fcinfo, 12);
 	if (tr.capture_wal)
 	{
 		/* the slot first: it can only be created before this transaction writes */
@@ -772,6 +845,7 @@ dp_attach(PG_FUNCTION_ARGS)
 	dpk_store_drop_deltas(tr.relid);
 	dpk_store_insert_tracked(&tr, mode, attnums, key);
 	explicit_bzero(key, sizeof(key));
+	ledger_attach(&tr, fresh_budget);
 	if (tr.capture_wal)
 		dpk_store_wal_insert(tr.relid, &wc);
 	if (regions)
@@ -836,6 +910,8 @@ dp_detach(PG_FUNCTION_ARGS)
 	dpk_shard_detach_all(relid);
 	dpk_store_begin(&sw);
 	dpk_store_shard_delete(relid);
+	/* the ledger keeps the history: a later attach adds to it */
+	dpk_store_ledger_close(relid);
 	/* root first: its row trigger takes the partitions' clones with it */
 	foreach(lc, dpk_tree_relids(relid, ShareRowExclusiveLock))
 		dpk_drop_capture(lfirst_oid(lc));

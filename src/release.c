@@ -149,16 +149,32 @@ read_regions(DpkTracked *tr, const DpkLiveConfig *cfg, MemoryContext ctx, bytea 
 }
 
 /*
+ * The entries the region state's copy of the released cells is padded to
+ * (dpk_regions_serialize).  A table without shards pads by its rows, which
+ * its own statistics show, as its stored state is.  A table with shards
+ * releases their rows too, which no statistics on this server show: it pads
+ * to every cell of the projected grid, a public bound that the copy (copy
+ * 0's cells) never exceeds, so the stored size is the same whatever the
+ * shards hold.
+ */
+static uint64
+regions_prev_pad(const DpkLiveConfig *cfg, const DpkCellMap *released, bool sharded)
+{
+	return sharded ? dpk_live_copy_cells(cfg) : dpk_pad_cells(cfg, dpk_state_rows(cfg, released));
+}
+
+/*
  * The release of a table lifting by regions (src/live_regions.c): its
  * centres, cost curve and the histogram's cell sums from the noisy cell
- * counts and the region sums, the region state stored for the next release.
- * The summed tree nodes must hold exactly the rows of the released state.
+ * counts and the region sums, the region state stored for the next release
+ * (sharded: `released` holds the shards' rows too).  The summed tree nodes
+ * must hold exactly the rows of the released state.
  */
 static void
 release_regions(const DpkTracked *tr, const DpkLiveConfig *cfg, const DpkBox *box,
-				const uint8 *key, uint32 t, const DpkCellMap *released, bytea *region_state,
-				const double *pcount, double psumnorm, uint64 seed, DpkLiveRelease *rel,
-				double *psum)
+				const uint8 *key, uint32 t, const DpkCellMap *released, bool sharded,
+				bytea *region_state, const double *pcount, double psumnorm, uint64 seed,
+				DpkLiveRelease *rel, double *psum)
 {
 	uint64		ncells = dpk_live_copy_cells(cfg);
 	double	   *count = palloc_extended(ncells * sizeof(double), MCXT_ALLOC_HUGE);
@@ -191,7 +207,7 @@ release_regions(const DpkTracked *tr, const DpkLiveConfig *cfg, const DpkBox *bo
 				 errdetail("The region state of \"%s\" does not hold the rows of its cells.",
 						   get_rel_name(tr->relid)),
 				 errhint("Run dp_detach and dp_attach on the table.")));
-	bytes = dpk_regions_serialize(&rs, dpk_pad_cells(cfg, dpk_state_rows(cfg, released)), &len);
+	bytes = dpk_regions_serialize(&rs, regions_prev_pad(cfg, released, sharded), &len);
 	dpk_store_regions_write(tr->relid, bytes, len);
 	dpk_free(bytes);
 	dpk_regions_free(&rs);
@@ -276,8 +292,9 @@ make_release(Oid relid, Oid userid, int *horizon, bool *at_horizon)
 			 * psum gets each cell's count times its centre's noisy mean
 			 * (post-processing) for the histogram and k-median.
 			 */
-			release_regions(&tr, &cfg, &box, key, t, released, region_state, pcount,
-							psumnorm, seed, &rel, psum);
+			/* a merged state (not the table's own) holds shards' rows */
+			release_regions(&tr, &cfg, &box, key, t, released, released != &tr.state,
+							region_state, pcount, psumnorm, seed, &rel, psum);
 			explicit_bzero(key, sizeof(key));
 		}
 		else
@@ -321,6 +338,8 @@ make_release(Oid relid, Oid userid, int *horizon, bool *at_horizon)
 
 	dpk_store_save_release(&tr, t, dpk_pad_cells(&cfg, dpk_state_rows(&cfg, &tr.state)),
 						   &rel, &noisy_map);
+	/* the history has spent its budget from its first release on (ledger.h) */
+	dpk_store_ledger_release(&tr, (int) t);
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(ctx);
 	return (int) t;

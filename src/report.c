@@ -13,6 +13,7 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "storage/lmgr.h"
@@ -56,8 +57,8 @@ report_gauss_budget(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveCo
 	dpk_live_gauss_vars(cfg, v);
 	dpk_live_l2sq(cfg, l2sq);
 	report_row(rsinfo, "guarantee",
-			   psprintf("approximate (epsilon, delta)-DP, epsilon = %g, delta = %g, over every release ever made "
-						"(rho-zCDP converted by Canonne-Kamath-Steinke 2020)", tr->epsilon, tr->delta));
+			   psprintf("approximate (epsilon, delta)-DP, epsilon = %g, delta = %g, over every release of this history "
+						"(rho-zCDP converted by Canonne-Kamath-Steinke 2020; the ledger rows add up every history)", tr->epsilon, tr->delta));
 	report_row(rsinfo, "mechanism",
 			   "discrete Gaussian (exact sampler, Canonne-Kamath-Steinke 2020 Algorithm 3) on every tree node; "
 			   "release t sums the plain binary decomposition of t (nodes inside [1, t])");
@@ -132,7 +133,8 @@ report_budget(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *
 		report_gauss_budget(rsinfo, tr, cfg);
 	else
 	{
-		report_row(rsinfo, "guarantee", psprintf("pure epsilon-DP, epsilon = %g, over every release ever made", tr->epsilon));
+		report_row(rsinfo, "guarantee", psprintf("pure epsilon-DP, epsilon = %g, over every release of this history "
+										   "(the ledger rows add up every history)", tr->epsilon));
 		report_row(rsinfo, "mode", tr->insert_only ? "insert_only (DELETE, UPDATE of tracked columns and TRUNCATE refused)"
 				   : "insert_delete (UPDATE = delete + insert, TRUNCATE = delete of every row)");
 		report_row(rsinfo, "epsilon on counts",
@@ -339,6 +341,53 @@ report_governance(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConf
 	report_row(rsinfo, "releases left", psprintf("%d", tr->horizon - tr->releases));
 }
 
+/*
+ * Rows on the ledger (ledger.h): every history of the table's rows, what
+ * they spent in all and since the owner's latest fresh budget.
+ */
+static void
+report_ledger(ReturnSetInfo *rsinfo, const DpkLedgerRow *rows, int n)
+{
+	DpkLedgerEntry *e = palloc(sizeof(DpkLedgerEntry) * (n > 0 ? n : 1));
+	DpkLedgerTotals tot;
+	int			i;
+
+	if (n == 0)
+	{
+		report_row(rsinfo, "ledger",
+				   "not kept by the installed objects: run ALTER EXTENSION dpkmeans UPDATE (0.7)");
+		return;
+	}
+	for (i = 0; i < n; i++)
+		e[i] = rows[i].entry;
+	dpk_ledger_totals(e, n, &tot);
+	report_row(rsinfo, "ledger: histories",
+			   psprintf("%d (this attach is history %d); a history spends its whole epsilon and "
+						"delta from its first release on, none before%s", n, e[n - 1].history,
+						rows[0].recorded_at_update
+						? psprintf("; history %d was open at the update to 0.7, earlier ones "
+								   "were not recorded", e[0].history) : ""));
+	report_row(rsinfo, "ledger: spent over every history",
+			   psprintf("epsilon = %g, delta = %g (histories with a release: %d of %d)",
+						tot.epsilon, tot.delta, tot.spent, n));
+	report_row(rsinfo, "ledger: budget counted",
+			   tot.budget_from == e[0].history && !e[0].fresh_budget
+			   ? psprintf("since history %d (no fresh budget started): epsilon = %g, delta = %g",
+						  tot.budget_from, tot.budget_epsilon, tot.budget_delta)
+			   : psprintf("since history %d, where the owner started a fresh budget "
+						  "(dp_attach fresh_budget => true): epsilon = %g, delta = %g",
+						  tot.budget_from, tot.budget_epsilon, tot.budget_delta));
+	for (i = 0; i < n; i++)
+		report_row(rsinfo, psprintf("ledger: history %d", e[i].history),
+				   psprintf("epsilon = %g, delta = %g, %d of %d releases, attached %s, %s%s%s",
+							e[i].epsilon, e[i].delta, e[i].releases, e[i].horizon,
+							rows[i].attached_at,
+							rows[i].detached_at
+							? psprintf("detached %s", rows[i].detached_at) : "attached now",
+							e[i].fresh_budget ? ", a fresh budget" : "",
+							rows[i].recorded_at_update ? ", recorded at the update to 0.7" : ""));
+}
+
 /* dp_privacy_report(tbl): the accounting of an attached table, for an auditor. */
 PG_FUNCTION_INFO_V1(dp_privacy_report);
 Datum
@@ -350,16 +399,23 @@ dp_privacy_report(PG_FUNCTION_ARGS)
 	DpkOwnerSwitch sw;
 	DpkLiveConfig cfg;
 	char	   *readers;
+	DpkLedgerRow *ledger;
+	int			nledger;
+
+	/* the caller's context: SPI_finish frees the one current inside */
+	MemoryContext caller = CurrentMemoryContext;
 
 	InitMaterializedSRF(fcinfo, 0);
-	dpk_reader_begin(relid, false, CurrentMemoryContext, &tr, &sw);
-	readers = dpk_store_reader_names(relid);
+	dpk_reader_begin(relid, false, caller, &tr, &sw);
+	readers = MemoryContextStrdup(caller, dpk_store_reader_names(relid));
+	nledger = dpk_store_ledger_read(relid, caller, &ledger);
 	dpk_store_end(&sw);
 	dpk_tracked_config(&tr, &cfg);
 
 	report_budget(rsinfo, &tr, &cfg);
 	report_noise(rsinfo, &tr, &cfg);
 	report_governance(rsinfo, &tr, &cfg, readers);
+	report_ledger(rsinfo, ledger, nledger);
 	report_row(rsinfo, "post-processing",
 			   tr.dhat > 0
 			   ? psprintf("per copy: projected cells above max(%g sd, sd / sqrt(2) x ln(cells)), "
@@ -371,6 +427,42 @@ dp_privacy_report(PG_FUNCTION_ARGS)
 						"level chosen among RUGNIK's and its neighbours by a noisy cost estimate; "
 						"weighted k-means for k' = 1..%d; costs estimated from noisy quantities",
 						cfg.threshold_sigmas, tr.k));
+	return (Datum) 0;
+}
+
+/*
+ * dp_privacy_ledger(tbl): every history of a table's rows in its ledger,
+ * attached or not (after dp_detach too), for its owner and, while they are
+ * granted, its readers: the rows behind the report's ledger totals.
+ */
+PG_FUNCTION_INFO_V1(dp_privacy_ledger);
+Datum
+dp_privacy_ledger(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Oid			relid = dpk_pg_table_arg(fcinfo);
+	Oid			caller = GetUserId();
+	bool		allowed = pg_class_ownercheck(relid, caller);
+	DpkOwnerSwitch sw;
+
+	InitMaterializedSRF(fcinfo, 0);
+	dpk_store_begin(&sw);
+	if (!allowed)
+		allowed = dpk_store_has_reader_grant(relid, caller);
+	if (!allowed)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to read the privacy ledger of table %s", get_rel_name(relid)),
+				 errdetail("Only the table's owner, superusers and roles granted reading may read it."),
+				 errhint("The table's owner grants reading with dp_grant_reader('%s', role).",
+						 get_rel_name(relid))));
+	if (!dpk_store_has_ledger())
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("the privacy ledger needs dpkmeans 0.7"),
+				 errhint("Run ALTER EXTENSION dpkmeans UPDATE.")));
+	dpk_store_ledger_rows(relid, rsinfo);
+	dpk_store_end(&sw);
 	return (Datum) 0;
 }
 

@@ -20,6 +20,7 @@
 #include "live_core.h"
 #include "live_regions.h"
 #include "counter.h"
+#include "ledger.h"
 #include "pgutil.h"
 
 /*
@@ -154,6 +155,45 @@ void		dpk_store_regions_write(Oid relid, const uint8 *buf, size_t len);
 
 /* Forget a table's region state, if any (detach). */
 void		dpk_store_regions_delete(Oid relid);
+
+/* src/store_ledger.c: whether the ledger table exists (0.7 objects). */
+bool		dpk_store_has_ledger(void);
+
+/* One history of a table's ledger, with its times (for the report). */
+typedef struct DpkLedgerRow
+{
+	DpkLedgerEntry entry;
+	bool		recorded_at_update; /* open at the update to 0.7: earlier
+									 * histories are not recorded */
+	char	   *attached_at;
+	char	   *detached_at;	/* NULL while attached */
+} DpkLedgerRow;
+
+/*
+ * Open a new history of tr's table (dp_attach): closes any history left
+ * open, records tr's epsilon, delta and horizon and whether the owner
+ * starts a fresh budget here.  Returns its number.
+ */
+int			dpk_store_ledger_open(const DpkTracked *tr, bool fresh_budget);
+
+/*
+ * Record that the open history of tr's table made release t (a history
+ * missing from the ledger is opened from the configuration row).
+ */
+void		dpk_store_ledger_release(const DpkTracked *tr, int t);
+
+/* Close the open history of a table (dp_detach). */
+void		dpk_store_ledger_close(Oid relid);
+
+/* Every history of a table in order, into ctx; returns how many. */
+int			dpk_store_ledger_read(Oid relid, MemoryContext ctx, DpkLedgerRow **rows);
+
+/*
+ * Every history of a table as rows (history, epsilon, delta, horizon,
+ * releases, spent, fresh_budget, attached_at, detached_at,
+ * recorded_at_update) into rsinfo.
+ */
+void		dpk_store_ledger_rows(Oid relid, ReturnSetInfo *rsinfo);
 
 /* Begin / end work on the internal tables (owner switch + SPI). */
 void		dpk_store_begin(DpkOwnerSwitch *sw);

@@ -93,6 +93,12 @@ $node->command_ok([ 'pg_restore', '--exit-on-error', '-h', $node->host, '-p', $n
 	'pg_restore');
 
 is($node->safe_psql('dst', $q_centers), $before{centers}, 'centres of the latest release identical');
+# The privacy ledger comes along: every history, its releases, still open.
+my $q_ledger = q{SELECT string_agg(format('%s %s %s %s %s %s', relid, history, epsilon, delta, releases,
+	detached_at IS NULL), ';' ORDER BY relid::text, history) FROM dpkmeans_internal.ledger};
+my $ledger_src = $node->safe_psql('src', $q_ledger);
+like($ledger_src, qr/geo\.trips 1 1 0 2 t/, 'the original\'s ledger: geo.trips spent epsilon 1 in 2 releases');
+is($node->safe_psql('dst', $q_ledger), $ledger_src, 'the ledger is restored');
 is($node->safe_psql('dst', $q_hist), $before{hist}, 'histogram identical');
 is($node->safe_psql('dst', "SELECT array_agg(noisy_cost ORDER BY k) FROM dp_cost_curve('geo.trips')"),
 	$before{costs}, 'cost curve identical');
@@ -135,6 +141,19 @@ is($vec_dst, $node->safe_psql('src', $q_vec_hist),
 	'high d: the next release has the same projection and lifting-sum noise');
 isnt($vec_dst, '', 'high-d histogram read');
 is($node->safe_psql('dst', "SELECT dp_release('dropped')"), '2', 'dropped column: release after restore');
+# A confirmed copy continues the restored history; a re-attach opens the
+# next one and says what the rows spent before the dump.
+is($node->safe_psql('dst', q{SELECT releases FROM dpkmeans_internal.ledger
+	WHERE relid = 'dropped'::regclass AND detached_at IS NULL}), '2', 'the restored history goes on counting');
+$node->safe_psql('dst', "SELECT dp_detach('dropped')");
+($rc, $out, $err) = $node->psql('dst',
+	"SELECT dp_attach('dropped', ARRAY['x1', 'x2'], 3, 0.5, ARRAY[0, 0], ARRAY[50, 50])");
+like($err, qr/the rows of table "dropped" have spent epsilon = 1, delta = 0 in 1 earlier history/,
+	're-attach after restore: the NOTICE counts the restored history');
+is($node->safe_psql('dst', "SELECT dp_release('dropped')"), '1', 'the new history releases');
+like($node->safe_psql('dst', q{SELECT value FROM dp_privacy_report('dropped')
+	WHERE item = 'ledger: spent over every history'}), qr/^epsilon = 1\.5, delta = 0 /,
+	'and the report adds up both histories');
 # lifting by regions: the region state (maps, node sums, last cells) is
 # dumped, so the next release is the same in both databases
 is($node->safe_psql('dst', "SELECT count(*) FROM dpkmeans_internal.regions WHERE relid = 'reg64'::regclass"),
