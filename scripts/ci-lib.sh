@@ -75,11 +75,30 @@ ci_unit_tests() {
 	done
 }
 
+# Run a command once into $ci_log/NAME (its output), NAME.rc (its exit
+# status) and NAME.secs (its duration); a later call with the same NAME
+# does nothing, so a step started in a background lane is counted in the
+# foreground from what it left.
+ci_logged() {
+	local name=$1 t0=$SECONDS
+	shift
+	[ -f "$ci_log/$name.rc" ] && return 0
+	"$@" >"$ci_log/$name" 2>&1
+	echo $? >"$ci_log/$name.rc"
+	echo $((SECONDS - t0)) >"$ci_log/$name.secs"
+}
+
+# The exit status a ci_logged run left, and a note of its duration.
+ci_logged_rc() {
+	echo "(ran for $(cat "$ci_log/$1.secs") s)" >&2
+	cat "$ci_log/$1.rc"
+}
+
 # The statistical privacy test (quick mode), counted like a unit test.
 ci_privacy_test() {
 	local rc
-	make -s privacy-quick >"$ci_log/privacy" 2>&1
-	rc=$?
+	ci_logged privacy make -s privacy-quick
+	rc=$(ci_logged_rc privacy)
 	cat "$ci_log/privacy"
 	ci_count_run privacy_test "$rc" "$ci_log/privacy"
 }
@@ -89,8 +108,8 @@ ci_privacy_test() {
 # otherwise (it passed, crashed or printed no summary).
 ci_privacy_weakened() {
 	local weaken=$1 rc sum p f
-	DPK_PRIVACY_WEAKEN=$weaken make -s privacy-quick >"$ci_log/privacy-weak$weaken" 2>&1
-	rc=$?
+	ci_logged "privacy-weak$weaken" env DPK_PRIVACY_WEAKEN="$weaken" make -s privacy-quick
+	rc=$(ci_logged_rc "privacy-weak$weaken")
 	grep -E '^privacy_test:|FAIL' "$ci_log/privacy-weak$weaken" | tail -n 12
 	sum=$(ci_summary privacy_test "$ci_log/privacy-weak$weaken")
 	p=0
@@ -109,16 +128,16 @@ ci_privacy_weakened() {
 # counted like a unit test, and its weakened modes must fail.
 ci_privacy_gauss() {
 	local rc
-	make -s privacy-gauss >"$ci_log/privacy-gauss" 2>&1
-	rc=$?
+	ci_logged privacy-gauss make -s privacy-gauss
+	rc=$(ci_logged_rc privacy-gauss)
 	grep -E '^privacy_gauss:|FAIL' "$ci_log/privacy-gauss" | tail -n 12
 	ci_count_run privacy_gauss "$rc" "$ci_log/privacy-gauss"
 }
 
 ci_privacy_gauss_weakened() {
 	local weaken=$1 rc sum p f
-	DPK_PRIVACY_WEAKEN=$weaken make -s privacy-gauss >"$ci_log/privacy-gauss-weak$weaken" 2>&1
-	rc=$?
+	ci_logged "privacy-gauss-weak$weaken" env DPK_PRIVACY_WEAKEN="$weaken" make -s privacy-gauss
+	rc=$(ci_logged_rc "privacy-gauss-weak$weaken")
 	grep -E '^privacy_gauss:' "$ci_log/privacy-gauss-weak$weaken" | tail -n 4
 	sum=$(ci_summary privacy_gauss "$ci_log/privacy-gauss-weak$weaken")
 	p=0

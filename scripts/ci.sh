@@ -61,6 +61,25 @@ if [ "$mode" = unit ]; then
 	exit
 fi
 
+# The privacy tests are single-threaded: half of them run in a second lane
+# beside the sanitizer unit tests and the other half, and are counted below
+# in their usual order from the logs they leave.
+ci_step "build the statistical privacy tests"
+if make -s test/privacy/bin/privacy_test test/privacy/bin/privacy_gauss >"$ci_log/build-privacy" 2>&1; then
+	ci_passed=$((ci_passed + 1))
+	(
+		ci_logged privacy-weak2 env DPK_PRIVACY_WEAKEN=2 make -s privacy-quick
+		ci_logged privacy-gauss make -s privacy-gauss
+		ci_logged privacy-gauss-weak2 env DPK_PRIVACY_WEAKEN=2 make -s privacy-gauss
+		ci_logged privacy-gauss-weakdeletes env DPK_PRIVACY_WEAKEN=deletes make -s privacy-gauss
+	) &
+	lane=$!
+else
+	cat "$ci_log/build-privacy"
+	ci_failed=$((ci_failed + 1))
+	lane=
+fi
+
 ci_step "unit tests under AddressSanitizer and UndefinedBehaviorSanitizer"
 ci_unit_tests test/unit/bin-san
 
@@ -70,6 +89,7 @@ ci_step "statistical privacy test, mechanism at twice its epsilon (must fail)"
 ci_privacy_weakened 2
 ci_step "statistical privacy test, deletions at the insert_only sensitivity (must fail)"
 ci_privacy_weakened deletes
+[ -n "$lane" ] && wait "$lane"
 ci_step "statistical privacy test of the discrete Gaussian counters (quick)"
 ci_privacy_gauss
 ci_step "the same, every sigma halved (must fail)"
