@@ -182,6 +182,18 @@ DROP TRIGGER dpkmeans_capture_insert ON logs;
 ALTER TRIGGER dpkmeans_capture_insert ON logs RENAME TO other;
 ALTER TABLE logs ALTER COLUMN a TYPE numeric USING a * 2;
 ALTER TABLE logs RENAME COLUMN b TO bb;
+-- nor made unlogged: a crash would empty it while its counters keep its rows
+ALTER TABLE logs SET UNLOGGED;
+SELECT relpersistence FROM pg_class WHERE oid = 'logs'::regclass;
+-- an unlogged or temporary table is not attached; once logged it is
+CREATE UNLOGGED TABLE scratch (a float8, b float8);
+SELECT dp_attach('scratch', ARRAY['a', 'b'], 2, 1.0, ARRAY[0, 0], ARRAY[10, 10]);
+CREATE TEMP TABLE scratch_tmp (a float8, b float8);
+SELECT dp_attach('scratch_tmp', ARRAY['a', 'b'], 2, 1.0, ARRAY[0, 0], ARRAY[10, 10]);
+ALTER TABLE scratch SET LOGGED;
+SELECT dp_attach('scratch', ARRAY['a', 'b'], 2, 1.0, ARRAY[0, 0], ARRAY[10, 10]);
+ALTER TABLE scratch SET LOGGED;
+DROP TABLE scratch, scratch_tmp;
 -- writes under session_replication_role = replica are counted too
 SET session_replication_role = replica;
 INSERT INTO logs (a, b) VALUES (3, 3), (4, 4);
