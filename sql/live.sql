@@ -8,9 +8,12 @@ SELECT (ARRAY[20, 80, 20, 80])[1 + i % 4] + (random() - 0.5) * 4,
        (ARRAY[20, 20, 80, 80])[1 + i % 4] + (random() - 0.5) * 4
 FROM generate_series(1, 20000) AS i;
 
--- existing rows are backfilled as events of release 1
+-- existing rows are backfilled as events of release 1, with a progress
+-- notice every dpkmeans.progress_rows rows (1 000 000 by default)
+SET dpkmeans.progress_rows = 8000;
 SELECT dp_attach('trips', ARRAY['x', 'y'], 4, 1.0, ARRAY[0, 0], ARRAY[100, 100],
                  horizon => 16, size_hint => 40000);
+RESET dpkmeans.progress_rows;
 SELECT tgname FROM pg_trigger WHERE tgrelid = 'trips'::regclass ORDER BY tgname;
 
 -- INSERT, COPY, UPDATE of tracked and untracked columns, DELETE, NULLs,
