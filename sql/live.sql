@@ -87,9 +87,13 @@ SELECT dp_verify('trips');
 SELECT dp_release('trips');
 SELECT count(*) FROM dp_centers('trips', 4);
 
--- the horizon: no release beyond it, a notice, the last number
-SELECT max(dp_release('trips')) FROM generate_series(1, 20);
+-- the horizon: a warning from 90 % of it on (releases 15 and 16 of 16),
+-- then an error past it (a scheduler shows the job failed), readers keep
+-- the last release
+SELECT max(dp_release('trips')) FROM generate_series(1, 13);
+SELECT dp_release('trips');
 SELECT value FROM dp_privacy_report('trips') WHERE item = 'releases left';
+SELECT count(*) FROM dp_centers('trips', 4);
 
 -- An independent recount through the readers: with epsilon = 1000 the node
 -- count noise is zero with overwhelming probability (discrete Laplace of
