@@ -295,7 +295,8 @@ set_reader(FunctionCallInfo fcinfo, bool grant)
 
 	dpk_pg_check_table_owner(relid, grant ? "grant reading" : "revoke reading");
 	dpk_pg_refuse_in_recovery(grant ? "dp_grant_reader" : "dp_revoke_reader");
-	if (!OidIsValid(role) || GetUserNameFromId(role, true) == NULL)
+	/* a grant of a role dropped under an older version can still be revoked */
+	if (!OidIsValid(role) || (grant && GetUserNameFromId(role, true) == NULL))
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("role with OID %u does not exist", role)));
