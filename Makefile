@@ -125,6 +125,13 @@ tapcheck:
 bench-shards:
 	$(MAKE) tapcheck PROVE_TESTS=test/bench/shards_bench.pl PROVE_FLAGS=-v
 
+# The pg_regress suites (or SUITES) under AddressSanitizer: an ASan build of
+# the library in a private copy of PG_CONFIG's installation, loaded into a
+# server started for it (scripts/asan-regress.sh).
+.PHONY: asan-regress
+asan-regress:
+	PG_CONFIG=$(PG_CONFIG) ./scripts/asan-regress.sh $(SUITES)
+
 # The statistical privacy test through the SQL layer alone, and its long setting.
 .PHONY: privacy-sql privacy-sql-long
 privacy-sql:

@@ -3,8 +3,8 @@
 # dependencies (apt), a -Wall -Wextra -Werror build and install, the plain-C
 # unit tests (plain and under ASan/UBSan), the statistical privacy test (and
 # its weakened modes, which must fail), pg_regress and TAP suites as the
-# postgres OS user, and the Debian package with the regression suite
-# against it.
+# postgres OS user, pg_regress again against an AddressSanitizer build of
+# the library, and the Debian package with the regression suite against it.
 # The last line is "ci: N passed, M failed"; the exit status is non-zero
 # when M > 0.  Every step's exit status counts (scripts/ci-lib.sh).
 #
@@ -152,6 +152,15 @@ if ls "$copy"/test/t/*.pl >/dev/null 2>&1; then
 	ci_passed=$((ci_passed + t_ok))
 	ci_failed=$((ci_failed + t_bad))
 fi
+
+# The memory checker over the SQL layer: every pg_regress suite against an
+# AddressSanitizer build of the library; an ASan report, a crashed server
+# process or a failed suite fails the step (scripts/asan-regress.sh).
+ci_step "pg_regress under AddressSanitizer"
+./scripts/asan-regress.sh >"$ci_log/asan-regress" 2>&1
+rc=$?
+cat "$ci_log/asan-regress"
+ci_count_run asan-regress "$rc" "$ci_log/asan-regress"
 
 # The Debian package, built from a clean clone of the committed tree,
 # installed over the build above, and the regression suite run against it.

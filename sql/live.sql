@@ -8,9 +8,12 @@ SELECT (ARRAY[20, 80, 20, 80])[1 + i % 4] + (random() - 0.5) * 4,
        (ARRAY[20, 20, 80, 80])[1 + i % 4] + (random() - 0.5) * 4
 FROM generate_series(1, 20000) AS i;
 
--- existing rows are backfilled as events of release 1
+-- existing rows are backfilled as events of release 1, with a progress
+-- notice every dpkmeans.progress_rows rows (1 000 000 by default)
+SET dpkmeans.progress_rows = 8000;
 SELECT dp_attach('trips', ARRAY['x', 'y'], 4, 1.0, ARRAY[0, 0], ARRAY[100, 100],
                  horizon => 16, size_hint => 40000);
+RESET dpkmeans.progress_rows;
 SELECT tgname FROM pg_trigger WHERE tgrelid = 'trips'::regclass ORDER BY tgname;
 
 -- INSERT, COPY, UPDATE of tracked and untracked columns, DELETE, NULLs,
@@ -84,9 +87,13 @@ SELECT dp_verify('trips');
 SELECT dp_release('trips');
 SELECT count(*) FROM dp_centers('trips', 4);
 
--- the horizon: no release beyond it, a notice, the last number
-SELECT max(dp_release('trips')) FROM generate_series(1, 20);
+-- the horizon: a warning from 90 % of it on (releases 15 and 16 of 16),
+-- then an error past it (a scheduler shows the job failed), readers keep
+-- the last release
+SELECT max(dp_release('trips')) FROM generate_series(1, 13);
+SELECT dp_release('trips');
 SELECT value FROM dp_privacy_report('trips') WHERE item = 'releases left';
+SELECT count(*) FROM dp_centers('trips', 4);
 
 -- An independent recount through the readers: with epsilon = 1000 the node
 -- count noise is zero with overwhelming probability (discrete Laplace of
@@ -182,6 +189,18 @@ DROP TRIGGER dpkmeans_capture_insert ON logs;
 ALTER TRIGGER dpkmeans_capture_insert ON logs RENAME TO other;
 ALTER TABLE logs ALTER COLUMN a TYPE numeric USING a * 2;
 ALTER TABLE logs RENAME COLUMN b TO bb;
+-- nor made unlogged: a crash would empty it while its counters keep its rows
+ALTER TABLE logs SET UNLOGGED;
+SELECT relpersistence FROM pg_class WHERE oid = 'logs'::regclass;
+-- an unlogged or temporary table is not attached; once logged it is
+CREATE UNLOGGED TABLE scratch (a float8, b float8);
+SELECT dp_attach('scratch', ARRAY['a', 'b'], 2, 1.0, ARRAY[0, 0], ARRAY[10, 10]);
+CREATE TEMP TABLE scratch_tmp (a float8, b float8);
+SELECT dp_attach('scratch_tmp', ARRAY['a', 'b'], 2, 1.0, ARRAY[0, 0], ARRAY[10, 10]);
+ALTER TABLE scratch SET LOGGED;
+SELECT dp_attach('scratch', ARRAY['a', 'b'], 2, 1.0, ARRAY[0, 0], ARRAY[10, 10]);
+ALTER TABLE scratch SET LOGGED;
+DROP TABLE scratch, scratch_tmp;
 -- writes under session_replication_role = replica are counted too
 SET session_replication_role = replica;
 INSERT INTO logs (a, b) VALUES (3, 3), (4, 4);

@@ -95,6 +95,35 @@ DELETE FROM secret WHERE x = 1;
 RESET ROLE;
 SET ROLE dpk_owner;
 SELECT dp_verify('secret');
+RESET ROLE;
+
+-- A role granted reading is not dropped while it reads, as with any grant;
+-- DROP OWNED BY ends its reading, and revoking its last grant frees it.
+CREATE ROLE dpk_leaving;
+CREATE ROLE dpk_brief;
+SET ROLE dpk_owner;
+SELECT dp_grant_reader('secret', 'dpk_leaving') AND dp_grant_reader('secret', 'dpk_brief') AS granted;
+SELECT value FROM dp_privacy_report('secret') WHERE item = 'who reads releases';
+RESET ROLE;
+DROP ROLE dpk_leaving;
+DROP OWNED BY dpk_leaving;
+DROP ROLE dpk_leaving;
+SET ROLE dpk_owner;
+SELECT value FROM dp_privacy_report('secret') WHERE item = 'who reads releases';
+SELECT dp_revoke_reader('secret', 'dpk_brief');
+RESET ROLE;
+DROP ROLE dpk_brief;
+-- a grant whose role was dropped under an older version (a bare OID): not
+-- listed, it grants nothing, and its OID revokes it
+INSERT INTO dpkmeans_internal.readers (relid, reader) VALUES ('secret', 4000000000::oid::regrole);
+SET ROLE dpk_owner;
+SELECT value FROM dp_privacy_report('secret') WHERE item = 'who reads releases';
+SELECT dp_revoke_reader('secret', '4000000000');
+SELECT dp_grant_reader('secret', '4000000000');
+RESET ROLE;
+SELECT count(*) AS grants FROM dpkmeans_internal.readers WHERE relid = 'secret'::regclass;
+-- dropping the table frees its readers too
+SET ROLE dpk_owner;
 DROP TABLE secret;
 RESET ROLE;
 REVOKE ALL ON SCHEMA public FROM dpk_owner;

@@ -130,6 +130,14 @@ CREATE TABLE s2.m9 PARTITION OF m FOR VALUES FROM (9000) TO (9500);
 INSERT INTO m VALUES (9001, 1, 1);
 DROP SCHEMA s2 CASCADE;
 :check
+-- every partition stays logged: a crash would empty an unlogged one while
+-- the counters keep its rows
+ALTER TABLE m1b SET UNLOGGED;
+CREATE UNLOGGED TABLE m7 PARTITION OF m FOR VALUES FROM (7000) TO (7500);
+CREATE UNLOGGED TABLE m8 (id int, x float8, y float8);
+ALTER TABLE m ATTACH PARTITION m8 FOR VALUES FROM (8000) TO (8500);
+DROP TABLE m8;
+SELECT count(*) AS unlogged FROM pg_class WHERE relname LIKE 'm%' AND relpersistence <> 'p';
 
 -- insert_only: DDL and statements that delete rows are refused, whatever
 -- the partition holds

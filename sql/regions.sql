@@ -35,6 +35,18 @@ WHERE relid IN ('reg'::regclass, 'reg16'::regclass) ORDER BY relid::text;
 
 -- releases with inserts between them, and one without
 SELECT dp_release('reg');
+-- the privacy report reads the region state (its format): after the first
+-- release, as the owner and as a role granted reading only
+SELECT count(*) > 20 AS report_rows,
+       max(substring(value from 'region state format [0-9]')) AS format
+FROM dp_privacy_report('reg');
+CREATE ROLE regions_reader;
+SELECT dp_grant_reader('reg', 'regions_reader');
+SET ROLE regions_reader;
+SELECT count(*) > 20 AS report_rows,
+       max(substring(value from 'region state format [0-9]')) AS format
+FROM dp_privacy_report('reg');
+RESET ROLE;
 CREATE TABLE len1 AS SELECT length(state) AS len FROM dpkmeans_internal.regions
 WHERE relid = 'reg'::regclass;
 INSERT INTO reg (v)
@@ -155,4 +167,5 @@ SELECT dp_attach('reg', ARRAY['v'], 4, 1.0,
 SELECT count(*) AS region_rows FROM dpkmeans_internal.regions;
 DROP TABLE reg;
 SELECT count(*) AS region_rows FROM dpkmeans_internal.regions;
+DROP ROLE regions_reader;
 DROP TABLE reg16, len1, saved;

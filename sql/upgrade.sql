@@ -191,9 +191,20 @@ SELECT relid FROM dpkmeans_internal.regions;
 DROP TABLE up64;
 DROP OWNED BY upgrade_runner;
 DROP ROLE upgrade_runner;
--- 0.6 -> 0.7
+-- 0.6 -> 0.7: reader grants become privileges of their roles; a grant
+-- whose role was dropped under 0.6 goes
+CREATE TABLE upr (x float8, y float8);
+SELECT dp_attach('upr', ARRAY['x', 'y'], 2, 1.0, ARRAY[0, 0], ARRAY[1, 1]);
+CREATE ROLE upgrade_reader;
+CREATE ROLE upgrade_gone;
+SELECT dp_grant_reader('upr', 'upgrade_reader') AND dp_grant_reader('upr', 'upgrade_gone') AS granted;
+DROP ROLE upgrade_gone;
 ALTER EXTENSION dpkmeans UPDATE TO '0.7';
 SELECT extversion FROM pg_extension WHERE extname = 'dpkmeans';
+SELECT reader FROM dpkmeans_internal.readers WHERE relid = 'upr'::regclass;
+DROP ROLE upgrade_reader;
+DROP TABLE upr;
+DROP ROLE upgrade_reader;
 
 -- a fresh install is the newest version directly
 DROP EXTENSION dpkmeans;

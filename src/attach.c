@@ -751,6 +751,7 @@ dp_attach(PG_FUNCTION_ARGS)
 	/* No write may slip between the backfill scan and the triggers. */
 	rel = table_open(tr.relid, ShareRowExclusiveLock);
 	tree = dpk_tree_relids(tr.relid, ShareRowExclusiveLock);
+	dpk_refuse_unlogged(tree);
 	dpk_check_no_detaching(tree);
 	dpk_shard_check_tree(tr.relid);
 	dpk_shape_init(&shape, rel, tr.d, 0, attnums, tr.ncols, tr.lower, tr.upper);

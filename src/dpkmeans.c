@@ -38,6 +38,13 @@ _PG_init(void)
 							 &dpk_max_cells,
 							 4194304.0, 1.0, 1e9,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("dpkmeans.progress_rows",
+							"Rows between two progress notices of a backfill.",
+							"dp_attach (and the owner's recounts) count the table's existing "
+							"rows and report every this many; 0 reports nothing.",
+							&dpk_progress_rows,
+							1000000, 0, INT_MAX,
+							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomEnumVariable("dpkmeans.counter_estimator",
 							 "How a release combines the noisy tree nodes of its counters.",
 							 "least_squares (the default) or signed (the non-adjacent-form "

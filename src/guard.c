@@ -16,7 +16,9 @@
  * attached table is refused (statements on the parent would write its rows
  * without its triggers).  The row trigger for logical replication fires on
  * REPLICA (or ALWAYS): only disabling it is refused.  A table captured from
- * the WAL keeps REPLICA IDENTITY FULL and stays logged while attached.
+ * the WAL keeps REPLICA IDENTITY FULL.  Every attached table, and each of
+ * its partitions, stays logged (0.7): a crash empties an unlogged table
+ * while its counters, in logged tables, keep counting its rows.
  * ALTER TYPE ... CASCADE reaches the columns of tables typed by it: a
  * tracked one is neither retyped nor renamed that way either; and CREATE
  * SCHEMA may not create a partition or child of an attached table (its
@@ -209,8 +211,9 @@ guard_alter_table(AlterTableStmt *stmt)
 					refuse(relid, "change its replica identity");
 				break;
 			case AT_SetUnLogged:
-				if (tr->capture_wal)
-					refuse(relid, "make it unlogged (its changes are counted from the WAL)");
+				/* a crash empties an unlogged table; its counters would keep the rows */
+				refuse(relid, tr->capture_wal ? "make it unlogged (its changes are counted from the WAL)"
+					   : "make it unlogged (a crash would empty it while its counters keep its rows)");
 				break;
 			case AT_DisableTrigAll:
 			case AT_DisableTrigUser:
@@ -325,14 +328,56 @@ guard_create_schema(CreateSchemaStmt *stmt)
 	}
 }
 
-/* CREATE TABLE ... INHERITS an attached table (partitions are welcome). */
+/*
+ * ERROR unless every table of tree (relids) is logged: a crash empties an
+ * unlogged table and a temporary one goes with its session, while the
+ * counters, stored in logged tables, would keep their rows.
+ */
+void
+dpk_refuse_unlogged(List *tree)
+{
+	ListCell   *lc;
+
+	foreach(lc, tree)
+	{
+		Oid			relid = lfirst_oid(lc);
+		char		persistence = get_rel_persistence(relid);
+
+		if (persistence != RELPERSISTENCE_PERMANENT)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("dpkmeans needs a logged table; \"%s\" is %s", get_rel_name(relid),
+							persistence == RELPERSISTENCE_UNLOGGED ? "unlogged" : "temporary"),
+					 errdetail("A crash empties an unlogged table and a temporary one ends with its session, "
+							   "while the counters of an attached table keep every row."),
+					 errhint(persistence == RELPERSISTENCE_UNLOGGED
+							 ? "Run ALTER TABLE \"%s\" SET LOGGED first." : "Use a permanent table.",
+							 get_rel_name(relid))));
+	}
+}
+
+/*
+ * CREATE TABLE ... INHERITS an attached table (partitions are welcome,
+ * unless unlogged).
+ */
 static void
 guard_create_child(CreateStmt *stmt)
 {
 	ListCell   *lc;
 
 	if (stmt->partbound != NULL)
+	{
+		Oid			parent;
+
+		if (stmt->relation->relpersistence == RELPERSISTENCE_PERMANENT ||
+			list_length(stmt->inhRelations) != 1)
+			return;
+		parent = RangeVarGetRelid(linitial_node(RangeVar, stmt->inhRelations), NoLock, true);
+		if (attached_config(parent) != NULL)
+			refuse(parent, psprintf("create \"%s\" as its unlogged partition (a crash would empty it "
+									"while the counters keep its rows)", stmt->relation->relname));
 		return;
+	}
 	foreach(lc, stmt->inhRelations)
 	{
 		Oid			parent = RangeVarGetRelid((RangeVar *) lfirst(lc), NoLock, true);

@@ -113,8 +113,11 @@ Oid			dpk_capture_root(Relation rel);
 Oid			dpk_attached_root(Oid relid);
 List	   *dpk_tree_relids(Oid relid, LOCKMODE lockmode);
 
-/* ERROR if a table of the tree under relid is a foreign table. */
+/* ERROR if a table of the tree under relid is a foreign table or not logged. */
 void		dpk_check_tree(Oid relid);
+
+/* ERROR unless every table of tree (relids) is logged (src/guard.c). */
+void		dpk_refuse_unlogged(List *tree);
 
 /*
  * ERROR if a table of tree (dpk_tree_relids) is a partition whose DETACH

@@ -136,6 +136,7 @@ dpk_check_tree(Oid relid)
 					 errdetail("dpkmeans counts rows with triggers on the tables that store them; a foreign table stores its rows elsewhere."),
 					 errhint("Attach the tables that hold the rows, on their own servers.")));
 	}
+	dpk_refuse_unlogged(dpk_tree_relids(relid, NoLock));
 	dpk_check_no_detaching(dpk_tree_relids(relid, NoLock));
 }
 

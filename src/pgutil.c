@@ -30,6 +30,7 @@
 #include "pgutil.h"
 
 double		dpk_max_cells = 4194304.0;
+int			dpk_progress_rows = 1000000;
 int			dpk_counter_estimator = 1;	/* DPK_TREE_LOCAL_BLUE */
 
 /* palloc in the current context; huge allocations allowed. */

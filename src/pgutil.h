@@ -22,6 +22,8 @@
 
 /* GUCs (dpkmeans.*) */
 extern double dpk_max_cells;
+/* dpkmeans.progress_rows: a backfill's NOTICE every this many rows (0: none). */
+extern int	dpk_progress_rows;
 
 /* dpkmeans.counter_estimator: a DpkTreeEstimator (see tree_estimator.h). */
 extern int	dpk_counter_estimator;

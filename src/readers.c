@@ -291,11 +291,13 @@ set_reader(FunctionCallInfo fcinfo, bool grant)
 	Oid			relid = dpk_pg_table_arg(fcinfo);
 	Oid			role = role_arg(fcinfo);
 	DpkOwnerSwitch sw;
-	bool		changed;
+	bool		changed,
+				exists;
 
 	dpk_pg_check_table_owner(relid, grant ? "grant reading" : "revoke reading");
 	dpk_pg_refuse_in_recovery(grant ? "dp_grant_reader" : "dp_revoke_reader");
-	if (!OidIsValid(role) || GetUserNameFromId(role, true) == NULL)
+	exists = OidIsValid(role) && GetUserNameFromId(role, true) != NULL;
+	if (!exists && grant)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("role with OID %u does not exist", role)));
@@ -304,6 +306,11 @@ set_reader(FunctionCallInfo fcinfo, bool grant)
 		dpk_store_not_attached(relid);
 	changed = dpk_store_set_reader(relid, role, grant);
 	dpk_store_end(&sw);
+	/* the grant of a role dropped under an older version is revoked by its OID */
+	if (!exists && !changed)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("role with OID %u does not exist", role)));
 	return changed;
 }
 

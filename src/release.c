@@ -475,6 +475,29 @@ check_release_context(void)
 				 errhint("Make releases on the primary.")));
 }
 
+/*
+ * WARNING once release t uses 90 % of the horizon or more: past the horizon
+ * dp_release fails, and an owner whose releases run on a schedule should
+ * know before.
+ */
+static void
+warn_near_horizon(const char *relname, int t, int horizon)
+{
+	if ((int64) t * 10 < (int64) horizon * 9)
+		return;
+	if (t >= horizon)
+		ereport(WARNING,
+				(errmsg("table \"%s\" made release %d, the last of its horizon", relname, t),
+				 errdetail("A further dp_release fails; readers keep getting release %d.", t),
+				 errhint("Unschedule its releases, or run dp_detach and dp_attach for a new history with a new budget.")));
+	else
+		ereport(WARNING,
+				(errmsg("table \"%s\" made release %d of its horizon of %d; %d left",
+						relname, t, horizon, horizon - t),
+				 errdetail("Past the horizon dp_release fails and readers keep getting release %d.",
+						   horizon)));
+}
+
 /* dp_release(tbl): the owner makes a new snapshot; returns its number. */
 PG_FUNCTION_INFO_V1(dp_release);
 Datum
@@ -552,12 +575,16 @@ dp_release(PG_FUNCTION_ARGS)
 	switch (job->status)
 	{
 		case DPK_JOB_MADE:
+			warn_near_horizon(relname, job->t, job->horizon);
 			break;
 		case DPK_JOB_AT_HORIZON:
-			ereport(NOTICE,
-					(errmsg("table \"%s\" reached its horizon of %d releases; no new release is made",
-							get_rel_name(relid), job->horizon),
-					 errdetail("Readers keep getting release %d.", job->t)));
+			/* an ERROR, so that a scheduler shows the job failed */
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("table \"%s\" reached its horizon of %d releases; no new release is made",
+							relname, job->horizon),
+					 errdetail("Readers keep getting release %d.", job->t),
+					 errhint("Unschedule its releases, or run dp_detach and dp_attach for a new history with a new budget.")));
 			break;
 		case DPK_JOB_FAILED:
 			ereport(ERROR,

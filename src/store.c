@@ -15,6 +15,7 @@
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
+#include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -679,6 +680,8 @@ dpk_store_set_home(Oid relid, const DpkHome *home)
 			   4, types, values, false, SPI_OK_UPDATE);
 }
 
+static void revoke_unused_reader_grants(void);
+
 /* Remove every stored row of the table. */
 void
 dpk_store_delete_table(Oid relid)
@@ -698,6 +701,36 @@ dpk_store_delete_table(Oid relid)
 	for (i = 0; i < lengthof(sql) - (store_v01 ? 1 : 0); i++)
 		store_exec_rel(sql[i], relid, false, SPI_OK_DELETE);
 	dpk_store_regions_delete(relid);
+	revoke_unused_reader_grants();
+}
+
+/*
+ * A grant row counts only while its role holds USAGE on the domain
+ * dpkmeans_internal.reader_grants (0.7), so that DROP ROLE is refused while
+ * it reads a table and DROP OWNED BY ends its reading (objects older than
+ * 0.7 have no domain: every row counts).
+ */
+#define READER_GRANT_HELD \
+	"(to_regtype('dpkmeans_internal.reader_grants') IS NULL OR EXISTS (" \
+	"SELECT 1 FROM pg_catalog.pg_type t, pg_catalog.aclexplode(t.typacl) a " \
+	"WHERE t.oid = to_regtype('dpkmeans_internal.reader_grants') AND a.grantee = g.reader::oid))"
+
+/* Whether the installed objects keep reader grants as privileges (0.7). */
+static bool
+has_reader_privileges(void)
+{
+	dpk_store_exec("SELECT to_regtype('dpkmeans_internal.reader_grants') IS NOT NULL AS has",
+				   0, NULL, NULL, true, SPI_OK_SELECT);
+	return DatumGetBool(col_nn(0, "has"));
+}
+
+/* Revoke the reader privilege of roles that read no table any more (0.7). */
+static void
+revoke_unused_reader_grants(void)
+{
+	if (!store_v01 && has_reader_privileges())
+		dpk_store_exec("SELECT dpkmeans_internal.revoke_unused_reader_grants()",
+					   0, NULL, NULL, false, SPI_OK_SELECT);
 }
 
 /* Whether member has the privileges of a granted reader (see store.h). */
@@ -708,30 +741,45 @@ dpk_store_has_reader_grant(Oid relid, Oid member)
 
 	if (store_v01)
 		return false;
-	store_exec_rel("SELECT reader::oid AS reader FROM dpkmeans_internal.readers "
-				   "WHERE relid = $1::oid::regclass", relid, true, SPI_OK_SELECT);
+	store_exec_rel("SELECT reader::oid AS reader FROM dpkmeans_internal.readers g "
+				   "WHERE relid = $1::oid::regclass AND " READER_GRANT_HELD,
+				   relid, true, SPI_OK_SELECT);
 	for (i = 0; i < SPI_processed; i++)
 		if (has_privs_of_role(member, DatumGetObjectId(col_nn(i, "reader"))))
 			return true;
 	return false;
 }
 
-/* Grant or revoke reading (see store.h). */
+/*
+ * Grant or revoke reading (see store.h).  A grant gives the role the reader
+ * privilege first; a revocation takes it back from a role that reads no
+ * other table.
+ */
 bool
 dpk_store_set_reader(Oid relid, Oid role, bool grant)
 {
 	Oid			types[2] = {OIDOID, OIDOID};
 	Datum		values[2] = {ObjectIdGetDatum(relid), ObjectIdGetDatum(role)};
+	bool		changed;
 
 	if (grant)
+	{
+		if (has_reader_privileges())
+			dpk_store_exec(psprintf("GRANT USAGE ON TYPE dpkmeans_internal.reader_grants TO %s",
+									quote_identifier(GetUserNameFromId(role, false))),
+						   0, NULL, NULL, false, SPI_OK_UTILITY);
 		dpk_store_exec("INSERT INTO dpkmeans_internal.readers (relid, reader) "
 				   "VALUES ($1::oid::regclass, $2::oid::regrole) ON CONFLICT DO NOTHING",
 				   2, types, values, false, SPI_OK_INSERT);
-	else
-		dpk_store_exec("DELETE FROM dpkmeans_internal.readers "
-				   "WHERE relid = $1::oid::regclass AND reader = $2::oid::regrole",
-				   2, types, values, false, SPI_OK_DELETE);
-	return SPI_processed > 0;
+		return SPI_processed > 0;
+	}
+	/* by OID: a row of a role dropped under an older version goes too */
+	dpk_store_exec("DELETE FROM dpkmeans_internal.readers "
+			   "WHERE relid = $1::oid::regclass AND reader::oid = $2",
+			   2, types, values, false, SPI_OK_DELETE);
+	changed = SPI_processed > 0;
+	revoke_unused_reader_grants();
+	return changed;
 }
 
 /* The granted readers, comma-separated (see store.h). */
@@ -741,7 +789,8 @@ dpk_store_reader_names(Oid relid)
 	if (store_v01)
 		return "";
 	store_exec_rel("SELECT coalesce(string_agg(reader::text, ', ' ORDER BY reader::text), '') "
-				   "AS names FROM dpkmeans_internal.readers WHERE relid = $1::oid::regclass",
+				   "AS names FROM dpkmeans_internal.readers g WHERE relid = $1::oid::regclass "
+				   "AND " READER_GRANT_HELD,
 				   relid, true, SPI_OK_SELECT);
 	return TextDatumGetCString(col_nn(0, "names"));
 }

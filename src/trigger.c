@@ -225,13 +225,11 @@ dpk_scan_table(Relation rel, DpkShape *shape, DpkCellMap *map, bool progress)
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(rowctx);
 		if ((++rows & 65535) == 0)
-		{
 			CHECK_FOR_INTERRUPTS();
-			if (progress && (rows % 1000000) == 0)
-				ereport(NOTICE,
-						(errmsg("dpkmeans: %llu rows of \"%s\" counted",
-								(unsigned long long) rows, RelationGetRelationName(rel))));
-		}
+		if (progress && dpk_progress_rows > 0 && rows % (uint64) dpk_progress_rows == 0)
+			ereport(NOTICE,
+					(errmsg("dpkmeans: %llu rows of \"%s\" counted",
+							(unsigned long long) rows, RelationGetRelationName(rel))));
 	}
 	ExecDropSingleTupleTableSlot(slot);
 	table_endscan(scan);

@@ -20,6 +20,7 @@ $node->safe_psql('postgres', q{
 });
 $node->safe_psql('src', q{
 	CREATE EXTENSION dpkmeans;
+	CREATE ROLE dump_reader;
 	CREATE SCHEMA geo;
 	CREATE TABLE geo.trips (id bigserial, x float8, y float8);
 	INSERT INTO geo.trips (x, y) SELECT i % 97, i % 89 FROM generate_series(1, 30000) i;
@@ -27,6 +28,8 @@ $node->safe_psql('src', q{
 	SELECT dp_release('geo.trips');
 	INSERT INTO geo.trips (x, y) SELECT 50, 50 FROM generate_series(1, 1000);
 	SELECT dp_release('geo.trips');
+	SELECT dp_grant_reader('geo.trips', 'dump_reader');
+	GRANT USAGE ON SCHEMA geo TO dump_reader;
 	CREATE TABLE emb (v float8[]);
 	INSERT INTO emb SELECT ARRAY[i % 5, i % 3, i % 2] FROM generate_series(1, 1000) i;
 	SELECT dp_attach('emb', ARRAY['v'], 2, 0.5, ARRAY[0, 0, 0], ARRAY[5, 5, 5], mode => 'insert_only');
@@ -100,6 +103,12 @@ my $ledger_src = $node->safe_psql('src', $q_ledger);
 like($ledger_src, qr/geo\.trips 1 1 0 2 t/, 'the original\'s ledger: geo.trips spent epsilon 1 in 2 releases');
 is($node->safe_psql('dst', $q_ledger), $ledger_src, 'the ledger is restored');
 is($node->safe_psql('dst', $q_hist), $before{hist}, 'histogram identical');
+is($node->safe_psql('dst', "SET ROLE dump_reader; $q_centers"), $before{centers},
+	'a role granted reading reads the restored table');
+is($node->safe_psql('dst', "SELECT count(*) FROM dpkmeans_internal.readers WHERE reader = 'dump_reader'::regrole"),
+	'1', '... its grant restored');
+is($node->safe_psql('dst', "SELECT has_type_privilege('dump_reader', 'dpkmeans_internal.reader_grants', 'USAGE')"),
+	't', '... with its privilege, so DROP ROLE is refused while it reads');
 is($node->safe_psql('dst', "SELECT array_agg(noisy_cost ORDER BY k) FROM dp_cost_curve('geo.trips')"),
 	$before{costs}, 'cost curve identical');
 is($node->safe_psql('dst', "SELECT array_agg(center ORDER BY cluster) FROM dp_centers('emb', 2)"),

@@ -74,7 +74,7 @@
 # Exactness: before the first release readers raise an error and make no
 # release; on every run, release numbers go 1, 2, .., T; every read of a
 # release gives the same values (histogram and centres read twice; at the
-# horizon dp_release makes nothing and the histogram stays); noisy counts
+# horizon dp_release fails, makes nothing and the histogram stays); noisy counts
 # are integers, one per cell; the table holds what the stream says (a SQL
 # recount before each release); dp_verify is true and the report counts T
 # releases.
@@ -511,8 +511,10 @@ sub run_script
 
 	if ($horizon_check)
 	{
-		# At the horizon nothing is made: the same number, the same histogram.
-		$sql .= "SELECT 'X|$r|' || dp_release('$tbl');\n";
+		# Past the horizon nothing is made: dp_release fails (the error is
+		# counted below), the releases used stay T, the same histogram.
+		$sql .= "\\set ON_ERROR_STOP 0\nSELECT 'X|$r|' || dp_release('$tbl');\n\\set ON_ERROR_STOP 1\n";
+		$sql .= "SELECT 'X|$r|' || value FROM dp_privacy_report('$tbl') WHERE item = 'releases used';\n";
 		$sql .= $hist->("HX|$r");
 	}
 	$sql .= "SELECT 'V|$r|' || dp_verify('$tbl');\n";
@@ -638,9 +640,9 @@ is($bad{shape} // 0, 0, "every histogram has one integer noisy count for each of
 is($bad{recount} // 0, 0, 'before every release the table holds what the stream says (SQL recount)');
 is($bad{verify} // 0, 0, 'dp_verify is true after every run');
 is($bad{used} // 0, 0, "the report counts $T releases after every run");
-is($bad{horizon} // 0, 0, 'at the horizon dp_release makes nothing and the histogram stays');
-my $notices = () = join('', map { slurp_file("$dir/session_$_.err") } 0 .. $sessions - 1) =~ /reached its horizon/g;
-is($notices, $sessions, '... with a notice');
+is($bad{horizon} // 0, 0, 'past the horizon dp_release makes nothing and the histogram stays');
+my $errors = () = join('', map { slurp_file("$dir/session_$_.err") } 0 .. $sessions - 1) =~ /ERROR:  table "run_\d+" reached its horizon/g;
+is($errors, $sessions, '... and fails with an error');
 
 # ---- the broken readers of the self-test ----
 
