@@ -70,6 +70,8 @@ ci_step "statistical privacy test, mechanism at twice its epsilon (must fail)"
 ci_privacy_weakened 2
 ci_step "statistical privacy test, deletions at the insert_only sensitivity (must fail)"
 ci_privacy_weakened deletes
+ci_step "statistical test of the published integer (exact rounding)"
+ci_privacy_rounding
 ci_step "statistical privacy test of the discrete Gaussian counters (quick)"
 ci_privacy_gauss
 ci_step "the same, every sigma halved (must fail)"
