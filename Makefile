@@ -179,6 +179,16 @@ privacy-quick: test/privacy/bin/privacy_test
 privacy-long: test/privacy/bin/privacy_test
 	OPENBLAS_NUM_THREADS=1 ./test/privacy/bin/privacy_test long
 
+# the published integer of least-squares releases against its exact law
+# (the rounding of doc/privacy.md, "Exact rounding"); about 20 seconds.
+test/privacy/bin/privacy_rounding: test/privacy/privacy_rounding.c test/privacy/privacy_common.h $(CORE_LIB) src/*.h test/unit/unit.h
+	@mkdir -p test/privacy/bin
+	$(CORE_CC) $(CORE_CFLAGS) -o $@ $< $(CORE_LIB) $(CORE_LIBS)
+
+.PHONY: privacy-rounding
+privacy-rounding: test/privacy/bin/privacy_rounding
+	OPENBLAS_NUM_THREADS=1 ./test/privacy/bin/privacy_rounding
+
 # the same for the discrete Gaussian counters of (epsilon, delta) tables;
 # DPK_PRIVACY_WEAKEN=2 and =deletes must fail as well (scripts/ci.sh).
 test/privacy/bin/privacy_gauss: test/privacy/privacy_gauss.c test/privacy/privacy_gauss_oneshot.c test/privacy/gauss_events.h test/privacy/privacy_common.h $(CORE_LIB) src/*.h test/unit/unit.h

@@ -103,6 +103,16 @@ ci_privacy_test() {
 	ci_count_run privacy_test "$rc" "$ci_log/privacy"
 }
 
+# The published integer of least-squares releases against its exact law
+# (privacy_rounding), counted like a unit test.
+ci_privacy_rounding() {
+	local rc
+	make -s privacy-rounding >"$ci_log/privacy-rounding" 2>&1
+	rc=$?
+	cat "$ci_log/privacy-rounding"
+	ci_count_run privacy_rounding "$rc" "$ci_log/privacy-rounding"
+}
+
 # The privacy test against a deliberately weakened mechanism must FAIL: one
 # pass when it exits non-zero with failed checks in its summary, one failure
 # otherwise (it passed, crashed or printed no summary).

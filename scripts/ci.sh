@@ -65,7 +65,7 @@ fi
 # beside the sanitizer unit tests and the other half, and are counted below
 # in their usual order from the logs they leave.
 ci_step "build the statistical privacy tests"
-if make -s test/privacy/bin/privacy_test test/privacy/bin/privacy_gauss >"$ci_log/build-privacy" 2>&1; then
+if make -s test/privacy/bin/privacy_test test/privacy/bin/privacy_gauss test/privacy/bin/privacy_rounding >"$ci_log/build-privacy" 2>&1; then
 	ci_passed=$((ci_passed + 1))
 	(
 		ci_logged privacy-weak2 env DPK_PRIVACY_WEAKEN=2 make -s privacy-quick
@@ -89,6 +89,8 @@ ci_step "statistical privacy test, mechanism at twice its epsilon (must fail)"
 ci_privacy_weakened 2
 ci_step "statistical privacy test, deletions at the insert_only sensitivity (must fail)"
 ci_privacy_weakened deletes
+ci_step "statistical test of the published integer (exact rounding)"
+ci_privacy_rounding
 [ -n "$lane" ] && wait "$lane"
 ci_step "statistical privacy test of the discrete Gaussian counters (quick)"
 ci_privacy_gauss

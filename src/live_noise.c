@@ -75,8 +75,9 @@ dpk_live_noisy_histogram(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYT
 	DpkNoise	ss = dpk_live_sum_noise(cfg);
 	DpkSumNoise sums = with_sums ? DPK_SUMS_VECTOR : DPK_SUMS_NONE;
 	int64_t    *noise = dpk_alloc((1 + d) * sizeof(int64_t));
+	int64_t    *truth = dpk_alloc((1 + d) * sizeof(int64_t));
 	int64_t    *tmp = dpk_alloc((1 + d) * sizeof(int64_t));
-	double	   *acc = dpk_alloc((1 + d) * sizeof(double));
+	__int128   *acc = dpk_alloc((1 + d) * sizeof(__int128));
 	DpkTreeWeights w;
 	uint64_t	c;
 	size_t		pos = 0;
@@ -103,17 +104,28 @@ dpk_live_noisy_histogram(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYT
 		if ((c & 1023) == 0)
 			dpk_check_interrupts();
 		if (gauss)
+		{
 			dpk_live_cell_noise(s, key, cfg->level, c, t, d, &cs, &ss, sums, noise);
-		else
-			dpk_cell_noise_weighted(s, key, cfg->level, c, &w, d, cs.lap, ss.lap, sums,
-									noise, tmp, acc);
-		out->count[c] += noise[0];
+			out->count[c] += noise[0];
+			if (with_sums)
+				for (j = 0; j < d; j++)
+					out->sum[c * d + j] += noise[1 + j];
+			continue;
+		}
+		/* the published values: true + weighted noise, rounded exactly */
+		truth[0] = out->count[c];
+		for (j = 0; j < d; j++)
+			truth[1 + j] = with_sums ? out->sum[c * d + j] : 0;
+		dpk_cell_noise_weighted(s, key, cfg->level, c, &w, d, cs.lap, ss.lap, sums,
+								truth, noise, tmp, acc);
+		out->count[c] = noise[0];
 		if (with_sums)
 			for (j = 0; j < d; j++)
-				out->sum[c * d + j] += noise[1 + j];
+				out->sum[c * d + j] = noise[1 + j];
 	}
 	dpk_tree_weights_free(&w);
 	dpk_free(noise);
+	dpk_free(truth);
 	dpk_free(tmp);
 	dpk_free(acc);
 }
@@ -149,33 +161,22 @@ dpk_live_noisy_projected_reach(const DpkLiveConfig *cfg, const uint8_t *reach,
 	DpkSumNoise sums = !sum ? DPK_SUMS_NONE : ss.coords ? DPK_SUMS_COORDS : DPK_SUMS_VECTOR;
 	int64_t    *noise = dpk_alloc((1 + d) * sizeof(int64_t));
 	int64_t    *tmp = dpk_alloc((1 + d) * sizeof(int64_t));
-	double	   *acc = dpk_alloc((1 + d) * sizeof(double));
+	__int128   *acc = dpk_alloc((1 + d) * sizeof(__int128));
 	DpkTreeWeights w;
-	size_t		pos = 0;
-	uint64_t	cell,
-				c;
+	uint64_t	c;
 	const int64_t *vals;
+	int64_t		norm_truth;
 	int			j;
 
 	memset(&w, 0, sizeof(w));
 	if (!gauss)
 		dpk_tree_release_weights((DpkTreeEstimator) cfg->estimator, cfg->arity,
 								 cfg->horizon, t, &w);
-	memset(count, 0, total * sizeof(double));
-	if (sum)
-		memset(sum, 0, total * d * sizeof(double));
-	*sumnorm = 0.0;
-	while (dpk_cellmap_next(state, &pos, &cell, &vals))
-	{
-		if (cell == DPK_LIVE_NORM_CELL(cfg))
-			*sumnorm = (double) vals[0];
-		else if (cell < total)
-		{
-			count[cell] = (double) vals[0];
-			for (j = 0; j < d; j++)
-				sum[cell * d + j] = (double) vals[1 + j];
-		}
-	}
+	/*
+	 * Each cell's true counters are read where its noise is added, so the
+	 * published integers are computed from the exact true values (a cell
+	 * the map lacks is all zeros); only they are turned into doubles.
+	 */
 	for (c = 0; c < total; c++)
 	{
 		if ((c & 255) == 0)
@@ -188,25 +189,34 @@ dpk_live_noisy_projected_reach(const DpkLiveConfig *cfg, const uint8_t *reach,
 				memset(sum + c * d, 0, d * sizeof(double));
 			continue;
 		}
+		vals = dpk_cellmap_find(state, c);
 		/* The level byte carries the copy, so copies never share a node. */
 		if (gauss)
+		{
 			dpk_live_cell_noise(s, key, cfg->level + 32 * (int) (c / ncells), c % ncells,
 								t, d, &cs, &ss, sum ? DPK_SUMS_VECTOR : DPK_SUMS_NONE, noise);
+			for (j = 0; j <= d; j++)
+				noise[j] += vals ? vals[j] : 0;
+		}
 		else
 			dpk_cell_noise_weighted(s, key, cfg->level + 32 * (int) (c / ncells),
 									c % ncells, &w, d, cs.lap, ss.lap, sums,
-									noise, tmp, acc);
-		count[c] += (double) noise[0];
+									vals, noise, tmp, acc);
+		count[c] = (double) noise[0];
 		for (j = 0; j < d; j++)
-			sum[c * d + j] += (double) noise[1 + j];
+			sum[c * d + j] = (double) noise[1 + j];
 	}
+	vals = dpk_cellmap_find(state, DPK_LIVE_NORM_CELL(cfg));
+	norm_truth = vals ? vals[0] : 0;
 	if (gauss)
+	{
 		dpk_live_cell_noise(s, key, 255, 0, t, 0, &ns, &cs, DPK_SUMS_NONE, noise);
+		noise[0] += norm_truth;
+	}
 	else
 		dpk_cell_noise_weighted(s, key, 255, 0, &w, 0, ns.lap, cs.lap, DPK_SUMS_NONE,
-								noise, tmp, acc);
-	*sumnorm += (double) noise[0];
-	*sumnorm = ldexp(*sumnorm, cfg->norm_shift);	/* back to unit steps */
+								&norm_truth, noise, tmp, acc);
+	*sumnorm = ldexp((double) noise[0], cfg->norm_shift);	/* back to unit steps */
 	dpk_tree_weights_free(&w);
 	dpk_free(noise);
 	dpk_free(tmp);

@@ -319,11 +319,14 @@ report_governance(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConf
 			   ? (dpk_counter_estimator == DPK_TREE_SIGNED
 				  ? "signed: release t sums the nodes of the balanced base-k digits of t"
 				  : "least squares: release t weighs the nodes of the balanced base-k digits of t "
-				  "and their ancestors' children (post-processing of the same node noise)")
+				  "and their ancestors' children, weights exact over 2^32 - 1, each value the "
+				  "nearest integer to true value + weighted noise (post-processing of the same "
+				  "node noise)")
 			   : dpk_counter_estimator == DPK_TREE_SIGNED
 			   ? "signed: release t sums the nodes of the non-adjacent form of t"
 			   : "least squares: release t weighs the signed nodes of t, their children and their "
-			   "ancestors' children (post-processing of the same node noise)");
+			   "ancestors' children, weights exact over 2^32 - 1, each value the nearest integer "
+			   "to true value + weighted noise (post-processing of the same node noise)");
 	report_row(rsinfo, "who reads releases",
 			   psprintf("the owner (%s), superusers, and roles granted with dp_grant_reader%s%s",
 						GetUserNameFromId(dpk_pg_rel_owner(relid), false),

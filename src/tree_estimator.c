@@ -212,6 +212,8 @@ dpk_tree_weights(int k, uint32_t horizon, int depth, bool family, uint32_t t,
 	double	   *G,
 			   *q;
 	int64_t		kd = 1;
+	int64_t    *num;
+	bool	   *q_one;
 
 	int			h = dpk_tree_shape_height(k, horizon);
 
@@ -226,11 +228,14 @@ dpk_tree_weights(int k, uint32_t horizon, int depth, bool family, uint32_t t,
 		out->level = dpk_alloc((size_t) (ns + 1) * sizeof(int));
 		out->index = dpk_alloc((size_t) (ns + 1) * sizeof(uint32_t));
 		out->weight = dpk_alloc((size_t) (ns + 1) * sizeof(double));
+		out->num = dpk_alloc((size_t) (ns + 1) * sizeof(int64_t));
+		out->den = 1;
 		for (a = 0; a < ns; a++)
 		{
 			out->level[a] = sl[a];
 			out->index[a] = si[a];
 			out->weight[a] = ss[a];
+			out->num[a] = ss[a];
 		}
 		return;
 	}
@@ -313,6 +318,7 @@ dpk_tree_weights(int k, uint32_t horizon, int depth, bool family, uint32_t t,
 	node_atom = dpk_alloc((size_t) nn * sizeof(int));
 	atom_node = dpk_alloc((size_t) nn * sizeof(int));
 	q = dpk_alloc0((size_t) nn * sizeof(double));
+	q_one = dpk_alloc0((size_t) nn * sizeof(bool));
 	for (a = 0; a < nn; a++)
 		node_atom[a] = -1;
 	for (m = 0; m + 1 < nb; m++)
@@ -330,6 +336,7 @@ dpk_tree_weights(int k, uint32_t horizon, int depth, bool family, uint32_t t,
 			node_atom[v] = na;
 			atom_node[na] = v;
 			q[na] = bound[m + 1] <= (int64_t) t ? 1.0 : 0.0;
+			q_one[na] = bound[m + 1] <= (int64_t) t;
 			na++;
 		}
 		else if (q[node_atom[v]] != (bound[m + 1] <= (int64_t) t ? 1.0 : 0.0))
@@ -358,12 +365,16 @@ dpk_tree_weights(int k, uint32_t horizon, int depth, bool family, uint32_t t,
 			G[b * na + a] = G[a * na + b];
 	cholesky_solve(G, q, na);
 
-	out->arity = k;
-	out->n = 0;
-	out->signs = false;
-	out->level = dpk_alloc((size_t) nn * sizeof(int));
-	out->index = dpk_alloc((size_t) nn * sizeof(uint32_t));
-	out->weight = dpk_alloc((size_t) nn * sizeof(double));
+	/*
+	 * Exact weights num[m] / DPK_TREE_WEIGHT_DEN: the least squares
+	 * rounded, then each atom's equation of (*) made exact by its own node
+	 * (the smallest node holding it).  An atom's equation sums its own node
+	 * and the nodes containing it (the family is laminar).  Going down the
+	 * levels, settling an atom by its own node leaves every equation
+	 * settled before intact: their nodes contain their own atoms' nodes,
+	 * which are above this one or disjoint from it.
+	 */
+	num = dpk_alloc((size_t) nn * sizeof(int64_t));
 	for (m = 0; m < nn; m++)
 	{
 		double		w = 0.0;
@@ -375,13 +386,60 @@ dpk_tree_weights(int k, uint32_t horizon, int depth, bool family, uint32_t t,
 			if (nodes[m].start <= x->start && x->end <= nodes[m].end)
 				w += q[a];
 		}
-		if (fabs(w) < 1e-12)
+		if (!(fabs(w) < 64.0))
+			dpk_fail("tree estimator: a least-squares weight out of range");
+		num[m] = llround(w * (double) DPK_TREE_WEIGHT_DEN);
+	}
+	for (m = nn - 1; m >= 0; m--)	/* level descending */
+	{
+		int64_t		above = 0,
+					want;
+		int			v;
+
+		if (node_atom[m] < 0)
+			continue;
+		for (v = 0; v < nn; v++)
+			if (v != m && nodes[v].start <= nodes[m].start && nodes[m].end <= nodes[v].end)
+				above += num[v];
+		want = (q_one[node_atom[m]] ? DPK_TREE_WEIGHT_DEN : 0) - above;
+		/* the repair moves a weight by a few units of 2^-32, never more */
+		if (llabs(want - num[m]) > ((int64_t) 1 << 16))
+			dpk_fail("tree estimator: exact weights far from the least squares");
+		num[m] = want;
+	}
+	/* (*) exactly, atom by atom */
+	for (a = 0; a < na; a++)
+	{
+		const LocalNode *x = &nodes[atom_node[a]];
+		int64_t		sum = 0;
+
+		for (m = 0; m < nn; m++)
+			if (nodes[m].start <= x->start && x->end <= nodes[m].end)
+				sum += num[m];
+		if (sum != (q_one[a] ? DPK_TREE_WEIGHT_DEN : 0))
+			dpk_fail("tree estimator: exact weights miss the identity");
+	}
+
+	out->arity = k;
+	out->n = 0;
+	out->signs = false;
+	out->den = DPK_TREE_WEIGHT_DEN;
+	out->level = dpk_alloc((size_t) nn * sizeof(int));
+	out->index = dpk_alloc((size_t) nn * sizeof(uint32_t));
+	out->weight = dpk_alloc((size_t) nn * sizeof(double));
+	out->num = dpk_alloc((size_t) nn * sizeof(int64_t));
+	for (m = 0; m < nn; m++)
+	{
+		if (num[m] == 0)
 			continue;
 		out->level[out->n] = nodes[m].level;
 		out->index[out->n] = nodes[m].index;
-		out->weight[out->n] = w;
+		out->num[out->n] = num[m];
+		out->weight[out->n] = (double) num[m] / (double) DPK_TREE_WEIGHT_DEN;
 		out->n++;
 	}
+	dpk_free(num);
+	dpk_free(q_one);
 	dpk_free(nodes);
 	dpk_free(bound);
 	dpk_free(seg_node);
@@ -410,9 +468,11 @@ dpk_tree_weights_free(DpkTreeWeights *w)
 	dpk_free(w->level);
 	dpk_free(w->index);
 	dpk_free(w->weight);
+	dpk_free(w->num);
 	w->level = NULL;
 	w->index = NULL;
 	w->weight = NULL;
+	w->num = NULL;
 	w->n = 0;
 }
 
@@ -499,34 +559,63 @@ dpk_tree_choose_arity(uint32_t horizon)
 	return arity;
 }
 
-/* Weighted continual noise of one cell (see tree_estimator.h). */
+/* Nearest integer of base + num / den, ties to even (see tree_estimator.h). */
+bool
+dpk_round_exact(int64_t base, __int128 num, int64_t den, int64_t *out)
+{
+	__int128	x = (__int128) base * den + num,
+				q = x / den,
+				r = x % den;
+
+	if (r < 0)					/* floor: q den <= x < (q + 1) den */
+	{
+		q -= 1;
+		r += den;
+	}
+	if (2 * r > (__int128) den || (2 * r == (__int128) den && (q & 1) != 0))
+		q += 1;
+	if (q > (__int128) INT64_MAX || q < (__int128) INT64_MIN)
+		return false;
+	*out = (int64_t) q;
+	return true;
+}
+
+/*
+ * Published counters of one cell (see tree_estimator.h).  |num| < 2^38 and
+ * |eta| < 2^63, so each product is below 2^101 and a sum of fewer than 2^20
+ * of them fits the 128-bit accumulator.
+ */
 void
 dpk_cell_noise_weighted(DpkStream *s, const uint8_t key[DPK_KEY_BYTES], int level,
 						uint64_t cell, const DpkTreeWeights *w, int d,
 						DpkScale count_scale, DpkScale sum_scale, DpkSumNoise sums,
-						int64_t *out, int64_t *tmp, double *acc)
+						const int64_t *truth, int64_t *out, int64_t *tmp, __int128 *acc)
 {
 	int			dd = sums != DPK_SUMS_NONE ? d : 0;
 	int			a,
 				j;
 
-	memset(out, 0, (1 + d) * sizeof(int64_t));
+	if (truth)
+		memcpy(out, truth, (1 + d) * sizeof(int64_t));
+	else
+		memset(out, 0, (1 + d) * sizeof(int64_t));
 	if (w->signs)
 	{
 		for (a = 0; a < w->n; a++)
 			dpk_node_noise(s, key, level, cell, w->arity, w->level[a], w->index[a], d,
-						   count_scale, sum_scale, sums, (int) w->weight[a], out);
+						   count_scale, sum_scale, sums, (int) w->num[a], out);
 		return;
 	}
-	memset(acc, 0, (1 + dd) * sizeof(double));
+	memset(acc, 0, (1 + dd) * sizeof(__int128));
 	for (a = 0; a < w->n; a++)
 	{
 		memset(tmp, 0, (1 + dd) * sizeof(int64_t));
 		dpk_node_noise(s, key, level, cell, w->arity, w->level[a], w->index[a], d,
 					   count_scale, sum_scale, sums, 1, tmp);
 		for (j = 0; j <= dd; j++)
-			acc[j] += w->weight[a] * (double) tmp[j];
+			acc[j] += (__int128) w->num[a] * tmp[j];
 	}
 	for (j = 0; j <= dd; j++)
-		out[j] = llround(acc[j]);
+		if (!dpk_round_exact(out[j], acc[j], w->den, &out[j]))
+			dpk_fail("continual release: a noisy counter beyond 64 bits");
 }

@@ -64,7 +64,20 @@ int			dpk_tree_signed_decompose(int k, uint32_t t, int *node_level,
 /* Number of nodes of dpk_tree_signed_decompose(k, t). */
 int			dpk_tree_signed_nodes(int k, uint32_t t);
 
-/* A weighted node list: release noise = sum weight[a] * noise(node a). */
+/*
+ * Least-squares weights are kept exactly as integers over this common
+ * denominator (doc/privacy.md, "Exact rounding").  It is odd, so a weighted
+ * sum of integer draws is never a half-integer and the nearest integer
+ * needs no tie rule; and 2^32 - 1 = 3 * 5 * 17 * 257 * 65537 keeps the
+ * least-squares weights in thirds, fifths, ... exact.
+ */
+#define DPK_TREE_WEIGHT_DEN INT64_C(4294967295)
+
+/*
+ * A weighted node list: release noise = sum weight[a] * noise(node a), the
+ * weights exactly num[a] / den (den 1 for the signed digits, else
+ * DPK_TREE_WEIGHT_DEN), and weight[a] the nearest double.
+ */
 typedef struct DpkTreeWeights
 {
 	int			arity;			/* of the tree the nodes belong to */
@@ -73,6 +86,8 @@ typedef struct DpkTreeWeights
 	int		   *level;
 	uint32_t   *index;
 	double	   *weight;
+	int64_t    *num;
+	int64_t		den;
 } DpkTreeWeights;
 
 /*
@@ -83,6 +98,10 @@ typedef struct DpkTreeWeights
  * most of the top-down information of the full least-squares estimate).
  * depth 0 without family: the signed weights themselves.  Equal node
  * variances assumed, as every node of a counter family has the same scale.
+ * The least-squares solution (floating point) is rounded to multiples of
+ * 1 / DPK_TREE_WEIGHT_DEN and repaired so that (*) holds exactly in
+ * integers: the release's privacy rests on (*) alone, its accuracy on the
+ * weights being within a few 2^-32 of the least squares.
  */
 void		dpk_tree_weights(int k, uint32_t horizon, int depth, bool family,
 							 uint32_t t, DpkTreeWeights *out);
@@ -127,16 +146,27 @@ double		dpk_tree_typical_norm2(DpkTreeEstimator est, int k, uint32_t horizon);
 int			dpk_tree_choose_arity(uint32_t horizon);
 
 /*
- * The continual noise of one cell under weights w: out[0..d] = the weighted
- * sum of the nodes' draws (dpk_node_noise), rounded to the nearest integer
- * (post-processing; exact when w->signs).  tmp: 1 + d scratch integers,
- * acc: 1 + d scratch doubles.
+ * The published counters of one cell under weights w: out[j] = the nearest
+ * integer to truth[j] + S_j, S_j = sum_a (num[a] / den) eta_a[j] the
+ * weighted sum of the nodes' draws (dpk_node_noise), computed exactly in
+ * integers (doc/privacy.md, "Exact rounding"; den is odd, so there is no
+ * tie); j = 0 the count,
+ * 1..d the sums (when sums is not DPK_SUMS_NONE; else out[1..d] = truth).
+ * truth: the cell's 1 + d true counters, NULL for zeros.  With w->signs S is
+ * an integer and out = truth + S.  tmp: 1 + d scratch integers, acc: 1 + d
+ * scratch 128-bit integers.
  */
 void		dpk_cell_noise_weighted(DpkStream *s, const uint8_t key[DPK_KEY_BYTES],
 									int level, uint64_t cell, const DpkTreeWeights *w,
 									int d, DpkScale count_scale, DpkScale sum_scale,
-									DpkSumNoise sums, int64_t *out, int64_t *tmp,
-									double *acc);
+									DpkSumNoise sums, const int64_t *truth, int64_t *out,
+									int64_t *tmp, __int128 *acc);
+
+/*
+ * The nearest integer to base + num / den, ties to even (for odd den there
+ * are none); den > 0.  False when it does not fit in 64 bits.
+ */
+bool		dpk_round_exact(int64_t base, __int128 num, int64_t den, int64_t *out);
 
 /* Sum of the squared weights: the release's variance in node variances. */
 double		dpk_tree_weights_norm2(const DpkTreeWeights *w);

@@ -281,8 +281,9 @@ kary_suite_run(const KarySuite *ks, bool is_b, const uint8_t key[DPK_KEY_BYTES],
 	uint8_t		nonce[DPK_NONCE_BYTES] = {0};
 	DpkScale	csc = dpk_live_count_scale(&ks->mech);
 	int64_t		noise[1],
-				tmp[1];
-	double		acc[1];
+				tmp[1],
+				truth[1];
+	__int128	acc[1];
 	int			i;
 
 	if (!dpk_stream_open(&st, key, nonce))
@@ -292,16 +293,18 @@ kary_suite_run(const KarySuite *ks, bool is_b, const uint8_t key[DPK_KEY_BYTES],
 		DpkTreeWeights w;
 
 		dpk_tree_release_weights(DPK_TREE_SIGNED, ks->k, ks->T, ks->ts[i], &w);
+		truth[0] = kary_truth(ks, is_b, ks->ts[i]);
 		dpk_cell_noise_weighted(&st, key, ks->mech.level, 42, &w, 0, csc, csc,
-								DPK_SUMS_NONE, noise, tmp, acc);
-		val[i] = kary_truth(ks, is_b, ks->ts[i]) + noise[0];
+								DPK_SUMS_NONE, truth, noise, tmp, acc);
+		val[i] = noise[0];
 		dpk_tree_weights_free(&w);
 	}
 	for (i = 0; i < 4; i++)
 	{
+		truth[0] = kary_truth(ks, is_b, ks->pair[i / 2][i % 2]);
 		dpk_cell_noise_weighted(&st, key, ks->mech.level, 42, &ks->w[i], 0, csc, csc,
-								DPK_SUMS_NONE, noise, tmp, acc);
-		lsq[i] = kary_truth(ks, is_b, ks->pair[i / 2][i % 2]) + noise[0];
+								DPK_SUMS_NONE, truth, noise, tmp, acc);
+		lsq[i] = noise[0];
 	}
 	dpk_stream_close(&st);
 }

@@ -857,13 +857,13 @@ run_stream(const Ctx *cx, const DpkCellMap *states, const uint8_t key[DPK_KEY_BY
 		{
 			DpkTreeWeights w;
 			int64_t		tmp[1 + DIM];
-			double		acc[1 + DIM];
+			__int128	acc[1 + DIM];
 
 			dpk_tree_release_weights((DpkTreeEstimator) cx->mech.estimator, cx->mech.arity,
 									 cx->mech.horizon, (uint32_t) t, &w);
 			dpk_cell_noise_weighted(&s, key, cx->mech.level, cx->cell, &w, DIM, cs, ss,
-									DPK_SUMS_NONE, noise, tmp, acc);
-			o->yw[t] = (v ? v[0] : 0) + noise[0];
+									DPK_SUMS_NONE, v, noise, tmp, acc);
+			o->yw[t] = noise[0];
 			dpk_tree_weights_free(&w);
 		}
 		if (full && i < NCLUSTER && cluster_at[i] == t)

@@ -14,6 +14,13 @@
 #include "tree_estimator.h"
 #include "unit.h"
 
+/*
+ * Orthogonality holds to a few units of 2^-32: the weights are the least
+ * squares rounded to multiples of 1 / DPK_TREE_WEIGHT_DEN and repaired so
+ * that (*) holds exactly.
+ */
+#define ORTH_TOL 1e-8
+
 /* k^j. */
 static int64_t
 kpow(int k, int j)
@@ -23,6 +30,55 @@ kpow(int k, int j)
 	while (j-- > 0)
 		w *= k;
 	return w;
+}
+
+/*
+ * Whether v is the nearest integer to x = base + num / den, ties to even:
+ * |2 (x - v) den| < den, or = den with v even (a property, not the
+ * algorithm of dpk_round_exact).
+ */
+static bool
+nearest_even(int64_t v, int64_t base, __int128 num, int64_t den)
+{
+	__int128	diff = 2 * ((__int128) base * den + num - (__int128) v * den);
+
+	if (diff < 0)
+		diff = -diff;
+	return diff < den || (diff == den && (v & 1) == 0);
+}
+
+/*
+ * Whether the exact weights num / den satisfy (*) at every position
+ * 1 .. limit, in integers.
+ */
+static bool
+identity_exact(int k, const DpkTreeWeights *w, uint32_t t, int64_t limit)
+{
+	int64_t    *diff = calloc((size_t) limit + 2, sizeof(int64_t));
+	int64_t		run = 0,
+				i;
+	bool		ok = true;
+	int			a;
+
+	for (a = 0; a < w->n; a++)
+	{
+		int64_t		len = kpow(k, w->level[a]),
+					start = ((int64_t) w->index[a] - 1) * len + 1,
+					end = (int64_t) w->index[a] * len;
+
+		if (start > limit)
+			continue;
+		diff[start] += w->num[a];
+		if (end + 1 <= limit)
+			diff[end + 1] -= w->num[a];
+	}
+	for (i = 1; i <= limit && ok; i++)
+	{
+		run += diff[i];
+		ok = run == (i <= (int64_t) t ? w->den : 0);
+	}
+	free(diff);
+	return ok;
 }
 
 /*
@@ -137,7 +193,8 @@ main(void)
 						bad_height++;
 				}
 				bad_sum += covered != (int64_t) t;
-				bad_identity += identity_error(k, &w, t, 3 * (int64_t) t + 3) > 0.0;
+				bad_identity += identity_error(k, &w, t, 3 * (int64_t) t + 3) > 0.0 ||
+					w.den != 1 || !identity_exact(k, &w, t, 3 * (int64_t) t + 3);
 				dpk_tree_weights_free(&w);
 			}
 		CHECK(bad_sum == 0, "balanced digits telescope to t (%d bad)", bad_sum);
@@ -166,7 +223,8 @@ main(void)
 					worst_exact = 0.0,
 					sum_blue = 0.0,
 					sum_signed = 0.0;
-		int			worse = 0;
+		int			worse = 0,
+					inexact = 0;
 
 		prefix[0] = 0;
 		for (int64_t p = 1; p <= span; p++)
@@ -182,6 +240,8 @@ main(void)
 
 			dpk_tree_release_weights(DPK_TREE_LOCAL_BLUE, 2, T, t, &w);
 			worst_id = fmax(worst_id, identity_error(2, &w, t, span));
+			inexact += w.den != DPK_TREE_WEIGHT_DEN ||
+				!identity_exact(2, &w, t, span);
 			worst_orth = fmax(worst_orth, orthogonality_error(2, &w));
 			for (i = 0; i < w.n; i++)
 			{
@@ -203,8 +263,10 @@ main(void)
 			dpk_tree_weights_free(&w);
 		}
 		CHECK(worst_id < 1e-9, "T=%u: (*) holds to %g", T, worst_id);
+		CHECK(inexact == 0, "T=%u: (*) holds exactly in integers (%d releases miss)", T,
+			  inexact);
 		CHECK(worst_exact < 1e-6, "T=%u: exact on noiseless nodes (error %g)", T, worst_exact);
-		CHECK(worst_orth < 1e-9, "T=%u: least-squares orthogonality %g", T, worst_orth);
+		CHECK(worst_orth < ORTH_TOL, "T=%u: least-squares orthogonality %g", T, worst_orth);
 		CHECK(worse == 0, "T=%u: never worse than the signed nodes (%d worse)", T, worse);
 		/* bench_counter: 0.45-0.46 of the signed variance at T = 256 and 1024 */
 		if (T >= 256)
@@ -228,12 +290,12 @@ main(void)
 			int64_t		a[4],
 						b[4],
 						tmp[4];
-			double		acc[4];
+			__int128	acc[4];
 
 			dpk_tree_release_weights(DPK_TREE_SIGNED, 2, 1024, t, &w);
 			dpk_cell_noise(&s, key, 3, 4242 + t, t, 3, cs, ss, DPK_SUMS_VECTOR, a);
-			dpk_cell_noise_weighted(&s, key, 3, 4242 + t, &w, 3, cs, ss, DPK_SUMS_VECTOR, b,
-									tmp, acc);
+			dpk_cell_noise_weighted(&s, key, 3, 4242 + t, &w, 3, cs, ss, DPK_SUMS_VECTOR,
+									NULL, b, tmp, acc);
 			mismatch += memcmp(a, b, sizeof(a)) != 0;
 			dpk_tree_weights_free(&w);
 		}
@@ -266,10 +328,10 @@ main(void)
 			{
 				int64_t		v[1],
 							tmp[1];
-				double		acc[1];
+				__int128	acc[1];
 
 				dpk_cell_noise_weighted(&s, key, 3, (uint64_t) c, &w, 0, cs, cs,
-										DPK_SUMS_NONE, v, tmp, acc);
+										DPK_SUMS_NONE, NULL, v, tmp, acc);
 				sum += v[0];
 				sum2 += (double) v[0] * v[0];
 			}
@@ -309,7 +371,8 @@ main(void)
 							worst_orth = 0.0,
 							worst_exact = 0.0;
 				int			worse = 0,
-							high = 0;
+							high = 0,
+							inexact = 0;
 
 				prefix[0] = 0;
 				for (int64_t p = 1; p <= span; p++)
@@ -322,6 +385,7 @@ main(void)
 
 					dpk_tree_release_weights(DPK_TREE_LOCAL_BLUE, k, T, t, &w);
 					worst_id = fmax(worst_id, identity_error(k, &w, t, span));
+					inexact += !identity_exact(k, &w, t, span);
 					worst_orth = fmax(worst_orth, orthogonality_error(k, &w));
 					for (i = 0; i < w.n; i++)
 					{
@@ -340,9 +404,11 @@ main(void)
 					dpk_tree_weights_free(&w);
 				}
 				CHECK(worst_id < 1e-9, "k=%d T=%u: (*) holds to %g", k, T, worst_id);
+				CHECK(inexact == 0, "k=%d T=%u: (*) exact in integers (%d releases miss)", k,
+					  T, inexact);
 				CHECK(worst_exact < 1e-6, "k=%d T=%u: exact on noiseless nodes (error %g)", k, T,
 					  worst_exact);
-				CHECK(worst_orth < 1e-9, "k=%d T=%u: least-squares orthogonality %g", k, T,
+				CHECK(worst_orth < ORTH_TOL, "k=%d T=%u: least-squares orthogonality %g", k, T,
 					  worst_orth);
 				CHECK(worse == 0, "k=%d T=%u: %d releases worse than the digits", k, T, worse);
 				CHECK(high == 0, "k=%d T=%u: %d nodes above the tree's %d levels", k, T, high, h);
@@ -407,13 +473,14 @@ main(void)
 		{
 			DpkTreeWeights w;
 			int64_t		got[3],
-						tmp[3];
-			double		acc[3],
+						tmp[3],
+						truth[3] = {t, 3 * (int64_t) t + 1, -(int64_t) t};
+			__int128	acc[3],
 						want[3] = {0, 0, 0};
 
 			dpk_tree_release_weights(DPK_TREE_LOCAL_BLUE, k, T, t, &w);
-			dpk_cell_noise_weighted(&s, key, 4, 77, &w, 2, cs, ss, DPK_SUMS_VECTOR, got, tmp,
-									acc);
+			dpk_cell_noise_weighted(&s, key, 4, 77, &w, 2, cs, ss, DPK_SUMS_VECTOR, truth, got,
+									tmp, acc);
 			for (i = 0; i < w.n; i++)
 			{
 				int64_t    *v = cache[w.level[i]][w.index[i]];
@@ -433,10 +500,11 @@ main(void)
 				else
 					shared++;
 				for (int j = 0; j < 3; j++)
-					want[j] += w.weight[i] * (double) v[j];
+					want[j] += (__int128) w.num[i] * v[j];
 			}
+			/* the nearest integer to truth + want / den, ties to even */
 			for (int j = 0; j < 3; j++)
-				mismatch += got[j] != llround(want[j]);
+				mismatch += !nearest_even(got[j], truth[j], want[j], w.den);
 			dpk_tree_weights_free(&w);
 		}
 		CHECK(mismatch == 0 && shared > 1000, "k-ary releases from one draw per node "
@@ -479,10 +547,10 @@ main(void)
 			{
 				int64_t		v[1],
 							tmp[1];
-				double		acc[1];
+				__int128	acc[1];
 
 				dpk_cell_noise_weighted(&s, key, 3, (uint64_t) c, &w, 0, cs, cs,
-										DPK_SUMS_NONE, v, tmp, acc);
+										DPK_SUMS_NONE, NULL, v, tmp, acc);
 				sum += v[0];
 				sum2 += (double) v[0] * v[0];
 			}
@@ -495,6 +563,111 @@ main(void)
 				   w.n, var, expect);
 			dpk_tree_weights_free(&w);
 		}
+	}
+
+	/*
+	 * Exact rounding (doc/privacy.md, "Exact rounding"): the nearest
+	 * integer to base + num / den, ties to even, on the sum and not on the
+	 * noise alone (base 1 + 1/2 rounds to 2, base 0 + 1/2 to 0).
+	 */
+	{
+		static const struct
+		{
+			int64_t		base;
+			int64_t		num;
+			int64_t		den;
+			int64_t		want;
+		}			rc[] = {
+			{0, 1, 2, 0}, {0, -1, 2, 0}, {1, 1, 2, 2}, {1, -1, 2, 0}, {0, 3, 2, 2},
+			{0, -3, 2, -2}, {-1, 1, 2, 0}, {-1, -1, 2, -2}, {5, 0, 7, 5}, {5, 3, 7, 5},
+			{5, 4, 7, 6}, {-5, -3, 7, -5}, {-5, -4, 7, -6}, {7, -9, 1, -2},
+			{0, (int64_t) 1 << 31, (int64_t) 1 << 32, 0},
+			{3, (int64_t) 1 << 31, (int64_t) 1 << 32, 4},
+			{0, ((int64_t) 1 << 31) + 1, (int64_t) 1 << 32, 1},
+			{0, -((int64_t) 1 << 31) - 1, (int64_t) 1 << 32, -1},
+			{INT64_MAX, 0, 4, INT64_MAX}, {INT64_MIN, 1, 4, INT64_MIN},
+			{0, DPK_TREE_WEIGHT_DEN / 2, DPK_TREE_WEIGHT_DEN, 0},
+			{0, DPK_TREE_WEIGHT_DEN / 2 + 1, DPK_TREE_WEIGHT_DEN, 1},
+			{0, -DPK_TREE_WEIGHT_DEN / 2, DPK_TREE_WEIGHT_DEN, 0},
+			{0, -DPK_TREE_WEIGHT_DEN / 2 - 1, DPK_TREE_WEIGHT_DEN, -1},
+			{1, DPK_TREE_WEIGHT_DEN / 2, DPK_TREE_WEIGHT_DEN, 1},
+			{-7, 3 * DPK_TREE_WEIGHT_DEN + 1, DPK_TREE_WEIGHT_DEN, -4},
+		};
+		int			bad = 0;
+		int64_t		v;
+
+		for (i = 0; i < (int) (sizeof(rc) / sizeof(rc[0])); i++)
+			if (!dpk_round_exact(rc[i].base, rc[i].num, rc[i].den, &v) || v != rc[i].want)
+			{
+				bad++;
+				fprintf(stderr, "  round %lld + %lld/%lld\n", (long long) rc[i].base,
+						(long long) rc[i].num, (long long) rc[i].den);
+			}
+		CHECK(bad == 0, "exact rounding, ties to even (%d wrong)", bad);
+		CHECK(!dpk_round_exact(INT64_MAX, 3, 4, &v) && !dpk_round_exact(INT64_MIN, -3, 4, &v),
+			  "exact rounding refuses results beyond 64 bits");
+	}
+
+	/*
+	 * Least-squares weights whose denominator divides DPK_TREE_WEIGHT_DEN
+	 * are exact: release 8 of the binary tree of T = 16 is 1/3, 1/3, 2/3.
+	 */
+	{
+		DpkTreeWeights w;
+		int			bad = 0;
+
+		dpk_tree_release_weights(DPK_TREE_LOCAL_BLUE, 2, 16, 8, &w);
+		for (i = 0; i < w.n; i++)
+			bad += w.num[i] * 3 != (w.level[i] == 3 ? 2 : 1) * DPK_TREE_WEIGHT_DEN;
+		CHECK(w.n == 3 && bad == 0 && w.den == DPK_TREE_WEIGHT_DEN,
+			  "binary T=16 release 8: weights exactly 1/3, 1/3, 2/3 (%d nodes, %d off)", w.n,
+			  bad);
+		dpk_tree_weights_free(&w);
+	}
+
+	/*
+	 * Exact weights at the largest horizon (2^20) for every arity: (*)
+	 * holds in integers, over the common denominator, and the published
+	 * value of a cell is the exact rounding of truth + S.
+	 */
+	{
+		int			bad = 0,
+					tried = 0;
+		DpkScale	cs = dpk_scale_from_double(7.0);
+
+		for (int k = 2; k <= DPK_TREE_ARITY_MAX; k++)
+			for (uint32_t t = 1; t <= (1u << 20); t += 65521 + 2 * (uint32_t) k)
+			{
+				DpkTreeWeights w;
+				int64_t		limit = 0,
+							got[1],
+							tmp[1],
+							truth[1] = {(int64_t) t % 5},
+							v[1];
+				__int128	acc[1],
+							want = 0;
+
+				dpk_tree_release_weights(DPK_TREE_LOCAL_BLUE, k, 1u << 20, t, &w);
+				for (i = 0; i < w.n; i++)
+					limit = limit > kpow(k, w.level[i]) * (int64_t) w.index[i] + 2 ? limit :
+						kpow(k, w.level[i]) * (int64_t) w.index[i] + 2;
+				bad += !identity_exact(k, &w, t, limit) ||
+					(!w.signs && w.den != DPK_TREE_WEIGHT_DEN);
+				dpk_cell_noise_weighted(&s, key, 5, 9, &w, 0, cs, cs, DPK_SUMS_NONE, truth,
+										got, tmp, acc);
+				for (i = 0; i < w.n; i++)
+				{
+					v[0] = 0;
+					dpk_node_noise(&s, key, 5, 9, k, w.level[i], w.index[i], 0, cs, cs,
+								   DPK_SUMS_NONE, 1, v);
+					want += (__int128) w.num[i] * v[0];
+				}
+				bad += !nearest_even(got[0], truth[0], want, w.den);
+				tried++;
+				dpk_tree_weights_free(&w);
+			}
+		CHECK(bad == 0 && tried > 200, "T=2^20: exact weights and rounding (%d of %d bad)", bad,
+			  tried);
 	}
 
 	dpk_stream_close(&s);
