@@ -47,6 +47,13 @@ if [ "$mode" = all ]; then
 	fi
 fi
 
+ci_step "the core includes neither PostgreSQL nor the glue"
+if ./scripts/check-layers.sh; then
+	ci_passed=$((ci_passed + 1))
+else
+	ci_failed=$((ci_failed + 1))
+fi
+
 ci_step "doc/design.md file map matches the Makefile"
 if ./scripts/file-map.sh --check; then
 	ci_passed=$((ci_passed + 1))
