@@ -32,10 +32,11 @@
 
 /*
  * Share of the points on one side of one coordinate above which the caller
- * is warned: rows clamped onto a face gather at the box's edge, where a
- * share this large makes a centre of its own (doc/decisions/bounds-warning.md).
+ * is warned: rows clamped onto a face gather at the box's edge, where from
+ * about 0.25 % on they make a centre of their own
+ * (doc/decisions/bounds-warning.md).
  */
-#define DPK_CLAMP_WARN_SHARE 0.01
+#define DPK_CLAMP_WARN_SHARE 0.001
 
 /* Coordinates listed in a message; the rest are summed up. */
 #define DPK_CLAMP_LISTED 8
