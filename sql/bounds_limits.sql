@@ -67,8 +67,7 @@ RESET ROLE;
 SELECT pg_temp.err($$SET ROLE dpk_bl_reader; SELECT * FROM dp_bounds_check('bl_far')$$);
 RESET ROLE;
 
--- dp_kmeans tells its caller, who ran the query (its notice of fewer
--- centres than k, which depends on the noise, is left out here)
+-- dp_kmeans tells its caller, who ran the query (warnings only here)
 SET client_min_messages = warning;
 SELECT count(*) > 0 AS centres FROM dp_kmeans('SELECT lat, lon FROM bl_trips', 3, 1.0,
     ARRAY[40.5, -74.3], ARRAY[40.9, -73.7]);

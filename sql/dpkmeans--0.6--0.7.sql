@@ -13,11 +13,6 @@
 ALTER TABLE dpkmeans_internal.histogram DROP CONSTRAINT histogram_pkey;
 ALTER TABLE dpkmeans_internal.histogram ADD CONSTRAINT histogram_pkey PRIMARY KEY (relid, t);
 
--- The number of weighted points a release clustered (a post-processing of
--- its noisy counts): readers return at most that many centres.  NULL for
--- releases made before, whose every centre is returned.
-ALTER TABLE dpkmeans_internal.releases ADD COLUMN coreset_size int;
-
 -- dp_centers, dp_cost_curve and dp_histogram get a release argument (NULL:
 -- the latest) and two output columns, the release they answer from and its
 -- time.  They are dropped and created again; the privileges an
@@ -41,7 +36,7 @@ RETURNS TABLE(cluster int, center float8[], noisy_size float8, release int,
               released_at timestamptz)
 AS 'MODULE_PATHNAME', 'dp_centers' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION dp_centers(regclass, int, text, int) IS
-'reader: a release''s k centres (any k up to the attached k, at most as many as the release''s weighted points), k-means or k-median; release NULL: the latest';
+'reader: a release''s k centres (any k up to the attached k; only those that gather a weighted point, at least one), k-means or k-median; release NULL: the latest';
 
 DROP FUNCTION dp_cost_curve(regclass, text);
 CREATE FUNCTION dp_cost_curve(tbl regclass, objective text DEFAULT 'kmeans',
@@ -103,9 +98,9 @@ AS 'MODULE_PATHNAME', 'dp_bounds_check' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION dp_bounds_check(regclass) IS
 'owner: per tracked column, how many rows lie below lower and above upper (clamped onto the box), and their shares; a WARNING when a share is large';
 
--- dp_kmeans returns at most as many centres as its release clustered
--- weighted points (and at most 1000); dp_attach takes k up to 100.
+-- dp_kmeans returns only the centres that gather a weighted point, at least one
+-- (k at most 1000); dp_attach takes k up to 100.
 COMMENT ON FUNCTION dp_kmeans(text, int, float8, float8[], float8[], float8, float8, text, float8) IS
-'one-shot k-means (objective ''kmeans'') or k-median (''kmedian'') of the points a SELECT returns (k up to 1000; at most as many rows as cells rise above the noise, at least one): epsilon-DP, or (epsilon, delta)-DP with discrete Gaussian noise when delta > 0; norm_bound: rows moved into the ball of that radius around the box''s middle (6 or more columns)';
+'one-shot k-means (objective ''kmeans'') or k-median (''kmedian'') of the points a SELECT returns (k up to 1000; only the centres that gather a weighted point, at least one): epsilon-DP, or (epsilon, delta)-DP with discrete Gaussian noise when delta > 0; norm_bound: rows moved into the ball of that radius around the box''s middle (6 or more columns)';
 COMMENT ON FUNCTION dp_attach(regclass, text[], int, float8, float8[], float8[], int, text, float8, float8, text, float8) IS
 'owner: attach a table, k up to 100 (existing rows become events of release 1; no release is made; rows outside the box are counted for the owner); delta > 0: (epsilon, delta)-DP with discrete Gaussian noise; capture ''wal'': changes counted from the WAL by logical decoding (wal_level = logical, own transaction, a replication slot); norm_bound: rows moved into the ball of that radius around the box''s middle (projected tables, 6 or more columns)';

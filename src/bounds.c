@@ -165,6 +165,8 @@ count_tree(const DpkTracked *tr, DpkClampCount *cc)
 {
 	ListCell   *lc;
 	double	   *x = palloc(tr->d * sizeof(double));
+	MemoryContext rowctx = AllocSetContextCreate(CurrentMemoryContext, "dpkmeans bounds row",
+												 ALLOCSET_SMALL_SIZES);
 
 	foreach(lc, dpk_tree_relids(tr->relid, NoLock))
 	{
@@ -185,9 +187,14 @@ count_tree(const DpkTracked *tr, DpkClampCount *cc)
 		slot = table_slot_create(rel, NULL);
 		while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
 		{
+			/* a row's detoasted values are freed with it */
+			MemoryContext old = MemoryContextSwitchTo(rowctx);
+
 			/* rows that are not points are not counted, as by the capture */
 			if (dpk_pg_read_point_slot(&reader, slot, x) == DPK_POINT_OK)
 				dpk_clamp_add(cc, tr->lower, tr->upper, x);
+			MemoryContextSwitchTo(old);
+			MemoryContextReset(rowctx);
 			if ((++rows & 65535) == 0)
 				CHECK_FOR_INTERRUPTS();
 		}
@@ -195,6 +202,7 @@ count_tree(const DpkTracked *tr, DpkClampCount *cc)
 		table_endscan(scan);
 		table_close(rel, NoLock);
 	}
+	MemoryContextDelete(rowctx);
 }
 
 /*

@@ -185,30 +185,32 @@ read_query_points(const char *query, int d, const double *lo, const double *hi,
 }
 
 /*
- * Which of the k centres of res are returned: at most as many as the
- * release clustered weighted points (at least one), the others holding no
- * weight; those of the largest noisy sizes, ties to the first.  *shown: how
- * many.  Post-processing of the noisy coreset only.
+ * Which of the k centres of res are returned: those the release supports,
+ * that gather a weighted point (their noisy size is not exactly 0), and at
+ * least the largest one (the first of the largest); the others are
+ * duplicates of size 0.  *shown: how many.  Post-processing of noisy sizes
+ * only.
  */
 static bool *
 oneshot_supported(const DpkOneshotResult *res, int k, int *shown)
 {
 	bool	   *keep = palloc(k * sizeof(bool));
-	int			m = Min(k, Max(res->coreset_size, 1)),
-				c,
-				b;
+	int			largest = 0,
+				c;
 
+	*shown = 0;
 	for (c = 0; c < k; c++)
 	{
-		int			above = 0;
-
-		/* rank of c: centres with a larger size, or as large and earlier */
-		for (b = 0; b < k && above < m; b++)
-			if (res->sizes[b] > res->sizes[c] || (res->sizes[b] == res->sizes[c] && b < c))
-				above++;
-		keep[c] = above < m;
+		keep[c] = res->sizes[c] != 0.0;
+		*shown += keep[c];
+		if (res->sizes[c] > res->sizes[largest])
+			largest = c;
 	}
-	*shown = m;
+	if (*shown == 0)
+	{
+		keep[largest] = true;
+		*shown = 1;
+	}
 	return keep;
 }
 
@@ -247,7 +249,7 @@ dp_kmeans(PG_FUNCTION_ARGS)
 	DpkClampCount clamped;
 	char	  **names = NULL;
 	int			ncols = 0,
-				shown;
+				shown;		/* centres returned (oneshot_supported) */
 	bool	   *keep;
 
 	if (PG_ARGISNULL(0))
@@ -330,17 +332,6 @@ dp_kmeans(PG_FUNCTION_ARGS)
 
 	MemoryContextSwitchTo(old);
 	keep = oneshot_supported(&res, k, &shown);
-	if (shown < k && res.coreset_size == 0)
-		ereport(NOTICE,
-				(errmsg("dp_kmeans returns 1 centre, not %d", k),
-				 errdetail("No cell rose above the noise: the centre is the box's middle.")));
-	else if (shown < k)
-		ereport(NOTICE,
-				(errmsg_plural("dp_kmeans returns %d centre, not %d",
-							   "dp_kmeans returns %d centres, not %d", shown, shown, k),
-				 errdetail_plural("Only %d cell rose above the noise; more centres would hold no weight.",
-								  "Only %d cells rose above the noise; more centres would hold no weight.",
-								  res.coreset_size, res.coreset_size)));
 	for (c = 0, i = 0; c < k; c++)
 	{
 		Datum	   *elems;

@@ -641,16 +641,9 @@ dpk_store_save_release(const DpkTracked *tr, uint32 t, uint64 state_pad,
 	values[2] = Int32GetDatum(rel->level);
 	types[3] = FLOAT8OID;
 	values[3] = Float8GetDatum(rel->noisy_n);
-	types[4] = INT4OID;
-	values[4] = Int32GetDatum(rel->coreset_size);
-	if (dpk_store_keeps_history())
-		dpk_store_exec("INSERT INTO dpkmeans_internal.releases (relid, t, made_at, level, noisy_n, "
-					   "coreset_size) VALUES ($1::oid::regclass, $2, now(), $3, $4, $5)",
-					   5, types, values, false, SPI_OK_INSERT);
-	else
-		dpk_store_exec("INSERT INTO dpkmeans_internal.releases (relid, t, made_at, level, noisy_n) "
-					   "VALUES ($1::oid::regclass, $2, now(), $3, $4)", 4, types, values, false,
-					   SPI_OK_INSERT);
+	dpk_store_exec("INSERT INTO dpkmeans_internal.releases (relid, t, made_at, level, noisy_n) "
+			   "VALUES ($1::oid::regclass, $2, now(), $3, $4)", 4, types, values, false,
+			   SPI_OK_INSERT);
 
 	save_objective(tr, rel->costs, rel->centers, rel->sizes, NULL, types, values);
 	if (rel->kmed_centers && store_objectives)
@@ -823,20 +816,23 @@ dpk_store_centers(Oid relid, int t, int k, DpkObjective obj, ReturnSetInfo *rsin
 	else
 	{
 		/*
-		 * At most as many centres as the release had weighted points (at
-		 * least one): the others hold no weight.  The ones kept are those
-		 * of the largest noisy sizes, numbered again in their order.
-		 * Sizes are clamped at 0 (a sum of noisy counts can be negative).
+		 * Only the centres the release supports: those that gather a
+		 * weighted point (their noisy size, a sum of the noisy counts
+		 * nearest to them, is not exactly 0), at least the largest one;
+		 * the others are duplicates of size 0.  Numbered again in their
+		 * order; sizes clamped at 0 (a sum of noisy counts can be
+		 * negative).
 		 */
 		dpk_store_exec("SELECT (row_number() OVER (ORDER BY c.cluster))::int AS cluster, "
 				   "c.center, greatest(c.noisy_size, 0) AS noisy_size, r.t AS release, "
 				   "r.made_at AS released_at "
-				   "FROM dpkmeans_internal.releases r, LATERAL ("
-				   "  SELECT cluster, center, noisy_size FROM dpkmeans_internal.centers "
-				   "  WHERE relid = r.relid AND t = r.t AND k = $3 AND objective = $4 "
-				   "  ORDER BY noisy_size DESC, cluster "
-				   "  LIMIT greatest(coalesce(r.coreset_size, $3), 1)) c "
-				   "WHERE r.relid = $1::oid::regclass AND r.t = $2 ORDER BY c.cluster",
+				   "FROM dpkmeans_internal.releases r JOIN ("
+				   "  SELECT relid, t, cluster, center, noisy_size, "
+				   "         row_number() OVER (ORDER BY noisy_size DESC, cluster) AS rank "
+				   "  FROM dpkmeans_internal.centers "
+				   "  WHERE relid = $1::oid::regclass AND t = $2 AND k = $3 AND objective = $4) c "
+				   "ON c.relid = r.relid AND c.t = r.t "
+				   "WHERE c.noisy_size <> 0 OR c.rank = 1 ORDER BY c.cluster",
 				   4, types, values, true, SPI_OK_SELECT);
 		if (obj == DPK_OBJECTIVE_KMEDIAN)
 			require_kmedian(relid, t);

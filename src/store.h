@@ -260,8 +260,8 @@ void		dpk_store_histogram(Oid relid, int t, int latest, int d, MemoryContext ctx
 								DpkCellMap *noisy, int *level);
 
 /*
- * src/store_history.c: whether every release keeps its histogram and its
- * coreset size (0.7 objects), read from the catalog caches.
+ * src/store_history.c: whether every release keeps its histogram (0.7
+ * objects), read from the catalog caches.
  */
 bool		dpk_store_keeps_history(void);
 

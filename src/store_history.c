@@ -8,28 +8,40 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_index.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/syscache.h"
 
 #include "store.h"
 
 /*
- * Whether releases have the coreset_size column, which the same section of
- * the 0.7 script adds with the histogram's key on (relid, t): asked of the
- * catalog caches, since older objects run under a newer library.
+ * Whether the histogram's key is (relid, t), as the 0.7 script makes it:
+ * asked of the catalog caches, since older objects run under a newer
+ * library.
  */
 bool
 dpk_store_keeps_history(void)
 {
 	Oid			nsp = get_namespace_oid("dpkmeans_internal", true);
-	Oid			rel = OidIsValid(nsp) ? get_relname_relid("releases", nsp) : InvalidOid;
+	Oid			idx = OidIsValid(nsp) ? get_relname_relid("histogram_pkey", nsp) : InvalidOid;
+	HeapTuple	tup;
+	bool		two;
 
-	return OidIsValid(rel) && get_attnum(rel, "coreset_size") != InvalidAttrNumber;
+	if (!OidIsValid(idx))
+		return false;
+	tup = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(idx));
+	if (!HeapTupleIsValid(tup))
+		return false;
+	two = ((Form_pg_index) GETSTRUCT(tup))->indnkeyatts == 2;
+	ReleaseSysCache(tup);
+	return two;
 }
 
 /* Release t's time (see store.h). */
