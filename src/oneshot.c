@@ -188,29 +188,25 @@ read_query_points(const char *query, int d, const double *lo, const double *hi,
  * Which of the k centres of res are returned: those the release supports,
  * that gather a weighted point (their noisy size is not exactly 0), and at
  * least the largest one (the first of the largest); the others are
- * duplicates of size 0.  *shown: how many.  Post-processing of noisy sizes
- * only.
+ * duplicates of size 0.  Post-processing of noisy sizes only.
  */
 static bool *
-oneshot_supported(const DpkOneshotResult *res, int k, int *shown)
+oneshot_supported(const DpkOneshotResult *res, int k)
 {
 	bool	   *keep = palloc(k * sizeof(bool));
+	bool		any = false;
 	int			largest = 0,
 				c;
 
-	*shown = 0;
 	for (c = 0; c < k; c++)
 	{
 		keep[c] = res->sizes[c] != 0.0;
-		*shown += keep[c];
+		any = any || keep[c];
 		if (res->sizes[c] > res->sizes[largest])
 			largest = c;
 	}
-	if (*shown == 0)
-	{
+	if (!any)
 		keep[largest] = true;
-		*shown = 1;
-	}
 	return keep;
 }
 
@@ -248,8 +244,7 @@ dp_kmeans(PG_FUNCTION_ARGS)
 	uint8		nonce[DPK_NONCE_BYTES] = {0};
 	DpkClampCount clamped;
 	char	  **names = NULL;
-	int			ncols = 0,
-				shown;		/* centres returned (oneshot_supported) */
+	int			ncols = 0;
 	bool	   *keep;
 
 	if (PG_ARGISNULL(0))
@@ -331,7 +326,7 @@ dp_kmeans(PG_FUNCTION_ARGS)
 		dpk_lowd_cluster(&box, buf.x, buf.n, &cfg, stream, &res);
 
 	MemoryContextSwitchTo(old);
-	keep = oneshot_supported(&res, k, &shown);
+	keep = oneshot_supported(&res, k);
 	for (c = 0, i = 0; c < k; c++)
 	{
 		Datum	   *elems;
