@@ -115,7 +115,7 @@ DELETE FROM awide WHERE i % 5 = 0;
 UPDATE awide SET v = awide_row(i + 1) WHERE i % 7 = 0;
 SELECT dp_verify('awide') AS counted_exactly;
 SELECT dp_release('awide') IS NOT NULL AS released;
-SELECT count(*) AS centres FROM dp_centers('awide', 4);
+SELECT count(*) BETWEEN 1 AND 4 AS centres FROM dp_centers('awide', 4);
 SELECT item, value FROM dp_privacy_report('awide') WHERE item ~ '^sum of squared norms' ORDER BY item;
 -- the same table pure: unit steps, the usual trigger
 CREATE TABLE awide_pure AS SELECT * FROM awide;

@@ -30,12 +30,14 @@ SELECT count(*) FROM dp_kmeans('SELECT * FROM cols64', 4, 2.0,
 -- float4[] of length 64
 SELECT count(*) FROM dp_kmeans('SELECT v FROM emb64f', 4, 2.0,
     array_fill(0::float8, ARRAY[64]), array_fill(100::float8, ARRAY[64]));
--- d = 16 (first 16 coordinates), k larger than the clusters
-SELECT count(*) AS centres, bool_and(array_length(center, 1) = 16) AS dims
+-- d = 16 (first 16 coordinates), k larger than the clusters (at most k
+-- centres: those that gather a weighted point)
+SELECT count(*) BETWEEN 4 AND 6 AS centres, bool_and(array_length(center, 1) = 16) AS dims
 FROM dp_kmeans('SELECT v[1:16] FROM emb64', 6, 1.0,
     array_fill(0::float8, ARRAY[16]), array_fill(100::float8, ARRAY[16]));
--- no rows at d = 64: still k rows
-SELECT count(*) FROM dp_kmeans('SELECT v FROM emb64 WHERE false', 3, 1.0,
+-- no rows at d = 64: no error, at most k rows (one when no cell rises
+-- above the noise)
+SELECT count(*) BETWEEN 1 AND 3 AS centres FROM dp_kmeans('SELECT v FROM emb64 WHERE false', 3, 1.0,
     array_fill(0::float8, ARRAY[64]), array_fill(100::float8, ARRAY[64]));
 -- a large epsilon (scale per sum coordinate below d / 4): the cube sampler
 -- would be slow there, so the sums get per-coordinate Laplace at the l1
@@ -57,7 +59,8 @@ DELETE FROM emb64f WHERE v[1] < 30;
 UPDATE emb64f SET v[2] = v[2] + 1 WHERE v[1] > 70;
 SELECT dp_verify('emb64f');
 SELECT dp_release('emb64f');
-SELECT count(*) AS centres, bool_and(array_length(center, 1) = 64) AS dims,
+-- (at most k: a centre is returned only if it gathers a weighted point)
+SELECT count(*) BETWEEN 1 AND 4 AS centres, bool_and(array_length(center, 1) = 64) AS dims,
        bool_and(center[1] BETWEEN 0 AND 100) AS in_box FROM dp_centers('emb64f', 4);
 -- The lifted k = 1 centre is the data mean plus lifting noise: measured 30-61
 -- from it over 30 releases when this table lifted by cells (sum noise about 6
@@ -87,7 +90,7 @@ INSERT INTO cols64 SELECT * FROM cols64 LIMIT 1000;
 TRUNCATE cols64;
 SELECT dp_verify('cols64');
 SELECT dp_release('cols64');
-SELECT count(*) FROM dp_centers('cols64', 4);
+SELECT count(*) BETWEEN 1 AND 4 AS centres FROM dp_centers('cols64', 4);
 -- d = 16 from the first coordinates, with deletions and a rollback
 CREATE TABLE e16 AS SELECT i, v[1:16] AS v FROM emb64;
 SELECT dp_attach('e16', ARRAY['v'], 4, 1.0,
@@ -100,7 +103,7 @@ SELECT dp_verify('e16');
 SELECT dp_release('e16');
 -- (13 000 rows are few for live lifting at d = 16: the check is on the noisy
 -- sizes, the accuracy is in doc/benchmarks.md)
-SELECT count(*) AS centres, abs(sum(noisy_size) - 13334) < 4000 AS sizes_ok
+SELECT count(*) BETWEEN 1 AND 4 AS centres, abs(sum(noisy_size) - 13334) < 4000 AS sizes_ok
 FROM dp_centers('e16', 4);
 -- Columns of very different scales: clustering in the columns' units.  One
 -- wide column (box side 1000, spread evenly) and five narrow ones (sides 1,
@@ -131,7 +134,7 @@ FROM dp_kmeans('SELECT w, n1, n2, n3, n4, n5 FROM scales', 2, 1.0,
     ARRAY[0, 0, 0, 0, 0, 0], ARRAY[1000, 1, 1, 1, 1, 1]);
 -- a size hint too small for any cluster's lifted mean to beat the noise
 -- (DPK_LIVE_MEAN_ONLY_SD): one counted cell, and releases give the noisy
--- mean (every other centre empty); the same columns with a large hint get
+-- mean (every other centre empty, and left out); the same columns with a large hint get
 -- a finer grid
 CREATE TABLE few64 (v float8[]);
 INSERT INTO few64 SELECT array_fill((i % 2)::float8 * 0.5 + 0.25, ARRAY[64])

@@ -27,16 +27,17 @@ SELECT count(*) FROM dp_kmeans('SELECT ARRAY[x, y]::float4[] FROM blobs', 3, 1, 
 SELECT count(*) FROM dp_kmeans('SELECT x::int, y::numeric FROM blobs', 2, 1, ARRAY[0, 0], ARRAY[100, 100]);
 SELECT count(*) FROM dp_kmeans('SELECT x FROM blobs', 2, 1, ARRAY[0], ARRAY[100]);
 
--- no rows, NULLs, NaN, infinities, bad arrays: always exactly k rows, no error
-SELECT count(*) FROM dp_kmeans('SELECT x, y FROM blobs WHERE false', 5, 1, ARRAY[0, 0], ARRAY[100, 100]);
-SELECT count(*) FROM dp_kmeans($$SELECT * FROM (VALUES (NULL::float8, 1::float8), ('NaN', 2),
+-- no rows, NULLs, NaN, infinities, bad arrays: no error; at most k rows, one at
+-- the box's middle when no cell rises above the noise
+SELECT count(*) BETWEEN 1 AND 5 AS centres FROM dp_kmeans('SELECT x, y FROM blobs WHERE false', 5, 1, ARRAY[0, 0], ARRAY[100, 100]);
+SELECT count(*) BETWEEN 1 AND 7 AS centres FROM dp_kmeans($$SELECT * FROM (VALUES (NULL::float8, 1::float8), ('NaN', 2),
                                  ('Infinity', '-Infinity'), (1e300, 5)) v$$,
                                7, 1, ARRAY[0, 0], ARRAY[100, 100]);
-SELECT count(*) FROM dp_kmeans($$SELECT * FROM (VALUES (ARRAY[1, 2]::float8[]), (ARRAY[1]::float8[]),
+SELECT count(*) BETWEEN 1 AND 3 AS centres FROM dp_kmeans($$SELECT * FROM (VALUES (ARRAY[1, 2]::float8[]), (ARRAY[1]::float8[]),
                                  (ARRAY[1, NULL]::float8[]), (NULL)) v$$,
                                3, 1, ARRAY[0, 0], ARRAY[100, 100]);
--- more clusters than occupied cells is not an error
-SELECT count(*) FROM dp_kmeans('SELECT 1.0::float8, 1.0::float8', 20, 1, ARRAY[0, 0], ARRAY[100, 100]);
+-- more clusters than occupied cells is not an error: fewer rows
+SELECT count(*) BETWEEN 1 AND 20 AS centres FROM dp_kmeans('SELECT 1.0::float8, 1.0::float8', 20, 1, ARRAY[0, 0], ARRAY[100, 100]);
 
 -- the query runs read-only: a function that writes fails
 CREATE TABLE sink (v int);

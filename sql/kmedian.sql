@@ -45,8 +45,8 @@ SELECT (SELECT sum((SELECT min(sqrt((s.x - m.center[1]) ^ 2 + (s.y - m.center[2]
 -- positional argument, explicit 'kmeans', a public n, no rows, k above the points
 SELECT count(*) FROM dp_kmeans('SELECT x, y FROM skew', 2, 1, ARRAY[0, 0], ARRAY[100, 100], 60000, 0, 'kmedian');
 SELECT count(*) FROM dp_kmeans('SELECT x, y FROM skew', 2, 1, ARRAY[0, 0], ARRAY[100, 100], objective => 'kmeans');
-SELECT count(*) FROM dp_kmeans('SELECT x, y FROM skew WHERE false', 4, 1, ARRAY[0, 0], ARRAY[100, 100], objective => 'kmedian');
-SELECT count(*) FROM dp_kmeans('SELECT 1.0::float8, 1.0::float8', 9, 1, ARRAY[0, 0], ARRAY[100, 100], objective => 'kmedian');
+SELECT count(*) BETWEEN 1 AND 4 AS centres FROM dp_kmeans('SELECT x, y FROM skew WHERE false', 4, 1, ARRAY[0, 0], ARRAY[100, 100], objective => 'kmedian');
+SELECT count(*) BETWEEN 1 AND 9 AS centres FROM dp_kmeans('SELECT 1.0::float8, 1.0::float8', 9, 1, ARRAY[0, 0], ARRAY[100, 100], objective => 'kmedian');
 SELECT count(*) FROM dp_kmeans('SELECT x FROM skew', 2, 1, ARRAY[0], ARRAY[100], objective => 'kmedian');
 
 -- bad objectives: 22023 with the valid values in the hint
@@ -72,7 +72,7 @@ SELECT (SELECT count(*) FROM (VALUES (20, 20), (20, 70), (60, 45)) t(a, b)
        AS kmedian_cheaper_6d;
 SELECT count(*) FROM dp_kmeans('SELECT ARRAY[x, y, x, y, x, y] FROM skew', 2, 1, array_fill(0::float8, ARRAY[6]),
     array_fill(100::float8, ARRAY[6]), 60000, 1e-6, 'kmedian');
-SELECT count(*) FROM dp_kmeans('SELECT ARRAY[x, y, x, y, x, y] FROM skew WHERE false', 4, 1,
+SELECT count(*) BETWEEN 1 AND 4 AS centres FROM dp_kmeans('SELECT ARRAY[x, y, x, y, x, y] FROM skew WHERE false', 4, 1,
     array_fill(0::float8, ARRAY[6]), array_fill(100::float8, ARRAY[6]), objective => 'kmedian');
 SELECT expect_error($$SELECT * FROM dp_kmeans('SELECT ARRAY[x, y, x, y, x, y] FROM skew', 2, 1, ARRAY[0, 0, 0, 0, 0, 0], ARRAY[100, 100, 100, 100, 100, 100], objective => 'kmedians')$$);
 SELECT expect_error($$SELECT * FROM dp_kmeans('SELECT ARRAY[x, y, x, y, x, y] FROM skew', 2, 1, ARRAY[0, 0, 0, 0, 0, 0], ARRAY[100, 100, 100, 100, 100, 100], objective => NULL)$$);

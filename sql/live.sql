@@ -85,7 +85,8 @@ SELECT dp_release('trips');
 TRUNCATE trips;
 SELECT dp_verify('trips');
 SELECT dp_release('trips');
-SELECT count(*) FROM dp_centers('trips', 4);
+-- (no row left: at most k centres, those that gather a weighted point)
+SELECT count(*) BETWEEN 1 AND 4 AS centres FROM dp_centers('trips', 4);
 
 -- the horizon: a warning from 90 % of it on (releases 15 and 16 of 16),
 -- then an error past it (a scheduler shows the job failed), readers keep
@@ -152,7 +153,8 @@ DELETE FROM emb WHERE id < 10;
 SELECT dp_verify('emb');
 SELECT count(*) FROM dp_centers('emb', 2);
 SELECT dp_release('emb');
-SELECT count(*) FROM dp_centers('emb', 2);
+-- (at most k: centres that gather no weighted point are left out)
+SELECT count(*) BETWEEN 1 AND 2 AS centres FROM dp_centers('emb', 2);
 
 -- insert_only: deletions are refused, inserts and other columns are fine
 CREATE TABLE logs (a int, b int, note text);

@@ -17,8 +17,8 @@ WHERE n.nspname = 'dpkmeans_internal' AND has_table_privilege('public', c.oid, '
 CREATE ROLE dpk_owner;
 CREATE ROLE dpk_analyst;
 GRANT CREATE ON SCHEMA public TO dpk_owner;
-GRANT EXECUTE ON FUNCTION dp_centers(regclass, int, text), dp_histogram(regclass, int),
-    dp_cost_curve(regclass, text), dp_privacy_report(regclass) TO dpk_analyst;
+GRANT EXECUTE ON FUNCTION dp_centers(regclass, int, text, int), dp_histogram(regclass, int, int),
+    dp_cost_curve(regclass, text, int), dp_privacy_report(regclass) TO dpk_analyst;
 REVOKE EXECUTE ON FUNCTION dp_attach(regclass, text[], int, float8, float8[], float8[], int, text, float8, float8, text, float8, boolean),
     dp_detach(regclass), dp_release(regclass), dp_verify(regclass) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION dp_attach(regclass, text[], int, float8, float8[], float8[], int, text, float8, float8, text, float8, boolean),
@@ -127,8 +127,8 @@ SET ROLE dpk_owner;
 DROP TABLE secret;
 RESET ROLE;
 REVOKE ALL ON SCHEMA public FROM dpk_owner;
-REVOKE EXECUTE ON FUNCTION dp_centers(regclass, int, text), dp_histogram(regclass, int),
-    dp_cost_curve(regclass, text), dp_privacy_report(regclass),
+REVOKE EXECUTE ON FUNCTION dp_centers(regclass, int, text, int), dp_histogram(regclass, int, int),
+    dp_cost_curve(regclass, text, int), dp_privacy_report(regclass),
     dp_attach(regclass, text[], int, float8, float8[], float8[], int, text, float8, float8, text, float8, boolean),
     dp_detach(regclass), dp_release(regclass), dp_verify(regclass) FROM dpk_analyst, dpk_owner;
 GRANT EXECUTE ON FUNCTION dp_attach(regclass, text[], int, float8, float8[], float8[], int, text, float8, float8, text, float8, boolean),

@@ -101,7 +101,7 @@ ROLLBACK;
 TRUNCATE m;
 INSERT INTO m SELECT i, (i % 2) * 80 + 10, 20 FROM generate_series(1000, 1999) i;
 :check
-SELECT count(*) AS centers FROM dp_centers('m', 3);
+SELECT count(*) BETWEEN 1 AND 3 AS centers FROM dp_centers('m', 3);
 
 -- Refused, with nothing lost
 SELECT dp_attach('m2', ARRAY['x', 'y'], 3, 1.0, ARRAY[0, 0], ARRAY[100, 100]);

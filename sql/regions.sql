@@ -59,9 +59,10 @@ COPY reg (v) FROM STDIN;
 SELECT dp_verify('reg');
 SELECT dp_release('reg');
 SELECT dp_release('reg');
--- every k' <= k has its centres and cost; the histogram has every cell of
--- the counted level; k-median centres come from the same lifted cells
-SELECT k, count(*) AS centres, bool_and(array_length(center, 1) = 64) AS dims
+-- every k' <= k has its centres (at most k', those that gather a weighted
+-- point) and cost; the histogram has every cell of the counted level;
+-- k-median centres come from the same lifted cells
+SELECT k, count(*) BETWEEN 1 AND k AS centres, bool_and(array_length(center, 1) = 64) AS dims
 FROM generate_series(1, 4) k, dp_centers('reg', k) GROUP BY k ORDER BY k;
 -- the cost estimates: one centre costs about the rows' true spread
 -- (4401 rows x 64 coordinates x about 501: 1.41e8; 0.93e8 to 1.89e8 seen),
@@ -77,7 +78,7 @@ SELECT count(*) AS costs,
 FROM (SELECT noisy_cost, lag(noisy_cost, 1, 'Infinity') OVER (ORDER BY k) AS prev
       FROM dp_cost_curve('reg')) c;
 SELECT count(*) > 0 AS histogram FROM dp_histogram('reg');
-SELECT count(*) AS kmedian_centres FROM dp_centers('reg', 4, objective => 'kmedian');
+SELECT count(*) BETWEEN 1 AND 4 AS kmedian_centres FROM dp_centers('reg', 4, objective => 'kmedian');
 -- the stored state's size is a function of public values only (the
 -- release and the rows' padding bound): a table of the same rows all in one
 -- cluster, so fewer cells and regions hold rows, stores as many bytes
@@ -121,7 +122,7 @@ SELECT item, value FROM dp_privacy_report('reg') WHERE item LIKE 'sum %' ORDER B
 -- the cells' table releases as before
 INSERT INTO reg16 (v) SELECT v[1:16] FROM reg WHERE id <= 100;
 SELECT dp_release('reg16');
-SELECT count(*) AS centres FROM dp_centers('reg16', 4);
+SELECT count(*) BETWEEN 1 AND 4 AS centres FROM dp_centers('reg16', 4);
 
 -- a sliding window with deletions at d = 128, horizon 16 (a 7-ary tree of
 -- two levels): from release 8 on a release sums the signed digits, from
@@ -150,7 +151,7 @@ SELECT format($q$INSERT INTO regwin (v)
 FROM generate_series(1, 12) r ORDER BY r \gexec
 \set ECHO all
 SELECT dp_verify('regwin');
-SELECT count(*) AS centres, bool_and(array_length(center, 1) = 128) AS dims
+SELECT count(*) BETWEEN 1 AND 4 AS centres, bool_and(array_length(center, 1) = 128) AS dims
 FROM dp_centers('regwin', 4);
 -- its region state is of format 2 (the signed digits; bytes 4-7 the version)
 SELECT get_byte(state, 4) AS region_format FROM dpkmeans_internal.regions

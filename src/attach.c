@@ -691,6 +691,7 @@ dp_attach(PG_FUNCTION_ARGS)
 	DpkShape	shape;
 	DpkLiveConfig cfg;
 	DpkCellMap	backfill;
+	DpkClampCount clamped;
 	DpkOwnerSwitch sw;
 	uint8		key[DPK_KEY_BYTES];
 	int			i;
@@ -727,6 +728,7 @@ dp_attach(PG_FUNCTION_ARGS)
 				 errmsg("partitioned tables need dpkmeans 0.3"),
 				 errhint("Run ALTER EXTENSION dpkmeans UPDATE.")));
 	dpk_pg_check_k(tr.k, 0);
+	dpk_pg_check_k_max(tr.k, DPK_MAX_K_LIVE, "dp_attach");
 	dpk_pg_check_epsilon(tr.epsilon, "epsilon");
 	dpk_pg_check_box(PG_ARGISNULL(4) ? NULL : PG_GETARG_ARRAYTYPE_P(4),
 					 PG_ARGISNULL(5) ? NULL : PG_GETARG_ARRAYTYPE_P(5),
@@ -830,9 +832,16 @@ dp_attach(PG_FUNCTION_ARGS)
 
 	/* Backfill: the existing rows are events of release 1. */
 	dpk_cellmap_init(&backfill, tr.d);
-	dpk_scan_tree(&tr, tr.relid, &backfill, true);
+	dpk_clamp_init(&clamped, tr.d);
+	dpk_scan_tree_clamped(&tr, tr.relid, &backfill, true, &clamped);
 	if (tr.capture_wal)
 		PopActiveSnapshot();
+	/* the owner is told how many rows the box clamps (true counts) */
+	dpk_clamp_report(&clamped, psprintf("table \"%s\"", get_rel_name(tr.relid)),
+					 tr.colnames, tr.ncols,
+					 psprintf("Rows clamped onto a face of the box count at its edge; check lower and "
+							  "upper, and dp_bounds_check('%s') counts them again later.",
+							  get_rel_name(tr.relid)));
 
 	dpk_pg_strong_random(key, sizeof(key));
 	dpk_store_begin(&sw);

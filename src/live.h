@@ -22,6 +22,40 @@
 /* Projected box half-width of live tables (measured: doc/benchmarks.md). */
 #define DPK_LIVE_HALF_WIDTH 0.75
 
+/*
+ * Points outside the declared box, per coordinate and side: true counts,
+ * for the owner's checks only (dp_attach's backfill, dp_bounds_check) and
+ * for the caller of dp_kmeans, who ran the query; never the triggers.
+ */
+typedef struct DpkClampCount
+{
+	int			d;
+	int64		points;			/* rows that are points */
+	int64		outside;		/* of them, outside the box in some coordinate */
+	int64	   *below;			/* d: below lower */
+	int64	   *above;			/* d: above upper */
+} DpkClampCount;
+
+/* src/bounds.c: zero counts for d coordinates. */
+void		dpk_clamp_init(DpkClampCount *cc, int d);
+
+/* Count one point x (d coordinates, NaN-free) against the box. */
+void		dpk_clamp_add(DpkClampCount *cc, const double *lower, const double *upper,
+						  const double *x);
+
+/*
+ * Tell the caller how many points were clamped (nothing when none): a
+ * WARNING when a side of a coordinate holds more than
+ * DPK_CLAMP_WARN_SHARE of the points or every point lies outside the box,
+ * else a NOTICE.  what names the data ("table \"t\"", "the query result");
+ * names: the tracked columns (ncols of them: d numeric columns, or one
+ * array column); hint: what the caller can do.  Said only when the role
+ * that called from outside any SECURITY DEFINER function has the
+ * privileges of the role reading the rows.
+ */
+void		dpk_clamp_report(const DpkClampCount *cc, const char *what, char **names,
+							 int ncols, const char *hint);
+
 /* How a tracked table's rows map to cells of its counted level. */
 typedef struct DpkShape
 {
@@ -37,6 +71,8 @@ typedef struct DpkShape
 	int64_t    *idx;			/* scratch */
 	int64_t    *rel;			/* scratch */
 	MemoryContext mapctx;		/* where cell maps fed by this shape grow */
+	DpkClampCount *clamp;		/* NULL, or where new rows outside the box
+								 * are counted (attach's backfill only) */
 	Oid			capture_root;	/* whose counters the trigger's writes feed
 								 * (dpk_capture_root), set from a trigger */
 	bool		lenient;		/* a new row that is not a valid point (NaN,
@@ -129,6 +165,10 @@ void		dpk_check_no_detaching(List *tree);
 /* Count every row stored under relid into map (tr's shape, by column name). */
 void		dpk_scan_tree(const struct DpkTracked *tr, Oid relid, DpkCellMap *map,
 						  bool progress);
+
+/* The same, counting the points outside the box into clamp (or NULL). */
+void		dpk_scan_tree_clamped(const struct DpkTracked *tr, Oid relid, DpkCellMap *map,
+								  bool progress, DpkClampCount *clamp);
 
 /* Append to root's deltas the rows stored under sub with sign +1 or -1. */
 void		dpk_partition_count(Oid root, Oid sub, int sign);

@@ -25,6 +25,7 @@
 
 #include "lowd.h"
 #include "highd.h"
+#include "live.h"
 #include "pgutil.h"
 
 #define FETCH_BATCH 10000
@@ -94,10 +95,13 @@ buffer_push(PointBuffer *b, const double *x)
 /*
  * Run the query read-only and collect its points into buf (allocated in the
  * caller's context).  Rows that are not points (NULL, NaN, bad arrays) are
- * skipped silently so that no message depends on row values.
+ * skipped silently.  Points outside the box [lo, hi] are counted into cc,
+ * and the query's column names returned in *names (*ncols of them), for
+ * the caller, who ran the query and may read its rows.
  */
 static void
-read_query_points(const char *query, int d, PointBuffer *buf)
+read_query_points(const char *query, int d, const double *lo, const double *hi,
+				  PointBuffer *buf, DpkClampCount *cc, char ***names, int *ncols)
 {
 	MemoryContext callerctx = CurrentMemoryContext;
 	MemoryContext batchctx;
@@ -136,6 +140,10 @@ read_query_points(const char *query, int d, PointBuffer *buf)
 
 			dpk_pg_point_reader_init(&reader, portal->tupDesc, attnums,
 									 portal->tupDesc->natts, d, "the query result");
+			*ncols = portal->tupDesc->natts;
+			*names = palloc(*ncols * sizeof(char *));
+			for (i = 0; i < *ncols; i++)
+				(*names)[i] = pstrdup(NameStr(TupleDescAttr(portal->tupDesc, i)->attname));
 			MemoryContextSwitchTo(old);
 		}
 
@@ -154,7 +162,10 @@ read_query_points(const char *query, int d, PointBuffer *buf)
 
 				MemoryContextSwitchTo(callerctx);
 				if (ok)
+				{
 					buffer_push(buf, x);
+					dpk_clamp_add(cc, lo, hi, x);
+				}
 				MemoryContextSwitchTo(old);
 				MemoryContextReset(batchctx);
 			}
@@ -171,6 +182,32 @@ read_query_points(const char *query, int d, PointBuffer *buf)
 
 	MemoryContextDelete(batchctx);
 	SPI_finish();
+}
+
+/*
+ * Which of the k centres of res are returned: those the release supports,
+ * that gather a weighted point (their noisy size is not exactly 0), and at
+ * least the largest one (the first of the largest); the others are
+ * duplicates of size 0.  Post-processing of noisy sizes only.
+ */
+static bool *
+oneshot_supported(const DpkOneshotResult *res, int k)
+{
+	bool	   *keep = palloc(k * sizeof(bool));
+	bool		any = false;
+	int			largest = 0,
+				c;
+
+	for (c = 0; c < k; c++)
+	{
+		keep[c] = res->sizes[c] != 0.0;
+		any = any || keep[c];
+		if (res->sizes[c] > res->sizes[largest])
+			largest = c;
+	}
+	if (!any)
+		keep[largest] = true;
+	return keep;
 }
 
 /*
@@ -192,7 +229,8 @@ dp_kmeans(PG_FUNCTION_ARGS)
 	char	   *query;
 	int			k,
 				d,
-				c;
+				c,
+				i;
 	double		eps,
 				norm_bound;
 	double	   *lo,
@@ -204,6 +242,10 @@ dp_kmeans(PG_FUNCTION_ARGS)
 	DpkStream  *stream;
 	uint8		key[DPK_KEY_BYTES];
 	uint8		nonce[DPK_NONCE_BYTES] = {0};
+	DpkClampCount clamped;
+	char	  **names = NULL;
+	int			ncols = 0;
+	bool	   *keep;
 
 	if (PG_ARGISNULL(0))
 		ereport(ERROR,
@@ -224,6 +266,7 @@ dp_kmeans(PG_FUNCTION_ARGS)
 	k = PG_GETARG_INT32(1);
 	eps = PG_GETARG_FLOAT8(2);
 	dpk_pg_check_k(k, 0);
+	dpk_pg_check_k_max(k, DPK_MAX_K_ONESHOT, "dp_kmeans");
 	dpk_pg_check_epsilon(eps, "epsilon");
 	dpk_pg_check_box(PG_ARGISNULL(3) ? NULL : PG_GETARG_ARRAYTYPE_P(3),
 					 PG_ARGISNULL(4) ? NULL : PG_GETARG_ARRAYTYPE_P(4),
@@ -253,7 +296,11 @@ dp_kmeans(PG_FUNCTION_ARGS)
 	old = MemoryContextSwitchTo(workctx);
 
 	buf.d = d;
-	read_query_points(query, d, &buf);
+	dpk_clamp_init(&clamped, d);
+	read_query_points(query, d, lo, hi, &buf, &clamped, &names, &ncols);
+	dpk_clamp_report(&clamped, "the query result", names, ncols,
+					 "Points clamped onto a face of the box count at its edge; check lower and upper, "
+					 "or leave such rows out of the query.");
 
 	box.d = d;
 	box.lower = lo;
@@ -279,19 +326,24 @@ dp_kmeans(PG_FUNCTION_ARGS)
 		dpk_lowd_cluster(&box, buf.x, buf.n, &cfg, stream, &res);
 
 	MemoryContextSwitchTo(old);
-	for (c = 0; c < k; c++)
+	keep = oneshot_supported(&res, k);
+	for (c = 0, i = 0; c < k; c++)
 	{
-		Datum	   *elems = palloc(d * sizeof(Datum));
+		Datum	   *elems;
 		Datum		values[3];
 		bool		nulls[3] = {false, false, false};
 		int			j;
 
+		if (!keep[c])
+			continue;
+		elems = palloc(d * sizeof(Datum));
 		for (j = 0; j < d; j++)
 			elems[j] = Float8GetDatum(res.centers[(size_t) c * d + j]);
-		values[0] = Int32GetDatum(c + 1);
+		values[0] = Int32GetDatum(++i);
 		values[1] = PointerGetDatum(construct_array(elems, d, FLOAT8OID, sizeof(float8),
 													FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
-		values[2] = Float8GetDatum(res.sizes[c]);
+		/* a sum of noisy counts can be negative: clamped (post-processing) */
+		values[2] = Float8GetDatum(Max(res.sizes[c], 0.0));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	MemoryContextDelete(workctx);

@@ -168,6 +168,14 @@ dpk_check_no_detaching(List *tree)
 void
 dpk_scan_tree(const DpkTracked *tr, Oid relid, DpkCellMap *map, bool progress)
 {
+	dpk_scan_tree_clamped(tr, relid, map, progress, NULL);
+}
+
+/* The same, counting the points outside the box (see live.h). */
+void
+dpk_scan_tree_clamped(const DpkTracked *tr, Oid relid, DpkCellMap *map, bool progress,
+					  DpkClampCount *clamp)
+{
 	ListCell   *lc;
 	bool		first = true;
 	DpkShape	shape;
@@ -188,6 +196,7 @@ dpk_scan_tree(const DpkTracked *tr, Oid relid, DpkCellMap *map, bool progress)
 			dpk_shape_set_tracked_lift(&shape, tr);
 			/* counted as the WAL capture counts (src/wal_capture.c) */
 			shape.lenient = tr->capture_wal;
+			shape.clamp = clamp;
 			first = false;
 		}
 		else

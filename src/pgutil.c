@@ -146,6 +146,25 @@ dpk_pg_check_k(int k, int kmax)
 				 errdetail("k may not exceed the k given when the table was attached.")));
 }
 
+/* ERROR above the largest k of a function (see pgutil.h). */
+void
+dpk_pg_check_k_max(int k, int kmax, const char *function)
+{
+	if (k > kmax && kmax == DPK_MAX_K_LIVE)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("k must be at most %d for %s, got %d", kmax, function, k),
+				 errdetail("Every release of a live table clusters and stores its centres for every k' from 1 to k."),
+				 errhint("Attach with a smaller k; dp_kmeans clusters a query once for up to %d centres.",
+						 DPK_MAX_K_ONESHOT)));
+	if (k > kmax)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("k must be at most %d for %s, got %d", kmax, function, k),
+				 errdetail("A release returns at most as many centres as cells rise above its noise."),
+				 errhint("Ask for fewer centres.")));
+}
+
 /* The objective argument of a function (see pgutil.h). */
 DpkObjective
 dpk_pg_objective_arg(FunctionCallInfo fcinfo, int argno)

@@ -52,6 +52,17 @@ double		dpk_pg_norm_bound_arg(FunctionCallInfo fcinfo, int argno, int d);
 void		dpk_pg_check_k(int k, int kmax);
 
 /*
+ * Largest k of dp_attach: every release clusters and stores every k' <= k,
+ * k (k + 1) centres with both objectives (doc/decisions/k-limits.md).
+ */
+#define DPK_MAX_K_LIVE 100
+/* Largest k of dp_kmeans: one clustering of one coreset. */
+#define DPK_MAX_K_ONESHOT 1000
+
+/* ERROR unless k <= kmax, the documented largest k of `function`. */
+void		dpk_pg_check_k_max(int k, int kmax, const char *function);
+
+/*
  * The objective argument `argno` of a function: 'kmeans' or 'kmedian';
  * NULL or any other value is refused (22023) with a hint naming both.
  * k-means when the call has no such argument (SQL objects of version 0.2).

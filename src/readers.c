@@ -24,6 +24,7 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/timestamp.h"
 #include "utils/tuplestore.h"
 
 #include "live_core.h"
@@ -85,7 +86,32 @@ dpk_reader_require_release(const DpkTracked *tr)
 						 get_rel_name(tr->relid))));
 }
 
-/* dp_centers(tbl, k, objective): the latest release's centres for k' = k. */
+/*
+ * The release argument of a reader (argument argno, absent from SQL objects
+ * before 0.7): NULL or absent, the latest release; else a release the table
+ * has made, or ERROR.
+ */
+static int
+release_arg(FunctionCallInfo fcinfo, int argno, const DpkTracked *tr)
+{
+	int			t;
+
+	if (argno >= PG_NARGS() || PG_ARGISNULL(argno))
+		return tr->releases;
+	t = PG_GETARG_INT32(argno);
+	if (t < 1 || t > tr->releases)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("table \"%s\" has no release %d", get_rel_name(tr->relid), t),
+				 errdetail("Its releases are numbered 1 to %d.", tr->releases),
+				 errhint("Leave release NULL to read the latest; dp_tables() lists each table's last release.")));
+	return t;
+}
+
+/*
+ * dp_centers(tbl, k, objective, release): a release's centres for k' = k
+ * (the latest when release is NULL), with its number and time.
+ */
 PG_FUNCTION_INFO_V1(dp_centers);
 Datum
 dp_centers(PG_FUNCTION_ARGS)
@@ -109,14 +135,15 @@ dp_centers(PG_FUNCTION_ARGS)
 	dpk_reader_begin(relid, false, CurrentMemoryContext, &tr, &sw);
 	dpk_pg_check_k(k, tr.k);
 	dpk_reader_require_release(&tr);
-	dpk_store_centers(relid, tr.releases, k, obj, rsinfo);
+	dpk_store_centers(relid, release_arg(fcinfo, 3, &tr), k, obj, rsinfo);
 	dpk_store_end(&sw);
 	return (Datum) 0;
 }
 
 /*
- * dp_cost_curve(tbl, objective): the latest release's cost estimate for
- * k' = 1..k (private sums of squared distances, or of distances).
+ * dp_cost_curve(tbl, objective, release): a release's cost estimate for
+ * k' = 1..k (private sums of squared distances, or of distances), the
+ * latest when release is NULL.
  */
 PG_FUNCTION_INFO_V1(dp_cost_curve);
 Datum
@@ -131,18 +158,28 @@ dp_cost_curve(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	dpk_reader_begin(relid, false, CurrentMemoryContext, &tr, &sw);
 	dpk_reader_require_release(&tr);
-	dpk_store_costs(relid, tr.releases, obj, rsinfo);
+	dpk_store_costs(relid, release_arg(fcinfo, 2, &tr), obj, rsinfo);
 	dpk_store_end(&sw);
 	return (Datum) 0;
 }
 
-/* One dp_histogram row: level, cell coordinates, centre in data units, count. */
-static void
-histogram_row(ReturnSetInfo *rsinfo, const DpkTracked *tr, int level, int ncoords,
-			  const int64_t *idx, const double *ctr, double count)
+/* The release a histogram is read from: its number and time. */
+typedef struct HistRelease
 {
-	Datum		out[4];
-	bool		nulls[4] = {false, false, false, false};
+	int			t;
+	TimestampTz made_at;
+} HistRelease;
+
+/*
+ * One dp_histogram row: level, cell coordinates, centre in data units,
+ * count, and (SQL objects of 0.7) the release and its time.
+ */
+static void
+histogram_row(ReturnSetInfo *rsinfo, const DpkTracked *tr, const HistRelease *hr, int level,
+			  int ncoords, const int64_t *idx, const double *ctr, double count)
+{
+	Datum		out[6];
+	bool		nulls[6] = {false, false, false, false, false, false};
 	Datum	   *cellv = palloc(ncoords * sizeof(Datum));
 	int			j;
 
@@ -152,6 +189,8 @@ histogram_row(ReturnSetInfo *rsinfo, const DpkTracked *tr, int level, int ncoord
 	out[1] = PointerGetDatum(construct_array(cellv, ncoords, INT4OID, 4, true, TYPALIGN_INT));
 	out[2] = make_float8_array(ctr, tr->d);
 	out[3] = Float8GetDatum(count);
+	out[4] = Int32GetDatum(hr->t);
+	out[5] = TimestampTzGetDatum(hr->made_at);
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, out, nulls);
 	pfree(cellv);
 }
@@ -161,8 +200,8 @@ histogram_row(ReturnSetInfo *rsinfo, const DpkTracked *tr, int level, int ncoord
  * at `level`, each with its lifted centre in the original space.
  */
 static void
-histogram_projected(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkCellMap *noisy,
-					int level)
+histogram_projected(ReturnSetInfo *rsinfo, const DpkTracked *tr, const HistRelease *hr,
+					const DpkCellMap *noisy, int level)
 {
 	DpkLiveConfig cfg;
 	DpkProjection proj;
@@ -185,7 +224,7 @@ histogram_projected(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkCellMa
 		dpk_grid_cell_coords(tr->dhat, m, c, idx);
 		dpk_live_projected_cell_centre(&cfg, &proj, level, c, cnt[c], sums + c * tr->d, u);
 		dpk_box_from_position(&box, cfg.box_metric, u, ctr);
-		histogram_row(rsinfo, tr, level, tr->dhat, idx, ctr, cnt[c]);
+		histogram_row(rsinfo, tr, hr, level, tr->dhat, idx, ctr, cnt[c]);
 		if ((c & 4095) == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
@@ -194,8 +233,8 @@ histogram_projected(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkCellMa
 
 /* A low-d table's histogram at `level`: the counted level summed up to it. */
 static void
-histogram_grid(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkCellMap *noisy,
-			   int level)
+histogram_grid(ReturnSetInfo *rsinfo, const DpkTracked *tr, const HistRelease *hr,
+			   const DpkCellMap *noisy, int level)
 {
 	DpkDenseHist fine,
 				coarse;
@@ -227,13 +266,16 @@ histogram_grid(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkCellMap *no
 		dpk_grid_cell_coords(tr->d, h->m, c, idx);
 		for (j = 0; j < tr->d; j++)
 			ctr[j] = tr->lower[j] + (idx[j] + 0.5) * (tr->upper[j] - tr->lower[j]) / h->m;
-		histogram_row(rsinfo, tr, level, tr->d, idx, ctr, (double) h->count[c]);
+		histogram_row(rsinfo, tr, hr, level, tr->d, idx, ctr, (double) h->count[c]);
 		if ((c & 4095) == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
 }
 
-/* dp_histogram(tbl, level): the latest noisy histogram at a level. */
+/*
+ * dp_histogram(tbl, level, release): a release's noisy histogram at a level
+ * (the latest when release is NULL), with its number and time.
+ */
 PG_FUNCTION_INFO_V1(dp_histogram);
 Datum
 dp_histogram(PG_FUNCTION_ARGS)
@@ -246,6 +288,7 @@ dp_histogram(PG_FUNCTION_ARGS)
 				stored_level;
 	DpkCellMap	noisy;
 	MemoryContext callerctx = CurrentMemoryContext;
+	HistRelease hr;
 
 	InitMaterializedSRF(fcinfo, 0);
 	dpk_reader_begin(relid, false, callerctx, &tr, &sw);
@@ -260,15 +303,18 @@ dp_histogram(PG_FUNCTION_ARGS)
 					 errdetail("Level l has 2^l cells per dimension; NULL picks the level of the latest release.")));
 	}
 	dpk_reader_require_release(&tr);
-	dpk_store_histogram(relid, tr.releases, tr.d, callerctx, &noisy, &stored_level);
+	hr.t = release_arg(fcinfo, 2, &tr);
+	dpk_store_histogram(relid, hr.t, tr.releases, tr.d, callerctx, &noisy, &stored_level);
+	if (!dpk_store_release_time(relid, hr.t, &hr.made_at))
+		hr.made_at = 0;
 	if (level < 0)
 		level = stored_level;
 	dpk_store_end(&sw);
 
 	if (tr.dhat > 0)
-		histogram_projected(rsinfo, &tr, &noisy, level);
+		histogram_projected(rsinfo, &tr, &hr, &noisy, level);
 	else
-		histogram_grid(rsinfo, &tr, &noisy, level);
+		histogram_grid(rsinfo, &tr, &hr, &noisy, level);
 	return (Datum) 0;
 }
 

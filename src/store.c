@@ -12,6 +12,7 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "executor/spi.h"
@@ -656,10 +657,15 @@ dpk_store_save_release(const DpkTracked *tr, uint32 t, uint64 state_pad,
 	 */
 	types[2] = BYTEAOID;
 	values[2] = PointerGetDatum(dpk_store_map_bytea(noisy_map, store_v01 ? 0 : noisy_map->n));
-	dpk_store_exec("INSERT INTO dpkmeans_internal.histogram (relid, t, payload) "
-			   "VALUES ($1::oid::regclass, $2, $3) ON CONFLICT (relid) "
-			   "DO UPDATE SET t = excluded.t, payload = excluded.payload",
-			   3, types, values, false, SPI_OK_INSERT);
+	if (dpk_store_keeps_history())
+		dpk_store_exec("INSERT INTO dpkmeans_internal.histogram (relid, t, payload) "
+					   "VALUES ($1::oid::regclass, $2, $3)", 3, types, values, false,
+					   SPI_OK_INSERT);
+	else
+		dpk_store_exec("INSERT INTO dpkmeans_internal.histogram (relid, t, payload) "
+					   "VALUES ($1::oid::regclass, $2, $3) ON CONFLICT (relid) "
+					   "DO UPDATE SET t = excluded.t, payload = excluded.payload",
+					   3, types, values, false, SPI_OK_INSERT);
 }
 
 /* Record the table's home (see store.h); 0.1 has no place for it. */
@@ -795,14 +801,27 @@ dpk_store_reader_names(Oid relid)
 	return TextDatumGetCString(col_nn(0, "names"));
 }
 
-/* Every row of the last result into a materialised set. */
+/*
+ * Every row of the last result into a materialised set: its first columns
+ * when the set has fewer (the readers of SQL objects before 0.7 have no
+ * release and released_at columns).
+ */
 static void
 result_to_set(ReturnSetInfo *rsinfo)
 {
+	TupleDesc	desc = SPI_tuptable->tupdesc;
+	Datum	   *values = palloc(desc->natts * sizeof(Datum));
+	bool	   *nulls = palloc(desc->natts * sizeof(bool));
 	uint64		i;
 
+	if (rsinfo->setDesc->natts > desc->natts)
+		elog(ERROR, "dpkmeans reader returns %d columns, not %d",
+			 desc->natts, rsinfo->setDesc->natts);
 	for (i = 0; i < SPI_processed; i++)
-		tuplestore_puttuple(rsinfo->setResult, SPI_tuptable->vals[i]);
+	{
+		heap_deform_tuple(SPI_tuptable->vals[i], desc, values, nulls);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
 }
 
 /*
@@ -830,14 +849,40 @@ dpk_store_centers(Oid relid, int t, int k, DpkObjective obj, ReturnSetInfo *rsin
 	CStringGetTextDatum(dpk_objective_name(obj))};
 
 	if (!store_objectives)
-		dpk_store_exec("SELECT cluster, center, noisy_size FROM dpkmeans_internal.centers "
+		dpk_store_exec("SELECT cluster, center, greatest(noisy_size, 0) AS noisy_size "
+				   "FROM dpkmeans_internal.centers "
 				   "WHERE relid = $1::oid::regclass AND t = $2 AND k = $3 ORDER BY cluster",
 				   3, types, values, true, SPI_OK_SELECT);
-	else
+	else if (!dpk_store_keeps_history())
 	{
-		dpk_store_exec("SELECT cluster, center, noisy_size FROM dpkmeans_internal.centers "
+		dpk_store_exec("SELECT cluster, center, greatest(noisy_size, 0) AS noisy_size "
+				   "FROM dpkmeans_internal.centers "
 				   "WHERE relid = $1::oid::regclass AND t = $2 AND k = $3 AND objective = $4 "
 				   "ORDER BY cluster", 4, types, values, true, SPI_OK_SELECT);
+		if (obj == DPK_OBJECTIVE_KMEDIAN)
+			require_kmedian(relid, t);
+	}
+	else
+	{
+		/*
+		 * Only the centres the release supports: those that gather a
+		 * weighted point (their noisy size, a sum of the noisy counts
+		 * nearest to them, is not exactly 0), at least the largest one;
+		 * the others are duplicates of size 0.  Numbered again in their
+		 * order; sizes clamped at 0 (a sum of noisy counts can be
+		 * negative).
+		 */
+		dpk_store_exec("SELECT (row_number() OVER (ORDER BY c.cluster))::int AS cluster, "
+				   "c.center, greatest(c.noisy_size, 0) AS noisy_size, r.t AS release, "
+				   "r.made_at AS released_at "
+				   "FROM dpkmeans_internal.releases r JOIN ("
+				   "  SELECT relid, t, cluster, center, noisy_size, "
+				   "         row_number() OVER (ORDER BY noisy_size DESC, cluster) AS rank "
+				   "  FROM dpkmeans_internal.centers "
+				   "  WHERE relid = $1::oid::regclass AND t = $2 AND k = $3 AND objective = $4) c "
+				   "ON c.relid = r.relid AND c.t = r.t "
+				   "WHERE c.noisy_size <> 0 OR c.rank = 1 ORDER BY c.cluster",
+				   4, types, values, true, SPI_OK_SELECT);
 		if (obj == DPK_OBJECTIVE_KMEDIAN)
 			require_kmedian(relid, t);
 	}
@@ -858,9 +903,11 @@ dpk_store_costs(Oid relid, int t, DpkObjective obj, ReturnSetInfo *rsinfo)
 				   2, types, values, true, SPI_OK_SELECT);
 	else
 	{
-		dpk_store_exec("SELECT k, noisy_cost FROM dpkmeans_internal.costs "
-				   "WHERE relid = $1::oid::regclass AND t = $2 AND objective = $3 ORDER BY k",
-				   3, types, values, true, SPI_OK_SELECT);
+		dpk_store_exec("SELECT c.k, c.noisy_cost, r.t AS release, r.made_at AS released_at "
+				   "FROM dpkmeans_internal.costs c JOIN dpkmeans_internal.releases r "
+				   "ON r.relid = c.relid AND r.t = c.t "
+				   "WHERE c.relid = $1::oid::regclass AND c.t = $2 AND c.objective = $3 "
+				   "ORDER BY c.k", 3, types, values, true, SPI_OK_SELECT);
 		if (obj == DPK_OBJECTIVE_KMEDIAN)
 			require_kmedian(relid, t);
 	}
@@ -869,8 +916,8 @@ dpk_store_costs(Oid relid, int t, DpkObjective obj, ReturnSetInfo *rsinfo)
 
 /* Release t's noisy counted level (see store.h). */
 void
-dpk_store_histogram(Oid relid, int t, int d, MemoryContext ctx, DpkCellMap *noisy,
-					int *level)
+dpk_store_histogram(Oid relid, int t, int latest, int d, MemoryContext ctx,
+					DpkCellMap *noisy, int *level)
 {
 	Oid			types[2] = {OIDOID, INT4OID};
 	Datum		values[2] = {ObjectIdGetDatum(relid), Int32GetDatum(t)};
@@ -880,6 +927,14 @@ dpk_store_histogram(Oid relid, int t, int d, MemoryContext ctx, DpkCellMap *nois
 			   "JOIN dpkmeans_internal.releases r ON r.relid = h.relid AND r.t = h.t "
 			   "WHERE h.relid = $1::oid::regclass AND h.t = $2",
 			   2, types, values, true, SPI_OK_SELECT);
+	if (SPI_processed == 0 && t < latest)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("the histogram of release %d of table \"%s\" was not kept",
+						t, get_rel_name(relid)),
+				 errdetail("Releases made before dpkmeans 0.7 keep only the latest histogram; "
+						   "their centres and cost curves are kept."),
+				 errhint("Read its centres with dp_centers(..., release => %d).", t)));
 	if (SPI_processed != 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),

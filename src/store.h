@@ -14,6 +14,7 @@
 #include "postgres.h"
 
 #include "access/xlogdefs.h"
+#include "datatype/timestamp.h"
 #include "funcapi.h"
 #include "nodes/pg_list.h"
 
@@ -291,9 +292,45 @@ void		dpk_store_centers(Oid relid, int t, int k, DpkObjective obj,
 /* Rows of release t's cost curve (k, noisy_cost) for objective into rsinfo. */
 void		dpk_store_costs(Oid relid, int t, DpkObjective obj, ReturnSetInfo *rsinfo);
 
-/* Release t's noisy counted level (into ctx) and the level it used. */
-void		dpk_store_histogram(Oid relid, int t, int d, MemoryContext ctx,
+/*
+ * Release t's noisy counted level (into ctx) and the level it used; latest
+ * is the table's last release (an earlier one made before 0.7 has none).
+ */
+void		dpk_store_histogram(Oid relid, int t, int latest, int d, MemoryContext ctx,
 								DpkCellMap *noisy, int *level);
+
+/*
+ * src/store_history.c: whether every release keeps its histogram (0.7
+ * objects), read from the catalog caches.
+ */
+bool		dpk_store_keeps_history(void);
+
+/* Release t's time; false when the table has no release t. */
+bool		dpk_store_release_time(Oid relid, int t, TimestampTz *at);
+
+/* One attached table as dp_tables lists it (public configuration only). */
+typedef struct DpkTableRow
+{
+	Oid			relid;
+	Datum		columns;		/* text[] */
+	int			k;
+	double		epsilon;
+	double		delta;
+	int			horizon;
+	int			releases;
+	bool		has_release_time;
+	TimestampTz last_release_at;
+	bool		capture_wal;
+	bool		insert_only;
+	TimestampTz attached_at;
+	Datum		readers;		/* text[]; (Datum) 0 when none */
+} DpkTableRow;
+
+/*
+ * Every attached table but a shard's (a shard table has no release), in
+ * ctx, ordered by name; *n rows.
+ */
+DpkTableRow *dpk_store_table_rows(MemoryContext ctx, int *n);
 
 /* The live configuration of a tracked table. */
 void		dpk_tracked_config(const DpkTracked *tr, DpkLiveConfig *cfg);

@@ -69,6 +69,7 @@ dpk_shape_init(DpkShape *shape, Relation rel, int d, int level,
 	shape->idx = palloc(d * sizeof(int64_t));
 	shape->rel = palloc(d * sizeof(int64_t));
 	shape->mapctx = CurrentMemoryContext;
+	shape->clamp = NULL;
 	shape->capture_root = InvalidOid;
 	shape->lenient = false;
 	shape->proj = NULL;
@@ -181,6 +182,8 @@ dpk_shape_add_slot(DpkShape *shape, DpkCellMap *map, TupleTableSlot *slot, int s
 				 errhint("The table was attached with %d dimensions; store NULL for a row that is not a point.",
 						 shape->d)));
 	}
+	if (shape->clamp != NULL && sign > 0)
+		dpk_clamp_add(shape->clamp, shape->lower, shape->upper, shape->x);
 	if (shape->proj != NULL)
 	{
 		/* Buffered: projected a batch at a time. */
