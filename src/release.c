@@ -489,7 +489,7 @@ warn_near_horizon(const char *relname, int t, int horizon)
 		ereport(WARNING,
 				(errmsg("table \"%s\" made release %d, the last of its horizon", relname, t),
 				 errdetail("A further dp_release fails; readers keep getting release %d.", t),
-				 errhint("Unschedule its releases, or run dp_detach and dp_attach for a new history with a new budget.")));
+				 errhint("Unschedule its releases. dp_detach and dp_attach start a new history, whose epsilon the table's privacy ledger adds to what its rows have spent.")));
 	else
 		ereport(WARNING,
 				(errmsg("table \"%s\" made release %d of its horizon of %d; %d left",
@@ -584,7 +584,7 @@ dp_release(PG_FUNCTION_ARGS)
 					 errmsg("table \"%s\" reached its horizon of %d releases; no new release is made",
 							relname, job->horizon),
 					 errdetail("Readers keep getting release %d.", job->t),
-					 errhint("Unschedule its releases, or run dp_detach and dp_attach for a new history with a new budget.")));
+					 errhint("Unschedule its releases. dp_detach and dp_attach start a new history, whose epsilon the table's privacy ledger adds to what its rows have spent.")));
 			break;
 		case DPK_JOB_FAILED:
 			ereport(ERROR,
