@@ -486,6 +486,8 @@ dpk_store_insert_tracked(const DpkTracked *tr, const char *mode,
 					   SPI_OK_UPDATE);
 	}
 
+	dpk_store_attach_objectives(tr->relid);
+
 	if (key == NULL)
 		return;					/* a shard table: no key, no release */
 	SET_VARSIZE(keyb, VARHDRSZ + DPK_KEY_BYTES);
@@ -782,19 +784,30 @@ result_to_set(ReturnSetInfo *rsinfo)
 }
 
 /*
- * ERROR when release t has no k-median rows: it was made by a library
- * before k-median (they are stored with every low-d release since).
+ * ERROR when release t has no k-median rows: the table's releases compute
+ * k-means only (dp_set_objectives), or it was made by a library before
+ * k-median.
  */
 static void
 require_kmedian(Oid relid, int t)
 {
-	if (SPI_processed == 0)
+	if (SPI_processed > 0)
+		return;
+	if (!dpk_store_kmedian_wanted(relid))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("release %d of table \"%s\" has no k-median centres", t,
 						get_rel_name(relid)),
-				 errdetail("It was made before dpkmeans 0.3, which stores them with every release."),
-				 errhint("The next dp_release('%s') stores them.", get_rel_name(relid))));
+				 errdetail("The table's releases compute k-means only."),
+				 errhint("Its owner asks for k-median with dp_set_objectives('%s', "
+						 "ARRAY['kmeans', 'kmedian']); releases made from then on store it.",
+						 get_rel_name(relid))));
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("release %d of table \"%s\" has no k-median centres", t,
+					get_rel_name(relid)),
+			 errdetail("It was made before dpkmeans 0.3 or before the table's objectives included k-median."),
+			 errhint("The next dp_release('%s') stores them.", get_rel_name(relid))));
 }
 
 /* Release t's centres for k (see store.h). */
