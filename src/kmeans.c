@@ -36,6 +36,7 @@
 #include "prng.h"
 
 extern void openblas_set_num_threads(int);
+extern int	blas_thread_shutdown_(void) __attribute__((weak));
 
 /* Rows per dgemm chunk, and the cap on the chunk buffer (rows * k doubles). */
 #define DPK_KM_CHUNK_ROWS	2048
@@ -722,4 +723,11 @@ void
 dpk_blas_single_thread(void)
 {
 	openblas_set_num_threads(1);
+	/*
+	 * The pool OpenBLAS started when it was loaded would spin for a while
+	 * in every new process (a release worker is one): stop it.  Builds
+	 * without threads lack the symbol.
+	 */
+	if (blas_thread_shutdown_)
+		blas_thread_shutdown_();
 }
