@@ -16,11 +16,11 @@ END
 $f$;
 SELECT setseed(0.49);
 
--- k = 1000 on 2000 rows: the release finishes (it took minutes when every
+-- k = 1000 on 3000 rows: the release finishes (it took minutes when every
 -- release computed k-median for every k' and stored centres one by one;
 -- the timeout only keeps a regression from hanging the suite)
 CREATE TABLE wbigk (x float8, y float8);
-INSERT INTO wbigk SELECT random() * 100, random() * 100 FROM generate_series(1, 2000);
+INSERT INTO wbigk SELECT random() * 100, random() * 100 FROM generate_series(1, 3000);
 SELECT dp_attach('wbigk', ARRAY['x', 'y'], 1000, 1.0, ARRAY[0, 0], ARRAY[100, 100], horizon => 8);
 SET statement_timeout = '60s';
 SELECT dp_release('wbigk');
