@@ -90,6 +90,13 @@ bench: test/bench/bin/bench_oneshot
 bench-live: bench-writes
 	SKIP_WRITES=1 PG_CONFIG=$(PG_CONFIG) ./test/bench/bench_live_sql.sh | tee test/bench/out/live_sql.txt
 
+# Release, one-shot and attach times beside a plain scan in the same run
+# (doc/benchmarks.md, "Speed").
+.PHONY: bench-speed
+bench-speed:
+	@mkdir -p test/bench/out
+	PG_CONFIG=$(PG_CONFIG) ./test/bench/bench_speed.sh | tee test/bench/out/speed.txt
+
 bench-writes:
 	@mkdir -p test/bench/out
 	PG_CONFIG=$(PG_CONFIG) ./test/bench/bench_writes.sh | tee test/bench/out/writes.txt
