@@ -569,6 +569,9 @@ dpk_store_append_delta(Oid relid, const DpkCellMap *map, uint64 pad_to)
 			   "VALUES ($1::oid::regclass, $2)", 2, types, values, false, SPI_OK_INSERT);
 }
 
+/* Coordinates of centres one statement stores at most (8 MB of float8). */
+#define DPK_STORE_CHUNK_VALUES (1 << 20)
+
 /* An int4[] Datum from n ints. */
 static Datum
 int4_datum(const int32 *v, int n)
@@ -586,8 +589,9 @@ int4_datum(const int32 *v, int n)
  * The cost curve and centres of one objective of a release; values[0..1]
  * hold relid and t.  objective NULL: the rows of a schema without the
  * objective column (before 0.3), which are k-means rows.  One statement
- * for the costs and one for the centres whatever k is: the k(k+1)/2 centres
- * of k' = 1..k lie one after the other (dpk_live_block), passed as arrays.
+ * for the costs and one for every 2^20 coordinates of centres, whatever k
+ * is: the k(k+1)/2 centres of k' = 1..k lie one after the other
+ * (dpk_live_block), passed as arrays.
  */
 static void
 save_objective(const DpkTracked *tr, const double *costs, const double *centers,
@@ -605,11 +609,13 @@ save_objective(const DpkTracked *tr, const double *costs, const double *centers,
 									  "WITH ORDINALITY AS u(k, cluster, size, o)",
 									  objective ? ", objective" : "",
 									  objective ? psprintf(", '%s'", objective) : "");
-	int			ncenters = dpk_live_block(tr->k + 1);
+	int			ncenters = dpk_live_block(tr->k + 1),
+				chunk = Max(1, DPK_STORE_CHUNK_VALUES / tr->d),
+				from,
+				kp,
+				c;
 	int32	   *ks = palloc(Max(ncenters, tr->k) * sizeof(int32));
 	int32	   *clusters = palloc(ncenters * sizeof(int32));
-	int			kp,
-				c;
 
 	for (kp = 1; kp <= tr->k; kp++)
 		ks[kp - 1] = kp;
@@ -625,16 +631,29 @@ save_objective(const DpkTracked *tr, const double *costs, const double *centers,
 			ks[dpk_live_block(kp) + c] = kp;
 			clusters[dpk_live_block(kp) + c] = c + 1;
 		}
-	values[2] = int4_datum(ks, ncenters);
-	types[3] = INT4ARRAYOID;
-	values[3] = int4_datum(clusters, ncenters);
-	types[4] = FLOAT8ARRAYOID;
-	values[4] = float8_datum(centers, ncenters * tr->d);
-	types[5] = INT4OID;
-	values[5] = Int32GetDatum(tr->d);
-	types[6] = FLOAT8ARRAYOID;
-	values[6] = float8_datum(sizes, ncenters);
-	dpk_store_exec(center_sql, 7, types, values, false, SPI_OK_INSERT);
+	/* in slices of at most DPK_STORE_CHUNK_VALUES coordinates */
+	for (from = 0; from < ncenters; from += chunk)
+	{
+		int			n = Min(chunk, ncenters - from);
+
+		types[2] = INT4ARRAYOID;
+		values[2] = int4_datum(ks + from, n);
+		types[3] = INT4ARRAYOID;
+		values[3] = int4_datum(clusters + from, n);
+		types[4] = FLOAT8ARRAYOID;
+		values[4] = float8_datum(centers + (size_t) from * tr->d, n * tr->d);
+		types[5] = INT4OID;
+		values[5] = Int32GetDatum(tr->d);
+		types[6] = FLOAT8ARRAYOID;
+		values[6] = float8_datum(sizes + from, n);
+		dpk_store_exec(center_sql, 7, types, values, false, SPI_OK_INSERT);
+		pfree(DatumGetPointer(values[2]));
+		pfree(DatumGetPointer(values[3]));
+		pfree(DatumGetPointer(values[4]));
+		pfree(DatumGetPointer(values[6]));
+	}
+	pfree(ks);
+	pfree(clusters);
 }
 
 /* Store release t (see store.h). */
