@@ -4,10 +4,10 @@ MODULE_big = dpkmeans
 DATA = sql/dpkmeans--0.1.sql sql/dpkmeans--0.1--0.2.sql sql/dpkmeans--0.2--0.3.sql sql/dpkmeans--0.3--0.4.sql sql/dpkmeans--0.4--0.5.sql sql/dpkmeans--0.5--0.6.sql sql/dpkmeans--0.6--0.7.sql
 
 CORE_SRCS = src/dpk_mem.c src/budget.c src/noise.c src/dgauss.c src/zcdp.c src/grid.c src/rugnik.c src/kmeans.c src/kmedian.c src/coreset.c src/lowd.c src/cellmap.c src/counter.c src/tree_estimator.c src/live_core.c src/live_reach.c src/live_noise.c src/live_scales.c src/live_guard.c src/live_kmedian.c src/kmedian_lifted.c src/projection.c src/lift.c src/highd.c src/highd_plan.c src/highd_cells.c src/live_regions.c src/ledger.c
-GLUE_SRCS = src/pgutil.c src/dpkmeans.c src/oneshot.c src/store.c src/store_config.c src/trigger.c src/capture_cache.c src/partition.c src/attach.c src/release.c src/readers.c src/report.c src/guard.c src/shard.c src/shard_side.c src/shard_capture.c src/store_shard.c src/store_wal.c src/store_regions.c src/store_ledger.c src/store_history.c src/tables.c src/bounds.c src/wal_capture.c src/wal_slot.c
+GLUE_SRCS = src/pgutil.c src/dpkmeans.c src/oneshot.c src/store.c src/store_config.c src/trigger.c src/capture_cache.c src/partition.c src/attach.c src/release.c src/readers.c src/report.c src/guard.c src/shard.c src/shard_side.c src/shard_capture.c src/store_shard.c src/store_wal.c src/store_regions.c src/store_ledger.c src/store_history.c src/tables.c src/bounds.c src/store_objectives.c src/wal_capture.c src/wal_slot.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 
-REGRESS = grid_size kmeans_oneshot bad_input live live_privileges live_bad_input highd release_replay partitions kmedian live_write_path upgrade approx_dp wal_capture norm_bound regions ledger operator_view bounds_limits
+REGRESS = grid_size kmeans_oneshot bad_input live live_privileges live_bad_input highd release_replay partitions kmedian live_write_path upgrade approx_dp wal_capture norm_bound regions ledger operator_view bounds_limits release_work
 REGRESS_OPTS = --load-extension=dpkmeans
 
 # libpq reaches the shards of a partitioned table (src/shard.c).
@@ -110,6 +110,13 @@ bench: test/bench/bin/bench_oneshot
 # previous version) in the same run.
 bench-live: bench-writes
 	SKIP_WRITES=1 PG_CONFIG=$(PG_CONFIG) ./test/bench/bench_live_sql.sh | tee test/bench/out/live_sql.txt
+
+# Release, one-shot and attach times beside a plain scan in the same run
+# (doc/benchmarks.md, "Speed").
+.PHONY: bench-speed
+bench-speed:
+	@mkdir -p test/bench/out
+	PG_CONFIG=$(PG_CONFIG) ./test/bench/bench_speed.sh | tee test/bench/out/speed.txt
 
 bench-writes:
 	@mkdir -p test/bench/out

@@ -304,3 +304,16 @@ COMMENT ON FUNCTION dp_kmeans(text, int, float8, float8[], float8[], float8, flo
 'one-shot k-means (objective ''kmeans'') or k-median (''kmedian'') of the points a SELECT returns (k up to 1000; only the centres that gather a weighted point, at least one): epsilon-DP, or (epsilon, delta)-DP with discrete Gaussian noise when delta > 0; norm_bound: rows moved into the ball of that radius around the box''s middle (6 or more columns)';
 COMMENT ON FUNCTION dp_attach(regclass, text[], int, float8, float8[], float8[], int, text, float8, float8, text, float8, boolean) IS
 'owner: attach a table, k up to 100 (existing rows become events of release 1; no release is made; rows outside the box are counted for the owner); delta > 0: (epsilon, delta)-DP with discrete Gaussian noise; capture ''wal'': changes counted from the WAL by logical decoding (wal_level = logical, own transaction, a replication slot); norm_bound: rows moved into the ball of that radius around the box''s middle (projected tables, 6 or more columns); the ledger adds this history''s epsilon and delta to the earlier ones, unless fresh_budget => true starts a new budget';
+
+-- ---------------------------------------------------------------------------
+-- Objectives a release computes: k-means always, k-median only for tables
+-- that ask for it with dp_set_objectives (computing it for every k' cost
+-- many times the rest of a release).  NULL: attached before 0.7, whose
+-- releases keep computing both; dp_attach writes '{kmeans}'.
+-- ---------------------------------------------------------------------------
+ALTER TABLE dpkmeans_internal.tracked ADD COLUMN objectives text[]
+    CHECK (objectives IN ('{kmeans}', '{kmeans,kmedian}'));
+CREATE FUNCTION dp_set_objectives(tbl regclass, objectives text[]) RETURNS void
+AS 'MODULE_PATHNAME', 'dp_set_objectives' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION dp_set_objectives(regclass, text[]) IS
+'owner: what the next releases compute: ARRAY[''kmeans''] (the default of tables attached from 0.7 on) or ARRAY[''kmeans'', ''kmedian''] (k-median centres and costs too, for dp_centers and dp_cost_curve with objective => ''kmedian'')';

@@ -77,9 +77,11 @@ SELECT count(*) BETWEEN 1 AND 4 AS centres FROM dp_kmeans('SELECT ARRAY[x, y, x,
 SELECT expect_error($$SELECT * FROM dp_kmeans('SELECT ARRAY[x, y, x, y, x, y] FROM skew', 2, 1, ARRAY[0, 0, 0, 0, 0, 0], ARRAY[100, 100, 100, 100, 100, 100], objective => 'kmedians')$$);
 SELECT expect_error($$SELECT * FROM dp_kmeans('SELECT ARRAY[x, y, x, y, x, y] FROM skew', 2, 1, ARRAY[0, 0, 0, 0, 0, 0], ARRAY[100, 100, 100, 100, 100, 100], objective => NULL)$$);
 
--- live: the release stores both objectives; readers never compute
+-- live: a table that asks for k-median (dp_set_objectives) gets both
+-- objectives stored by every release; readers never compute
 CREATE TABLE live_skew AS SELECT * FROM skew WHERE random() < 0.5;
 SELECT dp_attach('live_skew', ARRAY['x', 'y'], 4, 1.0, ARRAY[0, 0], ARRAY[100, 100], horizon => 32);
+SELECT dp_set_objectives('live_skew', ARRAY['kmeans', 'kmedian']);
 SELECT expect_error($$SELECT * FROM dp_centers('live_skew', 3, 'kmedian')$$);
 SELECT expect_error($$SELECT * FROM dp_cost_curve('live_skew', 'kmedian')$$);
 SELECT dp_release('live_skew');
@@ -128,10 +130,11 @@ DROP ROLE kmedian_stranger;
 SELECT dp_detach('live_skew');
 
 -- projected (high-dimensional) tables: the release stores the k-median of
--- its lifted cells too; k-means as before
+-- its lifted cells too when asked; k-means as before
 CREATE TABLE live_hd AS SELECT ARRAY[x, y, x, y, x, y, x, y] AS v FROM skew;
 SELECT dp_attach('live_hd', ARRAY['v'], 3, 1.0, array_fill(0::float8, ARRAY[8]),
                  array_fill(100::float8, ARRAY[8]), horizon => 8);
+SELECT dp_set_objectives('live_hd', ARRAY['kmeans', 'kmedian']);
 SELECT dp_release('live_hd');
 SELECT count(*) FROM dp_centers('live_hd', 2);
 SELECT k, (SELECT count(*) FROM dp_centers('live_hd', k, 'kmedian')) AS rows,

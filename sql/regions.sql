@@ -16,6 +16,8 @@ CREATE TABLE regdel (id serial, v float8[]);
 SELECT dp_attach('reg', ARRAY['v'], 4, 1.0,
                  array_fill(0::float8, ARRAY[64]), array_fill(100::float8, ARRAY[64]),
                  mode => 'insert_only');
+-- (its releases compute k-median too, read below)
+SELECT dp_set_objectives('reg', ARRAY['kmeans', 'kmedian']);
 SELECT dp_attach('reg16', ARRAY['v'], 4, 1.0,
                  array_fill(0::float8, ARRAY[16]), array_fill(100::float8, ARRAY[16]),
                  horizon => 16, mode => 'insert_only');

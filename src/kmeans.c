@@ -36,6 +36,7 @@
 #include "prng.h"
 
 extern void openblas_set_num_threads(int);
+extern int	blas_thread_shutdown_(void) __attribute__((weak));
 
 /* Rows per dgemm chunk, and the cap on the chunk buffer (rows * k doubles). */
 #define DPK_KM_CHUNK_ROWS	2048
@@ -183,8 +184,13 @@ typedef struct KmWork
 	double	   *xnorm;			/* n: ||x_i||^2 */
 	double	   *cnorm;			/* k: ||c_j||^2 */
 	bool	   *dup;			/* k: centre equals an earlier centre */
+	int		   *slots;			/* nslots: hash of the centres, -1 empty */
+	int			nslots;			/* a power of two above 2k, or 0 */
 	double	   *gbuf;			/* chunk*k: dgemm output */
 } KmWork;
+
+/* Centres from which duplicates are found by hashing, not pairwise. */
+#define DPK_KM_HASH_DUP_K 32
 
 /* Allocate the assignment scratch and the point norms. */
 static void
@@ -197,6 +203,15 @@ km_work_init(KmWork *ws, const double *x, int n, int d, int k)
 	ws->xnorm = dpk_alloc(sizeof(double) * (size_t) (n > 0 ? n : 1));
 	ws->cnorm = dpk_alloc(sizeof(double) * (size_t) k);
 	ws->dup = dpk_alloc(sizeof(bool) * (size_t) k);
+	ws->nslots = 0;
+	ws->slots = NULL;
+	if (k > DPK_KM_HASH_DUP_K)
+	{
+		ws->nslots = 64;
+		while (ws->nslots < 2 * k)
+			ws->nslots *= 2;
+		ws->slots = dpk_alloc(sizeof(int) * (size_t) ws->nslots);
+	}
 	ws->gbuf = dpk_alloc(sizeof(double) * (size_t) ws->chunk * (size_t) k);
 	km_row_norms(x, n, d, ws->xnorm);
 }
@@ -208,7 +223,65 @@ km_work_free(KmWork *ws)
 	dpk_free(ws->xnorm);
 	dpk_free(ws->cnorm);
 	dpk_free(ws->dup);
+	dpk_free(ws->slots);
 	dpk_free(ws->gbuf);
+}
+
+/*
+ * Flag every centre equal (==, coordinate by coordinate) to an earlier one,
+ * as the pairwise scan of km_assign does, in time linear in k: each centre
+ * is looked up in an open-addressing hash of the centres before it.  Equal
+ * coordinates hash alike (-0 as 0); a NaN equals nothing, so a centre with
+ * one is never a duplicate and is not entered.
+ */
+static void
+km_flag_duplicates(KmWork *ws, const double *c)
+{
+	int			d = ws->d,
+				k = ws->k,
+				mask = ws->nslots - 1,
+				j,
+				t;
+
+	for (j = 0; j < ws->nslots; j++)
+		ws->slots[j] = -1;
+	for (j = 0; j < k; j++)
+	{
+		const double *cj = c + (size_t) j * d;
+		uint64_t	h = UINT64_C(0x9E3779B97F4A7C15);
+		bool		nan = false;
+		int			slot;
+
+		ws->dup[j] = false;
+		for (t = 0; t < d; t++)
+		{
+			double		v = cj[t] == 0.0 ? 0.0 : cj[t];
+			uint64_t	bits;
+
+			nan |= isnan(v);
+			memcpy(&bits, &v, sizeof(bits));
+			h = (h ^ bits) * UINT64_C(0xFF51AFD7ED558CCD);
+			h ^= h >> 32;
+		}
+		if (nan)
+			continue;
+		for (slot = (int) (h & (uint64_t) mask); ws->slots[slot] >= 0;
+			 slot = (slot + 1) & mask)
+		{
+			const double *co = c + (size_t) ws->slots[slot] * d;
+
+			for (t = 0; t < d; t++)
+				if (cj[t] != co[t])
+					break;
+			if (t == d)
+			{
+				ws->dup[j] = true;
+				break;
+			}
+		}
+		if (!ws->dup[j])
+			ws->slots[slot] = j;
+	}
 }
 
 /*
@@ -236,25 +309,28 @@ km_assign(KmWork *ws, const double *x, const double *w,
 	km_row_norms(c, k, d, ws->cnorm);
 
 	/* flag exact duplicates so they never compete with their original */
-	for (j = 0; j < k; j++)
-	{
-		const double *cj = c + (size_t) j * d;
-
-		ws->dup[j] = false;
-		for (jj = 0; jj < j && !ws->dup[j]; jj++)
+	if (ws->slots)
+		km_flag_duplicates(ws, c);
+	else
+		for (j = 0; j < k; j++)
 		{
-			const double *cjj = c + (size_t) jj * d;
-			int			t;
+			const double *cj = c + (size_t) j * d;
 
-			if (ws->dup[jj])
-				continue;
-			for (t = 0; t < d; t++)
-				if (cj[t] != cjj[t])
-					break;
-			if (t == d)
-				ws->dup[j] = true;
+			ws->dup[j] = false;
+			for (jj = 0; jj < j && !ws->dup[j]; jj++)
+			{
+				const double *cjj = c + (size_t) jj * d;
+				int			t;
+
+				if (ws->dup[jj])
+					continue;
+				for (t = 0; t < d; t++)
+					if (cj[t] != cjj[t])
+						break;
+				if (t == d)
+					ws->dup[j] = true;
+			}
 		}
-	}
 
 	for (i0 = 0; i0 < n; i0 += ws->chunk)
 	{
@@ -647,4 +723,11 @@ void
 dpk_blas_single_thread(void)
 {
 	openblas_set_num_threads(1);
+	/*
+	 * The pool OpenBLAS started when it was loaded would spin for a while
+	 * in every new process (a release worker is one): stop it.  Builds
+	 * without threads lack the symbol.
+	 */
+	if (blas_thread_shutdown_)
+		blas_thread_shutdown_();
 }

@@ -26,6 +26,15 @@ void
 dpk_live_defaults(DpkLiveConfig *cfg, int d, int k, double epsilon,
 				  uint32_t horizon, bool insert_only)
 {
+	dpk_live_defaults_arity(cfg, d, k, epsilon, horizon, insert_only,
+							dpk_tree_choose_arity(horizon));
+}
+
+/* Defaults with a given tree arity (see live_core.h). */
+void
+dpk_live_defaults_arity(DpkLiveConfig *cfg, int d, int k, double epsilon,
+						uint32_t horizon, bool insert_only, int arity)
+{
 	cfg->d = d;
 	cfg->k = k;
 	cfg->epsilon = epsilon;
@@ -41,7 +50,7 @@ dpk_live_defaults(DpkLiveConfig *cfg, int d, int k, double epsilon,
 	cfg->norm_shift = 0;
 	cfg->threshold_sigmas = 2.0;
 	cfg->estimator = DPK_TREE_LOCAL_BLUE;
-	cfg->arity = dpk_tree_choose_arity(horizon);
+	cfg->arity = arity;
 	cfg->restarts = 10;
 	cfg->max_iter = 100;
 	cfg->delta = 0.0;

@@ -94,6 +94,14 @@ void		dpk_live_defaults(DpkLiveConfig *cfg, int d, int k, double epsilon,
 							  uint32_t horizon, bool insert_only);
 
 /*
+ * The same defaults with the tree arity a table was attached with: a stored
+ * table's tree is never re-chosen, and choosing it costs more than a small
+ * release.
+ */
+void		dpk_live_defaults_arity(DpkLiveConfig *cfg, int d, int k, double epsilon,
+									uint32_t horizon, bool insert_only, int arity);
+
+/*
  * The counted level for a public size hint: the level nearest RUGNIK's m at
  * that size and the noise of a mid-horizon release, capped so the level has
  * at most max_cells cells and its cell ids fit in 48 bits.  A projected

@@ -186,7 +186,9 @@ kmedian_proxy(const DpkCoreset *pts, const DpkBox *box, int m, const double *cen
 
 				s2 += diff * diff;
 			}
-			best = fmin(best, s2);
+			/* fmin's result (s2 >= 0, a NaN never wins) without its call */
+			if (s2 < best)
+				best = s2;
 		}
 		proxy += pts->weights[q] * sqrt(best + spread2);
 	}

@@ -214,12 +214,28 @@ uint64_t
 dpk_stream_u64(DpkStream *s)
 {
 	uint8_t		b[8];
+	const uint8_t *p = b;
 	uint64_t	v = 0;
-	int			i;
 
-	dpk_stream_bytes(s, b, sizeof(b));
-	for (i = 7; i >= 0; i--)
-		v = (v << 8) | b[i];
+	/*
+	 * Most words lie whole in the buffer: read and wipe them in place with
+	 * fixed-size accesses (a variable-size copy costs more than the cipher).
+	 */
+	if (s->pos <= DPK_STREAM_BUF - sizeof(b))
+		p = s->buf + s->pos;
+	else
+		dpk_stream_bytes(s, b, sizeof(b));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(&v, p, sizeof(v));
+#else
+	for (int i = 7; i >= 0; i--)
+		v = (v << 8) | p[i];
+#endif
+	if (p != b)
+	{
+		memset(s->buf + s->pos, 0, sizeof(b));
+		s->pos += sizeof(b);
+	}
 	return v;
 }
 
@@ -239,10 +255,14 @@ dpk_uniform(DpkStream *s, uint64_t n)
 	if (n <= 1)
 		return 0;
 
-	threshold = (0 - n) % n;	/* 2^64 mod n */
+	/*
+	 * 2^64 mod n is below n, so a word of at least n is never rejected and
+	 * the threshold (a division) is needed only for the rare smaller one.
+	 */
 	do
 	{
 		x = dpk_stream_u64(s);
+		threshold = x < n ? (0 - n) % n : 0;	/* 2^64 mod n */
 	} while (x < threshold);
 	return x % n;
 }

@@ -217,8 +217,9 @@ release_regions(const DpkTracked *tr, const DpkLiveConfig *cfg, const DpkBox *bo
 /*
  * Make release t+1 of a table (inside dpk_store_begin): lock its
  * configuration row, fold the pending deltas into the true state, add the
- * tree noise of release t+1 to every cell, cluster for every k' and store
- * the snapshot.  At the horizon nothing is made and *at_horizon is set.
+ * tree noise of release t+1 to every cell, cluster for every k' (k-median
+ * too when the table asks for it) and store the snapshot.  At the horizon
+ * nothing is made and *at_horizon is set.
  * A table with shards noises its local state merged with every shard's,
  * gathered for role userid (src/shard.c), and stores its local state only.
  * Returns the number of the latest release.
@@ -242,7 +243,8 @@ make_release(Oid relid, Oid userid, int *horizon, bool *at_horizon)
 	uint32		t;
 	uint64		i;
 	bytea	   *region_state = NULL;
-	bool		regions;
+	bool		regions,
+				kmedian;
 
 	if (!dpk_store_read_tracked(relid, true, ctx, &tr))
 		dpk_store_not_attached(relid);
@@ -273,6 +275,7 @@ make_release(Oid relid, Oid userid, int *horizon, bool *at_horizon)
 	dpk_pg_stream_open(stream, key, nonce);
 	dpk_cellmap_init(&noisy_map, tr.d);
 	regions = read_regions(&tr, &cfg, ctx, &region_state);
+	kmedian = dpk_store_kmedian_wanted(relid);
 	if (cfg.dhat > 0)
 	{
 		/* Projected copies: noisy counts and lifting sums of every copy. */
@@ -302,8 +305,9 @@ make_release(Oid relid, Oid userid, int *horizon, bool *at_horizon)
 			explicit_bzero(key, sizeof(key));
 			dpk_live_cluster_projected(&cfg, &box, pcount, psum, psumnorm, t, seed, &rel);
 		}
-		/* k-median of the same lifted cells: post-processing, stored too */
-		dpk_live_kmedian_projected(&cfg, &box, pcount, psum, psumnorm, t, seed, &rel);
+		/* k-median of the same lifted cells when asked: post-processing */
+		if (kmedian)
+			dpk_live_kmedian_projected(&cfg, &box, pcount, psum, psumnorm, t, seed, &rel);
 		for (i = 0; i < total; i++)
 		{
 			int64_t    *v = dpk_cellmap_get(&noisy_map, i);
@@ -322,8 +326,9 @@ make_release(Oid relid, Oid userid, int *horizon, bool *at_horizon)
 		explicit_bzero(key, sizeof(key));
 		seed = dpk_stream_u64(stream);
 		dpk_live_cluster(&cfg, &box, &noisy, t, seed, &rel);
-		/* k-median of the same noisy histogram: post-processing, stored too */
-		dpk_live_kmedian(&cfg, &box, &noisy, t, seed, &rel);
+		/* k-median of the same noisy histogram when asked: post-processing */
+		if (kmedian)
+			dpk_live_kmedian(&cfg, &box, &noisy, t, seed, &rel);
 		for (i = 0; i < noisy.ncells; i++)
 		{
 			int64_t    *v = dpk_cellmap_get(&noisy_map, i);

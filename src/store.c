@@ -488,6 +488,8 @@ dpk_store_insert_tracked(const DpkTracked *tr, const char *mode,
 					   SPI_OK_UPDATE);
 	}
 
+	dpk_store_attach_objectives(tr->relid);
+
 	if (key == NULL)
 		return;					/* a shard table: no key, no release */
 	SET_VARSIZE(keyb, VARHDRSZ + DPK_KEY_BYTES);
@@ -569,47 +571,91 @@ dpk_store_append_delta(Oid relid, const DpkCellMap *map, uint64 pad_to)
 			   "VALUES ($1::oid::regclass, $2)", 2, types, values, false, SPI_OK_INSERT);
 }
 
+/* Coordinates of centres one statement stores at most (8 MB of float8). */
+#define DPK_STORE_CHUNK_VALUES (1 << 20)
+
+/* An int4[] Datum from n ints. */
+static Datum
+int4_datum(const int32 *v, int n)
+{
+	Datum	   *elems = palloc(n * sizeof(Datum));
+	int			i;
+
+	for (i = 0; i < n; i++)
+		elems[i] = Int32GetDatum(v[i]);
+	return PointerGetDatum(construct_array(elems, n, INT4OID, sizeof(int32), true,
+										   TYPALIGN_INT));
+}
+
 /*
  * The cost curve and centres of one objective of a release; values[0..1]
  * hold relid and t.  objective NULL: the rows of a schema without the
- * objective column (before 0.3), which are k-means rows.
+ * objective column (before 0.3), which are k-means rows.  One statement
+ * for the costs and one for every 2^20 coordinates of centres, whatever k
+ * is: the k(k+1)/2 centres of k' = 1..k lie one after the other
+ * (dpk_live_block), passed as arrays.
  */
 static void
 save_objective(const DpkTracked *tr, const double *costs, const double *centers,
 			   const double *sizes, const char *objective, Oid *types, Datum *values)
 {
 	char	   *cost_sql = psprintf("INSERT INTO dpkmeans_internal.costs (relid, t, k, noisy_cost%s) "
-									"VALUES ($1::oid::regclass, $2, $3, $4%s)",
+									"SELECT $1::oid::regclass, $2, u.k, u.cost%s "
+									"FROM unnest($3::int4[], $4::float8[]) AS u(k, cost)",
 									objective ? ", objective" : "",
 									objective ? psprintf(", '%s'", objective) : "");
 	char	   *center_sql = psprintf("INSERT INTO dpkmeans_internal.centers (relid, t, k, cluster, "
-									  "center, noisy_size%s) VALUES ($1::oid::regclass, $2, $3, "
-									  "$4, $5, $6%s)",
+									  "center, noisy_size%s) SELECT $1::oid::regclass, $2, u.k, "
+									  "u.cluster, $5[(u.o - 1) * $6 + 1 : u.o * $6], u.size%s "
+									  "FROM unnest($3::int4[], $4::int4[], $7::float8[]) "
+									  "WITH ORDINALITY AS u(k, cluster, size, o)",
 									  objective ? ", objective" : "",
 									  objective ? psprintf(", '%s'", objective) : "");
-	int			kp,
+	int			ncenters = dpk_live_block(tr->k + 1),
+				chunk = Max(1, DPK_STORE_CHUNK_VALUES / tr->d),
+				from,
+				kp,
 				c;
+	int32	   *ks = palloc(Max(ncenters, tr->k) * sizeof(int32));
+	int32	   *clusters = palloc(ncenters * sizeof(int32));
 
 	for (kp = 1; kp <= tr->k; kp++)
-	{
-		types[2] = INT4OID;
-		values[2] = Int32GetDatum(kp);
-		types[3] = FLOAT8OID;
-		values[3] = Float8GetDatum(costs[kp - 1]);
-		dpk_store_exec(cost_sql, 4, types, values, false, SPI_OK_INSERT);
+		ks[kp - 1] = kp;
+	types[2] = INT4ARRAYOID;
+	values[2] = int4_datum(ks, tr->k);
+	types[3] = FLOAT8ARRAYOID;
+	values[3] = float8_datum(costs, tr->k);
+	dpk_store_exec(cost_sql, 4, types, values, false, SPI_OK_INSERT);
+
+	for (kp = 1; kp <= tr->k; kp++)
 		for (c = 0; c < kp; c++)
 		{
-			int			b = dpk_live_block(kp) + c;
-
-			types[3] = INT4OID;
-			values[3] = Int32GetDatum(c + 1);
-			types[4] = FLOAT8ARRAYOID;
-			values[4] = float8_datum(centers + (size_t) b * tr->d, tr->d);
-			types[5] = FLOAT8OID;
-			values[5] = Float8GetDatum(sizes[b]);
-			dpk_store_exec(center_sql, 6, types, values, false, SPI_OK_INSERT);
+			ks[dpk_live_block(kp) + c] = kp;
+			clusters[dpk_live_block(kp) + c] = c + 1;
 		}
+	/* in slices of at most DPK_STORE_CHUNK_VALUES coordinates */
+	for (from = 0; from < ncenters; from += chunk)
+	{
+		int			n = Min(chunk, ncenters - from);
+
+		types[2] = INT4ARRAYOID;
+		values[2] = int4_datum(ks + from, n);
+		types[3] = INT4ARRAYOID;
+		values[3] = int4_datum(clusters + from, n);
+		types[4] = FLOAT8ARRAYOID;
+		values[4] = float8_datum(centers + (size_t) from * tr->d, n * tr->d);
+		types[5] = INT4OID;
+		values[5] = Int32GetDatum(tr->d);
+		types[6] = FLOAT8ARRAYOID;
+		values[6] = float8_datum(sizes + from, n);
+		dpk_store_exec(center_sql, 7, types, values, false, SPI_OK_INSERT);
+		pfree(DatumGetPointer(values[2]));
+		pfree(DatumGetPointer(values[3]));
+		pfree(DatumGetPointer(values[4]));
+		pfree(DatumGetPointer(values[6]));
 	}
+	pfree(ks);
+	pfree(clusters);
 }
 
 /* Store release t (see store.h). */
@@ -617,8 +663,8 @@ void
 dpk_store_save_release(const DpkTracked *tr, uint32 t, uint64 state_pad,
 					   const DpkLiveRelease *rel, const DpkCellMap *noisy_map)
 {
-	Oid			types[6];
-	Datum		values[6];
+	Oid			types[7];
+	Datum		values[7];
 
 	types[0] = OIDOID;
 	values[0] = ObjectIdGetDatum(tr->relid);
@@ -825,19 +871,30 @@ result_to_set(ReturnSetInfo *rsinfo)
 }
 
 /*
- * ERROR when release t has no k-median rows: it was made by a library
- * before k-median (they are stored with every low-d release since).
+ * ERROR when release t has no k-median rows: the table's releases compute
+ * k-means only (dp_set_objectives), or it was made by a library before
+ * k-median.
  */
 static void
 require_kmedian(Oid relid, int t)
 {
-	if (SPI_processed == 0)
+	if (SPI_processed > 0)
+		return;
+	if (!dpk_store_kmedian_wanted(relid))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("release %d of table \"%s\" has no k-median centres", t,
 						get_rel_name(relid)),
-				 errdetail("It was made before dpkmeans 0.3, which stores them with every release."),
-				 errhint("The next dp_release('%s') stores them.", get_rel_name(relid))));
+				 errdetail("The table's releases compute k-means only."),
+				 errhint("Its owner asks for k-median with dp_set_objectives('%s', "
+						 "ARRAY['kmeans', 'kmedian']); releases made from then on store it.",
+						 get_rel_name(relid))));
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("release %d of table \"%s\" has no k-median centres", t,
+					get_rel_name(relid)),
+			 errdetail("It was made before dpkmeans 0.3 or before the table's objectives included k-median."),
+			 errhint("The next dp_release('%s') stores them.", get_rel_name(relid))));
 }
 
 /* Release t's centres for k (see store.h). */

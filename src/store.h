@@ -347,6 +347,15 @@ void		dpk_home_current(DpkHome *home);
 /* Whether two homes are known and the same history. */
 bool		dpk_home_equal(const DpkHome *a, const DpkHome *b);
 
+/*
+ * Objectives (src/store_objectives.c): whether a table's releases compute
+ * k-median (true for tables attached before 0.7 and for objects older than
+ * 0.7), setting it, and a new table's setting (k-means alone).
+ */
+bool		dpk_store_kmedian_wanted(Oid relid);
+void		dpk_store_set_kmedian(Oid relid, bool kmedian);
+void		dpk_store_attach_objectives(Oid relid);
+
 /* A bytea of a cell map (padded form when pad_to > 0, else the plain form). */
 bytea	   *dpk_store_map_bytea(const DpkCellMap *m, uint64 pad_to);
 

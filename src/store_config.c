@@ -16,13 +16,12 @@
 void
 dpk_tracked_config(const DpkTracked *tr, DpkLiveConfig *cfg)
 {
-	dpk_live_defaults(cfg, tr->d, tr->k, tr->epsilon, (uint32_t) tr->horizon,
-					  tr->insert_only);
+	/* the tree the table was attached with, never re-chosen */
+	dpk_live_defaults_arity(cfg, tr->d, tr->k, tr->epsilon, (uint32_t) tr->horizon,
+							tr->insert_only, tr->tree_arity > 2 ? tr->tree_arity : 2);
 	cfg->level = tr->level;
 	cfg->sum_share = tr->sum_share;
 	cfg->estimator = dpk_counter_estimator;
-	/* the tree the table was attached with, never re-chosen */
-	cfg->arity = tr->tree_arity > 2 ? tr->tree_arity : 2;
 	if (tr->dhat > 0)
 	{
 		dpk_live_use_projection(cfg, tr->proj_seed);

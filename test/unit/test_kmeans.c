@@ -469,6 +469,58 @@ test_cost_naive(void)
 	}
 }
 
+/*
+ * Many centres (past the pairwise duplicate scan: they are hashed), most of
+ * them copies, in shuffled order, -0 beside 0: every point goes to the
+ * first copy of its nearest position, and centres that differ in one
+ * coordinate only are never taken for copies.
+ */
+static void
+test_many_duplicates(void)
+{
+	enum
+	{
+		POS = 40, COPIES = 6, K = POS * COPIES, D = 3
+	};
+	double		c[K * D],
+				x[POS * D];
+	int			slot[K],
+				first[POS],
+				a[POS],
+				i,
+				j,
+				t,
+				bad = 0;
+
+	for (i = 0; i < K; i++)
+		slot[i] = i % POS;
+	for (i = K - 1; i > 0; i--)
+	{
+		int			r = (int) (test_uniform() * (i + 1)),
+					tmp = slot[i];
+
+		slot[i] = slot[r < i ? r : i];
+		slot[r < i ? r : i] = tmp;
+	}
+	/* positions on a line in one coordinate, -0 or 0 in the others */
+	for (i = 0; i < K; i++)
+		for (t = 0; t < D; t++)
+			c[i * D + t] = t == 1 ? 0.25 * slot[i] : (i % 2 ? -0.0 : 0.0);
+	for (j = 0; j < POS; j++)
+	{
+		first[j] = -1;
+		for (t = 0; t < D; t++)
+			x[j * D + t] = t == 1 ? 0.25 * j : 0.0;
+	}
+	for (i = K - 1; i >= 0; i--)
+		first[slot[i]] = i;
+	dpk_kmeans_cost(x, NULL, POS, D, c, K, a);
+	for (j = 0; j < POS; j++)
+		if (a[j] != first[j])
+			bad++;
+	CHECK(bad == 0, "many duplicated centres: %d points not at the first copy", bad);
+}
+
 /* Edge cases: finite output, exactly k centres, sensible sizes. */
 static void
 test_edges(void)
@@ -781,6 +833,7 @@ main(void)
 	test_1d_bruteforce();
 	test_duplicate_weight();
 	test_cost_naive();
+	test_many_duplicates();
 	test_edges();
 	test_invariants();
 	test_large();

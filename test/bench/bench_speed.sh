@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Speed of releases and one-shots inside PostgreSQL, each figure beside a
+# plain-SQL reference measured in the same run (run as root or postgres;
+# needs dpkmeans installed in PG_CONFIG's installation):
+#  (a) dp_release at 256 and 16384 counted cells (d = 2, k = 8) against the
+#      row count, beside SELECT sum(x + y) over the same table;
+#  (b) dp_release against the release number t (256 cells, every release
+#      up to T_MAX, summarised per range of t);
+#  (c) one-shot dp_kmeans (k = 10) beside SELECT sum(x + y) over the same
+#      query, and the attach backfill beside the same scan.
+# Times are the best of REPS runs, in milliseconds; only the ratios mean
+# anything across machines.  Nothing is asserted.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+ROWS_LIST=${ROWS_LIST:-"10000 100000 1000000"}
+ONESHOT_ROWS=${ONESHOT_ROWS:-1000000}
+REPS=${REPS:-3}
+T_MAX=${T_MAX:-1024}
+. "$top/scripts/cluster.sh"
+dir=$(mktemp -d /tmp/dpkmeans-speed.XXXXXX)
+port=$((20000 + RANDOM % 20000))
+trap 'cluster_stop; rm -rf "$dir"' EXIT
+cluster_start "$dir" "$port"
+cluster_psql -c "CREATE EXTENSION dpkmeans" >/dev/null
+
+# Milliseconds of one SQL statement (psql \timing), best of REPS.
+best_ms() {
+	local best="" r t
+	for ((r = 0; r < REPS; r++)); do
+		t=$(cluster_psql -c '\timing on' -c "$1" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | tail -1)
+		best=$(echo "$t $best" | awk '{m=$1; for(i=2;i<=NF;i++) if($i<m) m=$i; print m}')
+	done
+	echo "$best"
+}
+# Milliseconds of one run of a statement.
+one_ms() {
+	cluster_psql -c '\timing on' -c "$1" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | tail -1
+}
+ratio() { echo "$1 $2" | awk '{printf "%.3f", $1 / $2}'; }
+
+fill() {
+	cluster_psql -c "DROP TABLE IF EXISTS $1; CREATE TABLE $1 (x float8, y float8);
+		INSERT INTO $1 SELECT random() * 100, random() * 100 FROM generate_series(1, $2)" >/dev/null
+	cluster_psql -c "VACUUM ANALYZE $1" >/dev/null
+}
+
+echo "# (a) dp_release vs rows: d = 2, k = 8, eps = 1, k-means only (the default),"
+echo "#     best of $REPS releases after the first; scan = SELECT sum(x + y) over the table"
+printf '%9s %7s %11s %9s %9s\n' rows cells release_ms scan_ms ratio
+for hint in 300000 100000000; do
+	for n in $ROWS_LIST; do
+		fill rel "$n"
+		cluster_psql -c "SELECT dp_attach('rel', ARRAY['x','y'], 8, 1.0, ARRAY[0,0], ARRAY[100,100], size_hint => $hint)" >/dev/null
+		cells=$(cluster_psql -At -c "SELECT split_part(split_part(value, 'dimension, ', 2), ' cells', 1) FROM dp_privacy_report('rel') WHERE item = 'levels with counters'")
+		one_ms "SELECT dp_release('rel')" >/dev/null
+		r=$(best_ms "SELECT dp_release('rel')")
+		s=$(best_ms "SELECT sum(x + y) FROM rel")
+		printf '%9d %7s %11.1f %9.1f %9s\n' "$n" "$cells" "$r" "$s" "$(ratio "$r" "$s")"
+		cluster_psql -c "SELECT dp_detach('rel')" >/dev/null
+	done
+done
+
+echo
+echo "# (b) dp_release vs release number t: 256 cells, 100000 rows, horizon 1024,"
+echo "#     every release up to t = $T_MAX (median and max per range of t)"
+fill relt 100000
+cluster_psql -c "SELECT dp_attach('relt', ARRAY['x','y'], 8, 1.0, ARRAY[0,0], ARRAY[100,100], size_hint => 300000)" >/dev/null
+s=$(best_ms "SELECT sum(x + y) FROM relt")
+for ((t = 1; t <= T_MAX; t++)); do
+	one_ms "SELECT dp_release('relt')"
+done >"$dir/by_t"
+printf '%11s %8s %8s %9s\n' t median max scan_ms
+# ranges 1, 2-3, 4-7, ... (powers of two)
+for ((lo = 1; lo <= T_MAX; lo *= 2)); do
+	hi=$((2 * lo - 1 < T_MAX ? 2 * lo - 1 : T_MAX))
+	sed -n "${lo},${hi}p" "$dir/by_t" | sort -n >"$dir/range"
+	cnt=$(wc -l <"$dir/range")
+	med=$(sed -n "$(((cnt + 1) / 2))p" "$dir/range")
+	max=$(tail -1 "$dir/range")
+	printf '%5d-%-5d %8.1f %8.1f %9.1f\n' "$lo" "$hi" "$med" "$max" "$s"
+done
+
+echo
+echo "# (c) one-shot and attach at $ONESHOT_ROWS rows, d = 2, best of $REPS"
+printf '%-34s %10s %9s %7s\n' what ms scan_ms ratio
+fill big "$ONESHOT_ROWS"
+s=$(best_ms "SELECT sum(x + y) FROM big")
+k=$(best_ms "SELECT count(*) FROM dp_kmeans('SELECT x, y FROM big', 10, 1.0, ARRAY[0,0], ARRAY[100,100])")
+printf '%-34s %10.1f %9.1f %7s\n' "dp_kmeans k = 10" "$k" "$s" "$(ratio "$k" "$s")"
+a=""
+for ((r = 0; r < REPS; r++)); do
+	cluster_psql -c "SELECT dp_detach('big')" >/dev/null 2>&1 || true
+	t=$(one_ms "SELECT dp_attach('big', ARRAY['x','y'], 10, 1.0, ARRAY[0,0], ARRAY[100,100])")
+	a=$(echo "$t $a" | awk '{m=$1; for(i=2;i<=NF;i++) if($i<m) m=$i; print m}')
+done
+printf '%-34s %10.1f %9.1f %7s\n' "dp_attach backfill k = 10" "$a" "$s" "$(ratio "$a" "$s")"
