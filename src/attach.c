@@ -728,7 +728,7 @@ dp_attach(PG_FUNCTION_ARGS)
 				 errmsg("partitioned tables need dpkmeans 0.3"),
 				 errhint("Run ALTER EXTENSION dpkmeans UPDATE.")));
 	dpk_pg_check_k(tr.k, 0);
-	dpk_pg_check_k_max(tr.k, DPK_MAX_K_LIVE, "dp_attach");
+	dpk_pg_check_k_max(tr.k, dpk_max_k_live, "dp_attach", true);
 	dpk_pg_check_epsilon(tr.epsilon, "epsilon");
 	dpk_pg_check_box(PG_ARGISNULL(4) ? NULL : PG_GETARG_ARRAYTYPE_P(4),
 					 PG_ARGISNULL(5) ? NULL : PG_GETARG_ARRAYTYPE_P(5),

@@ -45,6 +45,13 @@ _PG_init(void)
 							&dpk_progress_rows,
 							1000000, 0, INT_MAX,
 							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("dpkmeans.max_k",
+							"Largest k dp_attach accepts.",
+							"Every release clusters and stores the centres of every k' up to "
+							"k, so its work and storage grow with k squared.",
+							&dpk_max_k_live,
+							DPK_MAX_K_LIVE, 1, DPK_MAX_K_LIVE_CAP,
+							PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomEnumVariable("dpkmeans.counter_estimator",
 							 "How a release combines the noisy tree nodes of its counters.",
 							 "least_squares (the default) or signed (the non-adjacent-form "

@@ -266,7 +266,7 @@ dp_kmeans(PG_FUNCTION_ARGS)
 	k = PG_GETARG_INT32(1);
 	eps = PG_GETARG_FLOAT8(2);
 	dpk_pg_check_k(k, 0);
-	dpk_pg_check_k_max(k, DPK_MAX_K_ONESHOT, "dp_kmeans");
+	dpk_pg_check_k_max(k, DPK_MAX_K_ONESHOT, "dp_kmeans", false);
 	dpk_pg_check_epsilon(eps, "epsilon");
 	dpk_pg_check_box(PG_ARGISNULL(3) ? NULL : PG_GETARG_ARRAYTYPE_P(3),
 					 PG_ARGISNULL(4) ? NULL : PG_GETARG_ARRAYTYPE_P(4),

@@ -31,6 +31,7 @@
 
 double		dpk_max_cells = 4194304.0;
 int			dpk_progress_rows = 1000000;
+int			dpk_max_k_live = DPK_MAX_K_LIVE;
 int			dpk_counter_estimator = 1;	/* DPK_TREE_LOCAL_BLUE */
 
 /* palloc in the current context; huge allocations allowed. */
@@ -148,15 +149,15 @@ dpk_pg_check_k(int k, int kmax)
 
 /* ERROR above the largest k of a function (see pgutil.h). */
 void
-dpk_pg_check_k_max(int k, int kmax, const char *function)
+dpk_pg_check_k_max(int k, int kmax, const char *function, bool live)
 {
-	if (k > kmax && kmax == DPK_MAX_K_LIVE)
+	if (k > kmax && live)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("k must be at most %d for %s, got %d", kmax, function, k),
 				 errdetail("Every release of a live table clusters and stores its centres for every k' from 1 to k."),
-				 errhint("Attach with a smaller k; dp_kmeans clusters a query once for up to %d centres.",
-						 DPK_MAX_K_ONESHOT)));
+				 errhint("Attach with a smaller k; a superuser may raise dpkmeans.max_k up to %d, and dp_kmeans clusters a query once for up to %d centres.",
+						 DPK_MAX_K_LIVE_CAP, DPK_MAX_K_ONESHOT)));
 	if (k > kmax)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -53,14 +53,18 @@ void		dpk_pg_check_k(int k, int kmax);
 
 /*
  * Largest k of dp_attach: every release clusters and stores every k' <= k,
- * k (k + 1) centres with both objectives (doc/decisions/k-limits.md).
+ * k (k + 1) / 2 centres per objective (doc/decisions/k-limits.md).  The
+ * default of the superuser setting dpkmeans.max_k; DPK_MAX_K_LIVE_CAP is the
+ * most it may be raised to.
  */
 #define DPK_MAX_K_LIVE 100
+#define DPK_MAX_K_LIVE_CAP 1000
+extern int	dpk_max_k_live;
 /* Largest k of dp_kmeans: one clustering of one coreset. */
 #define DPK_MAX_K_ONESHOT 1000
 
 /* ERROR unless k <= kmax, the documented largest k of `function`. */
-void		dpk_pg_check_k_max(int k, int kmax, const char *function);
+void		dpk_pg_check_k_max(int k, int kmax, const char *function, bool live);
 
 /*
  * The objective argument `argno` of a function: 'kmeans' or 'kmedian';
