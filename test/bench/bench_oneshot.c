@@ -37,6 +37,7 @@
  *	 --seed-base N    data seeds N .. N + seeds - 1 (default 100: the
  *					  defaults were tuned on seeds 0-9)
  *	 --no-baselines   skip B and C (faster tuning runs)
+ *	 --no-residual    A without the sub-threshold mass from coarser blocks
  *	 --threshold-log X  threshold_sigmas set per row to X (ln cells)/sqrt 2,
  *					  cells predicted from the true N (tuning only: values of
  *					  X below the pipeline's own ln(cells) floor have no effect)
@@ -97,6 +98,7 @@ typedef struct Options
 	int			seed_base;		/* first data seed (tuning used 0-9) */
 	const char *ref_cache;
 	double		threshold_log;	/* > 0: threshold as a multiple of b ln(cells) */
+	int			no_residual;	/* A without the coarser blocks */
 	const char *data;			/* mixture, skewed or pickups */
 } Options;
 
@@ -130,6 +132,8 @@ oneshot(const MixData *mx, const DpkBox *box, const Row *row, int seed,
 		cfg.threshold_sigmas = opt->threshold;
 	if (opt->restarts > 0)
 		cfg.restarts = opt->restarts;
+	if (opt->no_residual)
+		cfg.residual = false;
 	if (opt->threshold_log > 0.0)
 	{
 		/* the grid the pipeline will choose, up to the noise on N */
@@ -175,7 +179,7 @@ usage(void)
 			"usage: bench_oneshot [--seeds N] [--n N] [--rows \"d:K:eps,...\"]\n"
 			"       [--sum-share X] [--n-share X] [--grid-scale X] [--threshold X]\n"
 			"       [--restarts N] [--seed-base N] [--no-baselines] [--ref-cache FILE]\n"
-			"       [--threshold-log X] [--data mixture|skewed|pickups]\n");
+			"       [--threshold-log X] [--data mixture|skewed|pickups] [--no-residual]\n");
 	exit(2);
 }
 
@@ -247,6 +251,7 @@ main(int argc, char **argv)
 	opt.ref_cache = NULL;
 	opt.threshold_log = NAN;
 	opt.data = "mixture";
+	opt.no_residual = 0;
 
 	for (i = 1; i < argc; i++)
 	{
@@ -278,6 +283,8 @@ main(int argc, char **argv)
 			opt.data = arg_value(argc, argv, &i);
 		else if (strcmp(a, "--ref-cache") == 0)
 			opt.ref_cache = arg_value(argc, argv, &i);
+		else if (strcmp(a, "--no-residual") == 0)
+			opt.no_residual = 1;
 		else if (strcmp(a, "--no-baselines") == 0)
 			opt.baselines = 0;
 		else
@@ -311,6 +318,8 @@ main(int argc, char **argv)
 		def.threshold_sigmas = opt.threshold;
 	if (opt.restarts > 0)
 		def.restarts = opt.restarts;
+	if (opt.no_residual)
+		def.residual = false;
 	printf("# bench_oneshot: N=%zu seeds %d-%d (disjoint from the tuning seeds 0-9) "
 		   "box=[0,100]^d, data %s%s; every method %d k-means restarts\n", opt.n,
 		   opt.seed_base, opt.seed_base + opt.seeds - 1, opt.data,
@@ -318,9 +327,9 @@ main(int argc, char **argv)
 		   ? " (centres uniform, separation>=15, sd in [2,6])" : "",
 		   opt.restarts);
 	printf("# A config: n_share=%g sum_share=%g grid_scale=%g threshold_sigmas=%g "
-		   "max_cells=%g restarts=%d max_iter=%d\n",
+		   "residual=%d max_cells=%g restarts=%d max_iter=%d\n",
 		   def.n_share, def.sum_share, def.grid_scale, def.threshold_sigmas,
-		   def.max_cells, def.restarts, def.max_iter);
+		   (int) def.residual, def.max_cells, def.restarts, def.max_iter);
 	if (opt.threshold_log > 0.0)
 		printf("# A threshold_sigmas per row = %g * ln(cells) / sqrt(2)\n", opt.threshold_log);
 	printf("# cost = k-means cost on the true points / non-private reference; "
