@@ -51,7 +51,10 @@ double		dpk_coreset_threshold(double sd, double sigmas, double cells);
  * block whose sum clears the threshold of its own level,
  * dpk_coreset_threshold(sd sqrt(its cells left), sigmas, blocks of the
  * level), joins the coreset and its cells leave the residual.  Its sum is
- * shared among its cells with positive noisy counts in proportion to them,
+ * shared top down: a block (or sub-block) holding cells above the threshold
+ * adds its sum to their weights, in proportion to them (the tails of a
+ * dense region stay with it); any other goes to its sub-blocks in
+ * proportion to their positive noisy sums and so on down to its cells,
  * each at its cell's centre (without noise: every cell with its own count).
  * A sparse region, a uniform background spread below the noise of any one
  * cell, then stays in the coreset with its mass instead of vanishing, and a

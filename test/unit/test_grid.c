@@ -185,7 +185,8 @@ main(void)
 
 	/*
 	 * The mass below the threshold from coarser blocks, on noiseless counts:
-	 * every cell comes back at its centre with exactly its own count.  An
+	 * every cell away from the cells above the threshold comes back at its
+	 * centre with exactly its own count.  An
 	 * 8 x 8 grid at sd 1: one count of 50 above the threshold (2.94 over 64
 	 * cells); a 2 x 2 block of 1, 1, 1, 2 (5: above 4 for 2 x 2 blocks, not
 	 * above 8 at the 4 x 4 level); a 4 x 4 block of ones (4 per 2 x 2 block,
@@ -234,6 +235,20 @@ main(void)
 		}
 		CHECK(bad == 0, "%d points not a cell centre with its own count", bad);
 		CHECK(fabs(total - 71.0) < 1e-9, "total weight %g, want 71", total);
+		dpk_coreset_free(&cs);
+
+		/*
+		 * Mass in a block that holds a cell above the threshold goes to that
+		 * cell: ones around the 50 in its 2 x 2 block (2 + 1 + 1, above 4
+		 * at the 2 x 2 level) make it 54, and no new point.
+		 */
+		h.count[2 * 8 + 2] = 2;
+		h.count[3 * 8 + 2] = 1;
+		h.count[3 * 8 + 3] = 1;
+		dpk_coreset_from_hist(&h, &box, thr, 0.0, &cs);
+		dpk_coreset_add_residual(&h, &box, thr, 1.0, 2.0, &cs);
+		CHECK(cs.n == 21 && cs.weights[0] == 54.0, "tails kept with their cell: %d points, %g",
+			  cs.n, cs.weights[0]);
 		dpk_coreset_free(&cs);
 
 		/* Nothing below the threshold: nothing added. */
