@@ -8,9 +8,8 @@
  * rugnik.h) at the noise actually used, discrete Laplace on every cell's
  * count and cube noise on its in-cell sums, then post-processing only: the
  * coreset of cells above the noise, the mass below it gathered from coarser
- * blocks, and weighted k-means (coreset.h).  The
- * epsilon split is dpk_budget_lowd (budget.h); doc/design.md, section
- * "One-shot releases".
+ * blocks, and weighted k-means (coreset.h).  The epsilon split is
+ * dpk_budget_lowd (budget.h); doc/design.md, section "One-shot releases".
  */
 #ifndef DPK_LOWD_H
 #define DPK_LOWD_H
