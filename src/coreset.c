@@ -75,6 +75,285 @@ dpk_coreset_threshold(double sd, double sigmas, double cells)
 	return fmax(sigmas * sd, sd / sqrt(2.0) * log(fmax(cells, 1.0)));
 }
 
+/* Make room for `more` points after the coreset's n. */
+static void
+coreset_grow(DpkCoreset *cs, int more)
+{
+	double	   *p = dpk_alloc((size_t) (cs->n + more) * cs->d * sizeof(double));
+	double	   *w = dpk_alloc((size_t) (cs->n + more) * sizeof(double));
+
+	if (cs->n > 0)
+	{
+		memcpy(p, cs->points, (size_t) cs->n * cs->d * sizeof(double));
+		memcpy(w, cs->weights, (size_t) cs->n * sizeof(double));
+	}
+	dpk_free(cs->points);
+	dpk_free(cs->weights);
+	cs->points = p;
+	cs->weights = w;
+}
+
+/* Block number of cell idx at block width b (per_dim blocks per dimension). */
+static uint64_t
+residual_block(int d, const int64_t *idx, int b, int per_dim)
+{
+	uint64_t	blk = 0;
+	int			j;
+
+	for (j = 0; j < d; j++)
+		blk = blk * (uint64_t) per_dim + (uint64_t) (idx[j] / b);
+	return blk;
+}
+
+/* Blocks of width b over m cells per dimension, and how many per dimension. */
+static uint64_t
+residual_blocks(int d, int m, int b, int *per_dim)
+{
+	uint64_t	n = 1;
+	int			j;
+
+	*per_dim = (m + b - 1) / b;
+	for (j = 0; j < d; j++)
+		n *= (uint64_t) *per_dim;
+	return n;
+}
+
+/*
+ * Blocks of width b that hold cells of the coreset (core, its first ncore
+ * points, with weights core_w) hand their mass to those cells, in
+ * proportion to their weights, and keep none.
+ */
+static void
+residual_to_core(const DpkDenseHist *h, int b, int per_dim, uint64_t nb,
+				 double *mass, const uint64_t *core, const double *core_w,
+				 int ncore, DpkCoreset *cs)
+{
+	int			d = h->d;
+	int64_t    *idx = dpk_alloc(d * sizeof(int64_t));
+	double	   *in_core = dpk_alloc0(nb * sizeof(double));
+	uint64_t	blk;
+	int			q;
+
+	for (q = 0; q < ncore; q++)
+	{
+		dpk_grid_cell_coords(d, h->m, core[q], idx);
+		in_core[residual_block(d, idx, b, per_dim)] += core_w[q];
+	}
+	for (q = 0; q < ncore; q++)
+	{
+		dpk_grid_cell_coords(d, h->m, core[q], idx);
+		blk = residual_block(d, idx, b, per_dim);
+		if (mass[blk] > 0.0 && in_core[blk] > 0.0)
+			cs->weights[q] += mass[blk] * (core_w[q] / in_core[blk]);
+	}
+	for (blk = 0; blk < nb; blk++)
+		if (in_core[blk] > 0.0)
+			mass[blk] = 0.0;
+	dpk_free(in_core);
+	dpk_free(idx);
+}
+
+/*
+ * Share the sums of the blocks kept at width 2^lev among their cells (those
+ * listed in cells[0..n)), top down.  A block holding cells of the coreset
+ * gives its mass to them (the tails of a dense region stay with it);
+ * otherwise its mass goes to its 2^d sub-blocks in proportion to their
+ * positive noisy sums (evenly among those holding cells when none is
+ * positive), and so on down to single cells, which join cs at their
+ * centres.  The mass of a sparse region thus stays where its noisy counts
+ * put it, at every scale.
+ */
+static void
+residual_share(const DpkDenseHist *h, const DpkBox *box, int lev,
+			   const uint64_t *cells, size_t n, const uint64_t *core,
+			   const double *core_w, int ncore, DpkCoreset *cs)
+{
+	int			d = h->d;
+	int			m = h->m;
+	int64_t    *idx = dpk_alloc(d * sizeof(int64_t));
+	double	   *u = dpk_alloc(d * sizeof(double));
+	double	   *mass;			/* per block of the current width */
+	int			per_dim,
+				j,
+				more = 0;
+	uint64_t	nb = residual_blocks(d, m, 1 << lev, &per_dim);
+	size_t		i;
+
+	/* the kept blocks' own sums */
+	mass = dpk_alloc0(nb * sizeof(double));
+	for (i = 0; i < n; i++)
+	{
+		dpk_grid_cell_coords(d, m, cells[i], idx);
+		mass[residual_block(d, idx, 1 << lev, per_dim)] += (double) h->count[cells[i]];
+	}
+	residual_to_core(h, 1 << lev, per_dim, nb, mass, core, core_w, ncore, cs);
+	for (j = lev - 1; j >= 0; j--)
+	{
+		int			cb = 1 << j,
+					cper,
+					pper = per_dim;
+		uint64_t	cn = residual_blocks(d, m, cb, &cper);
+		double	   *sum = dpk_alloc0(cn * sizeof(double));
+		double	   *den = dpk_alloc0(nb * sizeof(double));
+		double	   *holders = dpk_alloc0(nb * sizeof(double));
+		double	   *child = dpk_alloc0(cn * sizeof(double));
+		bool	   *seen = dpk_alloc0(cn * sizeof(bool));
+
+		dpk_check_interrupts();
+		for (i = 0; i < n; i++)
+		{
+			dpk_grid_cell_coords(d, m, cells[i], idx);
+			sum[residual_block(d, idx, cb, cper)] += (double) h->count[cells[i]];
+		}
+		/* per parent: the positive sums of its children, and how many hold cells */
+		for (i = 0; i < n; i++)
+		{
+			uint64_t	c,
+						p;
+
+			dpk_grid_cell_coords(d, m, cells[i], idx);
+			c = residual_block(d, idx, cb, cper);
+			if (seen[c])
+				continue;
+			seen[c] = true;
+			p = residual_block(d, idx, 2 * cb, pper);
+			den[p] += sum[c] > 0.0 ? sum[c] : 0.0;
+			holders[p] += 1.0;
+		}
+		for (i = 0; i < n; i++)
+		{
+			uint64_t	c,
+						p;
+
+			dpk_grid_cell_coords(d, m, cells[i], idx);
+			c = residual_block(d, idx, cb, cper);
+			if (!seen[c])
+				continue;
+			seen[c] = false;
+			p = residual_block(d, idx, 2 * cb, pper);
+			if (den[p] > 0.0)
+				child[c] = sum[c] > 0.0 ? mass[p] * (sum[c] / den[p]) : 0.0;
+			else
+				child[c] = mass[p] / holders[p];
+		}
+		dpk_free(sum);
+		dpk_free(den);
+		dpk_free(holders);
+		dpk_free(seen);
+		dpk_free(mass);
+		mass = child;
+		nb = cn;
+		per_dim = cper;
+		if (j > 0)
+			residual_to_core(h, cb, per_dim, nb, mass, core, core_w, ncore, cs);
+	}
+	/* width 1: mass is per cell */
+	for (i = 0; i < n; i++)
+		if (mass[cells[i]] > 0.0)
+			more++;
+	coreset_grow(cs, more);
+	for (i = 0; i < n; i++)
+	{
+		if (!(mass[cells[i]] > 0.0))
+			continue;
+		dpk_grid_cell_coords(d, m, cells[i], idx);
+		for (j = 0; j < d; j++)
+			u[j] = ((double) idx[j] + 0.5) / m;
+		dpk_box_denormalize(box, u, cs->points + (size_t) cs->n * d);
+		cs->weights[cs->n] = mass[cells[i]];
+		cs->n++;
+	}
+	dpk_free(mass);
+	dpk_free(idx);
+	dpk_free(u);
+}
+
+/* Gather the sub-threshold mass from coarser blocks (see coreset.h). */
+void
+dpk_coreset_add_residual(const DpkDenseHist *h, const DpkBox *box,
+						 double threshold, double sd, double sigmas,
+						 DpkCoreset *cs)
+{
+	int			d = h->d;
+	int			m = h->m;
+	int64_t    *idx = dpk_alloc(d * sizeof(int64_t));
+	/* 0: left; -1: in the coreset already; lev: freed by a block of width 2^lev */
+	signed char *freed = dpk_alloc((h->ncells ? h->ncells : 1) * sizeof(signed char));
+	uint64_t   *cells = dpk_alloc((h->ncells ? h->ncells : 1) * sizeof(uint64_t));
+	uint64_t	c;
+	uint64_t   *core;
+	double	   *core_w;
+	int			lev,
+				ncore = 0;
+
+	for (c = 0; c < h->ncells; c++)
+	{
+		freed[c] = (double) h->count[c] > threshold ? -1 : 0;
+		if (freed[c] < 0)
+			ncore++;
+	}
+	/* cs lists the cells above the threshold first, in cell order */
+	DPK_ASSERT(ncore <= cs->n);
+	core = dpk_alloc((ncore ? ncore : 1) * sizeof(uint64_t));
+	core_w = dpk_alloc((ncore ? ncore : 1) * sizeof(double));
+	ncore = 0;
+	for (c = 0; c < h->ncells; c++)
+		if (freed[c] < 0)
+		{
+			core_w[ncore] = cs->weights[ncore];
+			core[ncore++] = c;
+		}
+
+	/* bottom up: which blocks clear their level's threshold */
+	for (lev = 1; (1 << (lev - 1)) < m; lev++)
+	{
+		int			b = 1 << lev,
+					per_dim;
+		uint64_t	nblocks = residual_blocks(d, m, b, &per_dim);
+		double	   *sum = dpk_alloc0(nblocks * sizeof(double));
+		double	   *left = dpk_alloc0(nblocks * sizeof(double));
+		size_t		n = 0;
+
+		for (c = 0; c < h->ncells; c++)
+		{
+			uint64_t	blk;
+
+			if ((c & 65535) == 0)
+				dpk_check_interrupts();
+			if (freed[c] != 0)
+				continue;
+			dpk_grid_cell_coords(d, m, c, idx);
+			blk = residual_block(d, idx, b, per_dim);
+			left[blk] += 1.0;
+			sum[blk] += (double) h->count[c];
+		}
+		for (c = 0; c < h->ncells; c++)
+		{
+			uint64_t	blk;
+
+			if (freed[c] != 0)
+				continue;
+			dpk_grid_cell_coords(d, m, c, idx);
+			blk = residual_block(d, idx, b, per_dim);
+			if (sum[blk] > dpk_coreset_threshold(sd * sqrt(left[blk]), sigmas,
+												 (double) nblocks))
+			{
+				freed[c] = (signed char) lev;
+				cells[n++] = c;
+			}
+		}
+		dpk_free(sum);
+		dpk_free(left);
+		if (n > 0)
+			residual_share(h, box, lev, cells, n, core, core_w, ncore, cs);
+	}
+	dpk_free(core);
+	dpk_free(core_w);
+	dpk_free(idx);
+	dpk_free(freed);
+	dpk_free(cells);
+}
+
 /* Free a coreset. */
 void
 dpk_coreset_free(DpkCoreset *c)

@@ -43,6 +43,29 @@ void		dpk_coreset_from_hist(const DpkDenseHist *h, const DpkBox *box,
  */
 double		dpk_coreset_threshold(double sd, double sigmas, double cells);
 
+/*
+ * Mass below the threshold, gathered from coarser blocks of the same noisy
+ * histogram (post-processing: no new noise).  The cells of h whose noisy
+ * count is not above `threshold` (those dpk_coreset_from_hist left out) are
+ * summed in blocks of b^d cells, b = 2, 4, 8, ... up to the whole grid; a
+ * block whose sum clears the threshold of its own level,
+ * dpk_coreset_threshold(sd sqrt(its cells left), sigmas, blocks of the
+ * level), joins the coreset and its cells leave the residual.  Its sum is
+ * shared top down: a block (or sub-block) holding cells above the threshold
+ * adds its sum to their weights, in proportion to them (the tails of a
+ * dense region stay with it); any other goes to its sub-blocks in
+ * proportion to their positive noisy sums and so on down to its cells,
+ * each at its cell's centre (without noise: every cell with its own count).
+ * A sparse region, a uniform background spread below the noise of any one
+ * cell, then stays in the coreset with its mass instead of vanishing, and a
+ * block holding only noise clears its level as rarely as an empty cell
+ * clears the first threshold.  Appends to cs, made by dpk_coreset_from_hist
+ * with the same threshold; sd is the noise standard deviation of one count.
+ */
+void		dpk_coreset_add_residual(const DpkDenseHist *h, const DpkBox *box,
+									 double threshold, double sd, double sigmas,
+									 DpkCoreset *cs);
+
 /* Free a coreset's arrays. */
 void		dpk_coreset_free(DpkCoreset *c);
 

@@ -24,6 +24,7 @@ dpk_lowd_defaults(DpkLowdConfig *cfg, double epsilon, int k)
 	cfg->sum_share = 0.5;
 	cfg->grid_scale = 1.0;
 	cfg->threshold_sigmas = 2.0;
+	cfg->residual = true;
 	cfg->max_cells = 4194304.0;
 	cfg->restarts = 20;
 	cfg->max_iter = 100;
@@ -208,12 +209,15 @@ dpk_lowd_cluster(const DpkBox *box, const double *points, size_t n,
 	int			d = box->d;
 	DpkLowdHist lh;
 	DpkCoreset	cs;
+	double		threshold;
 
 	dpk_lowd_noisy_histogram(box, points, n, cfg, s, &lh);
-	dpk_coreset_from_hist(&lh.hist, box,
-						  dpk_coreset_threshold(sqrt(lh.count_var), cfg->threshold_sigmas,
-												(double) lh.hist.ncells),
-						  lh.sum_var, &cs);
+	threshold = dpk_coreset_threshold(sqrt(lh.count_var), cfg->threshold_sigmas,
+									  (double) lh.hist.ncells);
+	dpk_coreset_from_hist(&lh.hist, box, threshold, lh.sum_var, &cs);
+	if (cfg->residual)
+		dpk_coreset_add_residual(&lh.hist, box, threshold, sqrt(lh.count_var),
+								 cfg->threshold_sigmas, &cs);
 	dpk_hist_free(&lh.hist);
 
 	res->noisy_n = lh.noisy_n;

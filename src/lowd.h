@@ -7,13 +7,14 @@
  * Differentially Private Non-Interactive K-Means Clustering" (RUGNIK,
  * rugnik.h) at the noise actually used, discrete Laplace on every cell's
  * count and cube noise on its in-cell sums, then post-processing only: the
- * coreset of cells above the noise and weighted k-means (coreset.h).  The
- * epsilon split is dpk_budget_lowd (budget.h); doc/design.md, section
- * "One-shot releases".
+ * coreset of cells above the noise, the mass below it gathered from coarser
+ * blocks, and weighted k-means (coreset.h).  The epsilon split is
+ * dpk_budget_lowd (budget.h); doc/design.md, section "One-shot releases".
  */
 #ifndef DPK_LOWD_H
 #define DPK_LOWD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "coreset.h"
@@ -32,6 +33,8 @@ typedef struct DpkLowdConfig
 	double		sum_share;		/* share of the rest for in-cell sums */
 	double		grid_scale;		/* multiplies RUGNIK's m */
 	double		threshold_sigmas;	/* keep cells above this many noise sd */
+	bool		residual;		/* gather the mass below the threshold
+								 * from coarser blocks (coreset.h) */
 	double		max_cells;		/* public cap on m^d */
 	int			restarts;
 	int			max_iter;

@@ -139,7 +139,7 @@ lloyd_from(const double *x, int n, int d, int k, double *c, int max_iter)
 /*
  * Non-private reference cost of the n points x for k centres: the lower of
  * dpk_kmeans (10 restarts, 300 iterations, seeded with seed) and Lloyd
- * started from the generating centres gen (k*d, not modified).
+ * started from the generating centres gen (k*d, not modified; NULL: none).
  */
 static inline double
 reference_cost_of(const double *x, int n, int d, int k, const double *gen,
@@ -150,6 +150,11 @@ reference_cost_of(const double *x, int n, int d, int k, const double *gen,
 				cost_true;
 
 	cost_km = dpk_kmeans(x, NULL, n, d, k, 10, 300, seed, c, NULL);
+	if (gen == NULL)
+	{
+		free(c);
+		return cost_km;
+	}
 	memcpy(c, gen, sizeof(double) * k * d);
 	cost_true = lloyd_from(x, n, d, k, c, 300);
 	free(c);

@@ -23,14 +23,21 @@
  * method's normalised cost, A's min and max, A's mean wall time, and the
  * cells per dimension each method used; then the geometric mean over rows.
  *
+ * Data (--data): mixture (the default above), skewed (mix_skewed_spec: Zipf
+ * weights, log-normal scales, Student-t tails) or pickups (d = 2 only,
+ * mix_pickups_generate: six hotspots of unequal weight and spread, 5 %
+ * uniform background, 0.5 % of the rows in a corner of the box; reference
+ * = best of 10 non-private k-means restarts).
+ *
  * Options (all optional):
- *	 --seeds N  --n N  --rows "d:K:eps,..."
+ *	 --seeds N  --n N  --rows "d:K:eps,..."  --data mixture|skewed|pickups
  *	 --sum-share X  --n-share X  --grid-scale X  --threshold X
  *	 --restarts N     k-means restarts of EVERY method (default 20, the
  *					  dp_kmeans default)
  *	 --seed-base N    data seeds N .. N + seeds - 1 (default 100: the
  *					  defaults were tuned on seeds 0-9)
  *	 --no-baselines   skip B and C (faster tuning runs)
+ *	 --no-residual    A without the sub-threshold mass from coarser blocks
  *	 --threshold-log X  threshold_sigmas set per row to X (ln cells)/sqrt 2,
  *					  cells predicted from the true N (tuning only: values of
  *					  X below the pipeline's own ln(cells) floor have no effect)
@@ -91,6 +98,8 @@ typedef struct Options
 	int			seed_base;		/* first data seed (tuning used 0-9) */
 	const char *ref_cache;
 	double		threshold_log;	/* > 0: threshold as a multiple of b ln(cells) */
+	int			no_residual;	/* A without the coarser blocks */
+	const char *data;			/* mixture, skewed or pickups */
 } Options;
 
 /* Method tags mixed into keys so every seed/method gets its own stream. */
@@ -123,6 +132,8 @@ oneshot(const MixData *mx, const DpkBox *box, const Row *row, int seed,
 		cfg.threshold_sigmas = opt->threshold;
 	if (opt->restarts > 0)
 		cfg.restarts = opt->restarts;
+	if (opt->no_residual)
+		cfg.residual = false;
 	if (opt->threshold_log > 0.0)
 	{
 		/* the grid the pipeline will choose, up to the noise on N */
@@ -168,7 +179,7 @@ usage(void)
 			"usage: bench_oneshot [--seeds N] [--n N] [--rows \"d:K:eps,...\"]\n"
 			"       [--sum-share X] [--n-share X] [--grid-scale X] [--threshold X]\n"
 			"       [--restarts N] [--seed-base N] [--no-baselines] [--ref-cache FILE]\n"
-			"       [--threshold-log X]\n");
+			"       [--threshold-log X] [--data mixture|skewed|pickups] [--no-residual]\n");
 	exit(2);
 }
 
@@ -239,6 +250,8 @@ main(int argc, char **argv)
 	opt.seed_base = BENCH_SEED_BASE;
 	opt.ref_cache = NULL;
 	opt.threshold_log = NAN;
+	opt.data = "mixture";
+	opt.no_residual = 0;
 
 	for (i = 1; i < argc; i++)
 	{
@@ -266,8 +279,12 @@ main(int argc, char **argv)
 			nrows = parse_rows(arg_value(argc, argv, &i), rows);
 		else if (strcmp(a, "--threshold-log") == 0)
 			opt.threshold_log = atof(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--data") == 0)
+			opt.data = arg_value(argc, argv, &i);
 		else if (strcmp(a, "--ref-cache") == 0)
 			opt.ref_cache = arg_value(argc, argv, &i);
+		else if (strcmp(a, "--no-residual") == 0)
+			opt.no_residual = 1;
 		else if (strcmp(a, "--no-baselines") == 0)
 			opt.baselines = 0;
 		else
@@ -275,8 +292,17 @@ main(int argc, char **argv)
 	}
 	if (opt.seeds < 1 || opt.restarts < 1 || opt.seed_base < 0 || opt.n < 1 || opt.n > 2000000000)
 		usage();
+	if (strcmp(opt.data, "mixture") != 0 && strcmp(opt.data, "skewed") != 0 &&
+		strcmp(opt.data, "pickups") != 0)
+		usage();
 	if (nrows == 0)
 		nrows = default_rows(rows);
+	for (r = 0; r < nrows; r++)
+		if (strcmp(opt.data, "pickups") == 0 && rows[r].d != 2)
+		{
+			fprintf(stderr, "bench_oneshot: pickups data has d = 2 only\n");
+			exit(2);
+		}
 
 	dpk_blas_single_thread();
 
@@ -292,14 +318,18 @@ main(int argc, char **argv)
 		def.threshold_sigmas = opt.threshold;
 	if (opt.restarts > 0)
 		def.restarts = opt.restarts;
+	if (opt.no_residual)
+		def.residual = false;
 	printf("# bench_oneshot: N=%zu seeds %d-%d (disjoint from the tuning seeds 0-9) "
-		   "box=[0,100]^d, mixture: centres uniform, separation>=15, sd in [2,6]; every "
-		   "method %d k-means restarts\n", opt.n, opt.seed_base,
-		   opt.seed_base + opt.seeds - 1, opt.restarts);
+		   "box=[0,100]^d, data %s%s; every method %d k-means restarts\n", opt.n,
+		   opt.seed_base, opt.seed_base + opt.seeds - 1, opt.data,
+		   strcmp(opt.data, "mixture") == 0
+		   ? " (centres uniform, separation>=15, sd in [2,6])" : "",
+		   opt.restarts);
 	printf("# A config: n_share=%g sum_share=%g grid_scale=%g threshold_sigmas=%g "
-		   "max_cells=%g restarts=%d max_iter=%d\n",
+		   "residual=%d max_cells=%g restarts=%d max_iter=%d\n",
 		   def.n_share, def.sum_share, def.grid_scale, def.threshold_sigmas,
-		   def.max_cells, def.restarts, def.max_iter);
+		   (int) def.residual, def.max_cells, def.restarts, def.max_iter);
 	if (opt.threshold_log > 0.0)
 		printf("# A threshold_sigmas per row = %g * ln(cells) / sqrt(2)\n", opt.threshold_log);
 	printf("# cost = k-means cost on the true points / non-private reference; "
@@ -321,7 +351,11 @@ main(int argc, char **argv)
 		/* Rows sharing (d, K) share their datasets and reference costs. */
 		for (seed = opt.seed_base; seed < opt.seed_base + opt.seeds; seed++)
 		{
-			MixSpec		sp = mix_default_spec(rows[r].d, rows[r].k, opt.n);
+			MixSpec		sp = strcmp(opt.data, "skewed") == 0
+				? mix_skewed_spec(rows[r].d, rows[r].k, opt.n)
+				: mix_default_spec(rows[r].d, rows[r].k, opt.n);
+			const char *tag = strcmp(opt.data, "mixture") == 0 ? REF_TAG_WHOLE
+				: strcmp(opt.data, "skewed") == 0 ? "skew1" : "pick1";
 			MixData		mx;
 			double		lo[64],
 						hi[64];
@@ -338,17 +372,23 @@ main(int argc, char **argv)
 			box.lower = lo;
 			box.upper = hi;
 
-			mix_generate(&sp, mix_hash4(0x6d6978ULL, (uint64_t) rows[r].d,
-										(uint64_t) rows[r].k, (uint64_t) seed),
-						 &mx);
-			if (!ref_cache_lookup(opt.ref_cache, REF_TAG_WHOLE, false, rows[r].d,
+			if (strcmp(opt.data, "pickups") == 0)
+				mix_pickups_generate(rows[r].k, opt.n,
+									 mix_hash4(0x7069636bULL, 2, 0, (uint64_t) seed), &mx);
+			else
+				mix_generate(&sp, mix_hash4(strcmp(opt.data, "skewed") == 0
+											? 0x736b6577ULL : 0x6d6978ULL,
+											(uint64_t) rows[r].d,
+											(uint64_t) rows[r].k, (uint64_t) seed),
+							 &mx);
+			if (!ref_cache_lookup(opt.ref_cache, tag, false, rows[r].d,
 								  rows[r].k, 0, opt.n, seed, &cost_opt))
 			{
 				cost_opt = reference_cost_of(mx.points, (int) mx.n, mx.d, mx.k, mx.centers,
 											 mix_hash4(0x726566ULL, (uint64_t) rows[r].d,
 													   (uint64_t) rows[r].k,
 													   (uint64_t) seed));
-				ref_cache_store(opt.ref_cache, REF_TAG_WHOLE, false, rows[r].d,
+				ref_cache_store(opt.ref_cache, tag, false, rows[r].d,
 								rows[r].k, 0, opt.n, seed, cost_opt);
 			}
 

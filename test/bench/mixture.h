@@ -15,8 +15,9 @@
  * K weighs (j + 1)^-s), log-normal per-cluster scales and Student-t
  * coordinates (heavy tails); the default mixture draws exactly as before.
  * Points are left as generated: some fall outside the box, and the pipeline
- * under test is expected to clamp them.  The same (spec, seed) always gives
- * the same bytes.
+ * under test is expected to clamp them.  The same (spec, seed) always
+ * gives the same bytes.  mix_pickups_generate (below) draws hotspots over a
+ * uniform background with rows in a corner instead.
  */
 #ifndef DPK_BENCH_MIXTURE_H
 #define DPK_BENCH_MIXTURE_H
@@ -313,6 +314,89 @@ mix_free(MixData *m)
 	m->centers = NULL;
 	m->sd = NULL;
 	m->weights = NULL;
+}
+
+/*
+ * Pickups: 2-d location data in the box [0,100]^2 the way street pickups
+ * look.  Six hotspots with centres in [10,90]^2 at least 12 apart, Zipf
+ * weights (exponent 1: 41 % down to 7 % of the hotspot rows) and scales
+ * log-uniform in [0.7, 6] (Gaussian); 5 % of the rows uniform over the whole
+ * box (the sparse background); 0.5 % exactly at the box's lower corner (bad
+ * GPS fixes clamped into the box).  out->k is set to k, the number of
+ * centres asked for (unrelated to the six hotspots); out->centers is NULL
+ * (there are no k generating centres) and labels are 0..5 for hotspots, 6
+ * for the background and 7 for the corner.
+ */
+#define MIX_PICKUP_HOTSPOTS 6
+
+static inline void
+mix_pickups_generate(int k, size_t n, uint64_t seed, MixData *out)
+{
+	MixSpec		sp = mix_default_spec(2, MIX_PICKUP_HOTSPOTS, n);
+	MixRng		r;
+	double		hc[MIX_PICKUP_HOTSPOTS * 2],
+				hsd[MIX_PICKUP_HOTSPOTS],
+				cum[MIX_PICKUP_HOTSPOTS];
+	double		total = 0.0;
+	size_t		i;
+	int			j;
+
+	sp.lo = 10.0;
+	sp.hi = 90.0;
+	sp.min_sep = 12.0;
+	mix_rng_seed(&r, seed);
+	out->d = 2;
+	out->k = k;
+	out->n = n;
+	out->points = malloc(sizeof(double) * (n ? n : 1) * 2);
+	out->labels = malloc(sizeof(int) * (n ? n : 1));
+	out->centers = NULL;
+	out->sd = malloc(sizeof(double) * MIX_PICKUP_HOTSPOTS);
+	out->weights = malloc(sizeof(double) * MIX_PICKUP_HOTSPOTS);
+	if (!out->points || !out->labels || !out->sd || !out->weights)
+		abort();
+	mix_draw_centers(&sp, &r, hc);
+	for (j = 0; j < MIX_PICKUP_HOTSPOTS; j++)
+	{
+		hsd[j] = 0.7 * exp(log(6.0 / 0.7) * mix_rng_uniform(&r));
+		out->sd[j] = hsd[j];
+		out->weights[j] = 1.0 / (j + 1.0);
+		total += out->weights[j];
+	}
+	for (j = 0; j < MIX_PICKUP_HOTSPOTS; j++)
+	{
+		out->weights[j] /= total;
+		cum[j] = (j ? cum[j - 1] : 0.0) + out->weights[j];
+	}
+	cum[MIX_PICKUP_HOTSPOTS - 1] = 1.0;
+	for (i = 0; i < n; i++)
+	{
+		double		v = mix_rng_uniform(&r);
+		double	   *x = out->points + i * 2;
+
+		if (v < 0.005)
+		{
+			x[0] = 0.0;
+			x[1] = 0.0;
+			out->labels[i] = MIX_PICKUP_HOTSPOTS + 1;
+		}
+		else if (v < 0.055)
+		{
+			x[0] = 100.0 * mix_rng_uniform(&r);
+			x[1] = 100.0 * mix_rng_uniform(&r);
+			out->labels[i] = MIX_PICKUP_HOTSPOTS;
+		}
+		else
+		{
+			double		w = mix_rng_uniform(&r);
+
+			for (j = 0; j < MIX_PICKUP_HOTSPOTS - 1 && w >= cum[j]; j++)
+				;
+			out->labels[i] = j;
+			x[0] = hc[j * 2] + hsd[j] * mix_rng_normal(&r);
+			x[1] = hc[j * 2 + 1] + hsd[j] * mix_rng_normal(&r);
+		}
+	}
 }
 
 #endif

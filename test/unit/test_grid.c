@@ -183,6 +183,84 @@ main(void)
 		dpk_hist_free(&h);
 	}
 
+	/*
+	 * The mass below the threshold from coarser blocks, on noiseless counts:
+	 * every cell away from the cells above the threshold comes back at its
+	 * centre with exactly its own count.  An
+	 * 8 x 8 grid at sd 1: one count of 50 above the threshold (2.94 over 64
+	 * cells); a 2 x 2 block of 1, 1, 1, 2 (5: above 4 for 2 x 2 blocks, not
+	 * above 8 at the 4 x 4 level); a 4 x 4 block of ones (4 per 2 x 2 block,
+	 * 16 above 8 at the 4 x 4 level); a lone 1 that no block lifts.
+	 */
+	{
+		DpkDenseHist h;
+		DpkCoreset	cs;
+		double		thr = dpk_coreset_threshold(1.0, 2.0, 64.0);
+		int			i,
+					r,
+					c,
+					seen[64] = {0},
+					bad = 0;
+		double		total = 0.0;
+
+		dpk_hist_init(&h, 2, 8, false);
+		h.count[2 * 8 + 3] = 50;
+		for (r = 4; r < 8; r++)
+			for (c = 4; c < 8; c++)
+				h.count[r * 8 + c] = 1;
+		h.count[0 * 8 + 4] = 1;
+		h.count[0 * 8 + 5] = 1;
+		h.count[1 * 8 + 4] = 1;
+		h.count[1 * 8 + 5] = 2;
+		h.count[3 * 8 + 0] = 1;
+		dpk_coreset_from_hist(&h, &box, thr, 0.0, &cs);
+		CHECK(cs.n == 1 && cs.weights[0] == 50.0, "one cell above the threshold");
+		dpk_coreset_add_residual(&h, &box, thr, 1.0, 2.0, &cs);
+		CHECK(cs.n == 21, "50, the 4 + 16 cells of the blocks, not the lone one: %d", cs.n);
+		for (i = 0; i < cs.n; i++)
+		{
+			/* back to a cell number from the point at its centre */
+			int			r0 = (int) floor(cs.points[2 * i] / 12.5);
+			int			c0 = (int) floor((cs.points[2 * i + 1] + 10.0) / 2.5);
+			int			cell = r0 * 8 + c0;
+
+			if (fabs(cs.points[2 * i] - (r0 + 0.5) * 12.5) > 1e-9 ||
+				fabs(cs.points[2 * i + 1] - ((c0 + 0.5) * 2.5 - 10.0)) > 1e-9 ||
+				cell < 0 || cell >= 64 || seen[cell] ||
+				fabs(cs.weights[i] - (double) h.count[cell]) > 1e-9)
+				bad++;
+			else
+				seen[cell] = 1;
+			total += cs.weights[i];
+		}
+		CHECK(bad == 0, "%d points not a cell centre with its own count", bad);
+		CHECK(fabs(total - 71.0) < 1e-9, "total weight %g, want 71", total);
+		dpk_coreset_free(&cs);
+
+		/*
+		 * Mass in a block that holds a cell above the threshold goes to that
+		 * cell: ones around the 50 in its 2 x 2 block (2 + 1 + 1, above 4
+		 * at the 2 x 2 level) make it 54, and no new point.
+		 */
+		h.count[2 * 8 + 2] = 2;
+		h.count[3 * 8 + 2] = 1;
+		h.count[3 * 8 + 3] = 1;
+		dpk_coreset_from_hist(&h, &box, thr, 0.0, &cs);
+		dpk_coreset_add_residual(&h, &box, thr, 1.0, 2.0, &cs);
+		CHECK(cs.n == 21 && cs.weights[0] == 54.0, "tails kept with their cell: %d points, %g",
+			  cs.n, cs.weights[0]);
+		dpk_coreset_free(&cs);
+
+		/* Nothing below the threshold: nothing added. */
+		memset(h.count, 0, 64 * sizeof(int64_t));
+		h.count[9] = 40;
+		dpk_coreset_from_hist(&h, &box, thr, 0.0, &cs);
+		dpk_coreset_add_residual(&h, &box, thr, 1.0, 2.0, &cs);
+		CHECK(cs.n == 1 && cs.weights[0] == 40.0, "only the cell above the threshold");
+		dpk_coreset_free(&cs);
+		dpk_hist_free(&h);
+	}
+
 	/* One-shot pipeline: well separated blobs, large epsilon -> near-true centres. */
 	dpk_key_from_seed(7, key);
 	CHECK(dpk_stream_open(&s, key, nonce), "stream");
@@ -233,6 +311,47 @@ main(void)
 		cfg.max_cells = 100;
 		dpk_lowd_cluster(&box, pts, n, &cfg, &s, &res);
 		CHECK(res.cells <= 100, "cells %g above cap", res.cells);
+		dpk_oneshot_result_free(&res);
+		dpk_free(pts);
+	}
+
+	/*
+	 * A sparse region below the noise of every cell still draws a centre:
+	 * 19 000 rows in a tight blob at (10, -8) and 1 000 spread uniformly
+	 * over x in [50, 100] (about one per cell, under the cell threshold), k = 2,
+	 * epsilon 1.  The second centre belongs in the sparse half's middle.
+	 */
+	{
+		size_t		n = 20000,
+					i;
+		double		good[4] = {10.0, -8.0, 75.0, 0.0},
+					cost,
+					ref;
+		double	   *pts = dpk_alloc(n * 2 * sizeof(double));
+		uint64_t	st = 12345;
+		DpkLowdConfig cfg;
+		DpkOneshotResult res;
+
+		for (i = 0; i < n; i++)
+		{
+			if (i < 19000)
+			{
+				pts[2 * i] = 10.0 + 0.5 * unit_normal(&st);
+				pts[2 * i + 1] = -8.0 + 0.2 * unit_normal(&st);
+			}
+			else
+			{
+				pts[2 * i] = 50.0 + 50.0 * unit_uniform(&st);
+				pts[2 * i + 1] = -10.0 + 20.0 * unit_uniform(&st);
+			}
+		}
+		dpk_lowd_defaults(&cfg, 1.0, 2);
+		dpk_lowd_cluster(&box, pts, n, &cfg, &s, &res);
+		cost = dpk_kmeans_cost(pts, NULL, (int) n, 2, res.centers, 2, NULL);
+		ref = dpk_kmeans_cost(pts, NULL, (int) n, 2, good, 2, NULL);
+		CHECK(cost < 1.1 * ref, "cost %g against %g at the blob and the sparse half's middle: "
+			  "(%g, %g) (%g, %g)", cost, ref,
+			  res.centers[0], res.centers[1], res.centers[2], res.centers[3]);
 		dpk_oneshot_result_free(&res);
 		dpk_free(pts);
 	}
