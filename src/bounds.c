@@ -34,7 +34,7 @@
  * Share of the points on one side of one coordinate above which the caller
  * is warned: rows clamped onto a face gather at the box's edge, where from
  * about 0.25 % on they make a centre of their own
- * (doc/decisions/bounds-warning.md).
+ * (doc/decisions/026-bounds-warning.md).
  */
 #define DPK_CLAMP_WARN_SHARE 0.001
 

@@ -53,7 +53,7 @@ void		dpk_pg_check_k(int k, int kmax);
 
 /*
  * Largest k of dp_attach: every release clusters and stores every k' <= k,
- * k (k + 1) / 2 centres per objective (doc/decisions/k-limits.md).  The
+ * k (k + 1) / 2 centres per objective (doc/decisions/027-k-limits.md).  The
  * default of the superuser setting dpkmeans.max_k; DPK_MAX_K_LIVE_CAP is the
  * most it may be raised to.
  */
