@@ -106,7 +106,9 @@ SELECT count(*) BETWEEN 1 AND 50 AS few, bool_and(noisy_size >= 0) AS sizes_not_
 FROM dp_kmeans('SELECT x, y FROM bl_blob', 1000, 1.0, ARRAY[0, 0], ARRAY[10, 10]);
 RESET client_min_messages;
 SELECT dp_release('bl_far');
-SELECT count(*) BETWEEN 1 AND 50 AS few, bool_and(noisy_size >= 0) AS sizes_not_negative,
+-- (noise lets a few dozen cells of this 1000-wide box rise above the
+-- threshold at some keys: fewer than k, never k duplicates)
+SELECT count(*) BETWEEN 1 AND 99 AS few, bool_and(noisy_size >= 0) AS sizes_not_negative,
        count(DISTINCT center) = count(*) AS distinct_centres, min(cluster) AS first,
        max(cluster) = count(*) AS numbered
 FROM dp_centers('bl_far', 100);
