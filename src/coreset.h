@@ -82,6 +82,9 @@ typedef struct DpkOneshotResult
 	int			coreset_size;
 	double	   *centers;		/* k * d, allocated */
 	double	   *sizes;			/* k, noisy cluster sizes */
+	double		min_size;		/* a centre gathering less noisy mass than one
+								 * cell must to enter the coreset is not
+								 * supported by the release (0: no bound) */
 } DpkOneshotResult;
 
 /* Free a result's arrays. */

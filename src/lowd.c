@@ -224,6 +224,11 @@ dpk_lowd_cluster(const DpkBox *box, const double *points, size_t n,
 	res->cells_per_dim = lh.cells_per_dim;
 	res->cells = dpk_grid_cells(d, lh.cells_per_dim);
 	res->coreset_size = cs.n;
+	/*
+	 * The mass below the threshold is spread over many small weighted
+	 * points; a centre that gathers less than one cell's threshold is noise.
+	 */
+	res->min_size = threshold;
 	lowd_centres(box, cfg, &cs, s, res);
 	dpk_coreset_free(&cs);
 }

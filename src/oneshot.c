@@ -186,9 +186,10 @@ read_query_points(const char *query, int d, const double *lo, const double *hi,
 
 /*
  * Which of the k centres of res are returned: those the release supports,
- * that gather a weighted point (their noisy size is not exactly 0), and at
- * least the largest one (the first of the largest); the others are
- * duplicates of size 0.  Post-processing of noisy sizes only.
+ * that gather a weighted point (their noisy size is not exactly 0) and at
+ * least the noisy mass a cell needs to enter the coreset (res->min_size),
+ * and at least the largest one (the first of the largest); the others are
+ * duplicates of size 0 or noise.  Post-processing of noisy sizes only.
  */
 static bool *
 oneshot_supported(const DpkOneshotResult *res, int k)
@@ -200,7 +201,7 @@ oneshot_supported(const DpkOneshotResult *res, int k)
 
 	for (c = 0; c < k; c++)
 	{
-		keep[c] = res->sizes[c] != 0.0;
+		keep[c] = res->sizes[c] != 0.0 && res->sizes[c] >= res->min_size;
 		any = any || keep[c];
 		if (res->sizes[c] > res->sizes[largest])
 			largest = c;
@@ -237,7 +238,7 @@ dp_kmeans(PG_FUNCTION_ARGS)
 			   *hi;
 	DpkBox		box;
 	DpkLowdConfig cfg;
-	DpkOneshotResult res;
+	DpkOneshotResult res = {0};
 	PointBuffer buf = {0};
 	DpkStream  *stream;
 	uint8		key[DPK_KEY_BYTES];
