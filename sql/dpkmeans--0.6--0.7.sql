@@ -283,10 +283,11 @@ CREATE FUNCTION dp_tables()
 RETURNS TABLE(tbl regclass, columns text[], k int, epsilon float8, delta float8,
               horizon int, releases_used int, releases_left int, last_release int,
               last_release_at timestamptz, capture text, mode text,
-              attached_at timestamptz, readers text[])
+              attached_at timestamptz, readers text[], epsilon_spent float8,
+              delta_spent float8)
 AS 'MODULE_PATHNAME', 'dp_tables' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION dp_tables() IS
-'anyone: every attached table the caller owns or may read, with epsilon, delta, horizon, releases used and left, the last release and its time, capture, mode, and (owner only) its readers';
+'anyone: every attached table the caller owns or may read, with epsilon, delta, horizon, releases used and left, the last release and its time, capture, mode, (owner only) its readers, and the epsilon and delta its rows spent over every history (the privacy ledger)';
 
 -- The owner's check of the declared box: rows outside it are clamped onto
 -- it, counted here per column and side (true counts, for the owner only).

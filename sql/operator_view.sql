@@ -25,7 +25,8 @@ SELECT dp_attach('ov_quiet', ARRAY['v'], 2, 0.5, ARRAY[0, 0], ARRAY[1, 1], mode 
 SELECT dp_grant_reader('ov_pts', 'dpk_ov_reader');
 -- before any release: nothing used, no last release
 SELECT tbl, columns, k, epsilon, delta, horizon, releases_used, releases_left, last_release,
-       last_release_at, capture, mode, attached_at <= now() AS attached, readers
+       last_release_at, capture, mode, attached_at <= now() AS attached, readers,
+       epsilon_spent, delta_spent
 FROM dp_tables() ORDER BY tbl::text;
 RESET ROLE;
 
@@ -39,7 +40,7 @@ INSERT INTO ov_pts SELECT 40 + (i % 13), 60 FROM generate_series(1, 500) i;
 SELECT dp_release('ov_pts');
 
 SET ROLE dpk_ov_owner;
-SELECT tbl, releases_used, releases_left, last_release, readers
+SELECT tbl, releases_used, releases_left, last_release, readers, epsilon_spent
 FROM dp_tables() ORDER BY tbl::text;
 -- every reader names its release and time; NULL is the latest
 SELECT DISTINCT release, released_at = (SELECT last_release_at FROM dp_tables()
@@ -69,7 +70,7 @@ RESET ROLE;
 
 -- a granted reader: its tables, without their readers; any release
 SET ROLE dpk_ov_reader;
-SELECT tbl, k, releases_used, last_release, readers FROM dp_tables();
+SELECT tbl, k, releases_used, last_release, readers, epsilon_spent FROM dp_tables();
 SELECT DISTINCT release FROM dp_centers('ov_pts', 2, release => 1);
 SELECT count(*) > 0 AS reads FROM dp_histogram('ov_pts', release => 1);
 SELECT pg_temp.err($$SELECT * FROM dp_centers('ov_quiet', 2)$$);

@@ -4,8 +4,9 @@
  *
  * Anyone may call it; it lists the tables the caller owns or may read (the
  * readers' rule of readers.c), each with its public configuration and its
- * release count and time (the schedule is public).  The roles granted
- * reading are listed to the table's owner only.
+ * release count and time (the schedule is public), and the epsilon and
+ * delta its rows have spent over every history (its privacy ledger).  The
+ * roles granted reading are listed to the table's owner only.
  */
 #include "postgres.h"
 
@@ -18,13 +19,18 @@
 #include "utils/timestamp.h"
 #include "utils/tuplestore.h"
 
+#include "ledger.h"
 #include "store.h"
 
-#define DP_TABLES_COLUMNS 14
+#define DP_TABLES_COLUMNS 16
 
-/* One dp_tables row; readers shown when `owner`. */
+/*
+ * One dp_tables row; readers shown when `owner`; `spent`: the ledger's
+ * totals over every history (NULL columns without a ledger row).
+ */
 static void
-tables_row(ReturnSetInfo *rsinfo, const DpkTableRow *r, bool owner)
+tables_row(ReturnSetInfo *rsinfo, const DpkTableRow *r, bool owner,
+		   const DpkLedgerTotals *spent)
 {
 	Datum		out[DP_TABLES_COLUMNS];
 	bool		nulls[DP_TABLES_COLUMNS];
@@ -51,6 +57,9 @@ tables_row(ReturnSetInfo *rsinfo, const DpkTableRow *r, bool owner)
 	else
 		out[13] = (Datum) 0;
 	nulls[13] = !owner;
+	out[14] = Float8GetDatum(spent->epsilon);
+	out[15] = Float8GetDatum(spent->delta);
+	nulls[14] = nulls[15] = spent->histories == 0;
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, out, nulls);
 }
 
@@ -66,25 +75,40 @@ dp_tables(PG_FUNCTION_ARGS)
 	DpkTableRow *rows;
 	bool	   *owner,
 			   *shown;
+	DpkLedgerTotals *spent;
 	int			n,
 				i;
 
 	InitMaterializedSRF(fcinfo, 0);
 	dpk_store_begin(&sw);
 	rows = dpk_store_table_rows(callerctx, &n);
-	owner = palloc0((n + 1) * sizeof(bool));
-	shown = palloc0((n + 1) * sizeof(bool));
+	/* in the caller's context: SPI_finish frees the one current here */
+	owner = MemoryContextAllocZero(callerctx, (n + 1) * sizeof(bool));
+	shown = MemoryContextAllocZero(callerctx, (n + 1) * sizeof(bool));
+	spent = MemoryContextAllocZero(callerctx, (n + 1) * sizeof(DpkLedgerTotals));
 	for (i = 0; i < n; i++)
 	{
+		DpkLedgerRow *hist;
+		DpkLedgerEntry *e;
+		int			nh,
+					h;
+
 		/* a table dropped since (its rows go at commit) is not listed */
 		if (get_rel_name(rows[i].relid) == NULL)
 			continue;
 		owner[i] = pg_class_ownercheck(rows[i].relid, caller);
 		shown[i] = owner[i] || dpk_store_has_reader_grant(rows[i].relid, caller);
+		if (!shown[i])
+			continue;
+		nh = dpk_store_ledger_read(rows[i].relid, callerctx, &hist);
+		e = palloc((nh + 1) * sizeof(DpkLedgerEntry));
+		for (h = 0; h < nh; h++)
+			e[h] = hist[h].entry;
+		dpk_ledger_totals(e, nh, &spent[i]);
 	}
 	dpk_store_end(&sw);
 	for (i = 0; i < n; i++)
 		if (shown[i])
-			tables_row(rsinfo, &rows[i], owner[i]);
+			tables_row(rsinfo, &rows[i], owner[i], &spent[i]);
 	return (Datum) 0;
 }
