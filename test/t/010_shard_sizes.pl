@@ -61,7 +61,7 @@ is($coord->safe_psql('postgres', q{SELECT (SELECT count(*) FROM na) || ' ' || (S
 my $sizes = q{SELECT string_agg(format('%s: regions %s, state %s, histogram %s, releases %s, centers %s, costs %s',
 		t.relid, (SELECT length(state) FROM dpkmeans_internal.regions r WHERE r.relid = t.relid),
 		length(t.state),
-		(SELECT length(payload) FROM dpkmeans_internal.histogram h WHERE h.relid = t.relid),
+		(SELECT sum(length(payload)) FROM dpkmeans_internal.histogram h WHERE h.relid = t.relid),
 		(SELECT count(*) FROM dpkmeans_internal.releases x WHERE x.relid = t.relid),
 		(SELECT sum(pg_column_size(c.*)) FROM dpkmeans_internal.centers c WHERE c.relid = t.relid),
 		(SELECT sum(pg_column_size(c.*)) FROM dpkmeans_internal.costs c WHERE c.relid = t.relid)),
