@@ -44,8 +44,10 @@
  *			   squared l2 sensitivity h) against 1 / (2 rho_count), release t
  *			   the plain binary decomposition (popcount(t) nodes), so the
  *			   figure is h popcount(t), rho split evenly over the levels.
- * The rows the counter issue computed are printed beside them, labelled as
- * such, with the shipped figure's ratio to each.
+ * A line "same tree, least squares all nodes" gives, not shipped, the bound
+ * of any estimator on the new tables' tree.  The rows the counter issue
+ * computed are printed beside them, labelled as such, with the shipped
+ * figure's ratio to each.
  *
  * Usage: bench_counter [--horizons 256,1024] [--arities 2,3,4,5,7,8,11,16]
  *						[--depths 0,1,2,3] [--no-full] [--units all|release]
@@ -356,6 +358,26 @@ print_release_units(void)
 					   g[c].sum_q / g[c].n_q, g[c].worst);
 				bad = 1;
 			}
+		}
+		/*
+		 * Not shipped: least squares over every node of the new tables' tree,
+		 * the bound of any estimator of its node noises (the issue's k-ary rows
+		 * take trees with one root, k^(h-1) >= T; a new table's top level is a
+		 * row of nodes, so its tree can have one level fewer).
+		 */
+		{
+			int			k = cfg[0].arity,
+						h = dpk_live_tree_levels(&cfg[0]);
+			double	   *fullv = xmalloc(sizeof(double) * (T + 1));
+			Fig			ff = {0};
+
+			full_variance(k, h, T, fullv);
+			for (uint32_t t = 1; t <= T; t++)
+				fig_add(&ff, T, t, (double) h * h * fullv[t], 0);
+			free(fullv);
+			printf("%5u %-6s %2d %2d %-42s %8.2f %8.2f %6u\n", T, "pure", k, h,
+				   "same tree, least squares all nodes (bound)", ff.sum_q / ff.n_q, ff.worst,
+				   ff.worst_t);
 		}
 		for (size_t r = 0; r < sizeof(ref_rows) / sizeof(ref_rows[0]); r++)
 		{
