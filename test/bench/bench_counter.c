@@ -320,13 +320,13 @@ print_release_units(void)
 	printf("# per-release noise variance of one counter in units of one full-budget release:\n"
 		   "# the variance of a single release with the counter's whole budget and sensitivity 1\n"
 		   "# per event (pure: Laplace 2/eps^2, node Laplace 2 (h/eps)^2; Gaussian rho-zCDP:\n"
-		   "# 1/(2 rho), node h/(2 rho)); insert-only low-d tables (with deletions an event is\n"
-		   "# twice as sensitive in both, except that a Gaussian node's l2^2 doubles, not\n"
-		   "# quadruples); continuous variances (a discrete Laplace node has 2b^2 - 1/6 + O(1/b^2),\n"
+		   "# 1/(2 rho), node h/(2 rho)); insert-only low-d tables with the default\n"
+		   "# estimator (with deletions a row moves each node by 2: pure figures x4, Gaussian x2);\n"
+		   "# continuous variances (a discrete Laplace node has 2b^2 - 1/6 + O(1/b^2),\n"
 		   "# a discrete Gaussian ~sigma^2); mean over t in [T/4, T], worst t in it.\n"
 		   "# 'ref' rows: computed in the counter issue, copied here as constants;\n"
 		   "# ratio = shipped / ref (pure rows against the new tables' counter)\n");
-	printf("%5s %-6s %2s %2s %-42s %8s %8s %6s %7s %7s\n", "T", "table", "k", "h", "counter",
+	printf("%5s %-6s %2s %2s %-46s %8s %8s %6s %7s %7s\n", "T", "table", "k", "h", "counter",
 		   "mean", "worst", "@t", "mean/", "worst/");
 	for (int hi = 0; hi < 4; hi++)
 	{
@@ -347,7 +347,7 @@ print_release_units(void)
 		for (int c = 0; c < 3; c++)
 		{
 			unit_figures(&cfg[c], T, &f[c], &g[c]);
-			printf("%5u %-6s %2d %2d %-42s %8.2f %8.2f %6u\n", T, table[c], cfg[c].arity,
+			printf("%5u %-6s %2d %2d %-46s %8.2f %8.2f %6u\n", T, table[c], cfg[c].arity,
 				   dpk_live_tree_levels(&cfg[c]), what[c], f[c].sum_q / f[c].n_q, f[c].worst,
 				   f[c].worst_t);
 			/* the shipped figure must be the first-principles one */
@@ -375,7 +375,7 @@ print_release_units(void)
 			for (uint32_t t = 1; t <= T; t++)
 				fig_add(&ff, T, t, (double) h * h * fullv[t], 0);
 			free(fullv);
-			printf("%5u %-6s %2d %2d %-42s %8.2f %8.2f %6u\n", T, "pure", k, h,
+			printf("%5u %-6s %2d %2d %-46s %8.2f %8.2f %6u\n", T, "pure", k, h,
 				   "same tree, least squares all nodes (bound)", ff.sum_q / ff.n_q, ff.worst,
 				   ff.worst_t);
 		}
@@ -387,10 +387,10 @@ print_release_units(void)
 
 			snprintf(name, sizeof(name), "ref: %s", rr->name);
 			if (rr->mean[hi] < 0)
-				printf("%5u %-6s %2s %2s %-42s %8s %8s %6s\n", T, rr->gauss ? "gauss" : "pure",
+				printf("%5u %-6s %2s %2s %-46s %8s %8s %6s\n", T, rr->gauss ? "gauss" : "pure",
 					   "", "", name, "-", "-", "");
 			else
-				printf("%5u %-6s %2s %2s %-42s %8.2f %8.2f %6s %7.3f %7.3f\n", T,
+				printf("%5u %-6s %2s %2s %-46s %8.2f %8.2f %6s %7.3f %7.3f\n", T,
 					   rr->gauss ? "gauss" : "pure", "", "", name, rr->mean[hi], rr->worst[hi], "",
 					   (s->sum_q / s->n_q) / rr->mean[hi], s->worst / rr->worst[hi]);
 		}
