@@ -321,7 +321,7 @@ print_release_units(void)
 		   "# the variance of a single release with the counter's whole budget and sensitivity 1\n"
 		   "# per event (pure: Laplace 2/eps^2, node Laplace 2 (h/eps)^2; Gaussian rho-zCDP:\n"
 		   "# 1/(2 rho), node h/(2 rho)); insert-only low-d tables with the default\n"
-		   "# estimator (with deletions a row moves each node by 2: pure figures x4, Gaussian x2);\n"
+		   "# estimator (with deletions a row touches 2h nodes: pure figures x4, Gaussian x2);\n"
 		   "# continuous variances (a discrete Laplace node has 2b^2 - 1/6 + O(1/b^2),\n"
 		   "# a discrete Gaussian ~sigma^2); mean over t in [T/4, T], worst t in it.\n"
 		   "# 'ref' rows: computed in the counter issue, copied here as constants;\n"
