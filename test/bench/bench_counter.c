@@ -362,8 +362,8 @@ print_release_units(void)
 		/*
 		 * Not shipped: least squares over every node of the new tables' tree,
 		 * the bound of any estimator of its node noises (the issue's k-ary rows
-		 * take trees with one root, k^(h-1) >= T; a new table's top level is a
-		 * row of nodes, so its tree can have one level fewer).
+		 * give a tree ceil(log_k T) + 1 levels, clipped at T; a new table's
+		 * tree has only the levels its balanced digits need, often one fewer).
 		 */
 		{
 			int			k = cfg[0].arity,
