@@ -28,8 +28,29 @@
  * "new-tables" the k-ary tree of dpk_tree_choose_arity(T) (depth 0 with the
  * family).
  *
+ * A second table ("release units", printed after the first, or alone with
+ * --units release) gives the counters live tables ship, for T = 16, 64, 256
+ * and 1024, in units of one full-budget release: the variance one release
+ * would have if the counter's whole budget were spent on it alone, mean over
+ * t in [T/4, T] and the worst such t.  The figures come from the functions
+ * releases call (dpk_live_defaults, dpk_live_use_delta, the node scales of
+ * live_scales.c, dpk_live_tree_norm2), for a low-d insert-only table:
+ *	 pure      node Laplace scale b = h / eps_count against 1 / eps_count for
+ *			   the full-budget release (sensitivity 1 per event), so the figure
+ *			   is h^2 ||w_t||^2, the first table's unit; the new tables' k-ary
+ *			   least-squares counter (dpk_tree_choose_arity) and the binary one
+ *			   of tables attached before the k-ary trees;
+ *	 Gaussian  node variance h / (2 rho_count) (an event moves h nodes by 1:
+ *			   squared l2 sensitivity h) against 1 / (2 rho_count), release t
+ *			   the plain binary decomposition (popcount(t) nodes), so the
+ *			   figure is h popcount(t), rho split evenly over the levels.
+ * A line "same tree, least squares all nodes" gives, not shipped, the bound
+ * of any estimator on the new tables' tree.  The rows the counter issue
+ * computed are printed beside them, labelled as such, with the shipped
+ * figure's ratio to each.
+ *
  * Usage: bench_counter [--horizons 256,1024] [--arities 2,3,4,5,7,8,11,16]
- *						[--depths 0,1,2,3] [--no-full]
+ *						[--depths 0,1,2,3] [--no-full] [--units all|release]
  */
 #include <math.h>
 #include <stdbool.h>
@@ -37,7 +58,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "budget.h"
+#include "live_core.h"
 #include "tree_estimator.h"
+#include "zcdp.h"
 
 static void *
 xmalloc(size_t n)
@@ -210,6 +234,171 @@ parse_list(const char *s, int *out, int max)
 	return n;
 }
 
+/*
+ * Reference rows of the counter issue (per-release variance in full-budget
+ * release units, mean over t in [T/4, T] / worst t), for T = 16, 64, 256,
+ * 1024; a negative entry was not computed there.
+ */
+typedef struct RefRow
+{
+	bool		gauss;
+	const char *name;
+	double		mean[4],
+				worst[4];
+} RefRow;
+
+static const uint32_t unit_horizons[4] = {16, 64, 256, 1024};
+
+static const RefRow ref_rows[] = {
+	{true, "plain binary decomposition", {11.2, 23.0, 38.8, 58.6}, {20, 42, 72, 110}},
+	{true, "binary tree, least squares all nodes", {3.92, 6.75, 10.2, 14.4}, {5.61, 9.42, 14.1, 19.7}},
+	{true, "square-root factorization", {3.43, 5.29, 7.53, 10.1}, {3.78, 5.71, 8.01, 10.7}},
+	{true, "BLT, 2-3 buffers", {3.43, 5.29, 7.53, 10.2}, {3.78, 5.71, 8.02, 10.7}},
+	{true, "optimal factorization", {2.91, 4.46, 6.41, 8.77}, {2.91, 4.46, 6.41, 8.77}},
+	{false, "best k-ary, uniform levels, LS all nodes", {12.4, 25.6, 50.4, 81.8}, {16.6, 34.2, 68.7, 113}},
+	{false, "best k-ary, optimised levels + LS all", {8.45, 18.2, 36.5, 65.2}, {10.6, 25.0, 50.1, 98.1}},
+	{false, "general factorization by search", {6.83, 15.0, 27.6, -1}, {9.99, 20.7, 37.7, -1}},
+};
+
+/*
+ * One shipped counter in full-budget release units: the node variance of a
+ * table configured as releases configure it, over the variance of one release
+ * with the counter's whole budget and sensitivity 1, times the release's
+ * squared weights (dpk_live_tree_norm2).  *first the same from first
+ * principles (h^2 ||w_t||^2 pure, h popcount(t) Gaussian), for the check.
+ */
+static void
+unit_figures(const DpkLiveConfig *cfg, uint32_t T, Fig *shipped, Fig *first)
+{
+	double		node;
+	int			h = dpk_live_tree_levels(cfg);
+
+	if (cfg->delta > 0.0)
+	{
+		DpkLiveConfig z = *cfg;
+		double		v[3];
+
+		z.epsilon = dpk_live_rho(cfg);
+		dpk_live_gauss_vars(cfg, v);
+		/* the full-budget release: sensitivity 1, all of rho_count */
+		node = v[0] / dpk_zcdp_sigma2(1.0, dpk_budget_live(&z).eps_count);
+	}
+	else
+	{
+		double		b = dpk_live_count_sensitivity(cfg) / dpk_budget_live(cfg).eps_count;
+
+		/* Laplace variances 2 b^2 against 2 (1 / eps_count)^2 */
+		node = b * dpk_budget_live(cfg).eps_count;
+		node *= node;
+	}
+	for (uint32_t t = 1; t <= T; t++)
+	{
+		double		v = node * dpk_live_tree_norm2(cfg, t);
+		double		f;
+
+		if (cfg->delta > 0.0)
+			f = (double) h * __builtin_popcount(t);
+		else
+		{
+			DpkTreeWeights tw;
+
+			dpk_tree_release_weights(DPK_TREE_LOCAL_BLUE, cfg->arity, T, t, &tw);
+			f = (double) h * h * dpk_tree_weights_norm2(&tw);
+			dpk_tree_weights_free(&tw);
+		}
+		fig_add(shipped, T, t, v, 0);
+		fig_add(first, T, t, f, 0);
+	}
+}
+
+/* The release-units table (see the header comment). */
+static int
+print_release_units(void)
+{
+	int			bad = 0;
+
+	printf("# per-release noise variance of one counter in units of one full-budget release:\n"
+		   "# the variance of a single release with the counter's whole budget and sensitivity 1\n"
+		   "# per event (pure: Laplace 2/eps^2, node Laplace 2 (h/eps)^2; Gaussian rho-zCDP:\n"
+		   "# 1/(2 rho), node h/(2 rho)); insert-only low-d tables with the default\n"
+		   "# estimator (with deletions a row touches 2h nodes: pure figures x4, Gaussian x2);\n"
+		   "# continuous variances (a discrete Laplace node has 2b^2 - 1/6 + O(1/b^2),\n"
+		   "# a discrete Gaussian ~sigma^2); mean over t in [T/4, T], worst t in it.\n"
+		   "# 'ref' rows: computed in the counter issue, copied here as constants;\n"
+		   "# ratio = shipped / ref (pure rows against the new tables' counter)\n");
+	printf("%5s %-6s %2s %2s %-46s %8s %8s %6s %7s %7s\n", "T", "table", "k", "h", "counter",
+		   "mean", "worst", "@t", "mean/", "worst/");
+	for (int hi = 0; hi < 4; hi++)
+	{
+		uint32_t	T = unit_horizons[hi];
+		Fig			f[3] = {{0}},
+					g[3] = {{0}};
+		DpkLiveConfig cfg[3];
+		static const char *const table[3] = {"pure", "pure", "gauss"};
+		static const char *const what[3] = {
+			"k-ary least squares (new tables, shipped)",
+			"binary least squares (old tables, shipped)",
+			"plain binary decomposition (shipped)"};
+
+		dpk_live_defaults(&cfg[0], 2, 5, 1.0, T, true);
+		dpk_live_defaults_arity(&cfg[1], 2, 5, 1.0, T, true, DPK_TREE_ARITY_BINARY);
+		dpk_live_defaults(&cfg[2], 2, 5, 1.0, T, true);
+		dpk_live_use_delta(&cfg[2], 1e-6);
+		for (int c = 0; c < 3; c++)
+		{
+			unit_figures(&cfg[c], T, &f[c], &g[c]);
+			printf("%5u %-6s %2d %2d %-46s %8.2f %8.2f %6u\n", T, table[c], cfg[c].arity,
+				   dpk_live_tree_levels(&cfg[c]), what[c], f[c].sum_q / f[c].n_q, f[c].worst,
+				   f[c].worst_t);
+			/* the shipped figure must be the first-principles one */
+			if (fabs(f[c].sum_q - g[c].sum_q) > 1e-9 * g[c].sum_q ||
+				fabs(f[c].worst - g[c].worst) > 1e-9 * g[c].worst)
+			{
+				printf("# MISMATCH: first principles give %.4f / %.4f\n",
+					   g[c].sum_q / g[c].n_q, g[c].worst);
+				bad = 1;
+			}
+		}
+		/*
+		 * Not shipped: least squares over every node of the new tables' tree,
+		 * the bound of any estimator of its node noises (the issue's k-ary rows
+		 * give a tree ceil(log_k T) + 1 levels, clipped at T; a new table's
+		 * tree has only the levels its balanced digits need, often one fewer).
+		 */
+		{
+			int			k = cfg[0].arity,
+						h = dpk_live_tree_levels(&cfg[0]);
+			double	   *fullv = xmalloc(sizeof(double) * (T + 1));
+			Fig			ff = {0};
+
+			full_variance(k, h, T, fullv);
+			for (uint32_t t = 1; t <= T; t++)
+				fig_add(&ff, T, t, (double) h * h * fullv[t], 0);
+			free(fullv);
+			printf("%5u %-6s %2d %2d %-46s %8.2f %8.2f %6u\n", T, "pure", k, h,
+				   "same tree, least squares all nodes (bound)", ff.sum_q / ff.n_q, ff.worst,
+				   ff.worst_t);
+		}
+		for (size_t r = 0; r < sizeof(ref_rows) / sizeof(ref_rows[0]); r++)
+		{
+			const RefRow *rr = &ref_rows[r];
+			const Fig  *s = rr->gauss ? &f[2] : &f[0];
+			char		name[64];
+
+			snprintf(name, sizeof(name), "ref: %s", rr->name);
+			if (rr->mean[hi] < 0)
+				printf("%5u %-6s %2s %2s %-46s %8s %8s %6s\n", T, rr->gauss ? "gauss" : "pure",
+					   "", "", name, "-", "-", "");
+			else
+				printf("%5u %-6s %2s %2s %-46s %8.2f %8.2f %6s %7.3f %7.3f\n", T,
+					   rr->gauss ? "gauss" : "pure", "", "", name, rr->mean[hi], rr->worst[hi], "",
+					   (s->sum_q / s->n_q) / rr->mean[hi], s->worst / rr->worst[hi]);
+		}
+		fflush(stdout);
+	}
+	return bad;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -223,6 +412,7 @@ main(int argc, char **argv)
 				ai,
 				di;
 	bool		full = true;
+	bool		counters = true;
 
 	for (int i = 1; i < argc; i++)
 	{
@@ -234,13 +424,18 @@ main(int argc, char **argv)
 			nd = parse_list(argv[++i], depths, 8);
 		else if (strcmp(argv[i], "--no-full") == 0)
 			full = false;
+		else if (strcmp(argv[i], "--units") == 0 && i + 1 < argc &&
+				 (strcmp(argv[i + 1], "all") == 0 || strcmp(argv[i + 1], "release") == 0))
+			counters = strcmp(argv[++i], "all") == 0;
 		else
 		{
 			fprintf(stderr, "usage: bench_counter [--horizons L] [--arities L] "
-					"[--depths L] [--no-full]\n");
+					"[--depths L] [--no-full] [--units all|release]\n");
 			return 2;
 		}
 	}
+	if (!counters)
+		return print_release_units();
 	printf("# per-counter MSE in units of 2 (c/eps)^2 (c = 2 with deletions): "
 		   "h^2 ||w_t||^2; q = t >= T/4; ratios to naf's mean over t >= T/4\n");
 	printf("%5s %3s %2s %-9s %9s %9s %15s %6s %6s %7s %5s\n", "T", "k", "h", "estimator",
@@ -339,5 +534,6 @@ main(int argc, char **argv)
 		}
 		fflush(stdout);
 	}
-	return 0;
+	printf("\n");
+	return print_release_units();
 }
