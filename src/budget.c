@@ -140,7 +140,7 @@ dpk_budget_live_shares(int d, bool projected)
 	{
 		/*
 		 * d <= 2: 0.3, the counts' lower noise finds the small clusters
-		 * of skewed data (doc/benchmarks.md, "Continual counter"); wider
+		 * of skewed data (doc/decisions/007-lowd-release-rule.md); wider
 		 * low-d grids keep 0.5, not re-measured.
 		 */
 		s.sum_share = d <= 2 ? 0.3 : 0.5;

@@ -106,7 +106,7 @@ DpkLiveShares dpk_budget_live_shares(int d, bool projected);
 
 /*
  * The same for a Gaussian table, shares of rho chosen by measurement
- * (doc/benchmarks.md, "Approximate DP: the split of rho"): original space
+ * (doc/decisions/020-gaussian-tables.md): original space
  * 0.3 on the in-cell sums; projected copies 5 % on the norm counter and
  * 0.45 + 0.075 log2 d within [0.6, 0.9] on the lifting sums (0.75 at
  * d = 16, 0.9 at d = 64), at most 0.8 for horizons above 64, whose deeper

@@ -6,7 +6,7 @@
  * A writing statement used to parse its trigger's arguments, resolve the
  * tracked columns, read pg_extension, switch to the extension's owner and
  * parse, plan and run an INSERT through SPI; for a single-row INSERT that was
- * most of the capture's cost (doc/benchmarks.md, "Write cost").  Here:
+ * most of the capture's cost (doc/decisions/022-write-capture.md).  Here:
  *	- the shape of an attached table (parsed arguments, resolved columns,
  *	  point reader, projection buffers) is built once per backend and
  *	  trigger, and forgotten on any relcache invalidation of the table

@@ -14,7 +14,7 @@
 #include "kmedian_lifted.h"
 #include "rugnik.h"
 
-/* Defaults (doc/benchmarks.md, "Measurements behind the defaults"). */
+/* Defaults (doc/decisions/021-highd-oneshot.md). */
 void
 dpk_highd_defaults(DpkHighdConfig *cfg, double epsilon, int k)
 {
@@ -49,7 +49,7 @@ dpk_highd_defaults(DpkHighdConfig *cfg, double epsilon, int k)
 /*
  * Approximate DP (see highd.h): with delta > 0 the lift takes 0.85 of rho
  * after N (0.7 of epsilon when pure): better on every row measured
- * (doc/benchmarks.md, "Approximate DP: the split of rho").
+ * (doc/decisions/020-gaussian-tables.md).
  */
 void
 dpk_highd_use_delta(DpkHighdConfig *cfg, double delta)

@@ -47,8 +47,7 @@
 
 /*
  * From this dimension on use the projection pipeline; below it the low-d
- * pipeline (dpk_lowd_cluster) is as good (doc/benchmarks.md, "Measurements
- * behind the defaults").
+ * pipeline (dpk_lowd_cluster) is as good (doc/decisions/021-highd-oneshot.md).
  */
 #define DPK_HIGHD_MIN_D 6
 
@@ -105,7 +104,7 @@ typedef struct DpkHighdCells
  * 0.106 below its true cost (in units of the optimum), and those centres
  * cost more than one centre in 28 of 43 releases. Charged twice: 0.007
  * above it, 3 of 47, live cost 1.211 -> 1.143.  Three times: the same
- * (doc/benchmarks.md, "The original-space partition pays its noise twice").
+ * (doc/decisions/010-original-space-partition.md).
  */
 #define DPK_HIGHD_SPACE_NOISE_CHARGE 2.0
 
@@ -224,7 +223,7 @@ typedef struct DpkHighdConfig
 /*
  * Defaults: the joint mode, dhat 4, 2 copies, grid_scale 1.7, lift_share
  * 0.7, group_share 0.05, no refinement, half_width 0.75, lift_shrink; the measurements
- * behind each are in doc/benchmarks.md, "Measurements behind the defaults".
+ * behind each are in doc/decisions/021-highd-oneshot.md.
  */
 void		dpk_highd_defaults(DpkHighdConfig *cfg, double epsilon, int k);
 

@@ -229,7 +229,7 @@ dpk_live_kmedian_projected(const DpkLiveConfig *cfg, const DpkBox *box, const do
  * Cells per dimension of the one-shot lifting grid: half the projected
  * grid's (cells twice as wide: at 20 000 rows, d = 8 and 16, the k-median
  * ratio went from 1.11 and 1.46 at the grid's own width to 1.02 and 1.05;
- * doc/benchmarks.md), then coarsened until its cells times (d + 1) values
+ * doc/decisions/008-live-kmedian.md), then coarsened until its cells times (d + 1) values
  * fit max_lift_values.
  */
 static int

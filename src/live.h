@@ -19,7 +19,7 @@
 #include "projection.h"
 #include "pgutil.h"
 
-/* Projected box half-width of live tables (measured: doc/benchmarks.md). */
+/* Projected box half-width of live tables (measured: doc/decisions/009-projected-dims-copies-level.md). */
 #define DPK_LIVE_HALF_WIDTH 0.75
 
 /*

@@ -21,7 +21,7 @@
 #include "rugnik.h"
 #include "tree_estimator.h"
 
-/* Defaults; see doc/benchmarks.md for how they were measured. */
+/* Defaults; see doc/decisions/README.md for how they were measured. */
 void
 dpk_live_defaults(DpkLiveConfig *cfg, int d, int k, double epsilon,
 				  uint32_t horizon, bool insert_only)
@@ -157,13 +157,12 @@ dpk_live_choose_level(const DpkLiveConfig *cfg, double size_hint, double max_cel
 	 * RUGNIK's m: its bound knows nothing of the in-cell means, which keep
 	 * the centres accurate in coarse cells, while a finer counted level
 	 * pays its noise 2^d times over wherever a release sums it up
-	 * (doc/benchmarks.md, "Continual counter": skewed data at 20k and 100k
+	 * (doc/decisions/006-lowd-counted-level.md: skewed data at 20k and 100k
 	 * rows lose up to 1.6x at the finer level, mixtures are even).  A k-ary
 	 * tree's lower noise moves m up by about one level; one and a half
 	 * below m is where it is counted: two below wins on the synthetic skewed
 	 * clusters at 20k rows (worst release 1.18-1.30 of the one-shot instead
-	 * of 1.6), but leaves a real table of 13 500 rows (doc/benchmarks.md,
-	 * "A real table": carats and prices, 4 x 4 cells for 6 centres) at 2.7x
+	 * of 1.6), but leaves a real table of 13 500 rows (doc/decisions/006-lowd-counted-level.md: carats and prices, 4 x 4 cells for 6 centres) at 2.7x
 	 * the one-shot, against 1.07x here, and loses 1-3.5 % on mixtures.
 	 * Gaussian tables sum the plain decomposition and keep RUGNIK's level.
 	 */
@@ -529,7 +528,7 @@ dpk_live_copy_cells(const DpkLiveConfig *cfg)
 /*
  * Projected mode: DPK_LIVE_DHAT projected dimensions (at most d), one copy
  * (more copies multiply every sensitivity), the shares of
- * dpk_budget_live_shares (doc/benchmarks.md, "High dimensions").  Tables
+ * dpk_budget_live_shares (doc/decisions/011-projected-sum-share.md).  Tables
  * store their dhat and shares, so these defaults only shape new tables;
  * from d = DPK_LIVE_WEIGHTED_D on, releases (which call this too) lift by
  * count-weighted sums under the guard, with more k-means restarts.
@@ -558,7 +557,7 @@ dpk_live_use_projection(DpkLiveConfig *cfg, uint64_t proj_seed)
 
 /*
  * A new projected table's geometry and tree for its box (see live_core.h).
- * Measured on the 53 940 diamonds of doc/benchmarks.md ("A real table":
+ * Measured on the 53 940 diamonds (doc/decisions/016-boxes-with-wide-sides.md:
  * seven columns, prices beside carats, spread 0.38, horizon 16), live cost
  * over the optimum, one key each: binary tree and 4 projected dimensions
  * 1.3-2.3, 6 dimensions 4.2, the k-ary tree 3.8 (4 dimensions) and 5.3-5.7
@@ -571,7 +570,7 @@ dpk_live_use_projection(DpkLiveConfig *cfg, uint64_t proj_seed)
  * below 256 used to get here) cut the lifting sums' noise, which is most of
  * the cost (d = 384, T = 4: live 15.8 -> 7.5; d = 64, T = 16: 2.34 ->
  * 1.44; diamonds, T = 16: insert 1.21 -> 1.19, window 1.69 -> 1.49;
- * doc/benchmarks.md, "The tree of projected tables").
+ * doc/decisions/005-tree-arity.md).
  */
 void
 dpk_live_use_box(DpkLiveConfig *cfg, const DpkBox *box)

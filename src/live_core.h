@@ -260,8 +260,7 @@ void		dpk_live_release_free(DpkLiveRelease *rel);
  * (signal 1/12 against the mean's noise variance at release t), the centre
  * where the noisy count is below 1 or the table keeps no sums.  Cells at
  * their centres misplace the heavy cells of a 12.5-wide grid by up to half
- * a cell, enough to rank two sets of centres wrongly (doc/benchmarks.md,
- * "Continual counter").  Post-processing.
+ * a cell, enough to rank two sets of centres wrongly (doc/decisions/007-lowd-release-rule.md).  Post-processing.
  */
 double	   *dpk_live_cell_refs(const DpkLiveConfig *cfg, const DpkBox *box,
 							   const DpkDenseHist *fine, uint32_t t);
@@ -311,8 +310,7 @@ uint64_t	dpk_live_copy_cells(const DpkLiveConfig *cfg);
  * Projected dimensions of a new live table (at most d).  Four let a random
  * projection put two of K = 10 clusters into the same projected cells often
  * enough to cost 3-6x even without noise at d = 16; six make that rare, at
- * the same number of cells (the level drops by one).  doc/benchmarks.md,
- * "High dimensions".
+ * the same number of cells (the level drops by one).  doc/decisions/009-projected-dims-copies-level.md.
  */
 #define DPK_LIVE_DHAT 6
 
@@ -342,8 +340,7 @@ uint64_t	dpk_live_copy_cells(const DpkLiveConfig *cfg);
  * fallback's image as target (the same for projected partitions): 0
  * (target exact) 2.007, 0.5 1.918, 1 1.922, 2 1.935, 4 1.958.  The gain is
  * the plane's share dhat / d of the noise: d = 16, T = 1024 window 1.44 ->
- * 1.42, d = 384 2.023 -> 2.011 (doc/benchmarks.md, "Lifting against the
- * projected plane").
+ * 1.42, d = 384 2.023 -> 2.011 (doc/decisions/018-lift-plane-and-rest-mean.md).
  */
 #define DPK_LIVE_PLANE_CELLS 1.0
 
@@ -353,7 +350,7 @@ uint64_t	dpk_live_copy_cells(const DpkLiveConfig *cfg);
  * default threshold (dpk_coreset_threshold: about 2.9 sigma at 8 x 8
  * cells), and keeps it when its centres' proxy cost is lower: a small
  * cluster spread over two or three cells near the noise is otherwise
- * dropped whole (doc/benchmarks.md, "Continual counter").
+ * dropped whole (doc/decisions/007-lowd-release-rule.md).
  */
 #define DPK_LIVE_LOW_SIGMAS 1.5
 
@@ -367,7 +364,7 @@ uint64_t	dpk_live_copy_cells(const DpkLiveConfig *cfg);
  * seeds 100-101: exact partitions in 6 of 8 releases with 10 restarts, 7
  * with 20; live / one-shot 2.09 with 20, 2.02 with 40 at 4 % more release
  * time), and the noise of the d-dimensional sums, not the partition, is
- * most of the cost (doc/benchmarks.md, "High dimensions").
+ * most of the cost (doc/decisions/012-large-d-lift-guard.md).
  * Post-processing only; nothing stored.
  */
 #define DPK_LIVE_WEIGHTED_D 64
@@ -413,7 +410,7 @@ void		dpk_live_use_sum_l1(DpkLiveConfig *cfg, const DpkBox *box);
  * 1.38 at level 0; digits (1 797 rows, d = 64: 0.62) 3.85 and 2.11.  The
  * benchmark mixtures stay below (d = 384: 0.04 at horizon 4, 0.08 at 16;
  * d = 1 536: 0.15, where level 2 beats the mean a little).
- * doc/benchmarks.md, "Real data at large d".
+ * doc/decisions/014-mean-only-level.md.
  */
 #define DPK_LIVE_MEAN_ONLY_SD 0.2
 
@@ -448,7 +445,7 @@ double		dpk_live_point_l2(const DpkLiveConfig *cfg);
  * noise: their variance is a tenth of the cube's there, and the counts then
  * gain more from the budget (diamonds, 16 batches, 3 seeds, window / insert
  * live cost: share 0.75 2.54 / 1.74, 0.6 1.76 / 1.75, 0.5 1.75 / 1.70,
- * 0.4 1.88 / 1.78, 0.3 1.95 / 1.89; doc/benchmarks.md).
+ * 0.4 1.88 / 1.78, 0.3 1.95 / 1.89; doc/decisions/016-boxes-with-wide-sides.md).
  */
 #define DPK_LIVE_L1_SUM_SHARE 0.5
 
@@ -470,8 +467,7 @@ void		dpk_live_use_projection(DpkLiveConfig *cfg, uint64_t proj_seed);
  * projections) 1.76 (2.68) -> 1.63 (2.48), 1.85 (2.89) -> 1.79 (2.56),
  * 2.16 (4.26) -> 2.18 (5.80, 30 projections); its six columns without
  * price (sum 1.57): insert 2.68 -> 2.16, window of 4 3.25 -> 3.30; two
- * dimensions lose (window of 4: 2.22, worst 6.5).  doc/benchmarks.md,
- * "Three projected dimensions".  Public: the box and the size hint.  Call
+ * dimensions lose (window of 4: 2.22, worst 6.5).  doc/decisions/017-three-projected-dims.md.  Public: the box and the size hint.  Call
  * after dpk_live_use_projection and before dpk_live_use_box (whose
  * projection check depends on dhat).
  */
@@ -497,7 +493,7 @@ void		dpk_live_use_box(DpkLiveConfig *cfg, const DpkBox *box);
  * In metric positions a box with one wide column (prices beside carats)
  * is nearly a segment, and a random projection that maps that column to a
  * short vector puts all its points in one or two cells of every copy: on
- * the diamonds table (doc/benchmarks.md) the 5 of 30 seeds whose price
+ * the diamonds table (doc/decisions/016-boxes-with-wide-sides.md) the 5 of 30 seeds whose price
  * column kept at most 0.535 of its length gave 17-19x the optimum at every
  * window release, the others 5.2-10.5x.  The share of the box's squared
  * widths (over the widest) the projection keeps, relative to its mean
@@ -595,7 +591,7 @@ void		dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
  * centres of that k'', padded to k' with copies of its heaviest centre at
  * size 0, and its cost: at d = 384 a release of a few thousand rows per
  * cluster lifts centres whose noise exceeds their spread, worse than one
- * centre at the mean (doc/benchmarks.md, "High dimensions").  Costs only.
+ * centre at the mean (doc/decisions/012-large-d-lift-guard.md).  Costs only.
  */
 void		dpk_live_guard_blocks(int d, int k, double *centers, double *sizes,
 								  double *costs);

@@ -12,8 +12,7 @@
  * Pure tables only.  Gaussian ones lift centres whose noise stays below
  * their clusters' spread, and there the guard mostly merged clusters:
  * wrong partitions at d = 384, horizon 16, in 14 of 26 releases with it and
- * 9 without; at d = 64, horizon 1024, in 11 of 192 and 2 (doc/benchmarks.md,
- * "Gaussian tables at large d").
+ * 9 without; at d = 64, horizon 1024, in 11 of 192 and 2 (doc/decisions/012-large-d-lift-guard.md).
  */
 bool
 dpk_live_uses_guard(const DpkLiveConfig *cfg)

@@ -119,7 +119,7 @@ dpk_live_kmedian_spread(const DpkCoreset *cs, const DpkBox *box, int level,
  * noise for every candidate), spread over its cell as the coreset is
  * (dpk_live_kmedian_spread).  Measuring candidates on the same in-cell
  * model they were fitted to ranks them better than one point per cell
- * with a uniform cell's spread added (doc/benchmarks.md, "k-median").
+ * with a uniform cell's spread added (doc/decisions/008-live-kmedian.md).
  * Cells the coreset drops (tails below the noise threshold) count too.
  */
 static void

@@ -85,7 +85,7 @@ void		dpk_live_noisy_projected_box(const DpkLiveConfig *cfg, const DpkBox *box,
  * sqrt(2 R(L)) / (eps k^(2/dhat)), instead of over all m^dhat; `level`
  * itself when every cell is reachable there (cube boxes), so tables of
  * such boxes keep their level.  Public: box, projection seed, size hint,
- * epsilon.  On the diamonds (doc/benchmarks.md, "A real table") the bound
+ * epsilon.  On the diamonds (doc/decisions/016-boxes-with-wide-sides.md) the bound
  * over all cells asks for m = 4 or 8 and the box's image crosses 18-24 of
  * the 4096 cells at level 3; over the reachable cells it asks for level 4
  * (window, 13 488 rows) and 5 (all 53 940 rows, capped to 4).

@@ -44,8 +44,7 @@ dpk_live_use_regions(const DpkLiveConfig *cfg)
 	 * by the map of its deletion's node, not its insertion's, and the two
 	 * cancel only where both regions go to the same centre.  With complete
 	 * nodes only (format 1) the d = 64 window at horizon 1024 lost 4 %; with
-	 * the signed digits of format 2 it gains 10 % (doc/benchmarks.md,
-	 * "Region sums on the signed digits").  One cell a copy (the mean only,
+	 * the signed digits of format 2 it gains 10 % (doc/decisions/015-lift-by-regions.md).  One cell a copy (the mean only,
 	 * DPK_LIVE_MEAN_ONLY_SD) has no regions to key.
 	 */
 	if (!dpk_regions_supported(cfg) || cfg->level == 0)

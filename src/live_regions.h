@@ -54,8 +54,7 @@
 /*
  * The switch (public parameters only): a table lifts by regions when a
  * cell's lifting-sum noise at a typical release (dpk_live_level_sum_sd)
- * is at least this.  Measured on mixtures and real data (doc/benchmarks.md,
- * "Lifting sums keyed by public regions"): regions win from 195 up, lose
+ * is at least this.  Measured on mixtures and real data (doc/decisions/015-lift-by-regions.md): regions win from 195 up, lose
  * at 135 and below; again with the signed digits and the pieces' partition
  * ("The pieces' partition in the original space"): four of five insert
  * streams between 73 and 137 lose by regions.
@@ -68,8 +67,7 @@
  * dpk_live_level_sum_sd times sqrt(d): a deleted row is keyed by the map
  * of its deletion's node, not its insertion's, which costs where the cells'
  * noise is small against the clusters.  Measured with the signed digits on
- * sliding windows of 100 000 rows (doc/benchmarks.md, "Region sums on the
- * signed digits"): regions lose at 956 and 1252 (d = 32), win at 1777,
+ * sliding windows of 100 000 rows (doc/decisions/015-lift-by-regions.md): regions lose at 956 and 1252 (d = 32), win at 1777,
  * 2240, 3097 and 3240 (d = 48 to 128).
  */
 #define DPK_LIVE_REGIONS_DELETE_SUM_NORM 1500.0

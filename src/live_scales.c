@@ -299,7 +299,7 @@ dpk_live_use_delta(DpkLiveConfig *cfg, double delta)
 /*
  * The norm counter's unit (see live_core.h).  Each halving of the unit
  * quarters its variance; at d = 384 a Gaussian table at epsilon 1 needs
- * about 2 (doc/benchmarks.md, "Gaussian tables at large d").
+ * about 2 (doc/decisions/020-gaussian-tables.md).
  */
 void
 dpk_live_use_norm_shift(DpkLiveConfig *cfg)

@@ -44,7 +44,7 @@ typedef struct DpkLowdConfig
 								 * at rho = dpk_zcdp_rho(epsilon, delta) */
 } DpkLowdConfig;
 
-/* Defaults (doc/benchmarks.md, "Measurements behind the defaults"). */
+/* Defaults (doc/decisions/001-lowd-oneshot.md). */
 void		dpk_lowd_defaults(DpkLowdConfig *cfg, double epsilon, int k);
 
 /* Approximate DP: delta and the Gaussian default shares (delta 0: no change). */

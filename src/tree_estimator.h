@@ -16,7 +16,7 @@
  * trees", 2015) restricted to a small node set: the signed nodes and their
  * descendants `depth` levels down, which keeps the nodes drawn per cell
  * bounded while recovering most of the gain of the BLUE over the whole tree
- * (doc/benchmarks.md, "Continual counter").  The weights depend on (arity,
+ * (doc/decisions/004-counter-estimator.md).  The weights depend on (arity,
  * horizon, depth, t) only, all public, so they are computed once per release
  * and applied to every cell.
  *
@@ -120,7 +120,7 @@ typedef enum DpkTreeEstimator
  * The weights of release t of the arity-k tree of `horizon` under `est`:
  * for k = 2 the signed nodes, or dpk_tree_weights(2, .., depth 1, family);
  * for k > 2 the balanced digits, or dpk_tree_weights(k, .., depth 0,
- * family) (doc/benchmarks.md, "Continual counter": depth 1 costs 2.5x the
+ * family) (doc/decisions/004-counter-estimator.md: depth 1 costs 2.5x the
  * draws for 5-8 % less variance there).
  */
 void		dpk_tree_release_weights(DpkTreeEstimator est, int k, uint32_t horizon,
