@@ -188,6 +188,9 @@ void		dpk_partition_check_create_foreign(CreateForeignTableStmt *stmt);
 void		dpk_install_capture(const struct DpkTracked *tr, Oid relid);
 void		dpk_drop_capture(Oid relid);
 
+/* Whether dpkmeans_internal has a C function of that name (objects of this version). */
+bool		dpk_have_internal_function(const char *name);
+
 /*
  * Start a reader of a table's releases: ERROR (42501) unless the caller is
  * the owner, a superuser or has a granted reader's privileges; ERROR if the
