@@ -204,6 +204,12 @@ void		dpk_reader_begin(Oid relid, bool need_release, MemoryContext ctx,
 void		dpk_reader_require_release(const struct DpkTracked *tr);
 
 /*
+ * 42501 unless `caller` may read relid's `what` (inside dpk_store_begin;
+ * caller taken before it, which switches to the extension's owner).
+ */
+void		dpk_reader_check_access(Oid relid, Oid caller, const char *what, const char *them);
+
+/*
  * First argument of a capture trigger of format 2 and of format 3 (the same
  * arguments; projected tables' points in metric positions), see trigger.c.
  */

@@ -54,23 +54,32 @@ void
 dpk_reader_begin(Oid relid, bool need_release, MemoryContext ctx, DpkTracked *tr,
 				 DpkOwnerSwitch *sw)
 {
-	Oid			caller = GetUserId();
-	bool		allowed = pg_class_ownercheck(relid, caller);
+	Oid			caller = GetUserId();	/* before the switch to the extension's owner */
 
 	dpk_store_begin(sw);
-	if (!allowed)
-		allowed = dpk_store_has_reader_grant(relid, caller);
-	if (!allowed)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied to read the releases of table %s", get_rel_name(relid)),
-				 errdetail("Only the table's owner, superusers and roles granted reading may read them."),
-				 errhint("The table's owner grants reading with dp_grant_reader('%s', role).",
-						 get_rel_name(relid))));
+	dpk_reader_check_access(relid, caller, "the releases", "them");
 	if (!dpk_store_read_config(relid, ctx, tr))
 		dpk_store_not_attached(relid);
 	if (need_release)
 		dpk_reader_require_release(tr);
+}
+
+/*
+ * 42501 unless `caller` (taken before dpk_store_begin switched to the
+ * extension's owner) owns relid or was granted reading it (see live.h);
+ * `what` names what is read, `them` refers to it in the detail.
+ */
+void
+dpk_reader_check_access(Oid relid, Oid caller, const char *what, const char *them)
+{
+	if (pg_class_ownercheck(relid, caller) || dpk_store_has_reader_grant(relid, caller))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("permission denied to read %s of table %s", what, get_rel_name(relid)),
+			 errdetail("Only the table's owner, superusers and roles granted reading may read %s.", them),
+			 errhint("The table's owner grants reading with dp_grant_reader('%s', role).",
+					 get_rel_name(relid))));
 }
 
 /* ERROR when the table has no release yet (see live.h). */

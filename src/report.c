@@ -444,21 +444,12 @@ dp_privacy_ledger(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	Oid			relid = dpk_pg_table_arg(fcinfo);
-	Oid			caller = GetUserId();
-	bool		allowed = pg_class_ownercheck(relid, caller);
+	Oid			caller = GetUserId();	/* before the switch to the extension's owner */
 	DpkOwnerSwitch sw;
 
 	InitMaterializedSRF(fcinfo, 0);
 	dpk_store_begin(&sw);
-	if (!allowed)
-		allowed = dpk_store_has_reader_grant(relid, caller);
-	if (!allowed)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied to read the privacy ledger of table %s", get_rel_name(relid)),
-				 errdetail("Only the table's owner, superusers and roles granted reading may read it."),
-				 errhint("The table's owner grants reading with dp_grant_reader('%s', role).",
-						 get_rel_name(relid))));
+	dpk_reader_check_access(relid, caller, "the privacy ledger", "it");
 	if (!dpk_store_has_ledger())
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
