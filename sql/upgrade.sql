@@ -205,6 +205,9 @@ SELECT reader FROM dpkmeans_internal.readers WHERE relid = 'upr'::regclass;
 DROP ROLE upgrade_reader;
 DROP TABLE upr;
 DROP ROLE upgrade_reader;
+-- 0.7 -> 0.8
+ALTER EXTENSION dpkmeans UPDATE TO '0.8';
+SELECT extversion FROM pg_extension WHERE extname = 'dpkmeans';
 
 -- a fresh install is the newest version directly
 DROP EXTENSION dpkmeans;
