@@ -36,7 +36,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "budget.h"
+#include "highd_budget.h"
 #include "coreset.h"
 #include "dgauss.h"
 #include "grid.h"

@@ -1,7 +1,7 @@
 /*
  * kmedian_lifted.c
- *		k-median from projected grids: lifted points, live releases and the
- *		one-shot joint mode (see kmedian_lifted.h).
+ *		k-median from projected grids: lifted points and the one-shot joint
+ *		mode (see kmedian_lifted.h).
  */
 #include "kmedian_lifted.h"
 
@@ -13,7 +13,6 @@
 #include "highd.h"
 #include "kmeans.h"
 #include "lift.h"
-#include "live_core.h"
 
 /* Best of the alternation from start and D^1 restarts (see kmedian_lifted.h). */
 double
@@ -89,8 +88,8 @@ to_box(const DpkBox *box, bool metric, double *u)
  * *heavy gets their summed count, *between the debiased sum of
  * ||sum||^2 / count over them (normalized units).
  */
-static int
-copy_lifted(const DpkBox *box, bool metric, uint64_t ncells, const double *count,
+int
+dpk_kmedian_copy_lifted(const DpkBox *box, bool metric, uint64_t ncells, const double *count,
 			const double *sum, double threshold, double min_count, double sum_var, double *x,
 			double *w, double *heavy, double *between)
 {
@@ -123,107 +122,6 @@ copy_lifted(const DpkBox *box, bool metric, uint64_t ncells, const double *count
 	return n;
 }
 
-/* k-median of a projected live release (see kmedian_lifted.h). */
-void
-dpk_live_kmedian_projected(const DpkLiveConfig *cfg, const DpkBox *box, const double *count,
-						   const double *sum, double sumnorm, uint32_t t, uint64_t seed,
-						   DpkLiveRelease *rel)
-{
-	int			d = cfg->d,
-				k = cfg->k,
-				r,
-				kp,
-				j;
-	uint64_t	ncells = dpk_live_copy_cells(cfg);
-	double		count_var = dpk_live_projected_count_var(cfg, t),
-				sum_var = dpk_live_projected_sum_var(cfg, t);
-	double		threshold = dpk_coreset_threshold(sqrt(count_var), cfg->threshold_sigmas,
-												  (double) ncells);
-	double		min_count = dpk_lift_min_count(count_var, sum_var);
-	double		width2 = 0.0;
-	double	   *x = dpk_alloc(sizeof(double) * (size_t) ncells * d);
-	double	   *w = dpk_alloc(sizeof(double) * (size_t) ncells);
-	double	   *nsum = dpk_alloc(sizeof(double) * (size_t) ncells * d);
-	double	   *cent = dpk_alloc(sizeof(double) * (size_t) k * d);
-	double	   *sizes = dpk_alloc(sizeof(double) * (size_t) k);
-	double	   *best = dpk_alloc(sizeof(double) * (size_t) k);
-	uint64_t	c;
-
-	width2 = dpk_live_width2(cfg, box);
-	rel->kmed_centers = dpk_alloc((size_t) dpk_live_block(k + 1) * d * sizeof(double));
-	rel->kmed_sizes = dpk_alloc((size_t) dpk_live_block(k + 1) * sizeof(double));
-	rel->kmed_costs = dpk_alloc((size_t) k * sizeof(double));
-	for (kp = 0; kp < k; kp++)
-		best[kp] = INFINITY;
-
-	for (r = 0; r < cfg->copies; r++)
-	{
-		double		heavy,
-					between,
-					total = 0.0,
-					spread2,
-					scale;
-		int			n;
-
-		for (c = 0; c < ncells * d; c++)
-			nsum[c] = sum[(size_t) r * ncells * d + c] / DPK_LIFT_UNITS;
-		for (c = 0; c < ncells; c++)
-			total += count[(size_t) r * ncells + c];
-		n = copy_lifted(box, cfg->box_metric, ncells, count + (size_t) r * ncells, nsum,
-						threshold, min_count, sum_var, x, w, &heavy, &between);
-
-		/*
-		 * Mean squared distance of a point to its cell's mean: all points'
-		 * squared norms (noisy counter) minus the squared norms of their
-		 * cells' means, the light cells' points taken to lie like the
-		 * lifted ones (their own means are mostly noise), per point of the
-		 * copy (its noisy N, unclipped); in box units by the mean squared
-		 * width.
-		 */
-		spread2 = total > 0.0 && heavy > 0.0
-			? fmax(0.0, sumnorm / ((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS) -
-				   between * total / heavy) / total * width2
-			: 0.0;
-		scale = heavy > 0.0 ? fmax(1.0, total / heavy) : 1.0;
-		for (kp = 1; kp <= k; kp++)
-		{
-			const double *start = rel->centers + (size_t) dpk_live_block(kp) * d;
-			double		cost = dpk_kmedian_lifted(x, w, n, d, kp, start, cfg->restarts,
-												  cfg->max_iter, seed + (uint64_t) kp,
-												  spread2, cent, sizes) * scale;
-
-			if (n > 0 && cost < best[kp - 1])
-			{
-				best[kp - 1] = cost;
-				memcpy(rel->kmed_centers + (size_t) dpk_live_block(kp) * d, cent,
-					   sizeof(double) * (size_t) kp * d);
-				for (j = 0; j < kp; j++)
-					rel->kmed_sizes[dpk_live_block(kp) + j] = sizes[j] * scale;
-			}
-		}
-	}
-	for (kp = 1; kp <= k; kp++)
-	{
-		if (isfinite(best[kp - 1]))
-			rel->kmed_costs[kp - 1] = best[kp - 1];
-		else
-		{
-			/* no copy lifted a cell: the k-means answer, cost unknown (0) */
-			memcpy(rel->kmed_centers + (size_t) dpk_live_block(kp) * d,
-				   rel->centers + (size_t) dpk_live_block(kp) * d,
-				   sizeof(double) * (size_t) kp * d);
-			memcpy(rel->kmed_sizes + dpk_live_block(kp), rel->sizes + dpk_live_block(kp),
-				   sizeof(double) * (size_t) kp);
-			rel->kmed_costs[kp - 1] = 0.0;
-		}
-	}
-	dpk_free(x);
-	dpk_free(w);
-	dpk_free(nsum);
-	dpk_free(cent);
-	dpk_free(sizes);
-	dpk_free(best);
-}
 
 /*
  * Cells per dimension of the one-shot lifting grid: half the projected
@@ -331,7 +229,7 @@ dpk_highd_joint_kmedian(const DpkHighdPlan *pl, DpkStream *s, const DpkProjectio
 	seed = dpk_stream_u64(s);
 
 	/* post-processing: the lifted cells, k-means of them as a start */
-	n = copy_lifted(pl->box, true, ncells, cnt, sum, threshold, min_count, sum_var_norm, x, w,
+	n = dpk_kmedian_copy_lifted(pl->box, true, ncells, cnt, sum, threshold, min_count, sum_var_norm, x, w,
 					&heavy, &between);
 	if (n > 0)
 	{

@@ -16,13 +16,12 @@
 #ifndef DPK_KMEDIAN_LIFTED_H
 #define DPK_KMEDIAN_LIFTED_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "grid.h"
 #include "kmedian.h"
 
-struct DpkLiveConfig;
-struct DpkLiveRelease;
 struct DpkHighdPlan;
 struct DpkHighdOut;
 struct DpkProjection;
@@ -40,21 +39,17 @@ double		dpk_kmedian_lifted(const double *x, const double *w, int n, int d, int k
 							   double *sizes);
 
 /*
- * k-median centres, sizes and cost curve for every k' <= k of a projected
- * live release made by dpk_live_cluster_projected from count, sum and
- * sumnorm (its arguments) into rel: per copy, the cells above the coreset
- * threshold whose noisy count makes a trustworthy lifted mean
- * (dpk_lift_min_count) are lifted and clustered from the release's k-means
- * centres of k' (dpk_kmedian_lifted); for each k' the copy with the lowest
- * estimated cost is published.  The cost of k' is that copy's sum of
- * count * sqrt(D^2 + s^2) over its lifted cells, s^2 the points' mean
- * squared distance to their cell's mean estimated from the noisy norm
- * counter, scaled to all the copy's noisy mass.  Fills rel->kmed_*.
+ * The lifted points of one copy of a projected release: every cell above
+ * both the coreset threshold and min_count at 1/2 + sum / count (normalized,
+ * clamped) in box coordinates, weighted by its count; returns how many.
+ * *heavy gets their summed count, *between the debiased sum of
+ * ||sum||^2 / count over them (normalized units).
  */
-void		dpk_live_kmedian_projected(const struct DpkLiveConfig *cfg, const DpkBox *box,
-									   const double *count, const double *sum,
-									   double sumnorm, uint32_t t, uint64_t seed,
-									   struct DpkLiveRelease *rel);
+int			dpk_kmedian_copy_lifted(const DpkBox *box, bool metric, uint64_t ncells,
+									const double *count, const double *sum, double threshold,
+									double min_count, double sum_var, double *x, double *w,
+									double *heavy, double *between);
+
 
 /*
  * One-shot joint mode, last stage for objective 'kmedian': instead of one

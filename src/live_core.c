@@ -9,7 +9,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "budget.h"
+#include "live_budget.h"
 #include "coreset.h"
 #include "highd.h"
 #include "lift.h"

@@ -247,6 +247,23 @@ void		dpk_live_cluster(const DpkLiveConfig *cfg, const DpkBox *box,
 							 const DpkDenseHist *fine, uint32_t t, uint64_t seed,
 							 DpkLiveRelease *rel);
 
+/*
+ * k-median centres, sizes and cost curve for every k' <= k of a projected
+ * live release made by dpk_live_cluster_projected from count, sum and
+ * sumnorm (its arguments) into rel: per copy, the cells above the coreset
+ * threshold whose noisy count makes a trustworthy lifted mean
+ * (dpk_lift_min_count) are lifted and clustered from the release's k-means
+ * centres of k' (dpk_kmedian_lifted); for each k' the copy with the lowest
+ * estimated cost is published.  The cost of k' is that copy's sum of
+ * count * sqrt(D^2 + s^2) over its lifted cells, s^2 the points' mean
+ * squared distance to their cell's mean estimated from the noisy norm
+ * counter, scaled to all the copy's noisy mass.  Fills rel->kmed_*.
+ */
+void		dpk_live_kmedian_projected(const DpkLiveConfig *cfg, const DpkBox *box,
+									   const double *count, const double *sum,
+									   double sumnorm, uint32_t t, uint64_t seed,
+									   DpkLiveRelease *rel);
+
 /* Allocate a release's arrays for every k' <= k (k-median ones NULL). */
 void		dpk_live_release_alloc(DpkLiveRelease *rel, int k, int d);
 

@@ -10,7 +10,7 @@
 
 #include <math.h>
 
-#include "budget.h"
+#include "live_budget.h"
 #include "dpk_mem.h"
 #include "lift.h"
 #include "tree_estimator.h"

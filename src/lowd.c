@@ -7,7 +7,7 @@
 
 #include <math.h>
 
-#include "budget.h"
+#include "lowd_budget.h"
 #include "dpk_mem.h"
 #include "kmeans.h"
 #include "rugnik.h"

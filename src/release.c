@@ -39,7 +39,6 @@
 #include "live_core.h"
 #include "live_reach.h"
 #include "coreset.h"
-#include "kmedian_lifted.h"
 #include "live.h"
 #include "shard.h"
 #include "store.h"

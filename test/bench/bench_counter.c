@@ -58,7 +58,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "budget.h"
+#include "lowd_budget.h"
+#include "highd_budget.h"
+#include "live_budget.h"
 #include "live_core.h"
 #include "tree_estimator.h"
 #include "zcdp.h"

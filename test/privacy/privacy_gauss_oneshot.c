@@ -33,7 +33,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "budget.h"
+#include "lowd_budget.h"
+#include "highd_budget.h"
+#include "live_budget.h"
 #include "dpk_mem.h"
 #include "highd.h"
 #include "lift.h"

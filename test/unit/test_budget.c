@@ -6,7 +6,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "budget.h"
+#include "lowd_budget.h"
+#include "highd_budget.h"
+#include "live_budget.h"
 #include "highd.h"
 #include "live_core.h"
 #include "lowd.h"
