@@ -39,8 +39,9 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
+#include "attach.h"
 #include "live_core.h"
-#include "live.h"
+#include "capture.h"
 #include "dpk_mem.h"
 #include "live_regions.h"
 #include "shard.h"
@@ -526,20 +527,16 @@ dp_attach(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
-/* dp_detach(tbl): remove the triggers and every stored row of the table. */
-PG_FUNCTION_INFO_V1(dp_detach);
-Datum
-dp_detach(PG_FUNCTION_ARGS)
+/* Remove an attached table's capture and stored rows (see attach.h). */
+void
+dpk_detach_table(Oid relid)
 {
-	Oid			relid = dpk_pg_table_arg(fcinfo);
 	DpkOwnerSwitch sw;
 	Relation	rel;
 	ListCell   *lc;
 	DpkWalCapture wc;
 	bool		wal;
 
-	dpk_pg_check_table_owner(relid, "detach it");
-	dpk_pg_refuse_in_recovery("dp_detach");
 	rel = table_open(relid, ShareRowExclusiveLock);
 	dpk_store_begin(&sw);
 	if (!dpk_store_is_attached(relid))
@@ -570,6 +567,18 @@ dp_detach(PG_FUNCTION_ARGS)
 	dpk_store_delete_table(relid);
 	dpk_store_end(&sw);
 	table_close(rel, NoLock);
+}
+
+/* dp_detach(tbl): remove the triggers and every stored row of the table. */
+PG_FUNCTION_INFO_V1(dp_detach);
+Datum
+dp_detach(PG_FUNCTION_ARGS)
+{
+	Oid			relid = dpk_pg_table_arg(fcinfo);
+
+	dpk_pg_check_table_owner(relid, "detach it");
+	dpk_pg_refuse_in_recovery("dp_detach");
+	dpk_detach_table(relid);
 	PG_RETURN_VOID();
 }
 

@@ -9,7 +9,7 @@
 
 #include "commands/trigger.h"
 
-#include "live.h"
+#include "capture.h"
 
 /*
  * The shape of the table a capture trigger fires on, built by `build` on

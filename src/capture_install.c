@@ -42,7 +42,7 @@
 #include "utils/snapmgr.h"
 
 #include "live_core.h"
-#include "live.h"
+#include "capture.h"
 #include "dpk_mem.h"
 #include "live_regions.h"
 #include "shard.h"
@@ -300,7 +300,7 @@ set_firing_always(Oid relid)
 
 /*
  * Install the capture (or refusal) triggers of tr on relid, tr's table or a
- * table of its partition tree, as the extension's owner (see live.h and
+ * table of its partition tree, as the extension's owner (see capture.h and
  * src/partition.c for which table gets which).
  */
 void
@@ -385,7 +385,7 @@ dpk_attach_capture_trigger(const DpkTracked *tr, Oid relid, const char *name,
 					  trigger_args(tr), NULL);
 }
 
-/* Drop the capture triggers of relid (see live.h). */
+/* Drop the capture triggers of relid (see capture.h). */
 void
 dpk_drop_capture(Oid relid)
 {

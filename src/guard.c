@@ -40,7 +40,7 @@
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 
-#include "live.h"
+#include "capture.h"
 #include "store.h"
 
 /* Whether a trigger name is one of the capture or refusal triggers. */

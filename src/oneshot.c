@@ -25,7 +25,7 @@
 
 #include "lowd.h"
 #include "highd.h"
-#include "live.h"
+#include "capture.h"
 #include "pgutil.h"
 
 #define FETCH_BATCH 10000

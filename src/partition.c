@@ -38,7 +38,7 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
-#include "live.h"
+#include "capture.h"
 #include "store.h"
 
 /*
@@ -54,7 +54,7 @@ tree_root(Oid relid)
 	return relid;
 }
 
-/* The table whose counters a write into rel feeds (see live.h). */
+/* The table whose counters a write into rel feeds (see capture.h). */
 Oid
 dpk_capture_root(Relation rel)
 {
@@ -76,7 +76,7 @@ is_attached(Oid relid)
 	return attached;
 }
 
-/* The attached root whose capture covers relid (see live.h). */
+/* The attached root whose capture covers relid (see capture.h). */
 Oid
 dpk_attached_root(Oid relid)
 {
@@ -89,7 +89,7 @@ dpk_attached_root(Oid relid)
 }
 
 /*
- * Tables of the tree under relid, relid first, each locked (see live.h).
+ * Tables of the tree under relid, relid first, each locked (see capture.h).
  * With a partition whose DETACH CONCURRENTLY has not finished (cancelled,
  * or waiting): it still belongs to the counters (tree_root), so it is in
  * the recount, gets the capture and loses it at dp_detach.
@@ -140,7 +140,7 @@ dpk_check_tree(Oid relid)
 	dpk_check_no_detaching(dpk_tree_relids(relid, NoLock));
 }
 
-/* ERROR if a table of tree is a partition being detached (see live.h). */
+/* ERROR if a table of tree is a partition being detached (see capture.h). */
 void
 dpk_check_no_detaching(List *tree)
 {
@@ -171,7 +171,7 @@ dpk_scan_tree(const DpkTracked *tr, Oid relid, DpkCellMap *map, bool progress)
 	dpk_scan_tree_clamped(tr, relid, map, progress, NULL);
 }
 
-/* The same, counting the points outside the box (see live.h). */
+/* The same, counting the points outside the box (see capture.h). */
 void
 dpk_scan_tree_clamped(const DpkTracked *tr, Oid relid, DpkCellMap *map, bool progress,
 					  DpkClampCount *clamp)
@@ -524,4 +524,16 @@ dpk_partition_ddl_end(PG_FUNCTION_ARGS)
 		}
 	}
 	PG_RETURN_VOID();
+}
+
+/* Whether the tree under relid holds a foreign table (see capture.h). */
+bool
+dpk_shard_tree_has_foreign(Oid relid)
+{
+	ListCell   *lc;
+
+	foreach(lc, dpk_tree_relids(relid, NoLock))
+		if (get_rel_relkind(lfirst_oid(lc)) == RELKIND_FOREIGN_TABLE)
+			return true;
+	return false;
 }

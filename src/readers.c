@@ -29,7 +29,8 @@
 
 #include "live_core.h"
 #include "coreset.h"
-#include "live.h"
+#include "capture.h"
+#include "readers.h"
 #include "store.h"
 
 /* A float8[] Datum from n doubles. */
@@ -66,7 +67,7 @@ dpk_reader_begin(Oid relid, bool need_release, MemoryContext ctx, DpkTracked *tr
 
 /*
  * 42501 unless `caller` (taken before dpk_store_begin switched to the
- * extension's owner) owns relid or was granted reading it (see live.h);
+ * extension's owner) owns relid or was granted reading it (see readers.h);
  * `what` names what is read, `them` refers to it in the detail.
  */
 void
@@ -82,7 +83,7 @@ dpk_reader_check_access(Oid relid, Oid caller, const char *what, const char *the
 					 get_rel_name(relid))));
 }
 
-/* ERROR when the table has no release yet (see live.h). */
+/* ERROR when the table has no release yet (see readers.h). */
 void
 dpk_reader_require_release(const DpkTracked *tr)
 {

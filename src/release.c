@@ -39,7 +39,7 @@
 #include "live_core.h"
 #include "live_reach.h"
 #include "coreset.h"
-#include "live.h"
+#include "capture.h"
 #include "shard.h"
 #include "store.h"
 #include "dpk_mem.h"

@@ -22,7 +22,8 @@
 #include "utils/tuplestore.h"
 
 #include "live_core.h"
-#include "live.h"
+#include "capture.h"
+#include "readers.h"
 #include "shard.h"
 #include "live_regions.h"
 #include "store.h"

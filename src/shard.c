@@ -37,7 +37,7 @@
 #include "utils/memutils.h"
 #include "utils/syscache.h"
 
-#include "live.h"
+#include "capture.h"
 #include "shard.h"
 #include "store.h"
 
@@ -834,4 +834,32 @@ dpk_shard_merged_state(DpkTracked *tr, Oid userid)
 							 hint)));
 	}
 	return merged;
+}
+
+/* The public configuration both sides must agree on (see shard.h). */
+char *
+dpk_shard_fingerprint(const DpkTracked *tr)
+{
+	StringInfoData s;
+	int			norm_shift = dpk_tracked_norm_shift(tr);
+	int			i;
+
+	initStringInfo(&s);
+	appendStringInfo(&s, "d=%d level=%d dhat=%d copies=%d seed=" UINT64_FORMAT " mode=%s",
+					 tr->d, tr->level, tr->dhat, tr->copies, tr->proj_seed,
+					 tr->insert_only ? "insert_only" : "insert_delete");
+	/* projected tables: normalized or metric positions (trigger format 3) */
+	if (tr->dhat > 0)
+		appendStringInfo(&s, " metric=%d", tr->trigger_format >= 3);
+	/* only when set, so that tables without a bound keep 0.4's fingerprint */
+	if (tr->norm_bound > 0.0)
+		appendStringInfo(&s, " norm_bound=%.17g", tr->norm_bound);
+	/* the unit of the squared norms, derived on each side (only when > 0) */
+	if (norm_shift > 0)
+		appendStringInfo(&s, " norm_shift=%d", norm_shift);
+	for (i = 0; i < tr->d; i++)
+		appendStringInfo(&s, " box%d=%.17g:%.17g", i, tr->lower[i], tr->upper[i]);
+	for (i = 0; i < tr->ncols; i++)
+		appendStringInfo(&s, " col=%s", quote_identifier(tr->colnames[i]));
+	return s.data;
 }

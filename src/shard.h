@@ -33,9 +33,6 @@ void		dpk_shard_check_tree(Oid relid);
  */
 char	   *dpk_shard_remote_table(Oid partition);
 
-/* Whether the tree under relid holds a foreign table. */
-bool		dpk_shard_tree_has_foreign(Oid relid);
-
 /*
  * Coordinator (src/shard.c).  Attach: capture on each foreign partition's
  * table on its server, in a remote transaction committed with the local
@@ -64,20 +61,6 @@ void		dpk_shard_refuse_release(Oid relid);
 
 /* The public configuration both sides must agree on, as one string. */
 char	   *dpk_shard_fingerprint(const struct DpkTracked *tr);
-
-/*
- * Capture on a table of a tree that holds foreign partitions
- * (src/shard_capture.c).  PostgreSQL collects no transition tables for rows
- * routed to foreign partitions, so there the local leaves count their rows
- * with a row trigger into a per-statement map, and a statement trigger (no
- * transition table) on every local table writes it as one delta.
- */
-void		dpk_shard_install_capture(const struct DpkTracked *tr, Oid relid);
-
-/* Create a capture trigger with tr's arguments on relid (src/attach.c). */
-void		dpk_attach_capture_trigger(const struct DpkTracked *tr, Oid relid,
-									   const char *name, const char *func, bool row,
-									   int16 timing, int16 events);
 
 /*
  * Internal tables of shards (src/store_shard.c), between dpk_store_begin

@@ -32,7 +32,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
-#include "live.h"
+#include "capture.h"
 #include "shard.h"
 #include "store.h"
 

@@ -34,39 +34,11 @@
 #include "utils/rel.h"
 #include "utils/rls.h"
 
-#include "live.h"
+#include "attach.h"
+#include "capture.h"
 #include "shard.h"
 #include "store.h"
 
-extern Datum dp_detach(PG_FUNCTION_ARGS);
-
-/* The public configuration both sides must agree on (see shard.h). */
-char *
-dpk_shard_fingerprint(const DpkTracked *tr)
-{
-	StringInfoData s;
-	int			norm_shift = dpk_tracked_norm_shift(tr);
-	int			i;
-
-	initStringInfo(&s);
-	appendStringInfo(&s, "d=%d level=%d dhat=%d copies=%d seed=" UINT64_FORMAT " mode=%s",
-					 tr->d, tr->level, tr->dhat, tr->copies, tr->proj_seed,
-					 tr->insert_only ? "insert_only" : "insert_delete");
-	/* projected tables: normalized or metric positions (trigger format 3) */
-	if (tr->dhat > 0)
-		appendStringInfo(&s, " metric=%d", tr->trigger_format >= 3);
-	/* only when set, so that tables without a bound keep 0.4's fingerprint */
-	if (tr->norm_bound > 0.0)
-		appendStringInfo(&s, " norm_bound=%.17g", tr->norm_bound);
-	/* the unit of the squared norms, derived on each side (only when > 0) */
-	if (norm_shift > 0)
-		appendStringInfo(&s, " norm_shift=%d", norm_shift);
-	for (i = 0; i < tr->d; i++)
-		appendStringInfo(&s, " box%d=%.17g:%.17g", i, tr->lower[i], tr->upper[i]);
-	for (i = 0; i < tr->ncols; i++)
-		appendStringInfo(&s, " col=%s", quote_identifier(tr->colnames[i]));
-	return s.data;
-}
 
 /*
  * What two fingerprints disagree on, as "key: shard X, coordinator Y" items
@@ -453,7 +425,7 @@ dp_shard_detach(PG_FUNCTION_ARGS)
 	dpk_store_end(&sw);
 	if (!marked)
 		PG_RETURN_BOOL(false);
-	DirectFunctionCall1(dp_detach, ObjectIdGetDatum(relid));
+	dpk_detach_table(relid);
 	dpk_store_begin(&sw);
 	dpk_store_shard_unmark(relid);
 	dpk_store_end(&sw);
@@ -575,14 +547,3 @@ dpk_shard_check_tree(Oid relid)
 	}
 }
 
-/* Whether the tree under relid holds a foreign table. */
-bool
-dpk_shard_tree_has_foreign(Oid relid)
-{
-	ListCell   *lc;
-
-	foreach(lc, dpk_tree_relids(relid, NoLock))
-		if (get_rel_relkind(lfirst_oid(lc)) == RELKIND_FOREIGN_TABLE)
-			return true;
-	return false;
-}

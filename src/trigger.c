@@ -34,10 +34,10 @@
 #include "capture_cache.h"
 #include "dpk_mem.h"
 #include "grid.h"
-#include "live.h"
+#include "capture.h"
 #include "store.h"
 
-/* Build a shape (see live.h). */
+/* Build a shape (see capture.h). */
 void
 dpk_shape_init(DpkShape *shape, Relation rel, int d, int level,
 			   const AttrNumber *attnums, int ncols, const double *lower,
@@ -78,7 +78,7 @@ dpk_shape_init(DpkShape *shape, Relation rel, int d, int level,
 	shape->live.level = level;
 }
 
-/* Read the tracked columns of another table of the same tree (see live.h). */
+/* Read the tracked columns of another table of the same tree (see capture.h). */
 void
 dpk_shape_bind(DpkShape *shape, Relation rel, char **colnames)
 {
@@ -90,7 +90,7 @@ dpk_shape_bind(DpkShape *shape, Relation rel, char **colnames)
 							 psprintf("table \"%s\"", RelationGetRelationName(rel)));
 }
 
-/* Projected cells for a high-dimensional table (see live.h). */
+/* Projected cells for a high-dimensional table (see capture.h). */
 void
 dpk_shape_set_projection(DpkShape *shape, int dhat, int copies, uint64_t seed,
 						 bool box_metric, double norm_bound)
@@ -115,7 +115,7 @@ dpk_shape_set_projection(DpkShape *shape, int dhat, int copies, uint64_t seed,
 	shape->tall = palloc((size_t) dhat * copies * sizeof(double));
 }
 
-/* A tracked table's projection, ball and norm unit (see live.h). */
+/* A tracked table's projection, ball and norm unit (see capture.h). */
 void
 dpk_shape_set_tracked_lift(DpkShape *shape, const DpkTracked *tr)
 {
@@ -127,7 +127,7 @@ dpk_shape_set_tracked_lift(DpkShape *shape, const DpkTracked *tr)
 }
 
 /*
- * Project the buffered points, all copies, and count them (see live.h); row
+ * Project the buffered points, all copies, and count them (see capture.h); row
  * by row, so a row's cell does not depend on the statement it came in.
  */
 void
@@ -158,7 +158,7 @@ dpk_shape_flush(DpkShape *shape, DpkCellMap *map)
 	shape->nbuf = 0;
 }
 
-/* Add one row's point to the map (see live.h). */
+/* Add one row's point to the map (see capture.h). */
 void
 dpk_shape_add_slot(DpkShape *shape, DpkCellMap *map, TupleTableSlot *slot, int sign)
 {
@@ -210,7 +210,7 @@ dpk_shape_add_slot(DpkShape *shape, DpkCellMap *map, TupleTableSlot *slot, int s
 	}
 }
 
-/* Scan every row of rel under the active snapshot (see live.h). */
+/* Scan every row of rel under the active snapshot (see capture.h). */
 void
 dpk_scan_table(Relation rel, DpkShape *shape, DpkCellMap *map, bool progress)
 {
@@ -264,7 +264,7 @@ parse_doubles(const char *s, int n)
 
 /*
  * The tracked columns' attribute numbers in rel, resolved by name (see
- * live.h): a dump and restore renumbers columns after a dropped one, so
+ * capture.h): a dump and restore renumbers columns after a dropped one, so
  * numbers stored at attach would point at the wrong columns or none.
  */
 AttrNumber *

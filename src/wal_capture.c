@@ -53,7 +53,7 @@
 #include "utils/resowner.h"
 #include "utils/snapmgr.h"
 
-#include "live.h"
+#include "capture.h"
 #include "store.h"
 #include "wal_capture.h"
 

@@ -38,7 +38,7 @@
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
-#include "live.h"
+#include "capture.h"
 #include "store.h"
 #include "wal_capture.h"
 

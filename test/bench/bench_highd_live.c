@@ -167,7 +167,7 @@
 #define MAX_ROWS 64
 #define MAX_HORIZONS 4
 #define MAX_CELLS 4194304.0
-#define LIVE_HALF_WIDTH 0.75	/* DPK_LIVE_HALF_WIDTH of live.h */
+#define LIVE_HALF_WIDTH 0.75	/* DPK_LIVE_HALF_WIDTH of capture.h */
 #define BATCH 2048				/* rows the triggers project per dgemm */
 #define MAX_EPS 8
 #define REF_FULL_EVERY 32

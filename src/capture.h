@@ -1,9 +1,10 @@
 /*
- * live.h
- *		Glue shared by the triggers and the SQL functions of live tables.
+ * capture.h
+ *		The capture of a live table's rows: shapes of changes, triggers and
+ *		their installation, the partition tree, the box's clamp counts.
  */
-#ifndef DPK_LIVE_H
-#define DPK_LIVE_H
+#ifndef DPK_CAPTURE_H
+#define DPK_CAPTURE_H
 
 #include "postgres.h"
 
@@ -36,7 +37,10 @@ typedef struct DpkClampCount
 	int64	   *above;			/* d: above upper */
 } DpkClampCount;
 
-/* src/bounds.c: zero counts for d coordinates. */
+/* The name of coordinate j: a column, or an element of the one array column. */
+char	   *dpk_clamp_coord_name(char **names, int ncols, int d, int j);
+
+/* clamp.c: zero counts for d coordinates. */
 void		dpk_clamp_init(DpkClampCount *cc, int d);
 
 /* Count one point x (d coordinates, NaN-free) against the box. */
@@ -188,26 +192,25 @@ void		dpk_partition_check_create_foreign(CreateForeignTableStmt *stmt);
 void		dpk_install_capture(const struct DpkTracked *tr, Oid relid);
 void		dpk_drop_capture(Oid relid);
 
+/* Whether the tree under relid holds a foreign table. */
+bool		dpk_shard_tree_has_foreign(Oid relid);
+
+/*
+ * Capture on a table of a tree that holds foreign partitions
+ * (shard_capture.c).  PostgreSQL collects no transition tables for rows
+ * routed to foreign partitions, so there the local leaves count their rows
+ * with a row trigger into a per-statement map, and a statement trigger (no
+ * transition table) on every local table writes it as one delta.
+ */
+void		dpk_shard_install_capture(const struct DpkTracked *tr, Oid relid);
+
+/* Create a capture trigger with tr's arguments on relid (capture_install.c). */
+void		dpk_attach_capture_trigger(const struct DpkTracked *tr, Oid relid,
+									   const char *name, const char *func, bool row,
+									   int16 timing, int16 events);
+
 /* Whether dpkmeans_internal has a C function of that name (objects of this version). */
 bool		dpk_have_internal_function(const char *name);
-
-/*
- * Start a reader of a table's releases: ERROR (42501) unless the caller is
- * the owner, a superuser or has a granted reader's privileges; ERROR if the
- * table is not attached or, with need_release, has no release yet.  Reads the
- * configuration into ctx and leaves the store open (dpk_store_end after).
- */
-void		dpk_reader_begin(Oid relid, bool need_release, MemoryContext ctx,
-							 struct DpkTracked *tr, DpkOwnerSwitch *sw);
-
-/* ERROR when a table has no release yet (readers never make one). */
-void		dpk_reader_require_release(const struct DpkTracked *tr);
-
-/*
- * 42501 unless `caller` may read relid's `what` (inside dpk_store_begin;
- * caller taken before it, which switches to the extension's owner).
- */
-void		dpk_reader_check_access(Oid relid, Oid caller, const char *what, const char *them);
 
 /*
  * First argument of a capture trigger of format 2 and of format 3 (the same
