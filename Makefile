@@ -3,15 +3,23 @@ EXTENSION = dpkmeans
 MODULE_big = dpkmeans
 DATA = sql/dpkmeans--0.1.sql sql/dpkmeans--0.1--0.2.sql sql/dpkmeans--0.2--0.3.sql sql/dpkmeans--0.3--0.4.sql sql/dpkmeans--0.4--0.5.sql sql/dpkmeans--0.5--0.6.sql sql/dpkmeans--0.6--0.7.sql sql/dpkmeans--0.7--0.8.sql
 
-CORE_SRCS = src/dpk_mem.c src/budget.c src/lowd_budget.c src/highd_budget.c src/live_budget.c src/noise.c src/dgauss.c src/zcdp.c src/grid.c src/rugnik.c src/kmeans.c src/kmedian.c src/coreset.c src/lowd.c src/cellmap.c src/counter.c src/tree_estimator.c src/live_core.c src/live_reach.c src/live_noise.c src/live_scales.c src/live_guard.c src/live_kmedian.c src/kmedian_lifted.c src/projection.c src/lift.c src/highd.c src/highd_plan.c src/highd_cells.c src/live_regions.c src/live_regions_release.c src/ledger.c
-GLUE_SRCS = src/pgutil.c src/dpkmeans.c src/oneshot.c src/store.c src/store_release.c src/store_config.c src/trigger.c src/capture_cache.c src/partition.c src/attach.c src/capture_install.c src/release.c src/readers.c src/report.c src/guard.c src/shard.c src/shard_side.c src/shard_capture.c src/store_shard.c src/store_wal.c src/store_regions.c src/store_ledger.c src/store_history.c src/tables.c src/bounds.c src/clamp.c src/store_objectives.c src/wal_capture.c src/wal_slot.c
+# The sources by layer, lowest first; a folder includes only its own headers
+# and those of the folders before it (scripts/check-layers.sh checks it).
+# The core is plain C without PostgreSQL headers; the glue is the server's side.
+CORE_DIRS = src/core/base src/core/privacy src/core/counters src/core/grid \
+	src/core/cluster src/core/highd src/core/live
+GLUE_DIRS = src/pg src/store src/capture src/shard src/api
+CORE_SRCS = $(sort $(foreach d,$(CORE_DIRS),$(wildcard $(d)/*.c)))
+GLUE_SRCS = $(sort $(foreach d,$(GLUE_DIRS),$(wildcard $(d)/*.c)))
+CORE_HDRS = $(foreach d,$(CORE_DIRS),$(wildcard $(d)/*.h))
+ALL_HDRS = $(CORE_HDRS) $(foreach d,$(GLUE_DIRS),$(wildcard $(d)/*.h))
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 
 REGRESS = grid_size kmeans_oneshot bad_input live live_privileges live_bad_input highd release_replay partitions kmedian live_write_path upgrade approx_dp wal_capture norm_bound regions ledger operator_view bounds_limits release_work
 REGRESS_OPTS = --load-extension=dpkmeans
 
-# libpq reaches the shards of a partitioned table (src/shard.c).
-PG_CPPFLAGS = -Isrc -I$(libpq_srcdir)
+# libpq reaches the shards of a partitioned table (src/shard/shard.c).
+PG_CPPFLAGS = $(addprefix -I,$(CORE_DIRS) $(GLUE_DIRS)) -I$(libpq_srcdir)
 SHLIB_LINK_INTERNAL = $(libpq)
 # PostgreSQL headers compare signed and unsigned values; keep our code under -Wextra otherwise.
 # A missing prototype or a pointer made from an int is an error, not a warning.
@@ -26,11 +34,11 @@ PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
 # PGXS does not track headers: a struct that changes must rebuild its users.
-$(OBJS): src/*.h
+$(OBJS): $(ALL_HDRS)
 
 # ---- plain-C core: unit tests and benchmarks (no PostgreSQL headers) ----
 CORE_CC ?= gcc
-CORE_CFLAGS ?= -std=gnu99 -O2 -g -Wall -Wextra -Werror -Isrc -DDPK_ASSERTIONS
+CORE_CFLAGS ?= -std=gnu99 -O2 -g -Wall -Wextra -Werror $(addprefix -I,$(CORE_DIRS)) -DDPK_ASSERTIONS
 CORE_LIBS = -lopenblas -lcrypto -lm
 # Research variants of the core: linked into benchmarks and unit tests, never
 # into the extension.
@@ -41,14 +49,16 @@ UNIT_BINS = $(addprefix test/unit/bin/,$(UNIT_TESTS))
 # The core is compiled once into a static library that the unit tests and
 # the privacy tests link (the extension compiles it with the server's flags).
 CORE_LIB = test/unit/bin/obj/libdpkcore.a
-CORE_OBJS = $(patsubst src/%.c,test/unit/bin/obj/%.o,$(CORE_SRCS)) \
+CORE_OBJS = $(patsubst %.c,test/unit/bin/obj/%.o,$(notdir $(CORE_SRCS))) \
 	$(patsubst test/bench/%.c,test/unit/bin/obj/%.o,$(RESEARCH_SRCS))
 
-test/unit/bin/obj/%.o: src/%.c src/*.h
+vpath %.c $(CORE_DIRS)
+
+test/unit/bin/obj/%.o: %.c $(CORE_HDRS)
 	@mkdir -p test/unit/bin/obj
 	$(CORE_CC) $(CORE_CFLAGS) -c -o $@ $<
 
-test/unit/bin/obj/%.o: test/bench/%.c test/bench/highd_research.h src/*.h
+test/unit/bin/obj/%.o: test/bench/%.c test/bench/highd_research.h $(CORE_HDRS)
 	@mkdir -p test/unit/bin/obj
 	$(CORE_CC) $(CORE_CFLAGS) -c -o $@ $<
 
@@ -59,34 +69,34 @@ $(CORE_LIB): $(CORE_OBJS)
 .PHONY: corelib
 corelib: $(CORE_LIB)
 
-test/unit/bin/%: test/unit/%.c $(CORE_LIB) src/*.h test/bench/highd_research.h test/unit/unit.h
+test/unit/bin/%: test/unit/%.c $(CORE_LIB) $(CORE_HDRS) test/bench/highd_research.h test/unit/unit.h
 	@mkdir -p test/unit/bin
 	$(CORE_CC) $(CORE_CFLAGS) -o $@ $< $(CORE_LIB) $(CORE_LIBS)
 
-# test_store_config compiles src/store_config.c (glue) against the server's
+# test_store_config compiles src/store/store_config.c (glue) against the server's
 # headers, with the few server symbols it needs stubbed in the test.
-STORE_TEST_CFLAGS = -I$(includedir_server) -Wno-sign-compare -Wno-unused-parameter \
+STORE_TEST_CFLAGS = -I$(includedir_server) $(addprefix -I,$(GLUE_DIRS)) -Wno-sign-compare -Wno-unused-parameter \
 	-Wno-missing-field-initializers
 
-test/unit/bin/test_store_config: test/unit/test_store_config.c src/store_config.c $(CORE_LIB) src/*.h test/bench/highd_research.h test/unit/unit.h
+test/unit/bin/test_store_config: test/unit/test_store_config.c src/store/store_config.c $(CORE_LIB) $(CORE_HDRS) test/bench/highd_research.h test/unit/unit.h
 	@mkdir -p test/unit/bin
 	$(CORE_CC) $(CORE_CFLAGS) $(STORE_TEST_CFLAGS) -o $@ $< $(CORE_LIB) $(CORE_LIBS)
 
 # The same unit tests under AddressSanitizer (with leak checks) and
 # UndefinedBehaviorSanitizer; the core is compiled once for them.
 SAN_CFLAGS = -std=gnu99 -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
-	-fno-sanitize-recover=all -Wall -Wextra -Werror -Isrc -DDPK_ASSERTIONS
-SAN_OBJS = $(patsubst src/%.c,test/unit/bin-san/obj/%.o,$(CORE_SRCS))
+	-fno-sanitize-recover=all -Wall -Wextra -Werror $(addprefix -I,$(CORE_DIRS)) -DDPK_ASSERTIONS
+SAN_OBJS = $(patsubst %.c,test/unit/bin-san/obj/%.o,$(notdir $(CORE_SRCS)))
 SAN_BINS = $(addprefix test/unit/bin-san/,$(UNIT_TESTS))
 
-test/unit/bin-san/obj/%.o: src/%.c src/*.h
+test/unit/bin-san/obj/%.o: %.c $(CORE_HDRS)
 	@mkdir -p test/unit/bin-san/obj
 	$(CORE_CC) $(SAN_CFLAGS) -c -o $@ $<
 
 test/unit/bin-san/%: test/unit/%.c $(SAN_OBJS) $(RESEARCH_SRCS) test/bench/highd_research.h test/unit/unit.h
 	$(CORE_CC) $(SAN_CFLAGS) -o $@ $< $(SAN_OBJS) $(RESEARCH_SRCS) $(CORE_LIBS)
 
-test/unit/bin-san/test_store_config: test/unit/test_store_config.c src/store_config.c $(SAN_OBJS) $(RESEARCH_SRCS) test/bench/highd_research.h test/unit/unit.h
+test/unit/bin-san/test_store_config: test/unit/test_store_config.c src/store/store_config.c $(SAN_OBJS) $(RESEARCH_SRCS) test/bench/highd_research.h test/unit/unit.h
 	$(CORE_CC) $(SAN_CFLAGS) $(STORE_TEST_CFLAGS) -o $@ $< $(SAN_OBJS) $(RESEARCH_SRCS) $(CORE_LIBS)
 
 .PHONY: unittest-sanitize
@@ -97,7 +107,7 @@ unittest-sanitize: $(SAN_BINS)
 unittest: $(UNIT_BINS)
 	@fail=0; for t in $(UNIT_BINS); do OPENBLAS_NUM_THREADS=1 ./$$t || fail=1; done; exit $$fail
 
-test/bench/bin/bench_oneshot: test/bench/bench_oneshot.c test/bench/mixture.h $(CORE_SRCS) src/*.h
+test/bench/bin/bench_oneshot: test/bench/bench_oneshot.c test/bench/mixture.h $(CORE_SRCS) $(CORE_HDRS)
 	@mkdir -p test/bench/bin
 	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
 
@@ -156,8 +166,13 @@ demo:
 ci:
 	./scripts/ci.sh
 
+# The quick lane: build and install, layers, unit tests, pg_regress.
+.PHONY: check
+check:
+	./scripts/ci.sh --quick
 
-test/bench/bin/bench_continual: test/bench/bench_continual.c test/bench/mixture.h $(CORE_SRCS) src/*.h
+
+test/bench/bin/bench_continual: test/bench/bench_continual.c test/bench/mixture.h $(CORE_SRCS) $(CORE_HDRS)
 	@mkdir -p test/bench/bin
 	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
 
@@ -171,7 +186,7 @@ bench-continual: test/bench/bin/bench_continual
 	OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_continual $$(test -r $(AIRPORTS_CSV) && echo --airports $(AIRPORTS_CSV)) | tee test/bench/out/continual.txt
 
 # ---- statistical privacy test of the continual mechanism (plain-C core) ----
-test/privacy/bin/privacy_test: test/privacy/privacy_test.c test/privacy/privacy_kary.h test/privacy/privacy_regions.h test/privacy/privacy_common.h $(CORE_LIB) src/*.h test/unit/unit.h
+test/privacy/bin/privacy_test: test/privacy/privacy_test.c test/privacy/privacy_kary.h test/privacy/privacy_regions.h test/privacy/privacy_common.h $(CORE_LIB) $(CORE_HDRS) test/unit/unit.h
 	@mkdir -p test/privacy/bin
 	$(CORE_CC) $(CORE_CFLAGS) -o $@ $< $(CORE_LIB) $(CORE_LIBS)
 
@@ -188,7 +203,7 @@ privacy-long: test/privacy/bin/privacy_test
 
 # the published integer of least-squares releases against its exact law
 # (the rounding of doc/privacy.md, "Exact rounding"); about 20 seconds.
-test/privacy/bin/privacy_rounding: test/privacy/privacy_rounding.c test/privacy/privacy_common.h $(CORE_LIB) src/*.h test/unit/unit.h
+test/privacy/bin/privacy_rounding: test/privacy/privacy_rounding.c test/privacy/privacy_common.h $(CORE_LIB) $(CORE_HDRS) test/unit/unit.h
 	@mkdir -p test/privacy/bin
 	$(CORE_CC) $(CORE_CFLAGS) -o $@ $< $(CORE_LIB) $(CORE_LIBS)
 
@@ -198,7 +213,7 @@ privacy-rounding: test/privacy/bin/privacy_rounding
 
 # the same for the discrete Gaussian counters of (epsilon, delta) tables;
 # DPK_PRIVACY_WEAKEN=2 and =deletes must fail as well (scripts/ci.sh).
-test/privacy/bin/privacy_gauss: test/privacy/privacy_gauss.c test/privacy/privacy_gauss_oneshot.c test/privacy/gauss_events.h test/privacy/privacy_common.h $(CORE_LIB) src/*.h test/unit/unit.h
+test/privacy/bin/privacy_gauss: test/privacy/privacy_gauss.c test/privacy/privacy_gauss_oneshot.c test/privacy/gauss_events.h test/privacy/privacy_common.h $(CORE_LIB) $(CORE_HDRS) test/unit/unit.h
 	@mkdir -p test/privacy/bin
 	$(CORE_CC) $(CORE_CFLAGS) -o $@ $< test/privacy/privacy_gauss_oneshot.c $(CORE_LIB) $(CORE_LIBS)
 
@@ -209,7 +224,7 @@ privacy-gauss: test/privacy/bin/privacy_gauss
 privacy-gauss-long: test/privacy/bin/privacy_gauss
 	OPENBLAS_NUM_THREADS=1 ./test/privacy/bin/privacy_gauss long
 
-test/bench/bin/bench_highd: test/bench/bench_highd.c test/bench/mixture.h $(CORE_SRCS) $(RESEARCH_SRCS) src/*.h test/bench/highd_research.h
+test/bench/bin/bench_highd: test/bench/bench_highd.c test/bench/mixture.h $(CORE_SRCS) $(RESEARCH_SRCS) $(CORE_HDRS) test/bench/highd_research.h
 	@mkdir -p test/bench/bin
 	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(CORE_SRCS) $(RESEARCH_SRCS) $(CORE_LIBS)
 
@@ -223,7 +238,7 @@ bench-highd: test/bench/bin/bench_highd
 # (1797 x 64; installed, or taken by scripts/real-data.sh) it also runs that.
 DIGITS_CSV ?= $(firstword $(wildcard test/bench/data/digits.csv.gz) /usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz)
 
-test/bench/bin/bench_highd_live: test/bench/bench_highd_live.c test/bench/mixture.h $(CORE_SRCS) src/*.h
+test/bench/bin/bench_highd_live: test/bench/bench_highd_live.c test/bench/mixture.h $(CORE_SRCS) $(CORE_HDRS)
 	@mkdir -p test/bench/bin
 	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
 
@@ -250,7 +265,7 @@ bench-matched: test/bench/bin/bench_highd_live
 	@mkdir -p test/bench/out
 	( $(call issue15_live_rows,--matched --cells) ) | tee test/bench/out/matched.txt
 
-# Lifting sums keyed by public regions (src/live_regions.h) forced on those
+# Lifting sums keyed by public regions (src/core/live/live_regions.h) forced on those
 # rows and on the d = 64 window at horizon 1024, against the cells
 # (--cells); without either flag each row lifts as dp_attach chooses.  A
 # table lifting by regions releases at every step, as the extension does.
@@ -288,7 +303,7 @@ bench-glove: test/bench/bin/bench_highd_live
 test/bench/bin/bench_oneshot test/bench/bin/bench_continual test/bench/bin/bench_highd test/bench/bin/bench_highd_live: test/bench/bench_common.h
 
 # ---- per-counter error of the continual-counter estimators ----
-test/bench/bin/bench_counter: test/bench/bench_counter.c $(CORE_SRCS) src/*.h
+test/bench/bin/bench_counter: test/bench/bench_counter.c $(CORE_SRCS) $(CORE_HDRS)
 	@mkdir -p test/bench/bin
 	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
 
@@ -300,7 +315,7 @@ bench-counter: test/bench/bin/bench_counter
 # k-median (objective 'kmedian'): one-shot and live releases on skewed 2-d
 # data (and the US airports when python3-vega-datasets is installed) against
 # a non-private k-median reference.
-test/bench/bin/bench_kmedian: test/bench/bench_kmedian.c test/bench/mixture.h test/bench/bench_common.h $(CORE_SRCS) src/*.h
+test/bench/bin/bench_kmedian: test/bench/bench_kmedian.c test/bench/mixture.h test/bench/bench_common.h $(CORE_SRCS) $(CORE_HDRS)
 	@mkdir -p test/bench/bin
 	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
 
@@ -310,12 +325,12 @@ bench-kmedian: test/bench/bin/bench_kmedian
 	OPENBLAS_NUM_THREADS=1 nice ./test/bench/bin/bench_kmedian $$(test -r $(AIRPORTS_CSV) && echo --airports $(AIRPORTS_CSV)) | tee test/bench/out/kmedian.txt
 
 # ---- the extension itself on a real table (scripts/real-data.sh) ----
-test/bench/bin/real_cost: test/bench/real_cost.c test/bench/bench_common.h test/bench/mixture.h $(CORE_SRCS) src/*.h
+test/bench/bin/real_cost: test/bench/real_cost.c test/bench/bench_common.h test/bench/mixture.h $(CORE_SRCS) $(CORE_HDRS)
 	@mkdir -p test/bench/bin
 	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
 
 # The live releases of bench-real replayed in plain C (diamonds7's box).
-test/bench/bin/bench_real_live: test/bench/bench_real_live.c test/bench/bench_common.h test/bench/mixture.h $(CORE_SRCS) src/*.h
+test/bench/bin/bench_real_live: test/bench/bench_real_live.c test/bench/bench_common.h test/bench/mixture.h $(CORE_SRCS) $(CORE_HDRS)
 	@mkdir -p test/bench/bin
 	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
 

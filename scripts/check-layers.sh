@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The plain-C core (the Makefile's CORE_SRCS and the headers they include)
-# includes no PostgreSQL header and no header of the PostgreSQL glue
-# (GLUE_SRCS): the core builds and is tested without a server, and imports
-# run from the glue to the core only.  Exits 1 and names each include that
+# The folders of src/ are layers, in the order of the Makefile's CORE_DIRS
+# and then GLUE_DIRS (lowest first).  A file includes only headers of its own
+# folder or of folders before it, and, once built, an object calls only
+# functions defined in its own folder or in folders before it: every import
+# cycle stays inside one folder.  The core (CORE_DIRS) includes no
+# PostgreSQL header at all.  Exits 1 and names every include or call that
 # runs the wrong way.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,49 +14,91 @@ make_var() {
 		sed -n "s/^$1[[:space:]]*=[[:space:]]*//p" | head -n 1
 }
 
-core_srcs=$(make_var CORE_SRCS)
-glue_srcs=$(make_var GLUE_SRCS)
+core_dirs=$(make_var CORE_DIRS)
+glue_dirs=$(make_var GLUE_DIRS)
+declare -A rank is_core header_dir
+i=0
+for d in $core_dirs $glue_dirs; do
+	rank[$d]=$i
+	i=$((i + 1))
+done
+for d in $core_dirs; do
+	is_core[$d]=1
+done
 
-# Headers of the glue: those of GLUE_SRCS files, and any header that
-# includes postgres.h (the glue's shared headers).
-declare -A glue_header
-for f in $glue_srcs; do
-	glue_header[$(basename "${f%.c}.h")]=1
-done
-for h in src/*.h; do
-	grep -q '#include "postgres.h"' "$h" && glue_header[$(basename "$h")]=1
-done
-
-# The core's files: its sources and every header they reach.
-declare -A seen
-queue=()
-for f in $core_srcs; do
-	queue+=("$f")
-done
 bad=0
-while [ ${#queue[@]} -gt 0 ]; do
-	f=${queue[0]}
-	queue=("${queue[@]:1}")
-	[ -n "${seen[$f]:-}" ] && continue
-	seen[$f]=1
-	while IFS= read -r inc; do
-		if [ -n "${glue_header[$inc]:-}" ]; then
-			echo "check-layers: $f includes the glue's $inc" >&2
-			bad=1
-		elif [ -f "src/$inc" ]; then
-			queue+=("src/$inc")
-		else
-			echo "check-layers: $f includes \"$inc\", which is not a core header" >&2
-			bad=1
+complain() {
+	echo "check-layers: $*" >&2
+	bad=1
+}
+
+# Every source file lies in a layer; header names are unique (includes are bare).
+while IFS= read -r f; do
+	d=$(dirname "$f")
+	[ -n "${rank[$d]:-}" ] || complain "$f is in no layer (add $d to CORE_DIRS or GLUE_DIRS)"
+	case "$f" in
+		*.h)
+			b=$(basename "$f")
+			if [ -n "${header_dir[$b]:-}" ]; then
+				complain "two headers are named $b (${header_dir[$b]}, $d)"
+			fi
+			header_dir[$b]=$d
+			;;
+	esac
+done < <(find src -name '*.[ch]' | sort)
+
+# Includes run down the layers.
+files=0
+for d in $core_dirs $glue_dirs; do
+	for f in "$d"/*.[ch]; do
+		[ -e "$f" ] || continue
+		files=$((files + 1))
+		while IFS= read -r inc; do
+			hd=${header_dir[$(basename "$inc")]:-}
+			if [ -z "$hd" ] || [ "$inc" != "$(basename "$inc")" ]; then
+				# not one of ours: a PostgreSQL header, which the core never includes
+				[ -n "${is_core[$d]:-}" ] && complain "$f includes \"$inc\", not a core header"
+				continue
+			fi
+			if [ "${rank[$hd]}" -gt "${rank[$d]}" ]; then
+				complain "$f includes $hd/$inc, a layer above its own"
+			fi
+		done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f")
+		if [ -n "${is_core[$d]:-}" ] &&
+			grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*<(postgres|fmgr|utils/|access/|catalog/|executor/|nodes/|storage/|miscadmin|funcapi|libpq)' "$f" >&2; then
+			complain "$f includes a PostgreSQL header"
 		fi
-	done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$f")
-	# <...> includes: the C library, math and BLAS only, never the server's
-	if grep -nE '^[[:space:]]*#[[:space:]]*include[[:space:]]*<(postgres|fmgr|utils/|access/|catalog/|executor/|nodes/|storage/|miscadmin|funcapi|libpq)' "$f" >&2; then
-		echo "check-layers: $f includes a PostgreSQL header" >&2
-		bad=1
-	fi
+	done
 done
+
+# Calls run down the layers: every undefined symbol of an object that another
+# object of ours defines is defined in the same folder or a lower one.
+objs=$(find src -name '*.o' | sort)
+if [ -n "$objs" ]; then
+	declare -A def_dir
+	for o in $objs; do
+		while read -r sym; do
+			def_dir[$sym]=$(dirname "$o")
+		done < <(nm -g --defined-only "$o" | awk '$2 ~ /^[TDBR]$/ { print $3 }')
+	done
+	calls=0
+	for o in $objs; do
+		d=$(dirname "$o")
+		while read -r sym; do
+			dd=${def_dir[$sym]:-}
+			[ -n "$dd" ] || continue
+			calls=$((calls + 1))
+			if [ "${rank[$dd]}" -gt "${rank[$d]}" ]; then
+				complain "$o uses $sym of $dd, a layer above its own"
+			fi
+		done < <(nm -u "$o" | awk '{ print $2 }')
+	done
+	called="; $calls uses of our own symbols run down"
+else
+	called=" (not built: calls not checked)"
+fi
+
 if [ "$bad" -ne 0 ]; then
 	exit 1
 fi
-echo "check-layers: ${#seen[@]} core files include neither PostgreSQL nor the glue"
+echo "check-layers: $files files in $(echo $core_dirs $glue_dirs | wc -w) layers include down only$called"

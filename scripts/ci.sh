@@ -10,6 +10,8 @@
 #
 # --core-only: only the plain-C part (unit tests, privacy tests), without
 # installing anything or starting a server.  --unit-only: only the unit tests.
+# --quick (make check): build and install, the layer check, the unit tests
+# and pg_regress: a few minutes, for a developer between changes.
 set -uo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,17 +23,20 @@ case "${1:-}" in
 	"") ;;
 	--core-only) mode=core ;;
 	--unit-only) mode=unit ;;
+	--quick) mode=quick ;;
 	*)
-		echo "usage: $0 [--core-only|--unit-only]" >&2
+		echo "usage: $0 [--core-only|--unit-only|--quick]" >&2
 		exit 2
 		;;
 esac
 
-if [ "$mode" = all ]; then
-	ci_step "dependencies"
-	if ! ./scripts/setup.sh; then
-		echo "ci: 0 passed, 1 failed"
-		exit 1
+if [ "$mode" = all ] || [ "$mode" = quick ]; then
+	if [ "$mode" = all ]; then
+		ci_step "dependencies"
+		if ! ./scripts/setup.sh; then
+			echo "ci: 0 passed, 1 failed"
+			exit 1
+		fi
 	fi
 
 	ci_step "build (-Wall -Wextra -Werror) and install"
@@ -47,7 +52,7 @@ if [ "$mode" = all ]; then
 	fi
 fi
 
-ci_step "the core includes neither PostgreSQL nor the glue"
+ci_step "layers: includes and calls run down the folders of src/"
 if ./scripts/check-layers.sh; then
 	ci_passed=$((ci_passed + 1))
 else
@@ -68,55 +73,58 @@ if [ "$mode" = unit ]; then
 	exit
 fi
 
-# The privacy tests are single-threaded: half of them run in a second lane
-# beside the sanitizer unit tests and the other half, and are counted below
-# in their usual order from the logs they leave.
-ci_step "build the statistical privacy tests"
-if make -s test/privacy/bin/privacy_test test/privacy/bin/privacy_gauss test/privacy/bin/privacy_rounding >"$ci_log/build-privacy" 2>&1; then
-	ci_passed=$((ci_passed + 1))
-	(
-		ci_logged privacy-weak2 env DPK_PRIVACY_WEAKEN=2 make -s privacy-quick
-		ci_logged privacy-gauss make -s privacy-gauss
-		ci_logged privacy-gauss-weak2 env DPK_PRIVACY_WEAKEN=2 make -s privacy-gauss
-		ci_logged privacy-gauss-weakdeletes env DPK_PRIVACY_WEAKEN=deletes make -s privacy-gauss
-	) &
-	lane=$!
-else
-	cat "$ci_log/build-privacy"
-	ci_failed=$((ci_failed + 1))
-	lane=
-fi
+# (not in the quick lane)
+if [ "$mode" != quick ]; then
+	# The privacy tests are single-threaded: half of them run in a second lane
+	# beside the sanitizer unit tests and the other half, and are counted below
+	# in their usual order from the logs they leave.
+	ci_step "build the statistical privacy tests"
+	if make -s test/privacy/bin/privacy_test test/privacy/bin/privacy_gauss test/privacy/bin/privacy_rounding >"$ci_log/build-privacy" 2>&1; then
+		ci_passed=$((ci_passed + 1))
+		(
+			ci_logged privacy-weak2 env DPK_PRIVACY_WEAKEN=2 make -s privacy-quick
+			ci_logged privacy-gauss make -s privacy-gauss
+			ci_logged privacy-gauss-weak2 env DPK_PRIVACY_WEAKEN=2 make -s privacy-gauss
+			ci_logged privacy-gauss-weakdeletes env DPK_PRIVACY_WEAKEN=deletes make -s privacy-gauss
+		) &
+		lane=$!
+	else
+		cat "$ci_log/build-privacy"
+		ci_failed=$((ci_failed + 1))
+		lane=
+	fi
 
-ci_step "unit tests under AddressSanitizer and UndefinedBehaviorSanitizer"
-ci_unit_tests test/unit/bin-san
+	ci_step "unit tests under AddressSanitizer and UndefinedBehaviorSanitizer"
+	ci_unit_tests test/unit/bin-san
 
-ci_step "statistical privacy test (quick)"
-ci_privacy_test
-ci_step "statistical privacy test, mechanism at twice its epsilon (must fail)"
-ci_privacy_weakened 2
-ci_step "statistical privacy test, deletions at the insert_only sensitivity (must fail)"
-ci_privacy_weakened deletes
-ci_step "statistical test of the published integer (exact rounding)"
-ci_privacy_rounding
-[ -n "$lane" ] && wait "$lane"
-ci_step "statistical privacy test of the discrete Gaussian counters (quick)"
-ci_privacy_gauss
-ci_step "the same, every sigma halved (must fail)"
-ci_privacy_gauss_weakened 2
-ci_step "the same, deletions at the insert_only sensitivity (must fail)"
-ci_privacy_gauss_weakened deletes
-# The live benchmark builds, and its research release (--regions) finds
-# exactly the table's rows in the tree nodes of every release, inserts and
-# a sliding window (it exits non-zero otherwise).
-ci_step "bench_highd_live builds; --regions keeps every row in its tree nodes"
-if make -s test/bench/bin/bench_highd_live &&
-	OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_highd_live --rows 16:10:1 --n 20000 \
-		--stream both --horizons 64 --seeds 1 --releases all --no-baselines --regions \
-		>"$ci_log/bench-regions.log" 2>&1; then
-	ci_passed=$((ci_passed + 1))
-else
-	tail -n 5 "$ci_log/bench-regions.log"
-	ci_failed=$((ci_failed + 1))
+	ci_step "statistical privacy test (quick)"
+	ci_privacy_test
+	ci_step "statistical privacy test, mechanism at twice its epsilon (must fail)"
+	ci_privacy_weakened 2
+	ci_step "statistical privacy test, deletions at the insert_only sensitivity (must fail)"
+	ci_privacy_weakened deletes
+	ci_step "statistical test of the published integer (exact rounding)"
+	ci_privacy_rounding
+	[ -n "$lane" ] && wait "$lane"
+	ci_step "statistical privacy test of the discrete Gaussian counters (quick)"
+	ci_privacy_gauss
+	ci_step "the same, every sigma halved (must fail)"
+	ci_privacy_gauss_weakened 2
+	ci_step "the same, deletions at the insert_only sensitivity (must fail)"
+	ci_privacy_gauss_weakened deletes
+	# The live benchmark builds, and its research release (--regions) finds
+	# exactly the table's rows in the tree nodes of every release, inserts and
+	# a sliding window (it exits non-zero otherwise).
+	ci_step "bench_highd_live builds; --regions keeps every row in its tree nodes"
+	if make -s test/bench/bin/bench_highd_live &&
+		OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_highd_live --rows 16:10:1 --n 20000 \
+			--stream both --horizons 64 --seeds 1 --releases all --no-baselines --regions \
+			>"$ci_log/bench-regions.log" 2>&1; then
+		ci_passed=$((ci_passed + 1))
+	else
+		tail -n 5 "$ci_log/bench-regions.log"
+		ci_failed=$((ci_failed + 1))
+	fi
 fi
 if [ "$mode" = core ]; then
 	ci_report
@@ -146,6 +154,11 @@ fi
 [ -f "$copy/regression.diffs" ] && head -200 "$copy/regression.diffs"
 ci_passed=$((ci_passed + r_ok))
 ci_failed=$((ci_failed + r_bad))
+
+if [ "$mode" = quick ]; then
+	ci_report
+	exit
+fi
 
 if ls "$copy"/test/t/*.pl >/dev/null 2>&1; then
 	ci_step "TAP"

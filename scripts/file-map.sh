@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The file map of doc/design.md, derived from the Makefile (CORE_SRCS,
-# GLUE_SRCS, UNIT_TESTS, REGRESS, DATA) and from each C file's header
+# The file map of doc/design.md, derived from the Makefile (CORE_DIRS,
+# GLUE_DIRS, UNIT_TESTS, REGRESS, DATA) and from each C file's header
 # comment, so it cannot drift from the tree.
 #   scripts/file-map.sh          print the block
 #   scripts/file-map.sh --write  replace it in doc/design.md
@@ -36,19 +36,27 @@ describe() {
 }
 
 block() {
-	local f
+	local f d
 	echo "$begin"
 	echo
-	echo "Plain-C core (no PostgreSQL headers; unit-tested in \`test/unit/\`):"
-	echo
-	for f in $(make_var CORE_SRCS); do
-		echo "- \`$f\` — $(describe "$f")"
+	echo "Plain-C core (no PostgreSQL headers; unit-tested in \`test/unit/\`), lowest layer first:"
+	for d in $(make_var CORE_DIRS); do
+		echo
+		echo "\`$d/\`"
+		echo
+		for f in "$d"/*.c; do
+			echo "- \`$(basename "$f")\` — $(describe "$f")"
+		done
 	done
 	echo
-	echo "PostgreSQL glue (SQL functions, triggers, internal tables):"
-	echo
-	for f in $(make_var GLUE_SRCS); do
-		echo "- \`$f\` — $(describe "$f")"
+	echo "PostgreSQL glue (server utilities, internal tables, capture, shards, SQL functions):"
+	for d in $(make_var GLUE_DIRS); do
+		echo
+		echo "\`$d/\`"
+		echo
+		for f in "$d"/*.c; do
+			echo "- \`$(basename "$f")\` — $(describe "$f")"
+		done
 	done
 	echo
 	# shellcheck disable=SC2046

@@ -1,4 +1,4 @@
--- The privacy ledger (src/ledger.c, src/store_ledger.c): every history of a
+-- The privacy ledger (src/core/privacy/ledger.c, src/store/store_ledger.c): every history of a
 -- table's rows adds its epsilon and delta once its first release is made;
 -- detach and re-attach keep the ledger, a fresh budget is the owner's
 -- explicit choice, the report adds up every history, DROP TABLE forgets it.

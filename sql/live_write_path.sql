@@ -1,4 +1,4 @@
--- The cheap write path (src/capture_cache.c): a writing statement appends its
+-- The cheap write path (src/capture/capture_cache.c): a writing statement appends its
 -- delta by a direct heap insertion, with the capture trigger's shape cached
 -- per backend.  Every check runs in one session, so stale caches would show.
 SELECT setseed(0.3);

@@ -1,4 +1,4 @@
--- Lifting sums keyed by public regions (src/live_regions.c): a projected
+-- Lifting sums keyed by public regions (src/core/live/live_regions.c): a projected
 -- pure table whose per-cell lifting sums would drown in noise (d = 64,
 -- horizon 1024, with or without deletions) keeps them per (tree node,
 -- region); a table with little sum noise (d = 16, horizon 16) keeps its

@@ -19,7 +19,7 @@
  *	 done     the least-squares (BLUE) estimate from every completed node
  *			  (Honaker 2015; closed form from the bottom-up recursion);
  *	 local-r  the BLUE restricted to the signed nodes and their descendants
- *			  r levels down (what src/tree_estimator.c computes);
+ *			  r levels down (what src/core/counters/tree_estimator.c computes);
  *	 full     the BLUE over every node of the horizon's tree (the bound any
  *			  estimator of these node noises can reach; dense, small T only).
  * After the arities of each horizon, the two counters releases use

@@ -12,7 +12,7 @@
  * Accuracy of centres C on points X: sum_x min_c ||x - c|| divided by the
  * reference's.  The reference is alternating assignment and geometric
  * medians (plain Weiszfeld to convergence, written here apart from
- * src/kmedian.c), the best of several starts: --ref-starts D^1 seedings on
+ * src/core/cluster/kmedian.c), the best of several starts: --ref-starts D^1 seedings on
  * the points, the private k-median and k-means centres being measured, and
  * (live) the previous measured release's reference.  Reported beside each
  * ratio: the same ratio for the k-means centres of the same release, i.e.

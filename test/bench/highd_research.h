@@ -13,7 +13,7 @@
  * in any mode.  The shipped joint mode measured better than both
  * (doc/benchmarks.md, "Measurements behind the defaults").
  *
- * Everything is composed from the stages of src/highd.h (plan, histogram,
+ * Everything is composed from the stages of src/core/highd/highd.h (plan, histogram,
  * grid k-means, partition statistics, joint run, finish), so a research run
  * in the joint mode without refinement is dpk_highd_oneshot_cluster_info.
  */

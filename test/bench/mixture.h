@@ -2,7 +2,7 @@
  * mixture.h
  *		Deterministic synthetic Gaussian mixtures for the accuracy benchmark.
  *
- * Test data only: the generator is src/prng.h's xoshiro256** seeded through
+ * Test data only: the generator is src/core/base/prng.h's xoshiro256** seeded through
  * splitmix64 and normals come from Box-Muller.  None of this is privacy noise.
  *
  * A mixture of K isotropic Gaussians in d dimensions:

@@ -1,7 +1,7 @@
 /*
  * privacy_regions.h
  *		The privacy test's suite of lifting sums keyed by public regions
- *		(src/live_regions.c): a projected pure live table driven release by
+ *		(src/core/live/live_regions.c): a projected pure live table driven release by
  *		release exactly as release.c drives one, included by privacy_test.c
  *		after its event machinery.
  *

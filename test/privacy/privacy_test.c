@@ -2,7 +2,7 @@
  * privacy_test.c
  *		Empirical check of event-level epsilon-DP under continual observation.
  *
- * What runs.  The live mechanism of src/live_core.c as a release makes it:
+ * What runs.  The live mechanism of src/core/live/live_core.c as a release makes it:
  * at each release t = 1..T (T = 8) the noisy counted level of the true state
  * after t's changes, and at t = 2, 4, 8 dpk_live_noisy_histogram followed by
  * dpk_live_cluster with the k-means seed read from the stream right after the

@@ -172,7 +172,7 @@ sub stream_of
 	return (int($k / $M) + $k % $M + $r) % $NSTREAMS;
 }
 
-# ---- the tree of releases (as src/counter.c and src/tree_estimator.c) ----
+# ---- the tree of releases (as src/core/counters/counter.c and src/core/counters/tree_estimator.c) ----
 
 # The table's tree arity (2: NAF digits; k > 2: balanced base-k digits, digit
 # a taking |a| adjacent nodes with its sign), read from the table once it is

@@ -1,6 +1,6 @@
 /*
  * test_kmeans.c
- *		Unit tests of the weighted k-means (src/kmeans.c).
+ *		Unit tests of the weighted k-means (src/core/cluster/kmeans.c).
  *
  * Every reference value is computed independently of kmeans.c: analytic costs
  * of symmetric blobs, brute force over contiguous partitions in 1-D, and naive

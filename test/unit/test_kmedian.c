@@ -1,7 +1,7 @@
 /*
  * test_kmedian.c
  *		Unit tests of the weighted geometric median and k-median
- *		(src/kmedian.c).
+ *		(src/core/cluster/kmedian.c).
  *
  * Reference values are independent of kmedian.c: medians known in closed
  * form (symmetric configurations, the Fermat point of a triangle with an

@@ -2,10 +2,10 @@
  * test_store_config.c
  *		A tracked table's configuration saved and read again: what dp_attach
  *		stores of a new live table and dpk_tracked_config
- *		(src/store_config.c, compiled here against the server headers)
+ *		(src/store/store_config.c, compiled here against the server headers)
  *		gives back, per-coordinate lifting sums (trigger format 4) above all.
  */
-#include "../../src/store_config.c"
+#include "../../src/store/store_config.c"
 
 #include <math.h>
 
@@ -36,7 +36,7 @@ GetWALInsertionTimeLine(void)
 Oid			MyDatabaseId = 1;
 
 /*
- * A new table's configuration as dp_attach (src/attach.c) makes it, and
+ * A new table's configuration as dp_attach (src/api/attach.c) makes it, and
  * the tracked row it stores of it.
  */
 static void

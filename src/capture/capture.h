@@ -143,7 +143,7 @@ struct DpkTracked;
 void		dpk_shape_bind(DpkShape *shape, Relation rel, char **colnames);
 
 /*
- * Partitioned tables (src/partition.c).  dpk_capture_root: the table whose
+ * Partitioned tables (src/capture/partition.c).  dpk_capture_root: the table whose
  * counters a write into rel feeds (rel itself, or the root of its partition
  * tree).  dpk_attached_root: that root when it is attached, else InvalidOid.
  * dpk_tree_relids: relid and, for a partitioned table, every partition under
@@ -156,7 +156,7 @@ List	   *dpk_tree_relids(Oid relid, LOCKMODE lockmode);
 /* ERROR if a table of the tree under relid is a foreign table or not logged. */
 void		dpk_check_tree(Oid relid);
 
-/* ERROR unless every table of tree (relids) is logged (src/guard.c). */
+/* ERROR unless every table of tree (relids) is logged (src/capture/guard.c). */
 void		dpk_refuse_unlogged(List *tree);
 
 /*
@@ -177,7 +177,7 @@ void		dpk_scan_tree_clamped(const struct DpkTracked *tr, Oid relid, DpkCellMap *
 /* Append to root's deltas the rows stored under sub with sign +1 or -1. */
 void		dpk_partition_count(Oid root, Oid sub, int sign);
 
-/* Checks and counting at ddl_command_start (called by src/guard.c). */
+/* Checks and counting at ddl_command_start (called by src/capture/guard.c). */
 void		dpk_partition_before_drop(DropStmt *stmt);
 void		dpk_partition_check_alter(AlterTableStmt *stmt);
 void		dpk_partition_check_create_foreign(CreateForeignTableStmt *stmt);

@@ -1,7 +1,7 @@
 /*
  * wal_capture.h
  *		Tables whose changes are counted from the WAL by logical decoding
- *		(src/wal_capture.c: the output plugin and the sync; src/wal_slot.c:
+ *		(src/capture/wal_capture.c: the output plugin and the sync; src/capture/wal_slot.c:
  *		their replication slots and the SQL functions).
  */
 #ifndef DPK_WAL_CAPTURE_H

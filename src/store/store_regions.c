@@ -2,7 +2,7 @@
  * store_regions.c
  *		The internal table of tables lifting by regions
  *		(dpkmeans_internal.regions, version 0.6): their region state
- *		(src/live_regions.c), true values never read outside a release.
+ *		(src/core/live/live_regions.c), true values never read outside a release.
  *
  * Like store.c, every function runs inside dpk_store_begin() / _end().
  */

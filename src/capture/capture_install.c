@@ -45,7 +45,6 @@
 #include "capture.h"
 #include "dpk_mem.h"
 #include "live_regions.h"
-#include "shard.h"
 #include "store.h"
 #include "tree_estimator.h"
 #include "wal_capture.h"
@@ -172,7 +171,7 @@ trigger_args(const DpkTracked *tr)
  * Make a trigger fire ALWAYS (statement triggers: also for writes under
  * session_replication_role = replica, which would otherwise bypass them) or
  * on REPLICA only (the row trigger, for logical replication workers).
- * src/guard.c keeps them so.
+ * src/capture/guard.c keeps them so.
  */
 static void
 set_firing(Oid relid, const char *name, char fires)
@@ -301,7 +300,7 @@ set_firing_always(Oid relid)
 /*
  * Install the capture (or refusal) triggers of tr on relid, tr's table or a
  * table of its partition tree, as the extension's owner (see capture.h and
- * src/partition.c for which table gets which).
+ * src/capture/partition.c for which table gets which).
  */
 void
 dpk_install_capture(const DpkTracked *tr, Oid relid)
@@ -314,7 +313,7 @@ dpk_install_capture(const DpkTracked *tr, Oid relid)
 	int			i;
 
 	/*
-	 * A foreign partition's rows are captured by its shard (src/shard.c),
+	 * A foreign partition's rows are captured by its shard (src/shard/shard.c),
 	 * with the table's norm bound.
 	 */
 	if (relkind == RELKIND_FOREIGN_TABLE)

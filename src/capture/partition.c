@@ -194,7 +194,7 @@ dpk_scan_tree_clamped(const DpkTracked *tr, Oid relid, DpkCellMap *map, bool pro
 			dpk_shape_init(&shape, rel, tr->d, tr->level, attnums, tr->ncols,
 						   tr->lower, tr->upper);
 			dpk_shape_set_tracked_lift(&shape, tr);
-			/* counted as the WAL capture counts (src/wal_capture.c) */
+			/* counted as the WAL capture counts (src/capture/wal_capture.c) */
 			shape.lenient = tr->capture_wal;
 			shape.clamp = clamp;
 			first = false;

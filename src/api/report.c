@@ -519,7 +519,7 @@ dp_verify(PG_FUNCTION_ARGS)
 	if (tr.capture_wal)
 		PopActiveSnapshot();
 	same = dpk_cellmap_equal(&recount, &tr.state);
-	/* every shard recounts its own rows (src/shard.c) */
+	/* every shard recounts its own rows (src/shard/shard.c) */
 	if (!dpk_shard_verify_all(relid))
 		same = false;
 	table_close(rel, AccessShareLock);

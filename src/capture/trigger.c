@@ -9,7 +9,7 @@
  * each other; the deltas are folded into the state at the next release.
  *
  * Changes are counted into the attached table's counters: the table itself,
- * or the root of its partition tree (src/partition.c).  Logical replication
+ * or the root of its partition tree (src/capture/partition.c).  Logical replication
  * workers fire row triggers only (and their initial copy fires both), so
  * there the statement triggers stand aside and dpkmeans_internal.capture_row
  * counts each applied row.
@@ -512,7 +512,7 @@ dpk_capture(PG_FUNCTION_ARGS)
  * exclusive lock means none is in flight once it is held), so the change is
  * their negation.
  * A leaf partition holds only part of them: its rows are counted before they
- * go (src/partition.c).
+ * go (src/capture/partition.c).
  */
 PG_FUNCTION_INFO_V1(dpk_capture_truncate);
 Datum

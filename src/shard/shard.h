@@ -6,7 +6,7 @@
  * Each shard captures the rows it stores (dp_shard_attach, no key and no
  * release there); the coordinator's release gathers every shard's folded
  * true state in one round trip per shard, merges it with its own local
- * partitions' state and adds the noise once (src/shard.c).  See
+ * partitions' state and adds the noise once (src/shard/shard.c).  See
  * doc/scale-out.md.
  */
 #ifndef DPK_SHARD_H
@@ -22,7 +22,7 @@ struct DpkTracked;
 /*
  * ERROR unless every table of the tree under relid can be captured at
  * dp_attach: foreign tables must be postgres_fdw's (their servers capture
- * their rows); a Citus table is refused (src/shard_side.c).
+ * their rows); a Citus table is refused (src/api/shard_side.c).
  */
 void		dpk_shard_check_tree(Oid relid);
 
@@ -34,7 +34,7 @@ void		dpk_shard_check_tree(Oid relid);
 char	   *dpk_shard_remote_table(Oid partition);
 
 /*
- * Coordinator (src/shard.c).  Attach: capture on each foreign partition's
+ * Coordinator (src/shard/shard.c).  Attach: capture on each foreign partition's
  * table on its server, in a remote transaction committed with the local
  * one, and record the shards.  Detach: remove it.  Verify: every shard's
  * own recount.  All reach a shard through the foreign server's options and
@@ -63,7 +63,7 @@ void		dpk_shard_refuse_release(Oid relid);
 char	   *dpk_shard_fingerprint(const struct DpkTracked *tr);
 
 /*
- * Internal tables of shards (src/store_shard.c), between dpk_store_begin
+ * Internal tables of shards (src/shard/store_shard.c), between dpk_store_begin
  * and dpk_store_end.  Coordinator: the shards of an attached table.  Shard:
  * the mark of a shard table and its state.
  */

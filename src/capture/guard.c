@@ -12,7 +12,7 @@
  * name).  Dropping a tracked column is refused by the sql_drop event trigger
  * of the install script.  Detach first to do any of these.  The same holds
  * for every partition of an attached partitioned table, whose partition DDL
- * is checked and counted by src/partition.c; a new inheritance child of an
+ * is checked and counted by src/capture/partition.c; a new inheritance child of an
  * attached table is refused (statements on the parent would write its rows
  * without its triggers).  The row trigger for logical replication fires on
  * REPLICA (or ALWAYS): only disabling it is refused.  A table captured from

@@ -6,7 +6,7 @@
  * PostgreSQL refuses to route a row to a foreign partition while a
  * statement collects transition tables ("cannot collect transition tuples
  * from child foreign tables"), so such a tree cannot use the statement
- * triggers with transition tables of src/trigger.c.  Instead:
+ * triggers with transition tables of src/capture/trigger.c.  Instead:
  *  - each local leaf partition has a row trigger (capture_routed) that adds
  *    its rows to a map kept for the statement, per leaf;
  *  - every local table of the tree (partitioned ones included) has an AFTER
@@ -17,7 +17,7 @@
  * A statement naming any table of the tree fires the row triggers of the
  * leaves it writes, then the statement trigger of the table it names, so
  * each row is counted once.  Maps of a failed (sub)transaction are dropped
- * with it.  TRUNCATE keeps the leaves' truncate triggers (src/partition.c).
+ * with it.  TRUNCATE keeps the leaves' truncate triggers (src/capture/partition.c).
  */
 #include "postgres.h"
 
@@ -33,7 +33,6 @@
 #include "utils/rel.h"
 
 #include "capture.h"
-#include "shard.h"
 #include "store.h"
 
 /* The rows one leaf received in the current statement. */
@@ -107,7 +106,7 @@ pending_for(TriggerData *td)
 	p = palloc0(sizeof(Pending));
 	p->leaf = leaf;
 	p->subid = subid;
-	/* the arguments every capture trigger has (src/trigger.c) */
+	/* the arguments every capture trigger has (src/capture/trigger.c) */
 	dpk_shape_from_trigger(&p->shape, td);
 	p->root = p->shape.capture_root;
 	dpk_cellmap_init(&p->map, p->shape.d);

@@ -90,7 +90,7 @@ typedef struct DpkTracked
 								 * radius around the box's middle before they
 								 * are counted (column of 0.4; 0, no bound) */
 	bool		capture_wal;	/* changes counted from the WAL
-								 * (src/wal_capture.c), not by triggers */
+								 * (src/capture/wal_capture.c), not by triggers */
 	DpkHome		home;
 	DpkCellMap	state;
 } DpkTracked;
@@ -111,7 +111,7 @@ typedef struct DpkWalCapture
 								 * (read only by dpk_store_wal_read) */
 } DpkWalCapture;
 
-/* src/store_wal.c: whether wal_capture exists (0.3 objects). */
+/* src/store/store_wal.c: whether wal_capture exists (0.3 objects). */
 bool		dpk_store_has_wal(void);
 
 /* A table's WAL capture; false when its changes are counted by triggers. */
@@ -132,11 +132,11 @@ void		dpk_store_wal_delete(Oid relid);
 /* The relids (an OID list) of every table captured from the WAL. */
 List	   *dpk_store_wal_relids(void);
 
-/* src/store_regions.c: whether the regions table exists (0.6 objects). */
+/* src/store/store_regions.c: whether the regions table exists (0.6 objects). */
 bool		dpk_store_has_regions(void);
 
 /*
- * Whether a table lifts by regions (src/live_regions.c); when state is not
+ * Whether a table lifts by regions (src/core/live/live_regions.c); when state is not
  * NULL, its stored state, copied into ctx.  latest: read under a new
  * snapshot (a release, after locking the table's configuration row, so as
  * of the last committed release or attach), not the statement's.
@@ -157,7 +157,7 @@ void		dpk_store_regions_write(Oid relid, const uint8 *buf, size_t len);
 /* Forget a table's region state, if any (detach). */
 void		dpk_store_regions_delete(Oid relid);
 
-/* src/store_ledger.c: whether the ledger table exists (0.7 objects). */
+/* src/store/store_ledger.c: whether the ledger table exists (0.7 objects). */
 bool		dpk_store_has_ledger(void);
 
 /* One history of a table's ledger, with its times (for the report). */
@@ -237,7 +237,7 @@ bool		dpk_store_is_attached(Oid relid);
 
 /*
  * Store a new table's configuration (empty state), its key and its home;
- * key NULL: a shard table, which has none (src/shard_side.c).
+ * key NULL: a shard table, which has none (src/api/shard_side.c).
  */
 void		dpk_store_insert_tracked(const DpkTracked *tr, const char *mode,
 									 const AttrNumber *attnums,
@@ -300,7 +300,7 @@ void		dpk_store_histogram(Oid relid, int t, int latest, int d, MemoryContext ctx
 								DpkCellMap *noisy, int *level);
 
 /*
- * src/store_history.c: whether every release keeps its histogram (0.7
+ * src/store/store_history.c: whether every release keeps its histogram (0.7
  * objects), read from the catalog caches.
  */
 bool		dpk_store_keeps_history(void);
@@ -348,7 +348,7 @@ void		dpk_home_current(DpkHome *home);
 bool		dpk_home_equal(const DpkHome *a, const DpkHome *b);
 
 /*
- * Objectives (src/store_objectives.c): whether a table's releases compute
+ * Objectives (src/store/store_objectives.c): whether a table's releases compute
  * k-median (true for tables attached before 0.7 and for objects older than
  * 0.7), setting it, and a new table's setting (k-means alone).
  */

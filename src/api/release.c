@@ -163,7 +163,7 @@ regions_prev_pad(const DpkLiveConfig *cfg, const DpkCellMap *released, bool shar
 }
 
 /*
- * The release of a table lifting by regions (src/live_regions.c): its
+ * The release of a table lifting by regions (src/core/live/live_regions.c): its
  * centres, cost curve and the histogram's cell sums from the noisy cell
  * counts and the region sums, the region state stored for the next release
  * (sharded: `released` holds the shards' rows too).  The summed tree nodes
@@ -220,7 +220,7 @@ release_regions(const DpkTracked *tr, const DpkLiveConfig *cfg, const DpkBox *bo
  * too when the table asks for it) and store the snapshot.  At the horizon
  * nothing is made and *at_horizon is set.
  * A table with shards noises its local state merged with every shard's,
- * gathered for role userid (src/shard.c), and stores its local state only.
+ * gathered for role userid (src/shard/shard.c), and stores its local state only.
  * Returns the number of the latest release.
  */
 static int
