@@ -52,3 +52,15 @@ COMMENT ON FUNCTION dpkmeans_internal.on_reader_privileges() IS
 'event trigger of DROP TABLE, DROP SCHEMA and DROP OWNED: keeps reader grants and their privileges in step';
 COMMENT ON FUNCTION dpkmeans_internal.on_reader_row() IS
 'row trigger of dpkmeans_internal.readers: a grant row inserted otherwise than by dp_grant_reader (a restored dump) gives its role the privilege';
+
+-- ---------------------------------------------------------------------------
+-- Shards: the shard protocol takes one versioned argument.  A coordinator
+-- sends its table's configuration as one jsonb object with a protocol
+-- version ({"protocol": 1, "columns": [...], ...}); a shard that does not
+-- speak that version refuses it by name.  The positional entry point stays
+-- for coordinators still at 0.7 during a rolling update.
+-- ---------------------------------------------------------------------------
+CREATE FUNCTION dp_shard_attach(tbl regclass, config jsonb)
+RETURNS boolean AS 'MODULE_PATHNAME', 'dp_shard_attach_config' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION dp_shard_attach(regclass, jsonb) IS
+'shard, owner: capture a table''s rows for a coordinator''s attached table (no key, no release), with the configuration the coordinator sends as one jsonb of shard protocol version 1; true when newly attached';

@@ -346,6 +346,17 @@ COMMENT ON FUNCTION dp_tables() IS
 -- Shard side, called by a coordinator through its user mapping's role
 -- (doc/scale-out.md)
 -- ===========================================================================
+-- The shard protocol takes one versioned argument: a coordinator sends its
+-- table's configuration as one jsonb object with a protocol version
+-- ({"protocol": 1, "columns": [...], ...}); a shard that does not speak
+-- that version refuses it by name.  The positional entry point stays for
+-- coordinators still at 0.7 during a rolling update.
+CREATE FUNCTION dp_shard_attach(tbl regclass, config jsonb)
+RETURNS boolean AS 'MODULE_PATHNAME', 'dp_shard_attach_config' LANGUAGE C VOLATILE;
+COMMENT ON FUNCTION dp_shard_attach(regclass, jsonb) IS
+'shard, owner: capture a table''s rows for a coordinator''s attached table (no key, no release), with the configuration the coordinator sends as one jsonb of shard protocol version 1; true when newly attached';
+
+-- The positional entry point of coordinators at 0.5 to 0.7.
 CREATE FUNCTION dp_shard_attach(tbl regclass, columns text[], k int, epsilon float8,
                                 lower float8[], upper float8[], horizon int, mode text,
                                 size_hint float8, level int, sum_share float8, dhat int,
