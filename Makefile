@@ -1,7 +1,7 @@
 # dpkmeans: PGXS build
 EXTENSION = dpkmeans
 MODULE_big = dpkmeans
-DATA = sql/dpkmeans--0.1.sql sql/dpkmeans--0.1--0.2.sql sql/dpkmeans--0.2--0.3.sql sql/dpkmeans--0.3--0.4.sql sql/dpkmeans--0.4--0.5.sql sql/dpkmeans--0.5--0.6.sql sql/dpkmeans--0.6--0.7.sql sql/dpkmeans--0.7--0.8.sql
+DATA = sql/dpkmeans--0.8.sql sql/dpkmeans--0.1.sql sql/dpkmeans--0.1--0.2.sql sql/dpkmeans--0.2--0.3.sql sql/dpkmeans--0.3--0.4.sql sql/dpkmeans--0.4--0.5.sql sql/dpkmeans--0.5--0.6.sql sql/dpkmeans--0.6--0.7.sql sql/dpkmeans--0.7--0.8.sql
 
 # The sources by layer, lowest first; a folder includes only its own headers
 # and those of the folders before it (scripts/check-layers.sh checks it).
@@ -15,7 +15,7 @@ CORE_HDRS = $(foreach d,$(CORE_DIRS),$(wildcard $(d)/*.h))
 ALL_HDRS = $(CORE_HDRS) $(foreach d,$(GLUE_DIRS),$(wildcard $(d)/*.h))
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 
-REGRESS = grid_size kmeans_oneshot bad_input live live_privileges live_bad_input highd release_replay partitions kmedian live_write_path upgrade approx_dp wal_capture norm_bound regions ledger operator_view bounds_limits release_work
+REGRESS = grid_size kmeans_oneshot bad_input live live_privileges live_bad_input highd release_replay partitions kmedian live_write_path upgrade approx_dp wal_capture norm_bound regions ledger operator_view bounds_limits release_work install_script shard_protocol
 REGRESS_OPTS = --load-extension=dpkmeans
 
 # libpq reaches the shards of a partitioned table (src/shard/shard.c).

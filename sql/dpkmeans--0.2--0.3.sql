@@ -123,7 +123,12 @@ ALTER TABLE dpkmeans_internal.costs ADD PRIMARY KEY (relid, t, objective, k);
 -- dp_kmeans and dp_attach a delta argument (next section): the four are
 -- dropped and created again, with the privileges an administrator gave or
 -- revoked on them (restored once the last of them is created).
-SELECT set_config('dpkmeans_upgrade.acl_' || p.proname, coalesce(p.proacl::text, ''), true)
+SELECT set_config('dpkmeans_upgrade.grants_' || p.proname,
+                  CASE WHEN p.proacl IS NULL THEN 'default'
+                       ELSE coalesce((SELECT string_agg(e.grantee::text || '/' || e.is_grantable::text, ',')
+                                      FROM pg_catalog.aclexplode(p.proacl) e
+                                      WHERE e.privilege_type = 'EXECUTE'), '') END,
+                  true)
 FROM pg_catalog.pg_proc p
 WHERE p.oid IN ('dp_kmeans(text, int, float8, float8[], float8[], float8)'::regprocedure,
                 'dp_centers(regclass, int)'::regprocedure,
@@ -171,12 +176,34 @@ AS 'MODULE_PATHNAME', 'dp_cost_curve' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION dp_cost_curve(regclass, text) IS
 'reader: the latest release''s private cost estimate for k'' = 1..k (sum of squared distances, or of distances for ''kmedian'')';
 
-UPDATE pg_catalog.pg_proc p
-SET proacl = nullif(current_setting('dpkmeans_upgrade.acl_' || p.proname), '')::aclitem[]
-WHERE p.oid IN ('dp_kmeans(text, int, float8, float8[], float8[], float8, float8, text)'::regprocedure,
-                'dp_centers(regclass, int, text)'::regprocedure,
-                'dp_cost_curve(regclass, text)'::regprocedure,
-                'dp_attach(regclass, text[], int, float8, float8[], float8[], int, text, float8, float8)'::regprocedure);
+DO $$
+DECLARE
+    sig text;
+    acl text;
+    item text;
+    grantee oid;
+BEGIN
+    FOREACH sig IN ARRAY ARRAY['dp_kmeans(text, int, float8, float8[], float8[], float8, float8, text)',
+                               'dp_centers(regclass, int, text)',
+                               'dp_cost_curve(regclass, text)',
+                               'dp_attach(regclass, text[], int, float8, float8[], float8[], int, text, float8, float8)'] LOOP
+        acl := pg_catalog.current_setting('dpkmeans_upgrade.grants_' || pg_catalog.split_part(sig, '(', 1));
+        CONTINUE WHEN acl = 'default';
+        EXECUTE pg_catalog.format('REVOKE ALL ON FUNCTION %s FROM PUBLIC, %s', sig,
+            (SELECT p.proowner::regrole FROM pg_catalog.pg_proc p WHERE p.oid = sig::regprocedure));
+        FOREACH item IN ARRAY pg_catalog.string_to_array(acl, ',') LOOP
+            grantee := pg_catalog.split_part(item, '/', 1)::oid;
+            -- entries that earlier releases of this update wrote into pg_proc
+            -- directly may name dropped roles
+            CONTINUE WHEN grantee <> 0 AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles r
+                                                       WHERE r.oid = grantee);
+            EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION %s TO %s%s', sig,
+                CASE WHEN grantee = 0 THEN 'PUBLIC' ELSE grantee::regrole::text END,
+                CASE WHEN pg_catalog.split_part(item, '/', 2)::boolean THEN ' WITH GRANT OPTION' ELSE '' END);
+        END LOOP;
+    END LOOP;
+END
+$$;
 
 -- ---------------------------------------------------------------------------
 -- Shards: a partitioned table whose partitions are postgres_fdw foreign
@@ -283,9 +310,14 @@ CREATE TABLE dpkmeans_internal.wal_capture (
 );
 SELECT pg_catalog.pg_extension_config_dump('dpkmeans_internal.wal_capture', '');
 
-SELECT set_config('dpkmeans_upgrade.acl_dp_attach', coalesce(p.proacl::text, ''), true)
+SELECT set_config('dpkmeans_upgrade.grants_' || p.proname,
+                  CASE WHEN p.proacl IS NULL THEN 'default'
+                       ELSE coalesce((SELECT string_agg(e.grantee::text || '/' || e.is_grantable::text, ',')
+                                      FROM pg_catalog.aclexplode(p.proacl) e
+                                      WHERE e.privilege_type = 'EXECUTE'), '') END,
+                  true)
 FROM pg_catalog.pg_proc p
-WHERE p.oid = 'dp_attach(regclass, text[], int, float8, float8[], float8[], int, text, float8, float8)'::regprocedure;
+WHERE p.oid IN ('dp_attach(regclass, text[], int, float8, float8[], float8[], int, text, float8, float8)'::regprocedure);
 DROP FUNCTION dp_attach(regclass, text[], int, float8, float8[], float8[], int, text, float8, float8);
 CREATE FUNCTION dp_attach(tbl regclass, columns text[], k int, epsilon float8,
                           lower float8[], upper float8[], horizon int DEFAULT 1024,
@@ -294,9 +326,31 @@ CREATE FUNCTION dp_attach(tbl regclass, columns text[], k int, epsilon float8,
 RETURNS void AS 'MODULE_PATHNAME', 'dp_attach' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION dp_attach(regclass, text[], int, float8, float8[], float8[], int, text, float8, float8, text) IS
 'owner: attach a table (existing rows become events of release 1; no release is made); delta > 0: (epsilon, delta)-DP with discrete Gaussian noise; capture ''wal'': changes counted from the WAL by logical decoding (wal_level = logical, own transaction, a replication slot)';
-UPDATE pg_catalog.pg_proc p
-SET proacl = nullif(current_setting('dpkmeans_upgrade.acl_dp_attach'), '')::aclitem[]
-WHERE p.oid = 'dp_attach(regclass, text[], int, float8, float8[], float8[], int, text, float8, float8, text)'::regprocedure;
+DO $$
+DECLARE
+    sig text;
+    acl text;
+    item text;
+    grantee oid;
+BEGIN
+    FOREACH sig IN ARRAY ARRAY['dp_attach(regclass, text[], int, float8, float8[], float8[], int, text, float8, float8, text)'] LOOP
+        acl := pg_catalog.current_setting('dpkmeans_upgrade.grants_' || pg_catalog.split_part(sig, '(', 1));
+        CONTINUE WHEN acl = 'default';
+        EXECUTE pg_catalog.format('REVOKE ALL ON FUNCTION %s FROM PUBLIC, %s', sig,
+            (SELECT p.proowner::regrole FROM pg_catalog.pg_proc p WHERE p.oid = sig::regprocedure));
+        FOREACH item IN ARRAY pg_catalog.string_to_array(acl, ',') LOOP
+            grantee := pg_catalog.split_part(item, '/', 1)::oid;
+            -- entries that earlier releases of this update wrote into pg_proc
+            -- directly may name dropped roles
+            CONTINUE WHEN grantee <> 0 AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles r
+                                                       WHERE r.oid = grantee);
+            EXECUTE pg_catalog.format('GRANT EXECUTE ON FUNCTION %s TO %s%s', sig,
+                CASE WHEN grantee = 0 THEN 'PUBLIC' ELSE grantee::regrole::text END,
+                CASE WHEN pg_catalog.split_part(item, '/', 2)::boolean THEN ' WITH GRANT OPTION' ELSE '' END);
+        END LOOP;
+    END LOOP;
+END
+$$;
 
 CREATE FUNCTION dp_capture_sync(tbl regclass) RETURNS pg_lsn
 AS 'MODULE_PATHNAME', 'dp_capture_sync' LANGUAGE C STRICT VOLATILE;

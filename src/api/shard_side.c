@@ -30,6 +30,7 @@
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/jsonb.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/rls.h"
@@ -177,20 +178,43 @@ check_shard_relation(Oid relid)
 }
 
 /*
- * dp_shard_attach(tbl, columns, k, epsilon, lower, upper, horizon, mode,
- * size_hint, level, sum_share, dhat, copies, proj_seed, norm_share,
- * norm_bound, delta): the table's owner (the coordinator's user mapping
- * role) captures its rows for a coordinator with this configuration;
+ * What a coordinator asks of a shard at attach: its table and the public
+ * configuration of the coordinator's table, whichever entry point carried it
+ * (the 17 positional arguments of 0.5 to 0.7, or shard protocol 1's jsonb).
  * norm_bound is the coordinator's stored bound (0: none); delta the
  * coordinator's, from which the shard derives the unit of the squared norms
  * as the coordinator does (dpk_tracked_norm_shift; the fingerprint compares
- * the two).  Existing rows are a pending delta.
- * True when attached now, false when it already was with the same
+ * the two).
+ */
+typedef struct ShardAttachRequest
+{
+	Oid			relid;
+	ArrayType  *columns;		/* text[] */
+	int32		k;
+	double		epsilon;
+	ArrayType  *lower;			/* float8[] */
+	ArrayType  *upper;
+	int32		horizon;
+	char	   *mode;
+	double		size_hint;
+	int32		level;
+	double		sum_share;
+	int32		dhat;
+	int32		copies;
+	int64		proj_seed;
+	double		norm_share;
+	double		norm_bound;
+	double		delta;
+} ShardAttachRequest;
+
+/*
+ * The table's owner (the coordinator's user mapping role) captures its rows
+ * for a coordinator with req's configuration.  Existing rows are a pending
+ * delta.  True when attached now, false when it already was with the same
  * configuration (a coordinator attaching again after a failed attempt).
  */
-PG_FUNCTION_INFO_V1(dp_shard_attach);
-Datum
-dp_shard_attach(PG_FUNCTION_ARGS)
+static bool
+shard_attach(const ShardAttachRequest *req)
 {
 	DpkTracked	tr;
 	DpkLiveConfig cfg;
@@ -199,51 +223,42 @@ dp_shard_attach(PG_FUNCTION_ARGS)
 	AttrNumber *attnums;
 	Relation	rel;
 	DpkShape	shape;
-	char	   *mode;
 	List	   *tree;
 	ListCell   *lc;
 	bool		attached;
-	int			i;
 
-	for (i = 0; i < PG_NARGS(); i++)
-		if (PG_ARGISNULL(i))
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("dp_shard_attach argument %d must not be NULL", i + 1)));
 	memset(&tr, 0, sizeof(tr));
-	tr.relid = PG_GETARG_OID(0);
+	tr.relid = req->relid;
 	dpk_pg_check_table_owner(tr.relid, "attach it as a shard");
 	dpk_pg_refuse_in_recovery("dp_shard_attach");
 	check_shard_relation(tr.relid);
-	tr.k = PG_GETARG_INT32(2);
-	tr.epsilon = PG_GETARG_FLOAT8(3);
+	tr.k = req->k;
+	tr.epsilon = req->epsilon;
 	dpk_pg_check_k(tr.k, 0);
 	dpk_pg_check_epsilon(tr.epsilon, "epsilon");
-	dpk_pg_check_box(PG_GETARG_ARRAYTYPE_P(4), PG_GETARG_ARRAYTYPE_P(5),
-					 &tr.lower, &tr.upper, &tr.d);
-	tr.horizon = PG_GETARG_INT32(6);
-	mode = text_to_cstring(PG_GETARG_TEXT_PP(7));
-	if (strcmp(mode, "insert_only") != 0 && strcmp(mode, "insert_delete") != 0)
+	dpk_pg_check_box(req->lower, req->upper, &tr.lower, &tr.upper, &tr.d);
+	tr.horizon = req->horizon;
+	if (strcmp(req->mode, "insert_only") != 0 && strcmp(req->mode, "insert_delete") != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("unknown mode \"%s\"", mode)));
-	tr.insert_only = strcmp(mode, "insert_only") == 0;
-	tr.size_hint = PG_GETARG_FLOAT8(8);
-	tr.level = PG_GETARG_INT32(9);
-	tr.sum_share = PG_GETARG_FLOAT8(10);
-	tr.dhat = PG_GETARG_INT32(11);
-	tr.copies = PG_GETARG_INT32(12);
-	tr.proj_seed = (uint64) PG_GETARG_INT64(13);
-	tr.norm_share = PG_GETARG_FLOAT8(14);
+				 errmsg("unknown mode \"%s\"", req->mode)));
+	tr.insert_only = strcmp(req->mode, "insert_only") == 0;
+	tr.size_hint = req->size_hint;
+	tr.level = req->level;
+	tr.sum_share = req->sum_share;
+	tr.dhat = req->dhat;
+	tr.copies = req->copies;
+	tr.proj_seed = (uint64) req->proj_seed;
+	tr.norm_share = req->norm_share;
 	if (tr.level < 0 || tr.level > 30 || tr.dhat < 0 || tr.copies < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("invalid shard configuration (level %d, dhat %d, copies %d)",
 						tr.level, tr.dhat, tr.copies)));
 	/* 0 is no bound; else the checks of dp_attach, and a projected table */
-	if (PG_NARGS() > 15 && PG_GETARG_FLOAT8(15) != 0.0)
+	if (req->norm_bound != 0.0)
 	{
-		tr.norm_bound = dpk_pg_norm_bound_arg(fcinfo, 15, tr.d);
+		tr.norm_bound = dpk_pg_check_norm_bound(req->norm_bound, tr.d);
 		if (tr.dhat == 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -251,14 +266,14 @@ dp_shard_attach(PG_FUNCTION_ARGS)
 							tr.norm_bound)));
 	}
 	/* a Gaussian table's delta: only the unit of its squared norms uses it */
-	tr.delta = dpk_pg_delta_arg(fcinfo, 16);
+	tr.delta = dpk_pg_check_delta(req->delta);
 	tr.sampler_version = DPK_SAMPLER_VERSION;
 	tr.state_format = DPK_STATE_FORMAT;
 	tr.trigger_format = DPK_TRIGGER_FORMAT;
 	/* a shard draws no noise: the coordinator's row carries the tree */
 	tr.tree_arity = 2;
 	dpk_home_current(&tr.home);
-	tr.colnames = shard_columns(tr.relid, PG_GETARG_ARRAYTYPE_P(1), &tr.ncols, &attnums);
+	tr.colnames = shard_columns(tr.relid, req->columns, &tr.ncols, &attnums);
 
 	/* No write may slip between the backfill scan and the triggers. */
 	rel = table_open(tr.relid, ShareRowExclusiveLock);
@@ -284,7 +299,7 @@ dp_shard_attach(PG_FUNCTION_ARGS)
 							get_rel_name(tr.relid)),
 					 errhint("Run dp_detach (or dp_shard_detach) on it on this server first.")));
 		table_close(rel, NoLock);
-		PG_RETURN_BOOL(false);
+		return false;
 	}
 	dpk_store_end(&sw);
 
@@ -293,7 +308,7 @@ dp_shard_attach(PG_FUNCTION_ARGS)
 	dpk_tracked_config(&tr, &cfg);
 
 	dpk_store_begin(&sw);
-	dpk_store_insert_tracked(&tr, mode, attnums, NULL);
+	dpk_store_insert_tracked(&tr, req->mode, attnums, NULL);
 	dpk_store_shard_mark(tr.relid);
 	foreach(lc, tree)
 		dpk_install_capture(&tr, lfirst_oid(lc));
@@ -301,7 +316,248 @@ dp_shard_attach(PG_FUNCTION_ARGS)
 						   dpk_pad_cells(&cfg, dpk_state_rows(&cfg, &backfill)));
 	dpk_store_end(&sw);
 	table_close(rel, NoLock);
-	PG_RETURN_BOOL(true);
+	return true;
+}
+
+/*
+ * dp_shard_attach(tbl, columns, k, epsilon, lower, upper, horizon, mode,
+ * size_hint, level, sum_share, dhat, copies, proj_seed, norm_share
+ * [, norm_bound [, delta]]): the positional entry point of coordinators at
+ * 0.3 to 0.7 (15 arguments up to 0.4, 17 from 0.5), kept for a rolling
+ * upgrade; a coordinator at 0.8 or later sends shard protocol 1's jsonb to
+ * dp_shard_attach(tbl, config) instead.
+ */
+PG_FUNCTION_INFO_V1(dp_shard_attach);
+Datum
+dp_shard_attach(PG_FUNCTION_ARGS)
+{
+	ShardAttachRequest req;
+	int			i;
+
+	for (i = 0; i < PG_NARGS(); i++)
+		if (PG_ARGISNULL(i))
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("dp_shard_attach argument %d must not be NULL", i + 1)));
+	req.relid = PG_GETARG_OID(0);
+	req.columns = PG_GETARG_ARRAYTYPE_P(1);
+	req.k = PG_GETARG_INT32(2);
+	req.epsilon = PG_GETARG_FLOAT8(3);
+	req.lower = PG_GETARG_ARRAYTYPE_P(4);
+	req.upper = PG_GETARG_ARRAYTYPE_P(5);
+	req.horizon = PG_GETARG_INT32(6);
+	req.mode = text_to_cstring(PG_GETARG_TEXT_PP(7));
+	req.size_hint = PG_GETARG_FLOAT8(8);
+	req.level = PG_GETARG_INT32(9);
+	req.sum_share = PG_GETARG_FLOAT8(10);
+	req.dhat = PG_GETARG_INT32(11);
+	req.copies = PG_GETARG_INT32(12);
+	req.proj_seed = PG_GETARG_INT64(13);
+	req.norm_share = PG_GETARG_FLOAT8(14);
+	req.norm_bound = PG_NARGS() > 15 ? PG_GETARG_FLOAT8(15) : 0.0;
+	req.delta = PG_NARGS() > 16 ? PG_GETARG_FLOAT8(16) : 0.0;
+	PG_RETURN_BOOL(shard_attach(&req));
+}
+
+/* The keys of shard protocol 1's configuration, every one required. */
+static const char *const shard_protocol1_keys[] = {
+	"protocol", "columns", "k", "epsilon", "lower", "upper", "horizon", "mode",
+	"size_hint", "level", "sum_share", "dhat", "copies", "proj_seed", "norm_share",
+	"norm_bound", "delta"
+};
+
+/* ERROR naming key of a shard configuration that is not what it should be. */
+static void
+shard_config_invalid(const char *key, const char *should)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("\"%s\" of the shard configuration must be %s", key, should),
+			 errhint("The configuration is sent by the coordinator's dp_attach; attach from the coordinator.")));
+}
+
+/* The value of key in a shard configuration (an object), or ERROR. */
+static JsonbValue *
+shard_config_get(Jsonb *config, const char *key)
+{
+	JsonbValue *v = getKeyJsonValueFromContainer(&config->root, key, strlen(key), NULL);
+
+	if (v == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("shard configuration lacks \"%s\"", key),
+				 errdetail("Shard protocol 1 requires every one of its fields."),
+				 errhint("The configuration is sent by the coordinator's dp_attach; attach from the coordinator.")));
+	return v;
+}
+
+/* A number of a shard configuration, as float8. */
+static double
+shard_config_float8(Jsonb *config, const char *key)
+{
+	JsonbValue *v = shard_config_get(config, key);
+
+	if (v->type != jbvNumeric)
+		shard_config_invalid(key, "a number");
+	return DatumGetFloat8(DirectFunctionCall1(numeric_float8,
+											  NumericGetDatum(v->val.numeric)));
+}
+
+/* An integer of a shard configuration, within [min, max]. */
+static int64
+shard_config_int(Jsonb *config, const char *key, int64 min, int64 max)
+{
+	JsonbValue *v = shard_config_get(config, key);
+	Datum		n;
+	int64		i;
+
+	if (v->type != jbvNumeric)
+		shard_config_invalid(key, "an integer");
+	n = NumericGetDatum(v->val.numeric);
+	if (!DatumGetBool(DirectFunctionCall2(numeric_eq, n,
+										  DirectFunctionCall2(numeric_trunc, n, Int32GetDatum(0)))))
+		shard_config_invalid(key, "an integer");
+	i = DatumGetInt64(DirectFunctionCall1(numeric_int8, n));
+	if (i < min || i > max)
+		shard_config_invalid(key, "an integer in range");
+	return i;
+}
+
+/* A string of a shard configuration. */
+static char *
+shard_config_text(Jsonb *config, const char *key)
+{
+	JsonbValue *v = shard_config_get(config, key);
+
+	if (v->type != jbvString)
+		shard_config_invalid(key, "a string");
+	return pnstrdup(v->val.string.val, v->val.string.len);
+}
+
+/* An array of strings (text[]) or of numbers (float8[]) of a shard configuration. */
+static ArrayType *
+shard_config_array(Jsonb *config, const char *key, bool numbers)
+{
+	JsonbValue *v = shard_config_get(config, key);
+	JsonbContainer *c;
+	Datum	   *elems;
+	int			n,
+				i;
+
+	if (v->type != jbvBinary || !JsonContainerIsArray(v->val.binary.data))
+		shard_config_invalid(key, numbers ? "an array of numbers" : "an array of strings");
+	c = v->val.binary.data;
+	n = JsonContainerSize(c);
+	elems = palloc(Max(n, 1) * sizeof(Datum));
+	for (i = 0; i < n; i++)
+	{
+		JsonbValue *e = getIthJsonbValueFromContainer(c, i);
+
+		if (numbers && e->type == jbvNumeric)
+			elems[i] = DirectFunctionCall1(numeric_float8, NumericGetDatum(e->val.numeric));
+		else if (!numbers && e->type == jbvString)
+			elems[i] = PointerGetDatum(cstring_to_text_with_len(e->val.string.val,
+																e->val.string.len));
+		else
+			shard_config_invalid(key, numbers ? "an array of numbers" : "an array of strings");
+	}
+	return numbers ? construct_array(elems, n, FLOAT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE)
+		: construct_array(elems, n, TEXTOID, -1, false, TYPALIGN_INT);
+}
+
+/*
+ * ERROR unless config is an object of shard protocol 1 with no key that
+ * protocol does not define (a field this server would ignore: a newer
+ * coordinator must send a newer protocol version instead).
+ */
+static void
+shard_config_check(Jsonb *config)
+{
+	JsonbValue *v;
+	JsonbIterator *it;
+	JsonbValue	key;
+	JsonbIteratorToken tok;
+	int64		protocol;
+
+	if (!JB_ROOT_IS_OBJECT(config))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("shard configuration must be a jsonb object"),
+				 errhint("The configuration is sent by the coordinator's dp_attach; attach from the coordinator.")));
+	v = getKeyJsonValueFromContainer(&config->root, "protocol", strlen("protocol"), NULL);
+	if (v == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("shard configuration has no protocol version"),
+				 errdetail("The configuration's \"protocol\" names the version of the shard protocol it follows."),
+				 errhint("The configuration is sent by the coordinator's dp_attach; attach from the coordinator.")));
+	protocol = shard_config_int(config, "protocol", PG_INT32_MIN, PG_INT32_MAX);
+	if (protocol != DPK_SHARD_PROTOCOL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("shard protocol version " INT64_FORMAT " is not supported by dpkmeans on this server",
+						protocol),
+				 errdetail("This server speaks shard protocol version %d.", DPK_SHARD_PROTOCOL),
+				 errhint("Install the coordinator's release of dpkmeans on this server and run ALTER EXTENSION dpkmeans UPDATE here.")));
+
+	it = JsonbIteratorInit(&config->root);
+	while ((tok = JsonbIteratorNext(&it, &key, true)) != WJB_DONE)
+	{
+		bool		known = false;
+		int			i;
+
+		if (tok != WJB_KEY)
+			continue;
+		for (i = 0; i < lengthof(shard_protocol1_keys); i++)
+			known = known || (strlen(shard_protocol1_keys[i]) == key.val.string.len &&
+							  strncmp(shard_protocol1_keys[i], key.val.string.val,
+									  key.val.string.len) == 0);
+		if (!known)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("unknown key \"%.*s\" in shard configuration of protocol version %d",
+							key.val.string.len, key.val.string.val, DPK_SHARD_PROTOCOL),
+					 errhint("A coordinator that sends more fields must send a newer protocol version; install its release of dpkmeans on this server.")));
+	}
+}
+
+/*
+ * dp_shard_attach(tbl, config jsonb): the same as the positional entry
+ * point, with the coordinator's configuration as one object of a versioned
+ * shard protocol (see shard.h): a field added later makes a new protocol
+ * version, which a shard that does not speak it refuses by name.
+ */
+PG_FUNCTION_INFO_V1(dp_shard_attach_config);
+Datum
+dp_shard_attach_config(PG_FUNCTION_ARGS)
+{
+	ShardAttachRequest req;
+	Jsonb	   *config;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("dp_shard_attach argument %d must not be NULL", PG_ARGISNULL(0) ? 1 : 2)));
+	config = PG_GETARG_JSONB_P(1);
+	shard_config_check(config);
+	req.relid = PG_GETARG_OID(0);
+	req.columns = shard_config_array(config, "columns", false);
+	req.k = (int32) shard_config_int(config, "k", PG_INT32_MIN, PG_INT32_MAX);
+	req.epsilon = shard_config_float8(config, "epsilon");
+	req.lower = shard_config_array(config, "lower", true);
+	req.upper = shard_config_array(config, "upper", true);
+	req.horizon = (int32) shard_config_int(config, "horizon", PG_INT32_MIN, PG_INT32_MAX);
+	req.mode = shard_config_text(config, "mode");
+	req.size_hint = shard_config_float8(config, "size_hint");
+	req.level = (int32) shard_config_int(config, "level", PG_INT32_MIN, PG_INT32_MAX);
+	req.sum_share = shard_config_float8(config, "sum_share");
+	req.dhat = (int32) shard_config_int(config, "dhat", PG_INT32_MIN, PG_INT32_MAX);
+	req.copies = (int32) shard_config_int(config, "copies", PG_INT32_MIN, PG_INT32_MAX);
+	req.proj_seed = shard_config_int(config, "proj_seed", PG_INT64_MIN, PG_INT64_MAX);
+	req.norm_share = shard_config_float8(config, "norm_share");
+	req.norm_bound = shard_config_float8(config, "norm_bound");
+	req.delta = shard_config_float8(config, "delta");
+	PG_RETURN_BOOL(shard_attach(&req));
 }
 
 /*

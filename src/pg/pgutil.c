@@ -90,11 +90,15 @@ dpk_pg_check_epsilon(double epsilon, const char *argname)
 double
 dpk_pg_norm_bound_arg(FunctionCallInfo fcinfo, int argno, int d)
 {
-	double		r;
-
 	if (PG_NARGS() <= argno || PG_ARGISNULL(argno))
 		return 0.0;
-	r = PG_GETARG_FLOAT8(argno);
+	return dpk_pg_check_norm_bound(PG_GETARG_FLOAT8(argno), d);
+}
+
+/* A norm bound given for d columns (see pgutil.h). */
+double
+dpk_pg_check_norm_bound(double r, int d)
+{
 	if (!(r > 0.0) || isinf(r))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -113,8 +117,6 @@ dpk_pg_norm_bound_arg(FunctionCallInfo fcinfo, int argno, int d)
 double
 dpk_pg_delta_arg(FunctionCallInfo fcinfo, int argno)
 {
-	double		delta;
-
 	if (PG_NARGS() <= argno)
 		return 0.0;
 	if (PG_ARGISNULL(argno))
@@ -122,7 +124,13 @@ dpk_pg_delta_arg(FunctionCallInfo fcinfo, int argno)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("delta must not be NULL"),
 				 errhint("Give 0 for pure epsilon-DP or a delta between 0 and 1 (e.g. 1e-6) for (epsilon, delta)-DP with discrete Gaussian noise.")));
-	delta = PG_GETARG_FLOAT8(argno);
+	return dpk_pg_check_delta(PG_GETARG_FLOAT8(argno));
+}
+
+/* A delta given as a value (see pgutil.h). */
+double
+dpk_pg_check_delta(double delta)
+{
 	if (!(delta == 0.0 || (delta > 0.0 && delta < 1.0)))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

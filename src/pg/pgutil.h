@@ -39,6 +39,8 @@ void		dpk_pg_check_epsilon(double epsilon, const char *argname);
  * older definition); NULL, NaN, negative or >= 1 ERROR (22023).
  */
 double		dpk_pg_delta_arg(FunctionCallInfo fcinfo, int argno);
+/* The same checks of a delta given as a value: returns it, or ERROR. */
+double		dpk_pg_check_delta(double delta);
 
 /*
  * The norm_bound argument number argno (0.4): 0 (no bound) when NULL or
@@ -47,6 +49,8 @@ double		dpk_pg_delta_arg(FunctionCallInfo fcinfo, int argno);
  * it), or ERROR (22023, or 0A000 below that many columns).
  */
 double		dpk_pg_norm_bound_arg(FunctionCallInfo fcinfo, int argno, int d);
+/* The same checks of a radius r given for d columns: returns it, or ERROR. */
+double		dpk_pg_check_norm_bound(double r, int d);
 
 /* ERROR unless k >= 1 (and <= kmax when kmax > 0). */
 void		dpk_pg_check_k(int k, int kmax);

@@ -33,6 +33,7 @@
 #include "pgstat.h"
 #include "storage/latch.h"
 #include "utils/builtins.h"
+#include "utils/json.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/syscache.h"
@@ -581,6 +582,58 @@ check_remote_shard_attach(Shard *sh, int nargs, int norm_shift)
 			 errhint("Run ALTER EXTENSION dpkmeans UPDATE on the shard, or attach without norm_bound.")));
 }
 
+/*
+ * Whether the shard's dpkmeans takes the configuration as one versioned
+ * jsonb (dp_shard_attach(regclass, jsonb), 0.8 on).
+ */
+static bool
+remote_has_config_attach(Shard *sh)
+{
+	const char *params[1] = {sh->remote_schema};
+	PGresult   *res = shard_exec(sh,
+								 "SELECT EXISTS (SELECT FROM pg_catalog.pg_proc p "
+								 "JOIN pg_catalog.pg_namespace n ON n.oid = p.pronamespace "
+								 "WHERE pg_catalog.quote_ident(n.nspname) = $1 "
+								 "AND p.proname = 'dp_shard_attach' AND p.pronargs = 2 "
+								 "AND p.proargtypes[1] = 'pg_catalog.jsonb'::pg_catalog.regtype)",
+								 1, params, PGRES_TUPLES_OK);
+	bool		has = PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+
+	PQclear(res);
+	return has;
+}
+
+/* tr's configuration as shard protocol DPK_SHARD_PROTOCOL's jsonb (see shard.h). */
+static char *
+shard_config_json(const DpkTracked *tr)
+{
+	StringInfoData s;
+	int			i;
+
+	initStringInfo(&s);
+	appendStringInfo(&s, "{\"protocol\": %d, \"columns\": [", DPK_SHARD_PROTOCOL);
+	for (i = 0; i < tr->ncols; i++)
+	{
+		if (i > 0)
+			appendStringInfoString(&s, ", ");
+		escape_json(&s, tr->colnames[i]);
+	}
+	appendStringInfo(&s, "], \"k\": %d, \"epsilon\": %.17g, \"lower\": [", tr->k, tr->epsilon);
+	for (i = 0; i < tr->d; i++)
+		appendStringInfo(&s, "%s%.17g", i ? ", " : "", tr->lower[i]);
+	appendStringInfoString(&s, "], \"upper\": [");
+	for (i = 0; i < tr->d; i++)
+		appendStringInfo(&s, "%s%.17g", i ? ", " : "", tr->upper[i]);
+	appendStringInfo(&s, "], \"horizon\": %d, \"mode\": \"%s\", \"size_hint\": %.17g, "
+					 "\"level\": %d, \"sum_share\": %.17g, \"dhat\": %d, \"copies\": %d, "
+					 "\"proj_seed\": " INT64_FORMAT ", \"norm_share\": %.17g, "
+					 "\"norm_bound\": %.17g, \"delta\": %.17g}",
+					 tr->horizon, tr->insert_only ? "insert_only" : "insert_delete",
+					 tr->size_hint, tr->level, tr->sum_share, tr->dhat, tr->copies,
+					 (int64) tr->proj_seed, tr->norm_share, tr->norm_bound, tr->delta);
+	return s.data;
+}
+
 /* Attach capture on every foreign partition's table (see shard.h). */
 void
 dpk_shard_attach_all(const DpkTracked *tr)
@@ -591,6 +644,7 @@ dpk_shard_attach_all(const DpkTracked *tr)
 	int			norm_shift = dpk_tracked_norm_shift(tr);
 	/* the bound and delta only when needed: older shards serve the rest */
 	int			nparams = norm_shift > 0 ? 17 : tr->norm_bound > 0.0 ? 16 : 15;
+	char	   *config_json = shard_config_json(tr);
 
 	params[1] = text_array_literal(tr->colnames, tr->ncols);
 	params[2] = psprintf("%d", tr->k);
@@ -616,26 +670,37 @@ dpk_shard_attach_all(const DpkTracked *tr)
 		PGresult   *res;
 		DpkOwnerSwitch sw;
 		ListCell   *oc;
+		bool		config;
 
 		if (get_rel_relkind(part) != RELKIND_FOREIGN_TABLE)
 			continue;
 		sh = shard_describe(part, NULL, hint);
 		shard_connect(sh, GetUserId());
 		sh->remote_schema = remote_extension_schema(sh);
-		if (nparams > 15)
+		config = remote_has_config_attach(sh);
+		if (!config && nparams > 15)
 			check_remote_shard_attach(sh, nparams, norm_shift);
 		PQclear(shard_exec(sh, "BEGIN", 0, NULL, PGRES_COMMAND_OK));
 		foreach(oc, open_conns)
 			if (((OpenConn *) lfirst(oc))->conn == sh->conn)
 				((OpenConn *) lfirst(oc))->in_xact = true;
 		params[0] = sh->remote_table;
-		res = shard_exec(sh, psprintf("SELECT %s.dp_shard_attach($1::pg_catalog.regclass, "
-									  "$2::pg_catalog.text[], $3::int, $4::float8, $5::float8[], "
-									  "$6::float8[], $7::int, $8, $9::float8, $10::int, "
-									  "$11::float8, $12::int, $13::int, $14::bigint, $15::float8%s%s)",
-									  sh->remote_schema, nparams > 15 ? ", $16::float8" : "",
-									  nparams > 16 ? ", $17::float8" : ""),
-						 nparams, (const char *const *) params, PGRES_TUPLES_OK);
+		if (config)
+		{
+			const char *cparams[2] = {sh->remote_table, config_json};
+
+			res = shard_exec(sh, psprintf("SELECT %s.dp_shard_attach($1::pg_catalog.regclass, "
+										  "$2::pg_catalog.jsonb)", sh->remote_schema),
+							 2, cparams, PGRES_TUPLES_OK);
+		}
+		else
+			res = shard_exec(sh, psprintf("SELECT %s.dp_shard_attach($1::pg_catalog.regclass, "
+										  "$2::pg_catalog.text[], $3::int, $4::float8, $5::float8[], "
+										  "$6::float8[], $7::int, $8, $9::float8, $10::int, "
+										  "$11::float8, $12::int, $13::int, $14::bigint, $15::float8%s%s)",
+										  sh->remote_schema, nparams > 15 ? ", $16::float8" : "",
+										  nparams > 16 ? ", $17::float8" : ""),
+							 nparams, (const char *const *) params, PGRES_TUPLES_OK);
 		PQclear(res);
 		dpk_store_begin(&sw);
 		dpk_store_shard_add(tr->relid, part, sh->remote_schema);

@@ -39,7 +39,16 @@ char	   *dpk_shard_remote_table(Oid partition);
  * one, and record the shards.  Detach: remove it.  Verify: every shard's
  * own recount.  All reach a shard through the foreign server's options and
  * the current user's user mapping.
+ *
+ * The coordinator sends a shard its table's configuration as one jsonb
+ * object, {"protocol": DPK_SHARD_PROTOCOL, "columns": [...], "k": ...,
+ * "delta": ...}, to dp_shard_attach(tbl, config) (0.8 on): a field added
+ * later makes a new protocol version, which an older shard refuses by name
+ * (0A000) instead of misreading.  Shards before 0.8 get the positional call
+ * of 0.5 (0.3 for tables without a norm bound or a coarser unit).
  */
+#define DPK_SHARD_PROTOCOL 1
+
 void		dpk_shard_attach_all(const struct DpkTracked *tr);
 void		dpk_shard_detach_all(Oid relid);
 bool		dpk_shard_verify_all(Oid relid);

@@ -419,6 +419,37 @@ is($s1->safe_psql('old04', q{SELECT count(*) FROM dpkmeans_internal.tracked}), '
 	'the 0.4 shard serves a table without a bound');
 as_app(q{SELECT dp_detach('emb')});
 
+# A current shard gets the configuration as one jsonb of shard protocol 1:
+# its positional entry point revoked, the coordinator still attaches.  A
+# shard refuses a protocol version it does not speak, by name.
+my $positional = 'dp_shard_attach(regclass, text[], int, float8, float8[], float8[], int, text, '
+  . 'float8, int, float8, int, int, bigint, float8, float8, float8)';
+$s2->safe_psql('postgres', qq{
+	REVOKE EXECUTE ON FUNCTION $positional FROM PUBLIC;
+	CREATE TABLE proto (id int, x float8, y float8);
+	ALTER TABLE proto OWNER TO dpk_shard;
+});
+as_app(q{
+	CREATE TABLE proto (id int, x float8, y float8) PARTITION BY RANGE (id);
+	CREATE FOREIGN TABLE proto_s2 PARTITION OF proto FOR VALUES FROM (200000) TO (300000)
+		SERVER s2 OPTIONS (schema_name 'public', table_name 'proto');
+} . sprintf($attach, 'proto'));
+is($s2->safe_psql('postgres', q{SELECT count(*) FROM dpkmeans_internal.shard_tables
+	WHERE relid = 'proto'::regclass}), '1', 'a 0.8 shard is attached by shard protocol 1');
+my ($pret, $pout, $perr) = $s2->psql('postgres', q{
+	SET ROLE dpk_shard;
+	\set VERBOSITY verbose
+	SELECT dp_shard_attach('proto', '{"protocol": 2, "columns": ["x", "y"]}');
+});
+isnt($pret, 0, 'an unknown shard protocol version fails');
+like($perr, qr/ERROR:  0A000: shard protocol version 2 is not supported by dpkmeans on this server\n.*DETAIL:  This server speaks shard protocol version 1\.\n.*HINT:  Install the coordinator's release of dpkmeans on this server/,
+	'an unknown shard protocol version: feature_not_supported, naming it, with a hint');
+as_app(q{SELECT dp_detach('proto'); DROP TABLE proto});
+$s2->safe_psql('postgres', qq{
+	GRANT EXECUTE ON FUNCTION $positional TO PUBLIC;
+	DROP TABLE proto;
+});
+
 # A Gaussian table of 384 columns at epsilon 1 counts its squared norms in
 # units of 2^2.  A 0.4 shard cannot: refused naming it, nothing attached
 # anywhere.
