@@ -167,8 +167,8 @@ ci:
 	./scripts/ci.sh
 
 # The quick lane: build and install, layers, unit tests, pg_regress.
-.PHONY: check
-check:
+.PHONY: quickcheck
+quickcheck:
 	./scripts/ci.sh --quick
 
 

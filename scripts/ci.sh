@@ -10,7 +10,7 @@
 #
 # --core-only: only the plain-C part (unit tests, privacy tests), without
 # installing anything or starting a server.  --unit-only: only the unit tests.
-# --quick (make check): build and install, the layer check, the unit tests
+# --quick (make quickcheck): build and install, the layer check, the unit tests
 # and pg_regress: a few minutes, for a developer between changes.
 set -uo pipefail
 
