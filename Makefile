@@ -13,21 +13,22 @@ CORE_SRCS = $(sort $(foreach d,$(CORE_DIRS),$(wildcard $(d)/*.c)))
 GLUE_SRCS = $(sort $(foreach d,$(GLUE_DIRS),$(wildcard $(d)/*.c)))
 CORE_HDRS = $(foreach d,$(CORE_DIRS),$(wildcard $(d)/*.h))
 ALL_HDRS = $(CORE_HDRS) $(foreach d,$(GLUE_DIRS),$(wildcard $(d)/*.h))
-OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
+# The extension's own objects are the glue's; it links the core's library.
+OBJS = $(GLUE_SRCS:.c=.o)
 
 REGRESS = grid_size kmeans_oneshot bad_input live live_privileges live_bad_input highd release_replay partitions kmedian live_write_path upgrade approx_dp wal_capture norm_bound regions ledger operator_view bounds_limits release_work install_script shard_protocol
 REGRESS_OPTS = --load-extension=dpkmeans
 
 # libpq reaches the shards of a partitioned table (src/shard/shard.c).
 PG_CPPFLAGS = $(addprefix -I,$(CORE_DIRS) $(GLUE_DIRS)) -I$(libpq_srcdir)
-SHLIB_LINK_INTERNAL = $(libpq)
+SHLIB_LINK_INTERNAL = $(CORE_LIB) $(libpq)
 # PostgreSQL headers compare signed and unsigned values; keep our code under -Wextra otherwise.
 # A missing prototype or a pointer made from an int is an error, not a warning.
 PG_CFLAGS = -Wno-sign-compare -Wno-unused-parameter -Wno-missing-field-initializers \
 	-Werror=implicit-function-declaration -Werror=int-conversion
 SHLIB_LINK = -lopenblas -lcrypto -lm
 
-EXTRA_CLEAN = test/unit/bin test/unit/bin-san test/bench/bin results regression.diffs regression.out tmp_check tmp_regress test/privacy/bin
+EXTRA_CLEAN = build test/unit/bin test/unit/bin-san test/bench/bin results regression.diffs regression.out tmp_check tmp_regress test/privacy/bin
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
@@ -36,51 +37,64 @@ include $(PGXS)
 # PGXS does not track headers: a struct that changes must rebuild its users.
 $(OBJS): $(ALL_HDRS)
 
-# ---- plain-C core: unit tests and benchmarks (no PostgreSQL headers) ----
+# ---- plain-C core: one static library for the extension, the unit and
+# privacy tests and the benchmarks (no PostgreSQL headers) ----
 CORE_CC ?= gcc
-CORE_CFLAGS ?= -std=gnu99 -O2 -g -Wall -Wextra -Werror $(addprefix -I,$(CORE_DIRS)) -DDPK_ASSERTIONS
+# -fPIC: the extension links it.  COPT (-Werror, or the sanitizer build's
+# flags, scripts/asan-regress.sh) applies to the core as to the glue.  The
+# core's assertions (DPK_ASSERT) are cheap and on everywhere.
+CORE_CFLAGS ?= -std=gnu99 -O2 -g -fPIC -Wall -Wextra -Werror $(addprefix -I,$(CORE_DIRS)) \
+	-DDPK_ASSERTIONS $(COPT)
 CORE_LIBS = -lopenblas -lcrypto -lm
-# Research variants of the core: linked into benchmarks and unit tests, never
-# into the extension.
-RESEARCH_SRCS = test/bench/highd_research.c
 UNIT_TESTS = test_noise test_dgauss test_zcdp test_live_gauss test_kmeans test_kmedian test_kmedian_lifted test_objective test_live_release test_rugnik test_grid test_counter test_tree_estimator test_projection test_lift test_highd test_live_highd test_store_format test_store_config test_budget test_live_regions test_ledger
 UNIT_BINS = $(addprefix test/unit/bin/,$(UNIT_TESTS))
 
-# The core is compiled once into a static library that the unit tests and
-# the privacy tests link (the extension compiles it with the server's flags).
-CORE_LIB = test/unit/bin/obj/libdpkcore.a
-CORE_OBJS = $(patsubst %.c,test/unit/bin/obj/%.o,$(notdir $(CORE_SRCS))) \
-	$(patsubst test/bench/%.c,test/unit/bin/obj/%.o,$(RESEARCH_SRCS))
+CORE_LIB = build/libdpkcore.a
+CORE_OBJS = $(patsubst %.c,build/core/%.o,$(notdir $(CORE_SRCS)))
+# Research variants of the core: linked into benchmarks and unit tests, never
+# into the extension.
+RESEARCH_SRCS = test/bench/highd_research.c
+RESEARCH_LIB = build/libdpkresearch.a
+RESEARCH_OBJS = $(patsubst test/bench/%.c,build/research/%.o,$(RESEARCH_SRCS))
+# What a test or benchmark links.
+TEST_LIBS = $(RESEARCH_LIB) $(CORE_LIB)
 
 vpath %.c $(CORE_DIRS)
 
-test/unit/bin/obj/%.o: %.c $(CORE_HDRS)
-	@mkdir -p test/unit/bin/obj
+build/core/%.o: %.c $(CORE_HDRS)
+	@mkdir -p build/core
 	$(CORE_CC) $(CORE_CFLAGS) -c -o $@ $<
 
-test/unit/bin/obj/%.o: test/bench/%.c test/bench/highd_research.h $(CORE_HDRS)
-	@mkdir -p test/unit/bin/obj
+build/research/%.o: test/bench/%.c test/bench/highd_research.h $(CORE_HDRS)
+	@mkdir -p build/research
 	$(CORE_CC) $(CORE_CFLAGS) -c -o $@ $<
 
 $(CORE_LIB): $(CORE_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
-.PHONY: corelib
-corelib: $(CORE_LIB)
+$(RESEARCH_LIB): $(RESEARCH_OBJS)
+	rm -f $@
+	ar rcs $@ $^
 
-test/unit/bin/%: test/unit/%.c $(CORE_LIB) $(CORE_HDRS) test/bench/highd_research.h test/unit/unit.h
+# The extension links the core (SHLIB_LINK_INTERNAL).
+$(shlib): $(CORE_LIB)
+
+.PHONY: corelib
+corelib: $(CORE_LIB) $(RESEARCH_LIB)
+
+test/unit/bin/%: test/unit/%.c $(TEST_LIBS) $(CORE_HDRS) test/bench/highd_research.h test/unit/unit.h
 	@mkdir -p test/unit/bin
-	$(CORE_CC) $(CORE_CFLAGS) -o $@ $< $(CORE_LIB) $(CORE_LIBS)
+	$(CORE_CC) $(CORE_CFLAGS) -o $@ $< $(TEST_LIBS) $(CORE_LIBS)
 
 # test_store_config compiles src/store/store_config.c (glue) against the server's
 # headers, with the few server symbols it needs stubbed in the test.
 STORE_TEST_CFLAGS = -I$(includedir_server) $(addprefix -I,$(GLUE_DIRS)) -Wno-sign-compare -Wno-unused-parameter \
 	-Wno-missing-field-initializers
 
-test/unit/bin/test_store_config: test/unit/test_store_config.c src/store/store_config.c $(CORE_LIB) $(CORE_HDRS) test/bench/highd_research.h test/unit/unit.h
+test/unit/bin/test_store_config: test/unit/test_store_config.c src/store/store_config.c $(TEST_LIBS) $(CORE_HDRS) test/bench/highd_research.h test/unit/unit.h
 	@mkdir -p test/unit/bin
-	$(CORE_CC) $(CORE_CFLAGS) $(STORE_TEST_CFLAGS) -o $@ $< $(CORE_LIB) $(CORE_LIBS)
+	$(CORE_CC) $(CORE_CFLAGS) $(STORE_TEST_CFLAGS) -o $@ $< $(TEST_LIBS) $(CORE_LIBS)
 
 # The same unit tests under AddressSanitizer (with leak checks) and
 # UndefinedBehaviorSanitizer; the core is compiled once for them.
@@ -107,9 +121,9 @@ unittest-sanitize: $(SAN_BINS)
 unittest: $(UNIT_BINS)
 	@fail=0; for t in $(UNIT_BINS); do OPENBLAS_NUM_THREADS=1 ./$$t || fail=1; done; exit $$fail
 
-test/bench/bin/bench_oneshot: test/bench/bench_oneshot.c test/bench/mixture.h $(CORE_SRCS) $(CORE_HDRS)
+test/bench/bin/bench_oneshot: test/bench/bench_oneshot.c test/bench/mixture.h $(TEST_LIBS) $(CORE_HDRS)
 	@mkdir -p test/bench/bin
-	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
+	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(TEST_LIBS) $(CORE_LIBS)
 
 bench: test/bench/bin/bench_oneshot
 	./test/bench/run.sh
@@ -172,9 +186,9 @@ quickcheck:
 	./scripts/ci.sh --quick
 
 
-test/bench/bin/bench_continual: test/bench/bench_continual.c test/bench/mixture.h $(CORE_SRCS) $(CORE_HDRS)
+test/bench/bin/bench_continual: test/bench/bench_continual.c test/bench/mixture.h $(TEST_LIBS) $(CORE_HDRS)
 	@mkdir -p test/bench/bin
-	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
+	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(TEST_LIBS) $(CORE_LIBS)
 
 # With Debian's python3-vega-datasets installed it also runs the real table
 # of US airports that package ships (3376 x 2).
@@ -186,9 +200,9 @@ bench-continual: test/bench/bin/bench_continual
 	OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_continual $$(test -r $(AIRPORTS_CSV) && echo --airports $(AIRPORTS_CSV)) | tee test/bench/out/continual.txt
 
 # ---- statistical privacy test of the continual mechanism (plain-C core) ----
-test/privacy/bin/privacy_test: test/privacy/privacy_test.c test/privacy/privacy_kary.h test/privacy/privacy_regions.h test/privacy/privacy_common.h $(CORE_LIB) $(CORE_HDRS) test/unit/unit.h
+test/privacy/bin/privacy_test: test/privacy/privacy_test.c test/privacy/privacy_kary.h test/privacy/privacy_regions.h test/privacy/privacy_common.h $(TEST_LIBS) $(CORE_HDRS) test/unit/unit.h
 	@mkdir -p test/privacy/bin
-	$(CORE_CC) $(CORE_CFLAGS) -o $@ $< $(CORE_LIB) $(CORE_LIBS)
+	$(CORE_CC) $(CORE_CFLAGS) -o $@ $< $(TEST_LIBS) $(CORE_LIBS)
 
 # quick: R = 20000 runs per stream (CI, horizons 8 and 64); long: R = 500000
 # (horizons up to 1024).  DPK_PRIVACY_WEAKEN=2 make privacy-quick and
@@ -203,9 +217,9 @@ privacy-long: test/privacy/bin/privacy_test
 
 # the published integer of least-squares releases against its exact law
 # (the rounding of doc/privacy.md, "Exact rounding"); about 20 seconds.
-test/privacy/bin/privacy_rounding: test/privacy/privacy_rounding.c test/privacy/privacy_common.h $(CORE_LIB) $(CORE_HDRS) test/unit/unit.h
+test/privacy/bin/privacy_rounding: test/privacy/privacy_rounding.c test/privacy/privacy_common.h $(TEST_LIBS) $(CORE_HDRS) test/unit/unit.h
 	@mkdir -p test/privacy/bin
-	$(CORE_CC) $(CORE_CFLAGS) -o $@ $< $(CORE_LIB) $(CORE_LIBS)
+	$(CORE_CC) $(CORE_CFLAGS) -o $@ $< $(TEST_LIBS) $(CORE_LIBS)
 
 .PHONY: privacy-rounding
 privacy-rounding: test/privacy/bin/privacy_rounding
@@ -213,9 +227,9 @@ privacy-rounding: test/privacy/bin/privacy_rounding
 
 # the same for the discrete Gaussian counters of (epsilon, delta) tables;
 # DPK_PRIVACY_WEAKEN=2 and =deletes must fail as well (scripts/ci.sh).
-test/privacy/bin/privacy_gauss: test/privacy/privacy_gauss.c test/privacy/privacy_gauss_oneshot.c test/privacy/gauss_events.h test/privacy/privacy_common.h $(CORE_LIB) $(CORE_HDRS) test/unit/unit.h
+test/privacy/bin/privacy_gauss: test/privacy/privacy_gauss.c test/privacy/privacy_gauss_oneshot.c test/privacy/gauss_events.h test/privacy/privacy_common.h $(TEST_LIBS) $(CORE_HDRS) test/unit/unit.h
 	@mkdir -p test/privacy/bin
-	$(CORE_CC) $(CORE_CFLAGS) -o $@ $< test/privacy/privacy_gauss_oneshot.c $(CORE_LIB) $(CORE_LIBS)
+	$(CORE_CC) $(CORE_CFLAGS) -o $@ $< test/privacy/privacy_gauss_oneshot.c $(TEST_LIBS) $(CORE_LIBS)
 
 .PHONY: privacy-gauss privacy-gauss-long
 privacy-gauss: test/privacy/bin/privacy_gauss
@@ -224,9 +238,9 @@ privacy-gauss: test/privacy/bin/privacy_gauss
 privacy-gauss-long: test/privacy/bin/privacy_gauss
 	OPENBLAS_NUM_THREADS=1 ./test/privacy/bin/privacy_gauss long
 
-test/bench/bin/bench_highd: test/bench/bench_highd.c test/bench/mixture.h $(CORE_SRCS) $(RESEARCH_SRCS) $(CORE_HDRS) test/bench/highd_research.h
+test/bench/bin/bench_highd: test/bench/bench_highd.c test/bench/mixture.h $(TEST_LIBS) $(CORE_HDRS) test/bench/highd_research.h
 	@mkdir -p test/bench/bin
-	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(CORE_SRCS) $(RESEARCH_SRCS) $(CORE_LIBS)
+	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(TEST_LIBS) $(CORE_LIBS)
 
 .PHONY: bench-highd
 bench-highd: test/bench/bin/bench_highd
@@ -238,9 +252,9 @@ bench-highd: test/bench/bin/bench_highd
 # (1797 x 64; installed, or taken by scripts/real-data.sh) it also runs that.
 DIGITS_CSV ?= $(firstword $(wildcard test/bench/data/digits.csv.gz) /usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz)
 
-test/bench/bin/bench_highd_live: test/bench/bench_highd_live.c test/bench/mixture.h $(CORE_SRCS) $(CORE_HDRS)
+test/bench/bin/bench_highd_live: test/bench/bench_highd_live.c test/bench/mixture.h $(TEST_LIBS) $(CORE_HDRS)
 	@mkdir -p test/bench/bin
-	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
+	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(TEST_LIBS) $(CORE_LIBS)
 
 .PHONY: bench-highd-live
 bench-highd-live: test/bench/bin/bench_highd_live
@@ -303,9 +317,9 @@ bench-glove: test/bench/bin/bench_highd_live
 test/bench/bin/bench_oneshot test/bench/bin/bench_continual test/bench/bin/bench_highd test/bench/bin/bench_highd_live: test/bench/bench_common.h
 
 # ---- per-counter error of the continual-counter estimators ----
-test/bench/bin/bench_counter: test/bench/bench_counter.c $(CORE_SRCS) $(CORE_HDRS)
+test/bench/bin/bench_counter: test/bench/bench_counter.c $(TEST_LIBS) $(CORE_HDRS)
 	@mkdir -p test/bench/bin
-	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
+	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(TEST_LIBS) $(CORE_LIBS)
 
 .PHONY: bench-counter
 bench-counter: test/bench/bin/bench_counter
@@ -315,9 +329,9 @@ bench-counter: test/bench/bin/bench_counter
 # k-median (objective 'kmedian'): one-shot and live releases on skewed 2-d
 # data (and the US airports when python3-vega-datasets is installed) against
 # a non-private k-median reference.
-test/bench/bin/bench_kmedian: test/bench/bench_kmedian.c test/bench/mixture.h test/bench/bench_common.h $(CORE_SRCS) $(CORE_HDRS)
+test/bench/bin/bench_kmedian: test/bench/bench_kmedian.c test/bench/mixture.h test/bench/bench_common.h $(TEST_LIBS) $(CORE_HDRS)
 	@mkdir -p test/bench/bin
-	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
+	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(TEST_LIBS) $(CORE_LIBS)
 
 .PHONY: bench-kmedian
 bench-kmedian: test/bench/bin/bench_kmedian
@@ -325,14 +339,14 @@ bench-kmedian: test/bench/bin/bench_kmedian
 	OPENBLAS_NUM_THREADS=1 nice ./test/bench/bin/bench_kmedian $$(test -r $(AIRPORTS_CSV) && echo --airports $(AIRPORTS_CSV)) | tee test/bench/out/kmedian.txt
 
 # ---- the extension itself on a real table (scripts/real-data.sh) ----
-test/bench/bin/real_cost: test/bench/real_cost.c test/bench/bench_common.h test/bench/mixture.h $(CORE_SRCS) $(CORE_HDRS)
+test/bench/bin/real_cost: test/bench/real_cost.c test/bench/bench_common.h test/bench/mixture.h $(TEST_LIBS) $(CORE_HDRS)
 	@mkdir -p test/bench/bin
-	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
+	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(TEST_LIBS) $(CORE_LIBS)
 
 # The live releases of bench-real replayed in plain C (diamonds7's box).
-test/bench/bin/bench_real_live: test/bench/bench_real_live.c test/bench/bench_common.h test/bench/mixture.h $(CORE_SRCS) $(CORE_HDRS)
+test/bench/bin/bench_real_live: test/bench/bench_real_live.c test/bench/bench_common.h test/bench/mixture.h $(TEST_LIBS) $(CORE_HDRS)
 	@mkdir -p test/bench/bin
-	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(CORE_SRCS) $(CORE_LIBS)
+	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(TEST_LIBS) $(CORE_LIBS)
 
 .PHONY: bench-real-live
 bench-real-live: test/bench/bin/bench_real_live

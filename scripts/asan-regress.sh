@@ -51,7 +51,7 @@ trap cleanup EXIT
 tree=$work/tree
 mkdir -p "$tree"
 (cd "$top" && tar cf - --exclude=./.git --exclude='*.o' --exclude='*.so' --exclude='*.bc' \
-	--exclude=./results --exclude=./tmp_regress --exclude=./tmp_check --exclude=./test/unit/bin \
+	--exclude=./build --exclude=./results --exclude=./tmp_regress --exclude=./tmp_check --exclude=./test/unit/bin \
 	--exclude=./test/unit/bin-san --exclude=./test/bench/bin --exclude=./test/privacy/bin .) |
 	(cd "$tree" && tar xf -)
 asan_copt='-O1 -g -fsanitize=address -fno-omit-frame-pointer -fno-common'

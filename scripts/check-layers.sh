@@ -73,27 +73,36 @@ done
 
 # Calls run down the layers: every undefined symbol of an object that another
 # object of ours defines is defined in the same folder or a lower one.
-objs=$(find src -name '*.o' | sort)
-if [ -n "$objs" ]; then
+# The glue's objects lie beside their sources; the core's are in build/core/
+# (the library), each in the layer of its source.
+declare -A obj_dir
+for o in $(find src -name '*.o' | sort); do
+	obj_dir[$o]=$(dirname "$o")
+done
+for o in $(find build/core -name '*.o' 2>/dev/null | sort); do
+	src_c=$(find src/core -name "$(basename "${o%.o}").c" | head -n 1)
+	[ -n "$src_c" ] && obj_dir[$o]=$(dirname "$src_c")
+done
+if [ ${#obj_dir[@]} -gt 0 ]; then
 	declare -A def_dir
-	for o in $objs; do
+	for o in "${!obj_dir[@]}"; do
 		while read -r sym; do
-			def_dir[$sym]=$(dirname "$o")
+			def_dir[$sym]=${obj_dir[$o]}
 		done < <(nm -g --defined-only "$o" | awk '$2 ~ /^[TDBR]$/ { print $3 }')
 	done
 	calls=0
-	for o in $objs; do
-		d=$(dirname "$o")
+	for o in "${!obj_dir[@]}"; do
+		d=${obj_dir[$o]}
 		while read -r sym; do
 			dd=${def_dir[$sym]:-}
 			[ -n "$dd" ] || continue
 			calls=$((calls + 1))
 			if [ "${rank[$dd]}" -gt "${rank[$d]}" ]; then
-				complain "$o uses $sym of $dd, a layer above its own"
+				complain "$o ($d) uses $sym of $dd, a layer above its own"
 			fi
 		done < <(nm -u "$o" | awk '{ print $2 }')
 	done
-	called="; $calls uses of our own symbols run down"
+	called="; ${#obj_dir[@]} objects make $calls calls to our own functions, all down"
 else
 	called=" (not built: calls not checked)"
 fi
