@@ -99,11 +99,7 @@ typedef struct DpkHighdCells
  * is the k-means of the cells' noisy lifted means, so the noise it fitted
  * lowers its score; the projected partition comes from the counts alone.
  * Charged once, the original-space partition won on noise alone where the
- * clusters are weak. GloVe (100 columns, norm bound 10, horizon 16, seeds
- * 100-103), charged once: the estimated cost of the published k' = 10 was
- * 0.106 below its true cost (in units of the optimum), and those centres
- * cost more than one centre in 28 of 43 releases. Charged twice: 0.007
- * above it, 3 of 47, live cost 1.211 -> 1.143.  Three times: the same
+ * clusters are weak; twice removes that bias and three times gains nothing
  * (doc/decisions/010-original-space-partition.md).
  */
 #define DPK_HIGHD_SPACE_NOISE_CHARGE 2.0

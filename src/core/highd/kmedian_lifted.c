@@ -125,10 +125,9 @@ dpk_kmedian_copy_lifted(const DpkBox *box, bool metric, uint64_t ncells, const d
 
 /*
  * Cells per dimension of the one-shot lifting grid: half the projected
- * grid's (cells twice as wide: at 20 000 rows, d = 8 and 16, the k-median
- * ratio went from 1.11 and 1.46 at the grid's own width to 1.02 and 1.05;
- * doc/decisions/008-live-kmedian.md), then coarsened until its cells times (d + 1) values
- * fit max_lift_values.
+ * grid's (wider cells hold enough rows for a trustworthy lifted mean;
+ * doc/decisions/008-live-kmedian.md), then coarsened until its cells times
+ * (d + 1) values fit max_lift_values.
  */
 static int
 oneshot_lift_m(const DpkHighdPlan *pl)

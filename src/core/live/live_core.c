@@ -156,15 +156,12 @@ dpk_live_choose_level(const DpkLiveConfig *cfg, double size_hint, double max_cel
 	 * With the least-squares counter, low-d grids one level coarser than
 	 * RUGNIK's m: its bound knows nothing of the in-cell means, which keep
 	 * the centres accurate in coarse cells, while a finer counted level
-	 * pays its noise 2^d times over wherever a release sums it up
-	 * (doc/decisions/006-lowd-counted-level.md: skewed data at 20k and 100k
-	 * rows lose up to 1.6x at the finer level, mixtures are even).  A k-ary
+	 * pays its noise 2^d times over wherever a release sums it up.  A k-ary
 	 * tree's lower noise moves m up by about one level; one and a half
-	 * below m is where it is counted: two below wins on the synthetic skewed
-	 * clusters at 20k rows (worst release 1.18-1.30 of the one-shot instead
-	 * of 1.6), but leaves a real table of 13 500 rows (doc/decisions/006-lowd-counted-level.md: carats and prices, 4 x 4 cells for 6 centres) at 2.7x
-	 * the one-shot, against 1.07x here, and loses 1-3.5 % on mixtures.
-	 * Gaussian tables sum the plain decomposition and keep RUGNIK's level.
+	 * below m is where it is counted: two below helps synthetic skewed
+	 * clusters but hurts a small real table
+	 * (doc/decisions/006-lowd-counted-level.md).  Gaussian tables sum the
+	 * plain decomposition and keep RUGNIK's level.
 	 */
 	shift = cfg->delta <= 0.0 && cfg->estimator != DPK_TREE_SIGNED && cfg->dhat == 0
 		? (cfg->arity > DPK_TREE_ARITY_BINARY ? 1.5 : 1.0) : 0.0;
@@ -557,20 +554,13 @@ dpk_live_use_projection(DpkLiveConfig *cfg, uint64_t proj_seed)
 
 /*
  * A new projected table's geometry and tree for its box (see live_core.h).
- * Measured on the 53 940 diamonds (doc/decisions/016-boxes-with-wide-sides.md:
- * seven columns, prices beside carats, spread 0.38, horizon 16), live cost
- * over the optimum, one key each: binary tree and 4 projected dimensions
- * 1.3-2.3, 6 dimensions 4.2, the k-ary tree 3.8 (4 dimensions) and 5.3-5.7
- * (6).  Points in metric positions of such a box fill few directions, and
- * more projected dimensions only spread them over more cells (fewer still
- * where the box has few wide sides: dpk_live_use_few_sides); cube boxes
- * keep DPK_LIVE_DHAT (measured on mixtures).  The tree is the k-ary one
- * of dpk_tree_choose_arity at every horizon: its fewer levels (h = 1 at
- * T = 4, 2 at T = 16, against 3 and 5 for the binary tree that horizons
- * below 256 used to get here) cut the lifting sums' noise, which is most of
- * the cost (d = 384, T = 4: live 15.8 -> 7.5; d = 64, T = 16: 2.34 ->
- * 1.44; diamonds, T = 16: insert 1.21 -> 1.19, window 1.69 -> 1.49;
- * doc/decisions/005-tree-arity.md).
+ * Points in metric positions of a box with unequal sides fill few
+ * directions, and more projected dimensions only spread them over more
+ * cells (fewer still where the box has few wide sides:
+ * dpk_live_use_few_sides; doc/decisions/016-boxes-with-wide-sides.md);
+ * cube boxes keep DPK_LIVE_DHAT.  The tree is the k-ary one of
+ * dpk_tree_choose_arity at every horizon: its fewer levels cut the lifting
+ * sums' noise, which is most of the cost (doc/decisions/005-tree-arity.md).
  */
 void
 dpk_live_use_box(DpkLiveConfig *cfg, const DpkBox *box)

@@ -350,14 +350,8 @@ uint64_t	dpk_live_copy_cells(const DpkLiveConfig *cfg);
  * of the centre's cells' midpoints (weighted by their noisy counts), whose
  * error is about this many cells' quantization variance (2w/m)^2/12, and
  * only the other d - dhat directions are shrunk toward the fallback.
- * Post-processing; nothing stored.  Diamonds (d = 7, three or four
- * projected dimensions), window of 13 488 rows, live mean (worst) over
- * every release from T/2, 30 projections: no plane 2.005 (3.70) -> 1.851
- * (3.17); held-out seeds 400-429 1.889 (3.92) -> 1.763 (3.32).  With the
- * fallback's image as target (the same for projected partitions): 0
- * (target exact) 2.007, 0.5 1.918, 1 1.922, 2 1.935, 4 1.958.  The gain is
- * the plane's share dhat / d of the noise: d = 16, T = 1024 window 1.44 ->
- * 1.42, d = 384 2.023 -> 2.011 (doc/decisions/018-lift-plane-and-rest-mean.md).
+ * Post-processing; nothing stored.  The gain is the plane's share dhat / d
+ * of the noise, so it matters at small d (doc/decisions/018-lift-plane-and-rest-mean.md).
  */
 #define DPK_LIVE_PLANE_CELLS 1.0
 
@@ -377,11 +371,9 @@ uint64_t	dpk_live_copy_cells(const DpkLiveConfig *cfg);
  * private costs and, pure tables, publishes no k' costlier than a smaller
  * one (dpk_live_guard_blocks), and runs DPK_LIVE_WEIGHTED_RESTARTS k-means
  * restarts: the projected coreset of a few dozen cells gets split clusters
- * into local optima that merge two clusters (at d = 384, K = 10, horizon 4,
- * seeds 100-101: exact partitions in 6 of 8 releases with 10 restarts, 7
- * with 20; live / one-shot 2.09 with 20, 2.02 with 40 at 4 % more release
- * time), and the noise of the d-dimensional sums, not the partition, is
- * most of the cost (doc/decisions/012-large-d-lift-guard.md).
+ * into local optima that merge two clusters, and the noise of the
+ * d-dimensional sums, not the partition, is most of the cost
+ * (doc/decisions/012-large-d-lift-guard.md).
  * Post-processing only; nothing stored.
  */
 #define DPK_LIVE_WEIGHTED_D 64
@@ -422,12 +414,7 @@ void		dpk_live_use_sum_l1(DpkLiveConfig *cfg, const DpkBox *box);
  * (dpk_live_level_sum_sd times k / size_hint) is at least this many box
  * widths.  Finer cells then only split rows among noisier sums, and a
  * release finds no cell above the count noise and falls back to the box's
- * middle: MNIST (10 000 rows, d = 784, epsilon 1 and 4: 0.83 and 0.21)
- * costs 4.66 and 2.79 times the optimum at RUGNIK's level and 1.80 and
- * 1.38 at level 0; digits (1 797 rows, d = 64: 0.62) 3.85 and 2.11.  The
- * benchmark mixtures stay below (d = 384: 0.04 at horizon 4, 0.08 at 16;
- * d = 1 536: 0.15, where level 2 beats the mean a little).
- * doc/decisions/014-mean-only-level.md.
+ * middle (doc/decisions/014-mean-only-level.md).
  */
 #define DPK_LIVE_MEAN_ONLY_SD 0.2
 
@@ -460,9 +447,7 @@ double		dpk_live_point_l2(const DpkLiveConfig *cfg);
 /*
  * The sums' share of epsilon on a new table whose sums get per-coordinate
  * noise: their variance is a tenth of the cube's there, and the counts then
- * gain more from the budget (diamonds, 16 batches, 3 seeds, window / insert
- * live cost: share 0.75 2.54 / 1.74, 0.6 1.76 / 1.75, 0.5 1.75 / 1.70,
- * 0.4 1.88 / 1.78, 0.3 1.95 / 1.89; doc/decisions/016-boxes-with-wide-sides.md).
+ * gain more from the budget (doc/decisions/016-boxes-with-wide-sides.md).
  */
 #define DPK_LIVE_L1_SUM_SHARE 0.5
 
@@ -477,14 +462,9 @@ void		dpk_live_use_projection(DpkLiveConfig *cfg, uint64_t proj_seed);
  * its points in metric positions lie near a set of one or two dimensions,
  * so three projected dimensions hold them, and the reach rule's grid of 32
  * cells per dimension (16 with four) resolves them more finely.  Below
- * that size the finer cells' counts are mostly noise.  Diamonds (sum 1.00,
- * K = 10, horizon 16), live mean (worst) over every release from T/2, 4 ->
- * 3 dimensions: insert, 53 940 rows, 30 projections 1.685 (3.57) -> 1.301
- * (1.93); windows of 8 / 6 / 4 batches (27 000 / 20 200 / 13 500 rows, 10
- * projections) 1.76 (2.68) -> 1.63 (2.48), 1.85 (2.89) -> 1.79 (2.56),
- * 2.16 (4.26) -> 2.18 (5.80, 30 projections); its six columns without
- * price (sum 1.57): insert 2.68 -> 2.16, window of 4 3.25 -> 3.30; two
- * dimensions lose (window of 4: 2.22, worst 6.5).  doc/decisions/017-three-projected-dims.md.  Public: the box and the size hint.  Call
+ * that size the finer cells' counts are mostly noise
+ * (doc/decisions/017-three-projected-dims.md).  Public: the box and the
+ * size hint.  Call
  * after dpk_live_use_projection and before dpk_live_use_box (whose
  * projection check depends on dhat).
  */
@@ -509,20 +489,15 @@ void		dpk_live_use_box(DpkLiveConfig *cfg, const DpkBox *box);
 /*
  * In metric positions a box with one wide column (prices beside carats)
  * is nearly a segment, and a random projection that maps that column to a
- * short vector puts all its points in one or two cells of every copy: on
- * the diamonds table (doc/decisions/016-boxes-with-wide-sides.md) the 5 of 30 seeds whose price
- * column kept at most 0.535 of its length gave 17-19x the optimum at every
- * window release, the others 5.2-10.5x.  The share of the box's squared
+ * short vector puts all its points in one or two cells of every copy
+ * (doc/decisions/016-boxes-with-wide-sides.md).  The share of the box's squared
  * widths (over the widest) the projection keeps, relative to its mean
  * dhat / d, the smallest over the copies: 1 for every projection of a
  * cube.  Public (box and seed).  A new table's seed is redrawn below 0.8,
  * which 33 % (4 projected dimensions) to 40 % (3) of the seeds are on that
  * box; conditioning the projection on an event of probability p raises any
- * of its failure probabilities by at most 1/p.  Diamonds, live mean
- * (worst) over 30 projections, minimum share 0.6 -> 0.8: window of 13 488
- * rows 2.156 (4.26) -> 2.005 (3.70), and on 30 other seeds (400-429)
- * 2.007 (4.17) -> 1.889 (3.92); insert 1.301 -> 1.306, 1.309 -> 1.298
- * (0.7: window 2.091; 0.9: window 1.957, insert 1.319).
+ * of its failure probabilities by at most 1/p (the threshold's
+ * measurements: doc/decisions/016-boxes-with-wide-sides.md).
  */
 #define DPK_LIVE_PROJ_MIN_SHARE 0.8
 double		dpk_live_proj_box_share(const DpkLiveConfig *cfg, const DpkBox *box,
