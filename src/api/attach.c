@@ -395,7 +395,7 @@ dp_attach(PG_FUNCTION_ARGS)
 
 	/* No write may slip between the backfill scan and the triggers. */
 	rel = table_open(tr.relid, ShareRowExclusiveLock);
-	tree = dpk_tree_relids(tr.relid, ShareRowExclusiveLock);
+	tree = dpk_partition_relids(tr.relid, ShareRowExclusiveLock);
 	dpk_refuse_unlogged(tree);
 	dpk_check_no_detaching(tree);
 	dpk_shard_check_tree(tr.relid);
@@ -476,7 +476,7 @@ dp_attach(PG_FUNCTION_ARGS)
 	/* Backfill: the existing rows are events of release 1. */
 	dpk_cellmap_init(&backfill, tr.d);
 	dpk_clamp_init(&clamped, tr.d);
-	dpk_scan_tree_clamped(&tr, tr.relid, &backfill, true, &clamped);
+	dpk_partition_scan_clamped(&tr, tr.relid, &backfill, true, &clamped);
 	if (tr.capture_wal)
 		PopActiveSnapshot();
 	/* the owner is told how many rows the box clamps (true counts) */
@@ -562,7 +562,7 @@ dpk_detach_table(Oid relid)
 	/* the ledger keeps the history: a later attach adds to it */
 	dpk_store_ledger_close(relid);
 	/* root first: its row trigger takes the partitions' clones with it */
-	foreach(lc, dpk_tree_relids(relid, ShareRowExclusiveLock))
+	foreach(lc, dpk_partition_relids(relid, ShareRowExclusiveLock))
 		dpk_drop_capture(lfirst_oid(lc));
 	dpk_store_delete_table(relid);
 	dpk_store_end(&sw);

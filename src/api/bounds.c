@@ -37,7 +37,7 @@ count_tree(const DpkTracked *tr, DpkClampCount *cc)
 	MemoryContext rowctx = AllocSetContextCreate(CurrentMemoryContext, "dpkmeans bounds row",
 												 ALLOCSET_SMALL_SIZES);
 
-	foreach(lc, dpk_tree_relids(tr->relid, NoLock))
+	foreach(lc, dpk_partition_relids(tr->relid, NoLock))
 	{
 		Relation	rel;
 		AttrNumber *attnums;
@@ -95,7 +95,7 @@ dp_bounds_check(PG_FUNCTION_ARGS)
 	dpk_pg_check_table_owner(relid, "check its bounds");
 	InitMaterializedSRF(fcinfo, 0);
 	rel = table_open(relid, AccessShareLock);
-	(void) dpk_tree_relids(relid, AccessShareLock);
+	(void) dpk_partition_relids(relid, AccessShareLock);
 	dpk_store_begin(&sw);
 	if (!dpk_store_read_config(relid, callerctx, &tr))
 		dpk_store_not_attached(relid);

@@ -479,7 +479,7 @@ dp_verify(PG_FUNCTION_ARGS)
 
 	dpk_pg_check_table_owner(relid, "verify it");
 	rel = table_open(relid, AccessShareLock);
-	(void) dpk_tree_relids(relid, AccessShareLock);
+	(void) dpk_partition_relids(relid, AccessShareLock);
 	dpk_store_begin(&sw);
 	if (!dpk_store_read_tracked(relid, false, callerctx, &tr))
 		dpk_store_not_attached(relid);
@@ -515,7 +515,7 @@ dp_verify(PG_FUNCTION_ARGS)
 
 	/* every partition, at any depth (a plain table is its own tree) */
 	dpk_cellmap_init(&recount, tr.d);
-	dpk_scan_tree(&tr, relid, &recount, false);
+	dpk_partition_scan(&tr, relid, &recount, false);
 	if (tr.capture_wal)
 		PopActiveSnapshot();
 	same = dpk_cellmap_equal(&recount, &tr.state);

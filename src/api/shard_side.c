@@ -277,8 +277,8 @@ shard_attach(const ShardAttachRequest *req)
 
 	/* No write may slip between the backfill scan and the triggers. */
 	rel = table_open(tr.relid, ShareRowExclusiveLock);
-	tree = dpk_tree_relids(tr.relid, ShareRowExclusiveLock);
-	dpk_check_tree(tr.relid);
+	tree = dpk_partition_relids(tr.relid, ShareRowExclusiveLock);
+	dpk_partition_check_tree(tr.relid);
 	dpk_shape_init(&shape, rel, tr.d, tr.level, attnums, tr.ncols, tr.lower, tr.upper);
 
 	dpk_store_begin(&sw);
@@ -304,7 +304,7 @@ shard_attach(const ShardAttachRequest *req)
 	dpk_store_end(&sw);
 
 	dpk_cellmap_init(&backfill, tr.d);
-	dpk_scan_tree(&tr, tr.relid, &backfill, true);
+	dpk_partition_scan(&tr, tr.relid, &backfill, true);
 	dpk_tracked_config(&tr, &cfg);
 
 	dpk_store_begin(&sw);
@@ -768,7 +768,7 @@ dpk_shard_check_tree(Oid relid)
 	ListCell   *lc;
 	List	   *seen = NIL;		/* identities, then partition names */
 
-	foreach(lc, dpk_tree_relids(relid, NoLock))
+	foreach(lc, dpk_partition_relids(relid, NoLock))
 	{
 		Oid			part = lfirst_oid(lc);
 		ForeignServer *server;

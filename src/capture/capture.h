@@ -146,38 +146,38 @@ void		dpk_shape_bind(DpkShape *shape, Relation rel, char **colnames);
  * Partitioned tables (src/capture/partition.c).  dpk_capture_root: the table whose
  * counters a write into rel feeds (rel itself, or the root of its partition
  * tree).  dpk_attached_root: that root when it is attached, else InvalidOid.
- * dpk_tree_relids: relid and, for a partitioned table, every partition under
+ * dpk_partition_relids: relid and, for a partitioned table, every partition under
  * it at any depth, relid first, locked in lockmode.
  */
 Oid			dpk_capture_root(Relation rel);
 Oid			dpk_attached_root(Oid relid);
-List	   *dpk_tree_relids(Oid relid, LOCKMODE lockmode);
+List	   *dpk_partition_relids(Oid relid, LOCKMODE lockmode);
 
 /* ERROR if a table of the tree under relid is a foreign table or not logged. */
-void		dpk_check_tree(Oid relid);
+void		dpk_partition_check_tree(Oid relid);
 
-/* ERROR unless every table of tree (relids) is logged (src/capture/guard.c). */
+/* ERROR unless every table of tree (relids) is logged (src/capture/ddl_guard.c). */
 void		dpk_refuse_unlogged(List *tree);
 
 /*
- * ERROR if a table of tree (dpk_tree_relids) is a partition whose DETACH
+ * ERROR if a table of tree (dpk_partition_relids) is a partition whose DETACH
  * ... CONCURRENTLY has begun and not ended: the server gives it no clone
  * of its parent's row triggers, so a capture installed now would miss them.
  */
 void		dpk_check_no_detaching(List *tree);
 
 /* Count every row stored under relid into map (tr's shape, by column name). */
-void		dpk_scan_tree(const struct DpkTracked *tr, Oid relid, DpkCellMap *map,
+void		dpk_partition_scan(const struct DpkTracked *tr, Oid relid, DpkCellMap *map,
 						  bool progress);
 
 /* The same, counting the points outside the box into clamp (or NULL). */
-void		dpk_scan_tree_clamped(const struct DpkTracked *tr, Oid relid, DpkCellMap *map,
+void		dpk_partition_scan_clamped(const struct DpkTracked *tr, Oid relid, DpkCellMap *map,
 								  bool progress, DpkClampCount *clamp);
 
 /* Append to root's deltas the rows stored under sub with sign +1 or -1. */
 void		dpk_partition_count(Oid root, Oid sub, int sign);
 
-/* Checks and counting at ddl_command_start (called by src/capture/guard.c). */
+/* Checks and counting at ddl_command_start (called by src/capture/ddl_guard.c). */
 void		dpk_partition_before_drop(DropStmt *stmt);
 void		dpk_partition_check_alter(AlterTableStmt *stmt);
 void		dpk_partition_check_create_foreign(CreateForeignTableStmt *stmt);

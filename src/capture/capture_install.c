@@ -171,7 +171,7 @@ trigger_args(const DpkTracked *tr)
  * Make a trigger fire ALWAYS (statement triggers: also for writes under
  * session_replication_role = replica, which would otherwise bypass them) or
  * on REPLICA only (the row trigger, for logical replication workers).
- * src/capture/guard.c keeps them so.
+ * src/capture/ddl_guard.c keeps them so.
  */
 static void
 set_firing(Oid relid, const char *name, char fires)
@@ -435,7 +435,7 @@ dpk_add_moved_refusal(PG_FUNCTION_ARGS)
 		for (i = 0; i < tr.ncols; i++)
 			colnames = lappend(colnames, makeString(tr.colnames[i]));
 		/* where dpk_install_capture puts them */
-		foreach(lc, dpk_tree_relids(relid, ShareRowExclusiveLock))
+		foreach(lc, dpk_partition_relids(relid, ShareRowExclusiveLock))
 		{
 			Oid			rel = lfirst_oid(lc);
 

@@ -95,7 +95,7 @@ dpk_attached_root(Oid relid)
  * the recount, gets the capture and loses it at dp_detach.
  */
 List *
-dpk_tree_relids(Oid relid, LOCKMODE lockmode)
+dpk_partition_relids(Oid relid, LOCKMODE lockmode)
 {
 	List	   *tree;
 	ListCell   *lc;
@@ -121,11 +121,11 @@ dpk_tree_relids(Oid relid, LOCKMODE lockmode)
 
 /* ERROR unless every table of the tree under relid can be captured. */
 void
-dpk_check_tree(Oid relid)
+dpk_partition_check_tree(Oid relid)
 {
 	ListCell   *lc;
 
-	foreach(lc, dpk_tree_relids(relid, NoLock))
+	foreach(lc, dpk_partition_relids(relid, NoLock))
 	{
 		Oid			part = lfirst_oid(lc);
 
@@ -136,8 +136,8 @@ dpk_check_tree(Oid relid)
 					 errdetail("dpkmeans counts rows with triggers on the tables that store them; a foreign table stores its rows elsewhere."),
 					 errhint("Attach the tables that hold the rows, on their own servers.")));
 	}
-	dpk_refuse_unlogged(dpk_tree_relids(relid, NoLock));
-	dpk_check_no_detaching(dpk_tree_relids(relid, NoLock));
+	dpk_refuse_unlogged(dpk_partition_relids(relid, NoLock));
+	dpk_check_no_detaching(dpk_partition_relids(relid, NoLock));
 }
 
 /* ERROR if a table of tree is a partition being detached (see capture.h). */
@@ -166,21 +166,21 @@ dpk_check_no_detaching(List *tree)
  * keep writers out.
  */
 void
-dpk_scan_tree(const DpkTracked *tr, Oid relid, DpkCellMap *map, bool progress)
+dpk_partition_scan(const DpkTracked *tr, Oid relid, DpkCellMap *map, bool progress)
 {
-	dpk_scan_tree_clamped(tr, relid, map, progress, NULL);
+	dpk_partition_scan_clamped(tr, relid, map, progress, NULL);
 }
 
 /* The same, counting the points outside the box (see capture.h). */
 void
-dpk_scan_tree_clamped(const DpkTracked *tr, Oid relid, DpkCellMap *map, bool progress,
+dpk_partition_scan_clamped(const DpkTracked *tr, Oid relid, DpkCellMap *map, bool progress,
 					  DpkClampCount *clamp)
 {
 	ListCell   *lc;
 	bool		first = true;
 	DpkShape	shape;
 
-	foreach(lc, dpk_tree_relids(relid, NoLock))
+	foreach(lc, dpk_partition_relids(relid, NoLock))
 	{
 		Relation	rel;
 
@@ -230,7 +230,7 @@ dpk_partition_count(Oid root, Oid sub, int sign)
 
 	PushActiveSnapshot(GetLatestSnapshot());
 	dpk_cellmap_init(&rows, tr.d);
-	dpk_scan_tree(&tr, sub, &rows, false);
+	dpk_partition_scan(&tr, sub, &rows, false);
 	PopActiveSnapshot();
 	dpk_cellmap_init(&change, tr.d);
 	dpk_cellmap_merge(&change, &rows, sign);
@@ -363,7 +363,7 @@ dpk_partition_before_drop(DropStmt *stmt)
 			continue;
 		if (root_insert_only(root))
 			refuse_insert_only(root, part, "drop partition");
-		foreach(lc2, dpk_tree_relids(part, AccessExclusiveLock))
+		foreach(lc2, dpk_partition_relids(part, AccessExclusiveLock))
 		{
 			Oid			leaf = lfirst_oid(lc2);
 
@@ -413,7 +413,7 @@ dpk_partition_check_alter(AlterTableStmt *stmt)
 		if (!OidIsValid(root))
 			continue;
 		if (cmd->subtype == AT_AttachPartition)
-			dpk_check_tree(part);
+			dpk_partition_check_tree(part);
 		else if (root_insert_only(root))
 			refuse_insert_only(root, part, "detach partition");
 	}
@@ -449,11 +449,11 @@ join_tree(Oid root, Oid part, bool count_rows)
 	DpkTracked	tr;
 	ListCell   *lc;
 
-	dpk_check_tree(part);
+	dpk_partition_check_tree(part);
 	dpk_store_begin(&sw);
 	if (!dpk_store_read_config(root, CurrentMemoryContext, &tr))
 		dpk_store_not_attached(root);
-	foreach(lc, dpk_tree_relids(part, ShareRowExclusiveLock))
+	foreach(lc, dpk_partition_relids(part, ShareRowExclusiveLock))
 		dpk_install_capture(&tr, lfirst_oid(lc));
 	dpk_store_end(&sw);
 	if (count_rows)
@@ -468,10 +468,10 @@ leave_tree(Oid root, Oid part)
 	DpkOwnerSwitch sw;
 
 	/* writers are kept out until the end of the transaction */
-	(void) dpk_tree_relids(part, ShareRowExclusiveLock);
+	(void) dpk_partition_relids(part, ShareRowExclusiveLock);
 	dpk_partition_count(root, part, -1);
 	dpk_store_begin(&sw);
-	foreach(lc, dpk_tree_relids(part, NoLock))
+	foreach(lc, dpk_partition_relids(part, NoLock))
 		dpk_drop_capture(lfirst_oid(lc));
 	dpk_store_end(&sw);
 }
@@ -532,7 +532,7 @@ dpk_shard_tree_has_foreign(Oid relid)
 {
 	ListCell   *lc;
 
-	foreach(lc, dpk_tree_relids(relid, NoLock))
+	foreach(lc, dpk_partition_relids(relid, NoLock))
 		if (get_rel_relkind(lfirst_oid(lc)) == RELKIND_FOREIGN_TABLE)
 			return true;
 	return false;

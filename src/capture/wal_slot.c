@@ -443,7 +443,7 @@ dp_capture_resync(PG_FUNCTION_ARGS)
 
 	PushActiveSnapshot(GetLatestSnapshot());
 	dpk_cellmap_init(&recount, tr.d);
-	dpk_scan_tree(&tr, relid, &recount, true);
+	dpk_partition_scan(&tr, relid, &recount, true);
 	PopActiveSnapshot();
 	dpk_cellmap_init(&delta, tr.d);
 	dpk_cellmap_merge(&delta, &recount, +1);

@@ -663,7 +663,7 @@ dpk_shard_attach_all(const DpkTracked *tr)
 	params[15] = psprintf("%.17g", tr->norm_bound);
 	/* the shard derives the unit of the squared norms from it */
 	params[16] = psprintf("%.17g", tr->delta);
-	foreach(lc, dpk_tree_relids(tr->relid, NoLock))
+	foreach(lc, dpk_partition_relids(tr->relid, NoLock))
 	{
 		Oid			part = lfirst_oid(lc);
 		Shard	   *sh;
@@ -750,7 +750,7 @@ check_registry(Oid relid, List *shards)
 	ListCell   *lc;
 	int			nforeign = 0;
 
-	foreach(lc, dpk_tree_relids(relid, NoLock))
+	foreach(lc, dpk_partition_relids(relid, NoLock))
 	{
 		Oid			part = lfirst_oid(lc);
 		ListCell   *lc2;

@@ -1,5 +1,5 @@
 /*
- * live_guard.c
+ * live_cost_guard.c
  *		Large-d projected releases of pure tables: no k' answer published
  *		whose estimated cost exceeds a smaller k''s (see live_core.h,
  *		dpk_live_guard_blocks).

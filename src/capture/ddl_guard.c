@@ -1,5 +1,5 @@
 /*
- * guard.c
+ * ddl_guard.c
  *		DDL that would let writes of an attached table bypass its capture
  *		triggers, or break how its tracked columns are found, is refused.
  *
