@@ -1,14 +1,19 @@
 # dpkmeans: PGXS build
 EXTENSION = dpkmeans
 MODULE_big = dpkmeans
-DATA = sql/dpkmeans--0.1.sql sql/dpkmeans--0.1--0.2.sql sql/dpkmeans--0.2--0.3.sql sql/dpkmeans--0.3--0.4.sql sql/dpkmeans--0.4--0.5.sql sql/dpkmeans--0.5--0.6.sql sql/dpkmeans--0.6--0.7.sql sql/dpkmeans--0.7--0.8.sql
+DATA = sql/dpkmeans--0.1.sql sql/dpkmeans--0.1--0.2.sql sql/dpkmeans--0.2--0.3.sql sql/dpkmeans--0.3--0.4.sql sql/dpkmeans--0.4--0.5.sql sql/dpkmeans--0.5--0.6.sql sql/dpkmeans--0.6--0.7.sql sql/dpkmeans--0.7--0.8.sql \
+	postgis/dpkmeans_postgis.control postgis/dpkmeans_postgis--0.8.sql
 
 CORE_SRCS = src/dpk_mem.c src/gserialized.c src/budget.c src/noise.c src/dgauss.c src/zcdp.c src/grid.c src/rugnik.c src/kmeans.c src/kmedian.c src/coreset.c src/lowd.c src/cellmap.c src/counter.c src/tree_estimator.c src/live_core.c src/live_reach.c src/live_noise.c src/live_scales.c src/live_guard.c src/live_kmedian.c src/kmedian_lifted.c src/projection.c src/lift.c src/highd.c src/highd_plan.c src/highd_cells.c src/live_regions.c src/live_regions_release.c src/ledger.c
-GLUE_SRCS = src/pgutil.c src/dpkmeans.c src/oneshot.c src/store.c src/store_release.c src/store_config.c src/trigger.c src/capture_cache.c src/partition.c src/attach.c src/capture_install.c src/release.c src/readers.c src/report.c src/guard.c src/shard.c src/shard_side.c src/shard_capture.c src/store_shard.c src/store_wal.c src/store_regions.c src/store_ledger.c src/store_history.c src/tables.c src/bounds.c src/store_objectives.c src/wal_capture.c src/wal_slot.c
+GLUE_SRCS = src/pgutil.c src/dpkmeans.c src/oneshot.c src/store.c src/store_release.c src/store_config.c src/trigger.c src/capture_cache.c src/partition.c src/attach.c src/capture_install.c src/release.c src/readers.c src/readers_box.c src/report.c src/guard.c src/shard.c src/shard_side.c src/shard_capture.c src/store_shard.c src/store_wal.c src/store_regions.c src/store_ledger.c src/store_history.c src/tables.c src/bounds.c src/store_objectives.c src/wal_capture.c src/wal_slot.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 
 REGRESS = grid_size kmeans_oneshot bad_input live live_privileges live_bad_input highd release_replay partitions kmedian live_write_path upgrade approx_dp wal_capture norm_bound regions ledger operator_view bounds_limits release_work
 REGRESS_OPTS = --load-extension=dpkmeans
+
+# The PostGIS companion (postgis/): its suites need PostGIS installed, so
+# they run apart (make installcheck-postgis), never in installcheck.
+POSTGIS_REGRESS = postgis_geometry postgis_geography
 
 # libpq reaches the shards of a partitioned table (src/shard.c).
 PG_CPPFLAGS = -Isrc -I$(libpq_srcdir)
@@ -19,7 +24,7 @@ PG_CFLAGS = -Wno-sign-compare -Wno-unused-parameter -Wno-missing-field-initializ
 	-Werror=implicit-function-declaration -Werror=int-conversion
 SHLIB_LINK = -lopenblas -lcrypto -lm
 
-EXTRA_CLEAN = test/unit/bin test/unit/bin-san test/bench/bin results regression.diffs regression.out tmp_check tmp_regress test/privacy/bin
+EXTRA_CLEAN = postgis/results postgis/regression.diffs postgis/regression.out test/unit/bin test/unit/bin-san test/bench/bin results regression.diffs regression.out tmp_check tmp_regress test/privacy/bin
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
@@ -27,6 +32,13 @@ include $(PGXS)
 
 # PGXS does not track headers: a struct that changes must rebuild its users.
 $(OBJS): src/*.h
+
+# The companion's suites against PG_CONFIG's installation (PostGIS and
+# dpkmeans installed there); EXTRA_REGRESS_OPTS as for installcheck.
+.PHONY: installcheck-postgis
+installcheck-postgis:
+	$(pg_regress_installcheck) --inputdir=postgis --outputdir=postgis \
+		--dbname=contrib_regression_postgis $(POSTGIS_REGRESS)
 
 # ---- plain-C core: unit tests and benchmarks (no PostgreSQL headers) ----
 CORE_CC ?= gcc
