@@ -47,7 +47,7 @@ CORE_LIBS = -lopenblas -lcrypto -lm
 # Research variants of the core: linked into benchmarks and unit tests, never
 # into the extension.
 RESEARCH_SRCS = test/bench/highd_research.c
-UNIT_TESTS = test_noise test_dgauss test_zcdp test_live_gauss test_kmeans test_kmedian test_kmedian_lifted test_objective test_live_release test_rugnik test_grid test_counter test_tree_estimator test_projection test_lift test_highd test_live_highd test_store_format test_store_config test_budget test_live_regions test_ledger
+UNIT_TESTS = test_noise test_gserialized test_dgauss test_zcdp test_live_gauss test_kmeans test_kmedian test_kmedian_lifted test_objective test_live_release test_rugnik test_grid test_counter test_tree_estimator test_projection test_lift test_highd test_live_highd test_store_format test_store_config test_budget test_live_regions test_ledger
 UNIT_BINS = $(addprefix test/unit/bin/,$(UNIT_TESTS))
 
 # The core is compiled once into a static library that the unit tests and
