@@ -48,6 +48,7 @@ SRID=3857;POINT(500000 800000)
 \.
 -- outside the box: clamped, not refused
 INSERT INTO pickups (at) VALUES (ST_SetSRID(ST_MakePoint(-5e6, 2e6), 3857));
+SELECT column_name, below_lower, above_upper FROM dp_bounds_check('pickups');
 UPDATE pickups SET at = ST_Translate(at, 10, 10) WHERE id % 50 = 0;
 DELETE FROM pickups WHERE id % 97 = 0;
 UPDATE pickups SET at = 'SRID=3857;POINT EMPTY' WHERE id = 1;
