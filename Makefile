@@ -130,6 +130,13 @@ bench-speed:
 	@mkdir -p test/bench/out
 	PG_CONFIG=$(PG_CONFIG) ./test/bench/bench_speed.sh | tee test/bench/out/speed.txt
 
+# Counting a PostGIS point column against two float8 columns of the same
+# points (PostGIS installed in PG_CONFIG's installation).
+.PHONY: bench-postgis
+bench-postgis:
+	@mkdir -p test/bench/out
+	PG_CONFIG=$(PG_CONFIG) ./test/bench/bench_postgis.sh | tee test/bench/out/postgis.txt
+
 bench-writes:
 	@mkdir -p test/bench/out
 	PG_CONFIG=$(PG_CONFIG) ./test/bench/bench_writes.sh | tee test/bench/out/writes.txt
