@@ -188,13 +188,16 @@ COMMENT ON FUNCTION dp_cell_polygons(regclass, int, int) IS
 
 -- A release as one GeoJSON FeatureCollection: its centres (Point features)
 -- and the cells of its histogram whose noisy count is above min_count
--- (Polygon features), in the column's SRID (a "crs" member names it when it
--- is not 4326).
+-- (Polygon features), in the column's SRID or transformed to to_srid (e.g.
+-- 4326, which RFC 7946 and web maps expect); a "crs" member names the SRID
+-- when it is not 4326.
 CREATE FUNCTION dp_release_geojson(tbl regclass, k int DEFAULT NULL, level int DEFAULT NULL,
-                                   release int DEFAULT NULL, min_count float8 DEFAULT 0)
+                                   release int DEFAULT NULL, min_count float8 DEFAULT 0,
+                                   to_srid int DEFAULT NULL)
 RETURNS jsonb LANGUAGE plpgsql STABLE AS $$
 DECLARE
     s int := dp_point_srid(tbl);
+    out_srid int := COALESCE(to_srid, s);
     kk int := k;
     fc jsonb;
 BEGIN
@@ -208,7 +211,8 @@ BEGIN
       FROM (SELECT 0 AS kind, c.cluster AS ord,
                    pg_catalog.jsonb_build_object(
                        'type', 'Feature',
-                       'geometry', ST_AsGeoJSON(c.center)::jsonb,
+                       'geometry', ST_AsGeoJSON(CASE WHEN out_srid = s THEN c.center
+                                                     ELSE ST_Transform(c.center, out_srid) END)::jsonb,
                        'properties', pg_catalog.jsonb_build_object(
                            'kind', 'center', 'cluster', c.cluster, 'noisy_size', c.noisy_size,
                            'release', c.release)) AS feature
@@ -217,19 +221,20 @@ BEGIN
             SELECT 1, 1000000 + row_number() OVER (ORDER BY h.cell),
                    pg_catalog.jsonb_build_object(
                        'type', 'Feature',
-                       'geometry', ST_AsGeoJSON(h.cell_polygon)::jsonb,
+                       'geometry', ST_AsGeoJSON(CASE WHEN out_srid = s THEN h.cell_polygon
+                                                     ELSE ST_Transform(h.cell_polygon, out_srid) END)::jsonb,
                        'properties', pg_catalog.jsonb_build_object(
                            'kind', 'cell', 'level', h.level, 'cell', pg_catalog.to_jsonb(h.cell),
                            'noisy_count', h.noisy_count, 'release', h.release))
               FROM dp_cell_polygons(tbl, level, release) h
              WHERE h.noisy_count > min_count) f;
-    IF s <> 4326 THEN
+    IF out_srid <> 4326 THEN
         fc := fc || pg_catalog.jsonb_build_object(
             'crs', pg_catalog.jsonb_build_object(
                 'type', 'name',
-                'properties', pg_catalog.jsonb_build_object('name', 'EPSG:' || s)));
+                'properties', pg_catalog.jsonb_build_object('name', 'EPSG:' || out_srid)));
     END IF;
     RETURN fc;
 END $$;
-COMMENT ON FUNCTION dp_release_geojson(regclass, int, int, int, float8) IS
-'reader: a release as a GeoJSON FeatureCollection: centres (points) and cells above min_count (polygons with noisy counts), in the column''s SRID';
+COMMENT ON FUNCTION dp_release_geojson(regclass, int, int, int, float8, int) IS
+'reader: a release as a GeoJSON FeatureCollection: centres (points) and cells above min_count (polygons with noisy counts), in the column''s SRID or to_srid';

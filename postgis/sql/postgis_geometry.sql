@@ -101,6 +101,14 @@ FROM dp_release_geojson('pickups', level => 1, min_count => -1e9) g,
 WHERE f->'properties'->>'kind' = 'cell' AND f->'properties'->'cell' = to_jsonb(p.cell)
 ORDER BY p.cell LIMIT 1;
 
+-- Transformed for a web map: longitude/latitude, no crs member.
+SELECT g ? 'crs' AS has_crs,
+       (SELECT bool_and(ST_Distance(ST_SetSRID(ST_GeomFromGeoJSON(f->'geometry'), 4326),
+                                    ST_Transform(p.center, 4326)) < 1e-9)
+          FROM jsonb_array_elements(g->'features') f JOIN dp_center_points('pickups', 3) p
+            ON (f->'properties'->>'cluster')::int = p.cluster) AS centres_in_4326
+FROM dp_release_geojson('pickups', to_srid => 4326) g;
+
 -- Readers: nothing for a role that was granted nothing, the same as dp_centers.
 CREATE ROLE geo_analyst;
 GRANT USAGE ON SCHEMA public TO geo_analyst;
