@@ -1,7 +1,8 @@
 # dpkmeans: PGXS build
 EXTENSION = dpkmeans
 MODULE_big = dpkmeans
-DATA = sql/dpkmeans--0.8.sql sql/dpkmeans--0.1.sql sql/dpkmeans--0.1--0.2.sql sql/dpkmeans--0.2--0.3.sql sql/dpkmeans--0.3--0.4.sql sql/dpkmeans--0.4--0.5.sql sql/dpkmeans--0.5--0.6.sql sql/dpkmeans--0.6--0.7.sql sql/dpkmeans--0.7--0.8.sql
+DATA = sql/dpkmeans--0.8.sql sql/dpkmeans--0.1.sql sql/dpkmeans--0.1--0.2.sql sql/dpkmeans--0.2--0.3.sql sql/dpkmeans--0.3--0.4.sql sql/dpkmeans--0.4--0.5.sql sql/dpkmeans--0.5--0.6.sql sql/dpkmeans--0.6--0.7.sql sql/dpkmeans--0.7--0.8.sql \
+	postgis/dpkmeans_postgis.control postgis/dpkmeans_postgis--0.8.sql
 
 # The sources by layer, lowest first; a folder includes only its own headers
 # and those of the folders before it (scripts/check-layers.sh checks it).
@@ -19,6 +20,10 @@ OBJS = $(GLUE_SRCS:.c=.o)
 REGRESS = grid_size kmeans_oneshot bad_input live live_privileges live_bad_input highd release_replay partitions kmedian live_write_path upgrade approx_dp wal_capture norm_bound regions ledger operator_view bounds_limits release_work install_script shard_protocol
 REGRESS_OPTS = --load-extension=dpkmeans
 
+# The PostGIS companion (postgis/): its suites need PostGIS installed, so
+# they run apart (make installcheck-postgis), never in installcheck.
+POSTGIS_REGRESS = postgis_geometry postgis_geography
+
 # libpq reaches the shards of a partitioned table (src/shard/shard.c).
 PG_CPPFLAGS = $(addprefix -I,$(CORE_DIRS) $(GLUE_DIRS)) -I$(libpq_srcdir)
 SHLIB_LINK_INTERNAL = $(CORE_LIB) $(libpq)
@@ -28,7 +33,7 @@ PG_CFLAGS = -Wno-sign-compare -Wno-unused-parameter -Wno-missing-field-initializ
 	-Werror=implicit-function-declaration -Werror=int-conversion
 SHLIB_LINK = -lopenblas -lcrypto -lm
 
-EXTRA_CLEAN = build test/unit/bin test/unit/bin-san test/bench/bin results regression.diffs regression.out tmp_check tmp_regress test/privacy/bin
+EXTRA_CLEAN = build postgis/results postgis/regression.diffs postgis/regression.out test/unit/bin test/unit/bin-san test/bench/bin results regression.diffs regression.out tmp_check tmp_regress test/privacy/bin
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
@@ -36,6 +41,13 @@ include $(PGXS)
 
 # PGXS does not track headers: a struct that changes must rebuild its users.
 $(OBJS): $(ALL_HDRS)
+
+# The companion's suites against PG_CONFIG's installation (PostGIS and
+# dpkmeans installed there); EXTRA_REGRESS_OPTS as for installcheck.
+.PHONY: installcheck-postgis
+installcheck-postgis:
+	$(pg_regress_installcheck) --inputdir=postgis --outputdir=postgis \
+		--dbname=contrib_regression_postgis $(POSTGIS_REGRESS)
 
 # ---- plain-C core: one static library for the extension, the unit and
 # privacy tests and the benchmarks (no PostgreSQL headers) ----
@@ -46,7 +58,7 @@ CORE_CC ?= gcc
 CORE_CFLAGS ?= -std=gnu99 -O2 -g -fPIC -Wall -Wextra -Werror $(addprefix -I,$(CORE_DIRS)) \
 	-DDPK_ASSERTIONS $(COPT)
 CORE_LIBS = -lopenblas -lcrypto -lm
-UNIT_TESTS = test_noise test_dgauss test_zcdp test_live_gauss test_kmeans test_kmedian test_kmedian_lifted test_objective test_live_release test_rugnik test_grid test_counter test_tree_estimator test_projection test_lift test_highd test_live_highd test_store_format test_store_config test_budget test_live_regions test_ledger
+UNIT_TESTS = test_noise test_gserialized test_dgauss test_zcdp test_live_gauss test_kmeans test_kmedian test_kmedian_lifted test_objective test_live_release test_rugnik test_grid test_counter test_tree_estimator test_projection test_lift test_highd test_live_highd test_store_format test_store_config test_budget test_live_regions test_ledger
 UNIT_BINS = $(addprefix test/unit/bin/,$(UNIT_TESTS))
 
 CORE_LIB = build/libdpkcore.a
@@ -141,6 +153,13 @@ bench-live: bench-writes
 bench-speed:
 	@mkdir -p test/bench/out
 	PG_CONFIG=$(PG_CONFIG) ./test/bench/bench_speed.sh | tee test/bench/out/speed.txt
+
+# Counting a PostGIS point column against two float8 columns of the same
+# points (PostGIS installed in PG_CONFIG's installation).
+.PHONY: bench-postgis
+bench-postgis:
+	@mkdir -p test/bench/out
+	PG_CONFIG=$(PG_CONFIG) ./test/bench/bench_postgis.sh | tee test/bench/out/postgis.txt
 
 bench-writes:
 	@mkdir -p test/bench/out

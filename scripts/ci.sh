@@ -155,6 +155,27 @@ fi
 ci_passed=$((ci_passed + r_ok))
 ci_failed=$((ci_failed + r_bad))
 
+# The PostGIS companion (postgis/): its own suites, where PostGIS is
+# installed (scripts/setup.sh installs it); the suites above ran without it.
+if [ -f "$(pg_config --sharedir)/extension/postgis.control" ]; then
+	ci_step "pg_regress of dpkmeans_postgis (PostGIS)"
+	runuser -u postgres -- make -s -C "$copy" installcheck-postgis \
+		EXTRA_REGRESS_OPTS="--temp-instance=$copy/tmp_regress_postgis" >"$ci_log/regress-postgis" 2>&1
+	rc=$?
+	cat "$ci_log/regress-postgis"
+	g_ok=$(grep -cE '\.\.\. ok' "$ci_log/regress-postgis" || true)
+	g_bad=$(grep -cE '\.\.\. FAILED' "$ci_log/regress-postgis" || true)
+	if { [ "$rc" -ne 0 ] || [ "$g_ok" -eq 0 ]; } && [ "$g_bad" -eq 0 ]; then
+		echo "ci: pg_regress of dpkmeans_postgis exited with status $rc: counted as failed"
+		g_bad=1
+	fi
+	[ -f "$copy/postgis/regression.diffs" ] && head -200 "$copy/postgis/regression.diffs"
+	ci_passed=$((ci_passed + g_ok))
+	ci_failed=$((ci_failed + g_bad))
+else
+	echo "ci: PostGIS is not installed: dpkmeans_postgis's suites skipped (its TAP tests skip themselves)"
+fi
+
 if [ "$mode" = quick ]; then
 	ci_report
 	exit

@@ -5,7 +5,10 @@
 set -euo pipefail
 
 export DEBIAN_FRONTEND=noninteractive
-need=(libopenblas-dev libssl-dev libipc-run-perl make gcc postgresql-15-partman postgresql-15-cron)
+# postgresql-15-postgis-3: the companion extension's suites (dpkmeans itself
+# needs no PostGIS and its own suites run without it).
+need=(libopenblas-dev libssl-dev libipc-run-perl make gcc postgresql-15-partman postgresql-15-cron
+	postgresql-15-postgis-3)
 missing=()
 for p in "${need[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -64,3 +64,10 @@ CREATE FUNCTION dp_shard_attach(tbl regclass, config jsonb)
 RETURNS boolean AS 'MODULE_PATHNAME', 'dp_shard_attach_config' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION dp_shard_attach(regclass, jsonb) IS
 'shard, owner: capture a table''s rows for a coordinator''s attached table (no key, no release), with the configuration the coordinator sends as one jsonb of shard protocol version 1; true when newly attached';
+-- The attached box for readers: the cells of dp_histogram as rectangles
+-- (dpkmeans_postgis draws them as polygons).
+CREATE FUNCTION dp_box(tbl regclass)
+RETURNS TABLE(lower float8[], upper float8[])
+AS 'MODULE_PATHNAME', 'dp_box' LANGUAGE C STABLE;
+COMMENT ON FUNCTION dp_box(regclass) IS
+'reader: the box the table was attached with (public configuration), one bound per dimension';

@@ -318,6 +318,12 @@ AS 'MODULE_PATHNAME', 'dp_cost_curve' LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION dp_cost_curve(regclass, text, int) IS
 'reader: a release''s private cost estimate for k'' = 1..k (sum of squared distances, or of distances for ''kmedian''); release NULL: the latest';
 
+CREATE FUNCTION dp_box(tbl regclass)
+RETURNS TABLE(lower float8[], upper float8[])
+AS 'MODULE_PATHNAME', 'dp_box' LANGUAGE C STABLE;
+COMMENT ON FUNCTION dp_box(regclass) IS
+'reader: the box the table was attached with (public configuration), one bound per dimension';
+
 CREATE FUNCTION dp_privacy_report(tbl regclass)
 RETURNS TABLE(item text, value text)
 AS 'MODULE_PATHNAME', 'dp_privacy_report' LANGUAGE C VOLATILE;
@@ -378,7 +384,7 @@ COMMENT ON FUNCTION dp_shard_detach(regclass) IS
 
 -- ===========================================================================
 -- Capture: trigger functions (statement level with transition tables, a row
--- trigger for logical replication workers, src/trigger.c) and the helpers
+-- trigger for logical replication workers, src/capture/trigger.c) and the helpers
 -- that install them on tables attached by older versions.  Called by the
 -- server only, never by a role, except the two that partitions' clones of
 -- the root's row triggers need EXECUTE on for the tables' owners.

@@ -175,6 +175,27 @@ dpk_shape_add_slot(DpkShape *shape, DpkCellMap *map, TupleTableSlot *slot, int s
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("a tracked coordinate is NaN"),
 					 errhint("dpkmeans refuses NaN in tracked columns; store NULL for a row that is not a point.")));
+		if (st == DPK_POINT_NOT_POINT)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("a tracked geometry is not a point"),
+					 errhint("dpkmeans counts points; store a point (e.g. ST_Centroid(...)), or NULL for a row that is not one.")));
+		if (st == DPK_POINT_EMPTY)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("a tracked point is empty"),
+					 errhint("Store NULL for a row that is not a point.")));
+		if (st == DPK_POINT_SRID)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("a tracked point is not in SRID %d", shape->reader.srid),
+					 errhint("The table was attached with points in SRID %d; use ST_Transform(..., %d) or ST_SetSRID.",
+							 shape->reader.srid, shape->reader.srid)));
+		if (st == DPK_POINT_ZM)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("a tracked point has Z or M coordinates"),
+					 errhint("dpkmeans counts 2-D points; use ST_Force2D(...).")));
 		ereport(ERROR,
 				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
 				 errmsg("a tracked array must be one-dimensional with %d non-NULL elements",

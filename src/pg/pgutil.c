@@ -19,6 +19,7 @@
 #include "utils/rel.h"
 #include "utils/syscache.h"
 #include "catalog/pg_class.h"
+#include "catalog/dependency.h"
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
@@ -26,6 +27,7 @@
 #include "utils/memutils.h"
 
 #include "dpk_mem.h"
+#include "gserialized.h"
 #include "highd.h"
 #include "pgutil.h"
 
@@ -293,6 +295,86 @@ dpk_pg_is_numeric_type(Oid typid)
 	}
 }
 
+/* PostGIS's geometry or geography type (see pgutil.h). */
+bool
+dpk_pg_is_postgis_type(Oid typid, bool *geodetic)
+{
+	Oid			base = getBaseType(typid);
+	HeapTuple	tup;
+	char		name[NAMEDATALEN];
+	Oid			extoid;
+	char	   *ext;
+
+	tup = SearchSysCache1(TYPEOID, ObjectIdGetDatum(base));
+	if (!HeapTupleIsValid(tup))
+		return false;
+	strlcpy(name, NameStr(((Form_pg_type) GETSTRUCT(tup))->typname), NAMEDATALEN);
+	ReleaseSysCache(tup);
+	if (strcmp(name, "geometry") != 0 && strcmp(name, "geography") != 0)
+		return false;
+	extoid = getExtensionOfObject(TypeRelationId, base);
+	if (!OidIsValid(extoid))
+		return false;
+	ext = get_extension_name(extoid);
+	if (ext == NULL || strcmp(ext, "postgis") != 0)
+		return false;
+	if (geodetic != NULL)
+		*geodetic = strcmp(name, "geography") == 0;
+	return true;
+}
+
+/*
+ * A PostGIS point column: one column, d = 2, a type modifier that allows
+ * plain 2-D points in one SRID (geography's default, 4326, when it gives
+ * none).  Unconstrained geometry columns are refused: their SRID would vary
+ * from row to row.
+ */
+static void
+postgis_reader_init(DpkPointReader *r, Form_pg_attribute att, bool geodetic,
+					int ncols, int d, const char *what)
+{
+	int32		typmod = att->atttypmod;
+	int32		srid;
+	int			geomtype,
+				has_z,
+				has_m;
+
+	(void) getBaseTypeAndTypmod(att->atttypid, &typmod);
+	if (typmod < 0)
+		typmod = att->atttypmod;
+	if (ncols != 1 || d != 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("a PostGIS column of %s is tracked alone, with a box of 2 dimensions (got %d column(s), %d dimension(s))",
+						what, ncols, d),
+				 errhint("Track the point column \"%s\" alone; its X and Y are the two dimensions.",
+						 NameStr(att->attname))));
+	dpk_gser_typmod(typmod, &srid, &geomtype, &has_z, &has_m);
+	if (geomtype != 0 && geomtype != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("column \"%s\" of %s has type %s, which does not hold points",
+						NameStr(att->attname), what, format_type_with_typemod(att->atttypid, att->atttypmod)),
+				 errhint("Track a column of points, e.g. geometry(Point, 3857), or an expression making one (a generated column).")));
+	if (has_z || has_m)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("column \"%s\" of %s has type %s: points with Z or M cannot be tracked",
+						NameStr(att->attname), what, format_type_with_typemod(att->atttypid, att->atttypmod)),
+				 errhint("Track 2-D points, e.g. a generated column geometry(Point, srid) GENERATED ALWAYS AS (ST_Force2D(...)) STORED.")));
+	if (srid == 0 && geodetic)
+		srid = 4326;
+	if (srid == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("column \"%s\" of %s has type %s, which fixes no SRID",
+						NameStr(att->attname), what, format_type_with_typemod(att->atttypid, att->atttypmod)),
+				 errhint("Declare the column with its SRID, e.g. ALTER TABLE ... ALTER COLUMN %s TYPE geometry(Point, 4326) USING ST_SetSRID(%s, 4326).",
+						 NameStr(att->attname), NameStr(att->attname))));
+	r->srid = srid;
+	r->source = DPK_POINT_POSTGIS;
+}
+
 /* Compile a point reader for the given columns (see pgutil.h). */
 void
 dpk_pg_point_reader_init(DpkPointReader *r, TupleDesc tupdesc,
@@ -324,6 +406,18 @@ dpk_pg_point_reader_init(DpkPointReader *r, TupleDesc tupdesc,
 		r->source = r->types[0] == FLOAT8ARRAYOID
 			? DPK_POINT_FLOAT8_ARRAY : DPK_POINT_FLOAT4_ARRAY;
 		return;
+	}
+	for (i = 0; i < ncols; i++)
+	{
+		bool		geodetic = false;
+
+		if (!dpk_pg_is_numeric_type(r->types[i]) &&
+			dpk_pg_is_postgis_type(r->types[i], &geodetic))
+		{
+			postgis_reader_init(r, TupleDescAttr(tupdesc, attnums[i] - 1), geodetic,
+								ncols, d, what);
+			return;
+		}
 	}
 
 	for (i = 0; i < ncols; i++)
@@ -364,12 +458,48 @@ scalar_to_double(Datum v, Oid typid)
 	}
 }
 
+/*
+ * A PostGIS value's point, read in place (no copy unless it is compressed
+ * or stored out of line, which a point never is in practice).
+ */
+static DpkPointStatus
+postgis_to_point(const DpkPointReader *r, Datum v, double *x)
+{
+	struct varlena *raw = (struct varlena *) DatumGetPointer(v);
+	struct varlena *p = VARATT_IS_EXTENDED(raw) && !VARATT_IS_SHORT(raw)
+		? pg_detoast_datum_packed(raw) : raw;
+	int32		srid;
+	DpkGserStatus st = dpk_gser_point((const uint8 *) VARDATA_ANY(p), VARSIZE_ANY_EXHDR(p),
+									  &srid, &x[0], &x[1]);
+
+	if (p != raw)
+		pfree(p);
+	switch (st)
+	{
+		case DPK_GSER_POINT:
+			break;
+		case DPK_GSER_EMPTY:
+			return DPK_POINT_EMPTY;
+		case DPK_GSER_ZM:
+			return DPK_POINT_ZM;
+		default:
+			return DPK_POINT_NOT_POINT;
+	}
+	if (srid != r->srid)
+		return DPK_POINT_SRID;
+	if (isnan(x[0]) || isnan(x[1]))
+		return DPK_POINT_NAN;
+	return DPK_POINT_OK;
+}
+
 /* Convert the tracked values (value/isnull per column) into a point. */
 static DpkPointStatus
 values_to_point(const DpkPointReader *r, const Datum *v, const bool *isnull, double *x)
 {
 	int			j;
 
+	if (r->source == DPK_POINT_POSTGIS)
+		return isnull[0] ? DPK_POINT_NULL : postgis_to_point(r, v[0], x);
 	if (r->source == DPK_POINT_COLUMNS)
 	{
 		for (j = 0; j < r->d; j++)

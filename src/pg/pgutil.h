@@ -90,7 +90,9 @@ typedef enum DpkPointSource
 {
 	DPK_POINT_COLUMNS,			/* d numeric scalar columns */
 	DPK_POINT_FLOAT8_ARRAY,		/* one float8[] column of length d */
-	DPK_POINT_FLOAT4_ARRAY		/* one float4[] column of length d */
+	DPK_POINT_FLOAT4_ARRAY,		/* one float4[] column of length d */
+	DPK_POINT_POSTGIS			/* one PostGIS geometry/geography point
+								 * column: d = 2, X and Y */
 } DpkPointSource;
 
 /* A compiled recipe to read points out of tuples of a fixed descriptor. */
@@ -101,7 +103,15 @@ typedef struct DpkPointReader
 	int			ncols;
 	AttrNumber *attnums;		/* 1-based attribute numbers, ncols of them */
 	Oid		   *types;			/* base type of each column */
+	int32		srid;			/* DPK_POINT_POSTGIS: the column's SRID */
 } DpkPointReader;
+
+/*
+ * True if typid (or its base type) is PostGIS's geometry or geography,
+ * recognised by name and by the extension that owns it; *geodetic tells
+ * which.  False when PostGIS is not installed.
+ */
+bool		dpk_pg_is_postgis_type(Oid typid, bool *geodetic);
 
 /* True if typid (or its base type) is a numeric scalar we accept. */
 bool		dpk_pg_is_numeric_type(Oid typid);
@@ -122,7 +132,11 @@ typedef enum DpkPointStatus
 	DPK_POINT_OK,				/* a point (+-Inf allowed: the box clamps it) */
 	DPK_POINT_NULL,				/* a NULL value or NULL array: not a point */
 	DPK_POINT_NAN,				/* a NaN coordinate */
-	DPK_POINT_BAD_ARRAY			/* wrong length, not 1-D, or NULL elements */
+	DPK_POINT_BAD_ARRAY,		/* wrong length, not 1-D, or NULL elements */
+	DPK_POINT_NOT_POINT,		/* a PostGIS value that is not a point */
+	DPK_POINT_EMPTY,			/* POINT EMPTY */
+	DPK_POINT_SRID,				/* a point in another SRID than the column's */
+	DPK_POINT_ZM				/* a point with Z or M */
 } DpkPointStatus;
 
 /*
