@@ -99,7 +99,7 @@ CREATE TABLE dpkmeans_internal.keys (
 
 -- Per-statement changes appended by the capture, folded at the next release.
 -- A writing statement appends its delta by a direct heap insertion of one
--- pre-formed tuple (src/capture_cache.c): no sequence, no index.
+-- pre-formed tuple (src/capture/capture_cache.c): no sequence, no index.
 CREATE TABLE dpkmeans_internal.delta (
     relid   regclass NOT NULL,
     payload bytea NOT NULL
