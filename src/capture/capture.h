@@ -214,7 +214,7 @@ bool		dpk_have_internal_function(const char *name);
 
 /*
  * First argument of a capture trigger of format 2 and of format 3 (the same
- * arguments; projected tables' points in metric positions), see trigger.c.
+ * arguments; projected tables' points in metric positions), see shape.c.
  */
 #define DPK_TRIGGER_TAG "dpkmeans:2"
 #define DPK_TRIGGER_TAG_METRIC "dpkmeans:3"
@@ -227,7 +227,7 @@ bool		dpk_have_internal_function(const char *name);
  */
 #define DPK_TRIGGER_TAG_SHIFT "dpkmeans:5"
 
-/* The shape of a capture trigger's table, from its arguments (see trigger.c). */
+/* The shape of a capture trigger's table, from its arguments (see shape.c). */
 struct TriggerData;
 void		dpk_shape_from_trigger(DpkShape *shape, struct TriggerData *td);
 

@@ -138,7 +138,7 @@ doubles_csv(const double *v, int n)
 
 /*
  * The trigger arguments of a table, format 2, a norm bound's or a norm
- * counter unit's (see trigger.c).
+ * counter unit's (see shape.c).
  */
 static List *
 trigger_args(const DpkTracked *tr)

@@ -106,7 +106,7 @@ pending_for(TriggerData *td)
 	p = palloc0(sizeof(Pending));
 	p->leaf = leaf;
 	p->subid = subid;
-	/* the arguments every capture trigger has (src/capture/trigger.c) */
+	/* the arguments every capture trigger has (src/capture/shape.c) */
 	dpk_shape_from_trigger(&p->shape, td);
 	p->root = p->shape.capture_root;
 	dpk_cellmap_init(&p->map, p->shape.d);
