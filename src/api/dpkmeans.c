@@ -12,6 +12,7 @@
 #include "utils/guc.h"
 #include "utils/tuplestore.h"
 
+#include "grid.h"
 #include "kmeans.h"
 #include "pgutil.h"
 #include "rugnik.h"
@@ -36,7 +37,7 @@ _PG_init(void)
 							 "Largest number of grid cells a release may use.",
 							 "A public cap on m^d: larger grids cost memory and time linearly.",
 							 &dpk_max_cells,
-							 4194304.0, 1.0, 1e9,
+							 DPK_DEFAULT_MAX_CELLS, 1.0, 1e9,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("dpkmeans.progress_rows",
 							"Rows between two progress notices of a backfill.",

@@ -20,8 +20,8 @@
 #include "projection.h"
 #include "pgutil.h"
 
-/* Projected box half-width of live tables (measured: doc/decisions/009-projected-dims-copies-level.md). */
-#define DPK_LIVE_HALF_WIDTH 0.75
+/* Projected box half-width of live tables. */
+#define DPK_LIVE_HALF_WIDTH DPK_PROJ_HALF_WIDTH
 
 /*
  * Points outside the declared box, per coordinate and side: true counts,

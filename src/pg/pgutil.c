@@ -31,7 +31,7 @@
 #include "highd.h"
 #include "pgutil.h"
 
-double		dpk_max_cells = 4194304.0;
+double		dpk_max_cells = DPK_DEFAULT_MAX_CELLS;
 int			dpk_progress_rows = 1000000;
 int			dpk_max_k_live = DPK_MAX_K_LIVE;
 int			dpk_counter_estimator = 1;	/* DPK_TREE_LOCAL_BLUE */

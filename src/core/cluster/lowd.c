@@ -25,7 +25,7 @@ dpk_lowd_defaults(DpkLowdConfig *cfg, double epsilon, int k)
 	cfg->grid_scale = 1.0;
 	cfg->threshold_sigmas = 2.0;
 	cfg->residual = true;
-	cfg->max_cells = 4194304.0;
+	cfg->max_cells = DPK_DEFAULT_MAX_CELLS;
 	cfg->restarts = 20;
 	cfg->max_iter = 100;
 	cfg->objective = DPK_OBJECTIVE_KMEANS;

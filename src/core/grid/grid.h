@@ -22,6 +22,12 @@
 /* Fixed-point steps per cell width for a point's position inside its cell. */
 #define DPK_REL_UNITS 1024
 
+/*
+ * Default cap on the cells of one grid (2^22): a dense histogram of this many
+ * cells fits in 32 MB per value (doc/decisions/003-cell-caps.md).
+ */
+#define DPK_DEFAULT_MAX_CELLS 4194304.0
+
 typedef struct DpkBox
 {
 	int			d;

@@ -28,6 +28,12 @@
 #define DPK_PROJ_CHUNK 4096
 
 /* One data-independent projection R^d -> R^d_hat. */
+/*
+ * Default half-width of the projected box: projected unit-cube points rarely
+ * fall beyond it, and wider cubes waste cells (doc/decisions/009-projected-dims-copies-level.md).
+ */
+#define DPK_PROJ_HALF_WIDTH 0.75
+
 typedef struct DpkProjection
 {
 	int			d;

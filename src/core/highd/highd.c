@@ -24,7 +24,7 @@ dpk_highd_defaults(DpkHighdConfig *cfg, double epsilon, int k)
 	cfg->n_share = 0.05;
 	cfg->dhat = 0;
 	cfg->copies = 2;
-	cfg->half_width = 0.75;
+	cfg->half_width = DPK_PROJ_HALF_WIDTH;
 	cfg->lift_mode = DPK_LIFT_JOINT;
 	cfg->group_share = 0.05;
 	cfg->lift_share = 0.7;
@@ -36,7 +36,7 @@ dpk_highd_defaults(DpkHighdConfig *cfg, double epsilon, int k)
 	cfg->grid_scale = 1.7;
 	cfg->threshold_sigmas = 2.0;
 	cfg->max_cells = 1048576.0;
-	cfg->max_lift_values = 4194304.0;
+	cfg->max_lift_values = DPK_DEFAULT_MAX_CELLS;
 	cfg->proj_seed = UINT64_C(0x64706B6D65616E73);
 	cfg->restarts = 5;
 	cfg->max_iter = 100;

@@ -45,7 +45,7 @@ dpk_live_defaults_arity(DpkLiveConfig *cfg, int d, int k, double epsilon,
 	cfg->dhat = 0;
 	cfg->copies = 1;
 	cfg->proj_seed = 0;
-	cfg->half_width = 0.75;
+	cfg->half_width = DPK_PROJ_HALF_WIDTH;
 	cfg->norm_share = dpk_budget_live_shares(d, false).norm_share;
 	cfg->norm_shift = 0;
 	cfg->threshold_sigmas = 2.0;
@@ -538,7 +538,7 @@ dpk_live_use_projection(DpkLiveConfig *cfg, uint64_t proj_seed)
 	cfg->dhat = cfg->d < DPK_LIVE_DHAT ? cfg->d : DPK_LIVE_DHAT;
 	cfg->copies = 1;
 	cfg->proj_seed = proj_seed;
-	cfg->half_width = 0.75;
+	cfg->half_width = DPK_PROJ_HALF_WIDTH;
 	cfg->sum_share = shares.sum_share;
 	cfg->norm_share = shares.norm_share;
 	/* post-processing only, so tables attached before get it too */
