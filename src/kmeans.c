@@ -470,12 +470,11 @@ km_cost_pass(const KmWork *ws, const double *x, const double *w,
  * else km_dots_*), so the assignment, distances and cost are km_assign's.
  * The bounds are kept for the next call by km_bounds_move.
  */
-static double
-km_assign_pruned(KmWork *ws, const double *x, const double *w,
-				 const double *c, int *assign, double *mind, bool *changed)
+static inline __attribute__((always_inline)) double
+km_assign_pruned_d(KmWork *ws, const double *x, const double *w,
+				   const double *c, int *assign, double *mind, bool *changed, int d)
 {
 	int			n = ws->n,
-				d = ws->d,
 				k = ws->k;
 	double		cnmax = 0.0,
 				unit = 8.0 * (d + 2) * DBL_EPSILON;
@@ -547,6 +546,16 @@ km_assign_pruned(KmWork *ws, const double *x, const double *w,
 	if (changed)
 		*changed = any_change;
 	return ws->no_cost ? 0.0 : km_cost_pass(ws, x, w, c, assign, mind);
+}
+
+/* km_assign_pruned_d, compiled apart for d = 2 (the same operations). */
+static double
+km_assign_pruned(KmWork *ws, const double *x, const double *w,
+				 const double *c, int *assign, double *mind, bool *changed)
+{
+	if (ws->d == 2)
+		return km_assign_pruned_d(ws, x, w, c, assign, mind, changed, 2);
+	return km_assign_pruned_d(ws, x, w, c, assign, mind, changed, ws->d);
 }
 
 /*
@@ -780,10 +789,10 @@ km_seed(const double *x, const double *sw, int n, int d, int k,
  * if every contribution is 0 it keeps its previous position.  When
  * mind_valid is false, mind is first computed here if a cluster is empty.
  */
-static void
-km_update(const double *x, const double *sw, int n, int d, int k,
-		  const int *assign, double *mind, bool mind_valid, double *c,
-		  double *sums, double *wsum, int *ref, double *contrib)
+static inline __attribute__((always_inline)) void
+km_update_d(const double *x, const double *sw, int n, int d, int k,
+			const int *assign, double *mind, bool mind_valid, double *c,
+			double *sums, double *wsum, int *ref, double *contrib)
 {
 	int			i,
 				j,
@@ -794,24 +803,72 @@ km_update(const double *x, const double *sw, int n, int d, int k,
 	memset(wsum, 0, sizeof(double) * (size_t) k);
 	for (j = 0; j < k; j++)
 		ref[j] = -1;
-	for (i = 0; i < n; i++)
+	if (d == 2)
 	{
-		double		wi = sw[i];
-		const double *xi = x + (size_t) i * d;
-		const double *xr;
-		double	   *sj;
+		/*
+		 * The same sums in the same order, the current cluster's in
+		 * registers: runs of points of one cluster no longer wait on memory.
+		 */
+		int			cur = -1;
+		double		a0 = 0.0,
+					a1 = 0.0,
+					aw = 0.0;
+		const double *xr = x;
 
-		if (!(wi > 0.0))
-			continue;
-		j = assign[i];
-		if (ref[j] < 0)
-			ref[j] = i;
-		xr = x + (size_t) ref[j] * d;
-		sj = sums + (size_t) j * d;
-		for (t = 0; t < d; t++)
-			sj[t] += wi * (xi[t] - xr[t]);
-		wsum[j] += wi;
+		for (i = 0; i < n; i++)
+		{
+			double		wi = sw[i];
+			const double *xi = x + (size_t) i * 2;
+
+			if (!(wi > 0.0))
+				continue;
+			j = assign[i];
+			if (j != cur)
+			{
+				if (cur >= 0)
+				{
+					sums[cur * 2] = a0;
+					sums[cur * 2 + 1] = a1;
+					wsum[cur] = aw;
+				}
+				cur = j;
+				if (ref[j] < 0)
+					ref[j] = i;
+				xr = x + (size_t) ref[j] * 2;
+				a0 = sums[j * 2];
+				a1 = sums[j * 2 + 1];
+				aw = wsum[j];
+			}
+			a0 += wi * (xi[0] - xr[0]);
+			a1 += wi * (xi[1] - xr[1]);
+			aw += wi;
+		}
+		if (cur >= 0)
+		{
+			sums[cur * 2] = a0;
+			sums[cur * 2 + 1] = a1;
+			wsum[cur] = aw;
+		}
 	}
+	else
+		for (i = 0; i < n; i++)
+		{
+			double		wi = sw[i];
+			const double *xi = x + (size_t) i * d;
+			const double *xr;
+			double	   *sj;
+
+			if (!(wi > 0.0))
+				continue;
+			j = assign[i];
+			if (ref[j] < 0)
+				ref[j] = i;
+			xr = x + (size_t) ref[j] * d;
+			sj = sums + (size_t) j * d;
+			for (t = 0; t < d; t++)
+				sj[t] += wi * (xi[t] - xr[t]);
+			wsum[j] += wi;
+		}
 
 	/* an empty cluster needs the distances to the centres still in c */
 	if (!mind_valid)
@@ -861,6 +918,18 @@ km_update(const double *x, const double *sw, int n, int d, int k,
 			}
 		}
 	}
+}
+
+/* km_update_d, compiled apart for d = 2 (the same operations in order). */
+static void
+km_update(const double *x, const double *sw, int n, int d, int k,
+		  const int *assign, double *mind, bool mind_valid, double *c,
+		  double *sums, double *wsum, int *ref, double *contrib)
+{
+	if (d == 2)
+		km_update_d(x, sw, n, 2, k, assign, mind, mind_valid, c, sums, wsum, ref, contrib);
+	else
+		km_update_d(x, sw, n, d, k, assign, mind, mind_valid, c, sums, wsum, ref, contrib);
 }
 
 /* Scratch of one dpk_kmeans call, shared by its restarts. */
