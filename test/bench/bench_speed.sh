@@ -149,7 +149,7 @@ echo "#     best of $REPS after the first; peak_mb and minflt of the release wor
 printf '%6s %8s %11s %9s %8s %9s\n' d delta release_ms scan_ms peak_mb minflt
 for hd in $HIGHD_LIST; do
 	cluster_psql -c "DROP TABLE IF EXISTS hd; CREATE TABLE hd (v float4[]);
-		INSERT INTO hd SELECT (SELECT array_agg((i % 4) * 20 + 20 + (random() - 0.5) * 4)
+		INSERT INTO hd SELECT (SELECT array_agg((i % 4) * 20 + 20 + (random() - 0.5) * 4 + 0 * j)
 		                       FROM generate_series(1, $hd) j WHERE i > 0)
 		FROM generate_series(1, $HIGHD_ROWS) i" >/dev/null
 	cluster_psql -c "VACUUM ANALYZE hd" >/dev/null
