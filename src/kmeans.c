@@ -269,7 +269,7 @@ typedef struct KmWork
 /*
  * Up to this dimension the assignment keeps Hamerly's bounds and evaluates
  * only the points whose nearest centre may have changed; the dot products
- * it then computes itself repeat dgemm's (doc/decisions/029-exact-pruning.md).
+ * it then computes itself repeat dgemm's (doc/decisions/029-exact-speedups.md).
  */
 #define DPK_KM_PRUNE_MAX_D 16
 
