@@ -321,6 +321,7 @@ dp_kmeans(PG_FUNCTION_ARGS)
 		hcfg.max_cells = cfg.max_cells;
 		hcfg.objective = cfg.objective;
 		dpk_highd_use_ball(&hcfg, &box, norm_bound);
+		dpk_highd_metric_points(&box, &hcfg, buf.x, buf.n);
 		dpk_highd_oneshot_cluster(&box, buf.x, buf.n, &hcfg, stream, &res);
 	}
 	else

@@ -328,12 +328,67 @@ test_determinism(void)
 	CHECK(same, "same stream, different Gaussian draws");
 }
 
+/*
+ * dpk_divide_256_128 against binary long division: n below and above
+ * 2^128, d small and near 2^127.
+ */
+static void
+test_divide_256_128(void)
+{
+	uint64_t	st = 0x9e3779b97f4a7c15ULL;
+	int			i,
+				bad = 0;
+
+	for (i = 0; i < 20000; i++)
+	{
+		uint64_t	n[4],
+					q[4],
+					want[4] = {0, 0, 0, 0};
+		unsigned __int128 d,
+					rem,
+					r = 0;
+		int			bit,
+					j;
+
+		for (j = 0; j < 4; j++)
+		{
+			st ^= st << 13;
+			st ^= st >> 7;
+			st ^= st << 17;
+			n[j] = st;
+		}
+		if (i % 2 == 0)
+			n[2] = n[3] = 0;
+		d = ((unsigned __int128) n[0] * n[1]) >> (i % 100);
+		if (i % 3 == 0)
+			d = ((unsigned __int128) 1 << 126) + n[2];
+		if (d == 0)
+			d = 1;
+		for (bit = 255; bit >= 0; bit--)
+		{
+			bool		top = (r >> 127) != 0;
+
+			r = (r << 1) | ((n[bit / 64] >> (bit % 64)) & 1);
+			if (top || r >= d)
+			{
+				r -= d;
+				want[bit / 64] |= (uint64_t) 1 << (bit % 64);
+			}
+		}
+		dpk_divide_256_128(n, d, q, &rem);
+		if (rem != r || memcmp(q, want, sizeof(q)) != 0)
+			bad++;
+	}
+	CHECK(bad == 0, "divide_256_128: %d of 20000 quotients or remainders differ", bad);
+}
+
 int
 main(void)
 {
 	printf("test_dgauss:\n");
 	test_pmf_and_scale();
 	test_bernoulli_exp_wide();
+	test_divide_256_128();
 	test_gauss_samples();
 	test_determinism();
 	UNIT_DONE("test_dgauss");

@@ -837,6 +837,67 @@ test_oneshot_ball(void)
 	dpk_free(x);
 }
 
+/*
+ * Points made metric once (dpk_highd_metric_points, as dp_kmeans does)
+ * give the release of the raw points: a box with sides of different
+ * widths, rows outside it, with and without a ball, k-means and k-median.
+ */
+static void
+test_metric_points(void)
+{
+	enum
+	{
+		D = 16, N = 3000, K = 4
+	};
+	double		lower[D],
+				upper[D];
+	DpkBox		box = {D, lower, upper};
+	double	   *x = dpk_alloc(sizeof(double) * N * D),
+			   *xm = dpk_alloc(sizeof(double) * N * D);
+	int			i,
+				j,
+				v;
+
+	for (j = 0; j < D; j++)
+	{
+		lower[j] = -1.0 - j;
+		upper[j] = 2.0 + 3 * j;
+	}
+	for (i = 0; i < N; i++)
+		for (j = 0; j < D; j++)
+			x[(size_t) i * D + j] = lower[j] + (upper[j] - lower[j]) *
+				((i % K) * 0.25 + 0.1 + 0.05 * unit_normal(&test_state));
+	for (v = 0; v < 4; v++)
+	{
+		DpkHighdConfig cfg;
+		DpkOneshotResult r1,
+					r2;
+		DpkStream	s;
+
+		dpk_highd_defaults(&cfg, 1.0, K);
+		if (v % 2 == 1)
+			dpk_highd_use_ball(&cfg, &box, 12.0);
+		if (v >= 2)
+			cfg.objective = DPK_OBJECTIVE_KMEDIAN;
+		open_stream(&s, 17 + v);
+		dpk_highd_oneshot_cluster(&box, x, N, &cfg, &s, &r1);
+		dpk_stream_close(&s);
+		memcpy(xm, x, sizeof(double) * N * D);
+		dpk_highd_metric_points(&box, &cfg, xm, N);
+		open_stream(&s, 17 + v);
+		dpk_highd_oneshot_cluster(&box, xm, N, &cfg, &s, &r2);
+		dpk_stream_close(&s);
+		CHECK(cfg.points_metric &&
+			  memcmp(r1.centers, r2.centers, sizeof(double) * K * D) == 0 &&
+			  memcmp(r1.sizes, r2.sizes, sizeof(double) * K) == 0,
+			  "variant %d: metric points released differently", v);
+		dpk_oneshot_result_free(&r1);
+		dpk_oneshot_result_free(&r2);
+	}
+	dpk_free(x);
+	dpk_free(xm);
+}
+
 int
 main(void)
 {
@@ -849,5 +910,6 @@ main(void)
 	test_copies_cap();
 	test_box_geometry();
 	test_oneshot_ball();
+	test_metric_points();
 	UNIT_DONE("test_highd");
 }

@@ -825,6 +825,59 @@ test_large(void)
 	dpk_free(w);
 }
 
+/*
+ * The pruned assignment (Hamerly's bounds, d <= 16) gives exactly the
+ * centres, sizes and cost of evaluating every point every time: uniform,
+ * lattice (many exact ties) and far-from-origin data, d = 1 ... 16,
+ * k = 2 ... 300, weights with zeros and negatives.
+ */
+static void
+test_pruned_identical(void)
+{
+	uint64_t	st = 0x5eedf00dULL;
+	int			trial;
+
+	for (trial = 0; trial < 60; trial++)
+	{
+		int			d = trial % 5 == 4 ? 16 : 1 + trial % 8;
+		int			k = trial % 7 == 0 ? 2 + (int) (unit_uniform(&st) * 298) : 2 + trial % 19;
+		int			n = 200 + (int) (unit_uniform(&st) * 4000);
+		bool		lattice = trial % 3 == 0;
+		double		scale = trial % 4 == 1 ? 1e6 : 1.0,
+					shift = trial % 6 == 1 ? 1e4 : 0.0;
+		double	   *x = malloc(sizeof(double) * n * d),
+				   *w = malloc(sizeof(double) * n),
+				   *c1 = malloc(sizeof(double) * k * d),
+				   *c2 = malloc(sizeof(double) * k * d),
+				   *s1 = malloc(sizeof(double) * k),
+				   *s2 = malloc(sizeof(double) * k),
+					cost1,
+					cost2;
+		int			i;
+
+		for (i = 0; i < n * d; i++)
+			x[i] = lattice ? floor(unit_uniform(&st) * 20) / 20 + 0.025
+				: unit_uniform(&st) * scale + shift;
+		for (i = 0; i < n; i++)
+			w[i] = unit_uniform(&st) * 10 - 1;
+		dpk_kmeans_prune = true;
+		cost1 = dpk_kmeans(x, w, n, d, k, 3, 100, trial, c1, s1);
+		dpk_kmeans_prune = false;
+		cost2 = dpk_kmeans(x, w, n, d, k, 3, 100, trial, c2, s2);
+		dpk_kmeans_prune = true;
+		CHECK(cost1 == cost2 && memcmp(c1, c2, sizeof(double) * k * d) == 0 &&
+			  memcmp(s1, s2, sizeof(double) * k) == 0,
+			  "pruned k-means differs, trial %d (d %d, k %d, n %d): cost %.17g vs %.17g",
+			  trial, d, k, n, cost1, cost2);
+		free(x);
+		free(w);
+		free(c1);
+		free(c2);
+		free(s1);
+		free(s2);
+	}
+}
+
 int
 main(void)
 {
@@ -837,5 +890,6 @@ main(void)
 	test_edges();
 	test_invariants();
 	test_large();
+	test_pruned_identical();
 	UNIT_DONE("test_kmeans");
 }

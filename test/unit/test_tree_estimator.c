@@ -671,5 +671,17 @@ main(void)
 	}
 
 	dpk_stream_close(&s);
+	/* The stored arities of the powers of two are the computed ones. */
+	for (i = 0; i < DPK_TREE_ARITY_POW2; i++)
+	{
+		uint32_t	T = UINT32_C(1) << i;
+
+		CHECK(dpk_tree_arity_pow2[i] == dpk_tree_compute_arity(T) &&
+			  dpk_tree_choose_arity(T) == dpk_tree_arity_pow2[i],
+			  "arity of horizon %u: stored %d, computed %d", T, dpk_tree_arity_pow2[i],
+			  dpk_tree_compute_arity(T));
+	}
+	CHECK(dpk_tree_choose_arity(1000) == dpk_tree_compute_arity(1000),
+		  "arity of horizon 1000 (not stored): %d", dpk_tree_choose_arity(1000));
 	UNIT_DONE("test_tree_estimator");
 }

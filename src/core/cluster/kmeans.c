@@ -26,6 +26,7 @@
  */
 #include "kmeans.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdbool.h>
 #include <string.h>
@@ -37,6 +38,9 @@
 
 extern void openblas_set_num_threads(int);
 extern int	blas_thread_shutdown_(void) __attribute__((weak));
+
+/* false: every assignment evaluates every point with dgemm (see kmeans.h). */
+bool		dpk_kmeans_prune = true;
 
 /* Rows per dgemm chunk, and the cap on the chunk buffer (rows * k doubles). */
 #define DPK_KM_CHUNK_ROWS	2048
@@ -172,6 +176,67 @@ km_chunk_rows(int k)
 }
 
 /*
+ * Whether the CPU has FMA: OpenBLAS's kernels for it compute each dot
+ * product of dgemm as a chain of fused multiply-adds in index order.
+ */
+static bool
+km_have_fma(void)
+{
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+	__builtin_cpu_init();
+	return __builtin_cpu_supports("fma");
+#else
+	return false;
+#endif
+}
+
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define DPK_KM_TARGET_FMA __attribute__((target("fma")))
+#else
+#define DPK_KM_TARGET_FMA
+#endif
+
+/*
+ * g[j] = -2 x.c_j for the k centres, as dgemm computes it with alpha = -2
+ * and beta = 0 on an FMA kernel: the first product rounded, then one fused
+ * multiply-add per further coordinate, then the exact scaling by -2.
+ */
+DPK_KM_TARGET_FMA static void
+km_dots_fma(const double *xi, const double *c, int k, int d, double *g)
+{
+	int			j,
+				t;
+
+	for (j = 0; j < k; j++)
+	{
+		const double *cj = c + (size_t) j * d;
+		double		s = xi[0] * cj[0];
+
+		for (t = 1; t < d; t++)
+			s = __builtin_fma(xi[t], cj[t], s);
+		g[j] = -2.0 * s;
+	}
+}
+
+/* The same without FMA: products and sums rounded one by one. */
+static void
+km_dots_plain(const double *xi, const double *c, int k, int d, double *g)
+{
+	int			j,
+				t;
+
+	for (j = 0; j < k; j++)
+	{
+		const double *cj = c + (size_t) j * d;
+		double		s = xi[0] * cj[0];
+
+		for (t = 1; t < d; t++)
+			s += xi[t] * cj[t];
+		g[j] = -2.0 * s;
+	}
+}
+
+/*
  * Scratch shared by every assignment of one problem, allocated once so the
  * Lloyd loop does not allocate.
  */
@@ -187,10 +252,29 @@ typedef struct KmWork
 	int		   *slots;			/* nslots: hash of the centres, -1 empty */
 	int			nslots;			/* a power of two above 2k, or 0 */
 	double	   *gbuf;			/* chunk*k: dgemm output */
+	/* bounds of the pruned assignment (NULL: every point every time) */
+	double	   *ub;				/* n: >= distance to the assigned centre */
+	double	   *lb;				/* n: <= distance to every other centre */
+	double	   *cold;			/* k*d: centres before the last update */
+	double	   *delta;			/* k: how far each centre moved */
+	int		   *todo;			/* chunk: rows of a chunk to evaluate */
+	bool		fma;			/* dgemm's dot products are FMA chains */
+	bool		no_cost;		/* km_assign_pruned leaves mind and the cost
+								 * to km_cost_pass */
 } KmWork;
 
 /* Centres from which duplicates are found by hashing, not pairwise. */
 #define DPK_KM_HASH_DUP_K 32
+
+/*
+ * Up to this dimension the assignment keeps Hamerly's bounds and evaluates
+ * only the points whose nearest centre may have changed; the dot products
+ * it then computes itself repeat dgemm's (doc/decisions/030-exact-speedups.md).
+ */
+#define DPK_KM_PRUNE_MAX_D 16
+
+/* Relative slack of the bounds (far above the rounding of d <= 16 terms). */
+#define DPK_KM_SLACK 1e-13
 
 /* Allocate the assignment scratch and the point norms. */
 static void
@@ -213,6 +297,19 @@ km_work_init(KmWork *ws, const double *x, int n, int d, int k)
 		ws->slots = dpk_alloc(sizeof(int) * (size_t) ws->nslots);
 	}
 	ws->gbuf = dpk_alloc(sizeof(double) * (size_t) ws->chunk * (size_t) k);
+	ws->ub = ws->lb = ws->cold = ws->delta = NULL;
+	ws->todo = NULL;
+	ws->fma = false;
+	ws->no_cost = false;
+	if (d <= DPK_KM_PRUNE_MAX_D && k > 1 && dpk_kmeans_prune)
+	{
+		ws->ub = dpk_alloc(sizeof(double) * (size_t) (n > 0 ? n : 1));
+		ws->lb = dpk_alloc(sizeof(double) * (size_t) (n > 0 ? n : 1));
+		ws->cold = dpk_alloc(sizeof(double) * (size_t) k * d);
+		ws->delta = dpk_alloc(sizeof(double) * (size_t) k);
+		ws->todo = dpk_alloc(sizeof(int) * (size_t) ws->chunk);
+		ws->fma = km_have_fma();
+	}
 	km_row_norms(x, n, d, ws->xnorm);
 }
 
@@ -225,6 +322,11 @@ km_work_free(KmWork *ws)
 	dpk_free(ws->dup);
 	dpk_free(ws->slots);
 	dpk_free(ws->gbuf);
+	dpk_free(ws->ub);
+	dpk_free(ws->lb);
+	dpk_free(ws->cold);
+	dpk_free(ws->delta);
+	dpk_free(ws->todo);
 }
 
 /*
@@ -285,6 +387,222 @@ km_flag_duplicates(KmWork *ws, const double *c)
 }
 
 /*
+ * Nearest centre of point i from its row g of -2 x.c_j (dgemm's values or
+ * km_dots_*'s, which equal them): the same choice as km_assign's loop
+ * (clamped at 0, ties to the lowest index, duplicates ignored).  Also sets
+ * the point's bounds: ub from the exact distance to that centre, lb from
+ * the next lowest value over every other centre (duplicates included, they
+ * may move apart), less the rounding of the expanded form, err.
+ */
+static int
+km_nearest_bounded(KmWork *ws, const double *x, const double *c, int i,
+				   const double *g, double err)
+{
+	int			d = ws->d,
+				k = ws->k,
+				bj = -1,
+				j;
+	double		best = 0.0,
+				second = HUGE_VAL;
+
+	for (j = 0; j < k; j++)
+	{
+		double		v = ws->xnorm[i] + g[j] + ws->cnorm[j];
+
+		if (!(v > 0.0))
+			v = 0.0;
+		if (ws->dup[j])
+		{
+			if (v < second)
+				second = v;
+			continue;
+		}
+		if (bj < 0 || v < best)
+		{
+			if (bj >= 0 && best < second)
+				second = best;
+			best = v;
+			bj = j;
+		}
+		else if (v < second)
+			second = v;
+	}
+	ws->ub[i] = sqrt(km_sqdist(x + (size_t) i * d, c + (size_t) bj * d, d)) *
+		(1.0 + DPK_KM_SLACK);
+	ws->lb[i] = second - err > 0.0 ? sqrt(second - err) * (1.0 - DPK_KM_SLACK) : 0.0;
+	return bj;
+}
+
+/*
+ * Exact squared distance of every point to its assigned centre (into mind
+ * if not NULL) and the weighted cost, summed in point order as km_assign
+ * sums it.
+ */
+static double
+km_cost_pass(const KmWork *ws, const double *x, const double *w,
+			 const double *c, const int *assign, double *mind)
+{
+	int			d = ws->d,
+				i;
+	double		cost = 0.0;
+
+	for (i = 0; i < ws->n; i++)
+	{
+		double		dist = km_sqdist(x + (size_t) i * d, c + (size_t) assign[i] * d, d);
+		double		wi;
+
+		if (mind)
+			mind[i] = dist;
+		wi = km_weight(w, i);
+		if (wi > 0.0)
+			cost += wi * dist;
+	}
+	return cost;
+}
+
+/*
+ * km_assign with Hamerly's bounds (d <= DPK_KM_PRUNE_MAX_D): a point keeps
+ * its centre when its upper bound on the distance to it, plus twice the
+ * rounding err of the expanded form, stays below its lower bound on the
+ * distance to every other centre; then the expanded values km_assign would
+ * compare cannot put another centre first or tie.  The other points are
+ * evaluated with dgemm's own values (dgemm on the chunk when many are left,
+ * else km_dots_*), so the assignment, distances and cost are km_assign's.
+ * The bounds are kept for the next call by km_bounds_move.
+ */
+static inline __attribute__((always_inline)) double
+km_assign_pruned_d(KmWork *ws, const double *x, const double *w,
+				   const double *c, int *assign, double *mind, bool *changed, int d)
+{
+	int			n = ws->n,
+				k = ws->k;
+	double		cnmax = 0.0,
+				unit = 8.0 * (d + 2) * DBL_EPSILON;
+	bool		any_change = false;
+	int			i0,
+				j;
+
+	for (j = 0; j < k; j++)
+		if (ws->cnorm[j] > cnmax)
+			cnmax = ws->cnorm[j];
+
+	for (i0 = 0; i0 < n; i0 += ws->chunk)
+	{
+		int			m = n - i0 < ws->chunk ? n - i0 : ws->chunk;
+		int			ntodo = 0,
+					r,
+					t;
+		bool		full;
+
+		dpk_check_interrupts();
+		for (r = 0; r < m; r++)
+		{
+			int			i = i0 + r,
+						a = assign[i];
+			double		err = unit * (ws->xnorm[i] + cnmax);
+			double		lb2 = ws->lb[i] * ws->lb[i] * (1.0 - DPK_KM_SLACK);
+
+			if (a >= 0 && !ws->dup[a])
+			{
+				if (ws->ub[i] * ws->ub[i] * (1.0 + DPK_KM_SLACK) + 2.0 * err < lb2)
+					continue;
+				/* tighten the upper bound to the exact distance, try again */
+				ws->ub[i] = sqrt(km_sqdist(x + (size_t) i * d, c + (size_t) a * d, d)) *
+					(1.0 + DPK_KM_SLACK);
+				if (ws->ub[i] * ws->ub[i] * (1.0 + DPK_KM_SLACK) + 2.0 * err < lb2)
+					continue;
+			}
+			ws->todo[ntodo++] = r;
+		}
+
+		full = ntodo * 4 > m;
+		if (full)
+			cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans,
+						m, k, d, -2.0, x + (size_t) i0 * d, d, c, d,
+						0.0, ws->gbuf, k);
+		for (t = 0; t < ntodo; t++)
+		{
+			int			r2 = ws->todo[t],
+						i = i0 + r2,
+						bj;
+			double	   *g = ws->gbuf + (size_t) (full ? r2 : 0) * k;
+
+			if (!full)
+			{
+				if (ws->fma)
+					km_dots_fma(x + (size_t) i * d, c, k, d, g);
+				else
+					km_dots_plain(x + (size_t) i * d, c, k, d, g);
+			}
+			bj = km_nearest_bounded(ws, x, c, i, g, unit * (ws->xnorm[i] + cnmax));
+			if (assign[i] != bj)
+			{
+				assign[i] = bj;
+				any_change = true;
+			}
+		}
+
+	}
+	if (changed)
+		*changed = any_change;
+	return ws->no_cost ? 0.0 : km_cost_pass(ws, x, w, c, assign, mind);
+}
+
+/* km_assign_pruned_d, compiled apart for d = 2 (the same operations). */
+static double
+km_assign_pruned(KmWork *ws, const double *x, const double *w,
+				 const double *c, int *assign, double *mind, bool *changed)
+{
+	if (ws->d == 2)
+		return km_assign_pruned_d(ws, x, w, c, assign, mind, changed, 2);
+	return km_assign_pruned_d(ws, x, w, c, assign, mind, changed, ws->d);
+}
+
+/*
+ * Move the bounds of km_assign_pruned after the centres moved from
+ * ws->cold to c: a point's upper bound grows by its centre's move, its
+ * lower bound shrinks by the largest move of any other centre.
+ */
+static void
+km_bounds_move(KmWork *ws, const double *c, const int *assign)
+{
+	int			d = ws->d,
+				k = ws->k,
+				jmax = 0,
+				i,
+				j;
+	double		max1 = 0.0,
+				max2 = 0.0;
+
+	for (j = 0; j < k; j++)
+	{
+		double		mv = sqrt(km_sqdist(ws->cold + (size_t) j * d, c + (size_t) j * d, d)) *
+			(1.0 + DPK_KM_SLACK);
+
+		ws->delta[j] = mv;
+		if (mv > max1)
+		{
+			max2 = max1;
+			max1 = mv;
+			jmax = j;
+		}
+		else if (mv > max2)
+			max2 = mv;
+	}
+	for (i = 0; i < ws->n; i++)
+	{
+		int			a = assign[i];
+		double		l;
+
+		if (a < 0)
+			continue;
+		ws->ub[i] = (ws->ub[i] + ws->delta[a]) * (1.0 + DPK_KM_SLACK);
+		l = ws->lb[i] - (a == jmax ? max2 : max1);
+		ws->lb[i] = l > 0.0 ? l * (1.0 - DPK_KM_SLACK) : 0.0;
+	}
+}
+
+/*
  * Assign every point to its nearest centre and return the weighted cost.
  *
  * The nearest centre is chosen on dgemm distances (clamped at 0), ties to the
@@ -331,6 +649,9 @@ km_assign(KmWork *ws, const double *x, const double *w,
 					ws->dup[j] = true;
 			}
 		}
+
+	if (ws->ub)
+		return km_assign_pruned(ws, x, w, c, assign, mind, changed);
 
 	for (i0 = 0; i0 < n; i0 += ws->chunk)
 	{
@@ -465,12 +786,13 @@ km_seed(const double *x, const double *sw, int n, int d, int k,
  * centre with no assigned weight is re-seeded at the point with the largest
  * weighted contribution w_i * mind_i to the cost (that point's contribution
  * is then zeroed in contrib, so two empty clusters take different points);
- * if every contribution is 0 it keeps its previous position.
+ * if every contribution is 0 it keeps its previous position.  When
+ * mind_valid is false, mind is first computed here if a cluster is empty.
  */
-static void
-km_update(const double *x, const double *sw, int n, int d, int k,
-		  const int *assign, const double *mind, double *c,
-		  double *sums, double *wsum, int *ref, double *contrib)
+static inline __attribute__((always_inline)) void
+km_update_d(const double *x, const double *sw, int n, int d, int k,
+			const int *assign, double *mind, bool mind_valid, double *c,
+			double *sums, double *wsum, int *ref, double *contrib)
 {
 	int			i,
 				j,
@@ -481,24 +803,82 @@ km_update(const double *x, const double *sw, int n, int d, int k,
 	memset(wsum, 0, sizeof(double) * (size_t) k);
 	for (j = 0; j < k; j++)
 		ref[j] = -1;
-	for (i = 0; i < n; i++)
+	if (d == 2)
 	{
-		double		wi = sw[i];
-		const double *xi = x + (size_t) i * d;
-		const double *xr;
-		double	   *sj;
+		/*
+		 * The same sums in the same order, the current cluster's in
+		 * registers: runs of points of one cluster no longer wait on memory.
+		 */
+		int			cur = -1;
+		double		a0 = 0.0,
+					a1 = 0.0,
+					aw = 0.0;
+		const double *xr = x;
 
-		if (!(wi > 0.0))
-			continue;
-		j = assign[i];
-		if (ref[j] < 0)
-			ref[j] = i;
-		xr = x + (size_t) ref[j] * d;
-		sj = sums + (size_t) j * d;
-		for (t = 0; t < d; t++)
-			sj[t] += wi * (xi[t] - xr[t]);
-		wsum[j] += wi;
+		for (i = 0; i < n; i++)
+		{
+			double		wi = sw[i];
+			const double *xi = x + (size_t) i * 2;
+
+			if (!(wi > 0.0))
+				continue;
+			j = assign[i];
+			if (j != cur)
+			{
+				if (cur >= 0)
+				{
+					sums[cur * 2] = a0;
+					sums[cur * 2 + 1] = a1;
+					wsum[cur] = aw;
+				}
+				cur = j;
+				if (ref[j] < 0)
+					ref[j] = i;
+				xr = x + (size_t) ref[j] * 2;
+				a0 = sums[j * 2];
+				a1 = sums[j * 2 + 1];
+				aw = wsum[j];
+			}
+			a0 += wi * (xi[0] - xr[0]);
+			a1 += wi * (xi[1] - xr[1]);
+			aw += wi;
+		}
+		if (cur >= 0)
+		{
+			sums[cur * 2] = a0;
+			sums[cur * 2 + 1] = a1;
+			wsum[cur] = aw;
+		}
 	}
+	else
+		for (i = 0; i < n; i++)
+		{
+			double		wi = sw[i];
+			const double *xi = x + (size_t) i * d;
+			const double *xr;
+			double	   *sj;
+
+			if (!(wi > 0.0))
+				continue;
+			j = assign[i];
+			if (ref[j] < 0)
+				ref[j] = i;
+			xr = x + (size_t) ref[j] * d;
+			sj = sums + (size_t) j * d;
+			for (t = 0; t < d; t++)
+				sj[t] += wi * (xi[t] - xr[t]);
+			wsum[j] += wi;
+		}
+
+	/* an empty cluster needs the distances to the centres still in c */
+	if (!mind_valid)
+		for (j = 0; j < k; j++)
+			if (!(wsum[j] > 0.0))
+			{
+				for (i = 0; i < n; i++)
+					mind[i] = km_sqdist(x + (size_t) i * d, c + (size_t) assign[i] * d, d);
+				break;
+			}
 
 	for (j = 0; j < k; j++)
 	{
@@ -538,6 +918,18 @@ km_update(const double *x, const double *sw, int n, int d, int k,
 			}
 		}
 	}
+}
+
+/* km_update_d, compiled apart for d = 2 (the same operations in order). */
+static void
+km_update(const double *x, const double *sw, int n, int d, int k,
+		  const int *assign, double *mind, bool mind_valid, double *c,
+		  double *sums, double *wsum, int *ref, double *contrib)
+{
+	if (d == 2)
+		km_update_d(x, sw, n, 2, k, assign, mind, mind_valid, c, sums, wsum, ref, contrib);
+	else
+		km_update_d(x, sw, n, d, k, assign, mind, mind_valid, c, sums, wsum, ref, contrib);
 }
 
 /* Scratch of one dpk_kmeans call, shared by its restarts. */
@@ -621,11 +1013,19 @@ km_restart(KmRun *run, const double *x, int n, int d, int k, int max_iter,
 		bool		changed;
 
 		dpk_check_interrupts();
+		/* the cost and distances are needed after the last assignment only */
+		run->ws.no_cost = run->ws.ub != NULL && iter < max_iter;
 		cost = km_assign(&run->ws, x, run->sw, run->c, run->assign, run->mind, &changed);
+		if (!changed && run->ws.no_cost)
+			cost = km_cost_pass(&run->ws, x, run->sw, run->c, run->assign, run->mind);
 		if (!changed || iter >= max_iter)
 			break;
-		km_update(x, run->sw, n, d, k, run->assign, run->mind, run->c, run->sums,
-				  run->wsum, run->ref, run->p);
+		if (run->ws.ub)
+			memcpy(run->ws.cold, run->c, sizeof(double) * (size_t) k * d);
+		km_update(x, run->sw, n, d, k, run->assign, run->mind, !run->ws.no_cost,
+				  run->c, run->sums, run->wsum, run->ref, run->p);
+		if (run->ws.ub)
+			km_bounds_move(&run->ws, run->c, run->assign);
 		iter++;
 	}
 	return cost;

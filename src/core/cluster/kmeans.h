@@ -8,7 +8,16 @@
 #ifndef DPK_KMEANS_H
 #define DPK_KMEANS_H
 
+#include <stdbool.h>
 #include <stdint.h>
+
+/*
+ * Whether Lloyd's assignment skips the points whose nearest centre cannot
+ * have changed (Hamerly's bounds, up to d = 16; the same centres, sizes and
+ * costs either way).  Only tests set it false, to compare with every point
+ * evaluated every time.
+ */
+extern bool dpk_kmeans_prune;
 
 /*
  * Cluster n weighted points x (n*d, row-major; weights w >= 0, NULL = all 1)

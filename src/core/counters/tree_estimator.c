@@ -528,21 +528,16 @@ dpk_tree_typical_norm2(DpkTreeEstimator est, int k, uint32_t horizon)
 	return mean_norm2(est, k, horizon, 33);
 }
 
-/* Arity of a new pure table's tree (see tree_estimator.h). */
+/* Arity of a new pure table's tree, computed (see tree_estimator.h). */
 int
-dpk_tree_choose_arity(uint32_t horizon)
+dpk_tree_compute_arity(uint32_t horizon)
 {
-	/* releases ask for it often; the last answer is kept */
-	static uint32_t last_horizon = 0;
-	static int	last_arity = 0;
 	double		best = HUGE_VAL;
 	int			k,
 				arity = DPK_TREE_ARITY_BINARY;
 
 	if (horizon < 1)
 		horizon = 1;
-	if (horizon == last_horizon)
-		return last_arity;
 	for (k = DPK_TREE_ARITY_BINARY; k <= DPK_TREE_ARITY_MAX; k++)
 	{
 		double		h = dpk_tree_shape_height(k, horizon),
@@ -554,9 +549,41 @@ dpk_tree_choose_arity(uint32_t horizon)
 			arity = k;
 		}
 	}
-	last_horizon = horizon;
-	last_arity = arity;
 	return arity;
+}
+
+/*
+ * dpk_tree_compute_arity at the horizons 2^0 .. 2^20 (the default 1024
+ * among them), which takes 10-200 ms each; test_tree_estimator checks
+ * every entry against the computation.
+ */
+const int	dpk_tree_arity_pow2[DPK_TREE_ARITY_POW2] = {
+	2, 4, 8, 16, 7, 10, 15, 16, 11, 13, 13, 16, 11, 16, 16, 8, 8, 16, 16, 8, 8
+};
+
+/* Arity of a new pure table's tree (see tree_estimator.h). */
+int
+dpk_tree_choose_arity(uint32_t horizon)
+{
+	/* releases ask for it often; the last answer is kept */
+	static uint32_t last_horizon = 0;
+	static int	last_arity = 0;
+
+	if (horizon < 1)
+		horizon = 1;
+	if ((horizon & (horizon - 1)) == 0 && horizon < (UINT32_C(1) << DPK_TREE_ARITY_POW2))
+	{
+		int			e = 0;
+
+		while ((UINT32_C(1) << e) < horizon)
+			e++;
+		return dpk_tree_arity_pow2[e];
+	}
+	if (horizon == last_horizon)
+		return last_arity;
+	last_arity = dpk_tree_compute_arity(horizon);
+	last_horizon = horizon;
+	return last_arity;
 }
 
 /* Nearest integer of base + num / den, ties to even (see tree_estimator.h). */

@@ -146,6 +146,14 @@ double		dpk_tree_typical_norm2(DpkTreeEstimator est, int k, uint32_t horizon);
 int			dpk_tree_choose_arity(uint32_t horizon);
 
 /*
+ * The same, always computed; dpk_tree_choose_arity answers from
+ * dpk_tree_arity_pow2 at the powers of two 2^0 .. 2^(DPK_TREE_ARITY_POW2 - 1).
+ */
+int			dpk_tree_compute_arity(uint32_t horizon);
+#define DPK_TREE_ARITY_POW2 21
+extern const int dpk_tree_arity_pow2[DPK_TREE_ARITY_POW2];
+
+/*
  * The published counters of one cell under weights w: out[j] = the nearest
  * integer to truth[j] + S_j, S_j = sum_a (num[a] / den) eta_a[j] the
  * weighted sum of the nodes' draws (dpk_node_noise), computed exactly in

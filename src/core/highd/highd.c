@@ -44,6 +44,7 @@ dpk_highd_defaults(DpkHighdConfig *cfg, double epsilon, int k)
 	cfg->objective = DPK_OBJECTIVE_KMEANS;
 	cfg->lift_shrink = true;
 	cfg->ball = 0.0;
+	cfg->points_metric = false;
 }
 
 /*
@@ -133,25 +134,51 @@ dpk_highd_use_ball(DpkHighdConfig *cfg, const DpkBox *box, double norm_bound)
 							   DPK_BALL_HALF_WIDTH * cfg->ball / sqrt((double) box->d));
 }
 
-/*
- * Rows of chunk `done` of the input, clamped into the box, in metric
- * positions (dpk_box_to_metric: k-means in the columns' units); returns the
- * count.
- */
-static size_t
-load_chunk(const DpkHighdPlan *pl, size_t done, double *u)
+/* Metric positions of the points, once (see highd.h). */
+void
+dpk_highd_metric_points(const DpkBox *box, DpkHighdConfig *cfg, double *points, size_t n)
 {
-	size_t		rows = pl->n - done < DPK_PROJ_CHUNK ? pl->n - done : DPK_PROJ_CHUNK;
+	int			d = box->d;
+	double	   *u = dpk_alloc(sizeof(double) * d);
 	size_t		i;
 
+	for (i = 0; i < n; i++)
+	{
+		double	   *x = points + i * d;
+
+		if ((i & 65535) == 0)
+			dpk_check_interrupts();
+		dpk_box_normalize(box, x, u);
+		dpk_box_to_metric(box, u);
+		dpk_box_ball_clamp(d, cfg->ball, u);
+		memcpy(x, u, sizeof(double) * d);
+	}
+	dpk_free(u);
+	cfg->points_metric = true;
+}
+
+/*
+ * Rows of chunk `done` of the input, clamped into the box, in metric
+ * positions (dpk_box_to_metric: k-means in the columns' units), computed
+ * into u; or, when they already are (cfg->points_metric), read in place.
+ * Returns the rows, their count in *rows.
+ */
+static const double *
+load_chunk(const DpkHighdPlan *pl, size_t done, double *u, size_t *rows)
+{
+	size_t		i;
+
+	*rows = pl->n - done < DPK_PROJ_CHUNK ? pl->n - done : DPK_PROJ_CHUNK;
 	dpk_check_interrupts();
-	for (i = 0; i < rows; i++)
+	if (pl->cfg->points_metric)
+		return pl->points + done * pl->d;
+	for (i = 0; i < *rows; i++)
 	{
 		dpk_box_normalize(pl->box, pl->points + (done + i) * pl->d, u + i * pl->d);
 		dpk_box_to_metric(pl->box, u + i * pl->d);
 		dpk_box_ball_clamp(pl->d, pl->cfg->ball, u + i * pl->d);
 	}
-	return rows;
+	return u;
 }
 
 /* One copy's noisy projected grid (see highd.h). */
@@ -172,16 +199,17 @@ dpk_highd_histogram(const DpkHighdPlan *pl, const DpkProjection *proj, DpkStream
 
 	for (done = 0; done < pl->n; done += DPK_PROJ_CHUNK)
 	{
-		size_t		rows = load_chunk(pl, done, u);
+		size_t		rows;
+		const double *uc = load_chunk(pl, done, u, &rows);
 
-		dpk_project_batch(proj, u, rows, t);
+		dpk_project_batch(proj, uc, rows, t);
 		for (i = 0; i < rows; i++)
 		{
 			uint64_t	cell = dpk_grid_cell(dhat, pl->m, t + i * dhat, NULL, NULL);
 
 			count[cell]++;
 			if (visit)
-				visit(arg, u + i * d, t + i * dhat, cell);
+				visit(arg, uc + i * d, t + i * dhat, cell);
 		}
 	}
 	for (c = 0; c < ncells; c++)
@@ -309,16 +337,17 @@ dpk_highd_partition_stats(const DpkHighdPlan *pl, const DpkHighdPartition *pt,
 
 	for (done = 0; done < pl->n; done += DPK_PROJ_CHUNK)
 	{
-		size_t		rows = load_chunk(pl, done, u);
+		size_t		rows;
+		const double *uc = load_chunk(pl, done, u, &rows);
 
-		partition_labels(pl, pt, u, rows, t, label);
+		partition_labels(pl, pt, uc, rows, t, label);
 		for (i = 0; i < rows; i++)
 		{
 			g = label[i];
 			gc[g]++;
 			if (gs)
 			{
-				dpk_lift_quantize(d, u + i * d, q);
+				dpk_lift_quantize(d, uc + i * d, q);
 				for (j = 0; j < d; j++)
 					gs[(size_t) g * d + j] += q[j];
 			}

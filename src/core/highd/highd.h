@@ -214,6 +214,9 @@ typedef struct DpkHighdConfig
 								 * (dpk_highd_use_ball): rows moved into
 								 * that ball around the box's middle, the
 								 * sums' noise sized to it; 0, none */
+	bool		points_metric;	/* the points were made metric positions
+								 * once by dpk_highd_metric_points (each
+								 * pass over them then copies) */
 } DpkHighdConfig;
 
 /*
@@ -234,6 +237,16 @@ void		dpk_highd_defaults(DpkHighdConfig *cfg, double epsilon, int k);
  * half-diagonal changes nothing (ball 0).  Public: the argument and box.
  */
 void		dpk_highd_use_ball(DpkHighdConfig *cfg, const DpkBox *box, double norm_bound);
+
+/*
+ * Turn n points (n * d, in place) into what every pass of the one-shot
+ * reads: positions in the box, metric (dpk_box_to_metric), moved into
+ * cfg's ball; and set cfg->points_metric.  The release is the same as from
+ * the raw points, whose passes would each compute these positions again.
+ * After dpk_highd_use_ball.
+ */
+void		dpk_highd_metric_points(const DpkBox *box, DpkHighdConfig *cfg, double *points,
+									size_t n);
 
 /* Approximate DP: delta and, delta > 0, the Gaussian lift share (0: no change). */
 void		dpk_highd_use_delta(DpkHighdConfig *cfg, double delta);

@@ -160,21 +160,26 @@ oneshot_cell_stats(const DpkHighdPlan *pl, const DpkProjection *proj0, int lm,
 	{
 		size_t		rows = pl->n - done < DPK_PROJ_CHUNK ? pl->n - done : DPK_PROJ_CHUNK;
 
+		const double *uc = u;
+
 		dpk_check_interrupts();
-		for (i = 0; i < rows; i++)
-		{
-			/* metric positions, as the rest of the one-shot pipeline */
-			dpk_box_normalize(pl->box, pl->points + (done + i) * d, u + i * d);
-			dpk_box_to_metric(pl->box, u + i * d);
-			dpk_box_ball_clamp(d, pl->cfg->ball, u + i * d);
-		}
-		dpk_project_batch(proj0, u, rows, t);
+		if (pl->cfg->points_metric)
+			uc = pl->points + done * d;
+		else
+			for (i = 0; i < rows; i++)
+			{
+				/* metric positions, as the rest of the one-shot pipeline */
+				dpk_box_normalize(pl->box, pl->points + (done + i) * d, u + i * d);
+				dpk_box_to_metric(pl->box, u + i * d);
+				dpk_box_ball_clamp(d, pl->cfg->ball, u + i * d);
+			}
+		dpk_project_batch(proj0, uc, rows, t);
 		for (i = 0; i < rows; i++)
 		{
 			uint64_t	c = dpk_grid_cell(dhat, lm, t + i * dhat, NULL, NULL);
 
 			cc[c]++;
-			dpk_lift_quantize(d, u + i * d, q);
+			dpk_lift_quantize(d, uc + i * d, q);
 			for (j = 0; j < d; j++)
 				cs[c * d + j] += q[j];
 		}

@@ -81,6 +81,42 @@ bernoulli_exp_frac128(DpkStream *s, u128 r, u128 d)
 	return (k & 1) != 0;
 }
 
+/* q = floor(n / d), *rem = n mod d (see dgauss.h). */
+void
+dpk_divide_256_128(const uint64_t n_limbs[4], u128 d, uint64_t q[4], u128 *rem_out)
+{
+	u128		rem = 0;
+	int			bit;
+
+	q[0] = q[1] = q[2] = q[3] = 0;
+	if (n_limbs[2] == 0 && n_limbs[3] == 0)
+	{
+		/* n < 2^128 (almost always): one 128-bit division */
+		u128		n128 = ((u128) n_limbs[1] << 64) | n_limbs[0];
+		u128		q128 = n128 / d;
+
+		rem = n128 - q128 * d;
+		q[0] = (uint64_t) q128;
+		q[1] = (uint64_t) (q128 >> 64);
+	}
+	else
+	{
+		/* schoolbook binary long division; rem < d < 2^128 stays in 129 bits */
+		for (bit = 255; bit >= 0; bit--)
+		{
+			bool		top = (rem >> 127) != 0;
+
+			rem = (rem << 1) | ((n_limbs[bit / 64] >> (bit % 64)) & 1);
+			if (top || rem >= d)
+			{
+				rem -= d;
+				q[bit / 64] |= (uint64_t) 1 << (bit % 64);
+			}
+		}
+	}
+	*rem_out = rem;
+}
+
 /*
  * Exact Bernoulli(exp(-N/D)) (see dgauss.h): N = q D + r by long division,
  * then exp(-1)^q (independent draws, stopping at the first failure, so the
@@ -89,24 +125,12 @@ bernoulli_exp_frac128(DpkStream *s, u128 r, u128 d)
 bool
 dpk_bernoulli_exp_wide(DpkStream *s, const uint64_t n_limbs[4], u128 d)
 {
-	uint64_t	q[4] = {0, 0, 0, 0};
-	u128		rem = 0;
-	int			bit;
+	uint64_t	q[4];
+	u128		rem;
 
 	if (d == 0)
 		return false;			/* caller error: gamma infinite */
-	/* schoolbook binary long division; rem < d < 2^128 stays in 129 bits */
-	for (bit = 255; bit >= 0; bit--)
-	{
-		bool		top = (rem >> 127) != 0;
-
-		rem = (rem << 1) | ((n_limbs[bit / 64] >> (bit % 64)) & 1);
-		if (top || rem >= d)
-		{
-			rem -= d;
-			q[bit / 64] |= (uint64_t) 1 << (bit % 64);
-		}
-	}
+	dpk_divide_256_128(n_limbs, d, q, &rem);
 	while (q[0] | q[1] | q[2] | q[3])
 	{
 		int			i;

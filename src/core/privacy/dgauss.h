@@ -46,6 +46,14 @@ void		dpk_gauss_vector_noise(DpkStream *s, DpkGaussScale v, int d, int sign,
  * significant first) and a 128-bit D >= 1; the general form of CKS
  * Algorithm 1 the sampler needs.  Exposed for the unit tests.
  */
+/*
+ * q = floor(n / d) (four 64-bit limbs, least significant first, as n) and
+ * *rem = n mod d, for d > 0: one 128-bit division when n < 2^128, else
+ * binary long division.
+ */
+void		dpk_divide_256_128(const uint64_t n_limbs[4], unsigned __int128 d,
+							   uint64_t q[4], unsigned __int128 *rem);
+
 bool		dpk_bernoulli_exp_wide(DpkStream *s, const uint64_t n_limbs[4],
 								   unsigned __int128 d);
 
