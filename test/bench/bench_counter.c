@@ -311,6 +311,173 @@ unit_figures(const DpkLiveConfig *cfg, uint32_t T, Fig *shipped, Fig *first)
 	}
 }
 
+/*
+ * Counters not shipped, compared in the same units (doc/decisions/029-
+ * counter-options.md): trees whose level j nodes span span[j] releases
+ * (span[0] = 1, each span a multiple of the one below), clipped at T (no
+ * event lands after the horizon), with a share f_j of the counter's budget
+ * at level j.  An event lies in one node per level, so a pure node at level
+ * j has Laplace scale 1 / (f_j eps) (variance 1 / f_j^2 in the unit) and a
+ * Gaussian one sigma^2 = 1 / (2 f_j rho) (variance 1 / f_j).  The spans and
+ * shares were found by a coordinate search on the larger of the two ratios
+ * (mean, worst) to the counter issue's reference row; they are printed as
+ * constants here and evaluated exactly.
+ */
+typedef struct LevelTree
+{
+	bool		gauss;
+	bool		complete_only;	/* least squares over complete nodes only */
+	uint32_t	T;
+	int			h;
+	int			span[9];
+	double		share[9];
+} LevelTree;
+
+static const LevelTree level_trees[] = {
+	/* pure, least squares over every node */
+	{false, false, 16, 2, {1, 10}, {0.573, 0.427}},
+	{false, false, 64, 2, {1, 25}, {0.589, 0.411}},
+	{false, false, 256, 3, {1, 13, 104}, {0.407, 0.290, 0.303}},
+	{false, false, 1024, 3, {1, 13, 169}, {0.3300, 0.3001, 0.3699}},
+	/* Gaussian, least squares over complete nodes (causal) */
+	{true, true, 16, 4, {1, 2, 6, 12}, {0.484, 0.305, 0.173, 0.038}},
+	{true, true, 64, 5, {1, 2, 6, 18, 36}, {0.323, 0.242, 0.264, 0.069, 0.101}},
+	{true, true, 256, 7, {1, 3, 6, 12, 24, 72, 144},
+	{0.310, 0.150, 0.126, 0.126, 0.166, 0.049, 0.073}},
+	{true, true, 1024, 8, {1, 3, 6, 12, 36, 108, 216, 648},
+	{0.242, 0.116, 0.099, 0.143, 0.161, 0.111, 0.096, 0.032}},
+	/* Gaussian, least squares over every node (outside the proof: see 029) */
+	{true, false, 16, 5, {1, 2, 4, 8, 16}, {0.4639, 0.0332, 0.1996, 0.0686, 0.2348}},
+	{true, false, 64, 7, {1, 2, 4, 8, 16, 32, 64},
+	{0.3498, 0.0303, 0.1398, 0.1057, 0.1270, 0.0636, 0.1839}},
+	{true, false, 256, 5, {1, 4, 16, 64, 256}, {0.3179, 0.1843, 0.2052, 0.1725, 0.1202}},
+};
+
+/*
+ * Release variances var[1..T] of a LevelTree: least squares over every node
+ * (dense: Gram matrix of the positions 1..T, Cholesky, var(t) = ||L^-1 1_t||^2)
+ * or over the complete nodes only (the complete nodes of [1, t] are
+ * complete subtrees, one per mixed-radix digit, each estimated bottom-up).
+ */
+static void
+level_tree_variance(const LevelTree *lt, double *var)
+{
+	uint32_t	T = lt->T;
+	double		nodevar[9] = {0};
+
+	for (int j = 0; j < lt->h; j++)
+		nodevar[j] = lt->gauss ? 1.0 / lt->share[j] : 1.0 / (lt->share[j] * lt->share[j]);
+	if (lt->complete_only)
+	{
+		double		sub[9] = {0};
+
+		/* best variance of a complete node of level j from its subtree */
+		sub[0] = nodevar[0];
+		for (int j = 1; j < lt->h; j++)
+		{
+			double		kids = (double) (lt->span[j] / lt->span[j - 1]) * sub[j - 1];
+
+			sub[j] = 1.0 / (1.0 / nodevar[j] + 1.0 / kids);
+		}
+		for (uint32_t t = 1; t <= T; t++)
+		{
+			uint32_t	rem = t;
+
+			var[t] = 0.0;
+			for (int j = lt->h - 1; j >= 0; j--)
+			{
+				var[t] += (double) (rem / lt->span[j]) * sub[j];
+				rem %= lt->span[j];
+			}
+		}
+		return;
+	}
+	{
+		size_t		n = T;
+		double	   *G = xmalloc(sizeof(double) * n * n);
+		double	   *y = xmalloc(sizeof(double) * n);
+		double	   *c = xmalloc(sizeof(double) * n);
+
+		for (size_t p = 0; p < n; p++)
+			for (size_t q = 0; q <= p; q++)
+			{
+				double		s = 0.0;
+
+				for (int j = 0; j < lt->h; j++)
+					if (p / lt->span[j] == q / lt->span[j])
+						s += 1.0 / nodevar[j];
+				G[p * n + q] = s;
+			}
+		for (size_t p = 0; p < n; p++)
+			for (size_t q = 0; q <= p; q++)
+			{
+				double		s = G[p * n + q];
+
+				for (size_t r = 0; r < q; r++)
+					s -= G[p * n + r] * G[q * n + r];
+				G[p * n + q] = p == q ? sqrt(s) : s / G[q * n + q];
+			}
+		/* y = L^-1 1_t, grown by the column L^-1 e_t at each t */
+		memset(y, 0, sizeof(double) * n);
+		for (size_t j = 0; j < n; j++)
+		{
+			double		v = 0.0;
+
+			for (size_t p = j; p < n; p++)
+			{
+				double		s = p == j ? 1.0 : 0.0;
+
+				for (size_t r = j; r < p; r++)
+					s -= G[p * n + r] * c[r];
+				c[p] = s / G[p * n + p];
+				y[p] += c[p];
+			}
+			for (size_t p = 0; p < n; p++)
+				v += y[p] * y[p];
+			var[j + 1] = v;
+		}
+		free(G);
+		free(y);
+		free(c);
+	}
+}
+
+/* The not-shipped rows of horizon T (see level_trees). */
+static void
+print_level_trees(uint32_t T)
+{
+	for (size_t i = 0; i < sizeof(level_trees) / sizeof(level_trees[0]); i++)
+	{
+		const LevelTree *lt = &level_trees[i];
+		double	   *var;
+		Fig			f = {0};
+		char		name[80];
+		int			n = 0;
+		double		total = 0.0;
+
+		if (lt->T != T)
+			continue;
+		LevelTree	norm = *lt;
+
+		/* the printed shares are rounded: spend exactly the whole budget */
+		for (int j = 0; j < lt->h; j++)
+			total += lt->share[j];
+		for (int j = 0; j < lt->h; j++)
+			norm.share[j] = lt->share[j] / total;
+		var = xmalloc(sizeof(double) * (T + 1));
+		level_tree_variance(&norm, var);
+		for (uint32_t t = 1; t <= T; t++)
+			fig_add(&f, T, t, var[t], 0);
+		free(var);
+		n = snprintf(name, sizeof(name), "unshipped %s, spans",
+					 lt->complete_only ? "LS complete" : "LS all");
+		for (int j = 1; j < lt->h && n < (int) sizeof(name) - 6; j++)
+			n += snprintf(name + n, sizeof(name) - n, "%s%d", j == 1 ? " " : ",", lt->span[j]);
+		printf("%5u %-6s %2s %2d %-46s %8.2f %8.2f %6u\n", T, lt->gauss ? "gauss" : "pure", "",
+			   lt->h, name, f.sum_q / f.n_q, f.worst, f.worst_t);
+	}
+}
+
 /* The release-units table (see the header comment). */
 static int
 print_release_units(void)
@@ -379,6 +546,7 @@ print_release_units(void)
 				   "same tree, least squares all nodes (bound)", ff.sum_q / ff.n_q, ff.worst,
 				   ff.worst_t);
 		}
+		print_level_trees(T);
 		for (size_t r = 0; r < sizeof(ref_rows) / sizeof(ref_rows[0]); r++)
 		{
 			const RefRow *rr = &ref_rows[r];
