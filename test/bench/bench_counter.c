@@ -363,127 +363,311 @@ static const LevelTree level_trees[] = {
 };
 
 /*
- * Release variances var[1..T] of a LevelTree: least squares over every node
- * (dense: Gram matrix of the positions 1..T, Cholesky, var(t) = ||L^-1 1_t||^2)
- * or over the complete nodes only (the complete nodes of [1, t] are
- * complete subtrees, one per mixed-radix digit, each estimated bottom-up).
+ * How a LevelTree's release combines its nodes: least squares over every
+ * node, over a local family (every top-level node and, at each lower level,
+ * the children of the nodes holding releases t and t + 1), over the
+ * complete nodes (the complete subtrees of t's mixed-radix digits), or over
+ * the complete nodes down to `LT_DEPTH` levels below each digit node.
+ */
+typedef enum LtEstimator
+{
+	LT_ALL,
+	LT_LOCAL,
+	LT_COMPLETE,
+	LT_COMPLETE_DEPTH
+} LtEstimator;
+
+#define LT_DEPTH 2
+
+/* Node variance of level j in release units (see level_trees). */
+static double
+lt_nodevar(const LevelTree *lt, int j)
+{
+	return lt->gauss ? 1.0 / lt->share[j] : 1.0 / (lt->share[j] * lt->share[j]);
+}
+
+/*
+ * Complete nodes: variance and draws of the best estimate of a complete node
+ * of level j from its subtree down to `depth` levels below it (bottom-up:
+ * the node's own draw against the sum of its children's estimates).
  */
 static void
-level_tree_variance(const LevelTree *lt, double *var)
+lt_complete(const LevelTree *lt, uint32_t T, int depth, double *var, double *draws)
 {
-	uint32_t	T = lt->T;
-	double		nodevar[9] = {0};
+	double		sub[9][9];
+	double		nodes[9][9];
 
 	for (int j = 0; j < lt->h; j++)
-		nodevar[j] = lt->gauss ? 1.0 / lt->share[j] : 1.0 / (lt->share[j] * lt->share[j]);
-	if (lt->complete_only)
+		for (int r = 0; r <= depth && r < 9; r++)
+		{
+			if (j == 0 || r == 0)
+			{
+				sub[j][r] = lt_nodevar(lt, j);
+				nodes[j][r] = 1.0;
+			}
+			else
+			{
+				double		k = (double) (lt->span[j] / lt->span[j - 1]);
+
+				sub[j][r] = 1.0 / (1.0 / lt_nodevar(lt, j) + 1.0 / (k * sub[j - 1][r - 1]));
+				nodes[j][r] = 1.0 + k * nodes[j - 1][r - 1];
+			}
+		}
+	for (uint32_t t = 1; t <= T; t++)
 	{
-		double		sub[9] = {0};
+		uint32_t	rem = t;
 
-		/* best variance of a complete node of level j from its subtree */
-		sub[0] = nodevar[0];
-		for (int j = 1; j < lt->h; j++)
+		var[t] = draws[t] = 0.0;
+		for (int j = lt->h - 1; j >= 0; j--)
 		{
-			double		kids = (double) (lt->span[j] / lt->span[j - 1]) * sub[j - 1];
-
-			sub[j] = 1.0 / (1.0 / nodevar[j] + 1.0 / kids);
+			var[t] += (double) (rem / lt->span[j]) * sub[j][depth];
+			draws[t] += (double) (rem / lt->span[j]) * nodes[j][depth];
+			rem %= lt->span[j];
 		}
-		for (uint32_t t = 1; t <= T; t++)
-		{
-			uint32_t	rem = t;
-
-			var[t] = 0.0;
-			for (int j = lt->h - 1; j >= 0; j--)
-			{
-				var[t] += (double) (rem / lt->span[j]) * sub[j];
-				rem %= lt->span[j];
-			}
-		}
-		return;
-	}
-	{
-		size_t		n = T;
-		double	   *G = xmalloc(sizeof(double) * n * n);
-		double	   *y = xmalloc(sizeof(double) * n);
-		double	   *c = xmalloc(sizeof(double) * n);
-
-		for (size_t p = 0; p < n; p++)
-			for (size_t q = 0; q <= p; q++)
-			{
-				double		s = 0.0;
-
-				for (int j = 0; j < lt->h; j++)
-					if (p / lt->span[j] == q / lt->span[j])
-						s += 1.0 / nodevar[j];
-				G[p * n + q] = s;
-			}
-		for (size_t p = 0; p < n; p++)
-			for (size_t q = 0; q <= p; q++)
-			{
-				double		s = G[p * n + q];
-
-				for (size_t r = 0; r < q; r++)
-					s -= G[p * n + r] * G[q * n + r];
-				G[p * n + q] = p == q ? sqrt(s) : s / G[q * n + q];
-			}
-		/* y = L^-1 1_t, grown by the column L^-1 e_t at each t */
-		memset(y, 0, sizeof(double) * n);
-		for (size_t j = 0; j < n; j++)
-		{
-			double		v = 0.0;
-
-			for (size_t p = j; p < n; p++)
-			{
-				double		s = p == j ? 1.0 : 0.0;
-
-				for (size_t r = j; r < p; r++)
-					s -= G[p * n + r] * c[r];
-				c[p] = s / G[p * n + p];
-				y[p] += c[p];
-			}
-			for (size_t p = 0; p < n; p++)
-				v += y[p] * y[p];
-			var[j + 1] = v;
-		}
-		free(G);
-		free(y);
-		free(c);
 	}
 }
 
-/* The not-shipped rows of horizon T (see level_trees). */
+/*
+ * Every node: dense Gram matrix of the positions 1..T, Cholesky, var(t) =
+ * ||L^-1 1_t||^2 (every node of the clipped tree is drawn).
+ */
+static void
+lt_all(const LevelTree *lt, uint32_t T, double *var, double *draws)
+{
+	size_t		n = T;
+	double	   *G = xmalloc(sizeof(double) * n * n);
+	double	   *y = xmalloc(sizeof(double) * n);
+	double	   *c = xmalloc(sizeof(double) * n);
+	double		total = 0.0;
+
+	for (int j = 0; j < lt->h; j++)
+		total += (double) ((T + lt->span[j] - 1) / lt->span[j]);
+	for (size_t p = 0; p < n; p++)
+		for (size_t q = 0; q <= p; q++)
+		{
+			double		s = 0.0;
+
+			for (int j = 0; j < lt->h; j++)
+				if (p / lt->span[j] == q / lt->span[j])
+					s += 1.0 / lt_nodevar(lt, j);
+			G[p * n + q] = s;
+		}
+	for (size_t p = 0; p < n; p++)
+		for (size_t q = 0; q <= p; q++)
+		{
+			double		s = G[p * n + q];
+
+			for (size_t r = 0; r < q; r++)
+				s -= G[p * n + r] * G[q * n + r];
+			G[p * n + q] = p == q ? sqrt(s) : s / G[q * n + q];
+		}
+	/* y = L^-1 1_t, grown by the column L^-1 e_t at each t */
+	memset(y, 0, sizeof(double) * n);
+	for (size_t j = 0; j < n; j++)
+	{
+		double		v = 0.0;
+
+		for (size_t p = j; p < n; p++)
+		{
+			double		s = p == j ? 1.0 : 0.0;
+
+			for (size_t r = j; r < p; r++)
+				s -= G[p * n + r] * c[r];
+			c[p] = s / G[p * n + p];
+			y[p] += c[p];
+		}
+		for (size_t p = 0; p < n; p++)
+			v += y[p] * y[p];
+		var[j + 1] = v;
+		draws[j + 1] = total;
+	}
+	free(G);
+	free(y);
+	free(c);
+}
+
+/*
+ * The local family of release t: its nodes (level, index), then least
+ * squares over them on the atoms (positions grouped by their smallest
+ * covering node; the family is laminar and covers 1..T through the top
+ * level, so the atoms are identified): var = c' M^-1 c, M = sum over nodes
+ * of their atom indicators' outer products over the node variance, c the
+ * atoms inside [1, t].
+ */
+static double
+lt_local(const LevelTree *lt, uint32_t T, uint32_t t, int *draws)
+{
+	int			n = 0,
+				na = 0,
+				top = lt->h - 1;
+	/* at most every node of the clipped tree, h (T + 1) */
+	int		   *nl = xmalloc(sizeof(int) * 2 * lt->h * (T + 1));
+	int		   *ni = nl + lt->h * (T + 1);
+	int		   *atom_of = xmalloc(sizeof(int) * T);
+	int		   *atom_node = xmalloc(sizeof(int) * T);
+	int		   *rep = xmalloc(sizeof(int) * T);
+	double	   *M,
+			   *c,
+			   *y;
+	double		v = 0.0;
+
+	for (uint32_t i = 0; i * (uint32_t) lt->span[top] < T; i++, n++)
+	{
+		nl[n] = top;
+		ni[n] = (int) i;
+	}
+	for (int j = top - 1; j >= 0; j--)
+	{
+		int			parents[2],
+					np = 0;
+
+		/* 0-based positions of releases t and t + 1 */
+		for (uint32_t p = t - 1; p <= t; p++)
+		{
+			int			par;
+
+			if (p >= T)
+				continue;
+			par = (int) (p / lt->span[j + 1]);
+			if (np == 0 || parents[np - 1] != par)
+				parents[np++] = par;
+		}
+		for (int r = 0; r < np; r++)
+			for (int i = parents[r] * lt->span[j + 1] / lt->span[j];
+				 i < (parents[r] + 1) * lt->span[j + 1] / lt->span[j] &&
+				 (uint32_t) (i * lt->span[j]) < T; i++, n++)
+			{
+				nl[n] = j;
+				ni[n] = i;
+			}
+	}
+	for (uint32_t p = 0; p < T; p++)
+	{
+		int			best = -1,
+					a;
+
+		for (int u = 0; u < n; u++)
+			if ((int) (p / lt->span[nl[u]]) == ni[u] && (best < 0 || nl[u] < nl[best]))
+				best = u;
+		for (a = 0; a < na && atom_node[a] != best; a++)
+			;
+		if (a == na)
+			atom_node[na++] = best;
+		atom_of[p] = a;
+		rep[a] = (int) p;
+	}
+	M = xmalloc(sizeof(double) * na * na);
+	c = xmalloc(sizeof(double) * na);
+	y = xmalloc(sizeof(double) * na);
+	memset(M, 0, sizeof(double) * na * na);
+	for (int a = 0; a < na; a++)
+		c[a] = (uint32_t) rep[a] < t ? 1.0 : 0.0;
+	for (int u = 0; u < n; u++)
+		for (int a = 0; a < na; a++)
+			if (rep[a] / lt->span[nl[u]] == ni[u])
+				for (int b = 0; b < na; b++)
+					if (rep[b] / lt->span[nl[u]] == ni[u])
+						M[a * na + b] += 1.0 / lt_nodevar(lt, nl[u]);
+	for (int p = 0; p < na; p++)
+		for (int q = 0; q <= p; q++)
+		{
+			double		s = M[p * na + q];
+
+			for (int r = 0; r < q; r++)
+				s -= M[p * na + r] * M[q * na + r];
+			M[p * na + q] = p == q ? sqrt(s) : s / M[q * na + q];
+		}
+	for (int p = 0; p < na; p++)
+	{
+		double		s = c[p];
+
+		for (int r = 0; r < p; r++)
+			s -= M[p * na + r] * y[r];
+		y[p] = s / M[p * na + p];
+		v += y[p] * y[p];
+	}
+	*draws = n;
+	free(M);
+	free(c);
+	free(y);
+	free(nl);
+	free(atom_of);
+	free(atom_node);
+	free(rep);
+	return v;
+}
+
+/* Release variances and draws of a LevelTree under `est`, t = 1..T. */
+static void
+level_tree_variance(const LevelTree *lt, LtEstimator est, double *var, double *draws)
+{
+	uint32_t	T = lt->T;
+
+	if (est == LT_COMPLETE || est == LT_COMPLETE_DEPTH)
+		lt_complete(lt, T, est == LT_COMPLETE ? lt->h - 1 : LT_DEPTH, var, draws);
+	else if (est == LT_ALL)
+		lt_all(lt, T, var, draws);
+	else
+		for (uint32_t t = 1; t <= T; t++)
+		{
+			int			n;
+
+			var[t] = lt_local(lt, T, t, &n);
+			draws[t] = n;
+		}
+}
+
+/* One not-shipped row (see level_trees). */
+static void
+print_level_tree(const LevelTree *lt, LtEstimator est)
+{
+	static const char *const what[] = {"LS all", "LS local", "LS complete", "LS complete-2"};
+	uint32_t	T = lt->T;
+	LevelTree	norm = *lt;
+	double	   *var = xmalloc(sizeof(double) * (T + 1));
+	double	   *draws = xmalloc(sizeof(double) * (T + 1));
+	Fig			f = {0};
+	char		name[80];
+	int			n;
+	double		total = 0.0;
+
+	/* the printed shares are rounded: spend exactly the whole budget */
+	for (int j = 0; j < lt->h; j++)
+		total += lt->share[j];
+	for (int j = 0; j < lt->h; j++)
+		norm.share[j] = lt->share[j] / total;
+	level_tree_variance(&norm, est, var, draws);
+	for (uint32_t t = 1; t <= T; t++)
+		fig_add(&f, T, t, var[t], (int) draws[t]);
+	n = snprintf(name, sizeof(name), "unshipped %s, spans", what[est]);
+	for (int j = 1; j < lt->h && n < (int) sizeof(name) - 6; j++)
+		n += snprintf(name + n, sizeof(name) - n, "%s%d", j == 1 ? " " : ",", lt->span[j]);
+	printf("%5u %-6s %2s %2d %-46s %8.2f %8.2f %6u %15s %.1f\n", T, lt->gauss ? "gauss" : "pure",
+		   "", lt->h, name, f.sum_q / f.n_q, f.worst, f.worst_t, "draws", f.draws_sum / f.n_all);
+	free(var);
+	free(draws);
+}
+
+/*
+ * The not-shipped rows of horizon T: each tree under its estimator, and the
+ * pure trees with the local family, the Gaussian binary ones kept to
+ * LT_DEPTH levels below each digit node, with the same shares (not
+ * optimised for them).
+ */
 static void
 print_level_trees(uint32_t T)
 {
 	for (size_t i = 0; i < sizeof(level_trees) / sizeof(level_trees[0]); i++)
 	{
 		const LevelTree *lt = &level_trees[i];
-		double	   *var;
-		Fig			f = {0};
-		char		name[80];
-		int			n = 0;
-		double		total = 0.0;
 
 		if (lt->T != T)
 			continue;
-		LevelTree	norm = *lt;
-
-		/* the printed shares are rounded: spend exactly the whole budget */
-		for (int j = 0; j < lt->h; j++)
-			total += lt->share[j];
-		for (int j = 0; j < lt->h; j++)
-			norm.share[j] = lt->share[j] / total;
-		var = xmalloc(sizeof(double) * (T + 1));
-		level_tree_variance(&norm, var);
-		for (uint32_t t = 1; t <= T; t++)
-			fig_add(&f, T, t, var[t], 0);
-		free(var);
-		n = snprintf(name, sizeof(name), "unshipped %s, spans",
-					 lt->complete_only ? "LS complete" : "LS all");
-		for (int j = 1; j < lt->h && n < (int) sizeof(name) - 6; j++)
-			n += snprintf(name + n, sizeof(name) - n, "%s%d", j == 1 ? " " : ",", lt->span[j]);
-		printf("%5u %-6s %2s %2d %-46s %8.2f %8.2f %6u\n", T, lt->gauss ? "gauss" : "pure", "",
-			   lt->h, name, f.sum_q / f.n_q, f.worst, f.worst_t);
+		print_level_tree(lt, lt->complete_only ? LT_COMPLETE : LT_ALL);
+		if (!lt->gauss)
+			print_level_tree(lt, LT_LOCAL);
+		else if (lt->complete_only && lt->span[1] == 2 && lt->span[lt->h - 1] == 1 << (lt->h - 1))
+			print_level_tree(lt, LT_COMPLETE_DEPTH);
 	}
 }
 
