@@ -331,8 +331,8 @@ typedef struct LevelTree
 	bool		complete_only;	/* least squares over complete nodes only */
 	uint32_t	T;
 	int			h;
-	int			span[9];
-	double		share[9];
+	int			span[12];
+	double		share[12];
 } LevelTree;
 
 static const LevelTree level_trees[] = {
@@ -394,11 +394,11 @@ lt_nodevar(const LevelTree *lt, int j)
 static void
 lt_complete(const LevelTree *lt, uint32_t T, int depth, double *var, double *draws)
 {
-	double		sub[9][9];
-	double		nodes[9][9];
+	double		sub[12][12];
+	double		nodes[12][12];
 
 	for (int j = 0; j < lt->h; j++)
-		for (int r = 0; r <= depth && r < 9; r++)
+		for (int r = 0; r <= depth && r < 12; r++)
 		{
 			if (j == 0 || r == 0)
 			{
@@ -740,6 +740,34 @@ print_release_units(void)
 				   ff.worst_t);
 		}
 		print_level_trees(T);
+		/*
+		 * The evaluator of those rows against the issue's own figures: the
+		 * binary tree with uniform rho and least squares over every node is
+		 * its row "binary tree, least squares all nodes" (to its 3 digits).
+		 */
+		{
+			LevelTree	bin = {true, false, T, 0, {0}, {0}};
+			double	   *var = xmalloc(sizeof(double) * (T + 1));
+			double	   *draws = xmalloc(sizeof(double) * (T + 1));
+			Fig			fb = {0};
+
+			for (bin.h = 0; bin.h == 0 || bin.span[bin.h - 1] < (int) T; bin.h++)
+				bin.span[bin.h] = 1 << bin.h;
+			for (int j = 0; j < bin.h; j++)
+				bin.share[j] = 1.0 / bin.h;
+			level_tree_variance(&bin, LT_ALL, var, draws);
+			for (uint32_t t = 1; t <= T; t++)
+				fig_add(&fb, T, t, var[t], 0);
+			if (fabs(fb.sum_q / fb.n_q / ref_rows[1].mean[hi] - 1.0) > 0.006 ||
+				fabs(fb.worst / ref_rows[1].worst[hi] - 1.0) > 0.006)
+			{
+				printf("# MISMATCH: uniform binary tree, every node: %.3f / %.3f\n",
+					   fb.sum_q / fb.n_q, fb.worst);
+				bad = 1;
+			}
+			free(var);
+			free(draws);
+		}
 		for (size_t r = 0; r < sizeof(ref_rows) / sizeof(ref_rows[0]); r++)
 		{
 			const RefRow *rr = &ref_rows[r];
