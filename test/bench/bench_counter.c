@@ -185,6 +185,7 @@ typedef struct Fig
 	double		sum_all,
 				sum_q,
 				worst,
+				worst_all,		/* over every t, t < T/4 too */
 				draws_sum;
 	int			n_all,
 				n_q,
@@ -197,6 +198,8 @@ fig_add(Fig *f, uint32_t T, uint32_t t, double v, int draws)
 {
 	f->sum_all += v;
 	f->n_all++;
+	if (v > f->worst_all)
+		f->worst_all = v;
 	f->draws_sum += draws;
 	if (draws > f->draws_max)
 		f->draws_max = draws;
@@ -333,33 +336,45 @@ typedef struct LevelTree
 	int			h;
 	int			span[12];
 	double		share[12];
+	/*
+	 * Optional (nonzero entries): the share of top-level node b instead of
+	 * share[h - 1]; the lower levels' shares under it scaled so that every
+	 * position still spends the whole budget.
+	 */
+	double		top_share[8];
 } LevelTree;
 
 static const LevelTree level_trees[] = {
 	/* pure, least squares over every node */
-	{false, false, 16, 2, {1, 10}, {0.573, 0.427}},
-	{false, false, 64, 2, {1, 25}, {0.589, 0.411}},
-	{false, false, 256, 3, {1, 13, 104}, {0.407, 0.290, 0.303}},
-	{false, false, 1024, 3, {1, 13, 169}, {0.3300, 0.3001, 0.3699}},
+	{false, false, 16, 2, {1, 10}, {0.573, 0.427}, {0}},
+	{false, false, 64, 2, {1, 25}, {0.589, 0.411}, {0}},
+	/* pure, the same with a share per top-level node (positions differ) */
+	{false, false, 16, 2, {1, 10}, {0.573, 0.427}, {0.452, 0.277}},
+	{false, false, 64, 2, {1, 25}, {0.589, 0.411}, {0.483, 0.352, 0.283}},
+	{false, false, 256, 3, {1, 13, 104}, {0.407, 0.290, 0.303}, {0.369, 0.259, 0.022}},
+	{false, false, 1024, 3, {1, 13, 169}, {0.3300, 0.3001, 0.3699},
+	{0.526, 0.439, 0.364, 0.332, 0.289, 0.189, 0.023}},
+	{false, false, 256, 3, {1, 13, 104}, {0.407, 0.290, 0.303}, {0}},
+	{false, false, 1024, 3, {1, 13, 169}, {0.3300, 0.3001, 0.3699}, {0}},
 	/* Gaussian, least squares over complete nodes (causal) */
-	{true, true, 16, 4, {1, 2, 6, 12}, {0.484, 0.305, 0.173, 0.038}},
-	{true, true, 64, 5, {1, 2, 6, 18, 36}, {0.323, 0.242, 0.264, 0.069, 0.101}},
+	{true, true, 16, 4, {1, 2, 6, 12}, {0.484, 0.305, 0.173, 0.038}, {0}},
+	{true, true, 64, 5, {1, 2, 6, 18, 36}, {0.323, 0.242, 0.264, 0.069, 0.101}, {0}},
 	{true, true, 256, 7, {1, 3, 6, 12, 24, 72, 144},
-	{0.310, 0.150, 0.126, 0.126, 0.166, 0.049, 0.073}},
+	{0.310, 0.150, 0.126, 0.126, 0.166, 0.049, 0.073}, {0}},
 	{true, true, 1024, 8, {1, 3, 6, 12, 36, 108, 216, 648},
-	{0.242, 0.116, 0.099, 0.143, 0.161, 0.111, 0.096, 0.032}},
+	{0.242, 0.116, 0.099, 0.143, 0.161, 0.111, 0.096, 0.032}, {0}},
 	/* the same on the binary tree of today's Gaussian tables, fewer levels */
-	{true, true, 16, 4, {1, 2, 4, 8}, {0.453, 0.226, 0.227, 0.094}},
-	{true, true, 64, 6, {1, 2, 4, 8, 16, 32}, {0.312, 0.156, 0.155, 0.156, 0.156, 0.064}},
+	{true, true, 16, 4, {1, 2, 4, 8}, {0.453, 0.226, 0.227, 0.094}, {0}},
+	{true, true, 64, 6, {1, 2, 4, 8, 16, 32}, {0.312, 0.156, 0.155, 0.156, 0.156, 0.064}, {0}},
 	{true, true, 256, 8, {1, 2, 4, 8, 16, 32, 64, 128},
-	{0.238, 0.119, 0.119, 0.119, 0.119, 0.119, 0.119, 0.049}},
+	{0.238, 0.119, 0.119, 0.119, 0.119, 0.119, 0.119, 0.049}, {0}},
 	{true, true, 1024, 8, {1, 2, 4, 8, 16, 32, 64, 128},
-	{0.186, 0.093, 0.093, 0.093, 0.093, 0.093, 0.093, 0.256}},
+	{0.186, 0.093, 0.093, 0.093, 0.093, 0.093, 0.093, 0.256}, {0}},
 	/* Gaussian, least squares over every node (outside the proof: see 029) */
-	{true, false, 16, 5, {1, 2, 4, 8, 16}, {0.4639, 0.0332, 0.1996, 0.0686, 0.2348}},
+	{true, false, 16, 5, {1, 2, 4, 8, 16}, {0.4639, 0.0332, 0.1996, 0.0686, 0.2348}, {0}},
 	{true, false, 64, 7, {1, 2, 4, 8, 16, 32, 64},
-	{0.3498, 0.0303, 0.1398, 0.1057, 0.1270, 0.0636, 0.1839}},
-	{true, false, 256, 5, {1, 4, 16, 64, 256}, {0.3179, 0.1843, 0.2052, 0.1725, 0.1202}},
+	{0.3498, 0.0303, 0.1398, 0.1057, 0.1270, 0.0636, 0.1839}, {0}},
+	{true, false, 256, 5, {1, 4, 16, 64, 256}, {0.3179, 0.1843, 0.2052, 0.1725, 0.1202}, {0}},
 };
 
 /*
@@ -384,6 +399,21 @@ static double
 lt_nodevar(const LevelTree *lt, int j)
 {
 	return lt->gauss ? 1.0 / lt->share[j] : 1.0 / (lt->share[j] * lt->share[j]);
+}
+
+/* The same for the level-j node holding 0-based position p (top_share). */
+static double
+lt_nodevar_at(const LevelTree *lt, int j, size_t p)
+{
+	int			top = lt->h - 1;
+	double		b,
+				f;
+
+	if (lt->top_share[0] <= 0.0)
+		return lt_nodevar(lt, j);
+	b = lt->top_share[p / lt->span[top]];
+	f = j == top ? b : lt->share[j] * (1.0 - b) / (1.0 - lt->share[top]);
+	return lt->gauss ? 1.0 / f : 1.0 / (f * f);
 }
 
 /*
@@ -449,7 +479,7 @@ lt_all(const LevelTree *lt, uint32_t T, double *var, double *draws)
 
 			for (int j = 0; j < lt->h; j++)
 				if (p / lt->span[j] == q / lt->span[j])
-					s += 1.0 / lt_nodevar(lt, j);
+					s += 1.0 / lt_nodevar_at(lt, j, p);
 			G[p * n + q] = s;
 		}
 	for (size_t p = 0; p < n; p++)
@@ -567,7 +597,8 @@ lt_local(const LevelTree *lt, uint32_t T, uint32_t t, int *draws)
 			if (rep[a] / lt->span[nl[u]] == ni[u])
 				for (int b = 0; b < na; b++)
 					if (rep[b] / lt->span[nl[u]] == ni[u])
-						M[a * na + b] += 1.0 / lt_nodevar(lt, nl[u]);
+						M[a * na + b] +=
+							1.0 / lt_nodevar_at(lt, nl[u], (size_t) ni[u] * lt->span[nl[u]]);
 	for (int p = 0; p < na; p++)
 		for (int q = 0; q <= p; q++)
 		{
@@ -639,11 +670,13 @@ print_level_tree(const LevelTree *lt, LtEstimator est)
 	level_tree_variance(&norm, est, var, draws);
 	for (uint32_t t = 1; t <= T; t++)
 		fig_add(&f, T, t, var[t], (int) draws[t]);
-	n = snprintf(name, sizeof(name), "unshipped %s, spans", what[est]);
+	n = snprintf(name, sizeof(name), "unshipped %s%s, spans", what[est],
+				 lt->top_share[0] > 0.0 ? " per top node" : "");
 	for (int j = 1; j < lt->h && n < (int) sizeof(name) - 6; j++)
 		n += snprintf(name + n, sizeof(name) - n, "%s%d", j == 1 ? " " : ",", lt->span[j]);
-	printf("%5u %-6s %2s %2d %-46s %8.2f %8.2f %6u %15s %.1f\n", T, lt->gauss ? "gauss" : "pure",
-		   "", lt->h, name, f.sum_q / f.n_q, f.worst, f.worst_t, "draws", f.draws_sum / f.n_all);
+	printf("%5u %-6s %2s %2d %-46s %8.2f %8.2f %6u   draws %.1f, worst of every t %.2f\n", T,
+		   lt->gauss ? "gauss" : "pure", "", lt->h, name, f.sum_q / f.n_q, f.worst, f.worst_t,
+		   f.draws_sum / f.n_all, f.worst_all);
 	free(var);
 	free(draws);
 }
@@ -746,7 +779,7 @@ print_release_units(void)
 		 * its row "binary tree, least squares all nodes" (to its 3 digits).
 		 */
 		{
-			LevelTree	bin = {true, false, T, 0, {0}, {0}};
+			LevelTree	bin = {true, false, T, 0, {0}, {0}, {0}};
 			double	   *var = xmalloc(sizeof(double) * (T + 1));
 			double	   *draws = xmalloc(sizeof(double) * (T + 1));
 			Fig			fb = {0};
