@@ -45,7 +45,9 @@
  *			   the plain binary decomposition (popcount(t) nodes), so the
  *			   figure is h popcount(t), rho split evenly over the levels.
  * A line "same tree, least squares all nodes" gives, not shipped, the bound
- * of any estimator on the new tables' tree.  The rows the counter issue
+ * of any estimator on the new tables' tree; lines "unshipped" the counters
+ * of doc/decisions/031-counter-options.md (per-level budgets on trees
+ * clipped at T).  The rows the counter issue
  * computed are printed beside them, labelled as such, with the shipped
  * figure's ratio to each.
  *
@@ -185,6 +187,7 @@ typedef struct Fig
 	double		sum_all,
 				sum_q,
 				worst,
+				worst_all,		/* over every t, t < T/4 too */
 				draws_sum;
 	int			n_all,
 				n_q,
@@ -197,6 +200,8 @@ fig_add(Fig *f, uint32_t T, uint32_t t, double v, int draws)
 {
 	f->sum_all += v;
 	f->n_all++;
+	if (v > f->worst_all)
+		f->worst_all = v;
 	f->draws_sum += draws;
 	if (draws > f->draws_max)
 		f->draws_max = draws;
@@ -313,6 +318,394 @@ unit_figures(const DpkLiveConfig *cfg, uint32_t T, Fig *shipped, Fig *first)
 	}
 }
 
+/*
+ * Counters not shipped, compared in the same units (doc/decisions/029-
+ * counter-options.md): trees whose level j nodes span span[j] releases
+ * (span[0] = 1, each span a multiple of the one below), clipped at T (no
+ * event lands after the horizon), with a share f_j of the counter's budget
+ * at level j.  An event lies in one node per level, so a pure node at level
+ * j has Laplace scale 1 / (f_j eps) (variance 1 / f_j^2 in the unit) and a
+ * Gaussian one sigma^2 = 1 / (2 f_j rho) (variance 1 / f_j).  The spans and
+ * shares were found by a coordinate search on the larger of the two ratios
+ * (mean, worst) to the counter issue's reference row; they are printed as
+ * constants here and evaluated exactly.
+ */
+typedef struct LevelTree
+{
+	bool		gauss;
+	bool		complete_only;	/* least squares over complete nodes only */
+	uint32_t	T;
+	int			h;
+	int			span[12];
+	double		share[12];
+	/*
+	 * Optional (nonzero entries): the share of top-level node b instead of
+	 * share[h - 1]; the lower levels' shares under it scaled so that every
+	 * position still spends the whole budget.
+	 */
+	double		top_share[8];
+} LevelTree;
+
+static const LevelTree level_trees[] = {
+	/* pure, least squares over every node */
+	{false, false, 16, 2, {1, 10}, {0.573, 0.427}, {0}},
+	{false, false, 64, 2, {1, 25}, {0.589, 0.411}, {0}},
+	/* pure, the same with a share per top-level node (positions differ) */
+	{false, false, 16, 2, {1, 10}, {0.573, 0.427}, {0.452, 0.277}},
+	{false, false, 64, 2, {1, 25}, {0.589, 0.411}, {0.483, 0.352, 0.283}},
+	{false, false, 256, 3, {1, 13, 104}, {0.407, 0.290, 0.303}, {0.369, 0.259, 0.022}},
+	{false, false, 1024, 3, {1, 13, 169}, {0.3300, 0.3001, 0.3699},
+	{0.526, 0.439, 0.364, 0.332, 0.289, 0.189, 0.023}},
+	{false, false, 256, 3, {1, 13, 104}, {0.407, 0.290, 0.303}, {0}},
+	{false, false, 1024, 3, {1, 13, 169}, {0.3300, 0.3001, 0.3699}, {0}},
+	/* Gaussian, least squares over complete nodes (causal) */
+	{true, true, 16, 4, {1, 2, 6, 12}, {0.484, 0.305, 0.173, 0.038}, {0}},
+	{true, true, 64, 5, {1, 2, 6, 18, 36}, {0.323, 0.242, 0.264, 0.069, 0.101}, {0}},
+	{true, true, 256, 7, {1, 3, 6, 12, 24, 72, 144},
+	{0.310, 0.150, 0.126, 0.126, 0.166, 0.049, 0.073}, {0}},
+	{true, true, 1024, 8, {1, 3, 6, 12, 36, 108, 216, 648},
+	{0.242, 0.116, 0.099, 0.143, 0.161, 0.111, 0.096, 0.032}, {0}},
+	/* the same on the binary tree of today's Gaussian tables, fewer levels */
+	{true, true, 16, 4, {1, 2, 4, 8}, {0.453, 0.226, 0.227, 0.094}, {0}},
+	{true, true, 64, 6, {1, 2, 4, 8, 16, 32}, {0.312, 0.156, 0.155, 0.156, 0.156, 0.064}, {0}},
+	{true, true, 256, 8, {1, 2, 4, 8, 16, 32, 64, 128},
+	{0.238, 0.119, 0.119, 0.119, 0.119, 0.119, 0.119, 0.049}, {0}},
+	{true, true, 1024, 8, {1, 2, 4, 8, 16, 32, 64, 128},
+	{0.186, 0.093, 0.093, 0.093, 0.093, 0.093, 0.093, 0.256}, {0}},
+	/* Gaussian, least squares over every node (outside the proof: see 029) */
+	{true, false, 16, 5, {1, 2, 4, 8, 16}, {0.4639, 0.0332, 0.1996, 0.0686, 0.2348}, {0}},
+	{true, false, 64, 7, {1, 2, 4, 8, 16, 32, 64},
+	{0.3498, 0.0303, 0.1398, 0.1057, 0.1270, 0.0636, 0.1839}, {0}},
+	{true, false, 256, 5, {1, 4, 16, 64, 256}, {0.3179, 0.1843, 0.2052, 0.1725, 0.1202}, {0}},
+};
+
+/*
+ * How a LevelTree's release combines its nodes: least squares over every
+ * node, over a local family (every top-level node and, at each lower level,
+ * the children of the nodes holding releases t and t + 1), over the
+ * complete nodes (the complete subtrees of t's mixed-radix digits), or over
+ * the complete nodes down to `LT_DEPTH` levels below each digit node.
+ */
+typedef enum LtEstimator
+{
+	LT_ALL,
+	LT_LOCAL,
+	LT_COMPLETE,
+	LT_COMPLETE_DEPTH
+} LtEstimator;
+
+#define LT_DEPTH 2
+
+/* Node variance of level j in release units (see level_trees). */
+static double
+lt_nodevar(const LevelTree *lt, int j)
+{
+	return lt->gauss ? 1.0 / lt->share[j] : 1.0 / (lt->share[j] * lt->share[j]);
+}
+
+/* The same for the level-j node holding 0-based position p (top_share). */
+static double
+lt_nodevar_at(const LevelTree *lt, int j, size_t p)
+{
+	int			top = lt->h - 1;
+	double		b,
+				f;
+
+	if (lt->top_share[0] <= 0.0)
+		return lt_nodevar(lt, j);
+	b = lt->top_share[p / lt->span[top]];
+	f = j == top ? b : lt->share[j] * (1.0 - b) / (1.0 - lt->share[top]);
+	return lt->gauss ? 1.0 / f : 1.0 / (f * f);
+}
+
+/*
+ * Complete nodes: variance and draws of the best estimate of a complete node
+ * of level j from its subtree down to `depth` levels below it (bottom-up:
+ * the node's own draw against the sum of its children's estimates).
+ */
+static void
+lt_complete(const LevelTree *lt, uint32_t T, int depth, double *var, double *draws)
+{
+	double		sub[12][12];
+	double		nodes[12][12];
+
+	for (int j = 0; j < lt->h; j++)
+		for (int r = 0; r <= depth && r < 12; r++)
+		{
+			if (j == 0 || r == 0)
+			{
+				sub[j][r] = lt_nodevar(lt, j);
+				nodes[j][r] = 1.0;
+			}
+			else
+			{
+				double		k = (double) (lt->span[j] / lt->span[j - 1]);
+
+				sub[j][r] = 1.0 / (1.0 / lt_nodevar(lt, j) + 1.0 / (k * sub[j - 1][r - 1]));
+				nodes[j][r] = 1.0 + k * nodes[j - 1][r - 1];
+			}
+		}
+	for (uint32_t t = 1; t <= T; t++)
+	{
+		uint32_t	rem = t;
+
+		var[t] = draws[t] = 0.0;
+		for (int j = lt->h - 1; j >= 0; j--)
+		{
+			var[t] += (double) (rem / lt->span[j]) * sub[j][depth];
+			draws[t] += (double) (rem / lt->span[j]) * nodes[j][depth];
+			rem %= lt->span[j];
+		}
+	}
+}
+
+/*
+ * Every node: dense Gram matrix of the positions 1..T, Cholesky, var(t) =
+ * ||L^-1 1_t||^2 (every node of the clipped tree is drawn).
+ */
+static void
+lt_all(const LevelTree *lt, uint32_t T, double *var, double *draws)
+{
+	size_t		n = T;
+	double	   *G = xmalloc(sizeof(double) * n * n);
+	double	   *y = xmalloc(sizeof(double) * n);
+	double	   *c = xmalloc(sizeof(double) * n);
+	double		total = 0.0;
+
+	for (int j = 0; j < lt->h; j++)
+		total += (double) ((T + lt->span[j] - 1) / lt->span[j]);
+	for (size_t p = 0; p < n; p++)
+		for (size_t q = 0; q <= p; q++)
+		{
+			double		s = 0.0;
+
+			for (int j = 0; j < lt->h; j++)
+				if (p / lt->span[j] == q / lt->span[j])
+					s += 1.0 / lt_nodevar_at(lt, j, p);
+			G[p * n + q] = s;
+		}
+	for (size_t p = 0; p < n; p++)
+		for (size_t q = 0; q <= p; q++)
+		{
+			double		s = G[p * n + q];
+
+			for (size_t r = 0; r < q; r++)
+				s -= G[p * n + r] * G[q * n + r];
+			G[p * n + q] = p == q ? sqrt(s) : s / G[q * n + q];
+		}
+	/* y = L^-1 1_t, grown by the column L^-1 e_t at each t */
+	memset(y, 0, sizeof(double) * n);
+	for (size_t j = 0; j < n; j++)
+	{
+		double		v = 0.0;
+
+		for (size_t p = j; p < n; p++)
+		{
+			double		s = p == j ? 1.0 : 0.0;
+
+			for (size_t r = j; r < p; r++)
+				s -= G[p * n + r] * c[r];
+			c[p] = s / G[p * n + p];
+			y[p] += c[p];
+		}
+		for (size_t p = 0; p < n; p++)
+			v += y[p] * y[p];
+		var[j + 1] = v;
+		draws[j + 1] = total;
+	}
+	free(G);
+	free(y);
+	free(c);
+}
+
+/*
+ * The local family of release t: its nodes (level, index), then least
+ * squares over them on the atoms (positions grouped by their smallest
+ * covering node; the family is laminar and covers 1..T through the top
+ * level, so the atoms are identified): var = c' M^-1 c, M = sum over nodes
+ * of their atom indicators' outer products over the node variance, c the
+ * atoms inside [1, t].
+ */
+static double
+lt_local(const LevelTree *lt, uint32_t T, uint32_t t, int *draws)
+{
+	int			n = 0,
+				na = 0,
+				top = lt->h - 1;
+	/* at most every node of the clipped tree, h (T + 1) */
+	int		   *nl = xmalloc(sizeof(int) * 2 * lt->h * (T + 1));
+	int		   *ni = nl + lt->h * (T + 1);
+	int		   *atom_of = xmalloc(sizeof(int) * T);
+	int		   *atom_node = xmalloc(sizeof(int) * T);
+	int		   *rep = xmalloc(sizeof(int) * T);
+	double	   *M,
+			   *c,
+			   *y;
+	double		v = 0.0;
+
+	for (uint32_t i = 0; i * (uint32_t) lt->span[top] < T; i++, n++)
+	{
+		nl[n] = top;
+		ni[n] = (int) i;
+	}
+	for (int j = top - 1; j >= 0; j--)
+	{
+		int			parents[2],
+					np = 0;
+
+		/* 0-based positions of releases t and t + 1 */
+		for (uint32_t p = t - 1; p <= t; p++)
+		{
+			int			par;
+
+			if (p >= T)
+				continue;
+			par = (int) (p / lt->span[j + 1]);
+			if (np == 0 || parents[np - 1] != par)
+				parents[np++] = par;
+		}
+		for (int r = 0; r < np; r++)
+			for (int i = parents[r] * lt->span[j + 1] / lt->span[j];
+				 i < (parents[r] + 1) * lt->span[j + 1] / lt->span[j] &&
+				 (uint32_t) (i * lt->span[j]) < T; i++, n++)
+			{
+				nl[n] = j;
+				ni[n] = i;
+			}
+	}
+	for (uint32_t p = 0; p < T; p++)
+	{
+		int			best = -1,
+					a;
+
+		for (int u = 0; u < n; u++)
+			if ((int) (p / lt->span[nl[u]]) == ni[u] && (best < 0 || nl[u] < nl[best]))
+				best = u;
+		for (a = 0; a < na && atom_node[a] != best; a++)
+			;
+		if (a == na)
+			atom_node[na++] = best;
+		atom_of[p] = a;
+		rep[a] = (int) p;
+	}
+	M = xmalloc(sizeof(double) * na * na);
+	c = xmalloc(sizeof(double) * na);
+	y = xmalloc(sizeof(double) * na);
+	memset(M, 0, sizeof(double) * na * na);
+	for (int a = 0; a < na; a++)
+		c[a] = (uint32_t) rep[a] < t ? 1.0 : 0.0;
+	for (int u = 0; u < n; u++)
+		for (int a = 0; a < na; a++)
+			if (rep[a] / lt->span[nl[u]] == ni[u])
+				for (int b = 0; b < na; b++)
+					if (rep[b] / lt->span[nl[u]] == ni[u])
+						M[a * na + b] +=
+							1.0 / lt_nodevar_at(lt, nl[u], (size_t) ni[u] * lt->span[nl[u]]);
+	for (int p = 0; p < na; p++)
+		for (int q = 0; q <= p; q++)
+		{
+			double		s = M[p * na + q];
+
+			for (int r = 0; r < q; r++)
+				s -= M[p * na + r] * M[q * na + r];
+			M[p * na + q] = p == q ? sqrt(s) : s / M[q * na + q];
+		}
+	for (int p = 0; p < na; p++)
+	{
+		double		s = c[p];
+
+		for (int r = 0; r < p; r++)
+			s -= M[p * na + r] * y[r];
+		y[p] = s / M[p * na + p];
+		v += y[p] * y[p];
+	}
+	*draws = n;
+	free(M);
+	free(c);
+	free(y);
+	free(nl);
+	free(atom_of);
+	free(atom_node);
+	free(rep);
+	return v;
+}
+
+/* Release variances and draws of a LevelTree under `est`, t = 1..T. */
+static void
+level_tree_variance(const LevelTree *lt, LtEstimator est, double *var, double *draws)
+{
+	uint32_t	T = lt->T;
+
+	if (est == LT_COMPLETE || est == LT_COMPLETE_DEPTH)
+		lt_complete(lt, T, est == LT_COMPLETE ? lt->h - 1 : LT_DEPTH, var, draws);
+	else if (est == LT_ALL)
+		lt_all(lt, T, var, draws);
+	else
+		for (uint32_t t = 1; t <= T; t++)
+		{
+			int			n;
+
+			var[t] = lt_local(lt, T, t, &n);
+			draws[t] = n;
+		}
+}
+
+/* One not-shipped row (see level_trees). */
+static void
+print_level_tree(const LevelTree *lt, LtEstimator est)
+{
+	static const char *const what[] = {"LS all", "LS local", "LS complete", "LS complete-2"};
+	uint32_t	T = lt->T;
+	LevelTree	norm = *lt;
+	double	   *var = xmalloc(sizeof(double) * (T + 1));
+	double	   *draws = xmalloc(sizeof(double) * (T + 1));
+	Fig			f = {0};
+	char		name[80];
+	int			n;
+	double		total = 0.0;
+
+	/* the printed shares are rounded: spend exactly the whole budget */
+	for (int j = 0; j < lt->h; j++)
+		total += lt->share[j];
+	for (int j = 0; j < lt->h; j++)
+		norm.share[j] = lt->share[j] / total;
+	level_tree_variance(&norm, est, var, draws);
+	for (uint32_t t = 1; t <= T; t++)
+		fig_add(&f, T, t, var[t], (int) draws[t]);
+	n = snprintf(name, sizeof(name), "unshipped %s%s, spans", what[est],
+				 lt->top_share[0] > 0.0 ? " per top node" : "");
+	for (int j = 1; j < lt->h && n < (int) sizeof(name) - 6; j++)
+		n += snprintf(name + n, sizeof(name) - n, "%s%d", j == 1 ? " " : ",", lt->span[j]);
+	printf("%5u %-6s %2s %2d %-46s %8.2f %8.2f %6u   draws %.1f, worst of every t %.2f\n", T,
+		   lt->gauss ? "gauss" : "pure", "", lt->h, name, f.sum_q / f.n_q, f.worst, f.worst_t,
+		   f.draws_sum / f.n_all, f.worst_all);
+	free(var);
+	free(draws);
+}
+
+/*
+ * The not-shipped rows of horizon T: each tree under its estimator, and the
+ * pure trees with the local family, the Gaussian binary ones kept to
+ * LT_DEPTH levels below each digit node, with the same shares (not
+ * optimised for them).
+ */
+static void
+print_level_trees(uint32_t T)
+{
+	for (size_t i = 0; i < sizeof(level_trees) / sizeof(level_trees[0]); i++)
+	{
+		const LevelTree *lt = &level_trees[i];
+
+		if (lt->T != T)
+			continue;
+		print_level_tree(lt, lt->complete_only ? LT_COMPLETE : LT_ALL);
+		if (!lt->gauss)
+			print_level_tree(lt, LT_LOCAL);
+		else if (lt->complete_only && lt->span[1] == 2 && lt->span[lt->h - 1] == 1 << (lt->h - 1))
+			print_level_tree(lt, LT_COMPLETE_DEPTH);
+	}
+}
+
 /* The release-units table (see the header comment). */
 static int
 print_release_units(void)
@@ -380,6 +773,35 @@ print_release_units(void)
 			printf("%5u %-6s %2d %2d %-46s %8.2f %8.2f %6u\n", T, "pure", k, h,
 				   "same tree, least squares all nodes (bound)", ff.sum_q / ff.n_q, ff.worst,
 				   ff.worst_t);
+		}
+		print_level_trees(T);
+		/*
+		 * The evaluator of those rows against the issue's own figures: the
+		 * binary tree with uniform rho and least squares over every node is
+		 * its row "binary tree, least squares all nodes" (to its 3 digits).
+		 */
+		{
+			LevelTree	bin = {true, false, T, 0, {0}, {0}, {0}};
+			double	   *var = xmalloc(sizeof(double) * (T + 1));
+			double	   *draws = xmalloc(sizeof(double) * (T + 1));
+			Fig			fb = {0};
+
+			for (bin.h = 0; bin.h == 0 || bin.span[bin.h - 1] < (int) T; bin.h++)
+				bin.span[bin.h] = 1 << bin.h;
+			for (int j = 0; j < bin.h; j++)
+				bin.share[j] = 1.0 / bin.h;
+			level_tree_variance(&bin, LT_ALL, var, draws);
+			for (uint32_t t = 1; t <= T; t++)
+				fig_add(&fb, T, t, var[t], 0);
+			if (fabs(fb.sum_q / fb.n_q / ref_rows[1].mean[hi] - 1.0) > 0.006 ||
+				fabs(fb.worst / ref_rows[1].worst[hi] - 1.0) > 0.006)
+			{
+				printf("# MISMATCH: uniform binary tree, every node: %.3f / %.3f\n",
+					   fb.sum_q / fb.n_q, fb.worst);
+				bad = 1;
+			}
+			free(var);
+			free(draws);
 		}
 		for (size_t r = 0; r < sizeof(ref_rows) / sizeof(ref_rows[0]); r++)
 		{
