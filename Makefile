@@ -3,7 +3,7 @@ EXTENSION = dpkmeans
 MODULE_big = dpkmeans
 DATA = sql/dpkmeans--0.1.sql sql/dpkmeans--0.1--0.2.sql sql/dpkmeans--0.2--0.3.sql sql/dpkmeans--0.3--0.4.sql sql/dpkmeans--0.4--0.5.sql sql/dpkmeans--0.5--0.6.sql sql/dpkmeans--0.6--0.7.sql sql/dpkmeans--0.7--0.8.sql
 
-CORE_SRCS = src/dpk_mem.c src/budget.c src/noise.c src/dgauss.c src/zcdp.c src/grid.c src/rugnik.c src/kmeans.c src/kmedian.c src/coreset.c src/lowd.c src/cellmap.c src/counter.c src/tree_estimator.c src/live_core.c src/live_reach.c src/live_noise.c src/live_scales.c src/live_guard.c src/live_kmedian.c src/kmedian_lifted.c src/projection.c src/lift.c src/highd.c src/highd_plan.c src/highd_cells.c src/live_regions.c src/live_regions_release.c src/ledger.c
+CORE_SRCS = src/dpk_mem.c src/budget.c src/noise.c src/dgauss.c src/zcdp.c src/grid.c src/rugnik.c src/kmeans.c src/kmedian.c src/coreset.c src/lowd.c src/cellmap.c src/counter.c src/tree_estimator.c src/live_core.c src/live_reach.c src/live_noise.c src/live_scales.c src/live_guard.c src/live_kmedian.c src/kmedian_lifted.c src/projection.c src/lift.c src/highd.c src/highd_plan.c src/highd_cells.c src/mean_guard.c src/live_regions.c src/live_regions_release.c src/ledger.c
 GLUE_SRCS = src/pgutil.c src/dpkmeans.c src/oneshot.c src/store.c src/store_release.c src/store_config.c src/trigger.c src/capture_cache.c src/partition.c src/attach.c src/capture_install.c src/release.c src/readers.c src/report.c src/guard.c src/shard.c src/shard_side.c src/shard_capture.c src/store_shard.c src/store_wal.c src/store_regions.c src/store_ledger.c src/store_history.c src/tables.c src/bounds.c src/store_objectives.c src/wal_capture.c src/wal_slot.c
 OBJS = $(CORE_SRCS:.c=.o) $(GLUE_SRCS:.c=.o)
 
@@ -35,7 +35,7 @@ CORE_LIBS = -lopenblas -lcrypto -lm
 # Research variants of the core: linked into benchmarks and unit tests, never
 # into the extension.
 RESEARCH_SRCS = test/bench/highd_research.c
-UNIT_TESTS = test_noise test_dgauss test_zcdp test_live_gauss test_kmeans test_kmedian test_kmedian_lifted test_objective test_live_release test_rugnik test_grid test_counter test_tree_estimator test_projection test_lift test_highd test_live_highd test_store_format test_store_config test_budget test_live_regions test_ledger
+UNIT_TESTS = test_noise test_dgauss test_zcdp test_live_gauss test_kmeans test_kmedian test_kmedian_lifted test_objective test_live_release test_rugnik test_grid test_counter test_tree_estimator test_projection test_lift test_highd test_live_highd test_store_format test_store_config test_budget test_live_regions test_ledger test_mean_guard
 UNIT_BINS = $(addprefix test/unit/bin/,$(UNIT_TESTS))
 
 # The core is compiled once into a static library that the unit tests and

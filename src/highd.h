@@ -218,6 +218,10 @@ typedef struct DpkHighdConfig
 								 * (dpk_highd_use_ball): rows moved into
 								 * that ball around the box's middle, the
 								 * sums' noise sized to it; 0, none */
+	bool		mean_guard;		/* joint mode, k-means: when the lift's own
+								 * noisy statistics estimate the centres
+								 * dearer than one centre at their noisy
+								 * mean, publish that mean (mean_guard.h) */
 } DpkHighdConfig;
 
 /*
@@ -266,6 +270,7 @@ typedef struct DpkHighdInfo
 	double		norm_scale;
 	double		refine_count_scale;
 	double		refine_sum_scale;
+	bool		guard_fired;	/* the mean guard published the noisy mean */
 } DpkHighdInfo;
 
 /*
@@ -416,6 +421,8 @@ typedef struct DpkHighdOut
 	double	   *sizes;			/* k */
 	int			coreset_size;
 	double		score;			/* private score (selection) */
+	bool		guard_fired;	/* the mean guard moved every centre to the
+								 * noisy mean (mean_guard.h) */
 } DpkHighdOut;
 
 /* Allocate an output for k centres in d dimensions. */
@@ -429,6 +436,18 @@ void		dpk_highd_out_free(DpkHighdOut *o);
  * group budget puts every centre at the middle of the box.
  */
 void		dpk_highd_run_joint(const DpkHighdPlan *pl, DpkStream *s, DpkHighdOut *out);
+
+/*
+ * One private Lloyd step in the original space (k-means, a plan with
+ * refinement budget): every row to its nearest of the k normalized
+ * centres, one noisy count and sum vector per centre at the refinement's
+ * scales (sensitivity 1 and the lifting sums', a ball's l2 bound with
+ * one), the centres lifted from them (lift_shrink: toward where they were),
+ * sizes their noisy counts; with guard the mean guard on the same
+ * statistics, *fired (may be NULL) telling whether it moved the centres.
+ */
+void		dpk_highd_refine_step(const DpkHighdPlan *pl, DpkStream *s, double *centers,
+								  double *sizes, bool guard, bool *fired);
 
 /*
  * Publish out: res gets the centres in the box's coordinates, sizes clipped

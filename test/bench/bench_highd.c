@@ -38,6 +38,7 @@
  *	 --lift-count-share X  --mode joint|cluster|cell  --norm-share X
  *	 --coarsen N  --refine N  --refine-share X  --grid-scale X
  *	 --threshold X  --n-share X  --lift-shrink on|off (DpkHighdConfig.lift_shrink)
+ *	 --mean-guard on|off (DpkHighdConfig.mean_guard)
  *	 --restarts N     k-means restarts of EVERY method (default 20)
  *	 --seed-base N    data seeds N .. N + seeds - 1 (default 100: the
  *					  defaults were tuned on seeds 0-9)
@@ -114,6 +115,7 @@ typedef struct Options
 	const char *ref_cache;
 	int			verbose;
 	int			lift_shrink;	/* -1 keep, 0 off, 1 on */
+	int			mean_guard;		/* -1 keep, 0 off, 1 on */
 	double		box_upper;		/* the declared box [0, box_upper]^d */
 } Options;
 
@@ -183,6 +185,8 @@ highd_config(const Options *opt, double eps, int k, int seed, DpkHighdConfig *cf
 		cfg->restarts = opt->restarts;
 	if (opt->lift_shrink >= 0)
 		cfg->lift_shrink = opt->lift_shrink > 0;
+	if (opt->mean_guard >= 0)
+		cfg->mean_guard = opt->mean_guard > 0;
 	/* a different public projection seed per dataset */
 	cfg->proj_seed = mix_hash4(0x70726f6aULL, (uint64_t) k, (uint64_t) seed, 0);
 }
@@ -206,7 +210,7 @@ highd(const MixData *mx, const DpkBox *box, const Row *row, int seed,
 		none.half_width = none.lift_share = none.lift_count_share = none.group_share = NAN;
 		none.norm_share = none.refine_share = none.grid_scale = NAN;
 		none.threshold = none.n_share = NAN;
-		none.refine = none.mode = none.lift_shrink = -1;
+		none.refine = none.mode = none.lift_shrink = none.mean_guard = -1;
 		none.restarts = opt->restarts;
 		highd_config(&none, row->eps, row->k, seed, &cfg);
 		cfg.lift_mode = DPK_LIFT_CELL;
@@ -305,6 +309,7 @@ main(int argc, char **argv)
 	opt.refine = -1;
 	opt.mode = -1;
 	opt.lift_shrink = -1;
+	opt.mean_guard = -1;
 	opt.box_upper = 100.0;
 	opt.restarts = 20;
 	opt.seed_base = BENCH_SEED_BASE;
@@ -370,6 +375,14 @@ main(int argc, char **argv)
 
 			opt.lift_shrink = strcmp(v, "on") == 0 ? 1 : (strcmp(v, "off") == 0 ? 0 : -2);
 			if (opt.lift_shrink < -1)
+				usage();
+		}
+		else if (strcmp(a, "--mean-guard") == 0)
+		{
+			const char *v = arg_value(argc, argv, &i);
+
+			opt.mean_guard = strcmp(v, "on") == 0 ? 1 : (strcmp(v, "off") == 0 ? 0 : -2);
+			if (opt.mean_guard < -1)
 				usage();
 		}
 		else if (strcmp(a, "--box-upper") == 0)
