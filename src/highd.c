@@ -133,6 +133,18 @@ dpk_highd_use_ball(DpkHighdConfig *cfg, const DpkBox *box, double norm_bound)
 	if (cfg->ball > 0.0)
 		cfg->half_width = fmin(cfg->half_width,
 							   DPK_BALL_HALF_WIDTH * cfg->ball / sqrt((double) box->d));
+	/*
+	 * With delta > 0 a ball makes each part's sum noise small (l2
+	 * sensitivity its radius): refine the projected partition in the
+	 * original space (doc/decisions/029-mean-guard-and-refinement.md).
+	 */
+	if (cfg->ball > 0.0 && cfg->delta > 0.0 && cfg->objective == DPK_OBJECTIVE_KMEANS &&
+		cfg->lift_mode == DPK_LIFT_JOINT)
+	{
+		cfg->refine_steps = DPK_HIGHD_BALL_REFINE_STEPS;
+		cfg->refine_share = DPK_HIGHD_BALL_REFINE_SHARE;
+		cfg->lift_share = DPK_HIGHD_BALL_REFINE_LIFT_SHARE;
+	}
 }
 
 /*

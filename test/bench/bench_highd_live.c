@@ -122,9 +122,11 @@
  *	 --verbose  one line per seed and release
  *	 --box-upper X  the mixtures' declared box is [0, X]^d (default 100, the
  *			 points' own range; larger: loose bounds, the points in a corner)
- *	 --os-refine N, --os-refine-share X, --os-guard on|off  the one-shot
- *			 column's refinement steps, their share and its mean guard
- *			 (DpkHighdConfig refine_steps, refine_share, mean_guard)
+ *	 --os-refine N, --os-refine-share X, --os-lift-share X,
+ *			 --os-guard on|off  the one-shot column's refinement steps,
+ *			 their share, the lift's share and the mean guard
+ *			 (DpkHighdConfig refine_steps, refine_share, lift_share,
+ *			 mean_guard)
  *	 --embed S  unit-norm embeddings instead (implies --sphere): each row
  *			 (mu + S g / sqrt(d)) / norm around its cluster's random unit
  *			 direction mu, the mixture's unequal weights (embed_rows)
@@ -683,6 +685,7 @@ static double oneshot_norm_bound = 0.0;
 static int	oneshot_refine = -1;
 static double oneshot_refine_share = NAN;
 static int	oneshot_guard = -1;
+static double oneshot_lift_share = NAN;
 
 /* dp_kmeans (high d) with budget eps on the current points. */
 static double
@@ -706,6 +709,8 @@ oneshot_cost(const DpkBox *box, const double *cur, size_t ncur, int k, double ep
 		cfg.refine_share = oneshot_refine_share;
 	if (oneshot_guard >= 0)
 		cfg.mean_guard = oneshot_guard > 0;
+	if (!isnan(oneshot_lift_share))
+		cfg.lift_share = oneshot_lift_share;
 	dpk_highd_oneshot_cluster(box, cur, ncur, &cfg, &s, &res);
 	cost = dpk_kmeans_cost(cur, NULL, (int) ncur, box->d, res.centers, k, NULL);
 	dpk_oneshot_result_free(&res);
@@ -1451,6 +1456,8 @@ main(int argc, char **argv)
 			oneshot_refine = atoi(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--os-refine-share") == 0)
 			oneshot_refine_share = atof(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--os-lift-share") == 0)
+			oneshot_lift_share = atof(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--os-guard") == 0)
 			oneshot_guard = strcmp(arg_value(argc, argv, &i), "on") == 0;
 		else if (strcmp(a, "--embed") == 0)

@@ -2,7 +2,8 @@
  * test_mean_guard.c
  *		The mean guard (mean_guard.h): it fires on centres dearer than the
  *		noisy mean, never on a well-clustered release, and the one-shot
- *		high-d release applies it.
+ *		high-d release applies it; the one-shot's refinement step
+ *		(dpk_highd_refine_step) is an exact Lloyd step on noiseless input.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -389,6 +390,105 @@ test_live_blocks(void)
 	dpk_free(sizes);
 }
 
+/*
+ * A refinement step at a budget so large that every noise draw is zero
+ * (epsilon 1e12, pure) moves each centre to the exact mean of the rows
+ * nearest it, up to the sums' fixed point (1/1024 of the box per row, far
+ * less on a mean), whatever the start; and the plan of a norm-bound release
+ * with delta > 0 budgets DPK_HIGHD_BALL_REFINE_STEPS steps.
+ */
+static void
+test_refine_exact(void)
+{
+	const int	d = 8,
+				k = 3,
+				n = 3000;
+	double	   *x = dpk_alloc(sizeof(double) * n * d);
+	double		lo[8],
+				hi[8],
+				start[3 * 8],
+				centers[3 * 8],
+				sizes[3],
+				want[3 * 8] = {0},
+				cnt[3] = {0},
+				worst = 0.0;
+	int		   *lab = dpk_alloc(sizeof(int) * n);
+	DpkBox		box = {8, lo, hi};
+	DpkHighdConfig cfg;
+	DpkHighdPlan pl;
+	DpkStream	s;
+	int			i,
+				j;
+
+	for (j = 0; j < d; j++)
+	{
+		lo[j] = 0.0;
+		hi[j] = 1.0;
+	}
+	for (i = 0; i < n; i++)
+		for (j = 0; j < d; j++)
+			x[i * d + j] = fmin(1.0, fmax(0.0, (j == i % k ? 0.8 : 0.3) +
+										  0.05 * unit_normal(&test_state)));
+	/* a poor start: the clusters' centres pulled halfway to the middle */
+	for (i = 0; i < k; i++)
+		for (j = 0; j < d; j++)
+			start[i * d + j] = 0.5 + 0.5 * ((j == i ? 0.8 : 0.3) - 0.5) + 0.01 * j;
+	dpk_highd_defaults(&cfg, 1e12, k);
+	cfg.public_n = n;
+	cfg.refine_steps = 1;
+	cfg.refine_share = 0.3;
+	cfg.lift_share = 0.5;
+	open_stream(&s, 500);
+	dpk_highd_plan(&pl, &box, x, n, &cfg, &s);
+	memcpy(centers, start, sizeof(start));
+	dpk_highd_refine_step(&pl, &s, centers, sizes, true, NULL);
+	dpk_stream_close(&s);
+	dpk_kmeans_cost(x, NULL, n, d, start, k, lab);
+	for (i = 0; i < n; i++)
+	{
+		cnt[lab[i]] += 1.0;
+		for (j = 0; j < d; j++)
+			want[lab[i] * d + j] += x[i * d + j];
+	}
+	for (i = 0; i < k; i++)
+	{
+		CHECK(fabs(sizes[i] - cnt[i]) < 0.5, "refined size %g, exact %g", sizes[i], cnt[i]);
+		for (j = 0; j < d; j++)
+			worst = fmax(worst, fabs(centers[i * d + j] - want[i * d + j] / cnt[i]));
+	}
+	CHECK(worst < 1e-3, "a noiseless refinement step is %g from the exact Lloyd step", worst);
+	CHECK(pl.refine_count_var < 1e-12 && pl.refine_sum_var < 1e-6,
+		  "refinement noise %g / %g at epsilon 1e12", pl.refine_count_var, pl.refine_sum_var);
+
+	/* defaults: a ball with delta > 0 refines, without either it does not */
+	{
+		double		blo[8],
+					bhi[8];
+		DpkBox		bb = {8, blo, bhi};
+
+		for (j = 0; j < d; j++)
+		{
+			blo[j] = -1.0;
+			bhi[j] = 1.0;
+		}
+		dpk_highd_defaults(&cfg, 1.0, k);
+		dpk_highd_use_delta(&cfg, 1e-6);
+		dpk_highd_use_ball(&cfg, &bb, 1.0);
+		CHECK(cfg.refine_steps == DPK_HIGHD_BALL_REFINE_STEPS &&
+			  cfg.lift_share == DPK_HIGHD_BALL_REFINE_LIFT_SHARE,
+			  "a norm bound with delta: %d refinement steps", cfg.refine_steps);
+		dpk_highd_defaults(&cfg, 1.0, k);
+		dpk_highd_use_ball(&cfg, &bb, 1.0);
+		CHECK(cfg.refine_steps == 0, "a pure norm-bound release refines");
+		dpk_highd_defaults(&cfg, 1.0, k);
+		dpk_highd_use_delta(&cfg, 1e-6);
+		dpk_highd_use_ball(&cfg, &bb, 0.0);
+		CHECK(cfg.refine_steps == 0, "a release without a bound refines");
+	}
+	dpk_free(x);
+	dpk_free(lab);
+}
+
 int
 main(void)
 {
@@ -398,5 +498,6 @@ main(void)
 	test_oneshot();
 	test_oneshot_blob();
 	test_live_blocks();
+	test_refine_exact();
 	UNIT_DONE("test_mean_guard");
 }
