@@ -39,6 +39,10 @@
  *	 --coarsen N  --refine N  --refine-share X  --grid-scale X
  *	 --threshold X  --n-share X  --lift-shrink on|off (DpkHighdConfig.lift_shrink)
  *	 --mean-guard on|off (DpkHighdConfig.mean_guard)
+ *	 --sd LO:HI  the clusters' standard deviations (default 2:6 of 100):
+ *				 tight clusters 0.5:1.5, loose 8:16
+ *	 --zipf X    cluster j's weight (j + 1)^-X (unequal sizes; default
+ *				 uniform in 0.5-1.5)
  *	 --restarts N     k-means restarts of EVERY method (default 20)
  *	 --seed-base N    data seeds N .. N + seeds - 1 (default 100: the
  *					  defaults were tuned on seeds 0-9)
@@ -116,6 +120,9 @@ typedef struct Options
 	int			verbose;
 	int			lift_shrink;	/* -1 keep, 0 off, 1 on */
 	int			mean_guard;		/* -1 keep, 0 off, 1 on */
+	double		sd_lo,			/* --sd LO:HI (sd_hi 0: the mixture's 2:6) */
+				sd_hi;
+	double		zipf;			/* --zipf X: Zipf weights (0: uniform 0.5-1.5) */
 	double		box_upper;		/* the declared box [0, box_upper]^d */
 } Options;
 
@@ -377,6 +384,15 @@ main(int argc, char **argv)
 			if (opt.lift_shrink < -1)
 				usage();
 		}
+		else if (strcmp(a, "--sd") == 0)
+		{
+			const char *v = arg_value(argc, argv, &i);
+
+			if (sscanf(v, "%lf:%lf", &opt.sd_lo, &opt.sd_hi) != 2 || !(opt.sd_hi > 0.0))
+				usage();
+		}
+		else if (strcmp(a, "--zipf") == 0)
+			opt.zipf = atof(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--mean-guard") == 0)
 		{
 			const char *v = arg_value(argc, argv, &i);
@@ -408,6 +424,10 @@ main(int argc, char **argv)
 		   "box=[0,%g]^d, mixture in [0,100]^d: centres uniform, separation>=15, sd in [2,6]; "
 		   "every method %d k-means restarts\n", opt.n, opt.seed_base,
 		   opt.seed_base + opt.seeds - 1, opt.box_upper, opt.restarts);
+	if (opt.sd_hi > 0.0 || opt.zipf > 0.0)
+		printf("# family: sd in [%g,%g], weights %s%g\n", opt.sd_hi > 0.0 ? opt.sd_lo : 2.0,
+			   opt.sd_hi > 0.0 ? opt.sd_hi : 6.0, opt.zipf > 0.0 ? "Zipf " : "uniform 0.5-1.5 ",
+			   opt.zipf);
 	printf("# H config: dhat=%d%s copies=%d half_width=%g lift=%s group_share=%g lift_share=%g "
 		   "lift_count_share=%g norm_share=%g refine=%d refine_share=%g grid_scale=%g "
 		   "threshold_sigmas=%g n_share=%g restarts=%d\n",
@@ -438,6 +458,14 @@ main(int argc, char **argv)
 		for (seed = opt.seed_base; seed < opt.seed_base + opt.seeds; seed++)
 		{
 			MixSpec		sp = mix_default_spec(rows[r].d, rows[r].k, opt.n);
+
+			if (opt.sd_hi > 0.0)
+			{
+				sp.sd_lo = opt.sd_lo;
+				sp.sd_hi = opt.sd_hi;
+			}
+			if (opt.zipf > 0.0)
+				sp.zipf = opt.zipf;
 			MixData		mx;
 			double	   *lo = xmalloc(sizeof(double) * rows[r].d);
 			double	   *hi = xmalloc(sizeof(double) * rows[r].d);
