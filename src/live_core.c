@@ -913,8 +913,6 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 	}
 	if (dpk_live_uses_guard(cfg))
 		dpk_live_guard_blocks(d, k, rel->centers, rel->sizes, rel->costs);
-	else if (dpk_live_uses_mean_guard(cfg))
-		dpk_live_guard_mean_blocks(d, k, rel->centers, rel->sizes, rel->costs);
 	for (r = 0; r < cfg->copies; r++)
 		dpk_projection_free(&proj[r]);
 	dpk_free(proj);

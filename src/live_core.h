@@ -600,18 +600,6 @@ void		dpk_live_guard_blocks(int d, int k, double *centers, double *sizes,
 bool		dpk_live_uses_guard(const DpkLiveConfig *cfg);
 
 /*
- * The mean guard of Gaussian large-d releases: a k' whose estimated cost
- * exceeds k' = 1's (one centre at the noisy mean of the release's cells)
- * publishes that centre, padded to k' with copies at size 0, and its cost;
- * smaller k'' > 1 are not compared.  Costs only.
- */
-void		dpk_live_guard_mean_blocks(int d, int k, double *centers, double *sizes,
-									   double *costs);
-
-/* Whether a release of cfg applies dpk_live_guard_mean_blocks: Gaussian large-d tables. */
-bool		dpk_live_uses_mean_guard(const DpkLiveConfig *cfg);
-
-/*
  * dp_histogram of a projected table: copy 0's noisy counts and original-space
  * sums summed from the counted level up to `level`, into count (m^dhat cells,
  * m = 2^level) and sum (m^dhat * d).

@@ -2,8 +2,7 @@
  * live_guard.c
  *		Large-d projected releases of pure tables: no k' answer published
  *		whose estimated cost exceeds a smaller k''s (see live_core.h,
- *		dpk_live_guard_blocks); of Gaussian tables: none whose estimated
- *		cost exceeds one centre's at the noisy mean (the mean guard).
+ *		dpk_live_guard_blocks).
  */
 #include "live_core.h"
 
@@ -21,43 +20,14 @@ dpk_live_uses_guard(const DpkLiveConfig *cfg)
 	return cfg->lift_weighted && cfg->delta <= 0.0;
 }
 
-static void guard_blocks(int d, int k, double *centers, double *sizes, double *costs,
-						 bool mean_only);
-
-/* The guard of pure large-d tables (see live_core.h). */
-void
-dpk_live_guard_blocks(int d, int k, double *centers, double *sizes, double *costs)
-{
-	guard_blocks(d, k, centers, sizes, costs, false);
-}
-
-/*
- * Gaussian large-d tables: the mean guard only (see live_core.h).  Their
- * lifted centres mostly stay below their clusters' spread, and comparing
- * every smaller k'' merged clusters (record 012); one centre at the noisy
- * mean is the floor no answer may fall below.
- */
-bool
-dpk_live_uses_mean_guard(const DpkLiveConfig *cfg)
-{
-	return cfg->lift_weighted && cfg->delta > 0.0;
-}
-
-/* Every k' estimated dearer than k' = 1 becomes k' = 1 (see live_core.h). */
-void
-dpk_live_guard_mean_blocks(int d, int k, double *centers, double *sizes, double *costs)
-{
-	guard_blocks(d, k, centers, sizes, costs, true);
-}
-
 /*
  * For each k' from 2 to k, when the estimated cost of a smaller k'' (the
- * lowest among 1 .. k' - 1; mean_only: k'' = 1) is below k''s, block k'
- * becomes block k''s centres and sizes, padded with copies of its heaviest
- * centre at size 0, and cost k' that cost.  Costs only: post-processing.
+ * lowest among 1 .. k' - 1) is below k''s, block k' becomes block k''s
+ * centres and sizes, padded with copies of its heaviest centre at size 0,
+ * and cost k' that cost (see live_core.h).  Costs only: post-processing.
  */
-static void
-guard_blocks(int d, int k, double *centers, double *sizes, double *costs, bool mean_only)
+void
+dpk_live_guard_blocks(int d, int k, double *centers, double *sizes, double *costs)
 {
 	int			kp,
 				lo = 1;
@@ -73,8 +43,7 @@ guard_blocks(int d, int k, double *centers, double *sizes, double *costs, bool m
 
 		if (!(costs[lo - 1] < costs[kp - 1]))
 		{
-			if (!mean_only)
-				lo = kp;		/* the cheapest so far */
+			lo = kp;			/* the cheapest so far */
 			continue;
 		}
 		for (i = 1; i < lo; i++)

@@ -632,8 +632,6 @@ dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox *box,
 	}
 	if (dpk_live_uses_guard(cfg))
 		dpk_live_guard_blocks(d, k, rel->centers, rel->sizes, rel->costs);
-	else if (dpk_live_uses_mean_guard(cfg))
-		dpk_live_guard_mean_blocks(d, k, rel->centers, rel->sizes, rel->costs);
 
 	if (sum)
 		for (x = 0; x < rs->ncells; x++)

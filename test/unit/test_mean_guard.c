@@ -14,7 +14,6 @@
 #include "highd.h"
 #include "kmeans.h"
 #include "lift.h"
-#include "live_core.h"
 #include "mean_guard.h"
 #include "noise.h"
 #include "unit.h"
@@ -340,57 +339,6 @@ test_oneshot_blob(void)
 }
 
 /*
- * Live releases (Gaussian large-d tables): every k' estimated dearer than
- * k' = 1 publishes k' = 1's centre padded at size 0; a k' dearer only than
- * a smaller k'' > 1 is kept (the pure tables' guard would replace it).
- */
-static void
-test_live_blocks(void)
-{
-	const int	d = 3,
-				k = 4;
-	int			nblock = dpk_live_block(k + 1);
-	double	   *centers = dpk_alloc(sizeof(double) * nblock * d);
-	double	   *sizes = dpk_alloc(sizeof(double) * nblock);
-	double		costs[4] = {10.0, 6.0, 8.0, 12.0};
-	int			i,
-				j;
-	DpkLiveConfig cfg;
-
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.lift_weighted = true;
-	cfg.delta = 1e-6;
-	CHECK(dpk_live_uses_mean_guard(&cfg) && !dpk_live_uses_guard(&cfg),
-		  "a Gaussian large-d table takes the mean guard only");
-	cfg.delta = 0.0;
-	CHECK(!dpk_live_uses_mean_guard(&cfg) && dpk_live_uses_guard(&cfg),
-		  "a pure large-d table keeps its guard");
-	for (i = 0; i < nblock; i++)
-	{
-		sizes[i] = 100.0 + i;
-		for (j = 0; j < d; j++)
-			centers[i * d + j] = i + 0.1 * j;
-	}
-	dpk_live_guard_mean_blocks(d, k, centers, sizes, costs);
-	/* k' = 3 (8 < 10) kept */
-	for (i = 0; i < 3; i++)
-		CHECK(centers[(dpk_live_block(3) + i) * d] == dpk_live_block(3) + i,
-			  "k' = 3, cheaper than one centre, changed");
-	CHECK(costs[2] == 8.0, "k' = 3's cost changed to %g", costs[2]);
-	/* k' = 4 (12 > 10) becomes k' = 1 */
-	for (i = 0; i < 4; i++)
-		for (j = 0; j < d; j++)
-			CHECK(centers[(dpk_live_block(4) + i) * d + j] == centers[dpk_live_block(1) * d + j],
-				  "k' = 4 centre %d is not the mean's", i);
-	CHECK(sizes[dpk_live_block(4)] == sizes[dpk_live_block(1)] &&
-		  sizes[dpk_live_block(4) + 3] == 0.0, "k' = 4 sizes %g, %g",
-		  sizes[dpk_live_block(4)], sizes[dpk_live_block(4) + 3]);
-	CHECK(costs[3] == 10.0, "k' = 4's cost %g, want 10", costs[3]);
-	dpk_free(centers);
-	dpk_free(sizes);
-}
-
-/*
  * A refinement step at a budget so large that every noise draw is zero
  * (epsilon 1e12, pure) moves each centre to the exact mean of the rows
  * nearest it, up to the sums' fixed point (1/1024 of the box per row, far
@@ -497,7 +445,6 @@ main(void)
 	test_noisy();
 	test_oneshot();
 	test_oneshot_blob();
-	test_live_blocks();
 	test_refine_exact();
 	UNIT_DONE("test_mean_guard");
 }
