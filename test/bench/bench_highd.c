@@ -38,6 +38,11 @@
  *	 --lift-count-share X  --mode joint|cluster|cell  --norm-share X
  *	 --coarsen N  --refine N  --refine-share X  --grid-scale X
  *	 --threshold X  --n-share X  --lift-shrink on|off (DpkHighdConfig.lift_shrink)
+ *	 --mean-guard on|off (DpkHighdConfig.mean_guard)
+ *	 --sd LO:HI  the clusters' standard deviations (default 2:6 of 100):
+ *				 tight clusters 0.5:1.5, loose 8:16
+ *	 --zipf X    cluster j's weight (j + 1)^-X (unequal sizes; default
+ *				 uniform in 0.5-1.5)
  *	 --restarts N     k-means restarts of EVERY method (default 20)
  *	 --seed-base N    data seeds N .. N + seeds - 1 (default 100: the
  *					  defaults were tuned on seeds 0-9)
@@ -114,6 +119,10 @@ typedef struct Options
 	const char *ref_cache;
 	int			verbose;
 	int			lift_shrink;	/* -1 keep, 0 off, 1 on */
+	int			mean_guard;		/* -1 keep, 0 off, 1 on */
+	double		sd_lo,			/* --sd LO:HI (sd_hi 0: the mixture's 2:6) */
+				sd_hi;
+	double		zipf;			/* --zipf X: Zipf weights (0: uniform 0.5-1.5) */
 	double		box_upper;		/* the declared box [0, box_upper]^d */
 } Options;
 
@@ -183,6 +192,8 @@ highd_config(const Options *opt, double eps, int k, int seed, DpkHighdConfig *cf
 		cfg->restarts = opt->restarts;
 	if (opt->lift_shrink >= 0)
 		cfg->lift_shrink = opt->lift_shrink > 0;
+	if (opt->mean_guard >= 0)
+		cfg->mean_guard = opt->mean_guard > 0;
 	/* a different public projection seed per dataset */
 	cfg->proj_seed = mix_hash4(0x70726f6aULL, (uint64_t) k, (uint64_t) seed, 0);
 }
@@ -206,7 +217,7 @@ highd(const MixData *mx, const DpkBox *box, const Row *row, int seed,
 		none.half_width = none.lift_share = none.lift_count_share = none.group_share = NAN;
 		none.norm_share = none.refine_share = none.grid_scale = NAN;
 		none.threshold = none.n_share = NAN;
-		none.refine = none.mode = none.lift_shrink = -1;
+		none.refine = none.mode = none.lift_shrink = none.mean_guard = -1;
 		none.restarts = opt->restarts;
 		highd_config(&none, row->eps, row->k, seed, &cfg);
 		cfg.lift_mode = DPK_LIFT_CELL;
@@ -305,6 +316,7 @@ main(int argc, char **argv)
 	opt.refine = -1;
 	opt.mode = -1;
 	opt.lift_shrink = -1;
+	opt.mean_guard = -1;
 	opt.box_upper = 100.0;
 	opt.restarts = 20;
 	opt.seed_base = BENCH_SEED_BASE;
@@ -372,6 +384,23 @@ main(int argc, char **argv)
 			if (opt.lift_shrink < -1)
 				usage();
 		}
+		else if (strcmp(a, "--sd") == 0)
+		{
+			const char *v = arg_value(argc, argv, &i);
+
+			if (sscanf(v, "%lf:%lf", &opt.sd_lo, &opt.sd_hi) != 2 || !(opt.sd_hi > 0.0))
+				usage();
+		}
+		else if (strcmp(a, "--zipf") == 0)
+			opt.zipf = atof(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--mean-guard") == 0)
+		{
+			const char *v = arg_value(argc, argv, &i);
+
+			opt.mean_guard = strcmp(v, "on") == 0 ? 1 : (strcmp(v, "off") == 0 ? 0 : -2);
+			if (opt.mean_guard < -1)
+				usage();
+		}
 		else if (strcmp(a, "--box-upper") == 0)
 			opt.box_upper = atof(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--seed-base") == 0)
@@ -395,6 +424,10 @@ main(int argc, char **argv)
 		   "box=[0,%g]^d, mixture in [0,100]^d: centres uniform, separation>=15, sd in [2,6]; "
 		   "every method %d k-means restarts\n", opt.n, opt.seed_base,
 		   opt.seed_base + opt.seeds - 1, opt.box_upper, opt.restarts);
+	if (opt.sd_hi > 0.0 || opt.zipf > 0.0)
+		printf("# family: sd in [%g,%g], weights %s%g\n", opt.sd_hi > 0.0 ? opt.sd_lo : 2.0,
+			   opt.sd_hi > 0.0 ? opt.sd_hi : 6.0, opt.zipf > 0.0 ? "Zipf " : "uniform 0.5-1.5 ",
+			   opt.zipf);
 	printf("# H config: dhat=%d%s copies=%d half_width=%g lift=%s group_share=%g lift_share=%g "
 		   "lift_count_share=%g norm_share=%g refine=%d refine_share=%g grid_scale=%g "
 		   "threshold_sigmas=%g n_share=%g restarts=%d\n",
@@ -425,6 +458,14 @@ main(int argc, char **argv)
 		for (seed = opt.seed_base; seed < opt.seed_base + opt.seeds; seed++)
 		{
 			MixSpec		sp = mix_default_spec(rows[r].d, rows[r].k, opt.n);
+
+			if (opt.sd_hi > 0.0)
+			{
+				sp.sd_lo = opt.sd_lo;
+				sp.sd_hi = opt.sd_hi;
+			}
+			if (opt.zipf > 0.0)
+				sp.zipf = opt.zipf;
 			MixData		mx;
 			double	   *lo = xmalloc(sizeof(double) * rows[r].d);
 			double	   *hi = xmalloc(sizeof(double) * rows[r].d);

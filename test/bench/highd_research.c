@@ -216,37 +216,6 @@ run_copy_select(const DpkHighdPlan *pl, int r, DpkStream *s, DpkHighdOut *out)
 	dpk_projection_free(&proj);
 }
 
-/*
- * One private Lloyd step in the original space: every point to its nearest
- * centre (normalized coordinates), one noisy (count, sum) per centre, lift.
- */
-static void
-refine_step(const DpkHighdPlan *pl, DpkStream *s, double *centers, double *sizes)
-{
-	int			d = pl->d,
-				k = pl->k,
-				j;
-	double	   *cnt = dpk_alloc(sizeof(double) * k);
-	double	   *sum = dpk_alloc(sizeof(double) * (size_t) k * d);
-	double	   *prev = dpk_alloc(sizeof(double) * (size_t) k * d);
-	int		   *ident = dpk_alloc(sizeof(int) * k);
-	double		sum_var_norm = pl->refine_sum_var / ((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS);
-	DpkHighdPartition pt = {k, 0, NULL, NULL, NULL, centers};
-
-	dpk_highd_partition_stats(pl, &pt, &pl->refine_count_scale, &pl->refine_sum_scale, s,
-							  cnt, sum);
-	for (j = 0; j < k; j++)
-		ident[j] = j;
-	memcpy(prev, centers, sizeof(double) * (size_t) k * d);
-	dpk_lift_centers(d, k, (size_t) k, cnt, sum, ident,
-					 dpk_lift_min_count(pl->refine_count_var, sum_var_norm), prev, centers,
-					 sizes);
-	dpk_free(cnt);
-	dpk_free(sum);
-	dpk_free(prev);
-	dpk_free(ident);
-}
-
 /* Every copy in turn; best gets the one with the lowest private score. */
 static int
 select_copies(const DpkHighdPlan *pl, DpkStream *s, DpkHighdOut *best,
@@ -298,7 +267,7 @@ highd_research_cluster(const DpkBox *box, const double *points, size_t n,
 	else
 		chosen = select_copies(&pl, s, &best, info);
 	for (j = 0; j < cfg->refine_steps && pl.eps.eps_refine > 0.0; j++)
-		refine_step(&pl, s, best.centers, best.sizes);
+		dpk_highd_refine_step(&pl, s, best.centers, best.sizes, false, NULL);
 	dpk_highd_finish(&pl, &best, res, info ? &info->base : NULL);
 	if (info)
 		info->chosen = chosen;

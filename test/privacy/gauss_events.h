@@ -25,7 +25,7 @@
 
 #define GE_NTHR		7
 #define GE_NEPS		3
-#define GE_MAXSTAT	6
+#define GE_MAXSTAT	8
 
 static const double ge_thresholds[GE_NTHR] = {-0.5, 0.0, 0.5, 1.0, 1.5, 2.0, 2.5};
 static const double ge_eps_check[GE_NEPS] = {0.0, 0.5, 1.0};

@@ -13,7 +13,10 @@
  * of the box (its centred lifting sums near the l2 bound).  Read: copy 0's
  * projected grid count of the point's cell, the noisy count and lifting sum
  * vector of the point's part of a fixed public partition (two projected
- * centres), and in runs of their own the noisy N.
+ * centres), the noisy count and sum vector of the point's part in one
+ * refinement step (a private Lloyd step in the original space, partition
+ * by two fixed public centres; the release is configured with two steps,
+ * each of its own share), and in runs of their own the noisy N.
  *
  * Each statistic Z = <s, v - a> / (sigma ||s||) with sigma the nominal
  * (accounted) one, s the point's shift (1 on counts and N, its in-cell
@@ -38,6 +41,7 @@
 #include "live_budget.h"
 #include "dpk_mem.h"
 #include "highd.h"
+#include "kmeans.h"
 #include "lift.h"
 #include "lowd.h"
 #include "noise.h"
@@ -348,8 +352,13 @@ os_highd(long runs, double weaken, uint64_t key_base, double confidence)
 				t[4],
 				a_lc = 0.0,
 				a_ls[OS_HIGH_D],
+				a_rc = 0.0,
+				a_rs[OS_HIGH_D],
+				oc[OS_K * OS_HIGH_D],
 				a_grid,
-				share[4],
+				share[6],
+				sig_rc,
+				sig_rs,
 				sig_n,
 				sig_g,
 				sig_lc,
@@ -372,6 +381,7 @@ os_highd(long runs, double weaken, uint64_t key_base, double confidence)
 	int			j,
 				b,
 				part,
+				rpart,
 				dhat;
 	long		r;
 
@@ -381,11 +391,18 @@ os_highd(long runs, double weaken, uint64_t key_base, double confidence)
 		upper[j] = 1.0;
 		x[j] = j % 2 ? 0.015 : 0.985;
 		a_ls[j] = 0.0;
+		a_rs[j] = 0.0;
+		oc[j] = 0.2;			/* the refinement's public centres */
+		oc[OS_HIGH_D + j] = 0.6;
 	}
 	pts = os_points(d, 0.0, 1.0, x);
 	dpk_highd_defaults(&nom, OS_EPS, OS_K);
 	nom.public_n = OS_NBASE;
 	dpk_highd_use_delta(&nom, OS_DELTA);
+	/* two refinement steps, the lift leaving them room */
+	nom.refine_steps = 2;
+	nom.refine_share = 0.5;
+	nom.lift_share = 0.35;
 	nom_n = nom;
 	nom_n.public_n = -1.0;
 	mech = nom;
@@ -401,6 +418,10 @@ os_highd(long runs, double weaken, uint64_t key_base, double confidence)
 	share[1] = pl.eps.eps_grid;
 	share[2] = pl.eps.eps_lift_count;
 	share[3] = pl.eps.eps_lift_sum;
+	sig_rc = sqrt(pl.refine_count_var);
+	sig_rs = sqrt(pl.refine_sum_var);
+	share[4] = pl.eps.eps_refine_count;
+	share[5] = pl.eps.eps_refine_sum;
 	{
 		DpkHighdConfig z = nom_n;
 		DpkHighdBudget bn;
@@ -409,6 +430,8 @@ os_highd(long runs, double weaken, uint64_t key_base, double confidence)
 		bn = dpk_budget_highd(&z, d);
 		share[0] = bn.eps_n;
 		sig_n = sqrt(dpk_zcdp_sigma2(1.0, bn.eps_n));
+		CHECK(pl.eps.refine_steps == 2 && pl.eps.eps_refine > 0.0,
+			  "the one-shot plans no refinement budget");
 		os_check_accounting("oneshot high-d (N public)", ev, share, 0,
 							dpk_budget_highd_total(&pl.eps));
 		os_check_accounting("oneshot high-d (N private)", ev, share, 0,
@@ -440,19 +463,47 @@ os_highd(long runs, double weaken, uint64_t key_base, double confidence)
 			a_ls[j] += (double) qb[j];
 	}
 
+	dpk_kmeans_cost(x, NULL, 1, d, oc, OS_K, &rpart);
+	for (r = 0; r < OS_NBASE; r++)
+	{
+		int			lab;
+
+		dpk_kmeans_cost(pts + r * d, NULL, 1, d, oc, OS_K, &lab);
+		if (lab != rpart)
+			continue;
+		a_rc += 1.0;
+		dpk_lift_quantize(d, pts + r * d, qb);
+		for (j = 0; j < d; j++)
+			a_rs[j] += (double) qb[j];
+	}
+
 	ev->suite = "oneshot high-d";
-	ev->nstat = 5;
+	ev->nstat = 7;
 	ev->name[0] = "high-d N";
 	ev->name[1] = "high-d grid count";
 	ev->name[2] = "high-d lift count";
 	ev->name[3] = "high-d lift sums";
 	ev->name[4] = "high-d grid+lift";
+	ev->name[5] = "high-d refine count";
+	ev->name[6] = "high-d refine sums";
 	ev->rho_moved[0] = 1.0 / (2.0 * sig_n * sig_n);
 	ev->rho_moved[1] = 1.0 / (2.0 * sig_g * sig_g);
 	ev->rho_moved[2] = 1.0 / (2.0 * sig_lc * sig_lc);
 	ev->rho_moved[3] = q2 / (2.0 * sig_ls * sig_ls);
 	ev->rho_moved[4] = ev->rho_moved[1] + ev->rho_moved[2] + ev->rho_moved[3];
-	os_check_accounting(ev->suite, ev, share, 4, dpk_budget_highd_total(&pl.eps));
+	ev->rho_moved[5] = 1.0 / (2.0 * sig_rc * sig_rc);
+	ev->rho_moved[6] = q2 / (2.0 * sig_rs * sig_rs);
+	{
+		/* shares[4..5] are the refinement's, checked against stats 5 and 6 */
+		GaussEvents chk = *ev;
+
+		chk.rho_moved[4] = ev->rho_moved[5];
+		chk.rho_moved[5] = ev->rho_moved[6];
+		chk.name[4] = ev->name[5];
+		chk.name[5] = ev->name[6];
+		chk.nstat = 6;
+		os_check_accounting(ev->suite, &chk, share, 6, dpk_budget_highd_total(&pl.eps));
+	}
 	printf("oneshot high-d: d %d, dhat %d, %d cells per dimension, %d copies; point in cell %llu "
 		   "(A holds %g), part %d (A holds %g); sigma N %.3f, grid %.3f, lift count %.3f, "
 		   "lift sum %.1f%s\n", d, dhat, plm.m, plm.copies, (unsigned long long) xcell, a_grid,
@@ -464,9 +515,13 @@ os_highd(long runs, double weaken, uint64_t key_base, double confidence)
 		{
 			size_t		n = OS_NBASE + b;
 			DpkHighdPartition pt = {OS_K, 1, &proj, pc, NULL, NULL};
+			DpkHighdPartition rpt = {OS_K, 0, NULL, NULL, NULL, oc};
 			double		cnt[OS_K],
 						sum[OS_K * OS_HIGH_D],
-						z[5],
+						rcnt[OS_K],
+						rsum[OS_K * OS_HIGH_D],
+						rzs = 0.0,
+						z[7],
 						zs = 0.0,
 						mu[3],
 						mm = 0.0;
@@ -480,7 +535,13 @@ os_highd(long runs, double weaken, uint64_t key_base, double confidence)
 			z[1] = (h[xcell] - a_grid) / sig_g;
 			dpk_free(h);
 			dpk_highd_partition_stats(&p, &pt, &p.lift_count_scale, &p.sum_scale, &st, cnt, sum);
+			dpk_highd_partition_stats(&p, &rpt, &p.refine_count_scale, &p.refine_sum_scale, &st,
+									  rcnt, rsum);
 			dpk_stream_close(&st);
+			z[5] = (rcnt[rpart] - a_rc) / sig_rc;
+			for (j = 0; j < d; j++)
+				rzs += (double) q[j] * (rsum[rpart * d + j] * DPK_LIFT_UNITS - a_rs[j]);
+			z[6] = rzs / (sig_rs * sqrt(q2));
 			z[2] = (cnt[part] - a_lc) / sig_lc;
 			for (j = 0; j < d; j++)
 				zs += (double) q[j] * (sum[part * d + j] * DPK_LIFT_UNITS - a_ls[j]);

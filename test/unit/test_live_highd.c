@@ -1333,6 +1333,94 @@ test_ball_release(void)
 }
 
 /*
+ * A norm-bound Gaussian table of loose clusters (unit rows around 4
+ * orthogonal directions, spread 0.65, 20 000 rows at d = 64, horizon 16),
+ * whose noisy cells support K centres: over 3 keys the K-centre block must
+ * hold distinct centres and cost less than 0.9 times the one-centre block
+ * on the true rows.  A guard that compares the cost curve's k' = K with
+ * k' = 1 under delta collapses every key to one centre here.
+ */
+static void
+test_ball_loose_release(void)
+{
+	enum
+	{
+		BD = 64, K = 4, PER = 5000
+	};
+	double		lower[BD],
+				upper[BD],
+				u[BD],
+				t[64];
+	double	   *rows = dpk_alloc(sizeof(double) * K * PER * BD);
+	DpkBox		box = {BD, lower, upper};
+	DpkLiveConfig cfg;
+	DpkCellMap	map;
+	DpkProjection proj;
+	uint64_t	data = 0xC0A45EULL,
+				key_seed;
+	int			c,
+				i,
+				j,
+				better = 0,
+				distinct = 0;
+
+	for (j = 0; j < BD; j++)
+	{
+		lower[j] = -1.0;
+		upper[j] = 1.0;
+	}
+	dpk_live_defaults(&cfg, BD, K, 1.0, 16, true);
+	dpk_live_use_projection(&cfg, 12);
+	dpk_live_use_delta(&cfg, 1e-6);
+	dpk_live_use_ball(&cfg, &box, 1.0);
+	dpk_live_use_box(&cfg, &box);
+	cfg.level = dpk_live_choose_level_box(&cfg, &box, (double) K * PER, 4194304.0);
+	dpk_cellmap_init(&map, BD);
+	dpk_projection_init(&proj, BD, cfg.dhat, dpk_projection_copy_seed(cfg.proj_seed, 0),
+						cfg.half_width);
+	for (i = 0; i < K * PER; i++)
+	{
+		double	   *x = rows + (size_t) i * BD;
+
+		c = i % K;
+		for (j = 0; j < BD; j++)
+			x[j] = (j / (BD / K) == c ? 1.0 / sqrt(BD / K) : 0.0) +
+				0.65 * unit_normal(&data) / sqrt((double) BD);
+		add_unit_row(&cfg, &box, &proj, &map, x, u, t);
+	}
+	for (key_seed = 1; key_seed <= 3; key_seed++)
+	{
+		DpkLiveRelease rel;
+		const double *ck,
+				   *c1;
+		double		cost_k,
+					cost_1,
+					spread = 0.0;
+
+		release_projected(&cfg, &box, &map, key_seed, 16, &rel);
+		ck = rel.centers + (size_t) dpk_live_block(K) * BD;
+		c1 = rel.centers + (size_t) dpk_live_block(1) * BD;
+		for (i = 1; i < K; i++)
+			for (j = 0; j < BD; j++)
+				spread = fmax(spread, fabs(ck[(size_t) i * BD + j] - ck[j]));
+		distinct += spread > 1e-3;
+		cost_k = dpk_kmeans_cost(rows, NULL, K * PER, BD, ck, K, NULL);
+		cost_1 = dpk_kmeans_cost(rows, NULL, K * PER, BD, c1, 1, NULL);
+		better += cost_k < 0.9 * cost_1;
+		printf("# loose clusters, key %llu: K centres %s, cost %.1f against one centre's %.1f\n",
+			   (unsigned long long) key_seed, spread > 1e-3 ? "distinct" : "equal", cost_k,
+			   cost_1);
+		dpk_live_release_free(&rel);
+	}
+	CHECK(distinct == 3 && better == 3,
+		  "loose clusters under a norm bound: %d of 3 releases with distinct centres, "
+		  "%d of 3 below 0.9 times one centre", distinct, better);
+	dpk_projection_free(&proj);
+	dpk_cellmap_free(&map);
+	dpk_free(rows);
+}
+
+/*
  * A release must not publish k' centres that all sit far out while a
  * smaller k' (or the box's middle) serves the rows better: unit-norm rows
  * in d = 100 sharing one direction (as word embeddings do; only a few
@@ -1426,5 +1514,6 @@ main(void)
 	test_sum_l1_noise_law();
 	test_ball_bounds();
 	test_ball_release();
+	test_ball_loose_release();
 	UNIT_DONE("test_live_highd");
 }

@@ -12,6 +12,7 @@
 #include "dpk_mem.h"
 #include "kmeans.h"
 #include "kmedian_lifted.h"
+#include "mean_guard.h"
 #include "rugnik.h"
 
 /* Defaults (doc/decisions/021-highd-oneshot.md). */
@@ -45,6 +46,7 @@ dpk_highd_defaults(DpkHighdConfig *cfg, double epsilon, int k)
 	cfg->lift_shrink = true;
 	cfg->ball = 0.0;
 	cfg->points_metric = false;
+	cfg->mean_guard = true;
 }
 
 /*
@@ -132,6 +134,18 @@ dpk_highd_use_ball(DpkHighdConfig *cfg, const DpkBox *box, double norm_bound)
 	if (cfg->ball > 0.0)
 		cfg->half_width = fmin(cfg->half_width,
 							   DPK_BALL_HALF_WIDTH * cfg->ball / sqrt((double) box->d));
+	/*
+	 * With delta > 0 a ball makes each part's sum noise small (l2
+	 * sensitivity its radius): refine the projected partition in the
+	 * original space (doc/decisions/032-mean-guard-and-refinement.md).
+	 */
+	if (cfg->ball > 0.0 && cfg->delta > 0.0 && cfg->objective == DPK_OBJECTIVE_KMEANS &&
+		cfg->lift_mode == DPK_LIFT_JOINT)
+	{
+		cfg->refine_steps = DPK_HIGHD_BALL_REFINE_STEPS;
+		cfg->refine_share = DPK_HIGHD_BALL_REFINE_SHARE;
+		cfg->lift_share = DPK_HIGHD_BALL_REFINE_LIFT_SHARE;
+	}
 }
 
 /* Metric positions of the points, once (see highd.h). */
@@ -623,6 +637,7 @@ dpk_highd_out_init(DpkHighdOut *o, int k, int d)
 	o->sizes = dpk_alloc0(sizeof(double) * k);
 	o->coreset_size = 0;
 	o->score = INFINITY;
+	o->guard_fired = false;
 }
 
 /* Free an output (see highd.h). */
@@ -770,6 +785,12 @@ joint_lift(const DpkHighdPlan *pl, DpkStream *s, const DpkProjection *proj,
 		dpk_lift_centers(d, k, (size_t) k, cnt, sum, ident,
 						 dpk_lift_min_count(pl->lift_count_var, sum_var_norm), fallback,
 						 out->centers, out->sizes);
+	/* never dearer, by the same statistics' estimate, than their noisy mean
+	 * (with refinement steps, after the last of them) */
+	if (pl->cfg->mean_guard && pl->eps.eps_refine <= 0.0)
+		out->guard_fired = dpk_mean_guard(d, k, cnt, sum, sum_var_norm,
+										  dpk_lift_min_count(pl->lift_count_var, sum_var_norm),
+										  fallback, out->centers, out->sizes);
 	out->score = 0.0;
 	dpk_free(cnt);
 	dpk_free(sum);
@@ -818,6 +839,51 @@ dpk_highd_run_joint(const DpkHighdPlan *pl, DpkStream *s, DpkHighdOut *out)
 	dpk_free(map);
 }
 
+/*
+ * One private Lloyd step in the original space (see highd.h): every row to
+ * its nearest centre, one noisy (count, sum) per centre at the refinement's
+ * scales, each centre lifted from its part (shrunk toward where it was, as
+ * the joint lift), then with guard the mean guard on those statistics.
+ */
+void
+dpk_highd_refine_step(const DpkHighdPlan *pl, DpkStream *s, double *centers, double *sizes,
+					  bool guard, bool *fired)
+{
+	int			d = pl->d,
+				k = pl->k,
+				j;
+	double	   *cnt = dpk_alloc(sizeof(double) * k);
+	double	   *sum = dpk_alloc(sizeof(double) * (size_t) k * d);
+	double	   *prev = dpk_alloc(sizeof(double) * (size_t) k * d);
+	int		   *ident = dpk_alloc(sizeof(int) * k);
+	double		sum_var_norm = pl->refine_sum_var / ((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS),
+				min_count = dpk_lift_min_count(pl->refine_count_var, sum_var_norm);
+	DpkHighdPartition pt = {k, 0, NULL, NULL, NULL, centers};
+
+	dpk_highd_partition_stats(pl, &pt, &pl->refine_count_scale, &pl->refine_sum_scale, s,
+							  cnt, sum);
+	for (j = 0; j < k; j++)
+		ident[j] = j;
+	memcpy(prev, centers, sizeof(double) * (size_t) k * d);
+	if (pl->cfg->lift_shrink)
+		dpk_lift_centers_weighted(d, k, (size_t) k, cnt, sum, ident, sum_var_norm, min_count,
+								  prev, NULL, centers, sizes);
+	else
+		dpk_lift_centers(d, k, (size_t) k, cnt, sum, ident, min_count, prev, centers, sizes);
+	if (guard)
+	{
+		bool		f = dpk_mean_guard(d, k, cnt, sum, sum_var_norm, min_count, prev, centers,
+									   sizes);
+
+		if (fired)
+			*fired = f;
+	}
+	dpk_free(cnt);
+	dpk_free(sum);
+	dpk_free(prev);
+	dpk_free(ident);
+}
+
 /* ---- publish ---- */
 
 /* Centres in box coordinates, sizes, and the plan's details (see highd.h). */
@@ -846,6 +912,7 @@ dpk_highd_finish(const DpkHighdPlan *pl, const DpkHighdOut *out, DpkOneshotResul
 	if (!info)
 		return;
 	info->dhat = pl->dhat;
+	info->guard_fired = out->guard_fired;
 	info->lift_m = pl->lift_m;
 	info->budget = pl->eps;
 	info->count_scale = dpk_noise_scale_value(&pl->count_scale);
@@ -878,11 +945,17 @@ dpk_highd_oneshot_cluster_info(const DpkBox *box, const double *points, size_t n
 	DpkHighdPlan pl;
 	DpkHighdOut out;
 
-	if (cfg->lift_mode != DPK_LIFT_JOINT || (cfg->refine_steps > 0 && cfg->refine_share > 0.0))
+	int			j;
+
+	if (cfg->lift_mode != DPK_LIFT_JOINT ||
+		(cfg->refine_steps > 0 && cfg->objective != DPK_OBJECTIVE_KMEANS))
 		dpk_fail("a research mode of the high-dimensional release (see test/bench/highd_research.c)");
 	dpk_highd_plan(&pl, box, points, n, cfg, s);
 	dpk_highd_out_init(&out, pl.k, pl.d);
 	dpk_highd_run_joint(&pl, s, &out);
+	for (j = 0; j < cfg->refine_steps && pl.eps.eps_refine > 0.0 && pl.have_lift; j++)
+		dpk_highd_refine_step(&pl, s, out.centers, out.sizes,
+							  cfg->mean_guard && j == cfg->refine_steps - 1, &out.guard_fired);
 	dpk_highd_finish(&pl, &out, res, info);
 	dpk_highd_out_free(&out);
 }

@@ -23,9 +23,10 @@
  * projected cell and publish the copy with the best private score:
  * dpk_highd_cells_cluster does one copy of it from any noisy per-cell
  * statistics (live tables use it).  The one-shot selection modes
- * (DPK_LIFT_CLUSTER, DPK_LIFT_CELL) and private refinement steps are
- * research variants: test/bench/highd_research.c runs them from the stages
- * at the end of this header.
+ * (DPK_LIFT_CLUSTER, DPK_LIFT_CELL) are research variants:
+ * test/bench/highd_research.c runs them from the stages at the end of this
+ * header.  Private refinement steps (Lloyd steps in the original space)
+ * follow the joint lift of k-means releases with a norm bound and delta > 0.
  *
  * Everything here is plain C on dpk_alloc; no PostgreSQL headers.
  */
@@ -50,6 +51,16 @@
  * pipeline (dpk_lowd_cluster) is as good (doc/decisions/021-highd-oneshot.md).
  */
 #define DPK_HIGHD_MIN_D 6
+
+/*
+ * A one-shot k-means release with a norm bound and delta > 0
+ * (dpk_highd_use_ball): this many private Lloyd steps in the original
+ * space, sharing this part of rho after N, the lift taking the other
+ * (doc/decisions/032-mean-guard-and-refinement.md).
+ */
+#define DPK_HIGHD_BALL_REFINE_STEPS 3
+#define DPK_HIGHD_BALL_REFINE_SHARE 0.5
+#define DPK_HIGHD_BALL_REFINE_LIFT_SHARE 0.35
 
 /*
  * One copy's noisy per-cell statistics, as continual counters would keep
@@ -187,8 +198,8 @@ typedef struct DpkHighdConfig
 	int			lift_coarsen;	/* cell mode: lifting cells are this many
 								 * grid cells wide per dimension (1: the
 								 * grid's own cells, sharing its counts) */
-	int			refine_steps;	/* research: private Lloyd steps in the
-								 * original space after the lift */
+	int			refine_steps;	/* private Lloyd steps in the original space
+								 * after the lift (dpk_highd_refine_step) */
 	double		refine_share;	/* share of epsilon (after N) on refinement */
 	double		grid_scale;		/* multiplies RUGNIK's m in projected space */
 	double		threshold_sigmas;	/* keep cells above this many noise sd */
@@ -217,6 +228,10 @@ typedef struct DpkHighdConfig
 	bool		points_metric;	/* the points were made metric positions
 								 * once by dpk_highd_metric_points (each
 								 * pass over them then copies) */
+	bool		mean_guard;		/* joint mode, k-means: when the lift's own
+								 * noisy statistics estimate the centres
+								 * dearer than one centre at their noisy
+								 * mean, publish that mean (mean_guard.h) */
 } DpkHighdConfig;
 
 /*
@@ -233,7 +248,9 @@ void		dpk_highd_defaults(DpkHighdConfig *cfg, double epsilon, int k);
  * the lifting sums take one discrete Laplace per coordinate at the ball's
  * l1 bound when that beats the cube noise (Gaussian: the ball's l2), the
  * projected box narrows to DPK_BALL_HALF_WIDTH ball / sqrt(d) and the
- * centres are moved into the ball.  A bound at least the box's
+ * centres are moved into the ball.  With delta > 0 (dpk_highd_use_delta
+ * called first) and k-means, DPK_HIGHD_BALL_REFINE_STEPS refinement steps
+ * (dpk_highd_refine_step) follow the lift.  A bound at least the box's
  * half-diagonal changes nothing (ball 0).  Public: the argument and box.
  */
 void		dpk_highd_use_ball(DpkHighdConfig *cfg, const DpkBox *box, double norm_bound);
@@ -275,6 +292,7 @@ typedef struct DpkHighdInfo
 	double		norm_scale;
 	double		refine_count_scale;
 	double		refine_sum_scale;
+	bool		guard_fired;	/* the mean guard published the noisy mean */
 } DpkHighdInfo;
 
 /*
@@ -425,6 +443,8 @@ typedef struct DpkHighdOut
 	double	   *sizes;			/* k */
 	int			coreset_size;
 	double		score;			/* private score (selection) */
+	bool		guard_fired;	/* the mean guard moved every centre to the
+								 * noisy mean (mean_guard.h) */
 } DpkHighdOut;
 
 /* Allocate an output for k centres in d dimensions. */
@@ -438,6 +458,18 @@ void		dpk_highd_out_free(DpkHighdOut *o);
  * group budget puts every centre at the middle of the box.
  */
 void		dpk_highd_run_joint(const DpkHighdPlan *pl, DpkStream *s, DpkHighdOut *out);
+
+/*
+ * One private Lloyd step in the original space (k-means, a plan with
+ * refinement budget): every row to its nearest of the k normalized
+ * centres, one noisy count and sum vector per centre at the refinement's
+ * scales (sensitivity 1 and the lifting sums', a ball's l2 bound with
+ * one), the centres lifted from them (lift_shrink: toward where they were),
+ * sizes their noisy counts; with guard the mean guard on the same
+ * statistics, *fired (may be NULL) telling whether it moved the centres.
+ */
+void		dpk_highd_refine_step(const DpkHighdPlan *pl, DpkStream *s, double *centers,
+								  double *sizes, bool guard, bool *fired);
 
 /*
  * Publish out: res gets the centres in the box's coordinates, sizes clipped

@@ -7,6 +7,7 @@
 #include <math.h>
 
 #include "budget.h"
+#include "dpk_mem.h"
 #include "highd.h"
 
 /* The lift of a high-d release: counts, sums and (cell mode) norms. */
@@ -70,6 +71,9 @@ dpk_budget_highd(const struct DpkHighdConfig *cfg, int d)
 		eps_lift = eps_copy * cfg->lift_share;
 		b.eps_grid = eps_copy - eps_lift;
 	}
+	/* a grid without budget would be counted without accounted noise */
+	if (!(b.eps_grid > 0.0))
+		dpk_fail("the shares of a high-dimensional release leave nothing for its grids");
 	lcs = cfg->lift_count_share >= 0.0 ? cfg->lift_count_share
 		: 1.0 / (1.0 + pow((double) d, 2.0 / 3.0));
 	highd_lift_split(cfg, eps_lift, lcs, &b);

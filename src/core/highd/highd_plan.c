@@ -43,32 +43,32 @@ plan_scale(bool gauss, double sensitivity, double eps, int vector_d, DpkNoise *n
 }
 
 /*
- * The lifting sums of a plan with a ball (dpk_highd_use_ball): one point's
- * contribution within p = dpk_lift_point_l2 in l2.  Gaussian: sigma^2 from
- * p^2.  Pure: one discrete Laplace per coordinate at the l1 bound sqrt(d) p
- * when its variance is below the cube noise's at U/2.
+ * The lifting (or refinement) sums of a plan with a ball
+ * (dpk_highd_use_ball), share eps: one point's contribution within p =
+ * dpk_lift_point_l2 in l2.  Gaussian: sigma^2 from p^2.  Pure: one discrete
+ * Laplace per coordinate at the l1 bound sqrt(d) p when its variance is
+ * below *var, the cube noise's at U/2.
  */
 static void
-plan_ball_sums(DpkHighdPlan *pl)
+plan_ball_sums(const DpkHighdPlan *pl, double eps, DpkNoise *scale, double *var)
 {
 	int			d = pl->d;
-	double		p = dpk_lift_point_l2(d, pl->cfg->ball),
-				eps = pl->eps.eps_lift_sum;
+	double		p = dpk_lift_point_l2(d, pl->cfg->ball);
 	DpkNoise	n;
 
 	if (pl->cfg->delta > 0.0)
 	{
 		n = dpk_noise_gauss(dpk_gauss_scale_from_double(dpk_zcdp_sigma2(p * p, eps)));
-		pl->sum_scale = n;
-		pl->sum_var = dpk_noise_variance(&n, d);
+		*scale = n;
+		*var = dpk_noise_variance(&n, d);
 		return;
 	}
 	n = dpk_noise_laplace(dpk_scale_from_double(sqrt((double) d) * p / eps));
 	n.coords = true;
-	if (dpk_noise_variance(&n, d) < pl->sum_var)
+	if (dpk_noise_variance(&n, d) < *var)
 	{
-		pl->sum_scale = n;
-		pl->sum_var = dpk_noise_variance(&n, d);
+		*scale = n;
+		*var = dpk_noise_variance(&n, d);
 	}
 }
 
@@ -93,7 +93,7 @@ plan_scales(DpkHighdPlan *pl)
 	pl->have_lift = plan_scale(g, DPK_LIFT_UNITS / 2.0, eps->eps_lift_sum, d, &pl->sum_scale,
 							   &pl->sum_var);
 	if (pl->have_lift && cfg->ball > 0.0)
-		plan_ball_sums(pl);
+		plan_ball_sums(pl, eps->eps_lift_sum, &pl->sum_scale, &pl->sum_var);
 	if (cfg->lift_mode == DPK_LIFT_CELL && eps->eps_lift_count <= 0.0)
 	{
 		pl->lift_count_scale = pl->count_scale;
@@ -106,7 +106,7 @@ plan_scales(DpkHighdPlan *pl)
 							   ? dpk_lift_point_l2(d, cfg->ball) * dpk_lift_point_l2(d, cfg->ball)
 							   : d * (DPK_LIFT_UNITS / 2.0) * (DPK_LIFT_UNITS / 2.0),
 							   eps->eps_lift_norm, 0, &pl->norm_scale, &pl->norm_var);
-	/* refinement steps (research): scale 1 and no noise unless budgeted */
+	/* refinement steps: scale 1 and no noise unless budgeted */
 	plan_scale(g, 1.0, 0.0, 0, &pl->refine_count_scale, &pl->refine_count_var);
 	plan_scale(g, 1.0, 0.0, 0, &pl->refine_sum_scale, &pl->refine_sum_var);
 	if (eps->eps_refine > 0.0)
@@ -115,6 +115,9 @@ plan_scales(DpkHighdPlan *pl)
 				   &pl->refine_count_var);
 		plan_scale(g, DPK_LIFT_UNITS / 2.0, eps->eps_refine_sum, d, &pl->refine_sum_scale,
 				   &pl->refine_sum_var);
+		if (cfg->ball > 0.0)
+			plan_ball_sums(pl, eps->eps_refine_sum, &pl->refine_sum_scale,
+						   &pl->refine_sum_var);
 	}
 }
 
