@@ -122,17 +122,9 @@ lowd_histogram(const DpkBox *box, const double *points, size_t n, int cells_per_
 			   DpkStream *s, DpkDenseHist *h)
 {
 	int			d = box->d;
-	double	   *u = dpk_alloc(d * sizeof(double));
-	size_t		i;
 
 	dpk_hist_init(h, d, cells_per_dim, with_sums);
-	for (i = 0; i < n; i++)
-	{
-		if ((i & 65535) == 0)
-			dpk_check_interrupts();
-		dpk_box_normalize(box, points + i * d, u);
-		dpk_hist_add(h, u);
-	}
+	dpk_hist_add_points(h, box, points, n);
 	if (!count_noise->gauss)
 		dpk_hist_add_noise(h, s, count_noise->lap, sum_noise->lap);
 	else
@@ -148,7 +140,6 @@ lowd_histogram(const DpkBox *box, const double *points, size_t n, int cells_per_
 				dpk_noise_add_vector(s, sum_noise, d, 1, h->sum + c * d);
 		}
 	}
-	dpk_free(u);
 }
 
 /*
