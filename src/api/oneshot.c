@@ -28,8 +28,6 @@
 #include "capture.h"
 #include "pgutil.h"
 
-#define FETCH_BATCH 10000
-
 /* Positions of dp_kmeans's delta, objective and norm_bound arguments (0-based). */
 #define DP_KMEANS_ARG_DELTA 6
 #define DP_KMEANS_ARG_OBJECTIVE 7
@@ -93,30 +91,102 @@ buffer_push(PointBuffer *b, const double *x)
 }
 
 /*
+ * A DestReceiver that copies each row's point straight from the executor's
+ * slot into the buffer: no tuple is copied or kept.
+ */
+typedef struct PointReceiver
+{
+	DestReceiver pub;
+	MemoryContext callerctx;	/* the buffer, reader and names live here */
+	MemoryContext rowctx;		/* a row's detoasted values, reset per row */
+	PointBuffer *buf;
+	DpkClampCount *cc;
+	const double *lo;
+	const double *hi;
+	double	   *x;
+	DpkPointReader reader;
+	char	 ***names;
+	int		   *ncols;
+	uint64		rows;
+} PointReceiver;
+
+/* Executor start: read the query's columns (once) for the point reader. */
+static void
+point_receiver_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
+{
+	PointReceiver *pr = (PointReceiver *) self;
+	MemoryContext old = MemoryContextSwitchTo(pr->callerctx);
+	AttrNumber *attnums = palloc(typeinfo->natts * sizeof(AttrNumber));
+	int			i;
+
+	for (i = 0; i < typeinfo->natts; i++)
+		attnums[i] = i + 1;
+	dpk_pg_point_reader_init(&pr->reader, typeinfo, attnums, typeinfo->natts,
+							 pr->buf->d, "the query result");
+	*pr->ncols = typeinfo->natts;
+	*pr->names = palloc(typeinfo->natts * sizeof(char *));
+	for (i = 0; i < typeinfo->natts; i++)
+		(*pr->names)[i] = pstrdup(NameStr(TupleDescAttr(typeinfo, i)->attname));
+	MemoryContextSwitchTo(old);
+}
+
+/* One row: its point into the buffer (rows that are not points skipped). */
+static bool
+point_receiver_receive(TupleTableSlot *slot, DestReceiver *self)
+{
+	PointReceiver *pr = (PointReceiver *) self;
+	MemoryContext old = MemoryContextSwitchTo(pr->rowctx);
+	bool		ok = dpk_pg_read_point_slot(&pr->reader, slot, pr->x) == DPK_POINT_OK;
+
+	MemoryContextSwitchTo(pr->callerctx);
+	if (ok)
+	{
+		buffer_push(pr->buf, pr->x);
+		dpk_clamp_add(pr->cc, pr->lo, pr->hi, pr->x);
+	}
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(pr->rowctx);
+	if ((++pr->rows & 65535) == 0)
+		CHECK_FOR_INTERRUPTS();
+	return true;
+}
+
+/* Executor end: nothing to release (the contexts are the caller's). */
+static void
+point_receiver_shutdown(DestReceiver *self)
+{
+}
+
+/* The receiver is on the caller's stack. */
+static void
+point_receiver_destroy(DestReceiver *self)
+{
+}
+
+/*
  * Run the query read-only and collect its points into buf (allocated in the
  * caller's context).  Rows that are not points (NULL, NaN, bad arrays) are
  * skipped silently.  Points outside the box [lo, hi] are counted into cc,
  * and the query's column names returned in *names (*ncols of them), for
- * the caller, who ran the query and may read its rows.
+ * the caller, who ran the query and may read its rows.  The rows go from
+ * the executor's slots into buf through a DestReceiver; the query runs
+ * once to completion, so the planner may give it parallel workers.
  */
 static void
 read_query_points(const char *query, int d, const double *lo, const double *hi,
 				  PointBuffer *buf, DpkClampCount *cc, char ***names, int *ncols)
 {
 	MemoryContext callerctx = CurrentMemoryContext;
-	MemoryContext batchctx;
 	SPIPlanPtr	plan;
-	Portal		portal;
-	DpkPointReader reader;
-	AttrNumber *attnums;
-	double	   *x = palloc(d * sizeof(double));
+	SPIExecuteOptions opts;
+	PointReceiver pr;
 	bool		save_read_only = XactReadOnly;
-	int			i;
+	int			rc;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 
-	plan = SPI_prepare(query, 0, NULL);
+	plan = SPI_prepare_cursor(query, 0, NULL, CURSOR_OPT_PARALLEL_OK);
 	if (plan == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_SYNTAX_ERROR),
@@ -124,55 +194,34 @@ read_query_points(const char *query, int d, const double *lo, const double *hi,
 						SPI_result_code_string(SPI_result))));
 	check_read_only_select(plan);
 
-	batchctx = AllocSetContextCreate(callerctx, "dp_kmeans batch",
-									 ALLOCSET_DEFAULT_SIZES);
+	memset(&pr, 0, sizeof(pr));
+	pr.pub.receiveSlot = point_receiver_receive;
+	pr.pub.rStartup = point_receiver_startup;
+	pr.pub.rShutdown = point_receiver_shutdown;
+	pr.pub.rDestroy = point_receiver_destroy;
+	pr.pub.mydest = DestNone;
+	pr.callerctx = callerctx;
+	pr.rowctx = AllocSetContextCreate(callerctx, "dp_kmeans row",
+									  ALLOCSET_SMALL_SIZES);
+	pr.buf = buf;
+	pr.cc = cc;
+	pr.lo = lo;
+	pr.hi = hi;
+	pr.x = MemoryContextAlloc(callerctx, d * sizeof(double));
+	pr.names = names;
+	pr.ncols = ncols;
+
+	memset(&opts, 0, sizeof(opts));
+	opts.read_only = true;
+	opts.dest = &pr.pub;
 
 	/* Any write attempted by a function the query calls fails. */
 	XactReadOnly = true;
 	PG_TRY();
 	{
-		portal = SPI_cursor_open(NULL, plan, NULL, NULL, true);
-		attnums = palloc(portal->tupDesc->natts * sizeof(AttrNumber));
-		for (i = 0; i < portal->tupDesc->natts; i++)
-			attnums[i] = i + 1;
-		{
-			MemoryContext old = MemoryContextSwitchTo(callerctx);
-
-			dpk_pg_point_reader_init(&reader, portal->tupDesc, attnums,
-									 portal->tupDesc->natts, d, "the query result");
-			*ncols = portal->tupDesc->natts;
-			*names = palloc(*ncols * sizeof(char *));
-			for (i = 0; i < *ncols; i++)
-				(*names)[i] = pstrdup(NameStr(TupleDescAttr(portal->tupDesc, i)->attname));
-			MemoryContextSwitchTo(old);
-		}
-
-		for (;;)
-		{
-			uint64		r;
-
-			SPI_cursor_fetch(portal, true, FETCH_BATCH);
-			if (SPI_processed == 0)
-				break;
-			for (r = 0; r < SPI_processed; r++)
-			{
-				MemoryContext old = MemoryContextSwitchTo(batchctx);
-				bool		ok = dpk_pg_read_point(&reader, SPI_tuptable->vals[r],
-												   SPI_tuptable->tupdesc, x) == DPK_POINT_OK;
-
-				MemoryContextSwitchTo(callerctx);
-				if (ok)
-				{
-					buffer_push(buf, x);
-					dpk_clamp_add(cc, lo, hi, x);
-				}
-				MemoryContextSwitchTo(old);
-				MemoryContextReset(batchctx);
-			}
-			SPI_freetuptable(SPI_tuptable);
-			CHECK_FOR_INTERRUPTS();
-		}
-		SPI_cursor_close(portal);
+		rc = SPI_execute_plan_extended(plan, &opts);
+		if (rc < 0)
+			elog(ERROR, "dp_kmeans query failed: %s", SPI_result_code_string(rc));
 	}
 	PG_FINALLY();
 	{
@@ -180,7 +229,7 @@ read_query_points(const char *query, int d, const double *lo, const double *hi,
 	}
 	PG_END_TRY();
 
-	MemoryContextDelete(batchctx);
+	MemoryContextDelete(pr.rowctx);
 	SPI_finish();
 }
 

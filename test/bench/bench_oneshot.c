@@ -34,6 +34,9 @@
  *	 --sum-share X  --n-share X  --grid-scale X  --threshold X
  *	 --restarts N     k-means restarts of EVERY method (default 20, the
  *					  dp_kmeans default)
+ *	 --screen-iter N  A's k-means restarts stop after N Lloyd updates and
+ *	 --screen-keep N  the N of lowest cost run on (--screen-keep 20: every
+ *					  restart runs to the end; defaults in lowd.c)
  *	 --seed-base N    data seeds N .. N + seeds - 1 (default 100: the
  *					  defaults were tuned on seeds 0-9)
  *	 --no-baselines   skip B and C (faster tuning runs)
@@ -95,6 +98,9 @@ typedef struct Options
 	double		grid_scale;
 	double		threshold;
 	int			restarts;
+	int			screen_iter;	/* >= 0: A's restarts screened after this many
+								 * Lloyd updates (-1: the default) */
+	int			screen_keep;	/* > 0: and this many run on */
 	int			seed_base;		/* first data seed (tuning used 0-9) */
 	const char *ref_cache;
 	double		threshold_log;	/* > 0: threshold as a multiple of b ln(cells) */
@@ -134,6 +140,10 @@ oneshot(const MixData *mx, const DpkBox *box, const Row *row, int seed,
 		cfg.restarts = opt->restarts;
 	if (opt->no_residual)
 		cfg.residual = false;
+	if (opt->screen_iter >= 0)
+		cfg.screen_iter = opt->screen_iter;
+	if (opt->screen_keep > 0)
+		cfg.screen_keep = opt->screen_keep;
 	if (opt->threshold_log > 0.0)
 	{
 		/* the grid the pipeline will choose, up to the noise on N */
@@ -178,7 +188,7 @@ usage(void)
 	fprintf(stderr,
 			"usage: bench_oneshot [--seeds N] [--n N] [--rows \"d:K:eps,...\"]\n"
 			"       [--sum-share X] [--n-share X] [--grid-scale X] [--threshold X]\n"
-			"       [--restarts N] [--seed-base N] [--no-baselines] [--ref-cache FILE]\n"
+			"       [--restarts N] [--screen-iter N] [--screen-keep N] [--seed-base N] [--no-baselines] [--ref-cache FILE]\n"
 			"       [--threshold-log X] [--data mixture|skewed|pickups] [--no-residual]\n");
 	exit(2);
 }
@@ -247,6 +257,8 @@ main(int argc, char **argv)
 	opt.grid_scale = NAN;
 	opt.threshold = NAN;
 	opt.restarts = 20;
+	opt.screen_iter = -1;
+	opt.screen_keep = 0;
 	opt.seed_base = BENCH_SEED_BASE;
 	opt.ref_cache = NULL;
 	opt.threshold_log = NAN;
@@ -273,6 +285,10 @@ main(int argc, char **argv)
 			opt.threshold = atof(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--restarts") == 0)
 			opt.restarts = atoi(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--screen-iter") == 0)
+			opt.screen_iter = atoi(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--screen-keep") == 0)
+			opt.screen_keep = atoi(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--seed-base") == 0)
 			opt.seed_base = atoi(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--rows") == 0)

@@ -3,6 +3,7 @@
  *		Box, cell numbering, histograms, coresets and the one-shot pipeline.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "coreset.h"
@@ -356,6 +357,65 @@ main(void)
 		dpk_free(pts);
 	}
 	dpk_stream_close(&s);
+
+	/*
+	 * dpk_hist_add_points: the counts and sums of dpk_hist_add after
+	 * dpk_box_normalize, point by point (d = 1, 2, 3, 5; points on and
+	 * outside the faces, and infinite ones).
+	 */
+	{
+		int			dims[4] = {1, 2, 3, 5};
+		int			t;
+
+		for (t = 0; t < 4; t++)
+		{
+			int			d = dims[t],
+						j;
+			size_t		n = 5000,
+						i;
+			double		plo[5],
+						phi[5];
+			DpkBox		pbox = {d, plo, phi};
+			double	   *pts = malloc(sizeof(double) * n * d);
+			double		pu[5];
+			DpkDenseHist h1,
+						h2;
+			uint64_t	c;
+			int			bad = 0;
+
+			for (j = 0; j < d; j++)
+			{
+				plo[j] = -3.0 * (j + 1);
+				phi[j] = 7.0 + j;
+			}
+			for (i = 0; i < n; i++)
+				for (j = 0; j < d; j++)
+				{
+					double		r = (double) ((i * 7919 + j * 104729) % 10007) / 10007.0;
+
+					pts[i * d + j] = i % 97 == 0 ? (j % 2 ? INFINITY : phi[j])
+						: plo[j] - 1.0 + r * (phi[j] - plo[j] + 2.0);
+				}
+			dpk_hist_init(&h1, d, 13 - 2 * t, true);
+			dpk_hist_init(&h2, d, 13 - 2 * t, true);
+			for (i = 0; i < n; i++)
+			{
+				dpk_box_normalize(&pbox, pts + i * d, pu);
+				dpk_hist_add(&h1, pu);
+			}
+			dpk_hist_add_points(&h2, &pbox, pts, n);
+			for (c = 0; c < h1.ncells; c++)
+			{
+				bad += h1.count[c] != h2.count[c];
+				for (j = 0; j < d; j++)
+					bad += h1.sum[c * d + j] != h2.sum[c * d + j];
+			}
+			CHECK(bad == 0, "dpk_hist_add_points d = %d: %d counts or sums differ", d, bad);
+			dpk_hist_free(&h1);
+			dpk_hist_free(&h2);
+			free(pts);
+		}
+	}
 
 	UNIT_DONE("test_grid");
 }

@@ -878,6 +878,111 @@ test_pruned_identical(void)
 	}
 }
 
+/*
+ * Screened restarts (dpk_kmeans_screened): the known blob optimum; with
+ * every restart kept it is dpk_kmeans bit for bit; otherwise its centres
+ * are a Lloyd fixed point of all the points (the kept restarts ran on to
+ * convergence), its cost and sizes those of its centres, it is repeatable,
+ * and on a 2-d cloud it is no worse than a few percent above dpk_kmeans.
+ */
+static void
+test_screened(void)
+{
+	double		x[NBLOB * PAIRS * 2 * 2],
+				w[NBLOB * PAIRS * 2];
+	double		c[NBLOB * 2],
+				sizes[NBLOB],
+				bsize[NBLOB];
+	double		want,
+				cost;
+	int			n = make_blobs(x, w, &want, bsize);
+	uint64_t	seed;
+	int			big = 4000,
+				k = 10,
+				i,
+				j,
+				inst;
+	double	   *bx = dpk_alloc(sizeof(double) * big * 2);
+	double	   *bw = dpk_alloc(sizeof(double) * big);
+	double		c1[20],
+				c2[20],
+				s1[10],
+				s2[10];
+	int		   *assign = dpk_alloc(sizeof(int) * big);
+
+	for (seed = 1; seed <= 5; seed++)
+	{
+		cost = dpk_kmeans_screened(x, w, n, 2, NBLOB, 5, 100, seed, 1, 2, c, sizes);
+		CHECK(reldiff(cost, want) < 1e-9, "screened blobs seed %d: cost %.17g, want %.17g",
+			  (int) seed, cost, want);
+		check_blob_centres(c, sizes, bsize, "screened blobs");
+	}
+
+	for (inst = 0; inst < 6; inst++)
+	{
+		double		total = 0.0,
+					c_plain,
+					c_scr,
+					c_again;
+
+		/* a cloud of 12 blobs of unequal weights and spreads over [0,100]^2 */
+		for (i = 0; i < big; i++)
+		{
+			int			b = (int) (test_uniform() * 12);
+
+			bx[2 * i] = 8.0 * b + 3.0 * (1 + b % 3) * test_normal();
+			bx[2 * i + 1] = 50.0 + 20.0 * sin(b) + 3.0 * test_normal();
+			bw[i] = 1.0 + 50.0 * test_uniform() * (b % 4 == 0);
+			total += bw[i];
+		}
+
+		/* every restart kept: dpk_kmeans */
+		c_plain = dpk_kmeans(bx, bw, big, 2, k, 20, 100, 7 + inst, c1, s1);
+		c_scr = dpk_kmeans_screened(bx, bw, big, 2, k, 20, 100, 7 + inst, 5, 20, c2, s2);
+		CHECK(c_plain == c_scr && memcmp(c1, c2, sizeof(c1)) == 0 &&
+			  memcmp(s1, s2, sizeof(s1)) == 0,
+			  "screened, every restart kept: not dpk_kmeans (%.17g vs %.17g)", c_scr, c_plain);
+
+		c_scr = dpk_kmeans_screened(bx, bw, big, 2, k, 20, 100, 7 + inst, 5, 3, c2, s2);
+		c_again = dpk_kmeans_screened(bx, bw, big, 2, k, 20, 100, 7 + inst, 5, 3, c1, s1);
+		CHECK(c_scr == c_again && memcmp(c1, c2, sizeof(c1)) == 0,
+			  "screened k-means not repeatable");
+		CHECK(reldiff(c_scr, dpk_kmeans_cost(bx, bw, big, 2, c2, k, assign)) < 1e-9,
+			  "screened cost %.17g is not that of its centres", c_scr);
+		CHECK(c_scr <= c_plain * 1.05, "screened cost %.17g far above %.17g", c_scr, c_plain);
+
+		/* a Lloyd fixed point: every centre the weighted mean of its points */
+		{
+			double		sum[20] = {0},
+						wt[10] = {0},
+						stot = 0.0;
+
+			for (i = 0; i < big; i++)
+			{
+				wt[assign[i]] += bw[i];
+				sum[2 * assign[i]] += bw[i] * bx[2 * i];
+				sum[2 * assign[i] + 1] += bw[i] * bx[2 * i + 1];
+			}
+			for (j = 0; j < k; j++)
+			{
+				stot += s2[j];
+				CHECK(fabs(s2[j] - wt[j]) <= 1e-9 * total, "screened size %d: %g, want %g",
+					  j, s2[j], wt[j]);
+				if (wt[j] > 0.0)
+					CHECK(fabs(c2[2 * j] - sum[2 * j] / wt[j]) < 1e-9 &&
+						  fabs(c2[2 * j + 1] - sum[2 * j + 1] / wt[j]) < 1e-9,
+						  "screened centre %d is not the mean of its points "
+						  "(%.12g, %.12g) vs (%.12g, %.12g)", j, c2[2 * j], c2[2 * j + 1],
+						  sum[2 * j] / wt[j], sum[2 * j + 1] / wt[j]);
+			}
+			CHECK(reldiff(stot, total) < 1e-12, "screened sizes sum %g, want %g", stot, total);
+		}
+	}
+	dpk_free(bx);
+	dpk_free(bw);
+	dpk_free(assign);
+}
+
 int
 main(void)
 {
@@ -891,5 +996,6 @@ main(void)
 	test_invariants();
 	test_large();
 	test_pruned_identical();
+	test_screened();
 	UNIT_DONE("test_kmeans");
 }

@@ -994,18 +994,33 @@ km_run_free(KmRun *run)
  * were made.  Leaves the centres in run->c and the assignment in
  * run->assign; returns the cost of that assignment.
  */
+static double km_lloyd(KmRun *run, const double *x, int n, int d, int k, int max_iter);
+
 static double
 km_restart(KmRun *run, const double *x, int n, int d, int k, int max_iter,
 		   uint64_t seed, int r)
 {
 	KmRng		rng;
-	double		cost;
-	int			iter = 0,
-				i;
 
 	km_rng_init(&rng, seed, (uint64_t) r);
 	km_seed(x, run->seedw, n, d, k, run->seedtotal, &rng, run->c, run->mind, run->near,
 			run->p);
+	return km_lloyd(run, x, n, d, k, max_iter);
+}
+
+/*
+ * Lloyd from the centres in run->c: assignment and update until the
+ * assignment no longer changes or max_iter updates were made.  Leaves the
+ * centres in run->c and the assignment in run->assign; returns the cost of
+ * that assignment.
+ */
+static double
+km_lloyd(KmRun *run, const double *x, int n, int d, int k, int max_iter)
+{
+	double		cost;
+	int			iter = 0,
+				i;
+
 	for (i = 0; i < n; i++)
 		run->assign[i] = -1;
 	for (;;)
@@ -1086,6 +1101,82 @@ dpk_kmeans(const double *x, const double *w, int n, int d, int k,
 	km_run_free(&run);
 	dpk_free(cur_sizes);
 	return best_cost;
+}
+
+/*
+ * Weighted k-means with screened restarts; see kmeans.h.  Every restart is
+ * seeded and run for at most screen_iter Lloyd updates; the keep of lowest
+ * cost (sorted, the earlier restart first on a tie) each continue to
+ * max_iter updates in all, and the lowest final cost wins (the earlier on
+ * a tie).
+ */
+double
+dpk_kmeans_screened(const double *x, const double *w, int n, int d, int k,
+					int restarts, int max_iter, uint64_t seed, int screen_iter,
+					int keep, double *centers, double *sizes)
+{
+	KmRun		run;
+	size_t		kd = (size_t) k * d;
+	double	   *topc;
+	double	   *topcost;
+	double		best = 0.0;
+	int			ntop = 0,
+				r,
+				t,
+				i,
+				j;
+
+	if (restarts < 1)
+		restarts = 1;
+	if (max_iter < 0)
+		max_iter = 0;
+	if (screen_iter < 0)
+		screen_iter = 0;
+	if (keep < 1)
+		keep = 1;
+	if (k <= 0 || d <= 0 || n <= 0 || keep >= restarts || screen_iter >= max_iter)
+		return dpk_kmeans(x, w, n, d, k, restarts, max_iter, seed, centers, sizes);
+
+	km_run_init(&run, x, w, n, d, k);
+	topc = dpk_alloc(sizeof(double) * (size_t) keep * kd);
+	topcost = dpk_alloc(sizeof(double) * (size_t) keep);
+	for (r = 0; r < restarts; r++)
+	{
+		double		cost = km_restart(&run, x, n, d, k, screen_iter, seed, r);
+
+		if (ntop == keep && !(cost < topcost[ntop - 1]))
+			continue;
+		t = ntop < keep ? ntop++ : ntop - 1;
+		for (; t > 0 && cost < topcost[t - 1]; t--)
+		{
+			topcost[t] = topcost[t - 1];
+			memcpy(topc + (size_t) t * kd, topc + (size_t) (t - 1) * kd, sizeof(double) * kd);
+		}
+		topcost[t] = cost;
+		memcpy(topc + (size_t) t * kd, run.c, sizeof(double) * kd);
+	}
+	for (t = 0; t < ntop; t++)
+	{
+		double		cost;
+
+		memcpy(run.c, topc + (size_t) t * kd, sizeof(double) * kd);
+		cost = km_lloyd(&run, x, n, d, k, max_iter - screen_iter);
+		if (t > 0 && !(cost < best))
+			continue;
+		best = cost;
+		memcpy(centers, run.c, sizeof(double) * kd);
+		if (sizes)
+		{
+			for (j = 0; j < k; j++)
+				sizes[j] = 0.0;
+			for (i = 0; i < n; i++)
+				sizes[run.assign[i]] += run.sw[i];
+		}
+	}
+	dpk_free(topc);
+	dpk_free(topcost);
+	km_run_free(&run);
+	return best;
 }
 
 /*

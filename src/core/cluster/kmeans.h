@@ -34,6 +34,18 @@ double		dpk_kmeans(const double *x, const double *w, int n, int d, int k,
 					   double *centers, double *sizes);
 
 /*
+ * The same with screened restarts: every restart stops after at most
+ * screen_iter Lloyd updates, and only the `keep` of lowest cost then run on
+ * to max_iter updates in all; the lowest final cost wins (its centres,
+ * sizes and cost are returned).  With keep >= restarts or screen_iter >=
+ * max_iter it is dpk_kmeans.  Deterministic for a given seed.
+ */
+double		dpk_kmeans_screened(const double *x, const double *w, int n, int d, int k,
+								int restarts, int max_iter, uint64_t seed,
+								int screen_iter, int keep, double *centers,
+								double *sizes);
+
+/*
  * Weighted k-means cost of centres (k*d) on points x (n*d, weights w or NULL):
  * sum of w_i * min_j ||x_i - c_j||^2.  If assign is not NULL it receives the
  * index of the nearest centre of every point.  Distances via cblas_dgemm.

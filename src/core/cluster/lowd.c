@@ -13,6 +13,15 @@
 #include "rugnik.h"
 #include "zcdp.h"
 
+/*
+ * Screened k-means restarts of the one-shot
+ * (doc/decisions/033-oneshot-screened-restarts.md).
+ */
+#ifndef DPK_LOWD_SCREEN_ITER
+#define DPK_LOWD_SCREEN_ITER 5
+#endif
+#define DPK_LOWD_SCREEN_KEEP 3
+
 /* Defaults for dp_kmeans below DPK_HIGHD_MIN_D. */
 void
 dpk_lowd_defaults(DpkLowdConfig *cfg, double epsilon, int k)
@@ -28,6 +37,8 @@ dpk_lowd_defaults(DpkLowdConfig *cfg, double epsilon, int k)
 	cfg->max_cells = DPK_DEFAULT_MAX_CELLS;
 	cfg->restarts = 20;
 	cfg->max_iter = 100;
+	cfg->screen_iter = DPK_LOWD_SCREEN_ITER;
+	cfg->screen_keep = DPK_LOWD_SCREEN_KEEP;
 	cfg->objective = DPK_OBJECTIVE_KMEANS;
 	cfg->delta = 0.0;
 }
@@ -111,17 +122,9 @@ lowd_histogram(const DpkBox *box, const double *points, size_t n, int cells_per_
 			   DpkStream *s, DpkDenseHist *h)
 {
 	int			d = box->d;
-	double	   *u = dpk_alloc(d * sizeof(double));
-	size_t		i;
 
 	dpk_hist_init(h, d, cells_per_dim, with_sums);
-	for (i = 0; i < n; i++)
-	{
-		if ((i & 65535) == 0)
-			dpk_check_interrupts();
-		dpk_box_normalize(box, points + i * d, u);
-		dpk_hist_add(h, u);
-	}
+	dpk_hist_add_points(h, box, points, n);
 	if (!count_noise->gauss)
 		dpk_hist_add_noise(h, s, count_noise->lap, sum_noise->lap);
 	else
@@ -137,7 +140,6 @@ lowd_histogram(const DpkBox *box, const double *points, size_t n, int cells_per_
 				dpk_noise_add_vector(s, sum_noise, d, 1, h->sum + c * d);
 		}
 	}
-	dpk_free(u);
 }
 
 /*
@@ -156,8 +158,9 @@ lowd_centres(const DpkBox *box, const DpkLowdConfig *cfg, const DpkCoreset *cs,
 		dpk_kmedian(cs->points, cs->weights, cs->n, d, cfg->k, cfg->restarts,
 					cfg->max_iter, dpk_stream_u64(s), res->centers, res->sizes);
 	else if (cs->n > 0)
-		dpk_kmeans(cs->points, cs->weights, cs->n, d, cfg->k, cfg->restarts,
-				   cfg->max_iter, dpk_stream_u64(s), res->centers, res->sizes);
+		dpk_kmeans_screened(cs->points, cs->weights, cs->n, d, cfg->k, cfg->restarts,
+							cfg->max_iter, dpk_stream_u64(s), cfg->screen_iter,
+							cfg->screen_keep, res->centers, res->sizes);
 	else
 	{
 		/* Nothing rose above the noise: every centre at the box centre. */

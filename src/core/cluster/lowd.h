@@ -38,6 +38,10 @@ typedef struct DpkLowdConfig
 	double		max_cells;		/* public cap on m^d */
 	int			restarts;
 	int			max_iter;
+	int			screen_iter;	/* k-means restarts stop after this many
+								 * Lloyd updates ... */
+	int			screen_keep;	/* ... and this many of lowest cost run on
+								 * (kmeans.h: dpk_kmeans_screened) */
 	DpkObjective objective;		/* k-means (default) or k-median of the
 								 * coreset: post-processing, same noise */
 	double		delta;			/* 0: pure epsilon; > 0: discrete Gaussians

@@ -150,9 +150,12 @@ floor_int(double p)
 	return p >= 0.0 ? (int64_t) p : (int64_t) floor(p);
 }
 
-/* Cell number, coordinates and fixed-point in-cell offsets of u. */
-uint64_t
-dpk_grid_cell(int d, int m, const double *u, int64_t *idx, int64_t *rel)
+/*
+ * Cell number, coordinates and fixed-point in-cell offsets of u; inlined
+ * into dpk_hist_add_points, whose loop over the rows calls nothing per row.
+ */
+static inline __attribute__((always_inline)) uint64_t
+grid_cell(int d, int m, const double *u, int64_t *idx, int64_t *rel)
 {
 	uint64_t	cell = 0;
 	int			j;
@@ -179,6 +182,13 @@ dpk_grid_cell(int d, int m, const double *u, int64_t *idx, int64_t *rel)
 		cell = cell * (uint64_t) m + (uint64_t) i;
 	}
 	return cell;
+}
+
+/* Cell number, coordinates and fixed-point in-cell offsets of u. */
+uint64_t
+dpk_grid_cell(int d, int m, const double *u, int64_t *idx, int64_t *rel)
+{
+	return grid_cell(d, m, u, idx, rel);
 }
 
 /* Inverse of the row-major numbering used by dpk_grid_cell. */
@@ -238,6 +248,51 @@ dpk_hist_add(DpkDenseHist *h, const double *u)
 			h->sum[cell * h->d + j] += relp[j];
 	if (relp != rel)
 		dpk_free(relp);
+}
+
+/* Count n points of the box, normalized one by one (see grid.h). */
+void
+dpk_hist_add_points(DpkDenseHist *h, const DpkBox *box, const double *points, size_t n)
+{
+	int			d = h->d;
+	double		u[64];
+	int64_t		rel[64];
+	size_t		i;
+	int			j;
+
+	if (d > 64)
+	{
+		double	   *ub = dpk_alloc(d * sizeof(double));
+
+		for (i = 0; i < n; i++)
+		{
+			if ((i & 65535) == 0)
+				dpk_check_interrupts();
+			dpk_box_normalize(box, points + i * d, ub);
+			dpk_hist_add(h, ub);
+		}
+		dpk_free(ub);
+		return;
+	}
+	for (i = 0; i < n; i++)
+	{
+		const double *x = points + i * d;
+		uint64_t	cell;
+
+		if ((i & 65535) == 0)
+			dpk_check_interrupts();
+		for (j = 0; j < d; j++)
+		{
+			double		v = (x[j] - box->lower[j]) / (box->upper[j] - box->lower[j]);
+
+			u[j] = v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);
+		}
+		cell = grid_cell(d, h->m, u, NULL, rel);
+		h->count[cell]++;
+		if (h->sum)
+			for (j = 0; j < d; j++)
+				h->sum[cell * d + j] += rel[j];
+	}
 }
 
 /* Noise every cell of the histogram (see grid.h). */

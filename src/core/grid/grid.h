@@ -133,6 +133,13 @@ void		dpk_hist_free(DpkDenseHist *h);
 void		dpk_hist_add(DpkDenseHist *h, const double *u);
 
 /*
+ * dpk_hist_add of each of n points of box (n*d, row-major) after
+ * dpk_box_normalize: the same counts and sums, without a call per point.
+ */
+void		dpk_hist_add_points(DpkDenseHist *h, const DpkBox *box, const double *points,
+								size_t n);
+
+/*
  * Add independent noise to every cell: discrete Laplace of count_scale on
  * each count, and on each cell's d sums the vector noise of dpk_vector_noise
  * with the l-infinity scale sum_scale (ignored without sums).  Every cell
