@@ -210,7 +210,8 @@ ci_count_run asan-regress "$rc" "$ci_log/asan-regress"
 ci_step "Debian package: build, install, pg_regress against the package"
 deb=$(./scripts/package.sh 2>"$ci_log/package" | tail -n 1)
 if [ -f "$deb" ] && apt-get install -y -qq --reinstall "$deb" >>"$ci_log/package" 2>&1 &&
-	dpkg -L postgresql-15-dpkmeans | grep -q '/dpkmeans.so$'; then
+	dpkg -L postgresql-15-dpkmeans >"$ci_log/package-files" &&
+	grep -q '/dpkmeans.so$' "$ci_log/package-files"; then
 	pcopy=$(mktemp -d /tmp/dpkmeans-pkg.XXXXXX)
 	cp -a "$top/." "$pcopy/"
 	rm -rf "$pcopy/tmp_regress" "$pcopy/results"
