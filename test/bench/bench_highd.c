@@ -13,7 +13,7 @@
  *				 highd_research_cluster, which also runs the research modes
  *				 and refinement steps; in the joint mode without refinement
  *				 it is the shipped pipeline);
- *	 C  H_cell   the same pipeline in cell mode (DPK_LIFT_CELL, 2 copies,
+ *	 C  H_cell   the same pipeline in cell mode (HIGHD_LIFT_CELL, 2 copies,
  *				 lift_share 0.7, grid_scale 1): per-cell original-space sums and the
  *				 copy with the best private score, i.e. what continual
  *				 per-cell counters can support (the lifting and boosting of
@@ -106,7 +106,7 @@ typedef struct Options
 	double		lift_share;
 	double		group_share;
 	double		lift_count_share;
-	int			mode;			/* -1: default, else a DpkLiftMode */
+	int			mode;			/* -1: default, else a HighdLiftMode */
 	double		norm_share;
 	int			coarsen;
 	int			refine;
@@ -156,9 +156,11 @@ lowd(const MixData *mx, const DpkBox *box, const Row *row, int seed, int restart
 
 /* H's configuration for a row: defaults, then command-line overrides. */
 static void
-highd_config(const Options *opt, double eps, int k, int seed, DpkHighdConfig *cfg)
+highd_config(const Options *opt, double eps, int k, int seed, HighdResearchConfig *rc)
 {
-	dpk_highd_defaults(cfg, eps, k);
+	DpkHighdConfig *cfg = &rc->base;
+
+	highd_research_defaults(rc, eps, k);
 	dpk_highd_use_delta(cfg, bench_delta);
 	if (opt->dhat > 0)
 		cfg->dhat = opt->dhat;
@@ -173,11 +175,11 @@ highd_config(const Options *opt, double eps, int k, int seed, DpkHighdConfig *cf
 	if (!isnan(opt->lift_count_share))
 		cfg->lift_count_share = opt->lift_count_share;
 	if (opt->mode >= 0)
-		cfg->lift_mode = (DpkLiftMode) opt->mode;
+		rc->lift_mode = (HighdLiftMode) opt->mode;
 	if (!isnan(opt->norm_share))
-		cfg->norm_share = opt->norm_share;
+		rc->norm_share = opt->norm_share;
 	if (opt->coarsen > 0)
-		cfg->lift_coarsen = opt->coarsen;
+		rc->lift_coarsen = opt->coarsen;
 	if (opt->refine >= 0)
 		cfg->refine_steps = opt->refine;
 	if (!isnan(opt->refine_share))
@@ -203,7 +205,7 @@ static double
 highd(const MixData *mx, const DpkBox *box, const Row *row, int seed,
 	  const Options *opt, int cell, double *ms, HighdResearchInfo *info, int *m_out)
 {
-	DpkHighdConfig cfg;
+	HighdResearchConfig cfg;
 	DpkOneshotResult res;
 	DpkStream	s = {0};
 	double		t0,
@@ -220,10 +222,10 @@ highd(const MixData *mx, const DpkBox *box, const Row *row, int seed,
 		none.refine = none.mode = none.lift_shrink = none.mean_guard = -1;
 		none.restarts = opt->restarts;
 		highd_config(&none, row->eps, row->k, seed, &cfg);
-		cfg.lift_mode = DPK_LIFT_CELL;
-		cfg.copies = 2;
-		cfg.lift_share = 0.7;
-		cfg.grid_scale = 1.0;	/* finer grids put a cluster over more noisy sums */
+		cfg.lift_mode = HIGHD_LIFT_CELL;
+		cfg.base.copies = 2;
+		cfg.base.lift_share = 0.7;
+		cfg.base.grid_scale = 1.0;	/* finer grids put a cluster over more noisy sums */
 	}
 	else
 		highd_config(opt, row->eps, row->k, seed, &cfg);
@@ -304,7 +306,7 @@ main(int argc, char **argv)
 				sum_log_c = 0.0,
 				sum_log_l = 0.0,
 				sum_log_g = 0.0;
-	DpkHighdConfig def;
+	HighdResearchConfig def;
 
 	memset(&opt, 0, sizeof(opt));
 	opt.seeds = 5;
@@ -352,11 +354,11 @@ main(int argc, char **argv)
 			const char *v = arg_value(argc, argv, &i);
 
 			if (strcmp(v, "joint") == 0)
-				opt.mode = DPK_LIFT_JOINT;
+				opt.mode = HIGHD_LIFT_JOINT;
 			else if (strcmp(v, "cluster") == 0)
-				opt.mode = DPK_LIFT_CLUSTER;
+				opt.mode = HIGHD_LIFT_CLUSTER;
 			else if (strcmp(v, "cell") == 0)
-				opt.mode = DPK_LIFT_CELL;
+				opt.mode = HIGHD_LIFT_CELL;
 			else
 				usage();
 		}
@@ -431,11 +433,12 @@ main(int argc, char **argv)
 	printf("# H config: dhat=%d%s copies=%d half_width=%g lift=%s group_share=%g lift_share=%g "
 		   "lift_count_share=%g norm_share=%g refine=%d refine_share=%g grid_scale=%g "
 		   "threshold_sigmas=%g n_share=%g restarts=%d\n",
-		   def.dhat, def.dhat ? "" : "(auto)", def.copies, def.half_width,
-		   def.lift_mode == DPK_LIFT_CELL ? "cell" :
-		   def.lift_mode == DPK_LIFT_JOINT ? "joint" : "cluster", def.group_share, def.lift_share,
-		   def.lift_count_share, def.norm_share, def.refine_steps, def.refine_share,
-		   def.grid_scale, def.threshold_sigmas, def.n_share, def.restarts);
+		   def.base.dhat, def.base.dhat ? "" : "(auto)", def.base.copies, def.base.half_width,
+		   def.lift_mode == HIGHD_LIFT_CELL ? "cell" :
+		   def.lift_mode == HIGHD_LIFT_JOINT ? "joint" : "cluster", def.base.group_share,
+		   def.base.lift_share, def.base.lift_count_share, def.norm_share,
+		   def.base.refine_steps, def.base.refine_share, def.base.grid_scale,
+		   def.base.threshold_sigmas, def.base.n_share, def.base.restarts);
 	printf("# cost = k-means cost on the true points / non-private reference; "
 		   "geometric mean over seeds\n");
 	printf("# H = highd projection pipeline (defaults), H_cell = the same in cell mode "

@@ -69,8 +69,7 @@ test_highd_defaults(void)
 
 	dpk_highd_defaults(&cfg, 1.0, 10);
 	b = dpk_budget_highd(&cfg, 64);
-	CHECK(b.copies == 2 && !b.lift_per_copy && b.refine_steps == 0,
-		  "highd defaults: 2 copies, joint");
+	CHECK(b.copies == 2 && b.refine_steps == 0, "highd defaults: 2 copies");
 	CHECK(b.eps_n == 0.05, "highd: 5 %% on N (%g)", b.eps_n);
 	CHECK(near(b.eps_group, 0.95 * 0.05, 1e-15), "highd: group counts %g", b.eps_group);
 	CHECK(near(b.eps_grid, (0.95 - 0.95 * 0.05 - 0.95 * 0.7) / 2, 1e-14),
@@ -78,8 +77,8 @@ test_highd_defaults(void)
 	CHECK(near(b.eps_lift_count, 0.95 * 0.7 * lcs, 1e-14) &&
 		  near(b.eps_lift_sum, 0.95 * 0.7 * (1.0 - lcs), 1e-14),
 		  "highd: lift counts %g, sums %g", b.eps_lift_count, b.eps_lift_sum);
-	CHECK(b.eps_lift_norm == 0.0 && b.eps_refine == 0.0 && b.eps_refine_count == 0.0 &&
-		  b.eps_refine_sum == 0.0, "highd: no norms, no refinement");
+	CHECK(b.eps_refine == 0.0 && b.eps_refine_count == 0.0 && b.eps_refine_sum == 0.0,
+		  "highd: no refinement");
 	CHECK(near(dpk_budget_highd_total(&b), 1.0, 1e-12), "highd defaults add up");
 
 	/* d = 8: lift counts 1 / (1 + 4) */
@@ -92,71 +91,51 @@ test_highd_defaults(void)
 	CHECK(b.eps_n == 0.0 && near(b.eps_group, 0.05, 1e-15), "highd public N");
 }
 
-/* Every mode, with and without refinement and coarser lifting cells. */
+/*
+ * The joint mode with and without refinement, public N and a fixed lift
+ * count share (the research modes' splits: test/unit/test_highd.c).
+ */
 static void
-test_highd_modes(void)
+test_highd_variants(void)
 {
 	static const double epss[] = {1e-5, 0.3, 1.0, 64.0};
 	static const int ds[] = {2, 6, 17, 64, 300};
-	int			mode,
-				e,
+	int			e,
 				di,
 				variant,
 				ok = 1,
 				positive = 1,
 				cases = 0;
 
-	for (mode = 0; mode < 3; mode++)
-		for (e = 0; e < 4; e++)
-			for (di = 0; di < 5; di++)
-				for (variant = 0; variant < 4; variant++)
-				{
-					DpkHighdConfig cfg;
-					DpkHighdBudget b;
-					double		lift;
+	for (e = 0; e < 4; e++)
+		for (di = 0; di < 5; di++)
+			for (variant = 0; variant < 4; variant++)
+			{
+				DpkHighdConfig cfg;
+				DpkHighdBudget b;
+				double		lift;
 
-					dpk_highd_defaults(&cfg, epss[e], 4 + variant);
-					cfg.lift_mode = (DpkLiftMode) mode;
-					cfg.copies = 1 + variant;
-					cfg.public_n = variant == 2 ? 50.0 : -1.0;
-					cfg.refine_steps = variant == 1 || variant == 3 ? variant : 0;
-					cfg.lift_coarsen = variant == 3 ? 2 : 1;
-					cfg.norm_share = variant >= 2 ? 0.1 : 0.0;
-					cfg.lift_count_share = variant == 1 ? 0.25 : -1.0;
-					/* joint mode leaves the grids what the lift and refinement do not take */
-					if (cfg.refine_steps > 0)
-						cfg.lift_share = 0.5;
-					b = dpk_budget_highd(&cfg, ds[di]);
-					cases++;
-					if (!(fabs(dpk_budget_highd_total(&b) - epss[e]) <= 1e-12 * epss[e]))
-						ok = 0;
-					lift = b.eps_lift_count + b.eps_lift_sum + b.eps_lift_norm;
-					if (!(b.eps_grid > 0.0 && b.eps_lift_sum > 0.0 && lift > 0.0) ||
-						fabs(b.eps_refine_count + b.eps_refine_sum - b.eps_refine) >
-						1e-15 * epss[e] ||
-						(mode == DPK_LIFT_CELL && cfg.lift_coarsen == 1 &&
-						 b.eps_lift_count != 0.0) ||
-						(mode != DPK_LIFT_CELL && b.eps_lift_norm != 0.0) ||
-						(mode != DPK_LIFT_JOINT && b.eps_group != 0.0))
-						positive = 0;
-				}
+				dpk_highd_defaults(&cfg, epss[e], 4 + variant);
+				cfg.copies = 1 + variant;
+				cfg.public_n = variant == 2 ? 50.0 : -1.0;
+				cfg.refine_steps = variant == 1 || variant == 3 ? variant : 0;
+				cfg.lift_count_share = variant == 1 ? 0.25 : -1.0;
+				/* the grids get what the lift and refinement do not take */
+				if (cfg.refine_steps > 0)
+					cfg.lift_share = 0.5;
+				b = dpk_budget_highd(&cfg, ds[di]);
+				cases++;
+				if (!(fabs(dpk_budget_highd_total(&b) - epss[e]) <= 1e-12 * epss[e]))
+					ok = 0;
+				lift = b.eps_lift_count + b.eps_lift_sum;
+				if (!(b.eps_grid > 0.0 && b.eps_lift_sum > 0.0 && lift > 0.0 &&
+					  b.eps_group > 0.0) ||
+					fabs(b.eps_refine_count + b.eps_refine_sum - b.eps_refine) >
+					1e-15 * epss[e])
+					positive = 0;
+			}
 	CHECK(ok, "highd shares add up to epsilon in %d configurations", cases);
-	CHECK(positive, "highd shares positive where used, zero where not");
-
-	/* cell mode with the grid's own cells: its counts serve the lift */
-	{
-		DpkHighdConfig cfg;
-		DpkHighdBudget b;
-
-		dpk_highd_defaults(&cfg, 1.0, 10);
-		cfg.lift_mode = DPK_LIFT_CELL;
-		cfg.norm_share = 0.2;
-		b = dpk_budget_highd(&cfg, 16);
-		CHECK(b.lift_per_copy && b.copies == 2 && b.eps_lift_count == 0.0 &&
-			  near(b.eps_lift_norm, 0.95 / 2 * 0.7 * 0.2, 1e-14) &&
-			  near(b.eps_grid, 0.95 / 2 * 0.3, 1e-14),
-			  "cell mode: per copy grid %g, norms %g", b.eps_grid, b.eps_lift_norm);
-	}
+	CHECK(positive, "highd shares positive where used");
 }
 
 /* Live shares by d and mode, and their split of epsilon. */
@@ -268,7 +247,7 @@ main(void)
 {
 	test_lowd();
 	test_highd_defaults();
-	test_highd_modes();
+	test_highd_variants();
 	test_live();
 	test_live_gauss_shares();
 	UNIT_DONE("test_budget");

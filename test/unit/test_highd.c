@@ -1,8 +1,8 @@
 /*
  * test_highd.c
  *		The high-dimensional one-shot pipeline (shipped joint mode and, through
- *		test/bench/highd_research.c, the research modes) and one copy's
- *		clustering from per-cell statistics.
+ *		test/bench/highd_research.c, the research modes and their split of
+ *		epsilon) and one copy's clustering from per-cell statistics.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -68,38 +68,43 @@ centres_ok(const DpkOneshotResult *res, int k, const DpkBox *box)
 
 /* Budget of a run, summed from its details. */
 static double
-spent(const DpkHighdConfig *cfg, const DpkHighdInfo *info)
+spent(const HighdResearchConfig *rc, const HighdResearchInfo *info)
 {
-	const DpkHighdBudget *b = &info->budget;
+	const DpkHighdBudget *b = &info->budget.base;
 	double		per_copy = b->eps_grid;
-	double		once = b->eps_n + b->eps_refine * cfg->refine_steps;
+	double		once = b->eps_n + b->eps_refine * rc->base.refine_steps;
 
-	if (cfg->lift_mode == DPK_LIFT_JOINT)
+	if (rc->lift_mode == HIGHD_LIFT_JOINT)
 		once += b->eps_group + b->eps_lift_count + b->eps_lift_sum;
 	else
-		per_copy += b->eps_lift_count + b->eps_lift_sum + b->eps_lift_norm;
+		per_copy += b->eps_lift_count + b->eps_lift_sum + info->budget.eps_lift_norm;
 	return once + b->copies * per_copy;
 }
 
 /* The shipped pipeline in the joint mode, the research runner otherwise. */
 static void
-run_mode(const DpkBox *box, const double *x, size_t n, const DpkHighdConfig *cfg,
-		 DpkStream *s, DpkOneshotResult *res, DpkHighdInfo *info)
+run_mode(const DpkBox *box, const double *x, size_t n, const HighdResearchConfig *rc,
+		 DpkStream *s, DpkOneshotResult *res, HighdResearchInfo *info)
 {
 	HighdResearchInfo ri;
 
-	if (cfg->lift_mode == DPK_LIFT_JOINT && cfg->refine_steps == 0)
+	if (rc->lift_mode == HIGHD_LIFT_JOINT && rc->base.refine_steps == 0)
 	{
 		if (info)
-			dpk_highd_oneshot_cluster_info(box, x, n, cfg, s, res, info);
+		{
+			/* the shipped split is the research runner's in the joint mode */
+			memset(info, 0, sizeof(*info));
+			dpk_highd_oneshot_cluster_info(box, x, n, &rc->base, s, res, &info->base);
+			info->budget.base = info->base.budget;
+		}
 		else
-			dpk_highd_oneshot_cluster(box, x, n, cfg, s, res);
+			dpk_highd_oneshot_cluster(box, x, n, &rc->base, s, res);
 		return;
 	}
 	memset(&ri, 0, sizeof(ri));
-	highd_research_cluster(box, x, n, cfg, s, res, &ri);
+	highd_research_cluster(box, x, n, rc, s, res, &ri);
 	if (info)
-		*info = ri.base;
+		*info = ri;
 }
 
 /*
@@ -562,23 +567,23 @@ test_pipeline(void)
 
 	for (mode = 0; mode < 3; mode++)
 	{
-		DpkHighdConfig cfg;
+		HighdResearchConfig cfg;
 		DpkOneshotResult res;
-		DpkHighdInfo info;
+		HighdResearchInfo info;
 		double		pts[3 * 64];
 		const char *name = mode == 0 ? "joint" : (mode == 1 ? "cluster" : "cell");
 
-		dpk_highd_defaults(&cfg, 1.0, k);
-		cfg.lift_mode = mode == 0 ? DPK_LIFT_JOINT : (mode == 1 ? DPK_LIFT_CLUSTER
-													  : DPK_LIFT_CELL);
+		highd_research_defaults(&cfg, 1.0, k);
+		cfg.lift_mode = mode == 0 ? HIGHD_LIFT_JOINT : (mode == 1 ? HIGHD_LIFT_CLUSTER
+														: HIGHD_LIFT_CELL);
 		if (mode == 1)
-			cfg.refine_steps = 1;
+			cfg.base.refine_steps = 1;
 
 		/* n = 0: exactly k finite centres in the box */
 		memset(&info, 0, sizeof(info));
 		run_mode(&box, x, 0, &cfg, &s, &res, &info);
 		CHECK(centres_ok(&res, k, &box), "%s: n = 0 gives k finite centres", name);
-		CHECK(fabs(spent(&cfg, &info) - cfg.epsilon) < 1e-12,
+		CHECK(fabs(spent(&cfg, &info) - cfg.base.epsilon) < 1e-12,
 			  "%s: budget adds up (%.15g)", name, spent(&cfg, &info));
 		dpk_oneshot_result_free(&res);
 
@@ -592,7 +597,7 @@ test_pipeline(void)
 		dpk_oneshot_result_free(&res);
 
 		/* public N and a small d still work */
-		cfg.public_n = 3.0;
+		cfg.base.public_n = 3.0;
 		{
 			double		lo2[2] = {0, 0},
 						hi2[2] = {1, 1};
@@ -608,18 +613,18 @@ test_pipeline(void)
 	make_clusters(d, k, n, 1.0, truth, x);
 	for (mode = 0; mode < 3; mode++)
 	{
-		DpkHighdConfig cfg;
+		HighdResearchConfig cfg;
 		DpkOneshotResult res;
 		double		worst = 0.0,
 					size_err = 0.0;
 		const char *name = mode == 0 ? "joint" : (mode == 1 ? "cluster" : "cell");
 
-		dpk_highd_defaults(&cfg, 1e6, k);
-		cfg.lift_mode = mode == 0 ? DPK_LIFT_JOINT : (mode == 1 ? DPK_LIFT_CLUSTER
-													  : DPK_LIFT_CELL);
+		highd_research_defaults(&cfg, 1e6, k);
+		cfg.lift_mode = mode == 0 ? HIGHD_LIFT_JOINT : (mode == 1 ? HIGHD_LIFT_CLUSTER
+														: HIGHD_LIFT_CELL);
 		/* smaller grids keep the test fast; the noise is negligible anyway */
-		cfg.max_cells = 4096.0;
-		cfg.max_lift_values = 4096.0 * d;
+		cfg.base.max_cells = 4096.0;
+		cfg.base.max_lift_values = 4096.0 * d;
 		run_mode(&box, x, n, &cfg, &s, &res, NULL);
 		CHECK(centres_ok(&res, k, &box), "%s: k finite centres", name);
 		for (j = 0; j < k; j++)
@@ -672,8 +677,96 @@ test_copies_cap(void)
 	cfg.k = 1000;
 	CHECK(dpk_highd_copies(&cfg, 64) == 1, "k = 1000 runs 1 copy (%d)",
 		  dpk_highd_copies(&cfg, 64));
-	cfg.lift_mode = DPK_LIFT_CELL;
-	CHECK(dpk_highd_copies(&cfg, 64) == cfg.copies, "selection modes run every copy");
+	{
+		HighdResearchConfig rc;
+
+		highd_research_defaults(&rc, 1.0, 1000);
+		rc.lift_mode = HIGHD_LIFT_CELL;
+		CHECK(highd_research_budget(&rc, 64).base.copies == rc.base.copies,
+			  "selection modes run every copy");
+	}
+}
+
+/*
+ * The research modes' split of epsilon: every mode, with and without
+ * refinement and coarser lifting cells, adds up; shares positive where used
+ * and zero where not; the joint mode's is the shipped one.
+ */
+static void
+test_research_budget(void)
+{
+	static const double epss[] = {1e-5, 0.3, 1.0, 64.0};
+	static const int ds[] = {2, 6, 17, 64, 300};
+	int			mode,
+				e,
+				di,
+				variant,
+				ok = 1,
+				positive = 1,
+				joint_same = 1,
+				cases = 0;
+
+	for (mode = 0; mode < 3; mode++)
+		for (e = 0; e < 4; e++)
+			for (di = 0; di < 5; di++)
+				for (variant = 0; variant < 4; variant++)
+				{
+					HighdResearchConfig rc;
+					HighdResearchBudget rb;
+					const DpkHighdBudget *b = &rb.base;
+					double		lift;
+
+					highd_research_defaults(&rc, epss[e], 4 + variant);
+					rc.lift_mode = (HighdLiftMode) mode;
+					rc.base.copies = 1 + variant;
+					rc.base.public_n = variant == 2 ? 50.0 : -1.0;
+					rc.base.refine_steps = variant == 1 || variant == 3 ? variant : 0;
+					rc.lift_coarsen = variant == 3 ? 2 : 1;
+					rc.norm_share = variant >= 2 ? 0.1 : 0.0;
+					rc.base.lift_count_share = variant == 1 ? 0.25 : -1.0;
+					/* joint mode leaves the grids what the lift and refinement do not take */
+					if (rc.base.refine_steps > 0)
+						rc.base.lift_share = 0.5;
+					rb = highd_research_budget(&rc, ds[di]);
+					cases++;
+					if (!(fabs(highd_research_budget_total(&rb) - epss[e]) <= 1e-12 * epss[e]))
+						ok = 0;
+					lift = b->eps_lift_count + b->eps_lift_sum + rb.eps_lift_norm;
+					if (!(b->eps_grid > 0.0 && b->eps_lift_sum > 0.0 && lift > 0.0) ||
+						fabs(b->eps_refine_count + b->eps_refine_sum - b->eps_refine) >
+						1e-15 * epss[e] ||
+						(mode == HIGHD_LIFT_CELL && rc.lift_coarsen == 1 &&
+						 b->eps_lift_count != 0.0) ||
+						(mode != HIGHD_LIFT_CELL && rb.eps_lift_norm != 0.0) ||
+						(mode != HIGHD_LIFT_JOINT && b->eps_group != 0.0) ||
+						rb.lift_per_copy != (mode != HIGHD_LIFT_JOINT))
+						positive = 0;
+					if (mode == HIGHD_LIFT_JOINT)
+					{
+						DpkHighdBudget s = dpk_budget_highd(&rc.base, ds[di]);
+
+						if (memcmp(&s, b, sizeof(s)) != 0)
+							joint_same = 0;
+					}
+				}
+	CHECK(ok, "research shares add up to epsilon in %d configurations", cases);
+	CHECK(positive, "research shares positive where used, zero where not");
+	CHECK(joint_same, "the research joint mode splits as the shipped one");
+
+	/* cell mode with the grid's own cells: its counts serve the lift */
+	{
+		HighdResearchConfig rc;
+		HighdResearchBudget rb;
+
+		highd_research_defaults(&rc, 1.0, 10);
+		rc.lift_mode = HIGHD_LIFT_CELL;
+		rc.norm_share = 0.2;
+		rb = highd_research_budget(&rc, 16);
+		CHECK(rb.lift_per_copy && rb.base.copies == 2 && rb.base.eps_lift_count == 0.0 &&
+			  fabs(rb.eps_lift_norm - 0.95 / 2 * 0.7 * 0.2) <= 1e-14 &&
+			  fabs(rb.base.eps_grid - 0.95 / 2 * 0.3) <= 1e-14,
+			  "cell mode: per copy grid %g, norms %g", rb.base.eps_grid, rb.eps_lift_norm);
+	}
 }
 
 /*
@@ -908,6 +1001,7 @@ main(void)
 	test_cells_space_charge();
 	test_pipeline();
 	test_copies_cap();
+	test_research_budget();
 	test_box_geometry();
 	test_oneshot_ball();
 	test_metric_points();

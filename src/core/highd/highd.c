@@ -26,12 +26,9 @@ dpk_highd_defaults(DpkHighdConfig *cfg, double epsilon, int k)
 	cfg->dhat = 0;
 	cfg->copies = 2;
 	cfg->half_width = DPK_PROJ_HALF_WIDTH;
-	cfg->lift_mode = DPK_LIFT_JOINT;
 	cfg->group_share = 0.05;
 	cfg->lift_share = 0.7;
 	cfg->lift_count_share = -1.0;
-	cfg->norm_share = 0.0;
-	cfg->lift_coarsen = 1;
 	cfg->refine_steps = 0;
 	cfg->refine_share = 0.3;
 	cfg->grid_scale = 1.7;
@@ -77,21 +74,16 @@ dpk_highd_dhat(int d, int k)
 int
 dpk_highd_copies(const DpkHighdConfig *cfg, int d)
 {
-	int			R = cfg->copies > 0 ? cfg->copies : 1;
+	int			R = 1;
 	int			dhat = cfg->dhat > 0 ? cfg->dhat : dpk_highd_dhat(d, cfg->k);
+	double		groups = (double) cfg->k;
 
-	if (cfg->lift_mode == DPK_LIFT_JOINT)
+	while (R < cfg->copies &&
+		   groups * cfg->k * (1.0 + (R + 1) * dhat) <= cfg->max_lift_values &&
+		   groups * cfg->k <= 1073741824.0)
 	{
-		double		groups = (double) cfg->k;
-
-		R = 1;
-		while (R < cfg->copies &&
-			   groups * cfg->k * (1.0 + (R + 1) * dhat) <= cfg->max_lift_values &&
-			   groups * cfg->k <= 1073741824.0)
-		{
-			groups *= cfg->k;
-			R++;
-		}
+		groups *= cfg->k;
+		R++;
 	}
 	return R;
 }
@@ -139,8 +131,7 @@ dpk_highd_use_ball(DpkHighdConfig *cfg, const DpkBox *box, double norm_bound)
 	 * sensitivity its radius): refine the projected partition in the
 	 * original space (doc/decisions/032-mean-guard-and-refinement.md).
 	 */
-	if (cfg->ball > 0.0 && cfg->delta > 0.0 && cfg->objective == DPK_OBJECTIVE_KMEANS &&
-		cfg->lift_mode == DPK_LIFT_JOINT)
+	if (cfg->ball > 0.0 && cfg->delta > 0.0 && cfg->objective == DPK_OBJECTIVE_KMEANS)
 	{
 		cfg->refine_steps = DPK_HIGHD_BALL_REFINE_STEPS;
 		cfg->refine_share = DPK_HIGHD_BALL_REFINE_SHARE;
@@ -636,7 +627,6 @@ dpk_highd_out_init(DpkHighdOut *o, int k, int d)
 	o->centers = dpk_alloc(sizeof(double) * (size_t) k * d);
 	o->sizes = dpk_alloc0(sizeof(double) * k);
 	o->coreset_size = 0;
-	o->score = INFINITY;
 	o->guard_fired = false;
 }
 
@@ -791,7 +781,6 @@ joint_lift(const DpkHighdPlan *pl, DpkStream *s, const DpkProjection *proj,
 		out->guard_fired = dpk_mean_guard(d, k, cnt, sum, sum_var_norm,
 										  dpk_lift_min_count(pl->lift_count_var, sum_var_norm),
 										  fallback, out->centers, out->sizes);
-	out->score = 0.0;
 	dpk_free(cnt);
 	dpk_free(sum);
 	dpk_free(fallback);
@@ -913,14 +902,12 @@ dpk_highd_finish(const DpkHighdPlan *pl, const DpkHighdOut *out, DpkOneshotResul
 		return;
 	info->dhat = pl->dhat;
 	info->guard_fired = out->guard_fired;
-	info->lift_m = pl->lift_m;
 	info->budget = pl->eps;
 	info->count_scale = dpk_noise_scale_value(&pl->count_scale);
 	info->group_scale = pl->eps.eps_group > 0.0 ? dpk_noise_scale_value(&pl->group_scale) : 0.0;
 	info->lift_count_scale = pl->eps.eps_lift_count > 0.0
 		? dpk_noise_scale_value(&pl->lift_count_scale) : 0.0;
 	info->sum_scale = pl->have_lift ? dpk_noise_scale_value(&pl->sum_scale) : 0.0;
-	info->norm_scale = pl->have_norm ? dpk_noise_scale_value(&pl->norm_scale) : 0.0;
 	info->refine_count_scale = pl->eps.eps_refine > 0.0
 		? dpk_noise_scale_value(&pl->refine_count_scale) : 0.0;
 	info->refine_sum_scale = pl->eps.eps_refine > 0.0
@@ -947,9 +934,8 @@ dpk_highd_oneshot_cluster_info(const DpkBox *box, const double *points, size_t n
 
 	int			j;
 
-	if (cfg->lift_mode != DPK_LIFT_JOINT ||
-		(cfg->refine_steps > 0 && cfg->objective != DPK_OBJECTIVE_KMEANS))
-		dpk_fail("a research mode of the high-dimensional release (see test/bench/highd_research.c)");
+	if (cfg->refine_steps > 0 && cfg->objective != DPK_OBJECTIVE_KMEANS)
+		dpk_fail("refinement steps of a high-dimensional release refine only k-means");
 	dpk_highd_plan(&pl, box, points, n, cfg, s);
 	dpk_highd_out_init(&out, pl.k, pl.d);
 	dpk_highd_run_joint(&pl, s, &out);

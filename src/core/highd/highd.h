@@ -12,8 +12,8 @@
  * with the lowest private cost estimate is published (doc/design.md,
  * section "High dimensions").
  *
- * Copies.  The shipped pipeline (dpk_highd_oneshot_cluster, DPK_LIFT_JOINT)
- * combines its R copies instead of choosing one: each copy clusters its
+ * Copies.  The one-shot pipeline (dpk_highd_oneshot_cluster, the joint
+ * mode) combines its R copies instead of choosing one: each copy clusters its
  * projected grid, the tuple of a point's R projected labels makes its
  * group, groups are clustered at the concatenation of their projected
  * centres, and each of the k parts is lifted from a single noisy (count,
@@ -22,11 +22,11 @@
  * fixed per-cell counters allow, is to lift per copy from noisy sums per
  * projected cell and publish the copy with the best private score:
  * dpk_highd_cells_cluster does one copy of it from any noisy per-cell
- * statistics (live tables use it).  The one-shot selection modes
- * (DPK_LIFT_CLUSTER, DPK_LIFT_CELL) are research variants:
- * test/bench/highd_research.c runs them from the stages at the end of this
- * header.  Private refinement steps (Lloyd steps in the original space)
- * follow the joint lift of k-means releases with a norm bound and delta > 0.
+ * statistics (live tables use it).  One-shot selection modes, with their
+ * own split of epsilon, are research variants composed from the stages at
+ * the end of this header in test/bench/highd_research.c.  Private
+ * refinement steps (Lloyd steps in the original space) follow the joint
+ * lift of k-means releases with a norm bound and delta > 0.
  *
  * Everything here is plain C on dpk_alloc; no PostgreSQL headers.
  */
@@ -158,22 +158,12 @@ int			dpk_highd_cells_space(const DpkProjection *p, int m, const double *count,
 								  int restarts, int max_iter, uint64_t seed,
 								  double *centers, int *assign);
 
-/* How a one-shot release lifts centres. */
-typedef enum DpkLiftMode
-{
-	DPK_LIFT_JOINT,				/* R grids; one noisy count per group of points
-								 * sharing all R projected labels; k-means of
-								 * the groups at their concatenated projected
-								 * centres; one noisy (count, sum) per part */
-	DPK_LIFT_CLUSTER,			/* research: per copy one noisy (count, sum)
-								 * per projected cluster; best private score
-								 * wins */
-	DPK_LIFT_CELL				/* research: per copy noisy sums per projected
-								 * grid cell (what continual counters can
-								 * keep); best private score wins */
-} DpkLiftMode;
-
-/* Configuration of a high-dimensional one-shot release. */
+/*
+ * Configuration of a high-dimensional one-shot release in the joint mode:
+ * R grids; one noisy count per group of points sharing all R projected
+ * labels; k-means of the groups at their concatenated projected centres;
+ * one noisy (count, sum) per part.
+ */
 typedef struct DpkHighdConfig
 {
 	double		epsilon;		/* total budget of the call */
@@ -183,39 +173,30 @@ typedef struct DpkHighdConfig
 	int			dhat;			/* projected dimension; 0: dpk_highd_dhat */
 	int			copies;			/* R independent projections */
 	double		half_width;		/* projected box half-width (row norm 1) */
-	double		group_share;	/* joint mode: share of epsilon (after N) on
-								 * the group counts */
-	double		lift_share;		/* selection modes: share of a copy's budget
-								 * on its lifting statistics; joint mode:
-								 * share of epsilon (after N) on the lift */
+	double		group_share;	/* share of epsilon (after N) on the group
+								 * counts */
+	double		lift_share;		/* share of epsilon (after N) on the lift */
 	double		lift_count_share;	/* share of the lifting (and refinement)
-									 * budget on counts, the rest on sums
-									 * (not in cell mode with lift_coarsen
-									 * 1); < 0: 1/(1 + d^(2/3)) */
-	DpkLiftMode lift_mode;
-	double		norm_share;		/* cell mode: share of the lifting budget on
-								 * per-cell sums of squared norms */
-	int			lift_coarsen;	/* cell mode: lifting cells are this many
-								 * grid cells wide per dimension (1: the
-								 * grid's own cells, sharing its counts) */
+									 * budget on counts, the rest on sums;
+									 * < 0: 1/(1 + d^(2/3)) */
 	int			refine_steps;	/* private Lloyd steps in the original space
 								 * after the lift (dpk_highd_refine_step) */
 	double		refine_share;	/* share of epsilon (after N) on refinement */
 	double		grid_scale;		/* multiplies RUGNIK's m in projected space */
 	double		threshold_sigmas;	/* keep cells above this many noise sd */
 	double		max_cells;		/* public cap on m^dhat */
-	double		max_lift_values;	/* cell mode: cap on lifting cells * d;
-									 * joint mode: on k^R groups * (1 + R dhat)
-									 * (fewer copies are combined) */
+	double		max_lift_values;	/* cap on k^R groups * (1 + R dhat) (fewer
+									 * copies are combined) and on the
+									 * k-median lifting grid's cells * (d + 1) */
 	uint64_t	proj_seed;		/* public seed of the projections */
 	int			restarts;
 	int			max_iter;
 	double		delta;			/* 0: pure epsilon; > 0: discrete Gaussians,
 								 * the shares splitting rho =
 								 * dpk_zcdp_rho(epsilon, delta) */
-	DpkObjective objective;		/* joint mode: k-median lifts the groups
+	DpkObjective objective;		/* k-median lifts the groups
 								 * (kmedian_lifted.h) */
-	bool		lift_shrink;	/* joint mode, k-means: each part's noisy
+	bool		lift_shrink;	/* k-means: each part's noisy
 								 * mean shrunk toward its fallback
 								 * (James-Stein), whose part outside copy 0's
 								 * plane moves toward the other parts' noisy
@@ -228,7 +209,7 @@ typedef struct DpkHighdConfig
 	bool		points_metric;	/* the points were made metric positions
 								 * once by dpk_highd_metric_points (each
 								 * pass over them then copies) */
-	bool		mean_guard;		/* joint mode, k-means: when the lift's own
+	bool		mean_guard;		/* k-means: when the lift's own
 								 * noisy statistics estimate the centres
 								 * dearer than one centre at their noisy
 								 * mean, publish that mean (mean_guard.h) */
@@ -272,9 +253,9 @@ void		dpk_highd_use_delta(DpkHighdConfig *cfg, double delta);
 int			dpk_highd_dhat(int d, int k);
 
 /*
- * The number of copies actually run: cfg->copies, except in joint mode
- * where it is lowered until the k^R groups times (d + 1) noisy values fit
- * in cfg->max_lift_values (public: depends on the configuration only).
+ * The number of copies actually run: cfg->copies, lowered until the k^R
+ * groups times (1 + R dhat) noisy values fit in cfg->max_lift_values
+ * (public: depends on the configuration only).
  */
 int			dpk_highd_copies(const DpkHighdConfig *cfg, int d);
 
@@ -282,14 +263,12 @@ int			dpk_highd_copies(const DpkHighdConfig *cfg, int d);
 typedef struct DpkHighdInfo
 {
 	int			dhat;
-	int			lift_m;			/* cell mode: lifting cells per dimension */
 	DpkHighdBudget budget;		/* the epsilon shares (copies among them) */
 	double		count_scale;	/* noise scales: counts in points (Laplace), */
 	double		group_scale;	/* sums in DPK_LIFT_UNITS (l-infinity scale of
-								 * dpk_vector_noise), norms in units^2 */
+								 * dpk_vector_noise) */
 	double		lift_count_scale;
 	double		sum_scale;
-	double		norm_scale;
 	double		refine_count_scale;
 	double		refine_sum_scale;
 	bool		guard_fired;	/* the mean guard published the noisy mean */
@@ -299,9 +278,8 @@ typedef struct DpkHighdInfo
  * One-shot epsilon-DP k-means for high d in the joint mode (same contract
  * as dpk_lowd_cluster): exactly cfg->k centres in the original space of the
  * box, noisy sizes, no data-dependent error.  points: n * d, NaN-free
- * (+-Inf allowed, clamped).  The epsilon shares are dpk_budget_highd's.  A
- * configuration of a research mode (selection, refinement) stops with
- * dpk_fail: test/bench/highd_research.c runs those.
+ * (+-Inf allowed, clamped).  The epsilon shares are dpk_budget_highd's.
+ * Refinement steps refine only k-means (dpk_fail otherwise).
  */
 void		dpk_highd_oneshot_cluster(const DpkBox *box, const double *points,
 									  size_t n, const DpkHighdConfig *cfg,
@@ -316,9 +294,9 @@ void		dpk_highd_oneshot_cluster_info(const DpkBox *box, const double *points,
 /*
  * ---- Stages of a one-shot release ----
  *
- * dpk_highd_oneshot_cluster is dpk_highd_plan, dpk_highd_run_joint and
- * dpk_highd_finish; test/bench/highd_research.c composes the same stages
- * with its own copy selection and refinement.
+ * dpk_highd_oneshot_cluster is dpk_highd_plan, dpk_highd_run_joint,
+ * refinement steps and dpk_highd_finish; research variants compose the
+ * same stages with a split of their own (dpk_highd_plan_budget).
  */
 
 /* Everything the stages share: the input, and public or noisy settings. */
@@ -334,37 +312,42 @@ typedef struct DpkHighdPlan
 	int			copies;
 	double		noisy_n;		/* the N the grid rule used */
 	int			m;				/* projected cells per dimension */
-	int			lift_m;			/* cell mode: lifting cells per dimension */
 	DpkHighdBudget eps;			/* dpk_budget_highd (eps_group 0 if unused) */
 	DpkNoise	count_scale;	/* grid counts */
 	double		count_var;
-	DpkNoise	lift_count_scale;	/* per-cluster or per-group counts */
+	DpkNoise	lift_count_scale;	/* per-part counts */
 	double		lift_count_var;
 	DpkNoise	sum_scale;		/* sums, fixed point */
 	double		sum_var;
-	DpkNoise	norm_scale;		/* cell mode: sums of squared norms */
-	double		norm_var;
-	DpkNoise	group_scale;	/* joint mode: group counts */
+	DpkNoise	group_scale;	/* group counts */
 	double		group_var;
 	DpkNoise	refine_count_scale; /* one refinement step */
 	double		refine_count_var;
 	DpkNoise	refine_sum_scale;
 	double		refine_sum_var;
 	bool		have_lift;
-	bool		have_norm;
 } DpkHighdPlan;
 
 /* Index of the nearest of k points of dimension dim (ties: lowest index). */
 int			dpk_highd_nearest(const double *x, const double *c, int k, int dim);
 
 /*
- * Plan a release: the budget, the noisy N (drawn from s unless public), the
- * noise scales (sensitivity 1 on the counts of a grid or a partition, U / 2
- * in every coordinate of a sum vector, d U^2 / 4 on a sum of squared norms)
- * and the projected grid (RUGNIK at the count noise actually used, capped).
+ * Plan a release: the budget (dpk_budget_highd of epsilon, or with delta > 0
+ * of rho), the noisy N (drawn from s unless public), the noise scales
+ * (sensitivity 1 on the counts of a grid or a partition, U / 2 in every
+ * coordinate of a sum vector) and the projected grid (RUGNIK at the count
+ * noise actually used, capped at cfg->max_cells).
  */
 void		dpk_highd_plan(DpkHighdPlan *pl, const DpkBox *box, const double *points,
 						   size_t n, const DpkHighdConfig *cfg, DpkStream *s);
+
+/*
+ * The same with the split eps given (shares of rho when cfg->delta > 0), for
+ * variants that account for their stages themselves; eps->copies copies.
+ */
+void		dpk_highd_plan_budget(DpkHighdPlan *pl, const DpkBox *box, const double *points,
+								  size_t n, const DpkHighdConfig *cfg,
+								  const DpkHighdBudget *eps, DpkStream *s);
 
 /* Called for every point of a histogram pass: normalized u, projected t. */
 typedef void (*DpkHighdVisit) (void *arg, const double *u, const double *t,
@@ -442,7 +425,6 @@ typedef struct DpkHighdOut
 	double	   *centers;		/* k * d normalized */
 	double	   *sizes;			/* k */
 	int			coreset_size;
-	double		score;			/* private score (selection) */
 	bool		guard_fired;	/* the mean guard moved every centre to the
 								 * noisy mean (mean_guard.h) */
 } DpkHighdOut;
@@ -454,7 +436,7 @@ void		dpk_highd_out_init(DpkHighdOut *o, int k, int d);
 void		dpk_highd_out_free(DpkHighdOut *o);
 
 /*
- * The joint mode (see DPK_LIFT_JOINT) into out; a plan without lifting or
+ * The joint mode (see DpkHighdConfig) into out; a plan without lifting or
  * group budget puts every centre at the middle of the box.
  */
 void		dpk_highd_run_joint(const DpkHighdPlan *pl, DpkStream *s, DpkHighdOut *out);

@@ -10,29 +10,7 @@
 #include "dpk_mem.h"
 #include "highd.h"
 
-/* The lift of a high-d release: counts, sums and (cell mode) norms. */
-static void
-highd_lift_split(const struct DpkHighdConfig *cfg, double eps_lift, double lcs,
-				 DpkHighdBudget *b)
-{
-	b->eps_lift_count = 0.0;
-	b->eps_lift_norm = 0.0;
-	if (cfg->lift_mode == DPK_LIFT_CELL)
-	{
-		/* the lifting cells are the grid's (counts shared) or coarser ones */
-		if (cfg->lift_coarsen > 1)
-			b->eps_lift_count = eps_lift * lcs;
-		b->eps_lift_norm = (eps_lift - b->eps_lift_count) * cfg->norm_share;
-		b->eps_lift_sum = eps_lift - b->eps_lift_count - b->eps_lift_norm;
-	}
-	else
-	{
-		b->eps_lift_count = eps_lift * lcs;
-		b->eps_lift_sum = eps_lift - b->eps_lift_count;
-	}
-}
-
-/* The nine shares of a high-d one-shot release (see highd_budget.h). */
+/* The eight shares of a high-d one-shot release (see highd_budget.h). */
 DpkHighdBudget
 dpk_budget_highd(const struct DpkHighdConfig *cfg, int d)
 {
@@ -44,7 +22,6 @@ dpk_budget_highd(const struct DpkHighdConfig *cfg, int d)
 
 	b.copies = dpk_highd_copies(cfg, d);
 	b.refine_steps = cfg->refine_steps;
-	b.lift_per_copy = cfg->lift_mode != DPK_LIFT_JOINT;
 	b.eps_n = 0.0;
 	if (cfg->public_n < 0.0)
 	{
@@ -57,26 +34,16 @@ dpk_budget_highd(const struct DpkHighdConfig *cfg, int d)
 		eps_refine_total = eps_rest * cfg->refine_share;
 		b.eps_refine = eps_refine_total / cfg->refine_steps;
 	}
-	b.eps_group = 0.0;
-	if (!b.lift_per_copy)
-	{
-		b.eps_group = eps_rest * cfg->group_share;
-		eps_lift = eps_rest * cfg->lift_share;
-		b.eps_grid = (eps_rest - eps_refine_total - b.eps_group - eps_lift) / b.copies;
-	}
-	else
-	{
-		double		eps_copy = (eps_rest - eps_refine_total) / b.copies;
-
-		eps_lift = eps_copy * cfg->lift_share;
-		b.eps_grid = eps_copy - eps_lift;
-	}
+	b.eps_group = eps_rest * cfg->group_share;
+	eps_lift = eps_rest * cfg->lift_share;
+	b.eps_grid = (eps_rest - eps_refine_total - b.eps_group - eps_lift) / b.copies;
 	/* a grid without budget would be counted without accounted noise */
 	if (!(b.eps_grid > 0.0))
 		dpk_fail("the shares of a high-dimensional release leave nothing for its grids");
 	lcs = cfg->lift_count_share >= 0.0 ? cfg->lift_count_share
 		: 1.0 / (1.0 + pow((double) d, 2.0 / 3.0));
-	highd_lift_split(cfg, eps_lift, lcs, &b);
+	b.eps_lift_count = eps_lift * lcs;
+	b.eps_lift_sum = eps_lift - b.eps_lift_count;
 	b.eps_refine_count = b.eps_refine * lcs;
 	b.eps_refine_sum = b.eps_refine * (1.0 - lcs);
 	dpk_budget_check(dpk_budget_highd_total(&b), cfg->epsilon,
@@ -88,11 +55,10 @@ dpk_budget_highd(const struct DpkHighdConfig *cfg, int d)
 double
 dpk_budget_highd_total(const DpkHighdBudget *b)
 {
-	double		lift = b->eps_lift_count + b->eps_lift_sum + b->eps_lift_norm;
-	double		per_copy = b->eps_grid + (b->lift_per_copy ? lift : 0.0);
-	double		once = b->eps_n + b->eps_group + (b->lift_per_copy ? 0.0 : lift);
+	double		lift = b->eps_lift_count + b->eps_lift_sum;
+	double		once = b->eps_n + b->eps_group + lift;
 
 	if (b->refine_steps > 0)
 		once += b->refine_steps * b->eps_refine;
-	return once + b->copies * per_copy;
+	return once + b->copies * b->eps_grid;
 }

@@ -76,7 +76,7 @@ plan_ball_sums(const DpkHighdPlan *pl, double eps, DpkNoise *scale, double *var)
  * The noise scales of a plan from its budget.  Sensitivities of one point:
  * 1 on the counts of a grid or a partition; U / 2 in every coordinate
  * (l-infinity) of a sum vector of centred fixed-point coordinates, which
- * gets the vector noise; d U^2 / 4 on a sum of squared norms.
+ * gets the vector noise.
  */
 static void
 plan_scales(DpkHighdPlan *pl)
@@ -87,25 +87,15 @@ plan_scales(DpkHighdPlan *pl)
 	bool		g = cfg->delta > 0.0;
 
 	plan_scale(g, 1.0, eps->eps_grid, 0, &pl->count_scale, &pl->count_var);
-	if (cfg->lift_mode == DPK_LIFT_JOINT &&
-		!plan_scale(g, 1.0, eps->eps_group, 0, &pl->group_scale, &pl->group_var))
+	if (!plan_scale(g, 1.0, eps->eps_group, 0, &pl->group_scale, &pl->group_var))
 		eps->eps_group = 0.0;
 	pl->have_lift = plan_scale(g, DPK_LIFT_UNITS / 2.0, eps->eps_lift_sum, d, &pl->sum_scale,
 							   &pl->sum_var);
 	if (pl->have_lift && cfg->ball > 0.0)
 		plan_ball_sums(pl, eps->eps_lift_sum, &pl->sum_scale, &pl->sum_var);
-	if (cfg->lift_mode == DPK_LIFT_CELL && eps->eps_lift_count <= 0.0)
-	{
-		pl->lift_count_scale = pl->count_scale;
-		pl->lift_count_var = pl->count_var;
-	}
-	else if (!plan_scale(g, 1.0, eps->eps_lift_count, 0, &pl->lift_count_scale,
-						 &pl->lift_count_var))
+	if (!plan_scale(g, 1.0, eps->eps_lift_count, 0, &pl->lift_count_scale,
+					&pl->lift_count_var))
 		pl->have_lift = false;
-	pl->have_norm = plan_scale(g, cfg->ball > 0.0
-							   ? dpk_lift_point_l2(d, cfg->ball) * dpk_lift_point_l2(d, cfg->ball)
-							   : d * (DPK_LIFT_UNITS / 2.0) * (DPK_LIFT_UNITS / 2.0),
-							   eps->eps_lift_norm, 0, &pl->norm_scale, &pl->norm_var);
 	/* refinement steps: scale 1 and no noise unless budgeted */
 	plan_scale(g, 1.0, 0.0, 0, &pl->refine_count_scale, &pl->refine_count_var);
 	plan_scale(g, 1.0, 0.0, 0, &pl->refine_sum_scale, &pl->refine_sum_var);
@@ -126,14 +116,10 @@ static void
 plan_grid(DpkHighdPlan *pl)
 {
 	const DpkHighdConfig *cfg = pl->cfg;
-	int			d = pl->d,
-				max_per_dim;
+	int			max_per_dim;
 	double		m,
 				max_cells = cfg->max_cells;
 
-	if (cfg->lift_mode == DPK_LIFT_CELL && cfg->lift_coarsen <= 1 &&
-		cfg->max_lift_values / d < max_cells)
-		max_cells = cfg->max_lift_values / d;
 	max_per_dim = (int) floor(pow(max_cells, 1.0 / pl->dhat) + 1e-9);
 	if (max_per_dim < 1)
 		max_per_dim = 1;
@@ -152,23 +138,32 @@ plan_grid(DpkHighdPlan *pl)
 
 		pl->m = !(ms >= 1.0) ? 1 : (ms >= (double) max_per_dim ? max_per_dim : (int) ms);
 	}
-	pl->lift_m = pl->m;
-	if (cfg->lift_mode == DPK_LIFT_CELL && cfg->lift_coarsen > 1)
-	{
-		int			lmax = (int) floor(pow(cfg->max_lift_values / d, 1.0 / pl->dhat) + 1e-9);
-
-		pl->lift_m = (pl->m + cfg->lift_coarsen - 1) / cfg->lift_coarsen;
-		if (pl->lift_m > lmax)
-			pl->lift_m = lmax;
-		if (pl->lift_m < 1)
-			pl->lift_m = 1;
-	}
 }
 
 /* Plan a release (see highd.h). */
 void
 dpk_highd_plan(DpkHighdPlan *pl, const DpkBox *box, const double *points, size_t n,
 			   const DpkHighdConfig *cfg, DpkStream *s)
+{
+	DpkHighdBudget eps;
+
+	if (cfg->delta > 0.0)
+	{
+		/* the shares split rho instead of epsilon (zCDP composes additively) */
+		DpkHighdConfig z = *cfg;
+
+		z.epsilon = dpk_zcdp_rho(cfg->epsilon, cfg->delta);
+		eps = dpk_budget_highd(&z, box->d);
+	}
+	else
+		eps = dpk_budget_highd(cfg, box->d);
+	dpk_highd_plan_budget(pl, box, points, n, cfg, &eps, s);
+}
+
+/* Plan a release with a given split (see highd.h). */
+void
+dpk_highd_plan_budget(DpkHighdPlan *pl, const DpkBox *box, const double *points, size_t n,
+					  const DpkHighdConfig *cfg, const DpkHighdBudget *eps, DpkStream *s)
 {
 	memset(pl, 0, sizeof(*pl));
 	pl->box = box;
@@ -178,16 +173,7 @@ dpk_highd_plan(DpkHighdPlan *pl, const DpkBox *box, const double *points, size_t
 	pl->d = box->d;
 	pl->k = cfg->k;
 	pl->dhat = cfg->dhat > 0 ? cfg->dhat : dpk_highd_dhat(pl->d, pl->k);
-	if (cfg->delta > 0.0)
-	{
-		/* the shares split rho instead of epsilon (zCDP composes additively) */
-		DpkHighdConfig z = *cfg;
-
-		z.epsilon = dpk_zcdp_rho(cfg->epsilon, cfg->delta);
-		pl->eps = dpk_budget_highd(&z, pl->d);
-	}
-	else
-		pl->eps = dpk_budget_highd(cfg, pl->d);
+	pl->eps = *eps;
 	pl->copies = pl->eps.copies;
 
 	/* Noisy N: sensitivity 1, only used to size the projected grid. */

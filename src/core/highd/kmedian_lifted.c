@@ -256,7 +256,6 @@ dpk_highd_joint_kmedian(const DpkHighdPlan *pl, DpkStream *s, const DpkProjectio
 		for (j = 0; j < k; j++)
 			out->sizes[j] = 0.0;
 	}
-	out->score = 0.0;
 	dpk_free(cc);
 	dpk_free(cs);
 	dpk_free(cnt);
