@@ -1047,7 +1047,9 @@ static double
 plain_cost(const double *x, size_t n, int d, int k, int restarts, uint64_t seed)
 {
 	double	   *c = xmalloc(sizeof(double) * k * d);
-	double		cost = dpk_kmeans(x, NULL, (int) n, d, k, restarts, 300, seed, c, NULL);
+	double		cost = dpk_kmeans(&(DpkPoints) {x, NULL, (int) n, d},
+								  &(DpkClusterOpts) {k, restarts, 300, seed},
+								  &(DpkClusterOut) {c, NULL});
 
 	/* dpk_kmeans returns the cost of its best run: recompute on the points */
 	cost = fmin(cost, dpk_kmeans_cost(x, NULL, (int) n, d, c, k, NULL));

@@ -264,7 +264,9 @@ dpk_highd_grid_kmeans_cells(int dhat, int m, const double *count, double count_v
 
 	*coreset_size = n;
 	if (n > 0)
-		dpk_kmeans(pts, w, n, dhat, k, restarts, max_iter, seed, pcenters, NULL);
+		dpk_kmeans(&(DpkPoints) {pts, w, n, dhat},
+				   &(DpkClusterOpts) {k, restarts, max_iter, seed},
+				   &(DpkClusterOut) {pcenters, NULL});
 	else
 		for (j = 0; j < k * dhat; j++)
 			pcenters[j] = 0.5;
@@ -731,8 +733,9 @@ joint_group_map(const DpkHighdPlan *pl, DpkStream *s, const DpkProjection *proj,
 	}
 	if (nkept > 0)
 	{
-		dpk_kmeans(kept, w, nkept, e, k, cfg->restarts, cfg->max_iter,
-				   dpk_stream_u64(s), ec, NULL);
+		dpk_kmeans(&(DpkPoints) {kept, w, nkept, e},
+				   &(DpkClusterOpts) {k, cfg->restarts, cfg->max_iter, dpk_stream_u64(s)},
+				   &(DpkClusterOut) {ec, NULL});
 		/* every group, kept or not, to its nearest centre */
 		dpk_kmeans_cost(emb, NULL, ngroups, e, ec, k, map);
 	}

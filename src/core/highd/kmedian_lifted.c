@@ -34,7 +34,9 @@ dpk_kmedian_lifted(const double *x, const double *w, int n, int d, int k,
 		dpk_free(c);
 		return 0.0;
 	}
-	dpk_kmedian(x, w, n, d, k, restarts, max_iter, seed, centers, NULL);
+	dpk_kmedian(&(DpkPoints) {x, w, n, d},
+				&(DpkClusterOpts) {k, restarts, max_iter, seed},
+				&(DpkClusterOut) {centers, NULL});
 	best = dpk_kmedian_cost(x, w, n, d, centers, k, spread2, NULL);
 	if (start)
 	{
@@ -237,7 +239,9 @@ dpk_highd_joint_kmedian(const DpkHighdPlan *pl, DpkStream *s, const DpkProjectio
 					&heavy, &between);
 	if (n > 0)
 	{
-		dpk_kmeans(x, w, n, d, k, cfg->restarts, cfg->max_iter, seed, start, NULL);
+		dpk_kmeans(&(DpkPoints) {x, w, n, d},
+				   &(DpkClusterOpts) {k, cfg->restarts, cfg->max_iter, seed},
+				   &(DpkClusterOut) {start, NULL});
 		dpk_kmedian_lifted(x, w, n, d, k, start, cfg->restarts, cfg->max_iter, seed + 1, 0.0,
 						   out->centers, out->sizes);
 		for (j = 0; j < k; j++)

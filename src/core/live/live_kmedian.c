@@ -225,8 +225,9 @@ kmedian_level(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist *f
 		dpk_coreset_free(&raw);
 		if (cs.n > 0)
 		{
-			dpk_kmedian(cs.points, cs.weights, cs.n, cfg->d, cfg->k, cfg->restarts,
-						cfg->max_iter, seed, cand, NULL);
+			dpk_kmedian(&(DpkPoints) {cs.points, cs.weights, cs.n, cfg->d},
+						&(DpkClusterOpts) {cfg->k, cfg->restarts, cfg->max_iter, seed},
+						&(DpkClusterOut) {cand, NULL});
 			proxy = kmedian_proxy(proxy_pts, box, fine->m, cand, cfg->k);
 			if (proxy < best)
 			{
@@ -288,8 +289,9 @@ dpk_live_kmedian(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist
 		{
 			double		proxy;
 
-			dpk_kmedian(cs.points, cs.weights, cs.n, d, kp, cfg->restarts, cfg->max_iter,
-						seed + (uint64_t) kp, centers, sizes);
+			dpk_kmedian(&(DpkPoints) {cs.points, cs.weights, cs.n, d},
+						&(DpkClusterOpts) {kp, cfg->restarts, cfg->max_iter, seed + (uint64_t) kp},
+						&(DpkClusterOut) {centers, sizes});
 			rel->kmed_costs[kp - 1] = kmedian_proxy(&proxy_pts, box, fine->m, centers, kp);
 			memcpy(from, rel->centers + (size_t) dpk_live_block(kp) * d,
 				   (size_t) kp * d * sizeof(double));

@@ -310,8 +310,9 @@ space_partition(const DpkRegions *rs, const DpkLiveConfig *cfg, const DpkPieces 
 	}
 	if (n >= kp)
 	{
-		dpk_kmeans(pts, w, n, d, kp, cfg->restarts, cfg->max_iter, seed ^ UINT64_C(0x5eed),
-				   scent, NULL);
+		dpk_kmeans(&(DpkPoints) {pts, w, n, d},
+				   &(DpkClusterOpts) {kp, cfg->restarts, cfg->max_iter, seed ^ UINT64_C(0x5eed)},
+				   &(DpkClusterOut) {scent, NULL});
 		for (p = 0; p < np; p++)
 			sowner[p] = point[p] >= 0
 				? dpk_highd_nearest(pts + (size_t) point[p] * d, scent, kp, d)
