@@ -978,9 +978,10 @@ rg_observe(RgSuite *rg, const DpkRegions *rs, DpkStream *ns, const uint8_t key[D
 					good = false;
 			}
 			memset(noise, 0, sizeof(noise));
-			dpk_node_noise(ns, key, 200, (uint64_t) r, rg->arity, lv[a], ix[a], RG_D + 1,
-						   cs.lap, ss.lap, ss.coords ? DPK_SUMS_COORDS : DPK_SUMS_VECTOR,
-						   sg[a], noise);
+			dpk_node_noise(ns, &(DpkCellKey) {key, 200, (uint64_t) r},
+						   &(DpkTreeNode) {rg->arity, lv[a], ix[a], sg[a]},
+						   &(DpkCellScales) {RG_D + 1, cs.lap, ss.lap, ss.coords ? DPK_SUMS_COORDS : DPK_SUMS_VECTOR},
+						   noise);
 			for (j = 0; j < RG_D; j++)
 			{
 				expect[owner[r]][j] += sg[a] * (tv ? tv[1 + j] : 0) + noise[1 + j];

@@ -482,8 +482,11 @@ dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox *box,
 			double	   *v = nsum + ((size_t) a * k + r) * (d + 1);
 
 			memset(noise, 0, sizeof(int64_t) * (2 + d));
-			dpk_node_noise(&s, key, DPK_REGION_LEVEL_BYTE, (uint64_t) r, rs->arity, node_level[a],
-						   node_index[a], d + 1, cs.lap, ss.lap, sums, node_sign[a], noise);
+			dpk_node_noise(&s,
+						   &(DpkCellKey) {key, DPK_REGION_LEVEL_BYTE, (uint64_t) r},
+						   &(DpkTreeNode) {rs->arity, node_level[a], node_index[a], node_sign[a]},
+						   &(DpkCellScales) {d + 1, cs.lap, ss.lap, sums},
+						   noise);
 			for (j = 0; j < d; j++)
 				v[j] += (double) noise[1 + j];
 			v[d] += (double) noise[1 + d] / (DPK_LIFT_UNITS / 2.0);
