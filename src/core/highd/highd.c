@@ -615,12 +615,13 @@ dpk_highd_cells_cluster(const DpkProjection *p, const DpkHighdCells *hc, int k,
 		plane.target = target;
 	}
 	if (hc->lift_weighted)
-		score += dpk_lift_centers_weighted(d, k, nl, lcount, hc->sum, assign, hc->sum_var,
-										   min_count, fallback,
-										   plane.mat ? &plane : NULL, centers, sizes);
+		score += dpk_lift_centers_weighted(&(DpkLiftCells) {d, k, nl, lcount, hc->sum, assign},
+										   &(DpkLiftRule) {hc->sum_var, min_count, fallback, plane.mat ? &plane : NULL},
+										   centers, sizes);
 	else
-		dpk_lift_centers_heavy(d, k, nl, lcount, hc->sum, assign, hc->sum_var, min_count,
-							   fallback, plane.mat ? &plane : NULL, centers, sizes);
+		dpk_lift_centers_heavy(&(DpkLiftCells) {d, k, nl, lcount, hc->sum, assign},
+							   &(DpkLiftRule) {hc->sum_var, min_count, fallback, plane.mat ? &plane : NULL},
+							   centers, sizes);
 	if (target)
 		dpk_free(target);
 	dpk_free(pc);
@@ -780,13 +781,13 @@ joint_lift(const DpkHighdPlan *pl, DpkStream *s, const DpkProjection *proj,
 	{
 		/* each part one cell of its own, weighed by its noisy count */
 		cells_rest_mean(&proj[0], (uint64_t) k, cnt, sum, sum_var_norm, ident, k, fallback);
-		dpk_lift_centers_weighted(d, k, (size_t) k, cnt, sum, ident, sum_var_norm,
-								  dpk_lift_min_count(pl->lift_count_var, sum_var_norm),
-								  fallback, NULL, out->centers, out->sizes);
+		dpk_lift_centers_weighted(&(DpkLiftCells) {d, k, (size_t) k, cnt, sum, ident},
+								  &(DpkLiftRule) {sum_var_norm, dpk_lift_min_count(pl->lift_count_var, sum_var_norm), fallback, NULL},
+								  out->centers, out->sizes);
 	}
 	else
-		dpk_lift_centers(d, k, (size_t) k, cnt, sum, ident,
-						 dpk_lift_min_count(pl->lift_count_var, sum_var_norm), fallback,
+		dpk_lift_centers(&(DpkLiftCells) {d, k, (size_t) k, cnt, sum, ident},
+						 &(DpkLiftRule) {0.0, dpk_lift_min_count(pl->lift_count_var, sum_var_norm), fallback, NULL},
 						 out->centers, out->sizes);
 	/* never dearer, by the same statistics' estimate, than their noisy mean
 	 * (with refinement steps, after the last of them) */
@@ -869,10 +870,13 @@ dpk_highd_refine_step(const DpkHighdPlan *pl, DpkStream *s, double *centers, dou
 		ident[j] = j;
 	memcpy(prev, centers, sizeof(double) * (size_t) k * d);
 	if (pl->cfg->lift_shrink)
-		dpk_lift_centers_weighted(d, k, (size_t) k, cnt, sum, ident, sum_var_norm, min_count,
-								  prev, NULL, centers, sizes);
+		dpk_lift_centers_weighted(&(DpkLiftCells) {d, k, (size_t) k, cnt, sum, ident},
+								  &(DpkLiftRule) {sum_var_norm, min_count, prev, NULL},
+								  centers, sizes);
 	else
-		dpk_lift_centers(d, k, (size_t) k, cnt, sum, ident, min_count, prev, centers, sizes);
+		dpk_lift_centers(&(DpkLiftCells) {d, k, (size_t) k, cnt, sum, ident},
+						 &(DpkLiftRule) {0.0, min_count, prev, NULL}, centers,
+						 sizes);
 	if (guard)
 	{
 		bool		f = dpk_mean_guard(d, k, cnt, sum, sum_var_norm, min_count, prev, centers,
