@@ -369,8 +369,9 @@ dpk_live_kmedian_projected(const DpkLiveConfig *cfg, const DpkBox *box, const do
 			nsum[c] = sum[(size_t) r * ncells * d + c] / DPK_LIFT_UNITS;
 		for (c = 0; c < ncells; c++)
 			total += count[(size_t) r * ncells + c];
-		n = dpk_kmedian_copy_lifted(box, cfg->box_metric, ncells, count + (size_t) r * ncells, nsum,
-						threshold, min_count, sum_var, x, w, &heavy, &between);
+		n = dpk_kmedian_copy_lifted(&(DpkCopyCells) {box, cfg->box_metric, ncells, count + (size_t) r * ncells, nsum},
+									&(DpkLiftedCut) {threshold, min_count, sum_var},
+									&(DpkLiftedPoints) {x, w, &heavy, &between});
 
 		/*
 		 * Mean squared distance of a point to its cell's mean: all points'
@@ -388,9 +389,10 @@ dpk_live_kmedian_projected(const DpkLiveConfig *cfg, const DpkBox *box, const do
 		for (kp = 1; kp <= k; kp++)
 		{
 			const double *start = rel->centers + (size_t) dpk_live_block(kp) * d;
-			double		cost = dpk_kmedian_lifted(x, w, n, d, kp, start, cfg->restarts,
-												  cfg->max_iter, seed + (uint64_t) kp,
-												  spread2, cent, sizes) * scale;
+			double		cost = dpk_kmedian_lifted(&(DpkPoints) {x, w, n, d},
+												  &(DpkClusterOpts) {kp, cfg->restarts, cfg->max_iter, seed + (uint64_t) kp},
+												  start, spread2,
+												  &(DpkClusterOut) {cent, sizes}) * scale;
 
 			if (n > 0 && cost < best[kp - 1])
 			{
