@@ -613,8 +613,10 @@ live_release(Live *lv, const DpkBox *box, const uint8_t key[DPK_KEY_BYTES],
 		double		cells = dpk_live_zero_unreachable(cfg, box, &lv->proj[0], count, sum);
 		int64_t		rows;
 
-		dpk_regions_release(&lv->rs, cfg, box, &lv->proj[0], key, t, &lv->map, count, cells,
-							sumnorm, cseed, &rel, NULL, &rows);
+		dpk_regions_release(&lv->rs,
+							&(DpkRegionsTable) {cfg, box, &lv->proj[0], key},
+							&(DpkRegionsInput) {t, &lv->map, count, cells, sumnorm, cseed},
+							&(DpkRegionsOut) {&rel, NULL, &rows});
 		if (rows != (int64_t) ncur)
 		{
 			/* the signed nodes must hold exactly the current rows, (*) */

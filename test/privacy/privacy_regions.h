@@ -1077,8 +1077,10 @@ rg_run(RgSuite *rg, bool is_b, const uint8_t key[DPK_KEY_BYTES], bool full, RgOb
 									 &sumnorm);
 		seed = dpk_stream_u64(&s);
 		cells = dpk_live_zero_unreachable(&rg->mech, &rg->box, &rg->proj, count, sum);
-		dpk_regions_release(&rs, &rg->mech, &rg->box, &rg->proj, key, t, state, count, cells,
-							sumnorm, seed, &rel, sum, &rows);
+		dpk_regions_release(&rs,
+							&(DpkRegionsTable) {&rg->mech, &rg->box, &rg->proj, key},
+							&(DpkRegionsInput) {t, state, count, cells, sumnorm, seed},
+							&(DpkRegionsOut) {&rel, sum, &rows});
 		dpk_stream_close(&s);
 		if (rows != (is_b ? rg->rows_b[t] : rg->rows_a[t]))
 			rg->rows_bad++;

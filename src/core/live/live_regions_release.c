@@ -326,12 +326,22 @@ space_partition(const DpkRegions *rs, const DpkLiveConfig *cfg, const DpkPieces 
 
 /* Release t of a table lifting by regions (see live_regions.h). */
 void
-dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox *box,
-					const DpkProjection *proj, const uint8_t key[DPK_KEY_BYTES], uint32_t t,
-					const DpkCellMap *state, const double *count, double threshold_cells,
-					double sumnorm, uint64_t seed, DpkLiveRelease *rel, double *sum,
-					int64_t *rows)
+dpk_regions_release(DpkRegions *rs, const DpkRegionsTable *tbl,
+					const DpkRegionsInput *in, const DpkRegionsOut *out)
 {
+	const DpkLiveConfig *cfg = tbl->cfg;
+	const DpkBox *box = tbl->box;
+	const DpkProjection *proj = tbl->proj;
+	const uint8_t *key = tbl->key;
+	uint32_t	t = in->t;
+	const DpkCellMap *state = in->state;
+	const double *count = in->count;
+	double		threshold_cells = in->threshold_cells;
+	double		sumnorm = in->sumnorm;
+	uint64_t	seed = in->seed;
+	DpkLiveRelease *rel = out->rel;
+	double	   *sum = out->sum;
+	int64_t    *rows = out->rows;
 	int			d = rs->d,
 				k = rs->k,
 				dhat = rs->dhat,
