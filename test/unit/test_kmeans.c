@@ -958,7 +958,9 @@ test_screened(void)
 
 	for (seed = 1; seed <= 5; seed++)
 	{
-		cost = dpk_kmeans_screened(x, w, n, 2, NBLOB, 5, 100, seed, 1, 2, c, sizes);
+		cost = dpk_kmeans_screened(&(DpkPoints) {x, w, n, 2},
+								   &(DpkClusterOpts) {NBLOB, 5, 100, seed}, 1,
+								   2, &(DpkClusterOut) {c, sizes});
 		CHECK(reldiff(cost, want) < 1e-9, "screened blobs seed %d: cost %.17g, want %.17g",
 			  (int) seed, cost, want);
 		check_blob_centres(c, sizes, bsize, "screened blobs");
@@ -986,13 +988,19 @@ test_screened(void)
 		c_plain = dpk_kmeans(&(DpkPoints) {bx, bw, big, 2},
 							 &(DpkClusterOpts) {k, 20, 100, 7 + inst},
 							 &(DpkClusterOut) {c1, s1});
-		c_scr = dpk_kmeans_screened(bx, bw, big, 2, k, 20, 100, 7 + inst, 5, 20, c2, s2);
+		c_scr = dpk_kmeans_screened(&(DpkPoints) {bx, bw, big, 2},
+									&(DpkClusterOpts) {k, 20, 100, 7 + inst}, 5,
+									20, &(DpkClusterOut) {c2, s2});
 		CHECK(c_plain == c_scr && memcmp(c1, c2, sizeof(c1)) == 0 &&
 			  memcmp(s1, s2, sizeof(s1)) == 0,
 			  "screened, every restart kept: not dpk_kmeans (%.17g vs %.17g)", c_scr, c_plain);
 
-		c_scr = dpk_kmeans_screened(bx, bw, big, 2, k, 20, 100, 7 + inst, 5, 3, c2, s2);
-		c_again = dpk_kmeans_screened(bx, bw, big, 2, k, 20, 100, 7 + inst, 5, 3, c1, s1);
+		c_scr = dpk_kmeans_screened(&(DpkPoints) {bx, bw, big, 2},
+									&(DpkClusterOpts) {k, 20, 100, 7 + inst}, 5,
+									3, &(DpkClusterOut) {c2, s2});
+		c_again = dpk_kmeans_screened(&(DpkPoints) {bx, bw, big, 2},
+									  &(DpkClusterOpts) {k, 20, 100, 7 + inst},
+									  5, 3, &(DpkClusterOut) {c1, s1});
 		CHECK(c_scr == c_again && memcmp(c1, c2, sizeof(c1)) == 0,
 			  "screened k-means not repeatable");
 		CHECK(reldiff(c_scr, dpk_kmeans_cost(bx, bw, big, 2, c2, k, assign)) < 1e-9,

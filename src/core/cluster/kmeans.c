@@ -1120,10 +1120,19 @@ dpk_kmeans(const DpkPoints *pts, const DpkClusterOpts *opt,
  * a tie).
  */
 double
-dpk_kmeans_screened(const double *x, const double *w, int n, int d, int k,
-					int restarts, int max_iter, uint64_t seed, int screen_iter,
-					int keep, double *centers, double *sizes)
+dpk_kmeans_screened(const DpkPoints *pts, const DpkClusterOpts *opt,
+					int screen_iter, int keep, const DpkClusterOut *out)
 {
+	const double *x = pts->x;
+	const double *w = pts->w;
+	int			n = pts->n;
+	int			d = pts->d;
+	int			k = opt->k;
+	int			restarts = opt->restarts;
+	int			max_iter = opt->max_iter;
+	uint64_t	seed = opt->seed;
+	double	   *centers = out->centers;
+	double	   *sizes = out->sizes;
 	KmRun		run;
 	size_t		kd = (size_t) k * d;
 	double	   *topc;
@@ -1144,9 +1153,7 @@ dpk_kmeans_screened(const double *x, const double *w, int n, int d, int k,
 	if (keep < 1)
 		keep = 1;
 	if (k <= 0 || d <= 0 || n <= 0 || keep >= restarts || screen_iter >= max_iter)
-		return dpk_kmeans(&(DpkPoints) {x, w, n, d},
-						  &(DpkClusterOpts) {k, restarts, max_iter, seed},
-						  &(DpkClusterOut) {centers, sizes});
+		return dpk_kmeans(pts, &(DpkClusterOpts) {k, restarts, max_iter, seed}, out);
 
 	km_run_init(&run, x, w, n, d, k);
 	topc = dpk_alloc(sizeof(double) * (size_t) keep * kd);

@@ -60,14 +60,12 @@ double		dpk_kmeans(const DpkPoints *pts, const DpkClusterOpts *opt,
 /*
  * The same with screened restarts: every restart stops after at most
  * screen_iter Lloyd updates, and only the `keep` of lowest cost then run on
- * to max_iter updates in all; the lowest final cost wins (its centres,
- * sizes and cost are returned).  With keep >= restarts or screen_iter >=
- * max_iter it is dpk_kmeans.  Deterministic for a given seed.
+ * to opt->max_iter updates in all; the lowest final cost wins (its centres,
+ * sizes and cost are returned).  With keep >= opt->restarts or screen_iter
+ * >= opt->max_iter it is dpk_kmeans.  Deterministic for a given seed.
  */
-double		dpk_kmeans_screened(const double *x, const double *w, int n, int d, int k,
-								int restarts, int max_iter, uint64_t seed,
-								int screen_iter, int keep, double *centers,
-								double *sizes);
+double		dpk_kmeans_screened(const DpkPoints *pts, const DpkClusterOpts *opt,
+								int screen_iter, int keep, const DpkClusterOut *out);
 
 /*
  * Weighted k-means cost of centres (k*d) on points x (n*d, weights w or NULL):
