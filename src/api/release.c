@@ -193,8 +193,9 @@ release_regions(const DpkTracked *tr, const DpkLiveConfig *cfg, const DpkBox *bo
 	memcpy(count, pcount, ncells * sizeof(double));
 	dpk_live_projection(cfg, 0, &proj);
 	cells = dpk_live_zero_unreachable(cfg, box, &proj, count, psum);
-	dpk_regions_release(&rs, cfg, box, &proj, key, t, released, count, cells, psumnorm, seed,
-						rel, psum, &rows);
+	dpk_regions_release(&rs, &(DpkRegionsTable) {cfg, box, &proj, key},
+						&(DpkRegionsInput) {t, released, count, cells, psumnorm, seed},
+						&(DpkRegionsOut) {rel, psum, &rows});
 	dpk_projection_free(&proj);
 	while (dpk_cellmap_next(released, &pos, &cell, &v))
 		if (cell < ncells)

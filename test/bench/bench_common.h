@@ -149,7 +149,9 @@ reference_cost_of(const double *x, int n, int d, int k, const double *gen,
 	double		cost_km,
 				cost_true;
 
-	cost_km = dpk_kmeans(x, NULL, n, d, k, 10, 300, seed, c, NULL);
+	cost_km = dpk_kmeans(&(DpkPoints) {x, NULL, n, d},
+						 &(DpkClusterOpts) {k, 10, 300, seed},
+						 &(DpkClusterOut) {c, NULL});
 	if (gen == NULL)
 	{
 		free(c);
@@ -368,8 +370,9 @@ bench_plain_grid(const MixData *mx, const DpkBox *box, double eps, int seed,
 	dpk_coreset_from_hist(&h, box, 0.0, 0.0, &cs);
 	dpk_hist_free(&h);
 	if (cs.n > 0)
-		dpk_kmeans(cs.points, cs.weights, cs.n, d, k, restarts, 100,
-				   dpk_stream_u64(&s), c, NULL);
+		dpk_kmeans(&(DpkPoints) {cs.points, cs.weights, cs.n, d},
+				   &(DpkClusterOpts) {k, restarts, 100, dpk_stream_u64(&s)},
+				   &(DpkClusterOut) {c, NULL});
 	else
 	{
 		int			j,
@@ -693,7 +696,9 @@ bench_ref_cost(BenchRef *r, const double *x, size_t n, const double *gen, uint64
 		best = lloyd_from(x, (int) n, d, k, r->centers, 300);
 	if (r->calls % r->full_every == 0)
 	{
-		dpk_kmeans(x, NULL, (int) n, d, k, 10, 300, seed, r->scratch, NULL);
+		dpk_kmeans(&(DpkPoints) {x, NULL, (int) n, d},
+				   &(DpkClusterOpts) {k, 10, 300, seed},
+				   &(DpkClusterOut) {r->scratch, NULL});
 		c = lloyd_from(x, (int) n, d, k, r->scratch, 300);
 		if (c < best)
 		{

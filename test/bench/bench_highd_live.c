@@ -613,8 +613,10 @@ live_release(Live *lv, const DpkBox *box, const uint8_t key[DPK_KEY_BYTES],
 		double		cells = dpk_live_zero_unreachable(cfg, box, &lv->proj[0], count, sum);
 		int64_t		rows;
 
-		dpk_regions_release(&lv->rs, cfg, box, &lv->proj[0], key, t, &lv->map, count, cells,
-							sumnorm, cseed, &rel, NULL, &rows);
+		dpk_regions_release(&lv->rs,
+							&(DpkRegionsTable) {cfg, box, &lv->proj[0], key},
+							&(DpkRegionsInput) {t, &lv->map, count, cells, sumnorm, cseed},
+							&(DpkRegionsOut) {&rel, NULL, &rows});
 		if (rows != (int64_t) ncur)
 		{
 			/* the signed nodes must hold exactly the current rows, (*) */
@@ -1047,7 +1049,9 @@ static double
 plain_cost(const double *x, size_t n, int d, int k, int restarts, uint64_t seed)
 {
 	double	   *c = xmalloc(sizeof(double) * k * d);
-	double		cost = dpk_kmeans(x, NULL, (int) n, d, k, restarts, 300, seed, c, NULL);
+	double		cost = dpk_kmeans(&(DpkPoints) {x, NULL, (int) n, d},
+								  &(DpkClusterOpts) {k, restarts, 300, seed},
+								  &(DpkClusterOut) {c, NULL});
 
 	/* dpk_kmeans returns the cost of its best run: recompute on the points */
 	cost = fmin(cost, dpk_kmeans_cost(x, NULL, (int) n, d, c, k, NULL));

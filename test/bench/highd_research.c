@@ -379,7 +379,8 @@ copy_clusters(const DpkHighdPlan *pl, const DpkProjection *proj, const double *c
 		assign[j] = j;
 	}
 	dpk_highd_partition_stats(pl, &pt, &pl->lift_count_scale, &pl->sum_scale, s, cnt, sum);
-	dpk_lift_centers(d, k, (size_t) k, cnt, sum, assign, min_count, fallback,
+	dpk_lift_centers(&(DpkLiftCells) {d, k, (size_t) k, cnt, sum, assign},
+					 &(DpkLiftRule) {0.0, min_count, fallback, NULL},
 					 out->centers, out->sizes);
 	score = dpk_lift_cost(d, k, (size_t) k, cnt, sum, NULL, assign, sum_var_norm, min_count);
 	dpk_free(pc);

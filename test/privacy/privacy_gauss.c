@@ -160,7 +160,8 @@ run_stream(bool is_b, const uint8_t key[DPK_KEY_BYTES], DpkGaussScale cv, DpkGau
 	{
 		bool		present = is_b && t >= INS_AT && t < DEL_AT;
 
-		dpk_cell_noise_gauss(&st, key, 3, 42, t, 2, cv, sv, DPK_SUMS_VECTOR, y[t]);
+		dpk_cell_noise_gauss(&st, &(DpkCellKey) {key, 3, 42}, t,
+							 &(DpkCellVars) {2, cv, sv, DPK_SUMS_VECTOR}, y[t]);
 		if (present)
 		{
 			y[t][0] += 1;
@@ -282,7 +283,9 @@ norm_suite(long runs, double weaken, bool weaken_deletes, uint64_t key_base,
 			y[0] = 0;
 			for (t = 1; t <= NORM_T; t++)
 			{
-				dpk_live_cell_noise(&st, key, 255, 0, t, 0, &ns, &cs, DPK_SUMS_NONE, noise);
+				dpk_live_cell_noise(&st, &(DpkCellKey) {key, 255, 0}, t,
+									&(DpkCellNoise) {0, &ns, &cs, DPK_SUMS_NONE},
+									noise);
 				y[t] = noise[0] + (w == 1 && t >= NORM_INS && t < NORM_DEL ? (int64_t) point : 0);
 			}
 			dpk_stream_close(&st);

@@ -294,16 +294,20 @@ kary_suite_run(const KarySuite *ks, bool is_b, const uint8_t key[DPK_KEY_BYTES],
 
 		dpk_tree_release_weights(DPK_TREE_SIGNED, ks->k, ks->T, ks->ts[i], &w);
 		truth[0] = kary_truth(ks, is_b, ks->ts[i]);
-		dpk_cell_noise_weighted(&st, key, ks->mech.level, 42, &w, 0, csc, csc,
-								DPK_SUMS_NONE, truth, noise, tmp, acc);
+		dpk_cell_noise_weighted(&st, &(DpkCellKey) {key, ks->mech.level, 42},
+								&w,
+								&(DpkCellScales) {0, csc, csc, DPK_SUMS_NONE},
+								truth, noise, &(DpkNoiseScratch) {tmp, acc});
 		val[i] = noise[0];
 		dpk_tree_weights_free(&w);
 	}
 	for (i = 0; i < 4; i++)
 	{
 		truth[0] = kary_truth(ks, is_b, ks->pair[i / 2][i % 2]);
-		dpk_cell_noise_weighted(&st, key, ks->mech.level, 42, &ks->w[i], 0, csc, csc,
-								DPK_SUMS_NONE, truth, noise, tmp, acc);
+		dpk_cell_noise_weighted(&st, &(DpkCellKey) {key, ks->mech.level, 42},
+								&ks->w[i],
+								&(DpkCellScales) {0, csc, csc, DPK_SUMS_NONE},
+								truth, noise, &(DpkNoiseScratch) {tmp, acc});
 		lsq[i] = noise[0];
 	}
 	dpk_stream_close(&st);

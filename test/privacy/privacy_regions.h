@@ -978,9 +978,10 @@ rg_observe(RgSuite *rg, const DpkRegions *rs, DpkStream *ns, const uint8_t key[D
 					good = false;
 			}
 			memset(noise, 0, sizeof(noise));
-			dpk_node_noise(ns, key, 200, (uint64_t) r, rg->arity, lv[a], ix[a], RG_D + 1,
-						   cs.lap, ss.lap, ss.coords ? DPK_SUMS_COORDS : DPK_SUMS_VECTOR,
-						   sg[a], noise);
+			dpk_node_noise(ns, &(DpkCellKey) {key, 200, (uint64_t) r},
+						   &(DpkTreeNode) {rg->arity, lv[a], ix[a], sg[a]},
+						   &(DpkCellScales) {RG_D + 1, cs.lap, ss.lap, ss.coords ? DPK_SUMS_COORDS : DPK_SUMS_VECTOR},
+						   noise);
 			for (j = 0; j < RG_D; j++)
 			{
 				expect[owner[r]][j] += sg[a] * (tv ? tv[1 + j] : 0) + noise[1 + j];
@@ -1076,8 +1077,10 @@ rg_run(RgSuite *rg, bool is_b, const uint8_t key[DPK_KEY_BYTES], bool full, RgOb
 									 &sumnorm);
 		seed = dpk_stream_u64(&s);
 		cells = dpk_live_zero_unreachable(&rg->mech, &rg->box, &rg->proj, count, sum);
-		dpk_regions_release(&rs, &rg->mech, &rg->box, &rg->proj, key, t, state, count, cells,
-							sumnorm, seed, &rel, sum, &rows);
+		dpk_regions_release(&rs,
+							&(DpkRegionsTable) {&rg->mech, &rg->box, &rg->proj, key},
+							&(DpkRegionsInput) {t, state, count, cells, sumnorm, seed},
+							&(DpkRegionsOut) {&rel, sum, &rows});
 		dpk_stream_close(&s);
 		if (rows != (is_b ? rg->rows_b[t] : rg->rows_a[t]))
 			rg->rows_bad++;

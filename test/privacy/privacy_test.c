@@ -851,8 +851,9 @@ run_stream(const Ctx *cx, const DpkCellMap *states, const uint8_t key[DPK_KEY_BY
 		const int64_t *v = dpk_cellmap_find(&states[t], cx->cell);
 		int64_t		noise[1 + DIM];
 
-		dpk_cell_noise(&s, key, cx->mech.level, cx->cell, (uint32_t) t, DIM, cs, ss,
-					   DPK_SUMS_NONE, noise);
+		dpk_cell_noise(&s, &(DpkCellKey) {key, cx->mech.level, cx->cell},
+					   (uint32_t) t,
+					   &(DpkCellScales) {DIM, cs, ss, DPK_SUMS_NONE}, noise);
 		o->y[t] = (v ? v[0] : 0) + noise[0];
 		{
 			DpkTreeWeights w;
@@ -861,8 +862,11 @@ run_stream(const Ctx *cx, const DpkCellMap *states, const uint8_t key[DPK_KEY_BY
 
 			dpk_tree_release_weights((DpkTreeEstimator) cx->mech.estimator, cx->mech.arity,
 									 cx->mech.horizon, (uint32_t) t, &w);
-			dpk_cell_noise_weighted(&s, key, cx->mech.level, cx->cell, &w, DIM, cs, ss,
-									DPK_SUMS_NONE, v, noise, tmp, acc);
+			dpk_cell_noise_weighted(&s,
+									&(DpkCellKey) {key, cx->mech.level, cx->cell},
+									&w,
+									&(DpkCellScales) {DIM, cs, ss, DPK_SUMS_NONE},
+									v, noise, &(DpkNoiseScratch) {tmp, acc});
 			o->yw[t] = noise[0];
 			dpk_tree_weights_free(&w);
 		}
@@ -1538,7 +1542,8 @@ cell_suite_run(const CellSuite *cs, bool is_b, const uint8_t key[DPK_KEY_BYTES],
 		uint32_t	t = cs->ts[i];
 		bool		holds = is_b && t >= cs->ins && (cs->del == 0 || t < cs->del);
 
-		dpk_cell_noise(&st, key, cs->mech.level, 42, t, DIM, csc, ssc, DPK_SUMS_VECTOR,
+		dpk_cell_noise(&st, &(DpkCellKey) {key, cs->mech.level, 42}, t,
+					   &(DpkCellScales) {DIM, csc, ssc, DPK_SUMS_VECTOR},
 					   val[i]);
 		if (holds)
 		{
@@ -2182,12 +2187,16 @@ hd_suite_run(HdSuite *hs, bool is_b, const uint8_t key[DPK_KEY_BYTES], bool full
 		{
 			const int64_t *tv = dpk_cellmap_find(state, (uint64_t) r * ncells + hs->cell[r]);
 
-			dpk_cell_noise(&st, key, cfg->level + 32 * r, hs->cell[r], t, d, csc, ssc,
-						   hs->l1 ? DPK_SUMS_COORDS : DPK_SUMS_VECTOR, o->v[i][r]);
+			dpk_cell_noise(&st,
+						   &(DpkCellKey) {key, cfg->level + 32 * r, hs->cell[r]},
+						   t,
+						   &(DpkCellScales) {d, csc, ssc, hs->l1 ? DPK_SUMS_COORDS : DPK_SUMS_VECTOR},
+						   o->v[i][r]);
 			for (j = 0; tv && j <= d; j++)
 				o->v[i][r][j] += tv[j];
 		}
-		dpk_cell_noise(&st, key, 255, 0, t, 0, nsc, csc, DPK_SUMS_NONE, noise);
+		dpk_cell_noise(&st, &(DpkCellKey) {key, 255, 0}, t,
+					   &(DpkCellScales) {0, nsc, csc, DPK_SUMS_NONE}, noise);
 		o->norm[i] = noise[0] + (nv ? nv[0] : 0);
 		if (full)
 		{

@@ -129,15 +129,20 @@ main(void)
 					b[4],
 					c[4];
 
-		dpk_cell_noise(&s, key, 5, 12345, 700, 3, cs, ss, DPK_SUMS_VECTOR, a);
-		dpk_cell_noise(&s, key, 5, 999, 3, 3, cs, ss, DPK_SUMS_VECTOR, c);
-		dpk_cell_noise(&s, key, 5, 12345, 700, 3, cs, ss, DPK_SUMS_VECTOR, b);
+		dpk_cell_noise(&s, &(DpkCellKey) {key, 5, 12345}, 700,
+					   &(DpkCellScales) {3, cs, ss, DPK_SUMS_VECTOR}, a);
+		dpk_cell_noise(&s, &(DpkCellKey) {key, 5, 999}, 3,
+					   &(DpkCellScales) {3, cs, ss, DPK_SUMS_VECTOR}, c);
+		dpk_cell_noise(&s, &(DpkCellKey) {key, 5, 12345}, 700,
+					   &(DpkCellScales) {3, cs, ss, DPK_SUMS_VECTOR}, b);
 		CHECK(memcmp(a, b, sizeof(a)) == 0, "same node, same noise across calls");
 		dpk_stream_close(&s);
 		CHECK(dpk_stream_open(&s, key2, nonce), "reopen");
-		dpk_cell_noise(&s, key, 5, 12345, 700, 3, cs, ss, DPK_SUMS_VECTOR, b);
+		dpk_cell_noise(&s, &(DpkCellKey) {key, 5, 12345}, 700,
+					   &(DpkCellScales) {3, cs, ss, DPK_SUMS_VECTOR}, b);
 		CHECK(memcmp(a, b, sizeof(a)) == 0, "same node, same noise after reopening");
-		dpk_cell_noise(&s, key2, 5, 12345, 700, 3, cs, ss, DPK_SUMS_VECTOR, c);
+		dpk_cell_noise(&s, &(DpkCellKey) {key2, 5, 12345}, 700,
+					   &(DpkCellScales) {3, cs, ss, DPK_SUMS_VECTOR}, c);
 		CHECK(memcmp(a, c, sizeof(a)) != 0, "another key, other noise");
 	}
 
@@ -163,8 +168,10 @@ main(void)
 		bool		eq;
 
 		/* release 5 = (0,4] + (4,5], release 4 = (0,4]: their difference is (4,5] */
-		dpk_cell_noise(&s, key, 5, 12345, 4, 3, cs, ss, DPK_SUMS_VECTOR, r4);
-		dpk_cell_noise(&s, key, 5, 12345, 5, 3, cs, ss, DPK_SUMS_VECTOR, r5);
+		dpk_cell_noise(&s, &(DpkCellKey) {key, 5, 12345}, 4,
+					   &(DpkCellScales) {3, cs, ss, DPK_SUMS_VECTOR}, r4);
+		dpk_cell_noise(&s, &(DpkCellKey) {key, 5, 12345}, 5,
+					   &(DpkCellScales) {3, cs, ss, DPK_SUMS_VECTOR}, r5);
 		memset(nd, 0, sizeof(nd));
 		ref_node_noise(&s, key, 5, 12345, 0, 5, 3, cs, ss, true, 1, nd);
 		eq = true;
@@ -176,8 +183,10 @@ main(void)
 		CHECK(memcmp(r4, nd, sizeof(nd)) == 0, "release 4 = node (0,4]'s noise");
 
 		/* 1023 = (0,1024] - (1023,1024]: release 1024 - release 1023 is that node */
-		dpk_cell_noise(&s, key, 2, 7, 1023, 3, cs, ss, DPK_SUMS_VECTOR, r1023);
-		dpk_cell_noise(&s, key, 2, 7, 1024, 3, cs, ss, DPK_SUMS_VECTOR, r1024);
+		dpk_cell_noise(&s, &(DpkCellKey) {key, 2, 7}, 1023,
+					   &(DpkCellScales) {3, cs, ss, DPK_SUMS_VECTOR}, r1023);
+		dpk_cell_noise(&s, &(DpkCellKey) {key, 2, 7}, 1024,
+					   &(DpkCellScales) {3, cs, ss, DPK_SUMS_VECTOR}, r1024);
 		memset(nd, 0, sizeof(nd));
 		ref_node_noise(&s, key, 2, 7, 0, 1024, 3, cs, ss, true, 1, nd);
 		eq = true;
@@ -198,13 +207,15 @@ main(void)
 						a;
 			uint64_t	cell = (uint64_t) (tt % 7) * 1000003 + 11;
 
-			dpk_cell_noise(&s, key, 3, cell, tt, 3, cs, ss, DPK_SUMS_VECTOR, rel);
+			dpk_cell_noise(&s, &(DpkCellKey) {key, 3, cell}, tt,
+						   &(DpkCellScales) {3, cs, ss, DPK_SUMS_VECTOR}, rel);
 			for (a = 0; a < n; a++)
 				ref_node_noise(&s, key, 3, cell, lv[a], ix[a], 3, cs, ss, true, sg[a], sum);
 			if (memcmp(rel, sum, sizeof(sum)) != 0)
 				bad++;
 			/* the count alone (no sums drawn) is the same first draw of each node */
-			dpk_cell_noise(&s, key, 3, cell, tt, 0, cs, ss, DPK_SUMS_NONE, rel);
+			dpk_cell_noise(&s, &(DpkCellKey) {key, 3, cell}, tt,
+						   &(DpkCellScales) {0, cs, ss, DPK_SUMS_NONE}, rel);
 			if (rel[0] != sum[0])
 				bad++;
 		}
@@ -227,13 +238,17 @@ main(void)
 		/* P[two independent draws of scale 22 agree] = tanh(1/44) ~ 0.023 */
 		CHECK(same < cells_checked / 10, "neighbouring nodes agree in %d of %d cells",
 			  same, cells_checked);
-		dpk_cell_noise(&s, key, 4, 12345, 5, 3, cs, ss, DPK_SUMS_VECTOR, nd);
+		dpk_cell_noise(&s, &(DpkCellKey) {key, 4, 12345}, 5,
+					   &(DpkCellScales) {3, cs, ss, DPK_SUMS_VECTOR}, nd);
 		CHECK(memcmp(nd, r5, sizeof(nd)) != 0, "another level, other noise");
-		dpk_cell_noise(&s, key, 5, 12346, 5, 3, cs, ss, DPK_SUMS_VECTOR, nd);
+		dpk_cell_noise(&s, &(DpkCellKey) {key, 5, 12346}, 5,
+					   &(DpkCellScales) {3, cs, ss, DPK_SUMS_VECTOR}, nd);
 		CHECK(memcmp(nd, r5, sizeof(nd)) != 0, "another cell, other noise");
-		dpk_cell_noise(&s, key2, 5, 12345, 5, 3, cs, ss, DPK_SUMS_VECTOR, nd);
+		dpk_cell_noise(&s, &(DpkCellKey) {key2, 5, 12345}, 5,
+					   &(DpkCellScales) {3, cs, ss, DPK_SUMS_VECTOR}, nd);
 		CHECK(memcmp(nd, r5, sizeof(nd)) != 0, "another key, other noise for release 5");
-		dpk_cell_noise(&s, key, 5, 12345, 5, 3, cs, ss, DPK_SUMS_VECTOR, nd);
+		dpk_cell_noise(&s, &(DpkCellKey) {key, 5, 12345}, 5,
+					   &(DpkCellScales) {3, cs, ss, DPK_SUMS_VECTOR}, nd);
 		CHECK(memcmp(nd, r5, sizeof(nd)) == 0, "release 5 re-derived: identical noise");
 	}
 
@@ -257,7 +272,8 @@ main(void)
 			{
 				int64_t		v[1];
 
-				dpk_cell_noise(&s, key, 3, (uint64_t) c, ts[a], 0, cs, cs, DPK_SUMS_NONE, v);
+				dpk_cell_noise(&s, &(DpkCellKey) {key, 3, (uint64_t) c}, ts[a],
+							   &(DpkCellScales) {0, cs, cs, DPK_SUMS_NONE}, v);
 				sum += v[0];
 				sum2 += (double) v[0] * v[0];
 			}
@@ -286,11 +302,15 @@ main(void)
 					z[9];
 
 		CHECK(dpk_cube_noise_usable(vs, 8), "cube usable at b = 300, d = 8");
-		dpk_cell_noise(&s, key, 4, 77, 1000, 8, cs, vs, DPK_SUMS_VECTOR, x);
-		dpk_cell_noise(&s, key, 4, 78, 1000, 8, cs, vs, DPK_SUMS_VECTOR, z);
-		dpk_cell_noise(&s, key, 4, 77, 1000, 8, cs, vs, DPK_SUMS_VECTOR, y);
+		dpk_cell_noise(&s, &(DpkCellKey) {key, 4, 77}, 1000,
+					   &(DpkCellScales) {8, cs, vs, DPK_SUMS_VECTOR}, x);
+		dpk_cell_noise(&s, &(DpkCellKey) {key, 4, 78}, 1000,
+					   &(DpkCellScales) {8, cs, vs, DPK_SUMS_VECTOR}, z);
+		dpk_cell_noise(&s, &(DpkCellKey) {key, 4, 77}, 1000,
+					   &(DpkCellScales) {8, cs, vs, DPK_SUMS_VECTOR}, y);
 		CHECK(memcmp(x, y, sizeof(x)) == 0, "vector sums: same node, same noise");
-		dpk_cell_noise(&s, key, 4, 77, 1000, 8, cs, vs, DPK_SUMS_NONE, z);
+		dpk_cell_noise(&s, &(DpkCellKey) {key, 4, 77}, 1000,
+					   &(DpkCellScales) {8, cs, vs, DPK_SUMS_NONE}, z);
 		CHECK(z[0] == x[0], "count noise independent of the sum noise kind");
 		for (a = 0; a < sizeof(ts) / sizeof(ts[0]); a++)
 		{
@@ -303,7 +323,8 @@ main(void)
 
 			for (c = 0; c < cells; c++)
 			{
-				dpk_cell_noise(&s, key, 4, (uint64_t) c, ts[a], 8, cs, vs, DPK_SUMS_VECTOR, x);
+				dpk_cell_noise(&s, &(DpkCellKey) {key, 4, (uint64_t) c}, ts[a],
+							   &(DpkCellScales) {8, cs, vs, DPK_SUMS_VECTOR}, x);
 				for (j = 1; j <= 8; j++)
 					sum2 += (double) x[j] * x[j];
 			}

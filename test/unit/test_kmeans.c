@@ -221,7 +221,9 @@ test_known_optimum(void)
 
 	for (seed = 1; seed <= 5; seed++)
 	{
-		cost = dpk_kmeans(x, w, n, 2, NBLOB, 5, 100, seed, c, sizes);
+		cost = dpk_kmeans(&(DpkPoints) {x, w, n, 2},
+						  &(DpkClusterOpts) {NBLOB, 5, 100, seed},
+						  &(DpkClusterOut) {c, sizes});
 		CHECK(reldiff(cost, want) < 1e-9, "blobs seed %d: cost %.17g, want %.17g",
 			  (int) seed, cost, want);
 		check_blob_centres(c, sizes, bsize, "blobs");
@@ -313,7 +315,9 @@ test_1d_bruteforce(void)
 					best = v;
 			}
 
-		cost = dpk_kmeans(x, w, N1D, 1, 3, 10, 100, 1000 + inst, c, sizes);
+		cost = dpk_kmeans(&(DpkPoints) {x, w, N1D, 1},
+						  &(DpkClusterOpts) {3, 10, 100, 1000 + inst},
+						  &(DpkClusterOut) {c, sizes});
 		CHECK(reldiff(cost, best) < 1e-9,
 			  "1-D instance %d: cost %.17g, brute force %.17g", inst, cost, best);
 		CHECK(cost >= best * (1 - 1e-12), "1-D instance %d: below optimum", inst);
@@ -381,8 +385,12 @@ test_duplicate_weight(void)
 		bw[n] = bw[p];
 		memcpy(bw2, bw, sizeof(double) * n);
 		bw2[p] = 2.0 * bw[p];
-		k1 = dpk_kmeans(bx, bw, n + 1, 2, NBLOB, 5, 100, 7, bc, NULL);
-		k2 = dpk_kmeans(bx, bw2, n, 2, NBLOB, 5, 100, 7, bc2, NULL);
+		k1 = dpk_kmeans(&(DpkPoints) {bx, bw, n + 1, 2},
+						&(DpkClusterOpts) {NBLOB, 5, 100, 7},
+						&(DpkClusterOut) {bc, NULL});
+		k2 = dpk_kmeans(&(DpkPoints) {bx, bw2, n, 2},
+						&(DpkClusterOpts) {NBLOB, 5, 100, 7},
+						&(DpkClusterOut) {bc2, NULL});
 		CHECK(reldiff(k1, k2) < 1e-9, "dup vs double weight kmeans: %.17g vs %.17g",
 			  k1, k2);
 		CHECK(reldiff(k1, dpk_kmeans_cost(bx, bw, n + 1, 2, bc2, NBLOB, NULL)) < 1e-9,
@@ -536,7 +544,9 @@ test_edges(void)
 		c[j] = NAN;
 	for (j = 0; j < 8; j++)
 		sizes[j] = NAN;
-	cost = dpk_kmeans(NULL, NULL, 0, 3, 8, 3, 10, 1, c, sizes);
+	cost = dpk_kmeans(&(DpkPoints) {NULL, NULL, 0, 3},
+					  &(DpkClusterOpts) {8, 3, 10, 1},
+					  &(DpkClusterOut) {c, sizes});
 	CHECK(cost == 0.0, "n=0: cost %g", cost);
 	for (j = 0; j < 8 * 3; j++)
 		CHECK(c[j] == 0.0, "n=0: centre coordinate %d = %g", j, c[j]);
@@ -553,7 +563,9 @@ test_edges(void)
 
 		for (j = 0; j < 5 * 2; j++)
 			c[j] = NAN;
-		cost = dpk_kmeans(x, w, 3, 2, 5, 4, 50, 3, c, sizes);
+		cost = dpk_kmeans(&(DpkPoints) {x, w, 3, 2},
+						  &(DpkClusterOpts) {5, 4, 50, 3},
+						  &(DpkClusterOut) {c, sizes});
 		CHECK(cost == 0.0, "k>n: cost %g", cost);
 		CHECK(all_finite(c, 10), "k>n: non-finite centre");
 		nz = 0;
@@ -589,7 +601,9 @@ test_edges(void)
 			x[i] = test_normal();
 		for (j = 0; j < 3 * 2; j++)
 			c[j] = NAN;
-		cost = dpk_kmeans(x, w, 10, 2, 3, 3, 50, 4, c, sizes);
+		cost = dpk_kmeans(&(DpkPoints) {x, w, 10, 2},
+						  &(DpkClusterOpts) {3, 3, 50, 4},
+						  &(DpkClusterOut) {c, sizes});
 		CHECK(cost == 0.0, "w=0: cost %g", cost);
 		CHECK(all_finite(c, 6), "w=0: non-finite centre");
 		for (j = 0; j < 3; j++)
@@ -604,7 +618,9 @@ test_edges(void)
 		w[0] = -1.0;
 		w[3] = -0.5;
 		w[7] = NAN;
-		cost = dpk_kmeans(x, w, 10, 2, 3, 3, 50, 4, c, sizes);
+		cost = dpk_kmeans(&(DpkPoints) {x, w, 10, 2},
+						  &(DpkClusterOpts) {3, 3, 50, 4},
+						  &(DpkClusterOut) {c, sizes});
 		CHECK(cost == 0.0 && all_finite(c, 6) && all_finite(sizes, 3),
 			  "w<=0: cost %g", cost);
 		for (j = 0; j < 3; j++)
@@ -624,7 +640,9 @@ test_edges(void)
 		}
 		for (j = 0; j < 4 * 3; j++)
 			c[j] = NAN;
-		cost = dpk_kmeans(x, NULL, 50, 3, 4, 3, 50, 5, c, sizes);
+		cost = dpk_kmeans(&(DpkPoints) {x, NULL, 50, 3},
+						  &(DpkClusterOpts) {4, 3, 50, 5},
+						  &(DpkClusterOut) {c, sizes});
 		CHECK(isfinite(cost) && cost < 1e-20, "identical: cost %g", cost);
 		CHECK(all_finite(c, 12), "identical: non-finite centre");
 		nz = 0;
@@ -658,7 +676,9 @@ test_edges(void)
 		}
 		for (j = 0; j < 5 * 2; j++)
 			c[j] = NAN;
-		cost = dpk_kmeans(x, w, 15, 2, 5, 4, 50, 6, c, sizes);
+		cost = dpk_kmeans(&(DpkPoints) {x, w, 15, 2},
+						  &(DpkClusterOpts) {5, 4, 50, 6},
+						  &(DpkClusterOut) {c, sizes});
 		CHECK(isfinite(cost) && cost < 1e-20, "few distinct: cost %g", cost);
 		CHECK(all_finite(c, 10), "few distinct: non-finite centre");
 		nz = 0;
@@ -695,12 +715,16 @@ test_edges(void)
 		m[1] /= sw;
 		for (i = 0; i < 7; i++)
 			want += w[i] * sqdist(x + 2 * i, m, 2);
-		cost = dpk_kmeans(x, w, 7, 2, 1, 2, 50, 8, c, sizes);
+		cost = dpk_kmeans(&(DpkPoints) {x, w, 7, 2},
+						  &(DpkClusterOpts) {1, 2, 50, 8},
+						  &(DpkClusterOut) {c, sizes});
 		CHECK(sqdist(c, m, 2) < 1e-24, "k=1: centre is not the weighted mean");
 		CHECK(reldiff(cost, want) < 1e-12, "k=1: cost %.17g want %.17g", cost, want);
 		CHECK(reldiff(sizes[0], sw) < 1e-12, "k=1: size %g want %g", sizes[0], sw);
 
-		cost = dpk_kmeans(x, w, 1, 2, 3, 2, 50, 8, c, NULL);
+		cost = dpk_kmeans(&(DpkPoints) {x, w, 1, 2},
+						  &(DpkClusterOpts) {3, 2, 50, 8},
+						  &(DpkClusterOut) {c, NULL});
 		CHECK(cost == 0.0 && all_finite(c, 6), "n=1: cost %g", cost);
 		for (j = 0; j < 3; j++)
 			CHECK(memcmp(c + 2 * j, x, 2 * sizeof(double)) == 0, "n=1: centre %d", j);
@@ -743,12 +767,18 @@ test_invariants(void)
 		tot += wz[i];
 	}
 
-	k1 = dpk_kmeans(x, w, N, D, K, 4, 100, 42, c1, s1);
-	k2 = dpk_kmeans(x, w, N, D, K, 4, 100, 42, c2, s2);
+	k1 = dpk_kmeans(&(DpkPoints) {x, w, N, D},
+					&(DpkClusterOpts) {K, 4, 100, 42},
+					&(DpkClusterOut) {c1, s1});
+	k2 = dpk_kmeans(&(DpkPoints) {x, w, N, D},
+					&(DpkClusterOpts) {K, 4, 100, 42},
+					&(DpkClusterOut) {c2, s2});
 	CHECK(k1 == k2 && memcmp(c1, c2, sizeof c1) == 0 && memcmp(s1, s2, sizeof s1) == 0,
 		  "same seed must give the same result");
 
-	k2 = dpk_kmeans(x, wz, N, D, K, 4, 100, 42, c2, s2);
+	k2 = dpk_kmeans(&(DpkPoints) {x, wz, N, D},
+					&(DpkClusterOpts) {K, 4, 100, 42},
+					&(DpkClusterOut) {c2, s2});
 	CHECK(k1 == k2 && memcmp(c1, c2, sizeof c1) == 0,
 		  "negative weights must behave as zero weights");
 
@@ -761,20 +791,30 @@ test_invariants(void)
 	CHECK(reldiff(stot, tot) < 1e-12, "sizes sum %.17g, total weight %.17g", stot, tot);
 
 	/* Lloyd never increases the cost of the seeding (same streams) */
-	k0 = dpk_kmeans(x, w, N, D, K, 1, 0, 99, c0, NULL);
-	k2 = dpk_kmeans(x, w, N, D, K, 1, 100, 99, c2, NULL);
+	k0 = dpk_kmeans(&(DpkPoints) {x, w, N, D},
+					&(DpkClusterOpts) {K, 1, 0, 99},
+					&(DpkClusterOut) {c0, NULL});
+	k2 = dpk_kmeans(&(DpkPoints) {x, w, N, D},
+					&(DpkClusterOpts) {K, 1, 100, 99},
+					&(DpkClusterOut) {c2, NULL});
 	CHECK(k2 <= k0 * (1 + 1e-12), "Lloyd raised cost %.17g -> %.17g", k0, k2);
 	CHECK(reldiff(k0, naive_cost(x, w, N, D, c0, K, NULL, NULL)) < 1e-9,
 		  "max_iter=0 cost mismatch");
 	/* more restarts cannot be worse: restart 0 streams are shared */
-	k2 = dpk_kmeans(x, w, N, D, K, 1, 100, 42, c2, NULL);
+	k2 = dpk_kmeans(&(DpkPoints) {x, w, N, D},
+					&(DpkClusterOpts) {K, 1, 100, 42},
+					&(DpkClusterOut) {c2, NULL});
 	CHECK(k1 <= k2, "4 restarts %.17g worse than 1 restart %.17g", k1, k2);
 
 	/* w = NULL equals all ones */
 	for (i = 0; i < N; i++)
 		wz[i] = 1.0;
-	k1 = dpk_kmeans(x, NULL, N, D, K, 2, 100, 5, c1, s1);
-	k2 = dpk_kmeans(x, wz, N, D, K, 2, 100, 5, c2, s2);
+	k1 = dpk_kmeans(&(DpkPoints) {x, NULL, N, D},
+					&(DpkClusterOpts) {K, 2, 100, 5},
+					&(DpkClusterOut) {c1, s1});
+	k2 = dpk_kmeans(&(DpkPoints) {x, wz, N, D},
+					&(DpkClusterOpts) {K, 2, 100, 5},
+					&(DpkClusterOut) {c2, s2});
 	CHECK(k1 == k2 && memcmp(c1, c2, sizeof c1) == 0 && memcmp(s1, s2, sizeof s1) == 0,
 		  "w=NULL differs from unit weights");
 }
@@ -809,7 +849,9 @@ test_large(void)
 		tot += w[i];
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	cost = dpk_kmeans(x, w, n, d, k, 5, 100, 2024, c, sizes);
+	cost = dpk_kmeans(&(DpkPoints) {x, w, n, d},
+					  &(DpkClusterOpts) {k, 5, 100, 2024},
+					  &(DpkClusterOut) {c, sizes});
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	printf("large: n=%d d=%d k=%d restarts=5: %.3f s, cost %.6g\n", n, d, k,
 		   (t1.tv_sec - t0.tv_sec) + 1e-9 * (t1.tv_nsec - t0.tv_nsec), cost);
@@ -861,9 +903,13 @@ test_pruned_identical(void)
 		for (i = 0; i < n; i++)
 			w[i] = unit_uniform(&st) * 10 - 1;
 		dpk_kmeans_prune = true;
-		cost1 = dpk_kmeans(x, w, n, d, k, 3, 100, trial, c1, s1);
+		cost1 = dpk_kmeans(&(DpkPoints) {x, w, n, d},
+						   &(DpkClusterOpts) {k, 3, 100, trial},
+						   &(DpkClusterOut) {c1, s1});
 		dpk_kmeans_prune = false;
-		cost2 = dpk_kmeans(x, w, n, d, k, 3, 100, trial, c2, s2);
+		cost2 = dpk_kmeans(&(DpkPoints) {x, w, n, d},
+						   &(DpkClusterOpts) {k, 3, 100, trial},
+						   &(DpkClusterOut) {c2, s2});
 		dpk_kmeans_prune = true;
 		CHECK(cost1 == cost2 && memcmp(c1, c2, sizeof(double) * k * d) == 0 &&
 			  memcmp(s1, s2, sizeof(double) * k) == 0,
@@ -912,7 +958,9 @@ test_screened(void)
 
 	for (seed = 1; seed <= 5; seed++)
 	{
-		cost = dpk_kmeans_screened(x, w, n, 2, NBLOB, 5, 100, seed, 1, 2, c, sizes);
+		cost = dpk_kmeans_screened(&(DpkPoints) {x, w, n, 2},
+								   &(DpkClusterOpts) {NBLOB, 5, 100, seed}, 1,
+								   2, &(DpkClusterOut) {c, sizes});
 		CHECK(reldiff(cost, want) < 1e-9, "screened blobs seed %d: cost %.17g, want %.17g",
 			  (int) seed, cost, want);
 		check_blob_centres(c, sizes, bsize, "screened blobs");
@@ -937,14 +985,22 @@ test_screened(void)
 		}
 
 		/* every restart kept: dpk_kmeans */
-		c_plain = dpk_kmeans(bx, bw, big, 2, k, 20, 100, 7 + inst, c1, s1);
-		c_scr = dpk_kmeans_screened(bx, bw, big, 2, k, 20, 100, 7 + inst, 5, 20, c2, s2);
+		c_plain = dpk_kmeans(&(DpkPoints) {bx, bw, big, 2},
+							 &(DpkClusterOpts) {k, 20, 100, 7 + inst},
+							 &(DpkClusterOut) {c1, s1});
+		c_scr = dpk_kmeans_screened(&(DpkPoints) {bx, bw, big, 2},
+									&(DpkClusterOpts) {k, 20, 100, 7 + inst}, 5,
+									20, &(DpkClusterOut) {c2, s2});
 		CHECK(c_plain == c_scr && memcmp(c1, c2, sizeof(c1)) == 0 &&
 			  memcmp(s1, s2, sizeof(s1)) == 0,
 			  "screened, every restart kept: not dpk_kmeans (%.17g vs %.17g)", c_scr, c_plain);
 
-		c_scr = dpk_kmeans_screened(bx, bw, big, 2, k, 20, 100, 7 + inst, 5, 3, c2, s2);
-		c_again = dpk_kmeans_screened(bx, bw, big, 2, k, 20, 100, 7 + inst, 5, 3, c1, s1);
+		c_scr = dpk_kmeans_screened(&(DpkPoints) {bx, bw, big, 2},
+									&(DpkClusterOpts) {k, 20, 100, 7 + inst}, 5,
+									3, &(DpkClusterOut) {c2, s2});
+		c_again = dpk_kmeans_screened(&(DpkPoints) {bx, bw, big, 2},
+									  &(DpkClusterOpts) {k, 20, 100, 7 + inst},
+									  5, 3, &(DpkClusterOut) {c1, s1});
 		CHECK(c_scr == c_again && memcmp(c1, c2, sizeof(c1)) == 0,
 			  "screened k-means not repeatable");
 		CHECK(reldiff(c_scr, dpk_kmeans_cost(bx, bw, big, 2, c2, k, assign)) < 1e-9,

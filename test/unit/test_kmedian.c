@@ -263,7 +263,9 @@ test_separated(void)
 	n = add_cluster(x, w, n, 0, 0, 8);
 	n = add_cluster(x, w, n, 100, 0, -6);
 	n = add_cluster(x, w, n, 0, 100, 7);
-	cost = dpk_kmedian(x, w, n, 2, 3, 5, 100, 42, c, sizes);
+	cost = dpk_kmedian(&(DpkPoints) {x, w, n, 2},
+					   &(DpkClusterOpts) {3, 5, 100, 42},
+					   &(DpkClusterOut) {c, sizes});
 	for (j = 0; j < 3; j++)
 	{
 		bool		found = false;
@@ -283,7 +285,9 @@ test_separated(void)
 		  "dpk_kmedian_cost disagrees");
 
 	/* determinism */
-	dpk_kmedian(x, w, n, 2, 3, 5, 100, 42, again, NULL);
+	dpk_kmedian(&(DpkPoints) {x, w, n, 2},
+				&(DpkClusterOpts) {3, 5, 100, 42},
+				&(DpkClusterOut) {again, NULL});
 	CHECK(memcmp(again, c, sizeof(c)) == 0, "same seed, different centres");
 }
 
@@ -322,8 +326,12 @@ test_random_kmedian(void)
 		w[i] = 1.0 + (i % 7);
 		tot += w[i];
 	}
-	cost = dpk_kmedian(x, w, N, D, K, 5, 100, 7, c, sizes);
-	cost1 = dpk_kmedian(x, w, N, D, K, 1, 100, 7, c1, NULL);
+	cost = dpk_kmedian(&(DpkPoints) {x, w, N, D},
+					   &(DpkClusterOpts) {K, 5, 100, 7},
+					   &(DpkClusterOut) {c, sizes});
+	cost1 = dpk_kmedian(&(DpkPoints) {x, w, N, D},
+						&(DpkClusterOpts) {K, 1, 100, 7},
+						&(DpkClusterOut) {c1, NULL});
 	CHECK(cost <= cost1 * (1 + 1e-12), "5 restarts %g worse than 1 %g", cost, cost1);
 	CHECK(fabs(cost - naive_kcost(x, w, N, D, c, K)) < 1e-9 * cost, "cost %g != naive %g",
 		  cost, naive_kcost(x, w, N, D, c, K));
@@ -380,11 +388,15 @@ test_degenerate(void)
 	double		xone[2] = {3, 4};
 	DpkObjective obj;
 
-	cost = dpk_kmedian(x, NULL, 0, 2, 3, 3, 10, 1, c, sizes);
+	cost = dpk_kmedian(&(DpkPoints) {x, NULL, 0, 2},
+					   &(DpkClusterOpts) {3, 3, 10, 1},
+					   &(DpkClusterOut) {c, sizes});
 	CHECK(cost == 0.0 && c[0] == 0.0 && c[5] == 0.0 && sizes[2] == 0.0, "n = 0");
 
 	/* two identical points, k = 3: every centre there, one holds the weight */
-	cost = dpk_kmedian(x, NULL, 2, 2, 3, 3, 10, 1, c, sizes);
+	cost = dpk_kmedian(&(DpkPoints) {x, NULL, 2, 2},
+					   &(DpkClusterOpts) {3, 3, 10, 1},
+					   &(DpkClusterOut) {c, sizes});
 	CHECK(cost == 0.0, "identical points cost %g", cost);
 	CHECK(c[0] == 1 && c[1] == 2 && c[2] == 1 && c[3] == 2 && c[4] == 1 && c[5] == 2,
 		  "spare centres not on the point");
@@ -392,7 +404,9 @@ test_degenerate(void)
 		  sizes[0], sizes[1], sizes[2]);
 
 	/* no usable weight: centres still on the data, cost 0 */
-	cost = dpk_kmedian(x, wneg, 2, 2, 2, 2, 10, 1, c, sizes);
+	cost = dpk_kmedian(&(DpkPoints) {x, wneg, 2, 2},
+					   &(DpkClusterOpts) {2, 2, 10, 1},
+					   &(DpkClusterOut) {c, sizes});
 	CHECK(cost == 0.0 && c[0] == 1 && c[1] == 2 && sizes[0] == 0 && sizes[1] == 0,
 		  "zero weights");
 	cost = dpk_geomedian(x, wneg, 2, 2, NULL, 10, 1e-9, y);
@@ -402,7 +416,9 @@ test_degenerate(void)
 	/* one point */
 	cost = dpk_geomedian(xone, NULL, 1, 2, NULL, 10, 1e-9, y);
 	CHECK(cost == 0.0 && y[0] == 3.0 && y[1] == 4.0, "one point");
-	cost = dpk_kmedian(xone, NULL, 1, 2, 1, 1, 10, 1, c, sizes);
+	cost = dpk_kmedian(&(DpkPoints) {xone, NULL, 1, 2},
+					   &(DpkClusterOpts) {1, 1, 10, 1},
+					   &(DpkClusterOut) {c, sizes});
 	CHECK(cost == 0.0 && c[0] == 3.0 && c[1] == 4.0 && sizes[0] == 1.0, "one point k-median");
 
 	/* two points: any point of the segment is a median, cost is their distance */

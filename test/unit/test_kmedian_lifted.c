@@ -136,7 +136,9 @@ test_lifted_bad_start(const double *x)
 				cost;
 
 	memset(start, 0, sizeof(start));
-	cost = dpk_kmedian_lifted(x, NULL, TN, TD, TK, start, 5, 100, 7, 0.0, c, NULL);
+	cost = dpk_kmedian_lifted(&(DpkPoints) {x, NULL, TN, TD},
+							  &(DpkClusterOpts) {TK, 5, 100, 7}, start, 0.0,
+							  &(DpkClusterOut) {c, NULL});
 	CHECK(worst_core_distance(c, TK) < 1.5, "bad start: centres %.2f from the cores",
 		  worst_core_distance(c, TK));
 	CHECK(fabs(cost - dpk_kmedian_cost(x, NULL, TN, TD, c, TK, 0.0, NULL)) <= 1e-9 * cost,

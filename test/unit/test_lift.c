@@ -91,7 +91,8 @@ test_lifting(void)
 	CHECK(in_range, "quantised offsets exact and within [-U/2, U/2]");
 	for (j = 0; j < K * D; j++)
 		fb[j] = 0.25;
-	dpk_lift_centers(D, K, CELLS, count, sum, assign, 1.0, fb, centers, sizes);
+	dpk_lift_centers(&(DpkLiftCells) {D, K, CELLS, count, sum, assign},
+					 &(DpkLiftRule) {0.0, 1.0, fb, NULL}, centers, sizes);
 	for (a = 0; a < K; a++)
 	{
 		CHECK(sizes[a] == truth_n[a], "size of centre %d: %g vs %g", a, sizes[a], truth_n[a]);
@@ -139,14 +140,17 @@ test_lifting(void)
 
 	/* a centre below min_count takes its fallback; sizes never negative */
 	count[3] = -200.0;
-	dpk_lift_centers(D, K, CELLS, count, sum, assign, 1.0, fb, centers, sizes);
+	dpk_lift_centers(&(DpkLiftCells) {D, K, CELLS, count, sum, assign},
+					 &(DpkLiftRule) {0.0, 1.0, fb, NULL}, centers, sizes);
 	CHECK(centers[2 * D] == 0.25 && centers[2 * D + D - 1] == 0.25 && sizes[2] == 0.0,
 		  "fallback below min_count (size %g)", sizes[2]);
-	dpk_lift_centers(D, K, CELLS, count, sum, assign, 1.0, NULL, centers, sizes);
+	dpk_lift_centers(&(DpkLiftCells) {D, K, CELLS, count, sum, assign},
+					 &(DpkLiftRule) {0.0, 1.0, NULL, NULL}, centers, sizes);
 	CHECK(centers[2 * D] == 0.5, "fallback NULL is the box middle");
 	/* huge noisy sums are clamped into the cube */
 	sum[0] = 1e9;
-	dpk_lift_centers(D, K, CELLS, count, sum, assign, 1.0, fb, centers, sizes);
+	dpk_lift_centers(&(DpkLiftCells) {D, K, CELLS, count, sum, assign},
+					 &(DpkLiftRule) {0.0, 1.0, fb, NULL}, centers, sizes);
 	CHECK(centers[0] == 1.0, "lifted centre clamped into the box");
 }
 
@@ -179,8 +183,10 @@ test_lift_heavy(void)
 			sum[c * HD + j] = count[c] * (c < 2 ? 0.1 * (c + 1) : -0.4);
 	for (j = 0; j < HD; j++)
 		fb[j] = 0.5;
-	dpk_lift_centers(HD, 1, HC, count, sum, assign, 1.0, fb, a_cent, NULL);
-	dpk_lift_centers_heavy(HD, 1, HC, count, sum, assign, 0.0, 1.0, fb, NULL, b_cent, &size);
+	dpk_lift_centers(&(DpkLiftCells) {HD, 1, HC, count, sum, assign},
+					 &(DpkLiftRule) {0.0, 1.0, fb, NULL}, a_cent, NULL);
+	dpk_lift_centers_heavy(&(DpkLiftCells) {HD, 1, HC, count, sum, assign},
+						   &(DpkLiftRule) {0.0, 1.0, fb, NULL}, b_cent, &size);
 	for (j = 0; j < HD; j++)
 		if (fabs(a_cent[j] - b_cent[j]) > 1e-12)
 			ok = 0;
@@ -203,7 +209,9 @@ test_lift_heavy(void)
 		for (c = 0; c < HC; c++)
 			for (j = 0; j < HD; j++)
 				lsum[c * HD + j] = c < 2 ? lcount[c] * 0.1 * (c + 1) : (c == 2 ? 5.0 : -5.0);
-		dpk_lift_centers_heavy(HD, 1, HC, lcount, lsum, assign, 100.0, 1.0, fb, NULL, b_cent, &size);
+		dpk_lift_centers_heavy(&(DpkLiftCells) {HD, 1, HC, lcount, lsum, assign},
+							   &(DpkLiftRule) {100.0, 1.0, fb, NULL}, b_cent,
+							   &size);
 		ok = 1;
 		for (j = 0; j < HD; j++)
 			if (fabs(b_cent[j] - (0.5 + w * off)) > 1e-9)
@@ -213,7 +221,9 @@ test_lift_heavy(void)
 	}
 
 	/* noise comparable to the offset: pulled part of the way to the fallback */
-	dpk_lift_centers_heavy(HD, 1, HC, count, sum, assign, 20000.0, 1.0, fb, NULL, b_cent, NULL);
+	dpk_lift_centers_heavy(&(DpkLiftCells) {HD, 1, HC, count, sum, assign},
+						   &(DpkLiftRule) {20000.0, 1.0, fb, NULL}, b_cent,
+						   NULL);
 	CHECK(b_cent[0] > 0.5 && b_cent[0] < 0.5 + 200.0 / 1500.0 - 1e-3,
 		  "James-Stein shrinkage toward the fallback (%g)", b_cent[0]);
 }
@@ -244,7 +254,8 @@ test_lift_heavy_split(void)
 		for (j = 0; j < HD; j++)
 			sum[c * HD + j] = count[c] * offset[c];
 	/* the cells' sum noise: sd 410 per coordinate, as a d = 64 live release */
-	dpk_lift_centers_heavy(HD, 1, HC, count, sum, assign, 1.7e5, 1.0, NULL, NULL, cent, NULL);
+	dpk_lift_centers_heavy(&(DpkLiftCells) {HD, 1, HC, count, sum, assign},
+						   &(DpkLiftRule) {1.7e5, 1.0, NULL, NULL}, cent, NULL);
 	for (j = 0; j < HD; j++)
 		if (fabs(cent[j] - 0.5) > 0.03)
 			ok = 0;
@@ -284,8 +295,9 @@ test_lift_weighted(void)
 	for (c = 0; c < WC; c++)
 		for (j = 0; j < WD; j++)
 			sum[c * WD + j] = count[c] * (mean[c] - 0.5);
-	risk = dpk_lift_centers_weighted(WD, 2, WC, count, sum, assign, 0.0, 1.0, NULL, NULL, cent,
-									 sizes);
+	risk = dpk_lift_centers_weighted(&(DpkLiftCells) {WD, 2, WC, count, sum, assign},
+									 &(DpkLiftRule) {0.0, 1.0, NULL, NULL},
+									 cent, sizes);
 	/* (100 * 20 + 10 * (-3)) / (100^2 + 10^2) = 0.195..., plain (20 - 3) / 110 */
 	want = 0.5 + (100.0 * 20.0 - 10.0 * 3.0) / (100.0 * 100.0 + 10.0 * 10.0);
 	for (j = 0; j < WD; j++)
@@ -300,7 +312,8 @@ test_lift_weighted(void)
 	for (j = 0; j < 2 * WD; j++)
 		fb[j] = 0.5;
 	assign[0] = assign[1] = -1;
-	risk = dpk_lift_centers_weighted(WD, 2, WC, count, sum, assign, 4.0, 1.0, fb, NULL, cent,
+	risk = dpk_lift_centers_weighted(&(DpkLiftCells) {WD, 2, WC, count, sum, assign},
+									 &(DpkLiftRule) {4.0, 1.0, fb, NULL}, cent,
 									 NULL);
 	v = 4.0 / (50.0 * 50.0);
 	dist2 = WD * 0.2 * 0.2;
@@ -383,7 +396,8 @@ test_lift_plane(void)
 	}
 	fb[8] += 0.1;
 	fb[9] -= 0.05;
-	dpk_lift_centers_heavy(PD, 1, 1, &cnt, sum, assign, 0.0, 1.0, fb, &plane, cent, NULL);
+	dpk_lift_centers_heavy(&(DpkLiftCells) {PD, 1, 1, &cnt, sum, assign},
+						   &(DpkLiftRule) {0.0, 1.0, fb, &plane}, cent, NULL);
 	for (j = 0; j < PD; j++)
 		if (fabs(cent[j] - mu[j]) > 1e-12)
 			ok = 0;
@@ -407,7 +421,9 @@ test_lift_plane(void)
 		for (j = 0; j < PD; j++)
 			fb[j] = 0.5;
 		plane.target = y;
-		dpk_lift_centers_heavy(PD, 1, 1, &cnt, sum, assign, 0.0, 1.0, fb, &plane, cent, NULL);
+		dpk_lift_centers_heavy(&(DpkLiftCells) {PD, 1, 1, &cnt, sum, assign},
+							   &(DpkLiftRule) {0.0, 1.0, fb, &plane}, cent,
+							   NULL);
 		ok = 1;
 		for (j = 0; j < PD; j++)
 			if (fabs(cent[j] - mu[j]) > 1e-12)
@@ -415,7 +431,9 @@ test_lift_plane(void)
 		CHECK(ok, "plane lift, exact target: exact (coordinate 0: %.6f want %.6f)", cent[0],
 			  mu[0]);
 		y[0] += 0.05;
-		dpk_lift_centers_heavy(PD, 1, 1, &cnt, sum, assign, 1.0, 1.0, fb, &plane, cent, NULL);
+		dpk_lift_centers_heavy(&(DpkLiftCells) {PD, 1, 1, &cnt, sum, assign},
+							   &(DpkLiftRule) {1.0, 1.0, fb, &plane}, cent,
+							   NULL);
 		CHECK(fabs(lift_row_err(mat, 1, PD, cent, mu) - 0.05 * 0.05) < 1e-12,
 			  "plane lift: the target's offset along row 0 (%.6g want %.6g)",
 			  lift_row_err(mat, 1, PD, cent, mu), 0.05 * 0.05);
@@ -443,11 +461,13 @@ test_lift_plane(void)
 			for (i = 0; i < PH; i++)
 				fb[j] += mat[i * PD + j] * xi[i];
 		}
-		dpk_lift_centers_weighted(PD, 1, 1, &cnt, sum, assign, sum_var, 1.0, fb, &plane,
+		dpk_lift_centers_weighted(&(DpkLiftCells) {PD, 1, 1, &cnt, sum, assign},
+								  &(DpkLiftRule) {sum_var, 1.0, fb, &plane},
 								  cent, NULL);
 		row_err += lift_row_err(mat, PH, PD, cent, mu) / TRIALS;
-		dpk_lift_centers_weighted(PD, 1, 1, &cnt, sum, assign, sum_var, 1.0, fb, NULL,
-								  cent, NULL);
+		dpk_lift_centers_weighted(&(DpkLiftCells) {PD, 1, 1, &cnt, sum, assign},
+								  &(DpkLiftRule) {sum_var, 1.0, fb, NULL}, cent,
+								  NULL);
 		plain_err += lift_row_err(mat, PH, PD, cent, mu) / TRIALS;
 	}
 	want = PH * v * q / (v + q);
@@ -462,7 +482,8 @@ test_lift_plane(void)
 		fb[j] = 0.5;
 		sum[j] = cnt * (mu[j] - 0.5);
 	}
-	risk = dpk_lift_centers_weighted(PD, 1, 1, &cnt, sum, assign, sum_var, 1.0, fb, &plane,
+	risk = dpk_lift_centers_weighted(&(DpkLiftCells) {PD, 1, 1, &cnt, sum, assign},
+									 &(DpkLiftRule) {sum_var, 1.0, fb, &plane},
 									 cent, NULL);
 	for (j = 0; j < PD; j++)
 	{

@@ -198,8 +198,10 @@ test_cell_noise_gauss(void)
 		{
 			int64_t		out[4];
 
-			dpk_cell_noise_gauss(&s, key, 3, (uint64_t) c, ts[a], 3, cv, sv,
-								 DPK_SUMS_VECTOR, out);
+			dpk_cell_noise_gauss(&s, &(DpkCellKey) {key, 3, (uint64_t) c},
+								 ts[a],
+								 &(DpkCellVars) {3, cv, sv, DPK_SUMS_VECTOR},
+								 out);
 			sc += (double) out[0] * out[0];
 			ss += (double) out[1 + c % 3] * out[1 + c % 3];
 		}
@@ -218,11 +220,16 @@ test_cell_noise_gauss(void)
 					r14[2],
 					r12[2];
 
-		dpk_cell_noise_gauss(&s, key, 3, 5, 4, 1, cv, sv, DPK_SUMS_VECTOR, r4);
-		dpk_cell_noise_gauss(&s, key, 3, 5, 6, 1, cv, sv, DPK_SUMS_VECTOR, r6);
-		dpk_cell_noise_gauss(&s, key, 3, 5, 8, 1, cv, sv, DPK_SUMS_VECTOR, r8);
-		dpk_cell_noise_gauss(&s, key, 3, 5, 12, 1, cv, sv, DPK_SUMS_VECTOR, r12);
-		dpk_cell_noise_gauss(&s, key, 3, 5, 14, 1, cv, sv, DPK_SUMS_VECTOR, r14);
+		dpk_cell_noise_gauss(&s, &(DpkCellKey) {key, 3, 5}, 4,
+							 &(DpkCellVars) {1, cv, sv, DPK_SUMS_VECTOR}, r4);
+		dpk_cell_noise_gauss(&s, &(DpkCellKey) {key, 3, 5}, 6,
+							 &(DpkCellVars) {1, cv, sv, DPK_SUMS_VECTOR}, r6);
+		dpk_cell_noise_gauss(&s, &(DpkCellKey) {key, 3, 5}, 8,
+							 &(DpkCellVars) {1, cv, sv, DPK_SUMS_VECTOR}, r8);
+		dpk_cell_noise_gauss(&s, &(DpkCellKey) {key, 3, 5}, 12,
+							 &(DpkCellVars) {1, cv, sv, DPK_SUMS_VECTOR}, r12);
+		dpk_cell_noise_gauss(&s, &(DpkCellKey) {key, 3, 5}, 14,
+							 &(DpkCellVars) {1, cv, sv, DPK_SUMS_VECTOR}, r14);
 		/* [13,14] = r14 - r12 and [5,6] = r6 - r4 are different nodes; [9,12] = r12 - r8 */
 		CHECK(r14[0] - r12[0] != r6[0] - r4[0] || r14[1] - r12[1] != r6[1] - r4[1],
 			  "different nodes with equal draws");
@@ -258,8 +265,10 @@ test_pure_unchanged(void)
 		  "pure shares or decomposition changed");
 	memset(&s, 0, sizeof(s));
 	dpk_key_from_seed(5, key);
-	dpk_live_cell_noise(&s, key, 2, 9, 1023, 3, &cn, &sn, DPK_SUMS_VECTOR, a);
-	dpk_cell_noise(&s, key, 2, 9, 1023, 3, cn.lap, sn.lap, DPK_SUMS_VECTOR, b);
+	dpk_live_cell_noise(&s, &(DpkCellKey) {key, 2, 9}, 1023,
+						&(DpkCellNoise) {3, &cn, &sn, DPK_SUMS_VECTOR}, a);
+	dpk_cell_noise(&s, &(DpkCellKey) {key, 2, 9}, 1023,
+				   &(DpkCellScales) {3, cn.lap, sn.lap, DPK_SUMS_VECTOR}, b);
 	CHECK(memcmp(a, b, sizeof(a)) == 0, "pure draws changed");
 	dpk_stream_close(&s);
 }
@@ -319,7 +328,8 @@ test_release_path(void)
 	dpk_live_noisy_histogram(&cfg, key, &empty, 7, &s, &h);
 	for (c = 0; c < h.ncells; c++)
 	{
-		dpk_live_cell_noise(&r, key, 3, c, 7, 2, &cn, &sn, DPK_SUMS_VECTOR, a);
+		dpk_live_cell_noise(&r, &(DpkCellKey) {key, 3, c}, 7,
+							&(DpkCellNoise) {2, &cn, &sn, DPK_SUMS_VECTOR}, a);
 		same = same && h.count[c] == a[0];
 		for (j = 0; j < 2; j++)
 			same = same && h.sum[c * 2 + j] == a[1 + j];
@@ -344,13 +354,16 @@ test_release_path(void)
 	same = 1;
 	for (c = 0; c < total; c++)
 	{
-		dpk_live_cell_noise(&r, key, pcfg.level + 32 * (int) (c / ncells), c % ncells, 13, 12,
-							&cn, &sn, DPK_SUMS_VECTOR, a);
+		dpk_live_cell_noise(&r,
+							&(DpkCellKey) {key, pcfg.level + 32 * (int) (c / ncells), c % ncells},
+							13, &(DpkCellNoise) {12, &cn, &sn, DPK_SUMS_VECTOR},
+							a);
 		same = same && count[c] == (double) a[0];
 		for (j = 0; j < 12; j++)
 			same = same && sum[c * 12 + j] == (double) a[1 + j];
 	}
-	dpk_live_cell_noise(&r, key, 255, 0, 13, 0, &nn, &cn, DPK_SUMS_NONE, a);
+	dpk_live_cell_noise(&r, &(DpkCellKey) {key, 255, 0}, 13,
+						&(DpkCellNoise) {0, &nn, &cn, DPK_SUMS_NONE}, a);
 	CHECK(same && sumnorm == (double) a[0],
 		  "Gaussian projected noise is not the plain decomposition's");
 	dpk_cellmap_free(&empty);
@@ -490,7 +503,8 @@ test_norm_shift(void)
 		nn = dpk_live_norm_noise(&cfg);
 		cn = dpk_live_count_noise(&cfg);
 		noise[0] = 0;
-		dpk_live_cell_noise(&r, key, 255, 0, 5, 0, &nn, &cn, DPK_SUMS_NONE, noise);
+		dpk_live_cell_noise(&r, &(DpkCellKey) {key, 255, 0}, 5,
+							&(DpkCellNoise) {0, &nn, &cn, DPK_SUMS_NONE}, noise);
 		CHECK(fabs(sumnorm - ldexp((double) noise[0], cfg.norm_shift) - truth) <=
 			  200.0 * ldexp(0.5, cfg.norm_shift),
 			  "released sum of squared norms %.0f - noise is not the truth %.0f (shift %d)",

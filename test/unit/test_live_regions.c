@@ -253,8 +253,10 @@ static void
 table_release_from(Table *tb, DpkRegions *rs, uint32_t t, const Noisy *nz,
 				   DpkLiveRelease *rel, int64_t *rows)
 {
-	dpk_regions_release(rs, &tb->cfg, &tb->box, &tb->proj, tb->key, t, &tb->map, nz->count,
-						nz->cells, nz->sumnorm, nz->seed, rel, nz->sum, rows);
+	dpk_regions_release(rs,
+						&(DpkRegionsTable) {&tb->cfg, &tb->box, &tb->proj, tb->key},
+						&(DpkRegionsInput) {t, &tb->map, nz->count, nz->cells, nz->sumnorm, nz->seed},
+						&(DpkRegionsOut) {rel, nz->sum, rows});
 }
 
 /* Release t of the table's own state. */
@@ -1228,8 +1230,10 @@ release_fails(Table *tb, const DpkLiveConfig *cfg, uint32_t t)
 	dpk_alloc_hook = arena_alloc;
 	dpk_free_hook = arena_free;
 	if (setjmp(fail_jump) == 0)
-		dpk_regions_release(&tb->rs, cfg, &tb->box, &tb->proj, tb->key, t, &tb->map,
-							nz.count, nz.cells, nz.sumnorm, nz.seed, &rel, NULL, &rows);
+		dpk_regions_release(&tb->rs,
+							&(DpkRegionsTable) {cfg, &tb->box, &tb->proj, tb->key},
+							&(DpkRegionsInput) {t, &tb->map, nz.count, nz.cells, nz.sumnorm, nz.seed},
+							&(DpkRegionsOut) {&rel, NULL, &rows});
 	else
 		failed = true;
 	dpk_alloc_hook = saved_alloc;

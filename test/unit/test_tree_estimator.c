@@ -293,9 +293,11 @@ main(void)
 			__int128	acc[4];
 
 			dpk_tree_release_weights(DPK_TREE_SIGNED, 2, 1024, t, &w);
-			dpk_cell_noise(&s, key, 3, 4242 + t, t, 3, cs, ss, DPK_SUMS_VECTOR, a);
-			dpk_cell_noise_weighted(&s, key, 3, 4242 + t, &w, 3, cs, ss, DPK_SUMS_VECTOR,
-									NULL, b, tmp, acc);
+			dpk_cell_noise(&s, &(DpkCellKey) {key, 3, 4242 + t}, t,
+						   &(DpkCellScales) {3, cs, ss, DPK_SUMS_VECTOR}, a);
+			dpk_cell_noise_weighted(&s, &(DpkCellKey) {key, 3, 4242 + t}, &w,
+									&(DpkCellScales) {3, cs, ss, DPK_SUMS_VECTOR},
+									NULL, b, &(DpkNoiseScratch) {tmp, acc});
 			mismatch += memcmp(a, b, sizeof(a)) != 0;
 			dpk_tree_weights_free(&w);
 		}
@@ -330,8 +332,11 @@ main(void)
 							tmp[1];
 				__int128	acc[1];
 
-				dpk_cell_noise_weighted(&s, key, 3, (uint64_t) c, &w, 0, cs, cs,
-										DPK_SUMS_NONE, NULL, v, tmp, acc);
+				dpk_cell_noise_weighted(&s,
+										&(DpkCellKey) {key, 3, (uint64_t) c},
+										&w,
+										&(DpkCellScales) {0, cs, cs, DPK_SUMS_NONE},
+										NULL, v, &(DpkNoiseScratch) {tmp, acc});
 				sum += v[0];
 				sum2 += (double) v[0] * v[0];
 			}
@@ -479,8 +484,9 @@ main(void)
 						want[3] = {0, 0, 0};
 
 			dpk_tree_release_weights(DPK_TREE_LOCAL_BLUE, k, T, t, &w);
-			dpk_cell_noise_weighted(&s, key, 4, 77, &w, 2, cs, ss, DPK_SUMS_VECTOR, truth, got,
-									tmp, acc);
+			dpk_cell_noise_weighted(&s, &(DpkCellKey) {key, 4, 77}, &w,
+									&(DpkCellScales) {2, cs, ss, DPK_SUMS_VECTOR},
+									truth, got, &(DpkNoiseScratch) {tmp, acc});
 			for (i = 0; i < w.n; i++)
 			{
 				int64_t    *v = cache[w.level[i]][w.index[i]];
@@ -493,8 +499,10 @@ main(void)
 				if (!have[w.level[i]][w.index[i]])
 				{
 					memset(v, 0, 3 * sizeof(int64_t));
-					dpk_node_noise(&s, key, 4, 77, k, w.level[i], w.index[i], 2, cs, ss,
-								   DPK_SUMS_VECTOR, 1, v);
+					dpk_node_noise(&s, &(DpkCellKey) {key, 4, 77},
+								   &(DpkTreeNode) {k, w.level[i], w.index[i], 1},
+								   &(DpkCellScales) {2, cs, ss, DPK_SUMS_VECTOR},
+								   v);
 					have[w.level[i]][w.index[i]] = true;
 				}
 				else
@@ -516,9 +524,15 @@ main(void)
 							b[3] = {0, 0, 0},
 							c[3] = {0, 0, 0};
 
-				dpk_node_noise(&s, key, 4, 77, 13, j, idx, 2, cs, ss, DPK_SUMS_VECTOR, 1, a);
-				dpk_node_noise(&s, key, 4, 77, 2, j, idx, 2, cs, ss, DPK_SUMS_VECTOR, 1, b);
-				dpk_node_noise(&s, key, 4, 77, 11, j, idx, 2, cs, ss, DPK_SUMS_VECTOR, 1, c);
+				dpk_node_noise(&s, &(DpkCellKey) {key, 4, 77},
+							   &(DpkTreeNode) {13, j, idx, 1},
+							   &(DpkCellScales) {2, cs, ss, DPK_SUMS_VECTOR}, a);
+				dpk_node_noise(&s, &(DpkCellKey) {key, 4, 77},
+							   &(DpkTreeNode) {2, j, idx, 1},
+							   &(DpkCellScales) {2, cs, ss, DPK_SUMS_VECTOR}, b);
+				dpk_node_noise(&s, &(DpkCellKey) {key, 4, 77},
+							   &(DpkTreeNode) {11, j, idx, 1},
+							   &(DpkCellScales) {2, cs, ss, DPK_SUMS_VECTOR}, c);
 				total += memcmp(a, b, sizeof(a)) == 0 || memcmp(a, c, sizeof(a)) == 0;
 			}
 		CHECK(total == 0, "%d 13-ary node draws equal the binary or 11-ary node's", total);
@@ -549,8 +563,11 @@ main(void)
 							tmp[1];
 				__int128	acc[1];
 
-				dpk_cell_noise_weighted(&s, key, 3, (uint64_t) c, &w, 0, cs, cs,
-										DPK_SUMS_NONE, NULL, v, tmp, acc);
+				dpk_cell_noise_weighted(&s,
+										&(DpkCellKey) {key, 3, (uint64_t) c},
+										&w,
+										&(DpkCellScales) {0, cs, cs, DPK_SUMS_NONE},
+										NULL, v, &(DpkNoiseScratch) {tmp, acc});
 				sum += v[0];
 				sum2 += (double) v[0] * v[0];
 			}
@@ -653,13 +670,17 @@ main(void)
 						kpow(k, w.level[i]) * (int64_t) w.index[i] + 2;
 				bad += !identity_exact(k, &w, t, limit) ||
 					(!w.signs && w.den != DPK_TREE_WEIGHT_DEN);
-				dpk_cell_noise_weighted(&s, key, 5, 9, &w, 0, cs, cs, DPK_SUMS_NONE, truth,
-										got, tmp, acc);
+				dpk_cell_noise_weighted(&s, &(DpkCellKey) {key, 5, 9}, &w,
+										&(DpkCellScales) {0, cs, cs, DPK_SUMS_NONE},
+										truth, got,
+										&(DpkNoiseScratch) {tmp, acc});
 				for (i = 0; i < w.n; i++)
 				{
 					v[0] = 0;
-					dpk_node_noise(&s, key, 5, 9, k, w.level[i], w.index[i], 0, cs, cs,
-								   DPK_SUMS_NONE, 1, v);
+					dpk_node_noise(&s, &(DpkCellKey) {key, 5, 9},
+								   &(DpkTreeNode) {k, w.level[i], w.index[i], 1},
+								   &(DpkCellScales) {0, cs, cs, DPK_SUMS_NONE},
+								   v);
 					want += (__int128) w.num[i] * v[0];
 				}
 				bad += !nearest_even(got[0], truth[0], want, w.den);

@@ -1053,10 +1053,19 @@ km_lloyd(KmRun *run, const double *x, int n, int d, int k, int max_iter)
  * returned cost is that of the final centres with nearest-centre assignment.
  */
 double
-dpk_kmeans(const double *x, const double *w, int n, int d, int k,
-		   int restarts, int max_iter, uint64_t seed,
-		   double *centers, double *sizes)
+dpk_kmeans(const DpkPoints *pts, const DpkClusterOpts *opt,
+		   const DpkClusterOut *out)
 {
+	const double *x = pts->x;
+	const double *w = pts->w;
+	int			n = pts->n;
+	int			d = pts->d;
+	int			k = opt->k;
+	int			restarts = opt->restarts;
+	int			max_iter = opt->max_iter;
+	uint64_t	seed = opt->seed;
+	double	   *centers = out->centers;
+	double	   *sizes = out->sizes;
 	KmRun		run;
 	double	   *cur_sizes;
 	double		best_cost = 0.0;
@@ -1111,10 +1120,19 @@ dpk_kmeans(const double *x, const double *w, int n, int d, int k,
  * a tie).
  */
 double
-dpk_kmeans_screened(const double *x, const double *w, int n, int d, int k,
-					int restarts, int max_iter, uint64_t seed, int screen_iter,
-					int keep, double *centers, double *sizes)
+dpk_kmeans_screened(const DpkPoints *pts, const DpkClusterOpts *opt,
+					int screen_iter, int keep, const DpkClusterOut *out)
 {
+	const double *x = pts->x;
+	const double *w = pts->w;
+	int			n = pts->n;
+	int			d = pts->d;
+	int			k = opt->k;
+	int			restarts = opt->restarts;
+	int			max_iter = opt->max_iter;
+	uint64_t	seed = opt->seed;
+	double	   *centers = out->centers;
+	double	   *sizes = out->sizes;
 	KmRun		run;
 	size_t		kd = (size_t) k * d;
 	double	   *topc;
@@ -1135,7 +1153,7 @@ dpk_kmeans_screened(const double *x, const double *w, int n, int d, int k,
 	if (keep < 1)
 		keep = 1;
 	if (k <= 0 || d <= 0 || n <= 0 || keep >= restarts || screen_iter >= max_iter)
-		return dpk_kmeans(x, w, n, d, k, restarts, max_iter, seed, centers, sizes);
+		return dpk_kmeans(pts, &(DpkClusterOpts) {k, restarts, max_iter, seed}, out);
 
 	km_run_init(&run, x, w, n, d, k);
 	topc = dpk_alloc(sizeof(double) * (size_t) keep * kd);

@@ -19,31 +19,53 @@
  */
 extern bool dpk_kmeans_prune;
 
+/* A weighted point set, the input of a clustering run. */
+typedef struct DpkPoints
+{
+	const double *x;			/* n*d coordinates, row-major */
+	const double *w;			/* n weights >= 0; NULL = all 1 */
+	int			n;				/* number of points */
+	int			d;				/* dimension */
+} DpkPoints;
+
+/* The options of one k-means or k-median run (post-processing only). */
+typedef struct DpkClusterOpts
+{
+	int			k;				/* number of centres, always all filled */
+	int			restarts;		/* independent seedings; the lowest cost wins */
+	int			max_iter;		/* at most this many Lloyd rounds per restart */
+	uint64_t	seed;			/* seed of the plain generator of prng.h */
+} DpkClusterOpts;
+
+/* Where a clustering run writes its result. */
+typedef struct DpkClusterOut
+{
+	double	   *centers;		/* k*d centres, row-major */
+	double	   *sizes;			/* k weights assigned to each centre; may be NULL */
+} DpkClusterOut;
+
 /*
- * Cluster n weighted points x (n*d, row-major; weights w >= 0, NULL = all 1)
- * into exactly k centres (k*d, row-major, written to centers).  sizes[j]
- * receives the total weight assigned to centre j (may be NULL).  Runs
- * `restarts` independent k-means++ seedings each followed by at most
- * `max_iter` Lloyd iterations and keeps the lowest weighted cost, which it
- * returns.  Always fills all k centres: with fewer distinct points than k, or
- * zero total weight, the spare centres repeat existing points (or, with n = 0,
- * sit at the origin) and get size 0.  Deterministic for a given seed.
+ * Cluster the weighted points pts into exactly opt->k centres (written to
+ * out->centers); out->sizes[j] receives the total weight assigned to centre
+ * j.  Runs opt->restarts independent k-means++ seedings each followed by at
+ * most opt->max_iter Lloyd iterations and keeps the lowest weighted cost,
+ * which it returns.  Always fills all k centres: with fewer distinct points
+ * than k, or zero total weight, the spare centres repeat existing points (or,
+ * with n = 0, sit at the origin) and get size 0.  Deterministic for a given
+ * seed.
  */
-double		dpk_kmeans(const double *x, const double *w, int n, int d, int k,
-					   int restarts, int max_iter, uint64_t seed,
-					   double *centers, double *sizes);
+double		dpk_kmeans(const DpkPoints *pts, const DpkClusterOpts *opt,
+					   const DpkClusterOut *out);
 
 /*
  * The same with screened restarts: every restart stops after at most
  * screen_iter Lloyd updates, and only the `keep` of lowest cost then run on
- * to max_iter updates in all; the lowest final cost wins (its centres,
- * sizes and cost are returned).  With keep >= restarts or screen_iter >=
- * max_iter it is dpk_kmeans.  Deterministic for a given seed.
+ * to opt->max_iter updates in all; the lowest final cost wins (its centres,
+ * sizes and cost are returned).  With keep >= opt->restarts or screen_iter
+ * >= opt->max_iter it is dpk_kmeans.  Deterministic for a given seed.
  */
-double		dpk_kmeans_screened(const double *x, const double *w, int n, int d, int k,
-								int restarts, int max_iter, uint64_t seed,
-								int screen_iter, int keep, double *centers,
-								double *sizes);
+double		dpk_kmeans_screened(const DpkPoints *pts, const DpkClusterOpts *opt,
+								int screen_iter, int keep, const DpkClusterOut *out);
 
 /*
  * Weighted k-means cost of centres (k*d) on points x (n*d, weights w or NULL):

@@ -550,9 +550,19 @@ dpk_kmedian_from(const double *x, const double *w, int n, int d, int k, int max_
 
 /* Weighted k-median with restarts (see kmedian.h). */
 double
-dpk_kmedian(const double *x, const double *w, int n, int d, int k, int restarts,
-			int max_iter, uint64_t seed, double *centers, double *sizes)
+dpk_kmedian(const DpkPoints *pts, const DpkClusterOpts *opt,
+			const DpkClusterOut *out)
 {
+	const double *x = pts->x;
+	const double *w = pts->w;
+	int			n = pts->n;
+	int			d = pts->d;
+	int			k = opt->k;
+	int			restarts = opt->restarts;
+	int			max_iter = opt->max_iter;
+	uint64_t	seed = opt->seed;
+	double	   *centers = out->centers;
+	double	   *sizes = out->sizes;
 	KmedRun		run;
 	double		best_cost = INFINITY;
 	int			r;

@@ -13,6 +13,8 @@
 
 #include <stdint.h>
 
+#include "kmeans.h"
+
 /* The clustering objective of a release. */
 typedef enum DpkObjective
 {
@@ -47,17 +49,17 @@ double		dpk_geomedian(const double *x, const double *w, int n, int d,
 						  double *out);
 
 /*
- * Cluster n weighted points into exactly k centres (k*d) for the k-median
- * objective; same contract as dpk_kmeans (kmeans.h): `restarts` seedings by
- * weight * D (the distance to the nearest centre so far), each followed by
- * at most max_iter rounds of nearest-centre assignment and Weiszfeld steps
- * toward each cluster's weighted geometric median; the lowest weighted sum
- * of distances wins and is returned.  sizes (may be NULL) gets the weight
- * assigned to each centre.  Deterministic for a given seed.
+ * Cluster the weighted points pts into exactly opt->k centres
+ * (out->centers, k*d) for the k-median objective; same contract as
+ * dpk_kmeans (kmeans.h): opt->restarts seedings by weight * D (the distance
+ * to the nearest centre so far), each followed by at most opt->max_iter
+ * rounds of nearest-centre assignment and Weiszfeld steps toward each
+ * cluster's weighted geometric median; the lowest weighted sum of distances
+ * wins and is returned.  out->sizes (may be NULL) gets the weight assigned
+ * to each centre.  Deterministic for a given seed.
  */
-double		dpk_kmedian(const double *x, const double *w, int n, int d, int k,
-						int restarts, int max_iter, uint64_t seed,
-						double *centers, double *sizes);
+double		dpk_kmedian(const DpkPoints *pts, const DpkClusterOpts *opt,
+						const DpkClusterOut *out);
 
 /*
  * The alternation of dpk_kmedian (nearest-centre assignment, Weiszfeld

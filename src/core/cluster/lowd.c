@@ -155,12 +155,14 @@ lowd_centres(const DpkBox *box, const DpkLowdConfig *cfg, const DpkCoreset *cs,
 	res->centers = dpk_alloc((size_t) cfg->k * d * sizeof(double));
 	res->sizes = dpk_alloc((size_t) cfg->k * sizeof(double));
 	if (cs->n > 0 && cfg->objective == DPK_OBJECTIVE_KMEDIAN)
-		dpk_kmedian(cs->points, cs->weights, cs->n, d, cfg->k, cfg->restarts,
-					cfg->max_iter, dpk_stream_u64(s), res->centers, res->sizes);
+		dpk_kmedian(&(DpkPoints) {cs->points, cs->weights, cs->n, d},
+					&(DpkClusterOpts) {cfg->k, cfg->restarts, cfg->max_iter, dpk_stream_u64(s)},
+					&(DpkClusterOut) {res->centers, res->sizes});
 	else if (cs->n > 0)
-		dpk_kmeans_screened(cs->points, cs->weights, cs->n, d, cfg->k, cfg->restarts,
-							cfg->max_iter, dpk_stream_u64(s), cfg->screen_iter,
-							cfg->screen_keep, res->centers, res->sizes);
+		dpk_kmeans_screened(&(DpkPoints) {cs->points, cs->weights, cs->n, d},
+							&(DpkClusterOpts) {cfg->k, cfg->restarts, cfg->max_iter, dpk_stream_u64(s)},
+							cfg->screen_iter, cfg->screen_keep,
+							&(DpkClusterOut) {res->centers, res->sizes});
 	else
 	{
 		/* Nothing rose above the noise: every centre at the box centre. */

@@ -143,32 +143,30 @@ node_nonce(int level, uint64_t cell, int arity, int node_level, uint32_t node_in
 
 /* One tree node's noise of one cell (see counter.h). */
 void
-dpk_node_noise(DpkStream *s, const uint8_t key[DPK_KEY_BYTES], int level,
-			   uint64_t cell, int arity, int node_level, uint32_t node_index, int d,
-			   DpkScale count_scale, DpkScale sum_scale, DpkSumNoise sums,
-			   int sign, int64_t *out)
+dpk_node_noise(DpkStream *s, const DpkCellKey *ck, const DpkTreeNode *node,
+			   const DpkCellScales *sc, int64_t *out)
 {
 	uint8_t		nonce[DPK_NONCE_BYTES];
+	int			sign = node->sign;
 
-	node_nonce(level, cell, arity, node_level, node_index, nonce);
-	dpk_stream_reseed(s, key, nonce);
-	out[0] += sign * dpk_discrete_laplace(s, count_scale);
-	if (sums == DPK_SUMS_VECTOR)
-		dpk_vector_noise(s, sum_scale, d, sign, out + 1);
-	else if (sums == DPK_SUMS_COORDS)
+	node_nonce(ck->level, ck->cell, node->arity, node->level, node->index, nonce);
+	dpk_stream_reseed(s, ck->key, nonce);
+	out[0] += sign * dpk_discrete_laplace(s, sc->count);
+	if (sc->sums == DPK_SUMS_VECTOR)
+		dpk_vector_noise(s, sc->sum, sc->d, sign, out + 1);
+	else if (sc->sums == DPK_SUMS_COORDS)
 	{
 		int			j;
 
-		for (j = 0; j < d; j++)
-			out[1 + j] += sign * dpk_discrete_laplace(s, sum_scale);
+		for (j = 0; j < sc->d; j++)
+			out[1 + j] += sign * dpk_discrete_laplace(s, sc->sum);
 	}
 }
 
 /* Continual noise of one cell at release t (see counter.h). */
 void
-dpk_cell_noise(DpkStream *s, const uint8_t key[DPK_KEY_BYTES], int level,
-			   uint64_t cell, uint32_t t, int d, DpkScale count_scale,
-			   DpkScale sum_scale, DpkSumNoise sums, int64_t *out)
+dpk_cell_noise(DpkStream *s, const DpkCellKey *ck, uint32_t t,
+			   const DpkCellScales *sc, int64_t *out)
 {
 	int			node_level[34],
 				node_sign[34];
@@ -176,32 +174,31 @@ dpk_cell_noise(DpkStream *s, const uint8_t key[DPK_KEY_BYTES], int level,
 	int			nodes = dpk_tree_decompose(t, node_level, node_index, node_sign);
 	int			a;
 
-	memset(out, 0, (1 + d) * sizeof(int64_t));
+	memset(out, 0, (1 + sc->d) * sizeof(int64_t));
 	for (a = 0; a < nodes; a++)
-		dpk_node_noise(s, key, level, cell, 2, node_level[a], node_index[a], d,
-					   count_scale, sum_scale, sums, node_sign[a], out);
+		dpk_node_noise(s, ck, &(DpkTreeNode) {2, node_level[a], node_index[a], node_sign[a]},
+					   sc, out);
 }
 
 /* Gaussian continual noise of one cell at release t (see counter.h). */
 void
-dpk_cell_noise_gauss(DpkStream *s, const uint8_t key[DPK_KEY_BYTES], int level,
-					 uint64_t cell, uint32_t t, int d, DpkGaussScale count_var,
-					 DpkGaussScale sum_var, DpkSumNoise sums, int64_t *out)
+dpk_cell_noise_gauss(DpkStream *s, const DpkCellKey *ck, uint32_t t,
+					 const DpkCellVars *vars, int64_t *out)
 {
 	int			node_level[34];
 	uint32_t	node_index[34];
 	int			nodes = dpk_tree_decompose_binary(t, node_level, node_index);
 	int			a;
 
-	memset(out, 0, (1 + d) * sizeof(int64_t));
+	memset(out, 0, (1 + vars->d) * sizeof(int64_t));
 	for (a = 0; a < nodes; a++)
 	{
 		uint8_t		nonce[DPK_NONCE_BYTES];
 
-		node_nonce(level, cell, 2, node_level[a], node_index[a], nonce);
-		dpk_stream_reseed(s, key, nonce);
-		out[0] += dpk_discrete_gaussian(s, count_var);
-		if (sums == DPK_SUMS_VECTOR)
-			dpk_gauss_vector_noise(s, sum_var, d, 1, out + 1);
+		node_nonce(ck->level, ck->cell, 2, node_level[a], node_index[a], nonce);
+		dpk_stream_reseed(s, ck->key, nonce);
+		out[0] += dpk_discrete_gaussian(s, vars->count);
+		if (vars->sums == DPK_SUMS_VECTOR)
+			dpk_gauss_vector_noise(s, vars->sum, vars->d, 1, out + 1);
 	}
 }

@@ -63,38 +63,66 @@ typedef enum DpkSumNoise
 								 * sum_l1) */
 } DpkSumNoise;
 
+/* The key of a cell's noise: what its stream is keyed and identified by. */
+typedef struct DpkCellKey
+{
+	const uint8_t *key;			/* the table's secret key, DPK_KEY_BYTES */
+	int			level;			/* the cell's grid level (nonce byte) */
+	uint64_t	cell;			/* the cell's index at that level */
+} DpkCellKey;
+
+/* One node of a counter tree and the sign it enters the release with. */
+typedef struct DpkTreeNode
+{
+	int			arity;			/* the tree's arity; 2 = the binary tree */
+	int			level;			/* the node's level, 0 = leaves */
+	uint32_t	index;			/* the node's 1-based index on its level */
+	int			sign;			/* factor of its draws in the release */
+} DpkTreeNode;
+
+/* The discrete Laplace laws of a cell's counters (a pure table). */
+typedef struct DpkCellScales
+{
+	int			d;				/* number of sums after the count */
+	DpkScale	count;			/* scale of the count */
+	DpkScale	sum;			/* scale of each sum draw */
+	DpkSumNoise sums;			/* which noise the sums get */
+} DpkCellScales;
+
+/* The discrete Gaussian laws of a cell's counters (an (epsilon, delta) table). */
+typedef struct DpkCellVars
+{
+	int			d;				/* number of sums after the count */
+	DpkGaussScale count;		/* variance sigma^2 of the count */
+	DpkGaussScale sum;			/* variance of each sum coordinate */
+	DpkSumNoise sums;			/* which noise the sums get */
+} DpkCellVars;
+
 /*
- * One node's noise of one cell, times sign, added to out[0] (count, discrete
- * Laplace) and out[1..d] (sums, one vector draw when sums is
+ * One node's noise of one cell, times node->sign, added to out[0] (count,
+ * discrete Laplace) and out[1..d] (sums, one vector draw when sc->sums is
  * DPK_SUMS_VECTOR).  The stream is re-keyed by (level, cell, tree arity,
  * node), so the node carries the same noise at every release that uses it;
  * arity 2 is the binary tree (tree_estimator.h for arities above 2).
  */
-void		dpk_node_noise(DpkStream *s, const uint8_t key[DPK_KEY_BYTES], int level,
-						   uint64_t cell, int arity, int node_level, uint32_t node_index,
-						   int d,
-						   DpkScale count_scale, DpkScale sum_scale, DpkSumNoise sums,
-						   int sign, int64_t *out);
+void		dpk_node_noise(DpkStream *s, const DpkCellKey *ck, const DpkTreeNode *node,
+						   const DpkCellScales *sc, int64_t *out);
 
 /*
  * The continual noise of one cell at release t: out[0] gets the count noise
  * (discrete Laplace), out[1..d] the sum noise (one vector draw), each the
- * signed sum of one draw per node of the decomposition of t at the given
- * scales.  The stream is re-keyed per node.
+ * signed sum of one draw per node of the decomposition of t at the scales
+ * sc.  The stream is re-keyed per node.
  */
-void		dpk_cell_noise(DpkStream *s, const uint8_t key[DPK_KEY_BYTES],
-						   int level, uint64_t cell, uint32_t t, int d,
-						   DpkScale count_scale, DpkScale sum_scale,
-						   DpkSumNoise sums, int64_t *out);
+void		dpk_cell_noise(DpkStream *s, const DpkCellKey *ck, uint32_t t,
+						   const DpkCellScales *sc, int64_t *out);
 
 /*
  * The same for a Gaussian table: the nodes of dpk_tree_decompose_binary,
- * count noise N_Z(0, count_var) and d independent N_Z(0, sum_var) on the
- * sums per node (the nonces are those of dpk_cell_noise).
+ * count noise N_Z(0, vars->count) and d independent N_Z(0, vars->sum) on
+ * the sums per node (the nonces are those of dpk_cell_noise).
  */
-void		dpk_cell_noise_gauss(DpkStream *s, const uint8_t key[DPK_KEY_BYTES],
-								 int level, uint64_t cell, uint32_t t, int d,
-								 DpkGaussScale count_var, DpkGaussScale sum_var,
-								 DpkSumNoise sums, int64_t *out);
+void		dpk_cell_noise_gauss(DpkStream *s, const DpkCellKey *ck, uint32_t t,
+								 const DpkCellVars *vars, int64_t *out);
 
 #endif

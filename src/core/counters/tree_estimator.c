@@ -613,12 +613,14 @@ dpk_round_exact(int64_t base, __int128 num, int64_t den, int64_t *out)
  * of them fits the 128-bit accumulator.
  */
 void
-dpk_cell_noise_weighted(DpkStream *s, const uint8_t key[DPK_KEY_BYTES], int level,
-						uint64_t cell, const DpkTreeWeights *w, int d,
-						DpkScale count_scale, DpkScale sum_scale, DpkSumNoise sums,
-						const int64_t *truth, int64_t *out, int64_t *tmp, __int128 *acc)
+dpk_cell_noise_weighted(DpkStream *s, const DpkCellKey *ck, const DpkTreeWeights *w,
+						const DpkCellScales *sc, const int64_t *truth, int64_t *out,
+						const DpkNoiseScratch *scratch)
 {
-	int			dd = sums != DPK_SUMS_NONE ? d : 0;
+	int			d = sc->d;
+	int			dd = sc->sums != DPK_SUMS_NONE ? d : 0;
+	int64_t    *tmp = scratch->tmp;
+	__int128   *acc = scratch->acc;
 	int			a,
 				j;
 
@@ -629,16 +631,17 @@ dpk_cell_noise_weighted(DpkStream *s, const uint8_t key[DPK_KEY_BYTES], int leve
 	if (w->signs)
 	{
 		for (a = 0; a < w->n; a++)
-			dpk_node_noise(s, key, level, cell, w->arity, w->level[a], w->index[a], d,
-						   count_scale, sum_scale, sums, (int) w->num[a], out);
+			dpk_node_noise(s, ck,
+						   &(DpkTreeNode) {w->arity, w->level[a], w->index[a], (int) w->num[a]},
+						   sc, out);
 		return;
 	}
 	memset(acc, 0, (1 + dd) * sizeof(__int128));
 	for (a = 0; a < w->n; a++)
 	{
 		memset(tmp, 0, (1 + dd) * sizeof(int64_t));
-		dpk_node_noise(s, key, level, cell, w->arity, w->level[a], w->index[a], d,
-					   count_scale, sum_scale, sums, 1, tmp);
+		dpk_node_noise(s, ck, &(DpkTreeNode) {w->arity, w->level[a], w->index[a], 1},
+					   sc, tmp);
 		for (j = 0; j <= dd; j++)
 			acc[j] += (__int128) w->num[a] * tmp[j];
 	}

@@ -154,21 +154,29 @@ int			dpk_tree_compute_arity(uint32_t horizon);
 extern const int dpk_tree_arity_pow2[DPK_TREE_ARITY_POW2];
 
 /*
+ * Scratch of dpk_cell_noise_weighted, allocated by the caller once for
+ * many cells.
+ */
+typedef struct DpkNoiseScratch
+{
+	int64_t    *tmp;			/* 1 + d integers: one node's draws */
+	__int128   *acc;			/* 1 + d 128-bit integers: the weighted sum */
+} DpkNoiseScratch;
+
+/*
  * The published counters of one cell under weights w: out[j] = the nearest
  * integer to truth[j] + S_j, S_j = sum_a (num[a] / den) eta_a[j] the
  * weighted sum of the nodes' draws (dpk_node_noise), computed exactly in
  * integers (doc/privacy.md, "Exact rounding"; den is odd, so there is no
- * tie); j = 0 the count,
- * 1..d the sums (when sums is not DPK_SUMS_NONE; else out[1..d] = truth).
- * truth: the cell's 1 + d true counters, NULL for zeros.  With w->signs S is
- * an integer and out = truth + S.  tmp: 1 + d scratch integers, acc: 1 + d
- * scratch 128-bit integers.
+ * tie); j = 0 the count, 1..d the sums (when sc->sums is not
+ * DPK_SUMS_NONE; else out[1..d] = truth).  truth: the cell's 1 + d true
+ * counters, NULL for zeros.  With w->signs S is an integer and out = truth
+ * + S.
  */
-void		dpk_cell_noise_weighted(DpkStream *s, const uint8_t key[DPK_KEY_BYTES],
-									int level, uint64_t cell, const DpkTreeWeights *w,
-									int d, DpkScale count_scale, DpkScale sum_scale,
-									DpkSumNoise sums, const int64_t *truth, int64_t *out,
-									int64_t *tmp, __int128 *acc);
+void		dpk_cell_noise_weighted(DpkStream *s, const DpkCellKey *ck,
+									const DpkTreeWeights *w, const DpkCellScales *sc,
+									const int64_t *truth, int64_t *out,
+									const DpkNoiseScratch *scratch);
 
 /*
  * The nearest integer to base + num / den, ties to even (for odd den there

@@ -86,10 +86,17 @@ lift_totals(int d, int k, size_t ncells, const double *count, const double *sum,
 
 /* Lift centres (see lift.h). */
 void
-dpk_lift_centers(int d, int k, size_t ncells, const double *count,
-				 const double *sum, const int *assign, double min_count,
-				 const double *fallback, double *centers, double *sizes)
+dpk_lift_centers(const DpkLiftCells *cells, const DpkLiftRule *rule,
+				 double *centers, double *sizes)
 {
+	int			d = cells->d;
+	int			k = cells->k;
+	size_t		ncells = cells->ncells;
+	const double *count = cells->count;
+	const double *sum = cells->sum;
+	const int  *assign = cells->assign;
+	double		min_count = rule->min_count;
+	const double *fallback = rule->fallback;
 	double	   *cnt = dpk_alloc(sizeof(double) * k);
 	double	   *tot = dpk_alloc(sizeof(double) * (size_t) k * d);
 	int			a,
@@ -294,11 +301,19 @@ plane_target(const DpkLiftPlane *plane, int a)
 
 /* Lift centres from their heaviest cells, shrunk (see lift.h). */
 void
-dpk_lift_centers_heavy(int d, int k, size_t ncells, const double *count,
-					   const double *sum, const int *assign, double sum_var,
-					   double min_count, const double *fallback,
-					   const DpkLiftPlane *plane, double *centers, double *sizes)
+dpk_lift_centers_heavy(const DpkLiftCells *cells, const DpkLiftRule *rule,
+					   double *centers, double *sizes)
 {
+	int			d = cells->d;
+	int			k = cells->k;
+	size_t		ncells = cells->ncells;
+	const double *count = cells->count;
+	const double *sum = cells->sum;
+	const int  *assign = cells->assign;
+	double		sum_var = rule->sum_var;
+	double		min_count = rule->min_count;
+	const double *fallback = rule->fallback;
+	const DpkLiftPlane *plane = rule->plane;
 	size_t	   *order = dpk_alloc(sizeof(size_t) * (ncells ? ncells : 1));
 	double	   *tot = dpk_alloc(sizeof(double) * d);
 	double	   *all_tot = dpk_alloc(sizeof(double) * d);
@@ -369,11 +384,19 @@ dpk_lift_centers_heavy(int d, int k, size_t ncells, const double *count,
  * mean.  Noisy values and sum_var only.
  */
 double
-dpk_lift_centers_weighted(int d, int k, size_t ncells, const double *count,
-						  const double *sum, const int *assign, double sum_var,
-						  double min_count, const double *fallback,
-						  const DpkLiftPlane *plane, double *centers, double *sizes)
+dpk_lift_centers_weighted(const DpkLiftCells *cells, const DpkLiftRule *rule,
+						  double *centers, double *sizes)
 {
+	int			d = cells->d;
+	int			k = cells->k;
+	size_t		ncells = cells->ncells;
+	const double *count = cells->count;
+	const double *sum = cells->sum;
+	const int  *assign = cells->assign;
+	double		sum_var = rule->sum_var;
+	double		min_count = rule->min_count;
+	const double *fallback = rule->fallback;
+	const DpkLiftPlane *plane = rule->plane;
 	double	   *tot = dpk_alloc(sizeof(double) * d);
 	double		risk = 0.0;
 	int			a,

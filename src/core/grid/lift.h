@@ -61,19 +61,6 @@ int64_t		dpk_lift_quantize(int d, const double *u, int64_t *q);
 double		dpk_lift_min_count(double count_var, double sum_var_norm);
 
 /*
- * Lift k centres from per-cell statistics in normalized units: count[c] and
- * sum[c * d + j] (the sum over the cell's points of u_j - 1/2), noisy or
- * not; assign[c] is the centre cell c belongs to, or -1 to leave it out.
- * Centre j is 1/2 + (sum of its cells' sums) / (sum of their counts),
- * clamped into [0,1]^d, when that count is >= min_count; otherwise it is
- * fallback + j * d (normalized, may be NULL: then 1/2).  sizes (may be NULL)
- * gets each centre's summed count, clipped at 0.  Exact on noiseless input.
- */
-void		dpk_lift_centers(int d, int k, size_t ncells, const double *count,
-							 const double *sum, const int *assign, double min_count,
-							 const double *fallback, double *centers, double *sizes);
-
-/*
  * The projected plane of a copy, for lifting: mat holds the projection's
  * dhat orthonormal rows (dhat x d, DpkProjection.mat), target each centre's
  * projection as estimated without the sums (the mean of its cells'
@@ -92,6 +79,41 @@ typedef struct DpkLiftPlane
 								 * images */
 } DpkLiftPlane;
 
+/* The cells a lift reads: per-cell statistics in normalized units. */
+typedef struct DpkLiftCells
+{
+	int			d;				/* dimension */
+	int			k;				/* number of centres */
+	size_t		ncells;			/* number of cells */
+	const double *count;		/* ncells counts, noisy or not */
+	const double *sum;			/* ncells * d sums of u_j - 1/2 over a cell */
+	const int  *assign;			/* ncells: each cell's centre, -1 = left out */
+} DpkLiftCells;
+
+/* How a centre is lifted from its cells. */
+typedef struct DpkLiftRule
+{
+	double		sum_var;		/* noise variance of a cell's sum per
+								 * coordinate (the noisy lifts only) */
+	double		min_count;		/* below this summed count, the fallback */
+	const double *fallback;		/* k * d normalized; NULL = the box middle */
+	const DpkLiftPlane *plane;	/* a copy's projected plane (the noisy lifts
+								 * only); may be NULL */
+} DpkLiftRule;
+
+/*
+ * Lift k centres from per-cell statistics in normalized units: count[c] and
+ * sum[c * d + j] (the sum over the cell's points of u_j - 1/2), noisy or
+ * not; assign[c] is the centre cell c belongs to, or -1 to leave it out.
+ * Centre j is 1/2 + (sum of its cells' sums) / (sum of their counts),
+ * clamped into [0,1]^d, when that count is >= rule->min_count; otherwise it
+ * is rule->fallback + j * d (normalized, may be NULL: then 1/2); sum_var and
+ * plane are not read.  sizes (may be NULL) gets each centre's summed count,
+ * clipped at 0.  Exact on noiseless input.
+ */
+void		dpk_lift_centers(const DpkLiftCells *cells, const DpkLiftRule *rule,
+							 double *centers, double *sizes);
+
 /*
  * dpk_lift_centers for noisy cell sums with noise variance sum_var per
  * coordinate and cell: each centre is lifted from the prefix of its cells by
@@ -105,11 +127,8 @@ typedef struct DpkLiftPlane
  * other d - dhat directions are shrunk.  sizes[] still get the counts of all
  * the centre's cells.
  */
-void		dpk_lift_centers_heavy(int d, int k, size_t ncells, const double *count,
-								   const double *sum, const int *assign, double sum_var,
-								   double min_count, const double *fallback,
-								   const DpkLiftPlane *plane, double *centers,
-								   double *sizes);
+void		dpk_lift_centers_heavy(const DpkLiftCells *cells, const DpkLiftRule *rule,
+								   double *centers, double *sizes);
 
 /*
  * dpk_lift_centers for large d: each centre is 1/2 + sum_c C_c+ S_c /
@@ -128,10 +147,7 @@ void		dpk_lift_centers_heavy(int d, int k, size_t ncells, const double *count,
  * plane's rows; for a fallback centre its count times the debiased squared
  * distance to the noisy mean.
  */
-double		dpk_lift_centers_weighted(int d, int k, size_t ncells, const double *count,
-									  const double *sum, const int *assign,
-									  double sum_var, double min_count,
-									  const double *fallback, const DpkLiftPlane *plane,
+double		dpk_lift_centers_weighted(const DpkLiftCells *cells, const DpkLiftRule *rule,
 									  double *centers, double *sizes);
 
 /*

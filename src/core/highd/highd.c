@@ -255,7 +255,9 @@ dpk_highd_grid_kmeans_cells(int dhat, int m, const double *count, double count_v
 
 	*coreset_size = n;
 	if (n > 0)
-		dpk_kmeans(pts, w, n, dhat, k, restarts, max_iter, seed, pcenters, NULL);
+		dpk_kmeans(&(DpkPoints) {pts, w, n, dhat},
+				   &(DpkClusterOpts) {k, restarts, max_iter, seed},
+				   &(DpkClusterOut) {pcenters, NULL});
 	else
 		for (j = 0; j < k * dhat; j++)
 			pcenters[j] = 0.5;
@@ -604,12 +606,13 @@ dpk_highd_cells_cluster(const DpkProjection *p, const DpkHighdCells *hc, int k,
 		plane.target = target;
 	}
 	if (hc->lift_weighted)
-		score += dpk_lift_centers_weighted(d, k, nl, lcount, hc->sum, assign, hc->sum_var,
-										   min_count, fallback,
-										   plane.mat ? &plane : NULL, centers, sizes);
+		score += dpk_lift_centers_weighted(&(DpkLiftCells) {d, k, nl, lcount, hc->sum, assign},
+										   &(DpkLiftRule) {hc->sum_var, min_count, fallback, plane.mat ? &plane : NULL},
+										   centers, sizes);
 	else
-		dpk_lift_centers_heavy(d, k, nl, lcount, hc->sum, assign, hc->sum_var, min_count,
-							   fallback, plane.mat ? &plane : NULL, centers, sizes);
+		dpk_lift_centers_heavy(&(DpkLiftCells) {d, k, nl, lcount, hc->sum, assign},
+							   &(DpkLiftRule) {hc->sum_var, min_count, fallback, plane.mat ? &plane : NULL},
+							   centers, sizes);
 	if (target)
 		dpk_free(target);
 	dpk_free(pc);
@@ -721,8 +724,9 @@ joint_group_map(const DpkHighdPlan *pl, DpkStream *s, const DpkProjection *proj,
 	}
 	if (nkept > 0)
 	{
-		dpk_kmeans(kept, w, nkept, e, k, cfg->restarts, cfg->max_iter,
-				   dpk_stream_u64(s), ec, NULL);
+		dpk_kmeans(&(DpkPoints) {kept, w, nkept, e},
+				   &(DpkClusterOpts) {k, cfg->restarts, cfg->max_iter, dpk_stream_u64(s)},
+				   &(DpkClusterOut) {ec, NULL});
 		/* every group, kept or not, to its nearest centre */
 		dpk_kmeans_cost(emb, NULL, ngroups, e, ec, k, map);
 	}
@@ -767,13 +771,13 @@ joint_lift(const DpkHighdPlan *pl, DpkStream *s, const DpkProjection *proj,
 	{
 		/* each part one cell of its own, weighed by its noisy count */
 		cells_rest_mean(&proj[0], (uint64_t) k, cnt, sum, sum_var_norm, ident, k, fallback);
-		dpk_lift_centers_weighted(d, k, (size_t) k, cnt, sum, ident, sum_var_norm,
-								  dpk_lift_min_count(pl->lift_count_var, sum_var_norm),
-								  fallback, NULL, out->centers, out->sizes);
+		dpk_lift_centers_weighted(&(DpkLiftCells) {d, k, (size_t) k, cnt, sum, ident},
+								  &(DpkLiftRule) {sum_var_norm, dpk_lift_min_count(pl->lift_count_var, sum_var_norm), fallback, NULL},
+								  out->centers, out->sizes);
 	}
 	else
-		dpk_lift_centers(d, k, (size_t) k, cnt, sum, ident,
-						 dpk_lift_min_count(pl->lift_count_var, sum_var_norm), fallback,
+		dpk_lift_centers(&(DpkLiftCells) {d, k, (size_t) k, cnt, sum, ident},
+						 &(DpkLiftRule) {0.0, dpk_lift_min_count(pl->lift_count_var, sum_var_norm), fallback, NULL},
 						 out->centers, out->sizes);
 	/* never dearer, by the same statistics' estimate, than their noisy mean
 	 * (with refinement steps, after the last of them) */
@@ -855,10 +859,13 @@ dpk_highd_refine_step(const DpkHighdPlan *pl, DpkStream *s, double *centers, dou
 		ident[j] = j;
 	memcpy(prev, centers, sizeof(double) * (size_t) k * d);
 	if (pl->cfg->lift_shrink)
-		dpk_lift_centers_weighted(d, k, (size_t) k, cnt, sum, ident, sum_var_norm, min_count,
-								  prev, NULL, centers, sizes);
+		dpk_lift_centers_weighted(&(DpkLiftCells) {d, k, (size_t) k, cnt, sum, ident},
+								  &(DpkLiftRule) {sum_var_norm, min_count, prev, NULL},
+								  centers, sizes);
 	else
-		dpk_lift_centers(d, k, (size_t) k, cnt, sum, ident, min_count, prev, centers, sizes);
+		dpk_lift_centers(&(DpkLiftCells) {d, k, (size_t) k, cnt, sum, ident},
+						 &(DpkLiftRule) {0.0, min_count, prev, NULL}, centers,
+						 sizes);
 	if (guard)
 	{
 		bool		f = dpk_mean_guard(d, k, cnt, sum, sum_var_norm, min_count, prev, centers,

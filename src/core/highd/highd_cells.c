@@ -75,7 +75,9 @@ dpk_highd_cells_space(const DpkProjection *p, int m, const double *count,
 			pts[(size_t) i * d + j] = fmin(1.0, fmax(0.0, 0.5 + sum[c * d + j] / count[c]));
 		w[i++] = count[c];
 	}
-	dpk_kmeans(pts, w, n, d, k, restarts, max_iter, seed, centers, NULL);
+	dpk_kmeans(&(DpkPoints) {pts, w, n, d},
+			   &(DpkClusterOpts) {k, restarts, max_iter, seed},
+			   &(DpkClusterOut) {centers, NULL});
 	dpk_project_batch(p, centers, (size_t) k, pcent);
 
 	for (c = 0; c < ncells; c++)

@@ -16,10 +16,19 @@
 
 /* Best of the alternation from start and D^1 restarts (see kmedian_lifted.h). */
 double
-dpk_kmedian_lifted(const double *x, const double *w, int n, int d, int k,
-				   const double *start, int restarts, int max_iter, uint64_t seed,
-				   double spread2, double *centers, double *sizes)
+dpk_kmedian_lifted(const DpkPoints *pts, const DpkClusterOpts *opt,
+				   const double *start, double spread2, const DpkClusterOut *out)
 {
+	const double *x = pts->x;
+	const double *w = pts->w;
+	int			n = pts->n;
+	int			d = pts->d;
+	int			k = opt->k;
+	int			restarts = opt->restarts;
+	int			max_iter = opt->max_iter;
+	uint64_t	seed = opt->seed;
+	double	   *centers = out->centers;
+	double	   *sizes = out->sizes;
 	double	   *c = dpk_alloc(sizeof(double) * (size_t) k * d);
 	double		best;
 
@@ -34,7 +43,9 @@ dpk_kmedian_lifted(const double *x, const double *w, int n, int d, int k,
 		dpk_free(c);
 		return 0.0;
 	}
-	dpk_kmedian(x, w, n, d, k, restarts, max_iter, seed, centers, NULL);
+	dpk_kmedian(&(DpkPoints) {x, w, n, d},
+				&(DpkClusterOpts) {k, restarts, max_iter, seed},
+				&(DpkClusterOut) {centers, NULL});
 	best = dpk_kmedian_cost(x, w, n, d, centers, k, spread2, NULL);
 	if (start)
 	{
@@ -89,10 +100,21 @@ to_box(const DpkBox *box, bool metric, double *u)
  * ||sum||^2 / count over them (normalized units).
  */
 int
-dpk_kmedian_copy_lifted(const DpkBox *box, bool metric, uint64_t ncells, const double *count,
-			const double *sum, double threshold, double min_count, double sum_var, double *x,
-			double *w, double *heavy, double *between)
+dpk_kmedian_copy_lifted(const DpkCopyCells *cells, const DpkLiftedCut *cut,
+						const DpkLiftedPoints *out)
 {
+	const DpkBox *box = cells->box;
+	bool		metric = cells->metric;
+	uint64_t	ncells = cells->ncells;
+	const double *count = cells->count;
+	const double *sum = cells->sum;
+	double		threshold = cut->threshold;
+	double		min_count = cut->min_count;
+	double		sum_var = cut->sum_var;
+	double	   *x = out->x;
+	double	   *w = out->w;
+	double	   *heavy = out->heavy;
+	double	   *between = out->between;
 	int			d = box->d,
 				n = 0,
 				j;
@@ -233,13 +255,18 @@ dpk_highd_joint_kmedian(const DpkHighdPlan *pl, DpkStream *s, const DpkProjectio
 	seed = dpk_stream_u64(s);
 
 	/* post-processing: the lifted cells, k-means of them as a start */
-	n = dpk_kmedian_copy_lifted(pl->box, true, ncells, cnt, sum, threshold, min_count, sum_var_norm, x, w,
-					&heavy, &between);
+	n = dpk_kmedian_copy_lifted(&(DpkCopyCells) {pl->box, true, ncells, cnt, sum},
+								&(DpkLiftedCut) {threshold, min_count, sum_var_norm},
+								&(DpkLiftedPoints) {x, w, &heavy, &between});
 	if (n > 0)
 	{
-		dpk_kmeans(x, w, n, d, k, cfg->restarts, cfg->max_iter, seed, start, NULL);
-		dpk_kmedian_lifted(x, w, n, d, k, start, cfg->restarts, cfg->max_iter, seed + 1, 0.0,
-						   out->centers, out->sizes);
+		dpk_kmeans(&(DpkPoints) {x, w, n, d},
+				   &(DpkClusterOpts) {k, cfg->restarts, cfg->max_iter, seed},
+				   &(DpkClusterOut) {start, NULL});
+		dpk_kmedian_lifted(&(DpkPoints) {x, w, n, d},
+						   &(DpkClusterOpts) {k, cfg->restarts, cfg->max_iter, seed + 1},
+						   start, 0.0,
+						   &(DpkClusterOut) {out->centers, out->sizes});
 		for (j = 0; j < k; j++)
 		{
 			dpk_box_normalize(pl->box, out->centers + (size_t) j * d,

@@ -27,28 +27,53 @@ struct DpkHighdOut;
 struct DpkProjection;
 
 /*
- * Weighted k-median of n lifted points x (n*d) for k centres: the better,
- * by weighted sum of sqrt(D^2 + spread2), of the alternation from `start`
- * (k*d, may be NULL) and dpk_kmedian's D^1 restarts.  Writes centers (k*d)
- * and sizes (k, may be NULL); returns that cost.  n = 0: the start (or the
- * origin) and cost 0.
+ * Weighted k-median of the lifted points pts for opt->k centres: the
+ * better, by weighted sum of sqrt(D^2 + spread2), of the alternation from
+ * `start` (k*d, may be NULL) and dpk_kmedian's D^1 restarts (opt).  Writes
+ * out->centers (k*d) and out->sizes (k, may be NULL); returns that cost.
+ * n = 0: the start (or the origin) and cost 0.
  */
-double		dpk_kmedian_lifted(const double *x, const double *w, int n, int d, int k,
-							   const double *start, int restarts, int max_iter,
-							   uint64_t seed, double spread2, double *centers,
-							   double *sizes);
+double		dpk_kmedian_lifted(const DpkPoints *pts, const DpkClusterOpts *opt,
+							   const double *start, double spread2,
+							   const DpkClusterOut *out);
+
+/* The noisy cells of one copy of a projected release. */
+typedef struct DpkCopyCells
+{
+	const DpkBox *box;			/* the box the lifted points go back to */
+	bool		metric;			/* the box's metric coordinates (to_box) */
+	uint64_t	ncells;			/* number of cells of the copy's grid */
+	const double *count;		/* ncells noisy counts */
+	const double *sum;			/* ncells * d noisy sums (normalized) */
+} DpkCopyCells;
+
+/* Which cells of a copy are lifted, and the noise of their sums. */
+typedef struct DpkLiftedCut
+{
+	double		threshold;		/* the coreset threshold a count must exceed */
+	double		min_count;		/* and the smallest count trusted to lift */
+	double		sum_var;		/* noise variance of a cell's sum per
+								 * coordinate (normalized units) */
+} DpkLiftedCut;
+
+/* Where the lifted points of a copy go. */
+typedef struct DpkLiftedPoints
+{
+	double	   *x;				/* n * d lifted points, box coordinates */
+	double	   *w;				/* n weights: their noisy counts */
+	double	   *heavy;			/* their summed count */
+	double	   *between;		/* debiased sum of ||sum||^2 / count */
+} DpkLiftedPoints;
 
 /*
  * The lifted points of one copy of a projected release: every cell above
- * both the coreset threshold and min_count at 1/2 + sum / count (normalized,
+ * both cut->threshold and cut->min_count at 1/2 + sum / count (normalized,
  * clamped) in box coordinates, weighted by its count; returns how many.
- * *heavy gets their summed count, *between the debiased sum of
+ * *out->heavy gets their summed count, *out->between the debiased sum of
  * ||sum||^2 / count over them (normalized units).
  */
-int			dpk_kmedian_copy_lifted(const DpkBox *box, bool metric, uint64_t ncells,
-									const double *count, const double *sum, double threshold,
-									double min_count, double sum_var, double *x, double *w,
-									double *heavy, double *between);
+int			dpk_kmedian_copy_lifted(const DpkCopyCells *cells, const DpkLiftedCut *cut,
+									const DpkLiftedPoints *out);
 
 
 /*

@@ -365,8 +365,9 @@ live_level_proxy(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist
 		return false;
 	}
 	assign = dpk_alloc((size_t) fine->ncells * sizeof(int));
-	dpk_kmeans(lcs.points, lcs.weights, lcs.n, d, k, cfg->restarts, cfg->max_iter, seed,
-			   cand, NULL);
+	dpk_kmeans(&(DpkPoints) {lcs.points, lcs.weights, lcs.n, d},
+			   &(DpkClusterOpts) {k, cfg->restarts, cfg->max_iter, seed},
+			   &(DpkClusterOut) {cand, NULL});
 	dpk_kmeans_cost(ref, NULL, (int) fine->ncells, d, cand, k, assign);
 	*proxy = 0.0;
 	for (c = 0; c < fine->ncells; c++)
@@ -456,9 +457,9 @@ live_cluster_kprime(const DpkLiveConfig *cfg, const DpkBox *box, const DpkCorese
 
 	if (cs->n > 0)
 	{
-		rel->costs[kp - 1] = dpk_kmeans(cs->points, cs->weights, cs->n, d, kp,
-										cfg->restarts, cfg->max_iter,
-										seed + (uint64_t) kp, centers, sizes);
+		rel->costs[kp - 1] = dpk_kmeans(&(DpkPoints) {cs->points, cs->weights, cs->n, d},
+										&(DpkClusterOpts) {kp, cfg->restarts, cfg->max_iter, seed + (uint64_t) kp},
+										&(DpkClusterOut) {centers, sizes});
 		for (i = 0; i < cs->n; i++)
 			total += cs->weights[i];
 		rel->costs[kp - 1] += total * cell_spread;

@@ -169,10 +169,18 @@ DpkNoise	dpk_live_norm_noise(const DpkLiveConfig *cfg);
 /* Number of nodes release t sums (the decomposition of the table's mechanism). */
 int			dpk_live_release_nodes(const DpkLiveConfig *cfg, uint32_t t);
 
+/* The noise families of a cell's counters in the table's mechanism. */
+typedef struct DpkCellNoise
+{
+	int			d;				/* number of sums after the count */
+	const DpkNoise *count;		/* per-node noise of the count */
+	const DpkNoise *sum;		/* per-node noise of the sums */
+	DpkSumNoise sums;			/* which noise the sums get */
+} DpkCellNoise;
+
 /* One cell's tree noise at release t in the table's mechanism. */
-void		dpk_live_cell_noise(DpkStream *s, const uint8_t key[DPK_KEY_BYTES], int level,
-								uint64_t cell, uint32_t t, int d, const DpkNoise *count,
-								const DpkNoise *sum, DpkSumNoise sums, int64_t *out);
+void		dpk_live_cell_noise(DpkStream *s, const DpkCellKey *ck, uint32_t t,
+								const DpkCellNoise *cn, int64_t *out);
 
 /*
  * Whether every node scale of cfg (counts, sums, norm counter) has an exact

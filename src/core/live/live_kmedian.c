@@ -225,8 +225,9 @@ kmedian_level(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist *f
 		dpk_coreset_free(&raw);
 		if (cs.n > 0)
 		{
-			dpk_kmedian(cs.points, cs.weights, cs.n, cfg->d, cfg->k, cfg->restarts,
-						cfg->max_iter, seed, cand, NULL);
+			dpk_kmedian(&(DpkPoints) {cs.points, cs.weights, cs.n, cfg->d},
+						&(DpkClusterOpts) {cfg->k, cfg->restarts, cfg->max_iter, seed},
+						&(DpkClusterOut) {cand, NULL});
 			proxy = kmedian_proxy(proxy_pts, box, fine->m, cand, cfg->k);
 			if (proxy < best)
 			{
@@ -288,8 +289,9 @@ dpk_live_kmedian(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist
 		{
 			double		proxy;
 
-			dpk_kmedian(cs.points, cs.weights, cs.n, d, kp, cfg->restarts, cfg->max_iter,
-						seed + (uint64_t) kp, centers, sizes);
+			dpk_kmedian(&(DpkPoints) {cs.points, cs.weights, cs.n, d},
+						&(DpkClusterOpts) {kp, cfg->restarts, cfg->max_iter, seed + (uint64_t) kp},
+						&(DpkClusterOut) {centers, sizes});
 			rel->kmed_costs[kp - 1] = kmedian_proxy(&proxy_pts, box, fine->m, centers, kp);
 			memcpy(from, rel->centers + (size_t) dpk_live_block(kp) * d,
 				   (size_t) kp * d * sizeof(double));
@@ -367,8 +369,9 @@ dpk_live_kmedian_projected(const DpkLiveConfig *cfg, const DpkBox *box, const do
 			nsum[c] = sum[(size_t) r * ncells * d + c] / DPK_LIFT_UNITS;
 		for (c = 0; c < ncells; c++)
 			total += count[(size_t) r * ncells + c];
-		n = dpk_kmedian_copy_lifted(box, cfg->box_metric, ncells, count + (size_t) r * ncells, nsum,
-						threshold, min_count, sum_var, x, w, &heavy, &between);
+		n = dpk_kmedian_copy_lifted(&(DpkCopyCells) {box, cfg->box_metric, ncells, count + (size_t) r * ncells, nsum},
+									&(DpkLiftedCut) {threshold, min_count, sum_var},
+									&(DpkLiftedPoints) {x, w, &heavy, &between});
 
 		/*
 		 * Mean squared distance of a point to its cell's mean: all points'
@@ -386,9 +389,10 @@ dpk_live_kmedian_projected(const DpkLiveConfig *cfg, const DpkBox *box, const do
 		for (kp = 1; kp <= k; kp++)
 		{
 			const double *start = rel->centers + (size_t) dpk_live_block(kp) * d;
-			double		cost = dpk_kmedian_lifted(x, w, n, d, kp, start, cfg->restarts,
-												  cfg->max_iter, seed + (uint64_t) kp,
-												  spread2, cent, sizes) * scale;
+			double		cost = dpk_kmedian_lifted(&(DpkPoints) {x, w, n, d},
+												  &(DpkClusterOpts) {kp, cfg->restarts, cfg->max_iter, seed + (uint64_t) kp},
+												  start, spread2,
+												  &(DpkClusterOut) {cent, sizes}) * scale;
 
 			if (n > 0 && cost < best[kp - 1])
 			{

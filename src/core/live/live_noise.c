@@ -105,7 +105,8 @@ dpk_live_noisy_histogram(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYT
 			dpk_check_interrupts();
 		if (gauss)
 		{
-			dpk_live_cell_noise(s, key, cfg->level, c, t, d, &cs, &ss, sums, noise);
+			dpk_live_cell_noise(s, &(DpkCellKey) {key, cfg->level, c}, t,
+								&(DpkCellNoise) {d, &cs, &ss, sums}, noise);
 			out->count[c] += noise[0];
 			if (with_sums)
 				for (j = 0; j < d; j++)
@@ -116,8 +117,9 @@ dpk_live_noisy_histogram(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYT
 		truth[0] = out->count[c];
 		for (j = 0; j < d; j++)
 			truth[1 + j] = with_sums ? out->sum[c * d + j] : 0;
-		dpk_cell_noise_weighted(s, key, cfg->level, c, &w, d, cs.lap, ss.lap, sums,
-								truth, noise, tmp, acc);
+		dpk_cell_noise_weighted(s, &(DpkCellKey) {key, cfg->level, c}, &w,
+								&(DpkCellScales) {d, cs.lap, ss.lap, sums},
+								truth, noise, &(DpkNoiseScratch) {tmp, acc});
 		out->count[c] = noise[0];
 		if (with_sums)
 			for (j = 0; j < d; j++)
@@ -193,15 +195,20 @@ dpk_live_noisy_projected_reach(const DpkLiveConfig *cfg, const uint8_t *reach,
 		/* The level byte carries the copy, so copies never share a node. */
 		if (gauss)
 		{
-			dpk_live_cell_noise(s, key, cfg->level + 32 * (int) (c / ncells), c % ncells,
-								t, d, &cs, &ss, sum ? DPK_SUMS_VECTOR : DPK_SUMS_NONE, noise);
+			dpk_live_cell_noise(s,
+								&(DpkCellKey) {key, cfg->level + 32 * (int) (c / ncells), c % ncells},
+								t,
+								&(DpkCellNoise) {d, &cs, &ss, sum ? DPK_SUMS_VECTOR : DPK_SUMS_NONE},
+								noise);
 			for (j = 0; j <= d; j++)
 				noise[j] += vals ? vals[j] : 0;
 		}
 		else
-			dpk_cell_noise_weighted(s, key, cfg->level + 32 * (int) (c / ncells),
-									c % ncells, &w, d, cs.lap, ss.lap, sums,
-									vals, noise, tmp, acc);
+			dpk_cell_noise_weighted(s,
+									&(DpkCellKey) {key, cfg->level + 32 * (int) (c / ncells), c % ncells},
+									&w,
+									&(DpkCellScales) {d, cs.lap, ss.lap, sums},
+									vals, noise, &(DpkNoiseScratch) {tmp, acc});
 		count[c] = (double) noise[0];
 		for (j = 0; j < d; j++)
 			sum[c * d + j] = (double) noise[1 + j];
@@ -210,12 +217,15 @@ dpk_live_noisy_projected_reach(const DpkLiveConfig *cfg, const uint8_t *reach,
 	norm_truth = vals ? vals[0] : 0;
 	if (gauss)
 	{
-		dpk_live_cell_noise(s, key, 255, 0, t, 0, &ns, &cs, DPK_SUMS_NONE, noise);
+		dpk_live_cell_noise(s, &(DpkCellKey) {key, 255, 0}, t,
+							&(DpkCellNoise) {0, &ns, &cs, DPK_SUMS_NONE}, noise);
 		noise[0] += norm_truth;
 	}
 	else
-		dpk_cell_noise_weighted(s, key, 255, 0, &w, 0, ns.lap, cs.lap, DPK_SUMS_NONE,
-								&norm_truth, noise, tmp, acc);
+		dpk_cell_noise_weighted(s, &(DpkCellKey) {key, 255, 0}, &w,
+								&(DpkCellScales) {0, ns.lap, cs.lap, DPK_SUMS_NONE},
+								&norm_truth, noise,
+								&(DpkNoiseScratch) {tmp, acc});
 	*sumnorm = ldexp((double) noise[0], cfg->norm_shift);	/* back to unit steps */
 	dpk_tree_weights_free(&w);
 	dpk_free(noise);

@@ -157,6 +157,34 @@ uint8_t    *dpk_regions_serialize(const DpkRegions *rs, uint64_t prev_pad, size_
 bool		dpk_regions_deserialize(DpkRegions *rs, const DpkLiveConfig *cfg,
 									const uint8_t *buf, size_t len);
 
+/* The table a release by regions is of: fixed from one release to the next. */
+typedef struct DpkRegionsTable
+{
+	const DpkLiveConfig *cfg;	/* the table's configuration */
+	const DpkBox *box;			/* its box */
+	const DpkProjection *proj;	/* copy 0's projection */
+	const uint8_t *key;			/* the table's secret key, DPK_KEY_BYTES */
+} DpkRegionsTable;
+
+/* What release t by regions reads beyond the table. */
+typedef struct DpkRegionsInput
+{
+	uint32_t	t;				/* the release, rs->t + 1 */
+	const DpkCellMap *state;	/* the table's cumulative cells at t */
+	const double *count;		/* copy 0's noisy cell counts */
+	double		threshold_cells;	/* reachable cells of count */
+	double		sumnorm;		/* the norm counter's noisy value */
+	uint64_t	seed;			/* seed of the post-processing k-means */
+} DpkRegionsInput;
+
+/* Where release t by regions writes. */
+typedef struct DpkRegionsOut
+{
+	DpkLiveRelease *rel;		/* the release: centres, sizes, costs of every k' */
+	double	   *sum;			/* ncells * d histogram sums, or NULL */
+	int64_t    *rows;			/* the true rows the summed nodes hold (a check) */
+} DpkRegionsOut;
+
 /*
  * Release t (= rs->t + 1) of a table lifting by regions: fold the events
  * of step t (copy 0's cells of `state`, the table's cumulative state, minus
@@ -182,11 +210,8 @@ bool		dpk_regions_deserialize(DpkRegions *rs, const DpkLiveConfig *cfg,
  * nodes hold, the table's rows when the state is sound (a check, never to
  * be published).  Fails (dpk_fail) on a state that is not at t - 1.
  */
-void		dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox *box,
-								const DpkProjection *proj, const uint8_t key[DPK_KEY_BYTES],
-								uint32_t t, const DpkCellMap *state, const double *count,
-								double threshold_cells, double sumnorm, uint64_t seed,
-								DpkLiveRelease *rel, double *sum, int64_t *rows);
+void		dpk_regions_release(DpkRegions *rs, const DpkRegionsTable *tbl,
+								const DpkRegionsInput *in, const DpkRegionsOut *out);
 
 /*
  * The complete nodes of [1, t]: t's base-arity digits (all signs +1, every

@@ -310,8 +310,9 @@ space_partition(const DpkRegions *rs, const DpkLiveConfig *cfg, const DpkPieces 
 	}
 	if (n >= kp)
 	{
-		dpk_kmeans(pts, w, n, d, kp, cfg->restarts, cfg->max_iter, seed ^ UINT64_C(0x5eed),
-				   scent, NULL);
+		dpk_kmeans(&(DpkPoints) {pts, w, n, d},
+				   &(DpkClusterOpts) {kp, cfg->restarts, cfg->max_iter, seed ^ UINT64_C(0x5eed)},
+				   &(DpkClusterOut) {scent, NULL});
 		for (p = 0; p < np; p++)
 			sowner[p] = point[p] >= 0
 				? dpk_highd_nearest(pts + (size_t) point[p] * d, scent, kp, d)
@@ -325,12 +326,22 @@ space_partition(const DpkRegions *rs, const DpkLiveConfig *cfg, const DpkPieces 
 
 /* Release t of a table lifting by regions (see live_regions.h). */
 void
-dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox *box,
-					const DpkProjection *proj, const uint8_t key[DPK_KEY_BYTES], uint32_t t,
-					const DpkCellMap *state, const double *count, double threshold_cells,
-					double sumnorm, uint64_t seed, DpkLiveRelease *rel, double *sum,
-					int64_t *rows)
+dpk_regions_release(DpkRegions *rs, const DpkRegionsTable *tbl,
+					const DpkRegionsInput *in, const DpkRegionsOut *out)
 {
+	const DpkLiveConfig *cfg = tbl->cfg;
+	const DpkBox *box = tbl->box;
+	const DpkProjection *proj = tbl->proj;
+	const uint8_t *key = tbl->key;
+	uint32_t	t = in->t;
+	const DpkCellMap *state = in->state;
+	const double *count = in->count;
+	double		threshold_cells = in->threshold_cells;
+	double		sumnorm = in->sumnorm;
+	uint64_t	seed = in->seed;
+	DpkLiveRelease *rel = out->rel;
+	double	   *sum = out->sum;
+	int64_t    *rows = out->rows;
 	int			d = rs->d,
 				k = rs->k,
 				dhat = rs->dhat,
@@ -481,8 +492,11 @@ dpk_regions_release(DpkRegions *rs, const DpkLiveConfig *cfg, const DpkBox *box,
 			double	   *v = nsum + ((size_t) a * k + r) * (d + 1);
 
 			memset(noise, 0, sizeof(int64_t) * (2 + d));
-			dpk_node_noise(&s, key, DPK_REGION_LEVEL_BYTE, (uint64_t) r, rs->arity, node_level[a],
-						   node_index[a], d + 1, cs.lap, ss.lap, sums, node_sign[a], noise);
+			dpk_node_noise(&s,
+						   &(DpkCellKey) {key, DPK_REGION_LEVEL_BYTE, (uint64_t) r},
+						   &(DpkTreeNode) {rs->arity, node_level[a], node_index[a], node_sign[a]},
+						   &(DpkCellScales) {d + 1, cs.lap, ss.lap, sums},
+						   noise);
 			for (j = 0; j < d; j++)
 				v[j] += (double) noise[1 + j];
 			v[d] += (double) noise[1 + d] / (DPK_LIFT_UNITS / 2.0);

@@ -268,14 +268,17 @@ dpk_live_release_nodes(const DpkLiveConfig *cfg, uint32_t t)
  * dpk_cell_noise (the pure draws, unchanged) or dpk_cell_noise_gauss.
  */
 void
-dpk_live_cell_noise(DpkStream *s, const uint8_t key[DPK_KEY_BYTES], int level,
-					uint64_t cell, uint32_t t, int d, const DpkNoise *count,
-					const DpkNoise *sum, DpkSumNoise sums, int64_t *out)
+dpk_live_cell_noise(DpkStream *s, const DpkCellKey *ck, uint32_t t,
+					const DpkCellNoise *cn, int64_t *out)
 {
-	if (count->gauss)
-		dpk_cell_noise_gauss(s, key, level, cell, t, d, count->var, sum->var, sums, out);
+	if (cn->count->gauss)
+		dpk_cell_noise_gauss(s, ck, t,
+							 &(DpkCellVars) {cn->d, cn->count->var, cn->sum->var, cn->sums},
+							 out);
 	else
-		dpk_cell_noise(s, key, level, cell, t, d, count->lap, sum->lap, sums, out);
+		dpk_cell_noise(s, ck, t,
+					   &(DpkCellScales) {cn->d, cn->count->lap, cn->sum->lap, cn->sums},
+					   out);
 }
 
 /*
