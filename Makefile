@@ -205,7 +205,7 @@ quickcheck:
 	./scripts/ci.sh --quick
 
 
-test/bench/bin/bench_continual: test/bench/bench_continual.c test/bench/mixture.h $(TEST_LIBS) $(CORE_HDRS)
+test/bench/bin/bench_continual: test/bench/bench_continual.c test/bench/mixture.h test/bench/seed_mp.h $(TEST_LIBS) $(CORE_HDRS)
 	@mkdir -p test/bench/bin
 	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(TEST_LIBS) $(CORE_LIBS)
 
@@ -217,6 +217,18 @@ AIRPORTS_CSV ?= /usr/lib/python3/dist-packages/vega_datasets/_data/airports.csv
 bench-continual: test/bench/bin/bench_continual
 	@mkdir -p test/bench/out
 	OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_continual $$(test -r $(AIRPORTS_CSV) && echo --airports $(AIRPORTS_CSV)) | tee test/bench/out/continual.txt
+
+# The live mode beside the seed paper's algorithm (test/bench/seed_mp.h), a
+# one-shot per release at eps/T and one one-shot at eps republished, on the
+# same streams, keys and eps (doc/benchmarks.md); exits non-zero when the
+# seed baseline's noiseless self-check fails.
+BASELINE_FLAGS ?= --baselines --no-del --rows 2:6:1 --horizons 16,64 --seeds 3 --releases all
+
+.PHONY: bench-baselines
+bench-baselines: test/bench/bin/bench_continual
+	@mkdir -p test/bench/out
+	OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_continual --self-check
+	OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_continual $(BASELINE_FLAGS) $$(test -r $(AIRPORTS_CSV) && echo --airports $(AIRPORTS_CSV)) | tee test/bench/out/baselines.txt
 
 # ---- statistical privacy test of the continual mechanism (plain-C core) ----
 test/privacy/bin/privacy_test: test/privacy/privacy_test.c test/privacy/privacy_kary.h test/privacy/privacy_regions.h test/privacy/privacy_common.h $(TEST_LIBS) $(CORE_HDRS) test/unit/unit.h

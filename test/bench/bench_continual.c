@@ -91,6 +91,16 @@
  *				live column's tree and of the binary tree (in the worst
  *				figures only, weight 0 in the means)
  *	 --verbose  one line per seed and measured release
+ *	 --baselines  also, on the same streams, keys and eps, a line per row
+ *				with mean and worst release of: the seed paper's algorithm
+ *				(seed_mp.h: a binary tree counter on every cell of every
+ *				level, Mettu-Plaxton selection of 10 K centres, weighted
+ *				k-means of them), "eps/T" (dpk_lowd_cluster at eps/T every
+ *				release: naive's figures) and "stale" (dpk_lowd_cluster at
+ *				eps on the rows of t = 1, republished); runs the seed
+ *				self-check first and exits 1 when it fails
+ *	 --self-check  only the seed baseline's noiseless self-check (exit 1
+ *				when its centres miss well-separated clusters)
  *	 live configuration overrides, for tuning:
  *	 --sum-share X  --threshold X  --max-iter N  --level-delta N
  */
@@ -114,6 +124,7 @@
 
 #include "mixture.h"
 #include "bench_common.h"
+#include "seed_mp.h"
 
 #define MAX_ROWS 32
 #define MAX_HORIZONS 4
@@ -138,7 +149,8 @@ static const char *const data_name[NDATA] = {"mixture", "skewed", "airports"};
 enum
 {
 	TAG_LIVE = 0x6c697665, TAG_ONESHOT = 0x6f6e65, TAG_NAIVE = 0x6e6169,
-	TAG_DATA = 0x6d6978, TAG_REF = 0x726566, TAG_ORDER = 0x6f7264
+	TAG_DATA = 0x6d6978, TAG_REF = 0x726566, TAG_ORDER = 0x6f7264,
+	TAG_SEED = 0x736565, TAG_STALE = 0x7374616c
 };
 
 /* Figures of one (data, row, horizon, stream) over releases and seeds. */
@@ -153,7 +165,13 @@ typedef struct Summary
 				old_ratio,
 				os,
 				naive,
-				ratio;
+				ratio,
+				seedalg,		/* --baselines: the seed paper's algorithm */
+				stale;			/* --baselines: one-shot at eps at t = 1, republished */
+	int			seed_levels,
+				seed_kprime,
+				seed_wlevel;
+	double		seed_coreset;
 	int			level,
 				old_level,
 				arity;
@@ -191,6 +209,7 @@ typedef struct Options
 	int			estimator;		/* -1: the default */
 	int			arity;			/* -1: the default */
 	bool		verbose;
+	bool		baselines;		/* seed and stale columns (bench-baselines) */
 	/* overrides of the live configuration (NaN / -1 = keep) */
 	double		sum_share;
 	double		threshold;
@@ -324,10 +343,13 @@ live_release(Live *lv, const DpkBox *box, const uint8_t key[DPK_KEY_BYTES],
 	return cost;
 }
 
-/* One-shot release with budget eps on the current points. */
+/*
+ * One-shot release with budget eps on the current points; returns its cost
+ * on them, its k centres into centres_out when not NULL.
+ */
 static double
-oneshot_cost(const DpkBox *box, const double *cur, size_t ncur, int k, double eps,
-			 int restarts, uint64_t keyseed)
+oneshot_release(const DpkBox *box, const double *cur, size_t ncur, int k, double eps,
+				int restarts, uint64_t keyseed, double *centres_out)
 {
 	DpkLowdConfig cfg;
 	DpkOneshotResult res;
@@ -340,9 +362,19 @@ oneshot_cost(const DpkBox *box, const double *cur, size_t ncur, int k, double ep
 	cfg.restarts = restarts;
 	dpk_lowd_cluster(box, cur, ncur, &cfg, &s, &res);
 	cost = dpk_kmeans_cost(cur, NULL, (int) ncur, box->d, res.centers, k, NULL);
+	if (centres_out)
+		memcpy(centres_out, res.centers, sizeof(double) * k * box->d);
 	dpk_oneshot_result_free(&res);
 	dpk_stream_close(&s);
 	return cost;
+}
+
+/* One-shot release with budget eps on the current points: its cost. */
+static double
+oneshot_cost(const DpkBox *box, const double *cur, size_t ncur, int k, double eps,
+			 int restarts, uint64_t keyseed)
+{
+	return oneshot_release(box, cur, ncur, k, eps, restarts, keyseed, NULL);
 }
 
 /* Releases of [ceil(T/4), T] by decreasing noise variance under a tree. */
@@ -420,6 +452,9 @@ summary_init(Summary *sm, const Options *opt, uint32_t T)
 	bench_fig_init(&sm->os, sm->nrel);
 	bench_fig_init(&sm->naive, sm->nrel);
 	bench_fig_init(&sm->ratio, sm->nrel);
+	bench_fig_init(&sm->seedalg, sm->nrel);
+	bench_fig_init(&sm->stale, sm->nrel);
+	sm->seed_coreset = 0.0;
 	sm->coreset = sm->ms = 0.0;
 	sm->runs = 0;
 	sm->level = -1;
@@ -444,6 +479,8 @@ run_stream(const Data *ds, Row *row, Summary *sm, uint32_t T, int stream, int se
 				lv_del,
 				lv_old;
 	bool		del = !window && opt->del;
+	SeedMP		sd;
+	double	   *stale_c = NULL;
 	BenchRef	ref;
 	uint8_t		key[DPK_KEY_BYTES];
 	uint64_t	keyseed;
@@ -471,6 +508,16 @@ run_stream(const Data *ds, Row *row, Summary *sm, uint32_t T, int stream, int se
 		o.level_delta = 0;
 		live_init(&lv_old, d, k, row->eps, T, !window, N, &o);
 	}
+	if (opt->baselines)
+	{
+		/* the paper's levels 1 .. ceil(log2 n), capped by seed_init */
+		seed_init(&sd, d, (int) ceil(log2((double) N)), k, row->eps, T, window, (double) N,
+				  mix_hash4(keyseed ^ TAG_SEED, 0, 0, 0));
+		sm->seed_levels = sd.L;
+		sm->seed_kprime = sd.kprime;
+		sm->seed_wlevel = sd.wlevel;
+		stale_c = xmalloc(sizeof(double) * k * d);
+	}
 	bench_ref_init(&ref, d, k, REF_FULL_EVERY);
 	sm->n = N;
 	sm->level = lv.cfg.level;
@@ -484,6 +531,8 @@ run_stream(const Data *ds, Row *row, Summary *sm, uint32_t T, int stream, int se
 		size_t		cur0;
 
 		live_apply(&lv, &ds->box, ds->points, b0, b1, +1);
+		if (opt->baselines)
+			seed_apply(&sd, &ds->box, ds->points, b0, b1, +1);
 		if (del)
 			live_apply(&lv_del, &ds->box, ds->points, b0, b1, +1);
 		if (opt->old)
@@ -492,11 +541,18 @@ run_stream(const Data *ds, Row *row, Summary *sm, uint32_t T, int stream, int se
 		{
 			live_apply(&lv, &ds->box, ds->points, bench_batch_end(t - half - 1, total, T),
 					   bench_batch_end(t - half, total, T), -1);
+			if (opt->baselines)
+				seed_apply(&sd, &ds->box, ds->points, bench_batch_end(t - half - 1, total, T),
+						   bench_batch_end(t - half, total, T), -1);
 			if (opt->old)
 				live_apply(&lv_old, &ds->box, ds->points,
 						   bench_batch_end(t - half - 1, total, T),
 						   bench_batch_end(t - half, total, T), -1);
 		}
+		/* "compute once at eps, republish": one one-shot on the rows of t = 1 */
+		if (opt->baselines && t == 1)
+			oneshot_release(&ds->box, ds->points, b1, k, row->eps, opt->restarts,
+							mix_hash4(keyseed ^ TAG_STALE, 1, 0, 0), stale_c);
 		if (t != sm->ts[ri])
 			continue;
 
@@ -540,6 +596,22 @@ run_stream(const Data *ds, Row *row, Summary *sm, uint32_t T, int stream, int se
 			bench_fig_add(&sm->ratio, ri, t, seed, live / os);
 			bench_fig_add(&sm->old, ri, t, seed, old);
 			bench_fig_add(&sm->old_ratio, ri, t, seed, old / os);
+			if (opt->baselines)
+			{
+				double	   *sc = xmalloc(sizeof(double) * k * d);
+				double		seedc,
+							stalec;
+
+				sm->seed_coreset += seed_release(&sd, &ds->box, t, k, opt->restarts,
+												 mix_hash4(keyseed ^ TAG_SEED, t, 1, 0), sc);
+				seedc = dpk_kmeans_cost(cur, NULL, (int) ncur, d, sc, k, NULL) / refc;
+				stalec = dpk_kmeans_cost(cur, NULL, (int) ncur, d, stale_c, k, NULL) / refc;
+				bench_fig_add(&sm->seedalg, ri, t, seed, seedc);
+				bench_fig_add(&sm->stale, ri, t, seed, stalec);
+				if (opt->verbose)
+					printf("#   seed=%.4f stale=%.4f\n", seedc, stalec);
+				free(sc);
+			}
 			sm->coreset += coreset;
 			sm->ms += ms;
 			sm->runs++;
@@ -552,6 +624,11 @@ run_stream(const Data *ds, Row *row, Summary *sm, uint32_t T, int stream, int se
 		ri++;
 	}
 	bench_ref_free(&ref);
+	if (opt->baselines)
+	{
+		seed_free(&sd);
+		free(stale_c);
+	}
 	live_free(&lv);
 	if (del)
 		live_free(&lv_del);
@@ -646,6 +723,22 @@ print_summary(const Row *row, int data, uint32_t T, int stream, const Summary *s
 			   opt->binary ? "binary tree (arity 2" : "old estimator (signed nodes",
 			   sm->old_level, sm->arity, ol, orr, sm->old_ratio.max_single);
 	}
+	if (opt->baselines)
+	{
+		char		sa[64],
+					nw[64],
+					sl[64];
+
+		fig_text(sa, sizeof(sa), &sm->seedalg, sm);
+		fig_text(nw, sizeof(nw), &sm->naive, sm);
+		fig_text(sl, sizeof(sl), &sm->stale, sm);
+		printf("%-8s %-6s %5u %6zu   baselines | live %-24s | seed %-24s | eps/T %-24s | "
+			   "stale %-24s | seed L=%d w=%d k'=%d cores %.0f\n",
+			   data_name[data], stream_name[stream], T, sm->n, l, sa, nw, sl,
+			   sm->seed_levels, sm->seed_wlevel, sm->seed_kprime, sm->seed_coreset / sm->runs);
+		fflush(stdout);
+		return;
+	}
 	bench_print_by_nodes(&sm->ratio, &sm->live, sm->w, sm->ts);
 	fflush(stdout);
 }
@@ -723,6 +816,82 @@ data_free(Data *ds)
 		mix_free(&ds->mx);
 }
 
+/*
+ * Self-check of the seed baseline (--baselines runs it first; --self-check
+ * runs only it): noiseless (eps infinite), on four well-separated clusters
+ * of unequal weight (sd 1 in [0,100]^2), its K = 4 centres must each lie
+ * within 1.5 of a distinct generating centre and cost at most 1.05 times
+ * the generating centres' Lloyd optimum.  Returns 0 when it holds.
+ */
+static int
+seed_self_check(void)
+{
+	static const double gen[4][2] = {{20, 20}, {20, 80}, {80, 20}, {75, 70}};
+	static const double share[4] = {0.4, 0.3, 0.2, 0.1};
+	const size_t n = 20000;
+	const int	k = 4,
+				d = 2;
+	double	   *x = xmalloc(sizeof(double) * n * d),
+				lo[2] = {0, 0},
+				up[2] = {100, 100},
+				c[8],
+				opt_c[8],
+				cost,
+				opt_cost;
+	DpkBox		box = {d, lo, up};
+	MixRng		r;
+	SeedMP		sd;
+	size_t		i;
+	int			j,
+				a,
+				fails = 0;
+	bool		used[4] = {false, false, false, false};
+
+	mix_rng_seed(&r, 12345);
+	for (i = 0; i < n; i++)
+	{
+		double		u = mix_rng_uniform(&r),
+					acc = 0.0;
+
+		for (j = 0; j < 3 && u >= acc + share[j]; j++)
+			acc += share[j];
+		x[i * d] = gen[j][0] + mix_rng_normal(&r);
+		x[i * d + 1] = gen[j][1] + mix_rng_normal(&r);
+	}
+	seed_init(&sd, d, 7, k, INFINITY, 16, false, (double) n, 1);
+	seed_apply(&sd, &box, x, 0, n, +1);
+	seed_release(&sd, &box, 16, k, 10, 7, c);
+	memcpy(opt_c, gen, sizeof(opt_c));
+	opt_cost = lloyd_from(x, (int) n, d, k, opt_c, 300);
+	cost = dpk_kmeans_cost(x, NULL, (int) n, d, c, k, NULL);
+	for (a = 0; a < k; a++)
+	{
+		int			hit = -1;
+
+		for (j = 0; j < k; j++)
+			if (!used[j] && hypot(c[a * d] - gen[j][0], c[a * d + 1] - gen[j][1]) <= 1.5)
+				hit = j;
+		if (hit < 0)
+		{
+			fprintf(stderr, "seed self-check: centre (%.2f, %.2f) is near no cluster\n",
+					c[a * d], c[a * d + 1]);
+			fails++;
+		}
+		else
+			used[hit] = true;
+	}
+	if (!(cost <= 1.05 * opt_cost))
+	{
+		fprintf(stderr, "seed self-check: cost %.6g > 1.05 x optimum %.6g\n", cost, opt_cost);
+		fails++;
+	}
+	printf("# seed self-check (noiseless, 4 separated clusters): cost / optimum %.4f, %s\n",
+		   cost / opt_cost, fails ? "FAILED" : "ok");
+	seed_free(&sd);
+	free(x);
+	return fails;
+}
+
 static void
 usage(void)
 {
@@ -733,7 +902,7 @@ usage(void)
 			"       [--airports PATH] [--releases all|sample|auto|var] [--stride N]\n"
 			"       [--restarts N] [--no-naive] [--no-del] [--old] [--binary]\n"
 			"       [--estimator N] [--arity N]\n"
-			"       [--verbose]\n"
+			"       [--verbose] [--baselines] [--self-check]\n"
 			"       [--sum-share X] [--threshold X] [--max-iter N] [--level-delta N]\n");
 	exit(2);
 }
@@ -906,6 +1075,13 @@ main(int argc, char **argv)
 			opt.estimator = atoi(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--verbose") == 0)
 			opt.verbose = true;
+		else if (strcmp(a, "--baselines") == 0)
+			opt.baselines = opt.naive = true;
+		else if (strcmp(a, "--self-check") == 0)
+		{
+			dpk_blas_single_thread();
+			return seed_self_check() ? 1 : 0;
+		}
 		else if (strcmp(a, "--sum-share") == 0)
 			opt.sum_share = atof(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--threshold") == 0)
@@ -946,6 +1122,8 @@ main(int argc, char **argv)
 	}
 
 	dpk_blas_single_thread();
+	if (opt.baselines && seed_self_check() != 0)
+		return 1;
 	print_header(&opt);
 
 	for (kind = 0; kind < NDATA; kind++)
