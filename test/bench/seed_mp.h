@@ -515,7 +515,8 @@ seed_release(SeedMP *s, const DpkBox *box, uint32_t t, int k, int restarts,
 			w[i] = 0.0;
 		dpk_box_denormalize(box, sel + (size_t) i * d, pts + (size_t) i * d);
 	}
-	dpk_kmeans(pts, w, n, d, k, restarts, 300, seed, centres, NULL);
+	dpk_kmeans(&(DpkPoints) {pts, w, n, d}, &(DpkClusterOpts) {k, restarts, 300, seed},
+			   &(DpkClusterOut) {centres, NULL});
 	free(sel);
 	free(pts);
 	free(w);
