@@ -125,6 +125,18 @@ if [ "$mode" != quick ]; then
 		tail -n 5 "$ci_log/bench-regions.log"
 		ci_failed=$((ci_failed + 1))
 	fi
+	# The seed paper's algorithm (a benchmark baseline) recovers separated
+	# clusters without noise (it exits non-zero otherwise).
+	ci_step "bench_continual builds; the seed baseline is exact without noise"
+	if make -s test/bench/bin/bench_continual &&
+		OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_continual --self-check \
+			>"$ci_log/bench-seed.log" 2>&1; then
+		cat "$ci_log/bench-seed.log"
+		ci_passed=$((ci_passed + 1))
+	else
+		tail -n 5 "$ci_log/bench-seed.log"
+		ci_failed=$((ci_failed + 1))
+	fi
 fi
 if [ "$mode" = core ]; then
 	ci_report
