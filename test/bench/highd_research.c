@@ -305,9 +305,11 @@ copy_unlifted(const DpkHighdPlan *pl, const DpkProjection *proj, const double *c
 				j;
 	double	   *pc = dpk_alloc(sizeof(double) * (size_t) k * dhat);
 
-	dpk_highd_grid_kmeans(dhat, pl->m, count, pl->count_var, cfg->threshold_sigmas, k,
-						  cfg->restarts, cfg->max_iter, dpk_stream_u64(s), pc,
-						  &out->coreset_size);
+	dpk_highd_grid_kmeans(&(DpkNoisyGrid) {dhat, pl->m, count, pl->count_var},
+						  cfg->threshold_sigmas,
+						  &(DpkClusterOpts) {k, cfg->restarts, cfg->max_iter,
+											 dpk_stream_u64(s)},
+						  pc, &out->coreset_size);
 	for (j = 0; j < k; j++)
 	{
 		dpk_project_back(proj, pc + (size_t) j * dhat, out->centers + (size_t) j * pl->d);
@@ -342,8 +344,10 @@ copy_cells(const DpkHighdPlan *pl, const DpkProjection *proj, const double *coun
 	hc.threshold_cells = 0.0;
 	hc.plane_cells = -1.0;
 	hc.rest_mean = false;
-	return dpk_highd_cells_cluster(proj, &hc, pl->k, cfg->threshold_sigmas, cfg->restarts,
-								   cfg->max_iter, dpk_stream_u64(s), out->centers, out->sizes,
+	return dpk_highd_cells_cluster(proj, &hc, cfg->threshold_sigmas,
+								   &(DpkClusterOpts) {pl->k, cfg->restarts, cfg->max_iter,
+													  dpk_stream_u64(s)},
+								   &(DpkClusterOut) {out->centers, out->sizes},
 								   &out->coreset_size);
 }
 
@@ -370,9 +374,11 @@ copy_clusters(const DpkHighdPlan *pl, const DpkProjection *proj, const double *c
 	double		score;
 	DpkHighdPartition pt = {k, 1, proj, pc, NULL, NULL};
 
-	dpk_highd_grid_kmeans(dhat, pl->m, count, pl->count_var, cfg->threshold_sigmas, k,
-						  cfg->restarts, cfg->max_iter, dpk_stream_u64(s), pc,
-						  &out->coreset_size);
+	dpk_highd_grid_kmeans(&(DpkNoisyGrid) {dhat, pl->m, count, pl->count_var},
+						  cfg->threshold_sigmas,
+						  &(DpkClusterOpts) {k, cfg->restarts, cfg->max_iter,
+											 dpk_stream_u64(s)},
+						  pc, &out->coreset_size);
 	for (j = 0; j < k; j++)
 	{
 		dpk_project_back(proj, pc + (size_t) j * dhat, fallback + (size_t) j * d);

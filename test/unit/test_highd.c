@@ -182,7 +182,8 @@ test_cells_cluster(void)
 		hc.threshold_cells = 0.0;
 		hc.plane_cells = -1.0;
 		hc.rest_mean = false;
-		dpk_highd_cells_cluster(&p, &hc, 2, 2.0, 3, 50, 5, centers, sizes, &csz);
+		dpk_highd_cells_cluster(&p, &hc, 2.0, &(DpkClusterOpts) {2, 3, 50, 5},
+								&(DpkClusterOut) {centers, sizes}, &csz);
 		for (a = 0; a < 2; a++)
 		{
 			int			which = centers[a * D] < 0.5 ? 0 : 1;
@@ -272,7 +273,8 @@ rest_mean_error(const DpkProjection *p, double base, double sd, bool rest, uint6
 	hc.lift_weighted = true;
 	hc.plane_cells = 1.0;
 	hc.rest_mean = rest;
-	dpk_highd_cells_cluster(p, &hc, RM_K, 2.0, 5, 50, 7, centers, sizes, &csz);
+	dpk_highd_cells_cluster(p, &hc, 2.0, &(DpkClusterOpts) {RM_K, 5, 50, 7},
+							&(DpkClusterOut) {centers, sizes}, &csz);
 	/* each true cluster against its nearest centre */
 	for (a = 0; a < RM_K; a++)
 	{
@@ -401,11 +403,13 @@ test_cells_space(void)
 	count[7] = 100.0;			/* below the lifting threshold */
 	memcpy(before, assign, sizeof(assign));
 
-	n = dpk_highd_cells_space(&p, M, count, sum, 1e9, 2, 5, 50, 3, centers, assign);
+	n = dpk_highd_cells_space(&p, M, count, sum, 1e9, &(DpkClusterOpts) {2, 5, 50, 3},
+							  centers, assign);
 	CHECK(n == 0 && memcmp(before, assign, sizeof(assign)) == 0,
 		  "too few points: nothing changes (%d)", n);
 
-	n = dpk_highd_cells_space(&p, M, count, sum, 10.0, 2, 5, 50, 3, centers, assign);
+	n = dpk_highd_cells_space(&p, M, count, sum, 10.0, &(DpkClusterOpts) {2, 5, 50, 3},
+							  centers, assign);
 	CHECK(n == 4, "four heavy cells are points (%d)", n);
 	CHECK(assign[0] == assign[1] && assign[2] == assign[3] && assign[0] != assign[2] &&
 		  assign[0] >= 0 && assign[2] >= 0, "merged clusters split (%d %d %d %d)",
@@ -489,8 +493,8 @@ space_wins(const DpkProjection *p, bool two_means)
 		hc.space_noise2 = pass ? 1.0 : 0.0;
 		hc.lift_weighted = true;
 		hc.plane_cells = -1.0;
-		score[pass] = dpk_highd_cells_cluster(p, &hc, 2, 2.0, 5, 50, 11, centers, sizes,
-											  &csz);
+		score[pass] = dpk_highd_cells_cluster(p, &hc, 2.0, &(DpkClusterOpts) {2, 5, 50, 11},
+											  &(DpkClusterOut) {centers, sizes}, &csz);
 	}
 	return score[1] < score[0];
 }

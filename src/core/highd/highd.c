@@ -231,20 +231,23 @@ dpk_highd_histogram(const DpkHighdPlan *pl, const DpkProjection *proj, DpkStream
 
 /* Coreset and weighted k-means of a noisy projected grid (see highd.h). */
 double
-dpk_highd_grid_kmeans(int dhat, int m, const double *count, double count_var,
-					  double threshold_sigmas, int k, int restarts, int max_iter,
-					  uint64_t seed, double *pcenters, int *coreset_size)
+dpk_highd_grid_kmeans(const DpkNoisyGrid *grid, double threshold_sigmas,
+					  const DpkClusterOpts *opt, double *pcenters, int *coreset_size)
 {
-	return dpk_highd_grid_kmeans_cells(dhat, m, count, count_var, threshold_sigmas, 0.0, k,
-									   restarts, max_iter, seed, pcenters, coreset_size);
+	return dpk_highd_grid_kmeans_cells(grid, threshold_sigmas, 0.0, opt, pcenters,
+									   coreset_size);
 }
 
 /* The same with the threshold of `cells` cells (see highd.h). */
 double
-dpk_highd_grid_kmeans_cells(int dhat, int m, const double *count, double count_var,
-							double threshold_sigmas, double cells, int k, int restarts,
-							int max_iter, uint64_t seed, double *pcenters, int *coreset_size)
+dpk_highd_grid_kmeans_cells(const DpkNoisyGrid *grid, double threshold_sigmas,
+							double cells, const DpkClusterOpts *opt, double *pcenters,
+							int *coreset_size)
 {
+	int			dhat = grid->dhat,
+				m = grid->m;
+	const double *count = grid->count;
+	double		count_var = grid->count_var;
 	uint64_t	ncells = (uint64_t) llround(dpk_grid_cells(dhat, m));
 	double		threshold = dpk_coreset_threshold(sqrt(count_var), threshold_sigmas,
 												  cells > 0.0 ? cells : (double) ncells);
@@ -255,11 +258,10 @@ dpk_highd_grid_kmeans_cells(int dhat, int m, const double *count, double count_v
 
 	*coreset_size = n;
 	if (n > 0)
-		dpk_kmeans(&(DpkPoints) {pts, w, n, dhat},
-				   &(DpkClusterOpts) {k, restarts, max_iter, seed},
+		dpk_kmeans(&(DpkPoints) {pts, w, n, dhat}, opt,
 				   &(DpkClusterOut) {pcenters, NULL});
 	else
-		for (j = 0; j < k * dhat; j++)
+		for (j = 0; j < opt->k * dhat; j++)
 			pcenters[j] = 0.5;
 	dpk_free(pts);
 	dpk_free(w);
@@ -525,11 +527,16 @@ cells_rest_mean(const DpkProjection *p, uint64_t nl, const double *lcount,
 
 /* Cell-mode clustering of one copy (see highd.h). */
 double
-dpk_highd_cells_cluster(const DpkProjection *p, const DpkHighdCells *hc, int k,
-						double threshold_sigmas, int restarts, int max_iter,
-						uint64_t seed, double *centers, double *sizes,
-						int *coreset_size)
+dpk_highd_cells_cluster(const DpkProjection *p, const DpkHighdCells *hc,
+						double threshold_sigmas, const DpkClusterOpts *opt,
+						const DpkClusterOut *out, int *coreset_size)
 {
+	int			k = opt->k,
+				restarts = opt->restarts,
+				max_iter = opt->max_iter;
+	uint64_t	seed = opt->seed;
+	double	   *centers = out->centers,
+			   *sizes = out->sizes;
 	int			d = p->d,
 				dhat = p->dhat,
 				lm = hc->lift_m > 0 ? hc->lift_m : hc->m,
@@ -548,9 +555,10 @@ dpk_highd_cells_cluster(const DpkProjection *p, const DpkHighdCells *hc, int k,
 	DpkLiftPlane plane = {0, NULL, 0.0, NULL};
 	double	   *target = NULL;
 
-	threshold = dpk_highd_grid_kmeans_cells(dhat, hc->m, hc->count, hc->count_var,
-											threshold_sigmas, hc->threshold_cells, k,
-											restarts, max_iter, seed, pc, &csz);
+	threshold = dpk_highd_grid_kmeans_cells(&(DpkNoisyGrid) {dhat, hc->m, hc->count,
+															 hc->count_var},
+											threshold_sigmas, hc->threshold_cells,
+											opt, pc, &csz);
 	if (coreset_size)
 		*coreset_size = csz;
 	for (j = 0; j < k; j++)
@@ -581,8 +589,9 @@ dpk_highd_cells_cluster(const DpkProjection *p, const DpkHighdCells *hc, int k,
 		if (dpk_highd_cells_space(p, hc->m, lcount, hc->sum,
 								  dpk_highd_point_count(d, hc->sum_var, hc->space_noise2,
 														min_count),
-								  k, restarts, max_iter, seed ^ UINT64_C(0x5eed), scent,
-								  sassign) >= k &&
+								  &(DpkClusterOpts) {k, restarts, max_iter,
+													 seed ^ UINT64_C(0x5eed)},
+								  scent, sassign) >= k &&
 			(sscore = dpk_lift_cost(d, k, nl, lcount, hc->sum, hc->sumnorm, sassign,
 									DPK_HIGHD_SPACE_NOISE_CHARGE * hc->sum_var, min_count)) < score)
 		{
@@ -664,8 +673,10 @@ joint_copies(const DpkHighdPlan *pl, DpkStream *s, DpkProjection *proj, double *
 		dpk_projection_init(&proj[r], pl->d, dhat,
 							dpk_projection_copy_seed(cfg->proj_seed, r), cfg->half_width);
 		count = dpk_highd_histogram(pl, &proj[r], s, NULL, NULL);
-		dpk_highd_grid_kmeans(dhat, pl->m, count, pl->count_var, cfg->threshold_sigmas, k,
-							  cfg->restarts, cfg->max_iter, dpk_stream_u64(s),
+		dpk_highd_grid_kmeans(&(DpkNoisyGrid) {dhat, pl->m, count, pl->count_var},
+							  cfg->threshold_sigmas,
+							  &(DpkClusterOpts) {k, cfg->restarts, cfg->max_iter,
+												 dpk_stream_u64(s)},
 							  pc + (size_t) r * k * dhat, &csz);
 		dpk_free(count);
 		if (r == 0 || csz > out->coreset_size)

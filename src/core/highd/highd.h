@@ -69,6 +69,15 @@
  * space.  The lifting cells are the grid's own (lift_m == m, counts shared)
  * or a coarser grid of lift_m^dhat cells with its own noisy counts.
  */
+/* A noisy projected grid: m cells per dimension of dhat, one noisy count each. */
+typedef struct DpkNoisyGrid
+{
+	int			dhat;			/* projected dimensions */
+	int			m;				/* cells per dimension */
+	const double *count;		/* m^dhat noisy counts */
+	double		count_var;		/* the variance of each count's noise */
+} DpkNoisyGrid;
+
 typedef struct DpkHighdCells
 {
 	int			m;				/* projected grid: m^dhat cells */
@@ -126,14 +135,13 @@ typedef struct DpkHighdCells
  * projection's row space toward the other centres' noisy mean;
  * plane_cells >= 0: against the projection's plane, each centre's target
  * the noisy-count-weighted mean of its lifting cells' midpoints).  Writes k
- * normalized centres (k * d) and sizes (k); returns the copy's private
+ * normalized centres (opt->k * d) and sizes (opt->k) to out; returns the copy's private
  * score (dpk_lift_cost, lower is better; with lift_weighted plus the lift's
  * risk) for choosing among copies.
  */
 double		dpk_highd_cells_cluster(const DpkProjection *p, const DpkHighdCells *hc,
-									int k, double threshold_sigmas, int restarts,
-									int max_iter, uint64_t seed, double *centers,
-									double *sizes, int *coreset_size);
+									double threshold_sigmas, const DpkClusterOpts *opt,
+									const DpkClusterOut *out, int *coreset_size);
 
 /*
  * The smallest noisy count whose lifted mean is a point of the
@@ -145,18 +153,16 @@ double		dpk_highd_point_count(int d, double sum_var, double noise2, double min_c
  * One copy's cells (m^dhat, noisy counts and sums in normalized units) whose
  * assign[] is >= 0 clustered again in the original space: the cells with a
  * noisy count of at least point_count become points at their lifted means,
- * weighted by that count, and weighted k-means of them (restarts, max_iter,
- * seed) writes k normalized centres; every kept cell is then assigned to the
- * centre nearest its lifted mean (counts >= point_count) or to the centre
+ * weighted by that count, and weighted k-means of them (opt) writes k
+ * normalized centres; every kept cell is then assigned to the centre nearest its lifted mean (counts >= point_count) or to the centre
  * whose projection is nearest the cell's middle.  A random projection can put
  * two clusters into the same projected region, which no projected partition
  * separates; their lifted cells usually lie apart in R^d.  Returns the
  * number of points; below k nothing is written.  Post-processing only.
  */
 int			dpk_highd_cells_space(const DpkProjection *p, int m, const double *count,
-								  const double *sum, double point_count, int k,
-								  int restarts, int max_iter, uint64_t seed,
-								  double *centers, int *assign);
+								  const double *sum, double point_count,
+								  const DpkClusterOpts *opt, double *centers, int *assign);
 
 /*
  * Configuration of a high-dimensional one-shot release in the joint mode:
@@ -368,9 +374,8 @@ double	   *dpk_highd_histogram(const DpkHighdPlan *pl, const DpkProjection *proj
  * k-means on it: k projected centres (k * dhat, in [0,1]).  Returns the
  * threshold used.
  */
-double		dpk_highd_grid_kmeans(int dhat, int m, const double *count, double count_var,
-								  double threshold_sigmas, int k, int restarts,
-								  int max_iter, uint64_t seed, double *pcenters,
+double		dpk_highd_grid_kmeans(const DpkNoisyGrid *grid, double threshold_sigmas,
+								  const DpkClusterOpts *opt, double *pcenters,
 								  int *coreset_size);
 
 /*
@@ -387,10 +392,9 @@ int			dpk_highd_coreset_cells(int dhat, int m, const double *count, double thres
  * for grids where only that many cells can hold points and the others are
  * zero.
  */
-double		dpk_highd_grid_kmeans_cells(int dhat, int m, const double *count,
-										double count_var, double threshold_sigmas,
-										double cells, int k, int restarts, int max_iter,
-										uint64_t seed, double *pcenters, int *coreset_size);
+double		dpk_highd_grid_kmeans_cells(const DpkNoisyGrid *grid, double threshold_sigmas,
+										double cells, const DpkClusterOpts *opt,
+										double *pcenters, int *coreset_size);
 
 /*
  * A partition of the points, one pass: the label of a point is either its

@@ -36,9 +36,13 @@ dpk_highd_point_count(int d, double sum_var, double noise2, double min_count)
  */
 int
 dpk_highd_cells_space(const DpkProjection *p, int m, const double *count,
-					  const double *sum, double point_count, int k, int restarts,
-					  int max_iter, uint64_t seed, double *centers, int *assign)
+					  const double *sum, double point_count, const DpkClusterOpts *opt,
+					  double *centers, int *assign)
 {
+	int			k = opt->k,
+				restarts = opt->restarts,
+				max_iter = opt->max_iter;
+	uint64_t	seed = opt->seed;
 	int			d = p->d,
 				dhat = p->dhat,
 				n = 0,

@@ -871,9 +871,11 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 			hc.lift_weighted = cfg->lift_weighted;
 			hc.plane_cells = DPK_LIVE_PLANE_CELLS;
 			hc.rest_mean = cfg->rest_mean;
-			score = dpk_highd_cells_cluster(&proj[r], &hc, kp, cfg->threshold_sigmas,
-											cfg->restarts, cfg->max_iter,
-											seed + (uint64_t) kp, cent, sizes, &coreset);
+			score = dpk_highd_cells_cluster(&proj[r], &hc, cfg->threshold_sigmas,
+											&(DpkClusterOpts) {kp, cfg->restarts,
+															   cfg->max_iter,
+															   seed + (uint64_t) kp},
+											&(DpkClusterOut) {cent, sizes}, &coreset);
 			/* every row is in the ball, so its nearest point is nearer to all */
 			for (i = 0; i < kp; i++)
 				dpk_box_ball_clamp(d, cfg->ball, cent + (size_t) i * d);

@@ -407,9 +407,11 @@ dpk_regions_release(DpkRegions *rs, const DpkRegionsTable *tbl,
 	dpk_regions_fold_step(rs, t, state);
 
 	/* the k centres: restarts against the previous release's, refined */
-	threshold = dpk_highd_grid_kmeans_cells(dhat, rs->m, count, count_var,
-											cfg->threshold_sigmas, threshold_cells, k,
-											cfg->restarts, cfg->max_iter, seed, pck, &csz);
+	threshold = dpk_highd_grid_kmeans_cells(&(DpkNoisyGrid) {dhat, rs->m, count, count_var},
+											cfg->threshold_sigmas, threshold_cells,
+											&(DpkClusterOpts) {k, cfg->restarts,
+															   cfg->max_iter, seed},
+											pck, &csz);
 	if (rs->pc)
 	{
 		/*
@@ -568,9 +570,11 @@ dpk_regions_release(DpkRegions *rs, const DpkRegionsTable *tbl,
 		{
 			int			unused;
 
-			dpk_highd_grid_kmeans_cells(dhat, rs->m, count, count_var, cfg->threshold_sigmas,
-										threshold_cells, kp, cfg->restarts, cfg->max_iter,
-										seed + (uint64_t) kp, pc, &unused);
+			dpk_highd_grid_kmeans_cells(&(DpkNoisyGrid) {dhat, rs->m, count, count_var},
+										cfg->threshold_sigmas, threshold_cells,
+										&(DpkClusterOpts) {kp, cfg->restarts, cfg->max_iter,
+														   seed + (uint64_t) kp},
+										pc, &unused);
 			assign_cells(rs, pc, kp, assign);
 		}
 		for (a = 0; a < kp; a++)
