@@ -40,7 +40,7 @@
 #include "utils/snapmgr.h"
 
 #include "attach.h"
-#include "live_core.h"
+#include "live_config.h"
 #include "capture.h"
 #include "dpk_mem.h"
 #include "live_regions.h"

@@ -13,7 +13,7 @@
 #include "storage/lockdefs.h"
 #include "utils/relcache.h"
 
-#include "live_core.h"
+#include "live_config.h"
 #include "counter.h"
 #include "highd.h"
 #include "lift.h"

@@ -41,7 +41,7 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
-#include "live_core.h"
+#include "live_config.h"
 #include "capture.h"
 #include "dpk_mem.h"
 #include "live_regions.h"

@@ -18,7 +18,7 @@
 #include "funcapi.h"
 #include "nodes/pg_list.h"
 
-#include "live_core.h"
+#include "live_config.h"
 #include "live_regions.h"
 #include "counter.h"
 #include "ledger.h"

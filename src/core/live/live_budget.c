@@ -7,7 +7,7 @@
 #include <math.h>
 
 #include "budget.h"
-#include "live_core.h"
+#include "live_config.h"
 
 /* Default live shares by dimension and mode (see live_budget.h). */
 DpkLiveShares

@@ -1,0 +1,394 @@
+/*
+ * live_config.c
+ *		Live tables: a table's configuration (see live_config.h): defaults,
+ *		the counted level, projections, boxes and balls.
+ */
+#include "live_config.h"
+
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+
+#include "live_budget.h"
+#include "dpk_mem.h"
+#include "lift.h"
+#include "live_reach.h"
+#include "projection.h"
+#include "prng.h"
+#include "rugnik.h"
+#include "tree_estimator.h"
+
+/* Defaults; see doc/decisions/README.md for how they were measured. */
+void
+dpk_live_defaults(DpkLiveConfig *cfg, int d, int k, double epsilon,
+				  uint32_t horizon, bool insert_only)
+{
+	dpk_live_defaults_arity(cfg, d, k, epsilon, horizon, insert_only,
+							dpk_tree_choose_arity(horizon));
+}
+
+/* Defaults with a given tree arity (see live_core.h). */
+void
+dpk_live_defaults_arity(DpkLiveConfig *cfg, int d, int k, double epsilon,
+						uint32_t horizon, bool insert_only, int arity)
+{
+	cfg->d = d;
+	cfg->k = k;
+	cfg->epsilon = epsilon;
+	cfg->horizon = horizon;
+	cfg->insert_only = insert_only;
+	cfg->level = 0;
+	cfg->sum_share = dpk_budget_live_shares(d, false).sum_share;
+	cfg->dhat = 0;
+	cfg->copies = 1;
+	cfg->proj_seed = 0;
+	cfg->half_width = DPK_PROJ_HALF_WIDTH;
+	cfg->norm_share = dpk_budget_live_shares(d, false).norm_share;
+	cfg->norm_shift = 0;
+	cfg->threshold_sigmas = 2.0;
+	cfg->estimator = DPK_TREE_LOCAL_BLUE;
+	cfg->arity = arity;
+	cfg->restarts = 10;
+	cfg->max_iter = 100;
+	cfg->delta = 0.0;
+	cfg->box_metric = false;
+	cfg->lift_weighted = false;
+	cfg->rest_mean = false;
+	cfg->sum_l1 = 0.0;
+	cfg->ball = 0.0;
+}
+
+/*
+ * The finest counted level: its cells within max_cells, and the cell ids of
+ * all copies (and the norm counter) within 48 bits.
+ */
+static int
+live_max_level(const DpkLiveConfig *cfg, double max_cells)
+{
+	return (int) floor(fmin(log2(fmax(max_cells, 1.0)),
+							48.0 - ceil(log2(cfg->copies + 1.0))) /
+					   (cfg->dhat > 0 ? cfg->dhat : cfg->d) + 1e-9);
+}
+
+/*
+ * A ball's smaller sums would choose levels whose releases take minutes:
+ * at most DPK_LIVE_BALL_MAX_VALUES noisy values a copy (see live_core.h).
+ */
+static int
+live_ball_level_cap(const DpkLiveConfig *cfg, int level)
+{
+	int			cap;
+
+	if (cfg->dhat == 0 || !(cfg->ball > 0.0))
+		return level;
+	cap = live_max_level(cfg, DPK_LIVE_BALL_MAX_VALUES / (cfg->d + 1.0));
+	return level < cap ? level : cap;
+}
+
+/*
+ * The count noise of a typical release: about a third of the h nodes (NAF
+ * weight) for the signed counter, half of them for the plain decomposition
+ * of Gaussian tables, the weights' mean squared norm from T/4 for the
+ * least-squares one.
+ */
+double
+dpk_live_level_count_var(const DpkLiveConfig *cfg)
+{
+	DpkLiveConfig probe = *cfg;
+	DpkNoise	cn;
+
+	probe.level = 0;
+	cn = dpk_live_count_noise(&probe);
+	return dpk_noise_variance(&cn, 0) *
+		fmax(1.0, cfg->delta > 0.0 ? dpk_tree_height(cfg->horizon) / 2.0
+			 : cfg->estimator == DPK_TREE_SIGNED && cfg->arity <= DPK_TREE_ARITY_BINARY
+			 ? dpk_tree_height(cfg->horizon) / 3.0
+			 : dpk_tree_typical_norm2((DpkTreeEstimator) cfg->estimator, cfg->arity,
+									  cfg->horizon));
+}
+
+/* Lifting-sum noise of one cell at a typical release (see live_core.h). */
+double
+dpk_live_level_sum_sd(const DpkLiveConfig *cfg)
+{
+	DpkLiveConfig probe = *cfg;
+	DpkNoise	cn,
+				sn;
+
+	probe.level = 0;
+	cn = dpk_live_count_noise(&probe);
+	sn = dpk_live_sum_noise(&probe);
+	/* the same tree weights as the counts' (dpk_live_level_count_var) */
+	return sqrt(dpk_noise_variance(&sn, cfg->d) *
+				dpk_live_level_count_var(cfg) / dpk_noise_variance(&cn, 0)) / DPK_LIFT_UNITS;
+}
+
+/* Whether a projected table counts one cell (DPK_LIVE_MEAN_ONLY_SD). */
+static bool
+live_mean_only(const DpkLiveConfig *cfg, double size_hint)
+{
+	return cfg->dhat > 0 &&
+		dpk_live_level_sum_sd(cfg) * cfg->k / fmax(size_hint, 1.0) >= DPK_LIVE_MEAN_ONLY_SD;
+}
+
+/* Counted level for a size hint (see live_core.h). */
+int
+dpk_live_choose_level(const DpkLiveConfig *cfg, double size_hint, double max_cells)
+{
+	double		var,
+				m,
+				shift;
+	int			level,
+				max_level;
+
+	var = dpk_live_level_count_var(cfg);
+	if (size_hint < 1.0)
+		size_hint = 1.0;
+	m = dpk_grid_m(DPK_RULE_RUGNIK, size_hint, dpk_rugnik_eps_for_variance(var),
+				   cfg->k, cfg->dhat > 0 ? cfg->dhat : cfg->d);
+	/* noise too small to measure (huge epsilon): as fine as the caps allow */
+	if (!isfinite(m))
+		m = HUGE_VAL;
+	/*
+	 * With the least-squares counter, low-d grids one level coarser than
+	 * RUGNIK's m: its bound knows nothing of the in-cell means, which keep
+	 * the centres accurate in coarse cells, while a finer counted level
+	 * pays its noise 2^d times over wherever a release sums it up.  A k-ary
+	 * tree's lower noise moves m up by about one level; one and a half
+	 * below m is where it is counted: two below helps synthetic skewed
+	 * clusters but hurts a small real table
+	 * (doc/decisions/006-lowd-counted-level.md).  Gaussian tables sum the
+	 * plain decomposition and keep RUGNIK's level.
+	 */
+	shift = cfg->delta <= 0.0 && cfg->estimator != DPK_TREE_SIGNED && cfg->dhat == 0
+		? (cfg->arity > DPK_TREE_ARITY_BINARY ? 1.5 : 1.0) : 0.0;
+	level = isinf(m) ? INT_MAX : (int) ceil(log2(fmax(m, 1.0)) - 0.25 - shift);
+	if (level < 0)
+		level = 0;
+	max_level = live_max_level(cfg, max_cells);
+	if (level > max_level)
+		level = max_level;
+	if (live_mean_only(cfg, size_hint))
+		level = 0;
+	return live_ball_level_cap(cfg, level);
+}
+
+/* Counted level of a table with its box (see live_core.h). */
+int
+dpk_live_choose_level_box(const DpkLiveConfig *cfg, const DpkBox *box, double size_hint,
+						  double max_cells)
+{
+	int			level;
+
+	/* one cell, whatever the box's grid would be */
+	if (live_mean_only(cfg, size_hint))
+		return 0;
+	level = dpk_live_choose_level(cfg, size_hint, max_cells);
+	if (cfg->dhat > 0 && cfg->box_metric)
+	{
+		/* 1 / spread times the cells per dimension, to the nearest level */
+		level += (int) floor(log2(1.0 / dpk_box_metric_spread(box)) + 0.5);
+		level = level < live_max_level(cfg, max_cells) ? level : live_max_level(cfg, max_cells);
+		/* a box whose image misses most cells: RUGNIK over the reachable ones */
+		level = dpk_live_reach_level(cfg, box, size_hint, level,
+									 live_max_level(cfg, fmin(max_cells,
+															  DPK_LIVE_REACH_MAX_CELLS)));
+	}
+	return live_ball_level_cap(cfg, level);
+}
+
+/* Cells of one copy's projected grid. */
+uint64_t
+dpk_live_copy_cells(const DpkLiveConfig *cfg)
+{
+	return (uint64_t) llround(pow(2.0, (double) cfg->level * cfg->dhat));
+}
+
+/*
+ * Projected mode: DPK_LIVE_DHAT projected dimensions (at most d), one copy
+ * (more copies multiply every sensitivity), the shares of
+ * dpk_budget_live_shares (doc/decisions/011-projected-sum-share.md).  Tables
+ * store their dhat and shares, so these defaults only shape new tables;
+ * from d = DPK_LIVE_WEIGHTED_D on, releases (which call this too) lift by
+ * count-weighted sums under the guard, with more k-means restarts.
+ */
+void
+dpk_live_use_projection(DpkLiveConfig *cfg, uint64_t proj_seed)
+{
+	DpkLiveShares shares = dpk_budget_live_shares(cfg->d, true);
+
+	cfg->dhat = cfg->d < DPK_LIVE_DHAT ? cfg->d : DPK_LIVE_DHAT;
+	cfg->copies = 1;
+	cfg->proj_seed = proj_seed;
+	cfg->half_width = DPK_PROJ_HALF_WIDTH;
+	cfg->sum_share = shares.sum_share;
+	cfg->norm_share = shares.norm_share;
+	/* post-processing only, so tables attached before get it too */
+	cfg->lift_weighted = cfg->d >= DPK_LIVE_WEIGHTED_D;
+	/*
+	 * Measured to help only with many directions outside the plane (d =
+	 * 384, data off the box's middle); at d = 7 it moved the diamonds
+	 * window's worst release by 4 %, so low d keeps the middle.
+	 */
+	cfg->rest_mean = cfg->lift_weighted;
+	cfg->restarts = cfg->lift_weighted ? DPK_LIVE_WEIGHTED_RESTARTS : cfg->restarts;
+}
+
+/*
+ * A new projected table's geometry and tree for its box (see live_core.h).
+ * Points in metric positions of a box with unequal sides fill few
+ * directions, and more projected dimensions only spread them over more
+ * cells (fewer still where the box has few wide sides:
+ * dpk_live_use_few_sides; doc/decisions/016-boxes-with-wide-sides.md);
+ * cube boxes keep DPK_LIVE_DHAT.  The tree is the k-ary one of
+ * dpk_tree_choose_arity at every horizon: its fewer levels cut the lifting
+ * sums' noise, which is most of the cost (doc/decisions/005-tree-arity.md).
+ */
+void
+dpk_live_use_box(DpkLiveConfig *cfg, const DpkBox *box)
+{
+	int			tries;
+	double		share;
+
+	if (cfg->dhat == 0)
+		return;
+	cfg->box_metric = true;
+	if (dpk_box_metric_spread(box) < 1.0 && cfg->dhat > 4)
+		cfg->dhat = 4;
+	/*
+	 * sums per coordinate, and then the counts' larger share; a ball's keep
+	 * the sums' default share (d = 384 on the unit sphere, horizon 4: live
+	 * 27.5 at the default 0.85, 42.8 at 0.5)
+	 */
+	share = cfg->sum_share;
+	if (!(cfg->ball > 0.0))
+		cfg->sum_share = DPK_LIVE_L1_SUM_SHARE;
+	dpk_live_use_sum_l1(cfg, box);
+	if (cfg->sum_l1 == 0.0)
+		cfg->sum_share = share;
+	/* the next seed of a public sequence until the box keeps its share */
+	for (tries = 0; tries < 64 &&
+		 dpk_live_proj_box_share(cfg, box, cfg->proj_seed) < DPK_LIVE_PROJ_MIN_SHARE; tries++)
+	{
+		uint64_t	st = cfg->proj_seed;
+
+		cfg->proj_seed = dpk_splitmix64(&st) & UINT64_C(0x7fffffffffffffff);
+	}
+}
+
+/* Three projected dimensions for a box with few wide sides (see live_core.h). */
+void
+dpk_live_use_few_sides(DpkLiveConfig *cfg, const DpkBox *box, double size_hint)
+{
+	double		spread;
+
+	if (cfg->dhat <= DPK_LIVE_FEW_SIDES_DHAT || size_hint < DPK_LIVE_FEW_SIDES_ROWS)
+		return;
+	spread = dpk_box_metric_spread(box);
+	if (spread * spread * box->d < DPK_LIVE_FEW_SIDES)
+		cfg->dhat = DPK_LIVE_FEW_SIDES_DHAT;
+}
+
+/* The l1 bound of a lifting contribution in a box (see live_core.h). */
+double
+dpk_live_box_sum_l1(const DpkBox *box)
+{
+	double		wmax = dpk_box_max_width(box),
+				half = DPK_LIFT_UNITS / 2.0,
+				l1 = 0.0;
+	int			j;
+
+	for (j = 0; j < box->d; j++)
+	{
+		double		w = box->upper[j] - box->lower[j];
+
+		/* dpk_box_to_metric keeps the widest sides' positions exactly */
+		l1 += w < wmax ? floor(half * (w / wmax)) + 1.0 : half;
+	}
+	return l1;
+}
+
+/* The ball of a norm bound, in metric positions (see live_core.h). */
+void
+dpk_live_use_ball(DpkLiveConfig *cfg, const DpkBox *box, double norm_bound)
+{
+	cfg->ball = cfg->dhat > 0 ? dpk_box_ball_radius(box, norm_bound) : 0.0;
+	/* the projected box: as many of a projected coordinate's sd as the cube's */
+	if (cfg->ball > 0.0)
+		cfg->half_width = fmin(cfg->half_width,
+							   DPK_BALL_HALF_WIDTH * cfg->ball / sqrt((double) box->d));
+}
+
+/* Copy r of a projected table's projection (see live_core.h). */
+void
+dpk_live_projection(const DpkLiveConfig *cfg, int r, DpkProjection *p)
+{
+	dpk_projection_init(p, cfg->d, cfg->dhat, dpk_projection_copy_seed(cfg->proj_seed, r),
+						cfg->half_width);
+}
+
+/* One point's l2 bound in lifting units (see live_core.h). */
+double
+dpk_live_point_l2(const DpkLiveConfig *cfg)
+{
+	return dpk_lift_point_l2(cfg->d, cfg->ball);
+}
+
+/* Per-coordinate sums when the box makes them cheaper (see live_core.h). */
+void
+dpk_live_use_sum_l1(DpkLiveConfig *cfg, const DpkBox *box)
+{
+	DpkLiveConfig l1 = *cfg;
+
+	cfg->sum_l1 = 0.0;
+	if (cfg->dhat == 0 || !cfg->box_metric || cfg->delta > 0.0 || cfg->sum_share <= 0.0)
+		return;
+	l1.sum_l1 = dpk_live_box_sum_l1(box);
+	if (cfg->ball > 0.0)
+		l1.sum_l1 = fmin(l1.sum_l1, sqrt((double) cfg->d) * dpk_live_point_l2(cfg));
+	if (dpk_discrete_laplace_variance(dpk_live_sum_scale(&l1)) <
+		dpk_vector_noise_variance(dpk_live_sum_scale(cfg), cfg->d))
+		cfg->sum_l1 = l1.sum_l1;
+}
+
+/*
+ * The share of a box's metric spread a projection keeps (see live_core.h):
+ * with D_j = w_j / w_max, ||P D||_F^2 / ((dhat / d) ||D||_F^2), the
+ * smallest over the copies; its mean over random projections is 1.
+ */
+double
+dpk_live_proj_box_share(const DpkLiveConfig *cfg, const DpkBox *box, uint64_t proj_seed)
+{
+	double		wmax = dpk_box_max_width(box),
+				dd = 0.0,
+				share = HUGE_VAL;
+	int			r,
+				i,
+				j;
+
+	for (j = 0; j < box->d; j++)
+	{
+		double		dj = (box->upper[j] - box->lower[j]) / wmax;
+
+		dd += dj * dj;
+	}
+	for (r = 0; r < cfg->copies; r++)
+	{
+		DpkProjection p;
+		double		pd = 0.0;
+
+		dpk_projection_init(&p, box->d, cfg->dhat, dpk_projection_copy_seed(proj_seed, r),
+							cfg->half_width);
+		for (i = 0; i < cfg->dhat; i++)
+			for (j = 0; j < box->d; j++)
+			{
+				double		v = p.mat[(size_t) i * box->d + j] *
+					(box->upper[j] - box->lower[j]) / wmax;
+
+				pd += v * v;
+			}
+		dpk_projection_free(&p);
+		share = fmin(share, pd / ((double) cfg->dhat / box->d * dd));
+	}
+	return share;
+}

@@ -1,0 +1,268 @@
+/*
+ * live_config.h
+ *		A live table's configuration (plain C): the public choices made at
+ *		attach — dimensions, k, epsilon, horizon, the counted level, the
+ *		tree, projections, box and ball — and the functions that make them.
+ *		What a release does with it is live_core.h.
+ */
+#ifndef DPK_LIVE_CONFIG_H
+#define DPK_LIVE_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cellmap.h"
+#include "coreset.h"
+#include "counter.h"
+#include "dgauss.h"
+#include "grid.h"
+#include "noise.h"
+
+struct DpkProjection;
+
+typedef struct DpkLiveConfig
+{
+	int			d;
+	int			k;
+	double		epsilon;
+	uint32_t	horizon;
+	bool		insert_only;	/* no deletions: the factor 2 is dropped */
+	int			level;			/* counted level: 2^level cells per dimension
+								 * (of the projected space when dhat > 0) */
+	double		sum_share;		/* share of epsilon on the in-cell sums */
+	/* High dimensions (doc/design.md): dhat > 0 switches to projected grids. */
+	int			dhat;			/* projected dimension, 0: none */
+	int			copies;			/* R independent projections */
+	uint64_t	proj_seed;		/* public seed of the projections */
+	double		half_width;		/* projected box half-width */
+	double		norm_share;		/* share of epsilon on the global sum of
+								 * squared norms (cost curve) */
+	int			norm_shift;		/* the norm counter adds each row's squared
+								 * norm in units of 2^norm_shift (rounded);
+								 * 0 but for Gaussian tables whose variance
+								 * in unit steps has no exact representation
+								 * (dpk_live_use_norm_shift) */
+	double		threshold_sigmas;
+	int			estimator;		/* DpkTreeEstimator: how release t combines the
+								 * tree nodes (post-processing only; pure
+								 * tables, delta > 0 sums the binary nodes) */
+	int			arity;			/* of the counters' tree, fixed at attach
+								 * (tracked.tree_arity): 2 the binary tree
+								 * (tables attached before 0.3's k-ary trees,
+								 * Gaussian tables), else the k-ary tree with
+								 * negative digits (tree_estimator.h) */
+	int			restarts;
+	int			max_iter;
+	double		delta;			/* 0: pure epsilon (Laplace/cube); > 0:
+								 * (epsilon, delta) by discrete Gaussians */
+	bool		box_metric;		/* projected tables: points in metric
+								 * positions (dpk_box_to_metric, k-means in
+								 * the columns' units); false for tables
+								 * attached before trigger format 3 */
+	bool		lift_weighted;	/* projected releases lift by count-weighted
+								 * cell sums (dpk_lift_centers_weighted);
+								 * post-processing, set from d */
+	bool		rest_mean;		/* projected releases shrink the lifted
+								 * centres outside the projection's rows
+								 * toward the other cells' noisy mean, not
+								 * the box's middle (DpkHighdCells.rest_mean);
+								 * post-processing */
+	double		sum_l1;			/* projected pure tables in metric positions
+								 * (trigger format 4): 0, the lifting sums get
+								 * the cube noise of their l-infinity bound
+								 * U/2; > 0, the l1 bound of one point's
+								 * lifting contribution (dpk_live_box_sum_l1),
+								 * and one discrete Laplace per coordinate */
+	double		ball;			/* projected tables with a norm bound (stored
+								 * per table): rows are moved into the ball
+								 * of this radius around the box's middle, in
+								 * metric positions (dpk_box_ball_clamp,
+								 * norm_bound / w_max); 0, no ball */
+} DpkLiveConfig;
+
+/*
+ * Defaults for a table (shares settled by test/bench); the tree of a new
+ * pure table, dpk_tree_choose_arity(horizon).
+ */
+void		dpk_live_defaults(DpkLiveConfig *cfg, int d, int k, double epsilon,
+							  uint32_t horizon, bool insert_only);
+
+/*
+ * The same defaults with the tree arity a table was attached with: a stored
+ * table's tree is never re-chosen, and choosing it costs more than a small
+ * release.
+ */
+void		dpk_live_defaults_arity(DpkLiveConfig *cfg, int d, int k, double epsilon,
+									uint32_t horizon, bool insert_only, int arity);
+
+/*
+ * The counted level for a public size hint: the level nearest RUGNIK's m at
+ * that size and the noise of a mid-horizon release, capped so the level has
+ * at most max_cells cells and its cell ids fit in 48 bits.  A projected
+ * table whose clusters cannot be lifted (DPK_LIVE_MEAN_ONLY_SD) counts at
+ * level 0.
+ */
+int			dpk_live_choose_level(const DpkLiveConfig *cfg, double size_hint,
+								  double max_cells);
+
+/* The count noise variance of a typical release, for choosing the level. */
+double		dpk_live_level_count_var(const DpkLiveConfig *cfg);
+
+/*
+ * Projected tables: the noise sd of one cell's lifting sum, per coordinate
+ * and in box widths, at a typical release (the tree weights of
+ * dpk_live_level_count_var).
+ */
+double		dpk_live_level_sum_sd(const DpkLiveConfig *cfg);
+
+/*
+ * The counted level of a table with box `box`: dpk_live_choose_level, and
+ * for a projected table in metric positions log2(1 / spread) levels finer,
+ * rounded (dpk_box_metric_spread: its points span that fraction of the
+ * projected box), within the same caps; then dpk_live_reach_level.
+ */
+int			dpk_live_choose_level_box(const DpkLiveConfig *cfg, const DpkBox *box,
+									  double size_hint, double max_cells);
+
+/*
+ * High dimensions.  State: one cell map (values: count, then the d centred
+ * fixed-point sums of dpk_lift_quantize) whose cell ids are
+ * r * dpk_live_copy_cells(cfg) + projected cell, plus the global sum of
+ * squared norms kept at id DPK_LIVE_NORM_CELL(cfg) (value 0).
+ */
+uint64_t	dpk_live_copy_cells(const DpkLiveConfig *cfg);
+#define DPK_LIVE_NORM_CELL(cfg) ((uint64_t) (cfg)->copies * dpk_live_copy_cells(cfg))
+
+/*
+ * Projected dimensions of a new live table (at most d).  Four let a random
+ * projection put two of K = 10 clusters into the same projected cells often
+ * enough to cost 3-6x even without noise at d = 16; six make that rare, at
+ * the same number of cells (the level drops by one).  doc/decisions/009-projected-dims-copies-level.md.
+ */
+#define DPK_LIVE_DHAT 6
+
+/*
+ * The l1 bound of one point's lifting contribution (dpk_lift_quantize of
+ * its metric position, U = DPK_LIFT_UNITS) in a box: sum_j B_j with B_j =
+ * U/2 for the widest sides and floor(U/2 w_j / w_max) + 1 for the others
+ * (their metric coordinates lie within w_j / (2 w_max) of 1/2; the 1 covers
+ * the rounding).
+ */
+double		dpk_live_box_sum_l1(const DpkBox *box);
+
+/*
+ * Sums per coordinate for a box (trigger format 4): a projected pure table
+ * in metric positions sets sum_l1 to dpk_live_box_sum_l1 when one discrete
+ * Laplace per coordinate at that l1 sensitivity has a lower variance than
+ * the cube noise at U/2 (a box with one wide side: diamonds' prices beside
+ * carats, 2.1 against 24 times b^2 at d = 7), else leaves 0.  Public: the
+ * box and the configuration.  Call after dpk_live_use_delta.
+ */
+void		dpk_live_use_sum_l1(DpkLiveConfig *cfg, const DpkBox *box);
+
+/*
+ * With a ball the counted level keeps a copy's noisy values, cells times
+ * (d + 1), within this: d = 384 at level 2 (4 096 cells, 1.6 million
+ * values, 1.5-4 s a release at horizon 4).  The ball's smaller sum noise
+ * moves RUGNIK's level one up there, to 100 million values and minutes
+ * a release.
+ */
+#define DPK_LIVE_BALL_MAX_VALUES 2097152.0
+
+/*
+ * A projected table counts one cell (level 0: its releases lift the noisy
+ * mean) when even a cluster with all its size_hint / k rows in one cell
+ * would have a lifted mean whose noise sd per coordinate
+ * (dpk_live_level_sum_sd times k / size_hint) is at least this many box
+ * widths.  Finer cells then only split rows among noisier sums, and a
+ * release finds no cell above the count noise and falls back to the box's
+ * middle (doc/decisions/014-mean-only-level.md).
+ */
+#define DPK_LIVE_MEAN_ONLY_SD 0.2
+
+/*
+ * A norm bound for a projected table in metric positions: rows lie within
+ * norm_bound of the box's middle in the columns' units (unit-norm
+ * embeddings in [-1, 1]^d: 1), so cfg->ball = dpk_box_ball_radius (0 when
+ * the box bounds more).  With a ball the projected box shrinks to
+ * DPK_BALL_HALF_WIDTH ball / sqrt(d) when that is less than
+ * cfg->half_width: the grid's cells then cover the ball's projection, not
+ * the box's (projected points beyond it are clamped onto its faces, as for
+ * the cube).  Public: the argument and the box.
+ * Call after dpk_live_use_projection and before dpk_live_use_box and
+ * dpk_live_use_sum_l1, which take the ball's bounds.
+ */
+void		dpk_live_use_ball(DpkLiveConfig *cfg, const DpkBox *box, double norm_bound);
+
+/*
+ * Copy r of a projected table's projection: the copy's seed of
+ * cfg->proj_seed and the table's projected box (cfg->half_width, narrowed
+ * by a norm bound).  Every capture, release and reader builds it here, so
+ * the cells a row is counted in and the cells a release maps back agree.
+ */
+struct DpkProjection;
+void		dpk_live_projection(const DpkLiveConfig *cfg, int r, struct DpkProjection *p);
+
+/* dpk_lift_point_l2 of the table's d and ball. */
+double		dpk_live_point_l2(const DpkLiveConfig *cfg);
+
+/*
+ * The sums' share of epsilon on a new table whose sums get per-coordinate
+ * noise: their variance is a tenth of the cube's there, and the counts then
+ * gain more from the budget (doc/decisions/016-boxes-with-wide-sides.md).
+ */
+#define DPK_LIVE_L1_SUM_SHARE 0.5
+
+/* Switch a configuration to the projected mode for d dimensions and k. */
+void		dpk_live_use_projection(DpkLiveConfig *cfg, uint64_t proj_seed);
+
+/*
+ * A new projected table whose box has fewer than DPK_LIVE_FEW_SIDES
+ * full-width sides' worth of squared widths (sum_j (w_j / w_max)^2, that
+ * is dpk_box_metric_spread^2 d) and whose size hint is at least
+ * DPK_LIVE_FEW_SIDES_ROWS projects to DPK_LIVE_FEW_SIDES_DHAT dimensions:
+ * its points in metric positions lie near a set of one or two dimensions,
+ * so three projected dimensions hold them, and the reach rule's grid of 32
+ * cells per dimension (16 with four) resolves them more finely.  Below
+ * that size the finer cells' counts are mostly noise
+ * (doc/decisions/017-three-projected-dims.md).  Public: the box and the
+ * size hint.  Call
+ * after dpk_live_use_projection and before dpk_live_use_box (whose
+ * projection check depends on dhat).
+ */
+#define DPK_LIVE_FEW_SIDES 2.0
+#define DPK_LIVE_FEW_SIDES_DHAT 3
+#define DPK_LIVE_FEW_SIDES_ROWS 16384.0
+void		dpk_live_use_few_sides(DpkLiveConfig *cfg, const DpkBox *box, double size_hint);
+
+/*
+ * For a new projected table attached with box `box`: points in metric
+ * positions (trigger format 3); at most 4 projected dimensions unless the
+ * box is a cube; the tree of dpk_tree_choose_arity kept (measurements in
+ * live_core.c); the lifting sums per coordinate with DPK_LIVE_L1_SUM_SHARE
+ * of epsilon when dpk_live_use_sum_l1 takes them at that share (trigger
+ * format 4); and a projection that keeps the box: while
+ * dpk_live_proj_box_share is below DPK_LIVE_PROJ_MIN_SHARE the seed
+ * becomes the next of splitmix64's sequence from it (at most 64 times).
+ * Does nothing to a low-d configuration.
+ */
+void		dpk_live_use_box(DpkLiveConfig *cfg, const DpkBox *box);
+
+/*
+ * In metric positions a box with one wide column (prices beside carats)
+ * is nearly a segment, and a random projection that maps that column to a
+ * short vector puts all its points in one or two cells of every copy
+ * (doc/decisions/016-boxes-with-wide-sides.md).  The share of the box's squared
+ * widths (over the widest) the projection keeps, relative to its mean
+ * dhat / d, the smallest over the copies: 1 for every projection of a
+ * cube.  Public (box and seed).  A new table's seed is redrawn below 0.8,
+ * which 33 % (4 projected dimensions) to 40 % (3) of the seeds are on that
+ * box; conditioning the projection on an event of probability p raises any
+ * of its failure probabilities by at most 1/p (the threshold's
+ * measurements: doc/decisions/016-boxes-with-wide-sides.md).
+ */
+#define DPK_LIVE_PROJ_MIN_SHARE 0.8
+double		dpk_live_proj_box_share(const DpkLiveConfig *cfg, const DpkBox *box,
+									uint64_t proj_seed);
+
+#endif
