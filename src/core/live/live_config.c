@@ -27,7 +27,7 @@ dpk_live_defaults(DpkLiveConfig *cfg, int d, int k, double epsilon,
 							dpk_tree_choose_arity(horizon));
 }
 
-/* Defaults with a given tree arity (see live_core.h). */
+/* Defaults with a given tree arity (see live_config.h). */
 void
 dpk_live_defaults_arity(DpkLiveConfig *cfg, int d, int k, double epsilon,
 						uint32_t horizon, bool insert_only, int arity)
@@ -72,7 +72,7 @@ live_max_level(const DpkLiveConfig *cfg, double max_cells)
 
 /*
  * A ball's smaller sums would choose levels whose releases take minutes:
- * at most DPK_LIVE_BALL_MAX_VALUES noisy values a copy (see live_core.h).
+ * at most DPK_LIVE_BALL_MAX_VALUES noisy values a copy (see live_config.h).
  */
 static int
 live_ball_level_cap(const DpkLiveConfig *cfg, int level)
@@ -107,7 +107,7 @@ dpk_live_level_count_var(const DpkLiveConfig *cfg)
 									  cfg->horizon));
 }
 
-/* Lifting-sum noise of one cell at a typical release (see live_core.h). */
+/* Lifting-sum noise of one cell at a typical release (see live_config.h). */
 double
 dpk_live_level_sum_sd(const DpkLiveConfig *cfg)
 {
@@ -131,7 +131,7 @@ live_mean_only(const DpkLiveConfig *cfg, double size_hint)
 		dpk_live_level_sum_sd(cfg) * cfg->k / fmax(size_hint, 1.0) >= DPK_LIVE_MEAN_ONLY_SD;
 }
 
-/* Counted level for a size hint (see live_core.h). */
+/* Counted level for a size hint (see live_config.h). */
 int
 dpk_live_choose_level(const DpkLiveConfig *cfg, double size_hint, double max_cells)
 {
@@ -173,7 +173,7 @@ dpk_live_choose_level(const DpkLiveConfig *cfg, double size_hint, double max_cel
 	return live_ball_level_cap(cfg, level);
 }
 
-/* Counted level of a table with its box (see live_core.h). */
+/* Counted level of a table with its box (see live_config.h). */
 int
 dpk_live_choose_level_box(const DpkLiveConfig *cfg, const DpkBox *box, double size_hint,
 						  double max_cells)
@@ -235,7 +235,7 @@ dpk_live_use_projection(DpkLiveConfig *cfg, uint64_t proj_seed)
 }
 
 /*
- * A new projected table's geometry and tree for its box (see live_core.h).
+ * A new projected table's geometry and tree for its box (see live_config.h).
  * Points in metric positions of a box with unequal sides fill few
  * directions, and more projected dimensions only spread them over more
  * cells (fewer still where the box has few wide sides:
@@ -276,7 +276,7 @@ dpk_live_use_box(DpkLiveConfig *cfg, const DpkBox *box)
 	}
 }
 
-/* Three projected dimensions for a box with few wide sides (see live_core.h). */
+/* Three projected dimensions for a box with few wide sides (see live_config.h). */
 void
 dpk_live_use_few_sides(DpkLiveConfig *cfg, const DpkBox *box, double size_hint)
 {
@@ -289,7 +289,7 @@ dpk_live_use_few_sides(DpkLiveConfig *cfg, const DpkBox *box, double size_hint)
 		cfg->dhat = DPK_LIVE_FEW_SIDES_DHAT;
 }
 
-/* The l1 bound of a lifting contribution in a box (see live_core.h). */
+/* The l1 bound of a lifting contribution in a box (see live_config.h). */
 double
 dpk_live_box_sum_l1(const DpkBox *box)
 {
@@ -308,7 +308,7 @@ dpk_live_box_sum_l1(const DpkBox *box)
 	return l1;
 }
 
-/* The ball of a norm bound, in metric positions (see live_core.h). */
+/* The ball of a norm bound, in metric positions (see live_config.h). */
 void
 dpk_live_use_ball(DpkLiveConfig *cfg, const DpkBox *box, double norm_bound)
 {
@@ -319,7 +319,7 @@ dpk_live_use_ball(DpkLiveConfig *cfg, const DpkBox *box, double norm_bound)
 							   DPK_BALL_HALF_WIDTH * cfg->ball / sqrt((double) box->d));
 }
 
-/* Copy r of a projected table's projection (see live_core.h). */
+/* Copy r of a projected table's projection (see live_config.h). */
 void
 dpk_live_projection(const DpkLiveConfig *cfg, int r, DpkProjection *p)
 {
@@ -327,14 +327,14 @@ dpk_live_projection(const DpkLiveConfig *cfg, int r, DpkProjection *p)
 						cfg->half_width);
 }
 
-/* One point's l2 bound in lifting units (see live_core.h). */
+/* One point's l2 bound in lifting units (see live_config.h). */
 double
 dpk_live_point_l2(const DpkLiveConfig *cfg)
 {
 	return dpk_lift_point_l2(cfg->d, cfg->ball);
 }
 
-/* Per-coordinate sums when the box makes them cheaper (see live_core.h). */
+/* Per-coordinate sums when the box makes them cheaper (see live_config.h). */
 void
 dpk_live_use_sum_l1(DpkLiveConfig *cfg, const DpkBox *box)
 {
@@ -352,7 +352,7 @@ dpk_live_use_sum_l1(DpkLiveConfig *cfg, const DpkBox *box)
 }
 
 /*
- * The share of a box's metric spread a projection keeps (see live_core.h):
+ * The share of a box's metric spread a projection keeps (see live_config.h):
  * with D_j = w_j / w_max, ||P D||_F^2 / ((dhat / d) ||D||_F^2), the
  * smallest over the copies; its mean over random projections is 1.
  */
