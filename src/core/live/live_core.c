@@ -21,6 +21,15 @@
 #include "rugnik.h"
 #include "tree_estimator.h"
 
+/*
+ * Screened k-means restarts of low-d releases
+ * (doc/decisions/034-live-screened-restarts.md).
+ */
+#ifndef DPK_LIVE_SCREEN_ITER
+#define DPK_LIVE_SCREEN_ITER 5
+#endif
+#define DPK_LIVE_SCREEN_KEEP 3
+
 /* Defaults; see doc/decisions/README.md for how they were measured. */
 void
 dpk_live_defaults(DpkLiveConfig *cfg, int d, int k, double epsilon,
@@ -53,6 +62,8 @@ dpk_live_defaults_arity(DpkLiveConfig *cfg, int d, int k, double epsilon,
 	cfg->arity = arity;
 	cfg->restarts = 10;
 	cfg->max_iter = 100;
+	cfg->screen_iter = DPK_LIVE_SCREEN_ITER;
+	cfg->screen_keep = DPK_LIVE_SCREEN_KEEP;
 	cfg->delta = 0.0;
 	cfg->box_metric = false;
 	cfg->lift_weighted = false;
@@ -344,12 +355,15 @@ dpk_live_level_coreset(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDen
 /*
  * The cost proxy of a level's centres: k-means of its coreset (cand, k * d),
  * then every counted cell at its centre (ref) weighted by its raw noisy
- * count.  Returns false when the level's coreset is empty.
+ * count.  Returns false when the level's coreset is empty, or holds
+ * same_n cells (>= 0): a lower threshold keeping no more cells than the
+ * default one has the same coreset, so the same centres and proxy.  *n
+ * receives the coreset's size.
  */
 static bool
 live_level_proxy(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist *fine,
 				 const double *ref, int level, uint32_t t, double threshold, uint64_t seed,
-				 double *cand, double *proxy)
+				 int same_n, double *cand, double *proxy, int *n)
 {
 	int			d = cfg->d,
 				k = cfg->k,
@@ -359,14 +373,15 @@ live_level_proxy(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist
 	uint64_t	c;
 
 	live_coreset_at(cfg, box, fine, level, t, threshold, &lcs);
-	if (lcs.n <= 0)
+	*n = lcs.n;
+	if (lcs.n <= 0 || lcs.n == same_n)
 	{
 		dpk_coreset_free(&lcs);
 		return false;
 	}
 	assign = dpk_alloc((size_t) fine->ncells * sizeof(int));
-	dpk_kmeans(lcs.points, lcs.weights, lcs.n, d, k, cfg->restarts, cfg->max_iter, seed,
-			   cand, NULL);
+	dpk_kmeans_screened(lcs.points, lcs.weights, lcs.n, d, k, cfg->restarts, cfg->max_iter,
+						seed, cfg->screen_iter, cfg->screen_keep, cand, NULL);
 	dpk_kmeans_cost(ref, NULL, (int) fine->ncells, d, cand, k, assign);
 	*proxy = 0.0;
 	for (c = 0; c < fine->ncells; c++)
@@ -414,7 +429,9 @@ live_choose_release_level(const DpkLiveConfig *cfg, const DpkBox *box,
 				proxy;
 	int			chosen = best_level,
 				level,
-				r;
+				r,
+				n_default = -1,
+				n;
 
 	*threshold = live_threshold(cfg, best_level, t);
 	for (level = lo; level <= hi; level++)
@@ -425,13 +442,16 @@ live_choose_release_level(const DpkLiveConfig *cfg, const DpkBox *box,
 
 			if (r == 1 && th >= live_threshold(cfg, level, t))
 				continue;
-			if (live_level_proxy(cfg, box, fine, ref, level, t, th, seed, cand, &proxy) &&
+			if (live_level_proxy(cfg, box, fine, ref, level, t, th, seed,
+								 r == 0 ? -1 : n_default, cand, &proxy, &n) &&
 				proxy < best_proxy)
 			{
 				best_proxy = proxy;
 				chosen = level;
 				*threshold = th;
 			}
+			if (r == 0)
+				n_default = n;
 		}
 	dpk_free(ref);
 	dpk_free(cand);
@@ -456,9 +476,10 @@ live_cluster_kprime(const DpkLiveConfig *cfg, const DpkBox *box, const DpkCorese
 
 	if (cs->n > 0)
 	{
-		rel->costs[kp - 1] = dpk_kmeans(cs->points, cs->weights, cs->n, d, kp,
-										cfg->restarts, cfg->max_iter,
-										seed + (uint64_t) kp, centers, sizes);
+		rel->costs[kp - 1] = dpk_kmeans_screened(cs->points, cs->weights, cs->n, d, kp,
+												 cfg->restarts, cfg->max_iter,
+												 seed + (uint64_t) kp, cfg->screen_iter,
+												 cfg->screen_keep, centers, sizes);
 		for (i = 0; i < cs->n; i++)
 			total += cs->weights[i];
 		rel->costs[kp - 1] += total * cell_spread;
