@@ -109,10 +109,12 @@ test_low_threshold(void)
 
 /*
  * A dense 16 x 16 histogram of uneven counts, every cell far above both
- * thresholds: each k' of the release is exactly dpk_kmeans_screened (the
- * defaults' 5 updates, 3 kept of 10 restarts, seed + k') on the chosen
- * level's coreset, centres and sizes bit for bit.  Some k' must differ from
- * full restarts (dpk_kmeans), or the case would not tell the two apart.
+ * thresholds: each k' < k of the release is exactly dpk_kmeans_screened
+ * (the defaults' 5 updates, 3 kept of 10 restarts, seed + k') on the chosen
+ * level's coreset, centres and sizes bit for bit, and k' = k the level
+ * choice's own clustering of that coreset (seed, not seed + k), with the
+ * cost of those centres.  Some k' must differ from full restarts
+ * (dpk_kmeans), or the case would not tell the two apart.
  */
 static void
 test_screened_kprime(void)
@@ -156,10 +158,21 @@ test_screened_kprime(void)
 		bool		same = true,
 					same_full = true;
 
-		dpk_kmeans_screened(cs.points, cs.weights, cs.n, 2, kp, cfg.restarts, cfg.max_iter,
-							seed + (uint64_t) kp, cfg.screen_iter, cfg.screen_keep, cs_c, cs_s);
+		uint64_t	kseed = kp == 8 ? seed : seed + (uint64_t) kp;
+		double		cost,
+					total = 0.0,
+					spread = 2 * pow(100.0 / (1 << rel.level), 2) / 12.0;
+
+		cost = dpk_kmeans_screened(cs.points, cs.weights, cs.n, 2, kp, cfg.restarts,
+								   cfg.max_iter, kseed, cfg.screen_iter, cfg.screen_keep,
+								   cs_c, cs_s);
 		dpk_kmeans(cs.points, cs.weights, cs.n, 2, kp, cfg.restarts, cfg.max_iter,
-				   seed + (uint64_t) kp, full_c, full_s);
+				   kseed, full_c, full_s);
+		for (j = 0; j < cs.n; j++)
+			total += cs.weights[j];
+		cost += total * spread;
+		CHECK(fabs(rel.costs[kp - 1] - cost) <= 1e-12 * cost, "k' = %d: cost %.17g, want %.17g",
+			  kp, rel.costs[kp - 1], cost);
 		for (j = 0; j < kp * 2; j++)
 		{
 			same = same && c[j] == cs_c[j];

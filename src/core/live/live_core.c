@@ -412,13 +412,16 @@ live_level_proxy(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist
  * noisy but the same for every candidate) wins; the chosen threshold is
  * returned in *threshold.  Never below 4 cells per dimension when the
  * counted level has them: 2 cells per dimension merge clusters in ways the
- * estimate, one point per counted cell, does not see.  All post-processing
- * of the release's noisy counts and sums.
+ * estimate, one point per counted cell, does not see.  The winner's k
+ * centres are left in chosen_cand (k * d) and true returned in *have_cand;
+ * false when no candidate had a coreset.  All post-processing of the
+ * release's noisy counts and sums.
  */
 static int
 live_choose_release_level(const DpkLiveConfig *cfg, const DpkBox *box,
 						  const DpkDenseHist *fine, uint32_t t, uint64_t seed,
-						  int best_level, double *threshold)
+						  int best_level, double *threshold, double *chosen_cand,
+						  bool *have_cand)
 {
 	int			floor_level = cfg->level >= 2 ? 2 : cfg->level;
 	int			lo = best_level - 2 < floor_level ? floor_level : best_level - 2;
@@ -434,6 +437,7 @@ live_choose_release_level(const DpkLiveConfig *cfg, const DpkBox *box,
 				n;
 
 	*threshold = live_threshold(cfg, best_level, t);
+	*have_cand = false;
 	for (level = lo; level <= hi; level++)
 		for (r = 0; r < 2; r++)
 		{
@@ -449,6 +453,8 @@ live_choose_release_level(const DpkLiveConfig *cfg, const DpkBox *box,
 				best_proxy = proxy;
 				chosen = level;
 				*threshold = th;
+				memcpy(chosen_cand, cand, sizeof(double) * cfg->k * cfg->d);
+				*have_cand = true;
 			}
 			if (r == 0)
 				n_default = n;
@@ -461,11 +467,14 @@ live_choose_release_level(const DpkLiveConfig *cfg, const DpkBox *box,
 /*
  * Centres, sizes and cost for k' of a release from its coreset; the cost
  * adds the spread of the points inside their cells (cell_spread per unit of
- * weight).  An empty coreset puts every centre at the middle of the box.
+ * weight).  With known (kp * d, non-NULL) the centres are those, already
+ * clustered on this coreset (the level choice's for k' = k), not clustered
+ * again.  An empty coreset puts every centre at the middle of the box.
  */
 static void
 live_cluster_kprime(const DpkLiveConfig *cfg, const DpkBox *box, const DpkCoreset *cs,
-					int kp, uint64_t seed, double cell_spread, DpkLiveRelease *rel)
+					int kp, uint64_t seed, double cell_spread, const double *known,
+					DpkLiveRelease *rel)
 {
 	int			d = cfg->d,
 				i,
@@ -474,12 +483,26 @@ live_cluster_kprime(const DpkLiveConfig *cfg, const DpkBox *box, const DpkCorese
 	double	   *sizes = rel->sizes + dpk_live_block(kp);
 	double		total = 0.0;
 
-	if (cs->n > 0)
+	if (cs->n > 0 && known)
 	{
+		int		   *assign = dpk_alloc((size_t) cs->n * sizeof(int));
+
+		memcpy(centers, known, sizeof(double) * (size_t) kp * d);
+		rel->costs[kp - 1] = dpk_kmeans_cost(cs->points, cs->weights, cs->n, d, centers, kp,
+											 assign);
+		for (j = 0; j < kp; j++)
+			sizes[j] = 0.0;
+		for (i = 0; i < cs->n; i++)
+			sizes[assign[i]] += fmax(cs->weights[i], 0.0);
+		dpk_free(assign);
+	}
+	else if (cs->n > 0)
 		rel->costs[kp - 1] = dpk_kmeans_screened(cs->points, cs->weights, cs->n, d, kp,
 												 cfg->restarts, cfg->max_iter,
 												 seed + (uint64_t) kp, cfg->screen_iter,
 												 cfg->screen_keep, centers, sizes);
+	if (cs->n > 0)
+	{
 		for (i = 0; i < cs->n; i++)
 			total += cs->weights[i];
 		rel->costs[kp - 1] += total * cell_spread;
@@ -514,9 +537,12 @@ dpk_live_cluster(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist
 				threshold,
 				cell_spread = 0.0;
 	DpkCoreset	cs;
+	double	   *chosen_cand = dpk_alloc(sizeof(double) * (size_t) k * d);
+	bool		have_cand;
 
 	level = live_rugnik_level(cfg, noisy_n, t);
-	level = live_choose_release_level(cfg, box, fine, t, seed, level, &threshold);
+	level = live_choose_release_level(cfg, box, fine, t, seed, level, &threshold,
+									  chosen_cand, &have_cand);
 	live_coreset_at(cfg, box, fine, level, t, threshold, &cs);
 
 	rel->level = level;
@@ -532,7 +558,9 @@ dpk_live_cluster(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist
 		cell_spread += w * w / 12.0;
 	}
 	for (kp = 1; kp <= k; kp++)
-		live_cluster_kprime(cfg, box, &cs, kp, seed, cell_spread, rel);
+		live_cluster_kprime(cfg, box, &cs, kp, seed, cell_spread,
+							kp == k && have_cand ? chosen_cand : NULL, rel);
+	dpk_free(chosen_cand);
 	dpk_coreset_free(&cs);
 }
 
