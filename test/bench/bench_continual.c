@@ -103,6 +103,9 @@
  *				when its centres miss well-separated clusters)
  *	 live configuration overrides, for tuning:
  *	 --sum-share X  --threshold X  --max-iter N  --level-delta N
+ *	 --screen-iter N  --screen-keep N  (screened k-means restarts of the
+ *				live release; --screen-keep >= --restarts: every restart runs
+ *				to convergence)
  */
 #include <math.h>
 #include <stdbool.h>
@@ -214,6 +217,8 @@ typedef struct Options
 	double		sum_share;
 	double		threshold;
 	int			max_iter;
+	int			screen_iter;
+	int			screen_keep;
 	int			level_delta;
 } Options;
 
@@ -267,6 +272,10 @@ live_init(Live *lv, int d, int k, double eps, uint32_t horizon, bool insert_only
 		lv->cfg.arity = opt->arity;
 	if (opt->max_iter > 0)
 		lv->cfg.max_iter = opt->max_iter;
+	if (opt->screen_iter >= 0)
+		lv->cfg.screen_iter = opt->screen_iter;
+	if (opt->screen_keep > 0)
+		lv->cfg.screen_keep = opt->screen_keep;
 	lv->cfg.level = dpk_live_choose_level(&lv->cfg, (double) size_hint, MAX_CELLS);
 	lv->cfg.level += opt->level_delta;
 	if (lv->cfg.level < 0)
@@ -903,7 +912,8 @@ usage(void)
 			"       [--restarts N] [--no-naive] [--no-del] [--old] [--binary]\n"
 			"       [--estimator N] [--arity N]\n"
 			"       [--verbose] [--baselines] [--self-check]\n"
-			"       [--sum-share X] [--threshold X] [--max-iter N] [--level-delta N]\n");
+			"       [--sum-share X] [--threshold X] [--max-iter N] [--level-delta N]\n"
+			"       [--screen-iter N] [--screen-keep N]\n");
 	exit(2);
 }
 
@@ -1019,6 +1029,8 @@ main(int argc, char **argv)
 	opt.sum_share = NAN;
 	opt.threshold = NAN;
 	opt.max_iter = -1;
+	opt.screen_iter = -1;
+	opt.screen_keep = -1;
 
 	for (i = 1; i < argc; i++)
 	{
@@ -1088,6 +1100,10 @@ main(int argc, char **argv)
 			opt.threshold = atof(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--max-iter") == 0)
 			opt.max_iter = atoi(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--screen-iter") == 0)
+			opt.screen_iter = atoi(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--screen-keep") == 0)
+			opt.screen_keep = atoi(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--level-delta") == 0)
 			opt.level_delta = atoi(arg_value(argc, argv, &i));
 		else

@@ -3,7 +3,8 @@
  *		The rules of a low-d live release on hand-made noisy histograms:
  *		where the cost proxy puts each counted cell (dpk_live_cell_refs),
  *		and the low threshold candidate (DPK_LIVE_LOW_SIGMAS) that keeps a
- *		small far cluster the default threshold drops.
+ *		small far cluster the default threshold drops; the screened
+ *		k-means restarts of every k'.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -12,6 +13,7 @@
 
 #include "dpk_mem.h"
 #include "grid.h"
+#include "kmeans.h"
 #include "live_core.h"
 #include "unit.h"
 
@@ -105,10 +107,97 @@ test_low_threshold(void)
 	dpk_hist_free(&h);
 }
 
+/*
+ * A dense 16 x 16 histogram of uneven counts, every cell far above both
+ * thresholds: each k' < k of the release is exactly dpk_kmeans_screened
+ * (the defaults' 5 updates, 3 kept of 10 restarts, seed + k') on the chosen
+ * level's coreset, centres and sizes bit for bit, and k' = k the level
+ * choice's own clustering of that coreset (seed, not seed + k), with the
+ * cost of those centres.  Some k' must differ from full restarts
+ * (dpk_kmeans), or the case would not tell the two apart.
+ */
+static void
+test_screened_kprime(void)
+{
+	DpkBox		box = {2, box_lo, box_hi};
+	DpkLiveConfig cfg;
+	DpkDenseHist h;
+	DpkLiveRelease rel;
+	DpkCoreset	cs;
+	uint32_t	t = 40;
+	uint64_t	seed = 777;
+	double		cs_c[8 * 2],
+				cs_s[8],
+				full_c[8 * 2],
+				full_s[8];
+	int			a,
+				b,
+				kp,
+				differ = 0;
+
+	dpk_live_defaults(&cfg, 2, 8, 1.0, 64, true);
+	CHECK(cfg.screen_iter == 5 && cfg.screen_keep == 3 && cfg.restarts == 10,
+		  "live defaults: screened after %d updates, %d of %d restarts kept",
+		  cfg.screen_iter, cfg.screen_keep, cfg.restarts);
+	cfg.level = 4;
+	dpk_hist_init(&h, 2, 16, true);
+	for (a = 0; a < 16; a++)
+		for (b = 0; b < 16; b++)
+			set_cell(&h, a, b, 2000 + ((a * 7 + b * 13) % 11) * 300 + (a == b ? 4000 : 0),
+					 ((a * 5 + b) % 9) / 9.0 + 0.05, ((a + b * 3) % 7) / 7.0 + 0.05);
+	dpk_live_cluster(&cfg, &box, &h, t, seed, &rel);
+	dpk_live_level_coreset(&cfg, &box, &h, rel.level, t, &cs);
+	CHECK(cs.n == rel.coreset_size && cs.n == 1 << (2 * rel.level),
+		  "every cell of level %d in the coreset: %d of %d", rel.level, cs.n,
+		  rel.coreset_size);
+	for (kp = 1; kp <= 8; kp++)
+	{
+		const double *c = rel.centers + (size_t) dpk_live_block(kp) * 2;
+		const double *s = rel.sizes + dpk_live_block(kp);
+		int			j;
+		bool		same = true,
+					same_full = true;
+
+		uint64_t	kseed = kp == 8 ? seed : seed + (uint64_t) kp;
+		double		cost,
+					total = 0.0,
+					spread = 2 * pow(100.0 / (1 << rel.level), 2) / 12.0;
+
+		cost = dpk_kmeans_screened(&(DpkPoints) {cs.points, cs.weights, cs.n, 2},
+								   &(DpkClusterOpts) {kp, cfg.restarts, cfg.max_iter, kseed},
+								   cfg.screen_iter, cfg.screen_keep,
+								   &(DpkClusterOut) {cs_c, cs_s});
+		dpk_kmeans(&(DpkPoints) {cs.points, cs.weights, cs.n, 2},
+				   &(DpkClusterOpts) {kp, cfg.restarts, cfg.max_iter, kseed},
+				   &(DpkClusterOut) {full_c, full_s});
+		for (j = 0; j < cs.n; j++)
+			total += cs.weights[j];
+		cost += total * spread;
+		CHECK(fabs(rel.costs[kp - 1] - cost) <= 1e-12 * cost, "k' = %d: cost %.17g, want %.17g",
+			  kp, rel.costs[kp - 1], cost);
+		for (j = 0; j < kp * 2; j++)
+		{
+			same = same && c[j] == cs_c[j];
+			same_full = same_full && cs_c[j] == full_c[j];
+		}
+		for (j = 0; j < kp; j++)
+			same = same && s[j] == cs_s[j];
+		CHECK(same, "k' = %d: the release's centres and sizes are not those of "
+			  "screened restarts", kp);
+		differ += !same_full;
+	}
+	CHECK(differ > 0, "screened and full restarts agree on every k' (the case tells "
+		  "nothing)");
+	dpk_coreset_free(&cs);
+	dpk_live_release_free(&rel);
+	dpk_hist_free(&h);
+}
+
 int
 main(void)
 {
 	test_cell_refs();
 	test_low_threshold();
+	test_screened_kprime();
 	UNIT_DONE("test_live_release");
 }

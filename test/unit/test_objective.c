@@ -16,7 +16,9 @@
  * again when 0.7 added the sub-threshold mass from coarser blocks to the
  * one-shot coreset on purpose (record 024); with that step switched off
  * (cfg.residual = false) the one-shot gives the earlier digest
- * 0x3D1EF25740979BB1.
+ * 0x3D1EF25740979BB1.  PIN_LIVE was printed again when 0.8 screened the
+ * live release's k-means restarts and kept the level choice's centres for
+ * k' = k on purpose (record 034); before, 0x1DBB41B80FF5F8F7.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -38,7 +40,7 @@
 
 /* Digests of the default (k-means) outputs before k-median existed. */
 #define PIN_LOWD	UINT64_C(0xD6559613E516D632)
-#define PIN_LIVE	UINT64_C(0x1DBB41B80FF5F8F7)
+#define PIN_LIVE	UINT64_C(0x8C8813D07E294367)
 
 static uint64_t data_state = UINT64_C(0x1234567);
 

@@ -18,6 +18,15 @@
 #include "rugnik.h"
 #include "tree_estimator.h"
 
+/*
+ * Screened k-means restarts of low-d releases
+ * (doc/decisions/034-live-screened-restarts.md).
+ */
+#ifndef DPK_LIVE_SCREEN_ITER
+#define DPK_LIVE_SCREEN_ITER 5
+#endif
+#define DPK_LIVE_SCREEN_KEEP 3
+
 /* Defaults; see doc/decisions/README.md for how they were measured. */
 void
 dpk_live_defaults(DpkLiveConfig *cfg, int d, int k, double epsilon,
@@ -50,6 +59,8 @@ dpk_live_defaults_arity(DpkLiveConfig *cfg, int d, int k, double epsilon,
 	cfg->arity = arity;
 	cfg->restarts = 10;
 	cfg->max_iter = 100;
+	cfg->screen_iter = DPK_LIVE_SCREEN_ITER;
+	cfg->screen_keep = DPK_LIVE_SCREEN_KEEP;
 	cfg->delta = 0.0;
 	cfg->box_metric = false;
 	cfg->lift_weighted = false;

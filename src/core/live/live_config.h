@@ -53,6 +53,11 @@ typedef struct DpkLiveConfig
 								 * negative digits (tree_estimator.h) */
 	int			restarts;
 	int			max_iter;
+	int			screen_iter;	/* low-d releases: k-means restarts stop
+								 * after this many Lloyd updates ... */
+	int			screen_keep;	/* ... and this many of lowest cost run on
+								 * (kmeans.h: dpk_kmeans_screened);
+								 * post-processing */
 	double		delta;			/* 0: pure epsilon (Laplace/cube); > 0:
 								 * (epsilon, delta) by discrete Gaussians */
 	bool		box_metric;		/* projected tables: points in metric

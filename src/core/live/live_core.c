@@ -165,12 +165,15 @@ dpk_live_level_coreset(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDen
 /*
  * The cost proxy of a level's centres: k-means of its coreset (cand, k * d),
  * then every counted cell at its centre (ref) weighted by its raw noisy
- * count.  Returns false when the level's coreset is empty.
+ * count.  Returns false when the level's coreset is empty, or holds
+ * same_n cells (>= 0): a lower threshold keeping no more cells than the
+ * default one has the same coreset, so the same centres and proxy.  *n
+ * receives the coreset's size.
  */
 static bool
 live_level_proxy(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist *fine,
 				 const double *ref, int level, uint32_t t, double threshold, uint64_t seed,
-				 double *cand, double *proxy)
+				 int same_n, double *cand, double *proxy, int *n)
 {
 	int			d = cfg->d,
 				k = cfg->k,
@@ -180,15 +183,16 @@ live_level_proxy(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist
 	uint64_t	c;
 
 	live_coreset_at(cfg, box, fine, level, t, threshold, &lcs);
-	if (lcs.n <= 0)
+	*n = lcs.n;
+	if (lcs.n <= 0 || lcs.n == same_n)
 	{
 		dpk_coreset_free(&lcs);
 		return false;
 	}
 	assign = dpk_alloc((size_t) fine->ncells * sizeof(int));
-	dpk_kmeans(&(DpkPoints) {lcs.points, lcs.weights, lcs.n, d},
-			   &(DpkClusterOpts) {k, cfg->restarts, cfg->max_iter, seed},
-			   &(DpkClusterOut) {cand, NULL});
+	dpk_kmeans_screened(&(DpkPoints) {lcs.points, lcs.weights, lcs.n, d},
+						&(DpkClusterOpts) {k, cfg->restarts, cfg->max_iter, seed},
+						cfg->screen_iter, cfg->screen_keep, &(DpkClusterOut) {cand, NULL});
 	dpk_kmeans_cost(ref, NULL, (int) fine->ncells, d, cand, k, assign);
 	*proxy = 0.0;
 	for (c = 0; c < fine->ncells; c++)
@@ -219,13 +223,16 @@ live_level_proxy(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist
  * noisy but the same for every candidate) wins; the chosen threshold is
  * returned in *threshold.  Never below 4 cells per dimension when the
  * counted level has them: 2 cells per dimension merge clusters in ways the
- * estimate, one point per counted cell, does not see.  All post-processing
- * of the release's noisy counts and sums.
+ * estimate, one point per counted cell, does not see.  The winner's k
+ * centres are left in chosen_cand (k * d) and true returned in *have_cand;
+ * false when no candidate had a coreset.  All post-processing of the
+ * release's noisy counts and sums.
  */
 static int
 live_choose_release_level(const DpkLiveConfig *cfg, const DpkBox *box,
 						  const DpkDenseHist *fine, uint32_t t, uint64_t seed,
-						  int best_level, double *threshold)
+						  int best_level, double *threshold, double *chosen_cand,
+						  bool *have_cand)
 {
 	int			floor_level = cfg->level >= 2 ? 2 : cfg->level;
 	int			lo = best_level - 2 < floor_level ? floor_level : best_level - 2;
@@ -236,9 +243,12 @@ live_choose_release_level(const DpkLiveConfig *cfg, const DpkBox *box,
 				proxy;
 	int			chosen = best_level,
 				level,
-				r;
+				r,
+				n_default = -1,
+				n;
 
 	*threshold = live_threshold(cfg, best_level, t);
+	*have_cand = false;
 	for (level = lo; level <= hi; level++)
 		for (r = 0; r < 2; r++)
 		{
@@ -247,13 +257,18 @@ live_choose_release_level(const DpkLiveConfig *cfg, const DpkBox *box,
 
 			if (r == 1 && th >= live_threshold(cfg, level, t))
 				continue;
-			if (live_level_proxy(cfg, box, fine, ref, level, t, th, seed, cand, &proxy) &&
+			if (live_level_proxy(cfg, box, fine, ref, level, t, th, seed,
+								 r == 0 ? -1 : n_default, cand, &proxy, &n) &&
 				proxy < best_proxy)
 			{
 				best_proxy = proxy;
 				chosen = level;
 				*threshold = th;
+				memcpy(chosen_cand, cand, sizeof(double) * cfg->k * cfg->d);
+				*have_cand = true;
 			}
+			if (r == 0)
+				n_default = n;
 		}
 	dpk_free(ref);
 	dpk_free(cand);
@@ -263,11 +278,14 @@ live_choose_release_level(const DpkLiveConfig *cfg, const DpkBox *box,
 /*
  * Centres, sizes and cost for k' of a release from its coreset; the cost
  * adds the spread of the points inside their cells (cell_spread per unit of
- * weight).  An empty coreset puts every centre at the middle of the box.
+ * weight).  With known (kp * d, non-NULL) the centres are those, already
+ * clustered on this coreset (the level choice's for k' = k), not clustered
+ * again.  An empty coreset puts every centre at the middle of the box.
  */
 static void
 live_cluster_kprime(const DpkLiveConfig *cfg, const DpkBox *box, const DpkCoreset *cs,
-					int kp, uint64_t seed, double cell_spread, DpkLiveRelease *rel)
+					int kp, uint64_t seed, double cell_spread, const double *known,
+					DpkLiveRelease *rel)
 {
 	int			d = cfg->d,
 				i,
@@ -276,11 +294,28 @@ live_cluster_kprime(const DpkLiveConfig *cfg, const DpkBox *box, const DpkCorese
 	double	   *sizes = rel->sizes + dpk_live_block(kp);
 	double		total = 0.0;
 
+	if (cs->n > 0 && known)
+	{
+		int		   *assign = dpk_alloc((size_t) cs->n * sizeof(int));
+
+		memcpy(centers, known, sizeof(double) * (size_t) kp * d);
+		rel->costs[kp - 1] = dpk_kmeans_cost(cs->points, cs->weights, cs->n, d, centers, kp,
+											 assign);
+		for (j = 0; j < kp; j++)
+			sizes[j] = 0.0;
+		for (i = 0; i < cs->n; i++)
+			sizes[assign[i]] += fmax(cs->weights[i], 0.0);
+		dpk_free(assign);
+	}
+	else if (cs->n > 0)
+		rel->costs[kp - 1] =
+			dpk_kmeans_screened(&(DpkPoints) {cs->points, cs->weights, cs->n, d},
+								&(DpkClusterOpts) {kp, cfg->restarts, cfg->max_iter,
+												   seed + (uint64_t) kp},
+								cfg->screen_iter, cfg->screen_keep,
+								&(DpkClusterOut) {centers, sizes});
 	if (cs->n > 0)
 	{
-		rel->costs[kp - 1] = dpk_kmeans(&(DpkPoints) {cs->points, cs->weights, cs->n, d},
-										&(DpkClusterOpts) {kp, cfg->restarts, cfg->max_iter, seed + (uint64_t) kp},
-										&(DpkClusterOut) {centers, sizes});
 		for (i = 0; i < cs->n; i++)
 			total += cs->weights[i];
 		rel->costs[kp - 1] += total * cell_spread;
@@ -315,9 +350,12 @@ dpk_live_cluster(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist
 				threshold,
 				cell_spread = 0.0;
 	DpkCoreset	cs;
+	double	   *chosen_cand = dpk_alloc(sizeof(double) * (size_t) k * d);
+	bool		have_cand;
 
 	level = live_rugnik_level(cfg, noisy_n, t);
-	level = live_choose_release_level(cfg, box, fine, t, seed, level, &threshold);
+	level = live_choose_release_level(cfg, box, fine, t, seed, level, &threshold,
+									  chosen_cand, &have_cand);
 	live_coreset_at(cfg, box, fine, level, t, threshold, &cs);
 
 	rel->level = level;
@@ -333,7 +371,9 @@ dpk_live_cluster(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist
 		cell_spread += w * w / 12.0;
 	}
 	for (kp = 1; kp <= k; kp++)
-		live_cluster_kprime(cfg, box, &cs, kp, seed, cell_spread, rel);
+		live_cluster_kprime(cfg, box, &cs, kp, seed, cell_spread,
+							kp == k && have_cand ? chosen_cand : NULL, rel);
+	dpk_free(chosen_cand);
 	dpk_coreset_free(&cs);
 }
 
