@@ -1,0 +1,377 @@
+/*
+ * highd_cluster.c
+ *		One copy's partitions and their noisy statistics, and its cell-mode
+ *		clustering from per-cell statistics (see highd.h).
+ */
+#include "highd.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "dpk_mem.h"
+#include "highd_int.h"
+#include "kmeans.h"
+
+/* Index of the nearest of k points (see highd.h). */
+int
+dpk_highd_nearest(const double *t, const double *pc, int k, int dhat)
+{
+	int			best = 0,
+				j,
+				i;
+	double		bd = INFINITY;
+
+	for (j = 0; j < k; j++)
+	{
+		double		s = 0.0;
+
+		for (i = 0; i < dhat; i++)
+		{
+			double		diff = t[i] - pc[(size_t) j * dhat + i];
+
+			s += diff * diff;
+		}
+		if (s < bd)
+		{
+			bd = s;
+			best = j;
+		}
+	}
+	return best;
+}
+
+/* Labels of one chunk of normalized points under a partition. */
+static void
+partition_labels(const DpkHighdPlan *pl, const DpkHighdPartition *pt, const double *u,
+				 size_t rows, double *t, int *label)
+{
+	int			k = pl->k,
+				dhat = pl->dhat,
+				r;
+	size_t		i;
+
+	if (pt->centers)
+	{
+		dpk_kmeans_cost(u, NULL, (int) rows, pl->d, pt->centers, k, label);
+		return;
+	}
+	memset(label, 0, sizeof(int) * rows);
+	for (r = 0; r < pt->copies; r++)
+	{
+		dpk_project_batch(&pt->proj[r], u, rows, t);
+		for (i = 0; i < rows; i++)
+			label[i] = label[i] * k +
+				dpk_highd_nearest(t + i * dhat, pt->pcenters + (size_t) r * k * dhat, k, dhat);
+	}
+	if (pt->map)
+		for (i = 0; i < rows; i++)
+			label[i] = pt->map[label[i]];
+}
+
+/* Noisy counts (and sums) of every part of a partition (see highd.h). */
+void
+dpk_highd_partition_stats(const DpkHighdPlan *pl, const DpkHighdPartition *pt,
+						  const DpkNoise *count_noise, const DpkNoise *sum_noise, DpkStream *s,
+						  double *cnt, double *sum)
+{
+	int			d = pl->d,
+				g,
+				j;
+	double	   *u = dpk_alloc(sizeof(double) * DPK_PROJ_CHUNK * d);
+	double	   *t = dpk_alloc(sizeof(double) * DPK_PROJ_CHUNK * pl->dhat);
+	int		   *label = dpk_alloc0(sizeof(int) * DPK_PROJ_CHUNK);
+	int64_t    *q = dpk_alloc(sizeof(int64_t) * d);
+	int64_t    *gc = dpk_alloc0(sizeof(int64_t) * pt->nlabels);
+	int64_t    *gs = sum ? dpk_alloc0(sizeof(int64_t) * (size_t) pt->nlabels * d) : NULL;
+	size_t		done,
+				i;
+
+	for (done = 0; done < pl->n; done += DPK_PROJ_CHUNK)
+	{
+		size_t		rows;
+		const double *uc = dpk_highd_load_chunk(pl, done, u, &rows);
+
+		partition_labels(pl, pt, uc, rows, t, label);
+		for (i = 0; i < rows; i++)
+		{
+			g = label[i];
+			gc[g]++;
+			if (gs)
+			{
+				dpk_lift_quantize(d, uc + i * d, q);
+				for (j = 0; j < d; j++)
+					gs[(size_t) g * d + j] += q[j];
+			}
+		}
+	}
+	for (g = 0; g < pt->nlabels; g++)
+	{
+		if ((g & 255) == 0)
+			dpk_check_interrupts();
+		cnt[g] = (double) (gc[g] + dpk_noise_draw(s, count_noise));
+		if (gs)
+		{
+			dpk_noise_add_vector(s, sum_noise, d, 1, gs + (size_t) g * d);
+			for (j = 0; j < d; j++)
+				sum[(size_t) g * d + j] = (double) gs[(size_t) g * d + j] / DPK_LIFT_UNITS;
+		}
+	}
+	dpk_free(u);
+	dpk_free(t);
+	dpk_free(label);
+	dpk_free(q);
+	dpk_free(gc);
+	dpk_free(gs);
+}
+
+/* ---- one copy from per-cell statistics ---- */
+
+/*
+ * Every lifting cell above lthreshold to the centre holding most of the
+ * noisy mass of its coreset cells (counts above threshold), else to the
+ * centre nearest its middle; -1 below lthreshold.
+ */
+static void
+cells_assign(int dhat, const DpkHighdCells *hc, int lm, const double *lcount,
+			 double threshold, double lthreshold, const double *pc, int k, int *assign)
+{
+	uint64_t	ncells = (uint64_t) llround(dpk_grid_cells(dhat, hc->m));
+	uint64_t	nl = (uint64_t) llround(dpk_grid_cells(dhat, lm));
+	double	   *vote = dpk_alloc0(sizeof(double) * nl * k);
+	int64_t    *idx = dpk_alloc(sizeof(int64_t) * dhat);
+	double	   *tc = dpk_alloc(sizeof(double) * dhat);
+	uint64_t	c;
+	int			j;
+
+	/* every coreset cell votes, with its noisy count, for its centre */
+	for (c = 0; c < ncells; c++)
+	{
+		uint64_t	lc;
+
+		if (!(hc->count[c] > threshold))
+			continue;
+		dpk_grid_cell_coords(dhat, hc->m, c, idx);
+		for (j = 0; j < dhat; j++)
+			tc[j] = ((double) idx[j] + 0.5) / hc->m;
+		lc = lm == hc->m ? c : dpk_grid_cell(dhat, lm, tc, NULL, NULL);
+		vote[lc * k + dpk_highd_nearest(tc, pc, k, dhat)] += hc->count[c];
+	}
+	for (c = 0; c < nl; c++)
+	{
+		double		bv = 0.0;
+		int			a;
+
+		assign[c] = -1;
+		if (!(lcount[c] > lthreshold))
+			continue;
+		for (a = 0; a < k; a++)
+			if (vote[c * k + a] > bv)
+			{
+				bv = vote[c * k + a];
+				assign[c] = a;
+			}
+		if (assign[c] < 0)
+		{
+			dpk_grid_cell_coords(dhat, lm, c, idx);
+			for (j = 0; j < dhat; j++)
+				tc[j] = ((double) idx[j] + 0.5) / lm;
+			assign[c] = dpk_highd_nearest(tc, pc, k, dhat);
+		}
+	}
+	dpk_free(vote);
+	dpk_free(idx);
+	dpk_free(tc);
+}
+
+/*
+ * Each centre's projected estimate for lifting against the plane (P (u -
+ * 1/2) units): the mean of its lifting cells' midpoints weighted by their
+ * noisy counts (negative ones as 0), or its fallback's image when they
+ * weigh nothing.  Noisy counts and public cell positions only.
+ */
+static void
+cells_plane_target(const DpkProjection *p, int lm, uint64_t nl, const double *lcount,
+				   const int *assign, const double *fallback, int k, double *target)
+{
+	int			dhat = p->dhat,
+				d = p->d,
+				a,
+				i,
+				j;
+	double	   *wsum = dpk_alloc0(sizeof(double) * k);
+	int64_t    *idx = dpk_alloc(sizeof(int64_t) * dhat);
+	uint64_t	c;
+
+	memset(target, 0, sizeof(double) * (size_t) k * dhat);
+	for (c = 0; c < nl; c++)
+	{
+		double		w;
+
+		if (assign[c] < 0 || !(lcount[c] > 0.0))
+			continue;
+		w = lcount[c];
+		dpk_grid_cell_coords(dhat, lm, c, idx);
+		for (i = 0; i < dhat; i++)
+			target[(size_t) assign[c] * dhat + i] +=
+				w * (2.0 * p->half_width * ((double) idx[i] + 0.5) / lm - p->half_width);
+		wsum[assign[c]] += w;
+	}
+	for (a = 0; a < k; a++)
+		for (i = 0; i < dhat; i++)
+		{
+			double	   *ti = target + (size_t) a * dhat + i;
+
+			if (wsum[a] > 0.0)
+				*ti /= wsum[a];
+			else
+			{
+				*ti = 0.0;
+				for (j = 0; j < d; j++)
+					*ti += p->mat[(size_t) i * d + j] * (fallback[(size_t) a * d + j] - 0.5);
+			}
+		}
+	dpk_free(wsum);
+	dpk_free(idx);
+}
+
+/*
+ * Each fallback row's part outside the projection's row space moved toward
+ * the other centres' noisy mean there (dpk_lift_rest_mean), from the
+ * count-weighted totals of each centre's lifting cells (w_c its noisy
+ * count, negative ones as 0, as dpk_lift_centers_weighted).  Noisy counts
+ * and sums only (see highd_int.h).
+ */
+void
+dpk_highd_cells_rest_mean(const DpkProjection *p, uint64_t nl, const double *lcount,
+						  const double *sum, double sum_var, const int *assign, int k,
+						  double *fallback)
+{
+	int			d = p->d,
+				j;
+	double	   *tot = dpk_alloc0(sizeof(double) * (size_t) k * d);
+	double	   *ww = dpk_alloc0(sizeof(double) * k);
+	uint64_t	c;
+
+	for (c = 0; c < nl; c++)
+	{
+		double		w = lcount[c];
+
+		if (assign[c] < 0 || !(w > 0.0))
+			continue;
+		ww[assign[c]] += w * w;
+		for (j = 0; j < d; j++)
+			tot[(size_t) assign[c] * d + j] += w * sum[c * d + j];
+	}
+	dpk_lift_rest_mean(d, k, tot, ww, sum_var, p->mat, p->dhat, fallback);
+	dpk_free(tot);
+	dpk_free(ww);
+}
+
+/* Cell-mode clustering of one copy (see highd.h). */
+double
+dpk_highd_cells_cluster(const DpkProjection *p, const DpkHighdCells *hc,
+						double threshold_sigmas, const DpkClusterOpts *opt,
+						const DpkClusterOut *out, int *coreset_size)
+{
+	int			k = opt->k,
+				restarts = opt->restarts,
+				max_iter = opt->max_iter;
+	uint64_t	seed = opt->seed;
+	double	   *centers = out->centers,
+			   *sizes = out->sizes;
+	int			d = p->d,
+				dhat = p->dhat,
+				lm = hc->lift_m > 0 ? hc->lift_m : hc->m,
+				j;
+	uint64_t	nl = (uint64_t) llround(dpk_grid_cells(dhat, lm));
+	const double *lcount = (lm != hc->m && hc->lift_count) ? hc->lift_count : hc->count;
+	double		lcount_var = lcount == hc->count ? hc->count_var : hc->lift_count_var;
+	double	   *pc = dpk_alloc(sizeof(double) * (size_t) k * dhat);
+	double	   *fallback = dpk_alloc(sizeof(double) * (size_t) k * d);
+	int		   *assign = dpk_alloc(sizeof(int) * nl);
+	double		threshold,
+				lthreshold,
+				min_count,
+				score;
+	int			csz;
+	DpkLiftPlane plane = {0, NULL, 0.0, NULL};
+	double	   *target = NULL;
+
+	threshold = dpk_highd_grid_kmeans_cells(&(DpkNoisyGrid) {dhat, hc->m, hc->count,
+															 hc->count_var},
+											threshold_sigmas, hc->threshold_cells,
+											opt, pc, &csz);
+	if (coreset_size)
+		*coreset_size = csz;
+	for (j = 0; j < k; j++)
+		dpk_project_back(p, pc + (size_t) j * dhat, fallback + (size_t) j * d);
+	lthreshold = lcount == hc->count ? threshold
+		: dpk_coreset_threshold(sqrt(lcount_var), threshold_sigmas, (double) nl);
+	min_count = dpk_lift_min_count(lcount_var, hc->sum_var);
+
+	cells_assign(dhat, hc, lm, lcount, threshold, lthreshold, pc, k, assign);
+	if (hc->rest_mean)
+		dpk_highd_cells_rest_mean(p, nl, lcount, hc->sum, hc->sum_var, assign, k, fallback);
+	score = dpk_lift_cost(d, k, nl, lcount, hc->sum, hc->sumnorm, assign,
+						  hc->sum_var, min_count);
+	if (hc->space_noise2 > 0.0 && lm == hc->m)
+	{
+		/*
+		 * The original-space partition competes with the projected one on
+		 * the same private score (both cover the same cells).  It is fitted
+		 * to the noisy sums that score it, so it scores better than it is;
+		 * the projected one, from the counts alone, does not.  It pays its
+		 * cells' sum noise twice (DPK_HIGHD_SPACE_NOISE_CHARGE).
+		 */
+		int		   *sassign = dpk_alloc(sizeof(int) * nl);
+		double	   *scent = dpk_alloc(sizeof(double) * (size_t) k * d);
+		double		sscore;
+
+		memcpy(sassign, assign, sizeof(int) * nl);
+		if (dpk_highd_cells_space(p, hc->m, lcount, hc->sum,
+								  dpk_highd_point_count(d, hc->sum_var, hc->space_noise2,
+														min_count),
+								  &(DpkClusterOpts) {k, restarts, max_iter,
+													 seed ^ UINT64_C(0x5eed)},
+								  scent, sassign) >= k &&
+			(sscore = dpk_lift_cost(d, k, nl, lcount, hc->sum, hc->sumnorm, sassign,
+									DPK_HIGHD_SPACE_NOISE_CHARGE * hc->sum_var, min_count)) < score)
+		{
+			score = sscore;
+			memcpy(assign, sassign, sizeof(int) * nl);
+			memcpy(fallback, scent, sizeof(double) * (size_t) k * d);
+		}
+		dpk_free(sassign);
+		dpk_free(scent);
+	}
+	if (hc->plane_cells >= 0.0)
+	{
+		/* a cell's quantization variance in P (u - 1/2) units, times plane_cells */
+		double		cw = 2.0 * p->half_width / lm;
+
+		plane.dhat = dhat;
+		plane.mat = p->mat;
+		plane.var = hc->plane_cells * cw * cw / 12.0;
+		target = dpk_alloc(sizeof(double) * (size_t) k * dhat);
+		cells_plane_target(p, lm, nl, lcount, assign, fallback, k, target);
+		plane.target = target;
+	}
+	if (hc->lift_weighted)
+		score += dpk_lift_centers_weighted(&(DpkLiftCells) {d, k, nl, lcount, hc->sum, assign},
+										   &(DpkLiftRule) {hc->sum_var, min_count, fallback, plane.mat ? &plane : NULL},
+										   centers, sizes);
+	else
+		dpk_lift_centers_heavy(&(DpkLiftCells) {d, k, nl, lcount, hc->sum, assign},
+							   &(DpkLiftRule) {hc->sum_var, min_count, fallback, plane.mat ? &plane : NULL},
+							   centers, sizes);
+	if (target)
+		dpk_free(target);
+	dpk_free(pc);
+	dpk_free(fallback);
+	dpk_free(assign);
+	return score;
+}
+
+/* ---- the joint mode ---- */
+
+/* Allocate an output (see highd.h). */

@@ -1,0 +1,129 @@
+/*
+ * highd_config.c
+ *		The high-dimensional one-shot configuration: defaults, approximate
+ *		DP, projected dimension, copies, a norm bound and metric points
+ *		(see highd.h).
+ */
+#include "highd.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "dpk_mem.h"
+
+/* Defaults (doc/decisions/021-highd-oneshot.md). */
+void
+dpk_highd_defaults(DpkHighdConfig *cfg, double epsilon, int k)
+{
+	cfg->epsilon = epsilon;
+	cfg->k = k;
+	cfg->public_n = -1.0;
+	cfg->n_share = 0.05;
+	cfg->dhat = 0;
+	cfg->copies = 2;
+	cfg->half_width = DPK_PROJ_HALF_WIDTH;
+	cfg->group_share = 0.05;
+	cfg->lift_share = 0.7;
+	cfg->lift_count_share = -1.0;
+	cfg->refine_steps = 0;
+	cfg->refine_share = 0.3;
+	cfg->grid_scale = 1.7;
+	cfg->threshold_sigmas = 2.0;
+	cfg->max_cells = 1048576.0;
+	cfg->max_lift_values = DPK_DEFAULT_MAX_CELLS;
+	cfg->proj_seed = UINT64_C(0x64706B6D65616E73);
+	cfg->restarts = 5;
+	cfg->max_iter = 100;
+	cfg->delta = 0.0;
+	cfg->objective = DPK_OBJECTIVE_KMEANS;
+	cfg->lift_shrink = true;
+	cfg->ball = 0.0;
+	cfg->points_metric = false;
+	cfg->mean_guard = true;
+}
+
+/*
+ * Approximate DP (see highd.h): with delta > 0 the lift takes 0.85 of rho
+ * after N (0.7 of epsilon when pure): better on every row measured
+ * (doc/decisions/020-gaussian-tables.md).
+ */
+void
+dpk_highd_use_delta(DpkHighdConfig *cfg, double delta)
+{
+	cfg->delta = delta;
+	if (delta > 0.0)
+		cfg->lift_share = 0.85;
+}
+
+/* Projected dimension for d and k (see highd.h). */
+int
+dpk_highd_dhat(int d, int k)
+{
+	(void) k;
+	return d < 4 ? d : 4;
+}
+
+/*
+ * The copies the joint mode can combine: k^R groups, each with a count and
+ * an R * dhat embedding, capped by max_lift_values.
+ */
+int
+dpk_highd_copies(const DpkHighdConfig *cfg, int d)
+{
+	int			R = 1;
+	int			dhat = cfg->dhat > 0 ? cfg->dhat : dpk_highd_dhat(d, cfg->k);
+	double		groups = (double) cfg->k;
+
+	while (R < cfg->copies &&
+		   groups * cfg->k * (1.0 + (R + 1) * dhat) <= cfg->max_lift_values &&
+		   groups * cfg->k <= 1073741824.0)
+	{
+		groups *= cfg->k;
+		R++;
+	}
+	return R;
+}
+
+/* A norm bound for a one-shot release (see highd.h). */
+void
+dpk_highd_use_ball(DpkHighdConfig *cfg, const DpkBox *box, double norm_bound)
+{
+	cfg->ball = dpk_box_ball_radius(box, norm_bound);
+	if (cfg->ball > 0.0)
+		cfg->half_width = fmin(cfg->half_width,
+							   DPK_BALL_HALF_WIDTH * cfg->ball / sqrt((double) box->d));
+	/*
+	 * With delta > 0 a ball makes each part's sum noise small (l2
+	 * sensitivity its radius): refine the projected partition in the
+	 * original space (doc/decisions/032-mean-guard-and-refinement.md).
+	 */
+	if (cfg->ball > 0.0 && cfg->delta > 0.0 && cfg->objective == DPK_OBJECTIVE_KMEANS)
+	{
+		cfg->refine_steps = DPK_HIGHD_BALL_REFINE_STEPS;
+		cfg->refine_share = DPK_HIGHD_BALL_REFINE_SHARE;
+		cfg->lift_share = DPK_HIGHD_BALL_REFINE_LIFT_SHARE;
+	}
+}
+
+/* Metric positions of the points, once (see highd.h). */
+void
+dpk_highd_metric_points(const DpkBox *box, DpkHighdConfig *cfg, double *points, size_t n)
+{
+	int			d = box->d;
+	double	   *u = dpk_alloc(sizeof(double) * d);
+	size_t		i;
+
+	for (i = 0; i < n; i++)
+	{
+		double	   *x = points + i * d;
+
+		if ((i & 65535) == 0)
+			dpk_check_interrupts();
+		dpk_box_normalize(box, x, u);
+		dpk_box_to_metric(box, u);
+		dpk_box_ball_clamp(d, cfg->ball, u);
+		memcpy(x, u, sizeof(double) * d);
+	}
+	dpk_free(u);
+	cfg->points_metric = true;
+}

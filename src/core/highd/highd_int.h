@@ -1,0 +1,30 @@
+/*
+ * highd_int.h
+ *		Helpers shared by the high-dimensional pipeline's own files
+ *		(highd.c, highd_cluster.c); not part of highd.h's interface.
+ */
+#ifndef HIGHD_INT_H
+#define HIGHD_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "highd.h"
+
+/*
+ * Rows of chunk `done` of the input in metric positions, into u or read in
+ * place; their count in *rows.
+ */
+const double *dpk_highd_load_chunk(const DpkHighdPlan *pl, size_t done, double *u,
+								   size_t *rows);
+
+/*
+ * Fallback rows' parts outside the projection's row space moved toward the
+ * other centres' noisy mean there, from noisy counts and sums only.
+ */
+void		dpk_highd_cells_rest_mean(const DpkProjection *p, uint64_t nl,
+									  const double *lcount, const double *sum,
+									  double sum_var, const int *assign, int k,
+									  double *fallback);
+
+#endif							/* HIGHD_INT_H */
