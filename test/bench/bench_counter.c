@@ -64,6 +64,7 @@
 #include "highd_budget.h"
 #include "live_budget.h"
 #include "live_core.h"
+#include "sqrt_counter.h"
 #include "tree_estimator.h"
 #include "zcdp.h"
 
@@ -775,6 +776,39 @@ print_release_units(void)
 				   ff.worst_t);
 		}
 		print_level_trees(T);
+		/*
+		 * Not shipped: the square-root factorization with integer
+		 * measurements and leaf repair (sqrt_counter.h), its figures from the
+		 * exact integer weights; draws = measurements and leaves read per
+		 * counter.  It must stay within 10 % of the issue's square-root row.
+		 */
+		{
+			DpkSqrtCounter sc;
+			Fig			fs = {0};
+			int			ri = 2;	/* ref_rows: square-root factorization */
+
+			dpk_sqrt_counter_init(&sc, T, DPK_SQRT_SHIFT);
+			for (uint32_t t = 1; t <= T; t++)
+			{
+				int			draws = 0;
+
+				for (uint32_t k = 0; k < t; k++)
+					draws += 1 + (sc.r[k] != 0);
+				fig_add(&fs, T, t, dpk_sqrt_release_units(&sc, t), draws);
+			}
+			printf("%5u %-6s %2s %2s %-46s %8.2f %8.2f %6u %7.3f %7.3f  draws %.0f / %d\n", T,
+				   "gauss", "", "", "square root, integer measurements (unshipped)",
+				   fs.sum_q / fs.n_q, fs.worst, fs.worst_t,
+				   (fs.sum_q / fs.n_q) / ref_rows[ri].mean[hi], fs.worst / ref_rows[ri].worst[hi],
+				   fs.draws_sum / fs.n_all, fs.draws_max);
+			if ((fs.sum_q / fs.n_q) / ref_rows[ri].mean[hi] > 1.10 ||
+				fs.worst / ref_rows[ri].worst[hi] > 1.10)
+			{
+				printf("# MISMATCH: the integer square-root counter is not within 10 %% of the row\n");
+				bad = 1;
+			}
+			dpk_sqrt_counter_free(&sc);
+		}
 		/*
 		 * The evaluator of those rows against the issue's own figures: the
 		 * binary tree with uniform rho and least squares over every node is

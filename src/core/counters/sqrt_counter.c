@@ -1,0 +1,165 @@
+/*
+ * sqrt_counter.c
+ *		The square-root factorization counter with integer measurements
+ *		(see sqrt_counter.h).
+ */
+#include "sqrt_counter.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "dpk_mem.h"
+#include "tree_estimator.h"
+
+/*
+ * The factorization of one horizon.  rc_k rounds 2^G c_k, c_k computed by
+ * its recurrence c_k = c_{k-1} (2k - 1) / (2k) in long double (any integer
+ * rc is a valid measurement; the rounding only moves the error a little).
+ * w_k is then the nearest integer to (den - sum_{j<k} w_j rc_{k-j}) / rc_0,
+ * and r_k the exact remainder, so that sum_{j<=k} w_j rc_{k-j} + r_k = den
+ * holds in integers for every k.
+ */
+void
+dpk_sqrt_counter_init(DpkSqrtCounter *sc, uint32_t horizon, int shift)
+{
+	uint32_t	k,
+				j;
+	long double c = 1.0L;
+	__int128	sens2 = 1;		/* the leaf */
+
+	if (horizon < 1 || horizon > DPK_SQRT_MAX_HORIZON || shift < 1 || shift > 20)
+		dpk_fail("square-root counter: horizon or fixed point out of range");
+	memset(sc, 0, sizeof(*sc));
+	sc->horizon = horizon;
+	sc->shift = shift;
+	sc->den = DPK_TREE_WEIGHT_DEN;
+	sc->rc = dpk_alloc(horizon * sizeof(int64_t));
+	sc->w = dpk_alloc(horizon * sizeof(int64_t));
+	sc->r = dpk_alloc(horizon * sizeof(int64_t));
+	for (k = 0; k < horizon; k++)
+	{
+		if (k > 0)
+			c = c * (2.0L * k - 1.0L) / (2.0L * k);
+		sc->rc[k] = (int64_t) llroundl(ldexpl(c, shift));
+		sens2 += (__int128) sc->rc[k] * sc->rc[k];
+	}
+	for (k = 0; k < horizon; k++)
+	{
+		__int128	rest = sc->den;
+		__int128	q;
+		int64_t		rc0 = sc->rc[0];
+
+		for (j = 0; j < k; j++)
+			rest -= (__int128) sc->w[j] * sc->rc[k - j];
+		/* nearest integer to rest / rc0, halves away from zero */
+		q = rest >= 0 ? (2 * rest + rc0) / (2 * rc0) : -((-2 * rest + rc0) / (2 * rc0));
+		sc->w[k] = (int64_t) q;
+		sc->r[k] = (int64_t) (rest - q * rc0);
+		DPK_ASSERT(2 * (sc->r[k] < 0 ? -sc->r[k] : sc->r[k]) <= rc0);
+	}
+	sc->sens2 = (double) sens2;
+}
+
+void
+dpk_sqrt_counter_free(DpkSqrtCounter *sc)
+{
+	dpk_free(sc->rc);
+	dpk_free(sc->w);
+	dpk_free(sc->r);
+	memset(sc, 0, sizeof(*sc));
+}
+
+/* Variance of release t in full-budget release units (see sqrt_counter.h). */
+double
+dpk_sqrt_release_units(const DpkSqrtCounter *sc, uint32_t t)
+{
+	long double norm2 = 0.0L;
+	long double den = (long double) sc->den;
+	uint32_t	k;
+
+	if (t < 1 || t > sc->horizon)
+		dpk_fail("square-root counter: release out of the horizon");
+	for (k = 0; k < t; k++)
+		norm2 += ((long double) sc->w[k] * sc->w[k] +
+				  (long double) sc->r[k] * sc->r[k]) / (den * den);
+	return (double) (norm2 * sc->sens2);
+}
+
+/*
+ * Nonce of measurement (leaf 0) or leaf (leaf 1) number s of one cell:
+ * level, 0x40 | leaf, s, cell.  The binary tree's node heights stay below
+ * 0x40 and the k-ary trees' carry 0x80 (counter.c), so no node of another
+ * counter shares it.
+ */
+static void
+sqrt_nonce(int level, uint64_t cell, int leaf, uint32_t s, uint8_t nonce[DPK_NONCE_BYTES])
+{
+	int			i;
+
+	nonce[0] = (uint8_t) level;
+	nonce[1] = (uint8_t) (0x40 | leaf);
+	for (i = 0; i < 4; i++)
+		nonce[2 + i] = (uint8_t) (s >> (8 * i));
+	for (i = 0; i < 6; i++)
+		nonce[6 + i] = (uint8_t) (cell >> (8 * i));
+}
+
+/* The draws of one measurement or leaf of one cell (see sqrt_counter.h). */
+void
+dpk_sqrt_draws(DpkStream *s, const DpkCellKey *ck, int leaf, uint32_t index,
+			   const DpkCellVars *vars, int64_t *out)
+{
+	uint8_t		nonce[DPK_NONCE_BYTES];
+
+	sqrt_nonce(ck->level, ck->cell, leaf, index, nonce);
+	dpk_stream_reseed(s, ck->key, nonce);
+	out[0] = dpk_discrete_gaussian(s, vars->count);
+	if (vars->sums != DPK_SUMS_VECTOR)
+		return;
+	memset(out + 1, 0, vars->d * sizeof(int64_t));
+	dpk_gauss_vector_noise(s, vars->sum, vars->d, 1, out + 1);
+}
+
+/* One measurement's (or leaf's) draws times weight, added to acc[0..d]. */
+static void
+sqrt_add_draws(DpkStream *s, const DpkCellKey *ck, int leaf, uint32_t index,
+			   int64_t weight, const DpkCellVars *vars, int64_t *tmp, __int128 *acc)
+{
+	int			n = vars->sums == DPK_SUMS_VECTOR ? vars->d : 0;
+	int			j;
+
+	dpk_sqrt_draws(s, ck, leaf, index, vars, tmp);
+	for (j = 0; j <= n; j++)
+		acc[j] += (__int128) weight * tmp[j];
+}
+
+/* The published counters of one cell at release t (see sqrt_counter.h). */
+void
+dpk_cell_noise_sqrt(DpkStream *s, const DpkCellKey *ck, const DpkSqrtCounter *sc,
+					uint32_t t, const DpkCellVars *vars, const int64_t *truth,
+					int64_t *out, int64_t *tmp, __int128 *acc)
+{
+	int			d = vars->d;
+	int			noisy = vars->sums == DPK_SUMS_VECTOR ? d : 0;
+	uint32_t	i;
+	int			j;
+
+	if (t < 1 || t > sc->horizon)
+		dpk_fail("square-root counter: release out of the horizon");
+	memset(acc, 0, (1 + d) * sizeof(__int128));
+	for (i = 1; i <= t; i++)
+	{
+		sqrt_add_draws(s, ck, 0, i, sc->w[t - i], vars, tmp, acc);
+		if (sc->r[t - i] != 0)
+			sqrt_add_draws(s, ck, 1, i, sc->r[t - i], vars, tmp, acc);
+	}
+	for (j = 0; j <= d; j++)
+	{
+		int64_t		base = truth ? truth[j] : 0;
+
+		if (j > noisy)
+			out[j] = base;
+		else if (!dpk_round_exact(base, acc[j], sc->den, &out[j]))
+			dpk_fail("square-root counter: a release does not fit in 64 bits");
+	}
+}
