@@ -284,7 +284,7 @@ norm_suite(long runs, double weaken, bool weaken_deletes, uint64_t key_base,
 			for (t = 1; t <= NORM_T; t++)
 			{
 				dpk_live_cell_noise(&st, &(DpkCellKey) {key, 255, 0}, t,
-									&(DpkCellNoise) {0, &ns, &cs, DPK_SUMS_NONE},
+									&(DpkCellNoise) {0, &ns, &cs, DPK_SUMS_NONE, false, 0},
 									noise);
 				y[t] = noise[0] + (w == 1 && t >= NORM_INS && t < NORM_DEL ? (int64_t) point : 0);
 			}

@@ -266,7 +266,7 @@ test_pure_unchanged(void)
 	memset(&s, 0, sizeof(s));
 	dpk_key_from_seed(5, key);
 	dpk_live_cell_noise(&s, &(DpkCellKey) {key, 2, 9}, 1023,
-						&(DpkCellNoise) {3, &cn, &sn, DPK_SUMS_VECTOR}, a);
+						&(DpkCellNoise) {3, &cn, &sn, DPK_SUMS_VECTOR, false, 0}, a);
 	dpk_cell_noise(&s, &(DpkCellKey) {key, 2, 9}, 1023,
 				   &(DpkCellScales) {3, cn.lap, sn.lap, DPK_SUMS_VECTOR}, b);
 	CHECK(memcmp(a, b, sizeof(a)) == 0, "pure draws changed");
@@ -329,7 +329,7 @@ test_release_path(void)
 	for (c = 0; c < h.ncells; c++)
 	{
 		dpk_live_cell_noise(&r, &(DpkCellKey) {key, 3, c}, 7,
-							&(DpkCellNoise) {2, &cn, &sn, DPK_SUMS_VECTOR}, a);
+							&(DpkCellNoise) {2, &cn, &sn, DPK_SUMS_VECTOR, false, 0}, a);
 		same = same && h.count[c] == a[0];
 		for (j = 0; j < 2; j++)
 			same = same && h.sum[c * 2 + j] == a[1 + j];
@@ -356,14 +356,14 @@ test_release_path(void)
 	{
 		dpk_live_cell_noise(&r,
 							&(DpkCellKey) {key, pcfg.level + 32 * (int) (c / ncells), c % ncells},
-							13, &(DpkCellNoise) {12, &cn, &sn, DPK_SUMS_VECTOR},
+							13, &(DpkCellNoise) {12, &cn, &sn, DPK_SUMS_VECTOR, false, 0},
 							a);
 		same = same && count[c] == (double) a[0];
 		for (j = 0; j < 12; j++)
 			same = same && sum[c * 12 + j] == (double) a[1 + j];
 	}
 	dpk_live_cell_noise(&r, &(DpkCellKey) {key, 255, 0}, 13,
-						&(DpkCellNoise) {0, &nn, &cn, DPK_SUMS_NONE}, a);
+						&(DpkCellNoise) {0, &nn, &cn, DPK_SUMS_NONE, false, 0}, a);
 	CHECK(same && sumnorm == (double) a[0],
 		  "Gaussian projected noise is not the plain decomposition's");
 	dpk_cellmap_free(&empty);
@@ -504,7 +504,7 @@ test_norm_shift(void)
 		cn = dpk_live_count_noise(&cfg);
 		noise[0] = 0;
 		dpk_live_cell_noise(&r, &(DpkCellKey) {key, 255, 0}, 5,
-							&(DpkCellNoise) {0, &nn, &cn, DPK_SUMS_NONE}, noise);
+							&(DpkCellNoise) {0, &nn, &cn, DPK_SUMS_NONE, false, 0}, noise);
 		CHECK(fabs(sumnorm - ldexp((double) noise[0], cfg.norm_shift) - truth) <=
 			  200.0 * ldexp(0.5, cfg.norm_shift),
 			  "released sum of squared norms %.0f - noise is not the truth %.0f (shift %d)",

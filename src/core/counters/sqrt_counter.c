@@ -6,6 +6,7 @@
 #include "sqrt_counter.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dpk_mem.h"
@@ -19,8 +20,55 @@
  * and r_k the exact remainder, so that sum_{j<=k} w_j rc_{k-j} + r_k = den
  * holds in integers for every k.
  */
+static void sqrt_counter_build(DpkSqrtCounter *sc, uint32_t horizon, int shift,
+							   bool permanent);
+
+/* Memory of a factorization: the caller's (dpk_alloc) or the cache's (malloc). */
+static void *
+sqrt_alloc(size_t size, bool permanent)
+{
+	void	   *p;
+
+	if (!permanent)
+		return dpk_alloc(size);
+	p = malloc(size);
+	if (p == NULL)
+		dpk_fail("square-root counter: out of memory");
+	return p;
+}
+
 void
 dpk_sqrt_counter_init(DpkSqrtCounter *sc, uint32_t horizon, int shift)
+{
+	sqrt_counter_build(sc, horizon, shift, false);
+}
+
+/*
+ * The factorization of one horizon at DPK_SQRT_SHIFT, kept for the life of
+ * the process: releases ask for it per cell and per level.  The last
+ * horizon asked for is kept (tables of one database mostly share it).
+ */
+const DpkSqrtCounter *
+dpk_sqrt_counter_cached(uint32_t horizon)
+{
+	static DpkSqrtCounter cache;
+
+	if (cache.horizon == horizon && cache.rc != NULL)
+		return &cache;
+	if (cache.rc != NULL)
+	{
+		free(cache.rc);
+		free(cache.w);
+		free(cache.r);
+		free(cache.norm2);
+		memset(&cache, 0, sizeof(cache));
+	}
+	sqrt_counter_build(&cache, horizon, DPK_SQRT_SHIFT, true);
+	return &cache;
+}
+
+static void
+sqrt_counter_build(DpkSqrtCounter *sc, uint32_t horizon, int shift, bool permanent)
 {
 	uint32_t	k,
 				j;
@@ -33,9 +81,10 @@ dpk_sqrt_counter_init(DpkSqrtCounter *sc, uint32_t horizon, int shift)
 	sc->horizon = horizon;
 	sc->shift = shift;
 	sc->den = DPK_TREE_WEIGHT_DEN;
-	sc->rc = dpk_alloc(horizon * sizeof(int64_t));
-	sc->w = dpk_alloc(horizon * sizeof(int64_t));
-	sc->r = dpk_alloc(horizon * sizeof(int64_t));
+	sc->rc = sqrt_alloc(horizon * sizeof(int64_t), permanent);
+	sc->w = sqrt_alloc(horizon * sizeof(int64_t), permanent);
+	sc->r = sqrt_alloc(horizon * sizeof(int64_t), permanent);
+	sc->norm2 = sqrt_alloc((horizon + 1) * sizeof(double), permanent);
 	for (k = 0; k < horizon; k++)
 	{
 		if (k > 0)
@@ -58,6 +107,18 @@ dpk_sqrt_counter_init(DpkSqrtCounter *sc, uint32_t horizon, int shift)
 		DPK_ASSERT(2 * (sc->r[k] < 0 ? -sc->r[k] : sc->r[k]) <= rc0);
 	}
 	sc->sens2 = (double) sens2;
+	/* norm2[t] = sum_{k<t} (w_k^2 + r_k^2) / den^2 */
+	{
+		long double acc = 0.0L,
+					den2 = (long double) sc->den * (long double) sc->den;
+
+		sc->norm2[0] = 0.0;
+		for (k = 0; k < horizon; k++)
+		{
+			acc += ((long double) sc->w[k] * sc->w[k] + (long double) sc->r[k] * sc->r[k]) / den2;
+			sc->norm2[k + 1] = (double) acc;
+		}
+	}
 }
 
 void
@@ -66,6 +127,7 @@ dpk_sqrt_counter_free(DpkSqrtCounter *sc)
 	dpk_free(sc->rc);
 	dpk_free(sc->w);
 	dpk_free(sc->r);
+	dpk_free(sc->norm2);
 	memset(sc, 0, sizeof(*sc));
 }
 
@@ -73,16 +135,28 @@ dpk_sqrt_counter_free(DpkSqrtCounter *sc)
 double
 dpk_sqrt_release_units(const DpkSqrtCounter *sc, uint32_t t)
 {
-	long double norm2 = 0.0L;
-	long double den = (long double) sc->den;
-	uint32_t	k;
+	return dpk_sqrt_release_norm2(sc, t) * sc->sens2;
+}
 
+/* Variance of release t in measurement variances (see sqrt_counter.h). */
+double
+dpk_sqrt_release_norm2(const DpkSqrtCounter *sc, uint32_t t)
+{
 	if (t < 1 || t > sc->horizon)
 		dpk_fail("square-root counter: release out of the horizon");
-	for (k = 0; k < t; k++)
-		norm2 += ((long double) sc->w[k] * sc->w[k] +
-				  (long double) sc->r[k] * sc->r[k]) / (den * den);
-	return (double) (norm2 * sc->sens2);
+	return sc->norm2[t];
+}
+
+/* Mean of dpk_sqrt_release_norm2 over releases T/4 .. T (see sqrt_counter.h). */
+double
+dpk_sqrt_typical_norm2(const DpkSqrtCounter *sc)
+{
+	uint32_t	lo = sc->horizon / 4 > 0 ? sc->horizon / 4 : 1;
+	double		sum = 0.0;
+
+	for (uint32_t t = lo; t <= sc->horizon; t++)
+		sum += sc->norm2[t];
+	return sum / (sc->horizon - lo + 1);
 }
 
 /*

@@ -43,6 +43,7 @@
 #ifndef DPK_SQRT_COUNTER_H
 #define DPK_SQRT_COUNTER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "counter.h"
@@ -65,6 +66,7 @@ typedef struct DpkSqrtCounter
 	int64_t    *r;				/* r_k: leaf weights, over den */
 	int64_t		den;			/* DPK_TREE_WEIGHT_DEN (odd) */
 	double		sens2;			/* sum_k rc_k^2 + 1 */
+	double	   *norm2;			/* norm2[t] = sum_{k<t} (w_k^2 + r_k^2) / den^2 */
 } DpkSqrtCounter;
 
 /*
@@ -73,6 +75,21 @@ typedef struct DpkSqrtCounter
  */
 void		dpk_sqrt_counter_init(DpkSqrtCounter *sc, uint32_t horizon, int shift);
 void		dpk_sqrt_counter_free(DpkSqrtCounter *sc);
+
+/*
+ * The factorization of `horizon` at DPK_SQRT_SHIFT, computed once and kept
+ * by the process (never freed by the caller).
+ */
+const DpkSqrtCounter *dpk_sqrt_counter_cached(uint32_t horizon);
+
+/*
+ * Variance of release t in units of one measurement's variance:
+ * sum_{k<t} (w_k^2 + r_k^2) / den^2.
+ */
+double		dpk_sqrt_release_norm2(const DpkSqrtCounter *sc, uint32_t t);
+
+/* Mean of dpk_sqrt_release_norm2 over releases T/4 .. T. */
+double		dpk_sqrt_typical_norm2(const DpkSqrtCounter *sc);
 
 /*
  * Variance of release t (1 .. horizon) in units of one full-budget release

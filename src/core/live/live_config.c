@@ -16,6 +16,7 @@
 #include "projection.h"
 #include "prng.h"
 #include "rugnik.h"
+#include "sqrt_counter.h"
 #include "tree_estimator.h"
 
 /*
@@ -62,6 +63,7 @@ dpk_live_defaults_arity(DpkLiveConfig *cfg, int d, int k, double epsilon,
 	cfg->screen_iter = DPK_LIVE_SCREEN_ITER;
 	cfg->screen_keep = DPK_LIVE_SCREEN_KEEP;
 	cfg->delta = 0.0;
+	cfg->counter = DPK_LIVE_COUNTER_TREE;
 	cfg->box_metric = false;
 	cfg->lift_weighted = false;
 	cfg->rest_mean = false;
@@ -96,11 +98,33 @@ live_ball_level_cap(const DpkLiveConfig *cfg, int level)
 	return level < cap ? level : cap;
 }
 
+/* Draws of a square-root table's last release (see live_config.h). */
+double
+dpk_live_sqrt_draws(const DpkLiveConfig *cfg)
+{
+	double		cells = cfg->dhat > 0
+		? (double) cfg->copies * (double) dpk_live_copy_cells(cfg)
+		: pow(2.0, (double) cfg->level * cfg->d);
+	double		coords = 1.0 + (cfg->sum_share > 0.0 ? cfg->d : 0);
+
+	return 2.0 * cfg->horizon * (cells * coords + (cfg->norm_share > 0.0 ? 1.0 : 0.0));
+}
+
+/* The counter of a new Gaussian table (see live_config.h). */
+void
+dpk_live_choose_counter(DpkLiveConfig *cfg)
+{
+	cfg->counter = DPK_LIVE_COUNTER_TREE;
+	if (cfg->delta > 0.0 && cfg->horizon <= DPK_LIVE_SQRT_MAX_HORIZON &&
+		dpk_live_sqrt_draws(cfg) <= DPK_LIVE_SQRT_MAX_DRAWS)
+		cfg->counter = DPK_LIVE_COUNTER_SQRT;
+}
+
 /*
  * The count noise of a typical release: about a third of the h nodes (NAF
  * weight) for the signed counter, half of them for the plain decomposition
  * of Gaussian tables, the weights' mean squared norm from T/4 for the
- * least-squares one.
+ * least-squares one and for the square-root counter.
  */
 double
 dpk_live_level_count_var(const DpkLiveConfig *cfg)
@@ -110,6 +134,9 @@ dpk_live_level_count_var(const DpkLiveConfig *cfg)
 
 	probe.level = 0;
 	cn = dpk_live_count_noise(&probe);
+	if (DPK_LIVE_SQRT(cfg))
+		return dpk_noise_variance(&cn, 0) *
+			dpk_sqrt_typical_norm2(dpk_sqrt_counter_cached(cfg->horizon));
 	return dpk_noise_variance(&cn, 0) *
 		fmax(1.0, cfg->delta > 0.0 ? dpk_tree_height(cfg->horizon) / 2.0
 			 : cfg->estimator == DPK_TREE_SIGNED && cfg->arity <= DPK_TREE_ARITY_BINARY

@@ -60,6 +60,8 @@ typedef struct DpkLiveConfig
 								 * post-processing */
 	double		delta;			/* 0: pure epsilon (Laplace/cube); > 0:
 								 * (epsilon, delta) by discrete Gaussians */
+	int			counter;		/* DpkLiveCounter of a Gaussian table, fixed at
+								 * attach (tracked.counter) */
 	bool		box_metric;		/* projected tables: points in metric
 								 * positions (dpk_box_to_metric, k-means in
 								 * the columns' units); false for tables
@@ -84,6 +86,46 @@ typedef struct DpkLiveConfig
 								 * metric positions (dpk_box_ball_clamp,
 								 * norm_bound / w_max); 0, no ball */
 } DpkLiveConfig;
+
+/*
+ * The continual counter of a Gaussian table's cells: the plain binary
+ * decomposition (every table attached before 0.9, and tables too large for
+ * the other) or the square-root factorization with integer measurements
+ * (sqrt_counter.h).  Pure tables always count with their tree.
+ */
+typedef enum DpkLiveCounter
+{
+	DPK_LIVE_COUNTER_TREE = 0,
+	DPK_LIVE_COUNTER_SQRT = 1
+} DpkLiveCounter;
+
+/*
+ * Most noise draws a release of a square-root table may read at its last
+ * release: measurements and leaves, times cells of every copy and the norm
+ * counter, times the coordinates each carries
+ * (doc/decisions/040-gaussian-square-root-counter.md).
+ */
+#define DPK_LIVE_SQRT_MAX_DRAWS 196608.0
+
+/* Largest horizon a square-root table takes (its factorization is O(T^2) to build). */
+#define DPK_LIVE_SQRT_MAX_HORIZON 4096
+
+/*
+ * The draws the last release of a Gaussian table would read with the
+ * square-root counter (a function of the public configuration).
+ */
+double		dpk_live_sqrt_draws(const DpkLiveConfig *cfg);
+
+/*
+ * The counter of a new Gaussian table with its level chosen: the square
+ * root when dpk_live_sqrt_draws stays within DPK_LIVE_SQRT_MAX_DRAWS and the
+ * horizon within DPK_LIVE_SQRT_MAX_HORIZON, else the binary decomposition.
+ * Pure tables keep DPK_LIVE_COUNTER_TREE.
+ */
+void		dpk_live_choose_counter(DpkLiveConfig *cfg);
+
+/* Whether a configuration counts with the square-root factorization. */
+#define DPK_LIVE_SQRT(cfg) ((cfg)->delta > 0.0 && (cfg)->counter == DPK_LIVE_COUNTER_SQRT)
 
 /*
  * Defaults for a table (shares settled by test/bench); the tree of a new

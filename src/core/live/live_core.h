@@ -72,6 +72,9 @@ typedef struct DpkCellNoise
 	const DpkNoise *count;		/* per-node noise of the count */
 	const DpkNoise *sum;		/* per-node noise of the sums */
 	DpkSumNoise sums;			/* which noise the sums get */
+	bool		sqrt;			/* Gaussian: the square-root counter (else
+								 * the plain binary decomposition) */
+	uint32_t	horizon;		/* of the square-root counter */
 } DpkCellNoise;
 
 /* One cell's tree noise at release t in the table's mechanism. */

@@ -5,8 +5,9 @@
  *		(tree_estimator.h), of Gaussian tables by the plain binary
  *		decomposition.
  *
- * Gaussian tables (delta > 0) sum the nodes of the binary decomposition of t
- * (dpk_live_cell_noise, live_scales.c) whatever the estimator: their zCDP
+ * Gaussian tables (delta > 0) sum the nodes of the binary decomposition of t,
+ * or combine the measurements of the square-root counter (sqrt_counter.h),
+ * whatever the estimator (dpk_live_cell_noise, live_scales.c): their zCDP
  * accounting and the privacy test privacy_gauss assume exactly that.
  */
 #include "live_core.h"
@@ -17,15 +18,19 @@
 
 #include "dpk_mem.h"
 #include "lift.h"
+#include "sqrt_counter.h"
 #include "tree_estimator.h"
 
 /*
  * Variance of release t's combination of nodes, in node variances: the
- * number of nodes of the plain decomposition for Gaussian tables.
+ * number of nodes of the plain decomposition for Gaussian tables, in
+ * measurement variances for the square-root counter.
  */
 double
 dpk_live_tree_norm2(const DpkLiveConfig *cfg, uint32_t t)
 {
+	if (DPK_LIVE_SQRT(cfg))
+		return dpk_sqrt_release_norm2(dpk_sqrt_counter_cached(cfg->horizon), t);
 	if (cfg->delta > 0.0)
 		return dpk_live_release_nodes(cfg, t);
 	return dpk_tree_release_norm2((DpkTreeEstimator) cfg->estimator, cfg->arity,
@@ -106,7 +111,8 @@ dpk_live_noisy_histogram(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYT
 		if (gauss)
 		{
 			dpk_live_cell_noise(s, &(DpkCellKey) {key, cfg->level, c}, t,
-								&(DpkCellNoise) {d, &cs, &ss, sums}, noise);
+								&(DpkCellNoise) {d, &cs, &ss, sums, DPK_LIVE_SQRT(cfg), cfg->horizon},
+								noise);
 			out->count[c] += noise[0];
 			if (with_sums)
 				for (j = 0; j < d; j++)
@@ -198,7 +204,8 @@ dpk_live_noisy_projected_reach(const DpkLiveConfig *cfg, const uint8_t *reach,
 			dpk_live_cell_noise(s,
 								&(DpkCellKey) {key, cfg->level + 32 * (int) (c / ncells), c % ncells},
 								t,
-								&(DpkCellNoise) {d, &cs, &ss, sum ? DPK_SUMS_VECTOR : DPK_SUMS_NONE},
+								&(DpkCellNoise) {d, &cs, &ss, sum ? DPK_SUMS_VECTOR : DPK_SUMS_NONE,
+								DPK_LIVE_SQRT(cfg), cfg->horizon},
 								noise);
 			for (j = 0; j <= d; j++)
 				noise[j] += vals ? vals[j] : 0;
@@ -218,7 +225,8 @@ dpk_live_noisy_projected_reach(const DpkLiveConfig *cfg, const uint8_t *reach,
 	if (gauss)
 	{
 		dpk_live_cell_noise(s, &(DpkCellKey) {key, 255, 0}, t,
-							&(DpkCellNoise) {0, &ns, &cs, DPK_SUMS_NONE}, noise);
+							&(DpkCellNoise) {0, &ns, &cs, DPK_SUMS_NONE, DPK_LIVE_SQRT(cfg), cfg->horizon},
+							noise);
 		noise[0] += norm_truth;
 	}
 	else

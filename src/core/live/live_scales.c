@@ -13,6 +13,7 @@
 #include "live_budget.h"
 #include "dpk_mem.h"
 #include "lift.h"
+#include "sqrt_counter.h"
 #include "tree_estimator.h"
 #include "zcdp.h"
 
@@ -24,14 +25,29 @@ dpk_live_tree_levels(const DpkLiveConfig *cfg)
 }
 
 /*
+ * What one event adds to a counter family's sensitivity: the h nodes of the
+ * tree it lies in (an l1 count, or the squared l2 norm of h unit moves), or
+ * for the square-root counter the squared l2 norm sens2 of its moves over
+ * every measurement and its leaf (sqrt_counter.h).
+ */
+static double
+live_event_nodes(const DpkLiveConfig *cfg)
+{
+	if (DPK_LIVE_SQRT(cfg))
+		return dpk_sqrt_counter_cached(cfg->horizon)->sens2;
+	return (double) dpk_live_tree_levels(cfg);
+}
+
+/*
  * Count sensitivity: h tree nodes of one cell per copy (one per level of
- * the table's tree), twice with deletions.
+ * the table's tree), twice with deletions (for the square-root counter an
+ * insert at i and its delete at j move measurement s by rc_{s-i} -
+ * rc_{s-j}, whose square is at most the sum of theirs: twice as well).
  */
 double
 dpk_live_count_sensitivity(const DpkLiveConfig *cfg)
 {
-	return (double) dpk_live_tree_levels(cfg) * (cfg->insert_only ? 1.0 : 2.0) *
-		cfg->copies;
+	return live_event_nodes(cfg) * (cfg->insert_only ? 1.0 : 2.0) * cfg->copies;
 }
 
 /*
@@ -71,8 +87,7 @@ dpk_live_norm_point(const DpkLiveConfig *cfg)
 double
 dpk_live_norm_sensitivity(const DpkLiveConfig *cfg)
 {
-	return (double) dpk_live_tree_levels(cfg) * (cfg->insert_only ? 1.0 : 2.0) *
-		dpk_live_norm_point(cfg);
+	return live_event_nodes(cfg) * (cfg->insert_only ? 1.0 : 2.0) * dpk_live_norm_point(cfg);
 }
 
 /*
@@ -265,13 +280,31 @@ dpk_live_release_nodes(const DpkLiveConfig *cfg, uint32_t t)
 
 /*
  * The tree noise of one cell at release t in the table's mechanism:
- * dpk_cell_noise (the pure draws, unchanged) or dpk_cell_noise_gauss.
+ * dpk_cell_noise (the pure draws, unchanged), dpk_cell_noise_gauss or, for
+ * a square-root table, the rounded combination of its measurements
+ * (adding the integer truth afterwards gives the exactly rounded release).
  */
 void
 dpk_live_cell_noise(DpkStream *s, const DpkCellKey *ck, uint32_t t,
 					const DpkCellNoise *cn, int64_t *out)
 {
-	if (cn->count->gauss)
+	if (cn->count->gauss && cn->sqrt)
+	{
+		int64_t		tmp_small[17];
+		__int128	acc_small[17];
+		int64_t    *tmp = cn->d < 17 ? tmp_small : dpk_alloc((1 + cn->d) * sizeof(int64_t));
+		__int128   *acc = cn->d < 17 ? acc_small : dpk_alloc((1 + cn->d) * sizeof(__int128));
+
+		dpk_cell_noise_sqrt(s, ck, dpk_sqrt_counter_cached(cn->horizon), t,
+							&(DpkCellVars) {cn->d, cn->count->var, cn->sum->var, cn->sums},
+							NULL, out, tmp, acc);
+		if (cn->d >= 17)
+		{
+			dpk_free(tmp);
+			dpk_free(acc);
+		}
+	}
+	else if (cn->count->gauss)
 		dpk_cell_noise_gauss(s, ck, t,
 							 &(DpkCellVars) {cn->d, cn->count->var, cn->sum->var, cn->sums},
 							 out);
