@@ -1,7 +1,7 @@
 # dpkmeans: PGXS build
 EXTENSION = dpkmeans
 MODULE_big = dpkmeans
-DATA = sql/dpkmeans--0.8.sql sql/dpkmeans--0.1.sql sql/dpkmeans--0.1--0.2.sql sql/dpkmeans--0.2--0.3.sql sql/dpkmeans--0.3--0.4.sql sql/dpkmeans--0.4--0.5.sql sql/dpkmeans--0.5--0.6.sql sql/dpkmeans--0.6--0.7.sql sql/dpkmeans--0.7--0.8.sql \
+DATA = sql/dpkmeans--0.9.sql sql/dpkmeans--0.1.sql sql/dpkmeans--0.1--0.2.sql sql/dpkmeans--0.2--0.3.sql sql/dpkmeans--0.3--0.4.sql sql/dpkmeans--0.4--0.5.sql sql/dpkmeans--0.5--0.6.sql sql/dpkmeans--0.6--0.7.sql sql/dpkmeans--0.7--0.8.sql sql/dpkmeans--0.8--0.9.sql \
 	postgis/dpkmeans_postgis.control postgis/dpkmeans_postgis--0.8.sql
 
 # The sources by layer, lowest first; a folder includes only its own headers
@@ -17,7 +17,7 @@ ALL_HDRS = $(CORE_HDRS) $(foreach d,$(GLUE_DIRS),$(wildcard $(d)/*.h))
 # The extension's own objects are the glue's; it links the core's library.
 OBJS = $(GLUE_SRCS:.c=.o)
 
-REGRESS = grid_size kmeans_oneshot bad_input live live_privileges live_bad_input highd release_replay partitions kmedian live_write_path upgrade approx_dp wal_capture norm_bound regions ledger operator_view bounds_limits release_work install_script shard_protocol
+REGRESS = grid_size kmeans_oneshot bad_input live live_privileges live_bad_input highd release_replay partitions kmedian live_write_path upgrade approx_dp wal_capture norm_bound regions ledger operator_view bounds_limits release_work install_script shard_protocol gaussian_counter
 REGRESS_OPTS = --load-extension=dpkmeans
 
 # The PostGIS companion (postgis/): its suites need PostGIS installed, so
@@ -258,9 +258,9 @@ privacy-rounding: test/privacy/bin/privacy_rounding
 
 # the same for the discrete Gaussian counters of (epsilon, delta) tables;
 # DPK_PRIVACY_WEAKEN=2 and =deletes must fail as well (scripts/ci.sh).
-test/privacy/bin/privacy_gauss: test/privacy/privacy_gauss.c test/privacy/privacy_gauss_oneshot.c test/privacy/gauss_events.h test/privacy/privacy_common.h $(TEST_LIBS) $(CORE_HDRS) test/unit/unit.h
+test/privacy/bin/privacy_gauss: test/privacy/privacy_gauss.c test/privacy/privacy_gauss_oneshot.c test/privacy/privacy_gauss_sqrt.c test/privacy/gauss_events.h test/privacy/privacy_common.h $(TEST_LIBS) $(CORE_HDRS) test/unit/unit.h
 	@mkdir -p test/privacy/bin
-	$(CORE_CC) $(CORE_CFLAGS) -o $@ $< test/privacy/privacy_gauss_oneshot.c $(TEST_LIBS) $(CORE_LIBS)
+	$(CORE_CC) $(CORE_CFLAGS) -o $@ $< test/privacy/privacy_gauss_oneshot.c test/privacy/privacy_gauss_sqrt.c $(TEST_LIBS) $(CORE_LIBS)
 
 .PHONY: privacy-gauss privacy-gauss-long
 privacy-gauss: test/privacy/bin/privacy_gauss

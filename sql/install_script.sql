@@ -1,5 +1,5 @@
--- The full install script (dpkmeans--0.8.sql) and 0.1 updated step by step
--- to 0.8 give the same catalog: every member of the extension, every
+-- The full install script (dpkmeans--0.9.sql) and 0.1 updated step by step
+-- to 0.9 give the same catalog: every member of the extension, every
 -- function's definition (arguments, result, volatility, strictness,
 -- security, settings, body), ACL, initial privileges and comment, the
 -- tables, columns, constraints, indexes and triggers of dpkmeans_internal,
@@ -109,6 +109,7 @@ ALTER EXTENSION dpkmeans UPDATE TO '0.5';
 ALTER EXTENSION dpkmeans UPDATE TO '0.6';
 ALTER EXTENSION dpkmeans UPDATE TO '0.7';
 ALTER EXTENSION dpkmeans UPDATE TO '0.8';
+ALTER EXTENSION dpkmeans UPDATE TO '0.9';
 CREATE TABLE catalog_updated AS SELECT * FROM dpk_catalog();
 DROP EXTENSION dpkmeans;
 

@@ -209,6 +209,24 @@ DROP ROLE upgrade_reader;
 ALTER EXTENSION dpkmeans UPDATE TO '0.8';
 SELECT extversion FROM pg_extension WHERE extname = 'dpkmeans';
 
+-- 0.8 -> 0.9: a Gaussian table attached before keeps its counter, and its
+-- releases their noise (the same histogram as before the update)
+CREATE TABLE upg (x float8, y float8);
+INSERT INTO upg SELECT (i % 7) / 7.0, (i % 5) / 5.0 FROM generate_series(1, 300) i;
+SELECT dp_attach('upg', ARRAY['x', 'y'], k => 2, epsilon => 1, delta => 1e-6,
+                 lower => ARRAY[0, 0], upper => ARRAY[1, 1], horizon => 8) IS NOT NULL AS attached;
+SELECT dp_release('upg') IS NOT NULL AS released;
+CREATE TEMP TABLE upg_hist AS SELECT * FROM dp_histogram('upg');
+ALTER EXTENSION dpkmeans UPDATE TO '0.9';
+SELECT extversion FROM pg_extension WHERE extname = 'dpkmeans';
+SELECT counter FROM dpkmeans_internal.tracked WHERE relid = 'upg'::regclass;
+SELECT count(*) AS changed_cells FROM
+  ((SELECT * FROM dp_histogram('upg') EXCEPT SELECT * FROM upg_hist)
+   UNION ALL (SELECT * FROM upg_hist EXCEPT SELECT * FROM dp_histogram('upg'))) x;
+SELECT dp_release('upg') IS NOT NULL AS released_again;
+SELECT dp_detach('upg');
+DROP TABLE upg;
+
 -- a fresh install is the newest version directly
 DROP EXTENSION dpkmeans;
 CREATE EXTENSION dpkmeans;

@@ -166,6 +166,43 @@ check_scales(const DpkLiveConfig *cfg)
 }
 
 /*
+ * The counter of a new Gaussian table (dpkmeans.gaussian_counter), after
+ * its level was chosen for the binary tree: dpk_live_use_counter, once what
+ * a forced square root cannot do is refused.
+ */
+static void
+choose_counter(DpkLiveConfig *cfg, const DpkBox *box, double size_hint)
+{
+	bool		forced = dpk_gaussian_counter == DPK_GAUSSIAN_COUNTER_SQRT;
+
+	cfg->counter = DPK_LIVE_COUNTER_TREE;
+	if (cfg->delta <= 0.0 || dpk_gaussian_counter == DPK_GAUSSIAN_COUNTER_TREE)
+		return;
+	if (!dpk_store_has_counter())
+	{
+		if (forced)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("the square-root counter needs dpkmeans 0.9"),
+					 errhint("Run ALTER EXTENSION dpkmeans UPDATE.")));
+		return;
+	}
+	if (forced && cfg->dhat > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("the square-root counter is for tables of fewer than %d columns",
+						DPK_HIGHD_MIN_D),
+				 errhint("SET dpkmeans.gaussian_counter = 'auto' or 'tree' for this table.")));
+	if (forced && cfg->horizon > DPK_LIVE_SQRT_MAX_HORIZON)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the square-root counter takes a horizon of at most %d releases",
+						DPK_LIVE_SQRT_MAX_HORIZON),
+				 errhint("Use a smaller horizon, or SET dpkmeans.gaussian_counter = 'auto'.")));
+	dpk_live_use_counter(cfg, box, size_hint, dpk_max_cells, forced);
+}
+
+/*
  * Whether a new table lifts by regions (dpk_live_use_regions, public
  * parameters only): not on objects older than 0.6, and only when the
  * regions' sum noise (one more coordinate) has exact scales too.
@@ -425,11 +462,13 @@ dp_attach(PG_FUNCTION_ARGS)
 			cfg.arity = DPK_TREE_ARITY_BINARY;
 		tr.tree_arity = cfg.arity;
 		cfg.level = dpk_live_choose_level_box(&cfg, &box, tr.size_hint, dpk_max_cells);
+		choose_counter(&cfg, &box, tr.size_hint);
 	}
 	dpk_live_use_norm_shift(&cfg);
 	check_scales(&cfg);
 	regions = use_regions(&cfg);
 	tr.level = cfg.level;
+	tr.counter = cfg.counter;
 	tr.sum_share = cfg.sum_share;
 	tr.dhat = cfg.dhat;
 	tr.copies = cfg.copies;

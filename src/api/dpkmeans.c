@@ -29,6 +29,14 @@ static const struct config_enum_entry counter_estimator_options[] = {
 	{NULL, 0, false}
 };
 
+/* Values of dpkmeans.gaussian_counter (see live_config.h). */
+static const struct config_enum_entry gaussian_counter_options[] = {
+	{"auto", DPK_GAUSSIAN_COUNTER_AUTO, false},
+	{"tree", DPK_GAUSSIAN_COUNTER_TREE, false},
+	{"square_root", DPK_GAUSSIAN_COUNTER_SQRT, false},
+	{NULL, 0, false}
+};
+
 /* Load-time setup: GUCs, one BLAS thread per backend, core hooks. */
 void
 _PG_init(void)
@@ -61,6 +69,15 @@ _PG_init(void)
 							 "worker, so it is a server setting.",
 							 &dpk_counter_estimator, DPK_TREE_LOCAL_BLUE,
 							 counter_estimator_options, PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomEnumVariable("dpkmeans.gaussian_counter",
+							 "The continual counter dp_attach gives a table with delta > 0.",
+							 "auto (the default): the square-root counter when its last "
+							 "release reads few enough noise draws, else the binary tree; "
+							 "square_root: always (releases read about t draws per cell and "
+							 "coordinate at release t); tree: the binary tree of earlier "
+							 "versions.  Fixed per table at attach.",
+							 &dpk_gaussian_counter, DPK_GAUSSIAN_COUNTER_AUTO,
+							 gaussian_counter_options, PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("dpkmeans");
 	dpk_blas_single_thread();
 	dpk_pg_install_hooks();

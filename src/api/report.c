@@ -26,6 +26,8 @@
 #include "readers.h"
 #include "shard.h"
 #include "live_regions.h"
+#include "sqrt_counter.h"
+#include "sqrt_counter.h"
 #include "store.h"
 #include "wal_capture.h"
 #include "tree_estimator.h"
@@ -61,7 +63,11 @@ report_gauss_budget(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveCo
 			   psprintf("approximate (epsilon, delta)-DP, epsilon = %g, delta = %g, over every release of this history "
 						"(rho-zCDP converted by Canonne-Kamath-Steinke 2020; the ledger rows add up every history)", tr->epsilon, tr->delta));
 	report_row(rsinfo, "mechanism",
-			   "discrete Gaussian (exact sampler, Canonne-Kamath-Steinke 2020 Algorithm 3) on every tree node; "
+			   DPK_LIVE_SQRT(cfg)
+			   ? "discrete Gaussian (exact sampler, Canonne-Kamath-Steinke 2020 Algorithm 3) on every measurement "
+			   "of the square-root counter; release t is a fixed combination of the measurements of releases "
+			   "1 .. t (post-processing), each measurement first used at its own release"
+			   : "discrete Gaussian (exact sampler, Canonne-Kamath-Steinke 2020 Algorithm 3) on every tree node; "
 			   "release t sums the plain binary decomposition of t (nodes inside [1, t])");
 	report_row(rsinfo, "mode", tr->insert_only ? "insert_only (DELETE, UPDATE of tracked columns and TRUNCATE refused)"
 			   : "insert_delete (UPDATE = delete + insert, TRUNCATE = delete of every row)");
@@ -75,7 +81,8 @@ report_gauss_budget(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveCo
 		report_row(rsinfo, psprintf("rho on %s", fam[i]), psprintf("%.9g (share %g)", rho * share[i], share[i]));
 		report_row(rsinfo, psprintf("%s: squared l2 sensitivity (one event, all nodes)", fam[i]),
 				   psprintf("%.9g", l2sq[i]));
-		report_row(rsinfo, psprintf("%s: sigma per tree node", fam[i]),
+		report_row(rsinfo, psprintf(DPK_LIVE_SQRT(cfg) ? "%s: sigma per measurement"
+									: "%s: sigma per tree node", fam[i]),
 				   psprintf("%.9g (sigma^2 = %.9g = l2^2 / (2 rho share), rounded up to %.9g)",
 							sqrt(v[i]), v[i],
 							dpk_gauss_scale_value(dpk_gauss_scale_from_double(v[i]))));
@@ -234,6 +241,21 @@ report_noise(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *c
 							"(%g in metric positions); one event's lifting contribution within "
 							"%.6g units in l2 (radius x %d + sqrt(d) / 2 of rounding)",
 							tr->norm_bound, cfg->ball, dpk_live_point_l2(cfg), DPK_LIFT_UNITS));
+	if (DPK_LIVE_SQRT(cfg))
+	{
+		const DpkSqrtCounter *sc = dpk_sqrt_counter_cached(cfg->horizon);
+
+		report_row(rsinfo, "counter",
+				   psprintf("square root: release s measures sum_i rc_(s-i) x_i over the events x_i of "
+							"releases i <= s, rc_k = round(2^%d binom(2k, k) / 4^k), and its own events "
+							"(a leaf), each with discrete Gaussian noise", sc->shift));
+		report_row(rsinfo, "count sensitivity (squared l2, one event over every measurement)",
+				   psprintf("%g = (sum_k rc_k^2 + 1 = %.0f) x %s", dpk_live_count_sensitivity(cfg),
+							sc->sens2, tr->insert_only ? "1" : "2"));
+		report_row(rsinfo, "sum sensitivity (squared l2, one event, fixed-point units)",
+				   psprintf("count sensitivity x d x %d^2 (d = %d)", DPK_REL_UNITS, tr->d));
+		return;
+	}
 	if (tr->delta > 0.0)
 	{
 		report_row(rsinfo, "count sensitivity (squared l2 = L1, one event: entries of +-1)",
@@ -313,7 +335,12 @@ report_governance(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConf
 						tr->sampler_version, DPK_SAMPLER_VERSION));
 	report_row(rsinfo, "state format", psprintf("%d", tr->state_format));
 	report_row(rsinfo, "counter estimator",
-			   tr->delta > 0.0
+			   DPK_LIVE_SQRT(cfg)
+			   ? "square root: release t is the nearest integer to true value + sum over s <= t of "
+			   "(w_(t-s) x measurement noise + r_(t-s) x leaf noise) / (2^32 - 1), integer weights "
+			   "with sum_(j<=k) w_j rc_(k-j) + r_k = 2^32 - 1 (every event weighs exactly 1: "
+			   "post-processing of the measurements)"
+			   : tr->delta > 0.0
 			   ? "binary: release t sums the nodes of the binary decomposition of t "
 			   "(discrete Gaussian tables, whatever dpkmeans.counter_estimator says)"
 			   : cfg->arity > DPK_TREE_ARITY_BINARY

@@ -28,6 +28,15 @@ extern int	dpk_progress_rows;
 /* dpkmeans.counter_estimator: a DpkTreeEstimator (see tree_estimator.h). */
 extern int	dpk_counter_estimator;
 
+/* dpkmeans.gaussian_counter: the counter dp_attach gives a Gaussian table. */
+typedef enum DpkGaussianCounterChoice
+{
+	DPK_GAUSSIAN_COUNTER_AUTO = 0,
+	DPK_GAUSSIAN_COUNTER_TREE,
+	DPK_GAUSSIAN_COUNTER_SQRT
+} DpkGaussianCounterChoice;
+extern int	dpk_gaussian_counter;
+
 /* Point the core's allocation and interrupt hooks at the backend. */
 void		dpk_pg_install_hooks(void);
 

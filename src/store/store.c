@@ -42,6 +42,9 @@ static bool store_has_arity = false;
 /* Set by dpk_store_begin: tracked has norm_bound (0.4). */
 static bool store_has_norm_bound = false;
 
+/* Set by dpk_store_begin: tracked has counter (0.9). */
+static bool store_has_counter = false;
+
 /*
  * Whether tracked has a column (delta, tree_arity: 0.3): asked of the
  * catalog caches, not of the version, since the install scripts of older
@@ -63,6 +66,13 @@ dpk_store_has_tree_arity(void)
 	return store_tracked_has("tree_arity");
 }
 
+/* Whether tracked has the counter column (see store.h). */
+bool
+dpk_store_has_counter(void)
+{
+	return store_tracked_has("counter");
+}
+
 /* Begin work on the internal tables (see store.h). */
 void
 dpk_store_begin(DpkOwnerSwitch *sw)
@@ -77,6 +87,7 @@ dpk_store_begin(DpkOwnerSwitch *sw)
 	store_has_delta = !store_v01 && store_tracked_has("delta");
 	store_has_arity = store_has_delta && store_tracked_has("tree_arity");
 	store_has_norm_bound = store_has_arity && store_tracked_has("norm_bound");
+	store_has_counter = store_has_norm_bound && store_tracked_has("counter");
 	dpk_pg_owner_begin_as(sw, owner);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -251,6 +262,7 @@ dpk_store_merge_bytea(DpkCellMap *m, bytea *b, int sign)
 	"trigger_format, "
 #define TRACKED_ARITY "tree_arity "
 #define TRACKED_ARITY_NORM "tree_arity, norm_bound "
+#define TRACKED_ARITY_NORM_COUNTER "tree_arity, norm_bound, counter "
 #define TRACKED_NO_ARITY "2 AS tree_arity "
 #define TRACKED_SELECT(columns) \
 	"SELECT " columns "FROM dpkmeans_internal.tracked WHERE relid = $1::oid::regclass"
@@ -298,8 +310,10 @@ read_tracked(Oid relid, bool lock, bool with_state, MemoryContext ctx, DpkTracke
 		sql = TRACKED_SELECT(TRACKED_COLUMNS_03 TRACKED_NO_ARITY);
 	else if (!store_has_norm_bound)
 		sql = TRACKED_SELECT(TRACKED_COLUMNS_03 TRACKED_ARITY);
-	else
+	else if (!store_has_counter)
 		sql = TRACKED_SELECT(TRACKED_COLUMNS_03 TRACKED_ARITY_NORM);
+	else
+		sql = TRACKED_SELECT(TRACKED_COLUMNS_03 TRACKED_ARITY_NORM_COUNTER);
 	sql = psprintf(sql, with_state ? "state, " : "NULL::bytea AS state, ");
 	if (lock)
 		sql = psprintf("%s FOR NO KEY UPDATE", sql);
@@ -330,6 +344,16 @@ read_tracked(Oid relid, bool lock, bool with_state, MemoryContext ctx, DpkTracke
 	tr->trigger_format = DatumGetInt32(dpk_store_col_nn(0, "trigger_format"));
 	tr->tree_arity = DatumGetInt32(dpk_store_col_nn(0, "tree_arity"));
 	tr->norm_bound = store_has_norm_bound ? DatumGetFloat8(dpk_store_col_nn(0, "norm_bound")) : 0.0;
+	tr->counter = DPK_LIVE_COUNTER_TREE;
+	if (store_has_counter)
+	{
+		char	   *counter = TextDatumGetCString(dpk_store_col_nn(0, "counter"));
+
+		if (strcmp(counter, "square_root") == 0)
+			tr->counter = DPK_LIVE_COUNTER_SQRT;
+		else if (strcmp(counter, "tree") != 0)
+			elog(ERROR, "unknown counter \"%s\" in dpkmeans_internal.tracked", counter);
+	}
 
 	deconstruct_array(DatumGetArrayTypeP(dpk_store_col_nn(0, "columns")), TEXTOID, -1, false,
 					  TYPALIGN_INT, &elems, &nulls, &tr->ncols);
@@ -492,6 +516,20 @@ dpk_store_insert_tracked(const DpkTracked *tr, const char *mode,
 		types[1] = FLOAT8OID;
 		values[1] = Float8GetDatum(tr->norm_bound);
 		dpk_store_exec("UPDATE dpkmeans_internal.tracked SET norm_bound = $2 "
+					   "WHERE relid = $1::oid::regclass", 2, types, values, false,
+					   SPI_OK_UPDATE);
+	}
+
+	if (tr->counter != DPK_LIVE_COUNTER_TREE)
+	{
+		if (!store_has_counter)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("the square-root counter needs dpkmeans 0.9"),
+					 errhint("Run ALTER EXTENSION dpkmeans UPDATE.")));
+		types[1] = TEXTOID;
+		values[1] = CStringGetTextDatum(dpk_live_counter_name(tr->counter));
+		dpk_store_exec("UPDATE dpkmeans_internal.tracked SET counter = $2 "
 					   "WHERE relid = $1::oid::regclass", 2, types, values, false,
 					   SPI_OK_UPDATE);
 	}

@@ -89,6 +89,8 @@ typedef struct DpkTracked
 	double		norm_bound;		/* > 0: rows moved into the ball of this
 								 * radius around the box's middle before they
 								 * are counted (column of 0.4; 0, no bound) */
+	int			counter;		/* DpkLiveCounter of a Gaussian table (column
+								 * of 0.9; the tree for every table before) */
 	bool		capture_wal;	/* changes counted from the WAL
 								 * (src/capture/wal_capture.c), not by triggers */
 	DpkHome		home;
@@ -212,6 +214,9 @@ void		dpk_store_end(DpkOwnerSwitch *sw);
  * without it a new table gets the binary tree.
  */
 bool		dpk_store_has_tree_arity(void);
+
+/* Whether dpkmeans_internal.tracked has the counter column (0.9). */
+bool		dpk_store_has_counter(void);
 
 /* Whether the installed SQL objects are version 0.1's (no readers, no home). */
 bool		dpk_store_is_v01(void);

@@ -41,7 +41,10 @@ dpk_tracked_config(const DpkTracked *tr, DpkLiveConfig *cfg)
 		dpk_live_use_sum_l1(cfg, &box);
 	}
 	if (cfg->delta > 0.0)
+	{
 		cfg->arity = 2;			/* Gaussian tables: the plain binary decomposition */
+		cfg->counter = tr->counter;	/* or the square root, fixed at attach */
+	}
 	dpk_live_use_norm_shift(cfg);
 }
 

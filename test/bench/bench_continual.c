@@ -82,6 +82,10 @@
  *	 --binary   the "old" line is instead the binary tree that tables
  *				attached before the k-ary trees keep (arity 2, default
  *				estimator, its level rule), on the same key and rows
+ *	 --counter auto|tree|square_root  the counter of Gaussian tables (--delta):
+ *				auto (default) as dp_attach chooses it (dpk_live_use_counter),
+ *				the binary tree, or the square root forced; with --old
+ *				--binary the "old" line is the tree
  *	 --estimator N  DpkTreeEstimator of the live column (default: the
  *				library's default)
  *	 --arity N  tree arity of the live column (default: the library's
@@ -220,6 +224,8 @@ typedef struct Options
 	int			screen_iter;
 	int			screen_keep;
 	int			level_delta;
+	int			counter;		/* Gaussian tables: 0 as dp_attach ('auto'),
+								 * 1 the tree, 2 the square root forced */
 } Options;
 
 /* A data set of one seed: points (n * d, clamped into box), box, centres. */
@@ -277,6 +283,8 @@ live_init(Live *lv, int d, int k, double eps, uint32_t horizon, bool insert_only
 	if (opt->screen_keep > 0)
 		lv->cfg.screen_keep = opt->screen_keep;
 	lv->cfg.level = dpk_live_choose_level(&lv->cfg, (double) size_hint, MAX_CELLS);
+	if (opt->counter != 1)
+		dpk_live_use_counter(&lv->cfg, NULL, (double) size_hint, MAX_CELLS, opt->counter == 2);
 	lv->cfg.level += opt->level_delta;
 	if (lv->cfg.level < 0)
 		lv->cfg.level = 0;
@@ -515,6 +523,7 @@ run_stream(const Data *ds, Row *row, Summary *sm, uint32_t T, int stream, int se
 		else
 			o.estimator = DPK_TREE_SIGNED;
 		o.level_delta = 0;
+		o.counter = 1;			/* Gaussian tables: the tree */
 		live_init(&lv_old, d, k, row->eps, T, !window, N, &o);
 	}
 	if (opt->baselines)
@@ -913,6 +922,7 @@ usage(void)
 			"       [--estimator N] [--arity N]\n"
 			"       [--verbose] [--baselines] [--self-check]\n"
 			"       [--sum-share X] [--threshold X] [--max-iter N] [--level-delta N]\n"
+			"       [--counter auto|tree|square_root]\n"
 			"       [--screen-iter N] [--screen-keep N]\n");
 	exit(2);
 }
@@ -1106,6 +1116,15 @@ main(int argc, char **argv)
 			opt.screen_keep = atoi(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--level-delta") == 0)
 			opt.level_delta = atoi(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--counter") == 0)
+		{
+			const char *c = arg_value(argc, argv, &i);
+
+			opt.counter = strcmp(c, "auto") == 0 ? 0 : strcmp(c, "tree") == 0 ? 1
+				: strcmp(c, "square_root") == 0 ? 2 : -1;
+			if (opt.counter < 0)
+				usage();
+		}
 		else
 			usage();
 	}

@@ -134,4 +134,12 @@ ge_check(const GaussEvents *ev, double confidence)
 void		gauss_oneshot_suites(long runs, double weaken, uint64_t key_base,
 								 double confidence, int *passed, int *failed);
 
+/*
+ * The square-root counter's suite (privacy_gauss_sqrt.c), weakened as in
+ * privacy_gauss; adds its passed and failed checks to *passed and *failed.
+ */
+void		gauss_sqrt_suite(long runs, double weaken, bool weaken_deletes,
+							 uint64_t key_base, double confidence, int *passed,
+							 int *failed);
+
 #endif

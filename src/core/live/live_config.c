@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "live_budget.h"
+#include "live_core.h"
 #include "dpk_mem.h"
 #include "lift.h"
 #include "live_reach.h"
@@ -110,14 +111,34 @@ dpk_live_sqrt_draws(const DpkLiveConfig *cfg)
 	return 2.0 * cfg->horizon * (cells * coords + (cfg->norm_share > 0.0 ? 1.0 : 0.0));
 }
 
+/* The counter's stored name (see live_config.h). */
+const char *
+dpk_live_counter_name(int counter)
+{
+	return counter == DPK_LIVE_COUNTER_SQRT ? "square_root" : "tree";
+}
+
 /* The counter of a new Gaussian table (see live_config.h). */
 void
-dpk_live_choose_counter(DpkLiveConfig *cfg)
+dpk_live_use_counter(DpkLiveConfig *cfg, const DpkBox *box, double size_hint,
+					 double max_cells, bool forced)
 {
+	DpkLiveConfig tree = *cfg;
+	double		largest;
+
 	cfg->counter = DPK_LIVE_COUNTER_TREE;
-	if (cfg->delta > 0.0 && cfg->horizon <= DPK_LIVE_SQRT_MAX_HORIZON &&
-		dpk_live_sqrt_draws(cfg) <= DPK_LIVE_SQRT_MAX_DRAWS)
-		cfg->counter = DPK_LIVE_COUNTER_SQRT;
+	if (cfg->delta <= 0.0)
+		return;
+	if (!forced && (cfg->dhat > 0 || cfg->horizon > DPK_LIVE_SQRT_MAX_HORIZON ||
+					dpk_live_sqrt_draws(cfg) > DPK_LIVE_SQRT_MAX_DRAWS))
+		return;
+	cfg->counter = DPK_LIVE_COUNTER_SQRT;
+	cfg->level = box ? dpk_live_choose_level_box(cfg, box, size_hint, max_cells)
+		: dpk_live_choose_level(cfg, size_hint, max_cells);
+	if (!forced && dpk_live_sqrt_draws(cfg) > DPK_LIVE_SQRT_MAX_DRAWS)
+		cfg->level = tree.level;
+	if (!forced && !dpk_live_scales_representable(cfg, &largest))
+		*cfg = tree;
 }
 
 /*

@@ -103,7 +103,7 @@ typedef enum DpkLiveCounter
  * Most noise draws a release of a square-root table may read at its last
  * release: measurements and leaves, times cells of every copy and the norm
  * counter, times the coordinates each carries
- * (doc/decisions/040-gaussian-square-root-counter.md).
+ * (doc/decisions/039-integer-square-root-counter.md).
  */
 #define DPK_LIVE_SQRT_MAX_DRAWS 196608.0
 
@@ -117,12 +117,23 @@ typedef enum DpkLiveCounter
 double		dpk_live_sqrt_draws(const DpkLiveConfig *cfg);
 
 /*
- * The counter of a new Gaussian table with its level chosen: the square
- * root when dpk_live_sqrt_draws stays within DPK_LIVE_SQRT_MAX_DRAWS and the
- * horizon within DPK_LIVE_SQRT_MAX_HORIZON, else the binary decomposition.
- * Pure tables keep DPK_LIVE_COUNTER_TREE.
+ * The counter of a new Gaussian table whose level was chosen for the binary
+ * tree (box NULL: dpk_live_choose_level, else dpk_live_choose_level_box, as
+ * the level was chosen).  forced: the square root, its level chosen again
+ * for its smaller noise (the caller has checked dhat 0 and the horizon).
+ * Else the square root for a table without projections (dhat 0) whose
+ * horizon is within DPK_LIVE_SQRT_MAX_HORIZON and whose last release reads
+ * at most DPK_LIVE_SQRT_MAX_DRAWS draws (at the new level, or the tree's),
+ * with every noise variance representable; otherwise the tree.  Projected
+ * tables keep the tree: their norm counter's unit (dpk_live_use_norm_shift)
+ * is derived by shards too, and their sums carry d coordinates per cell.
+ * Pure tables keep DPK_LIVE_COUNTER_TREE.  Public parameters only.
  */
-void		dpk_live_choose_counter(DpkLiveConfig *cfg);
+void		dpk_live_use_counter(DpkLiveConfig *cfg, const DpkBox *box, double size_hint,
+								 double max_cells, bool forced);
+
+/* The counter's name in tracked.counter and reports: "tree", "square_root". */
+const char *dpk_live_counter_name(int counter);
 
 /* Whether a configuration counts with the square-root factorization. */
 #define DPK_LIVE_SQRT(cfg) ((cfg)->delta > 0.0 && (cfg)->counter == DPK_LIVE_COUNTER_SQRT)

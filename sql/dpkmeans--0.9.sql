@@ -1,11 +1,11 @@
--- dpkmeans 0.8: differentially private k-means of live tables.
+-- dpkmeans 0.9: differentially private k-means of live tables.
 --
 -- The full install script of the current version: CREATE EXTENSION dpkmeans
 -- runs this file alone.  It must define exactly what installing 0.1 and
--- updating step by step to 0.8 defines (every function, its grants and
+-- updating step by step to 0.9 defines (every function, its grants and
 -- comment, every table, column, constraint, index, type and event trigger):
 -- the pg_regress suite install_script compares the two catalogs.  Whatever
--- sql/dpkmeans--0.7--0.8.sql adds belongs here too.
+-- sql/dpkmeans--0.8--0.9.sql adds belongs here too.
 \echo Use "CREATE EXTENSION dpkmeans" to load this file. \quit
 
 -- ===========================================================================
@@ -58,6 +58,9 @@ REVOKE ALL ON SCHEMA dpkmeans_internal FROM PUBLIC;
 --   tree_arity       arity of the counter trees, fixed at attach
 --   norm_bound       rows moved into this ball around the box's middle (0: none)
 --   objectives       what a release computes; NULL: attached before 0.7 (both)
+--   counter          continual counter of a Gaussian table's cells: 'tree' (the
+--                    plain binary decomposition; every table before 0.9) or
+--                    'square_root' (the square-root factorization)
 CREATE TABLE dpkmeans_internal.tracked (
     relid           regclass PRIMARY KEY,
     columns         text[] NOT NULL,
@@ -87,7 +90,8 @@ CREATE TABLE dpkmeans_internal.tracked (
     delta           float8 NOT NULL DEFAULT 0,
     tree_arity      int NOT NULL DEFAULT 2 CHECK (tree_arity BETWEEN 2 AND 16),
     norm_bound      float8 NOT NULL DEFAULT 0 CHECK (norm_bound >= 0),
-    objectives      text[] CHECK (objectives IN ('{kmeans}', '{kmeans,kmedian}'))
+    objectives      text[] CHECK (objectives IN ('{kmeans}', '{kmeans,kmedian}')),
+    counter         text NOT NULL DEFAULT 'tree' CHECK (counter IN ('tree', 'square_root'))
 );
 ALTER TABLE dpkmeans_internal.tracked ALTER COLUMN state SET STORAGE EXTERNAL;
 

@@ -1,0 +1,14 @@
+-- dpkmeans 0.8 -> 0.9
+\echo Use "ALTER EXTENSION dpkmeans UPDATE TO '0.9'" to load this file. \quit
+
+-- (Whatever this file adds must also be in dpkmeans--0.9.sql, the full
+-- install script; the pg_regress suite install_script compares the two.)
+
+-- ---------------------------------------------------------------------------
+-- The continual counter of a Gaussian table's cells, fixed at attach: 'tree'
+-- (the plain binary decomposition, every table attached before 0.9) or
+-- 'square_root' (the square-root factorization with integer measurements,
+-- doc/privacy.md).  Existing tables keep their counter and their noise.
+-- ---------------------------------------------------------------------------
+ALTER TABLE dpkmeans_internal.tracked
+    ADD COLUMN counter text NOT NULL DEFAULT 'tree' CHECK (counter IN ('tree', 'square_root'));

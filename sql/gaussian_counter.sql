@@ -1,0 +1,82 @@
+-- The counter of a Gaussian table (dpkmeans.gaussian_counter, fixed at
+-- attach): the square-root factorization for small low-d tables, the binary
+-- tree otherwise or on request; pure tables always count with their tree.
+CREATE FUNCTION gc_error(stmt text) RETURNS text LANGUAGE plpgsql AS $f$
+DECLARE
+    hint text;
+BEGIN
+    EXECUTE stmt;
+    RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+    GET STACKED DIAGNOSTICS hint = PG_EXCEPTION_HINT;
+    RETURN SQLSTATE || ': ' || SQLERRM || CASE WHEN hint <> '' THEN ' (hint: ' || hint || ')' ELSE '' END;
+END
+$f$;
+
+-- four blobs, no randomness
+CREATE TABLE gblobs AS
+SELECT (ARRAY[20, 80, 20, 80])[1 + i % 4] + ((i::bigint * 7919) % 1000) / 500.0 - 1 AS x,
+       (ARRAY[20, 20, 80, 80])[1 + i % 4] + ((i::bigint * 104729) % 1000) / 500.0 - 1 AS y
+FROM generate_series(1, 20000) AS i;
+CREATE TABLE gsqrt AS SELECT * FROM gblobs;
+CREATE TABLE gtree AS SELECT * FROM gblobs;
+CREATE TABLE glong AS SELECT * FROM gblobs;
+CREATE TABLE gpure AS SELECT * FROM gblobs;
+
+SELECT dp_attach('gsqrt', ARRAY['x', 'y'], 4, 1.0, ARRAY[0, 0], ARRAY[100, 100],
+                 horizon => 16, size_hint => 20000, delta => 1e-6);
+SHOW dpkmeans.gaussian_counter;
+-- a long horizon makes the last release read too many draws: the tree
+SELECT dp_attach('glong', ARRAY['x', 'y'], 4, 1.0, ARRAY[0, 0], ARRAY[100, 100],
+                 horizon => 1024, size_hint => 20000, delta => 1e-6);
+SELECT dp_attach('gpure', ARRAY['x', 'y'], 4, 1.0, ARRAY[0, 0], ARRAY[100, 100],
+                 horizon => 16, size_hint => 20000);
+SET dpkmeans.gaussian_counter = 'tree';
+SELECT dp_attach('gtree', ARRAY['x', 'y'], 4, 1.0, ARRAY[0, 0], ARRAY[100, 100],
+                 horizon => 16, size_hint => 20000, delta => 1e-6);
+SELECT relid, delta, level, counter FROM dpkmeans_internal.tracked
+WHERE relid::text LIKE 'g%' ORDER BY relid::text;
+
+-- forced, it refuses what it cannot do, and nothing is attached
+SET dpkmeans.gaussian_counter = 'square_root';
+CREATE TABLE gwide (a float8, b float8, c float8, d float8, e float8, f float8);
+SELECT gc_error($$SELECT dp_attach('gwide', ARRAY['a', 'b', 'c', 'd', 'e', 'f'], 2, 1.0,
+                  ARRAY[0, 0, 0, 0, 0, 0], ARRAY[1, 1, 1, 1, 1, 1], horizon => 16, delta => 1e-6)$$);
+SELECT gc_error($$SELECT dp_attach('gwide', ARRAY['a', 'b'], 2, 1.0, ARRAY[0, 0], ARRAY[1, 1],
+                  horizon => 5000, delta => 1e-6)$$);
+SELECT count(*) AS gwide_attached FROM dpkmeans_internal.tracked WHERE relid = 'gwide'::regclass;
+-- forced, a long horizon is taken (its releases read about t draws per cell)
+SELECT dp_attach('gwide', ARRAY['a', 'b'], 2, 1.0, ARRAY[0, 0], ARRAY[1, 1],
+                 horizon => 256, size_hint => 1000, delta => 1e-6);
+SELECT counter FROM dpkmeans_internal.tracked WHERE relid = 'gwide'::regclass;
+SELECT gc_error($$SET dpkmeans.gaussian_counter = 'binary'$$);
+RESET dpkmeans.gaussian_counter;
+
+-- the report names the mechanism and its sensitivities; they add up to rho
+SELECT item, value FROM dp_privacy_report('gsqrt')
+WHERE item IN ('mechanism', 'counter', 'counts: squared l2 sensitivity (one event, all nodes)')
+   OR item LIKE 'counts: sigma%' ORDER BY item;
+
+-- releases: every read of a release is the same until the next release;
+-- the centres find the four blobs
+UPDATE dpkmeans_internal.keys SET key = decode(repeat('5a', 32), 'hex')
+WHERE relid IN ('gsqrt'::regclass, 'gtree'::regclass);
+SELECT dp_release('gsqrt'), dp_release('gtree');
+CREATE TEMP TABLE h1 AS SELECT * FROM dp_histogram('gsqrt');
+INSERT INTO gsqrt SELECT x + 0.25, y FROM gblobs WHERE x < 50 LIMIT 2000;
+SELECT (SELECT count(*) FROM (SELECT * FROM dp_histogram('gsqrt') EXCEPT SELECT * FROM h1) x) AS changed_before_release;
+SELECT dp_release('gsqrt');
+SELECT (SELECT count(*) FROM (SELECT * FROM dp_histogram('gsqrt') EXCEPT SELECT * FROM h1) x) > 0 AS changed_after_release;
+SELECT count(*) AS centres,
+       bool_and(EXISTS (SELECT 1 FROM (VALUES (20, 20), (80, 20), (20, 80), (80, 80)) b(bx, by)
+                        WHERE abs(c.center[1] - bx) < 3 AND abs(c.center[2] - by) < 3)) AS on_blobs
+FROM dp_centers('gsqrt', 4) c;
+SELECT count(*) AS centres,
+       bool_and(EXISTS (SELECT 1 FROM (VALUES (20, 20), (80, 20), (20, 80), (80, 80)) b(bx, by)
+                        WHERE abs(c.center[1] - bx) < 3 AND abs(c.center[2] - by) < 3)) AS on_blobs
+FROM dp_centers('gtree', 4) c;
+
+SELECT dp_detach('gsqrt'), dp_detach('gtree'), dp_detach('glong'), dp_detach('gpure'),
+       dp_detach('gwide');
+DROP TABLE gsqrt, gtree, glong, gpure, gwide, gblobs;
+DROP FUNCTION gc_error(text);

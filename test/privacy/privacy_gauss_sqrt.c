@@ -1,0 +1,251 @@
+/*
+ * privacy_gauss_sqrt.c
+ *		The square-root counter's suite of privacy_gauss: (epsilon, delta)-DP
+ *		of one cell of a Gaussian live table that counts with the square-root
+ *		factorization (sqrt_counter.h), read from its releases.
+ *
+ * What runs.  One cell (level 3, cell 42) of a d = 2 Gaussian table with
+ * horizon 64, insert_delete, epsilon 6, delta 1e-3, counter square_root:
+ * the scales come from dpk_live_gauss_vars (the sensitivity sens2 of the
+ * counter, twice with deletions).  Per run and stream, the cell's 64
+ * measurements and 64 leaves are drawn as releases draw them
+ * (dpk_sqrt_draws, the table's nonces) and releases 1..64 computed from
+ * them with the counter's integer weights, rounded exactly; for the first
+ * runs each release is also computed by dpk_cell_noise_sqrt, which must
+ * give the same integers.  Stream A never has a point in the cell; stream B
+ * inserts one at release 1 and deletes it at release 33.
+ *
+ * What is checked.  The releases' noise is Gaussian with covariance
+ * sigma^2 M M^T (M: the weights / den, T x 2T), and B moves the releases
+ * by s (1 on releases 1..32 for the count, the point's offsets for the
+ * sums).  The optimal test is the half-space on Z = <g, r> / (sigma
+ * sqrt(<g, s>)), g = (M M^T)^-1 s, about N(0, 1) under A and N(mu, 1) under
+ * B with mu^2 / 2 = rho_moved = <g, s> / (2 sigma^2); rho_moved must lie
+ * within its family's rho, and the events of gauss_events.h hold at it.
+ * DPK_PRIVACY_WEAKEN=2 (sigma halved) and =deletes (sigma^2 of an
+ * insert-only table) must fail.
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "counter.h"
+#include "dgauss.h"
+#include "dpk_mem.h"
+#include "live_core.h"
+#include "sqrt_counter.h"
+#include "tree_estimator.h"
+#include "zcdp.h"
+#include "../unit/unit.h"
+#include "gauss_events.h"
+
+#define SQ_T		64
+#define SQ_EPS		6.0
+#define SQ_DELTA	1e-3
+#define SQ_INS		1
+#define SQ_DEL		33
+#define SQ_KEY		(UINT64_C(1) << 50)
+#define SQ_B_OFFSET (UINT64_C(1) << 40)
+#define SQ_CROSS	40			/* runs whose releases dpk_cell_noise_sqrt recomputes */
+
+static const int64_t sq_rel[2] = {1000, 700};	/* the point's in-cell offsets */
+
+/* Solve (L L^T) x = b in place for the Cholesky factor L (lower, n x n). */
+static void
+chol_solve(const double *L, int n, double *b)
+{
+	int			i,
+				j;
+
+	for (i = 0; i < n; i++)
+	{
+		for (j = 0; j < i; j++)
+			b[i] -= L[i * n + j] * b[j];
+		b[i] /= L[i * n + i];
+	}
+	for (i = n - 1; i >= 0; i--)
+	{
+		for (j = i + 1; j < n; j++)
+			b[i] -= L[j * n + i] * b[j];
+		b[i] /= L[i * n + i];
+	}
+}
+
+/* Cholesky factor of the releases' noise covariance in measurement variances. */
+static double *
+release_cov_chol(const DpkSqrtCounter *sc)
+{
+	int			n = SQ_T,
+				i,
+				j,
+				k;
+	double	   *A = calloc((size_t) n * n, sizeof(double));
+	double		den = (double) sc->den;
+
+	/* (M M^T)[i][j] = sum over measurements and leaves s <= min(i, j) */
+	for (i = 1; i <= n; i++)
+		for (j = 1; j <= i; j++)
+		{
+			double		acc = 0.0;
+
+			for (k = 1; k <= j; k++)
+				acc += ((double) sc->w[i - k] * sc->w[j - k] +
+						(double) sc->r[i - k] * sc->r[j - k]) / (den * den);
+			A[(i - 1) * n + (j - 1)] = A[(j - 1) * n + (i - 1)] = acc;
+		}
+	for (j = 0; j < n; j++)
+	{
+		for (k = 0; k < j; k++)
+			A[j * n + j] -= A[j * n + k] * A[j * n + k];
+		A[j * n + j] = sqrt(A[j * n + j]);
+		for (i = j + 1; i < n; i++)
+		{
+			for (k = 0; k < j; k++)
+				A[i * n + j] -= A[i * n + k] * A[j * n + k];
+			A[i * n + j] /= A[j * n + j];
+		}
+		for (i = 0; i < j; i++)
+			A[i * n + j] = 0.0;
+	}
+	return A;
+}
+
+/* The square-root suite (see gauss_events.h). */
+void
+gauss_sqrt_suite(long runs, double weaken, bool weaken_deletes, uint64_t key_base,
+				 double confidence, int *passed, int *failed)
+{
+	DpkLiveConfig nominal,
+				mech;
+	const DpkSqrtCounter *sc;
+	double		v[3],
+				vm[3],
+				l2sq[3],
+				g[SQ_T],
+				s_count[SQ_T],
+				gs = 0.0,
+				spent;
+	double	   *chol;
+	DpkCellVars vars;
+	GaussEvents ev;
+	int			mismatches = 0,
+				t;
+	long		r;
+
+	dpk_live_defaults(&nominal, 2, 4, SQ_EPS, SQ_T, false);
+	dpk_live_use_delta(&nominal, SQ_DELTA);
+	nominal.level = 3;
+	nominal.counter = DPK_LIVE_COUNTER_SQRT;
+	mech = nominal;
+	if (weaken_deletes)
+		mech.insert_only = true;
+	dpk_live_gauss_vars(&nominal, v);
+	dpk_live_gauss_vars(&mech, vm);
+	dpk_live_l2sq(&nominal, l2sq);
+	vars = (DpkCellVars) {2, dpk_gauss_scale_from_double(vm[0] / (weaken * weaken)),
+	dpk_gauss_scale_from_double(vm[1] / (weaken * weaken)), DPK_SUMS_VECTOR};
+	sc = dpk_sqrt_counter_cached(SQ_T);
+
+	/* B's shift of the releases and the optimal direction g = (M M^T)^-1 s */
+	chol = release_cov_chol(sc);
+	for (t = 1; t <= SQ_T; t++)
+		s_count[t - 1] = g[t - 1] = t >= SQ_INS && t < SQ_DEL ? 1.0 : 0.0;
+	chol_solve(chol, SQ_T, g);
+	for (t = 0; t < SQ_T; t++)
+		gs += g[t] * s_count[t];
+	free(chol);
+
+	spent = l2sq[0] / (2.0 * v[0]) + l2sq[1] / (2.0 * v[1]);
+	memset(&ev, 0, sizeof(ev));
+	ev.suite = "privacy_gauss square root";
+	ev.nstat = 3;
+	ev.name[0] = "counts";
+	ev.name[1] = "sums";
+	ev.name[2] = "both";
+	ev.rho_moved[0] = gs / (2.0 * v[0]);
+	ev.rho_moved[1] = gs * (double) (sq_rel[0] * sq_rel[0] + sq_rel[1] * sq_rel[1]) / (2.0 * v[1]);
+	ev.rho_moved[2] = ev.rho_moved[0] + ev.rho_moved[1];
+	CHECK(fabs(spent - dpk_live_rho(&nominal)) <= 1e-12 * spent,
+		  "square-root suite: families spend rho %.12g of %.12g", spent, dpk_live_rho(&nominal));
+	CHECK(ev.rho_moved[0] <= l2sq[0] / (2.0 * v[0]) * (1.0 + 1e-9) &&
+		  ev.rho_moved[1] <= l2sq[1] / (2.0 * v[1]) * (1.0 + 1e-9),
+		  "square-root suite: the pair moves rho %.6g / %.6g beyond the families' %.6g / %.6g",
+		  ev.rho_moved[0], ev.rho_moved[1], l2sq[0] / (2.0 * v[0]), l2sq[1] / (2.0 * v[1]));
+	printf("privacy_gauss square root: horizon %d, epsilon %g, delta %g, insert at %d, delete "
+		   "at %d; sigma per measurement count %.1f, sums %.1f%s; rho moved counts %.4f "
+		   "(family %.4f), sums %.4f (family %.4f)\n", SQ_T, SQ_EPS, SQ_DELTA, SQ_INS, SQ_DEL,
+		   sqrt(v[0]), sqrt(v[1]),
+		   weaken != 1.0 || weaken_deletes ? " (nominal; WEAKENED in the mechanism)" : "",
+		   ev.rho_moved[0], l2sq[0] / (2.0 * v[0]), ev.rho_moved[1], l2sq[1] / (2.0 * v[1]));
+
+	for (r = 1; r <= runs; r++)
+	{
+		int			w;
+
+		for (w = 0; w < 2; w++)
+		{
+			uint8_t		key[DPK_KEY_BYTES];
+			int64_t		eta[SQ_T + 1][3],
+						zeta[SQ_T + 1][3];
+			const DpkCellKey ck = {key, 3, 42};
+			DpkStream	st;
+			double		dot[3] = {0.0, 0.0, 0.0},
+						z[3],
+						mu_c,
+						mu_s;
+			int			i,
+						j;
+
+			dpk_key_from_seed(key_base + SQ_KEY + (w ? SQ_B_OFFSET : 0) + (uint64_t) r, key);
+			memset(&st, 0, sizeof(st));
+			for (i = 1; i <= SQ_T; i++)
+			{
+				dpk_sqrt_draws(&st, &ck, 0, (uint32_t) i, &vars, eta[i]);
+				dpk_sqrt_draws(&st, &ck, 1, (uint32_t) i, &vars, zeta[i]);
+			}
+			for (t = 1; t <= SQ_T; t++)
+			{
+				bool		present = w == 1 && t >= SQ_INS && t < SQ_DEL;
+				int64_t		truth[3] = {present, present ? sq_rel[0] : 0, present ? sq_rel[1] : 0};
+				int64_t		rel[3];
+
+				for (j = 0; j < 3; j++)
+				{
+					__int128	acc = 0;
+
+					for (i = 1; i <= t; i++)
+						acc += (__int128) sc->w[t - i] * eta[i][j] +
+							(__int128) sc->r[t - i] * zeta[i][j];
+					if (!dpk_round_exact(truth[j], acc, sc->den, &rel[j]))
+						mismatches++;
+				}
+				if (r <= SQ_CROSS)
+				{
+					int64_t		out[3],
+								tmp[3];
+					__int128	acc3[3];
+
+					dpk_cell_noise_sqrt(&st, &ck, sc, (uint32_t) t, &vars, truth, out, tmp, acc3);
+					mismatches += out[0] != rel[0] || out[1] != rel[1] || out[2] != rel[2];
+				}
+				dot[0] += g[t - 1] * (double) rel[0];
+				dot[1] += g[t - 1] * ((double) sq_rel[0] * rel[1] + (double) sq_rel[1] * rel[2]);
+			}
+			dpk_stream_close(&st);
+			z[0] = dot[0] / (sqrt(v[0]) * sqrt(gs));
+			z[1] = dot[1] / (sqrt(v[1]) * sqrt(gs) * hypot((double) sq_rel[0], (double) sq_rel[1]));
+			mu_c = sqrt(2.0 * ev.rho_moved[0]);
+			mu_s = sqrt(2.0 * ev.rho_moved[1]);
+			z[2] = (mu_c * z[0] + mu_s * z[1]) / hypot(mu_c, mu_s);
+			ge_add(&ev, w, z);
+		}
+	}
+	CHECK(mismatches == 0, "square-root suite: %d releases differ from dpk_cell_noise_sqrt",
+		  mismatches);
+	ge_check(&ev, confidence);
+	*passed += unit_passed;
+	*failed += unit_failed;
+}
