@@ -61,6 +61,11 @@ $node->safe_psql('src', q{
 		array_fill(100::float8, ARRAY[64]), mode => 'insert_only');
 	SELECT dp_release('reg64');
 	INSERT INTO reg64 SELECT array_fill(70::float8, ARRAY[64]) FROM generate_series(1, 50);
+	CREATE TABLE gsq (x float8, y float8);
+	INSERT INTO gsq SELECT i % 61, i % 53 FROM generate_series(1, 5000) i;
+	SELECT dp_attach('gsq', ARRAY['x', 'y'], 3, 1.0, ARRAY[0, 0], ARRAY[100, 100], horizon => 16,
+		delta => 1e-6);
+	SELECT dp_release('gsq');
 });
 # Two tables captured from the WAL; their slots belong to src.
 $node->safe_psql('src', q{
@@ -87,7 +92,10 @@ my %before = (
 	emb => $node->safe_psql('src', "SELECT array_agg(center ORDER BY cluster) FROM dp_centers('emb', 2)"),
 	vec => $node->safe_psql('src', "SELECT array_agg(center ORDER BY cluster) FROM dp_centers('vec16', 3)"),
 	dropped => $node->safe_psql('src', $q_dropped),
+	gsq => $node->safe_psql('src', "SELECT md5(string_agg(noisy_count::text, ',' ORDER BY cell)) FROM dp_histogram('gsq')"),
 );
+is($node->safe_psql('src', "SELECT counter FROM dpkmeans_internal.tracked WHERE relid = 'gsq'::regclass"),
+	'square_root', 'a small Gaussian table counts with the square root');
 
 my $dump = PostgreSQL::Test::Utils::tempdir . '/src.dump';
 $node->command_ok([ 'pg_dump', '-Fc', '-h', $node->host, '-p', $node->port, '-f', $dump, 'src' ], 'pg_dump');
@@ -96,6 +104,9 @@ $node->command_ok([ 'pg_restore', '--exit-on-error', '-h', $node->host, '-p', $n
 	'pg_restore');
 
 is($node->safe_psql('dst', $q_centers), $before{centers}, 'centres of the latest release identical');
+is($node->safe_psql('dst', "SELECT counter FROM dpkmeans_internal.tracked WHERE relid = 'gsq'::regclass")
+	. ' ' . $node->safe_psql('dst', "SELECT md5(string_agg(noisy_count::text, ',' ORDER BY cell)) FROM dp_histogram('gsq')"),
+	"square_root $before{gsq}", 'a square-root table keeps its counter and its release');
 # The privacy ledger comes along: every history, its releases, still open.
 my $q_ledger = q{SELECT string_agg(format('%s %s %s %s %s %s', relid, history, epsilon, delta, releases,
 	detached_at IS NULL), ';' ORDER BY relid::text, history) FROM dpkmeans_internal.ledger};
@@ -150,6 +161,13 @@ is($vec_dst, $node->safe_psql('src', $q_vec_hist),
 	'high d: the next release has the same projection and lifting-sum noise');
 isnt($vec_dst, '', 'high-d histogram read');
 is($node->safe_psql('dst', "SELECT dp_release('dropped')"), '2', 'dropped column: release after restore');
+# the square-root counter's next release: the same measurements on both sides
+my $q_gsq = "SELECT md5(string_agg(noisy_count::text || ':' || array_to_string(center, ','), ';' ORDER BY cell)) "
+  . "FROM dp_histogram('gsq')";
+$node->safe_psql('dst', "SELECT dp_confirm_history('gsq'); SELECT dp_release('gsq')");
+$node->safe_psql('src', "SELECT dp_release('gsq')");
+is($node->safe_psql('dst', $q_gsq), $node->safe_psql('src', $q_gsq),
+	'square root: the next release is the same');
 # A confirmed copy continues the restored history; a re-attach opens the
 # next one and says what the rows spent before the dump.
 is($node->safe_psql('dst', q{SELECT releases FROM dpkmeans_internal.ledger
