@@ -105,7 +105,7 @@ typedef enum DpkLiveCounter
  * counter, times the coordinates each carries
  * (doc/decisions/039-integer-square-root-counter.md).
  */
-#define DPK_LIVE_SQRT_MAX_DRAWS 196608.0
+#define DPK_LIVE_SQRT_MAX_DRAWS 524288.0
 
 /* Largest horizon a square-root table takes (its factorization is O(T^2) to build). */
 #define DPK_LIVE_SQRT_MAX_HORIZON 4096
