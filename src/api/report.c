@@ -227,7 +227,9 @@ report_noise(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *c
 
 	report_row(rsinfo, "size hint (public)", psprintf("%g", tr->size_hint));
 	report_row(rsinfo, "horizon T (releases)", psprintf("%d", tr->horizon));
-	if (cfg->arity <= DPK_TREE_ARITY_BINARY)
+	if (DPK_LIVE_SQRT(cfg))
+		;						/* no tree: the "counter" row below */
+	else if (cfg->arity <= DPK_TREE_ARITY_BINARY)
 		report_row(rsinfo, "tree height h = ceil(log2 T) + 1", psprintf("%d", h));
 	else
 		report_row(rsinfo, "tree",
