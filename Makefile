@@ -278,6 +278,21 @@ bench-highd: test/bench/bin/bench_highd
 	@mkdir -p test/bench/out
 	OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_highd --ref-cache test/bench/out/ref_cache_highd.txt | tee test/bench/out/highd.txt
 
+# dp_kmeans' one-shot beside the LSH-tree private coreset baseline
+# (test/bench/lsh_baseline.h, Google's LSH clustering) on unit-norm embeddings
+# and the 2-d pickups (doc/benchmarks.md); the baseline's noiseless check first.
+test/bench/bin/bench_lsh: test/bench/bench_lsh.c test/bench/lsh_baseline.c test/bench/lsh_baseline.h test/bench/mixture.h $(TEST_LIBS) $(CORE_HDRS)
+	@mkdir -p test/bench/bin
+	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< test/bench/lsh_baseline.c $(TEST_LIBS) $(CORE_LIBS)
+
+.PHONY: bench-lsh bench-lsh-check
+bench-lsh-check: test/bench/bin/bench_lsh
+	OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_lsh --self-check
+
+bench-lsh: bench-lsh-check
+	@mkdir -p test/bench/out
+	OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_lsh | tee test/bench/out/lsh.txt
+
 # Live (continual) releases at high d: the projected copies of a live table,
 # replayed in plain C.  With the digits data set of Debian's python3-sklearn
 # (1797 x 64; installed, or taken by scripts/real-data.sh) it also runs that.
