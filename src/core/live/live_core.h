@@ -362,9 +362,11 @@ bool		dpk_live_uses_guard(const DpkLiveConfig *cfg);
  *	 sum_c n_c (||a_j(c)||^2 - ||b||^2) - 2 <a_j(c) - b, S_c>
  *
  * (a_j the k' centres and b the one centre, positions about the middle;
- * j(c) the centre whose projection is nearest the cell's middle, a fixed
- * assignment, so an upper bound of the k' centres' cost) estimates how much
- * more the k' centres cost than the one on those cells' rows.  When it
+ * j(c) a fixed assignment of the cell: the centre whose projection is
+ * nearest the cell's middle, or the centre nearest that middle mapped back
+ * by the projection's pseudo-inverse; either way an upper bound of the k'
+ * centres' cost) estimates how much more the k' centres cost than the one
+ * on those cells' rows.  When under both assignments it
  * exceeds DPK_LIVE_HELDOUT_Z times its standard deviation (count_var,
  * sum_var: the cells' noise variances), the k' block publishes the one
  * centre (padded with copies at size 0) and k' = 1's cost.  Post-processing
@@ -375,13 +377,15 @@ bool		dpk_live_uses_guard(const DpkLiveConfig *cfg);
 /*
  * The estimate above for one copy's cells (count m^dhat, sum m^dhat * d in
  * normalized units about the middle, as dpk_live_cluster_projected reads
- * them) and k positions a (k * d) against the position b (d); *sd gets its
- * standard deviation.  Cells whose count exceeds threshold are skipped.
+ * them) and k positions a (k * d) against the position b (d), each cell
+ * assigned in the projection or (back_projected) by the pseudo-inverse;
+ * *sd gets its standard deviation.  Cells whose count exceeds threshold
+ * are skipped.
  */
 double		dpk_live_heldout_gap(const struct DpkProjection *p, int m, const double *count,
 								 const double *sum, double threshold, double count_var,
 								 double sum_var, int k, const double *a, const double *b,
-								 double *sd);
+								 bool back_projected, double *sd);
 
 /* Whether a release of cfg applies the held-out guard: projected tables with delta > 0. */
 bool		dpk_live_uses_heldout_guard(const DpkLiveConfig *cfg);

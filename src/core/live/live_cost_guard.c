@@ -78,11 +78,13 @@ dpk_live_uses_heldout_guard(const DpkLiveConfig *cfg)
 
 /*
  * The k' centres' estimated extra cost over one centre's on the cells that
- * lifted nothing (see live_core.h).  Each cell's rows go to the centre
- * whose projection is nearest the cell's middle: public positions and the
- * released centres only, so the cell's noisy sum enters linearly and the
- * estimate is unbiased for that assignment's cost (an upper bound of the
- * nearest-centre cost).  The counts below the threshold are biased low,
+ * lifted nothing (see live_core.h).  Each cell's rows go to one centre
+ * chosen from public positions and the released centres only: the centre
+ * whose projection is nearest the cell's middle, or (back_projected) the
+ * centre nearest that middle mapped back by the pseudo-inverse
+ * (dpk_project_back).  So the cell's noisy sum enters linearly and the
+ * estimate is unbiased for that assignment's cost, an upper bound of the
+ * nearest-centre cost.  The counts below the threshold are biased low,
  * which only makes the k' centres look cheaper when they lie farther from
  * the middle than the one centre.  Noisy statistics and released centres
  * only: post-processing.
@@ -90,7 +92,7 @@ dpk_live_uses_heldout_guard(const DpkLiveConfig *cfg)
 double
 dpk_live_heldout_gap(const DpkProjection *p, int m, const double *count, const double *sum,
 					 double threshold, double count_var, double sum_var, int k,
-					 const double *a, const double *b, double *sd)
+					 const double *a, const double *b, bool back_projected, double *sd)
 {
 	int			d = p->d,
 				dhat = p->dhat,
@@ -98,7 +100,8 @@ dpk_live_heldout_gap(const DpkProjection *p, int m, const double *count, const d
 				j;
 	uint64_t	ncells = (uint64_t) llround(dpk_grid_cells(dhat, m)),
 				c;
-	double	   *pa = dpk_alloc(sizeof(double) * (size_t) k * dhat),
+	double	   *back = dpk_alloc(sizeof(double) * d),
+			   *pa = dpk_alloc(sizeof(double) * (size_t) k * dhat),
 			   *a2 = dpk_alloc(sizeof(double) * k),
 			   *ab2 = dpk_alloc(sizeof(double) * k),
 			   *ab = dpk_alloc(sizeof(double) * (size_t) k * d),
@@ -108,7 +111,8 @@ dpk_live_heldout_gap(const DpkProjection *p, int m, const double *count, const d
 	int64_t    *idx = dpk_alloc(sizeof(int64_t) * dhat);
 	double	   *tc = dpk_alloc(sizeof(double) * dhat);
 
-	dpk_project_batch(p, a, (size_t) k, pa);
+	if (!back_projected)
+		dpk_project_batch(p, a, (size_t) k, pa);
 	for (j = 0; j < d; j++)
 		b2 += (b[j] - 0.5) * (b[j] - 0.5);
 	for (i = 0; i < k; i++)
@@ -136,7 +140,13 @@ dpk_live_heldout_gap(const DpkProjection *p, int m, const double *count, const d
 		dpk_grid_cell_coords(dhat, m, c, idx);
 		for (j = 0; j < dhat; j++)
 			tc[j] = ((double) idx[j] + 0.5) / m;
-		near = dpk_highd_nearest(tc, pa, k, dhat);
+		if (back_projected)
+		{
+			dpk_project_back(p, tc, back);
+			near = dpk_highd_nearest(back, a, k, d);
+		}
+		else
+			near = dpk_highd_nearest(tc, pa, k, dhat);
 		for (j = 0; j < d; j++)
 			dot += ab[(size_t) near * d + j] * s[j];
 		dn = a2[near] - b2;
@@ -144,6 +154,7 @@ dpk_live_heldout_gap(const DpkProjection *p, int m, const double *count, const d
 		var += count_var * dn * dn + 4.0 * sum_var * ab2[near];
 	}
 	*sd = sqrt(var);
+	dpk_free(back);
 	dpk_free(pa);
 	dpk_free(a2);
 	dpk_free(ab2);
@@ -181,18 +192,25 @@ dpk_live_heldout_guard(const DpkLiveConfig *cfg, const DpkProjection *proj,
 	{
 		int			r = best_copy[kp - 1],
 					i;
-		double		sd,
-					gap;
+		double		threshold = dpk_coreset_threshold(sqrt(count_var), cfg->threshold_sigmas,
+													  reachable[r] > 0.0 ? reachable[r]
+													  : (double) ncells);
+		bool		dearer = true;
+		int			back;
 
-		gap = dpk_live_heldout_gap(&proj[r], 1 << cfg->level, count + (size_t) r * ncells,
-								   sum + (size_t) r * ncells * d,
-								   dpk_coreset_threshold(sqrt(count_var), cfg->threshold_sigmas,
-														 reachable[r] > 0.0 ? reachable[r]
-														 : (double) ncells),
-								   count_var, sum_var, kp,
-								   pos + (size_t) dpk_live_block(kp) * d,
-								   pos + (size_t) dpk_live_block(1) * d, &sd);
-		if (!(gap > DPK_LIVE_HELDOUT_Z * sd))
+		/* dearer under both assignments (upper bounds of the k' cost) */
+		for (back = 0; back < 2 && dearer; back++)
+		{
+			double		sd,
+						gap;
+
+			gap = dpk_live_heldout_gap(&proj[r], 1 << cfg->level, count + (size_t) r * ncells,
+									   sum + (size_t) r * ncells * d, threshold, count_var,
+									   sum_var, kp, pos + (size_t) dpk_live_block(kp) * d,
+									   pos + (size_t) dpk_live_block(1) * d, back == 1, &sd);
+			dearer = gap > DPK_LIVE_HELDOUT_Z * sd;
+		}
+		if (!dearer)
 			continue;
 		for (i = 0; i < kp; i++)
 		{
