@@ -17,7 +17,7 @@
  *			  the same seeds): 200 000 rows (--n-pickups), d = 2, K = 10, box
  *			  [0, 100]^2, eps in --pickups-eps (default 0.5, 1, 4).
  *			  oneshot: dpk_lowd_cluster with dpk_lowd_defaults, pure and
- *			  with delta 1e-6.  LSH (delta 1e-6): the box's middle as
+ *			  with delta 1e-6, on bench_oneshot's keys.  LSH (delta 1e-6): the box's middle as
  *			  origin, radius its half diagonal.
  * Anchors: 1c, one centre at a noisy mean at the same budget (the count
  * with (1 - 0.8) eps, discrete Laplace; the sum Gaussian at (0.8 eps,
@@ -456,8 +456,8 @@ main(int argc, char **argv)
 					DpkOneshotResult res;
 					DpkStream	s = {0};
 
-					open_seed_stream(&s, mix_hash4(TAG_OS, (uint64_t) seed, (uint64_t) m,
-												   double_bits(eps_list[e])));
+					/* bench_oneshot's key for its method A */
+					open_row_stream(&s, d, k, eps_list[e], seed, 1);
 					dpk_lowd_defaults(&cfg, eps_list[e], k);
 					dpk_lowd_use_delta(&cfg, m == 0 ? 0.0 : 1e-6);
 					dpk_lowd_cluster(&box, mx.points, mx.n, &cfg, &s, &res);
