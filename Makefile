@@ -58,7 +58,7 @@ CORE_CC ?= gcc
 CORE_CFLAGS ?= -std=gnu99 -O2 -g -fPIC -Wall -Wextra -Werror $(addprefix -I,$(CORE_DIRS)) \
 	-DDPK_ASSERTIONS $(COPT)
 CORE_LIBS = -lopenblas -lcrypto -lm
-UNIT_TESTS = test_noise test_gserialized test_dgauss test_zcdp test_live_gauss test_kmeans test_kmedian test_kmedian_lifted test_objective test_live_release test_rugnik test_grid test_counter test_tree_estimator test_projection test_lift test_highd test_live_highd test_store_format test_store_config test_budget test_live_regions test_ledger test_mean_guard test_sqrt_counter
+UNIT_TESTS = test_noise test_gserialized test_dgauss test_zcdp test_live_gauss test_kmeans test_kmedian test_kmedian_lifted test_objective test_live_release test_rugnik test_grid test_counter test_tree_estimator test_projection test_lift test_highd test_live_highd test_store_format test_store_config test_budget test_live_regions test_ledger test_mean_guard test_sqrt_counter test_live_heldout
 UNIT_BINS = $(addprefix test/unit/bin/,$(UNIT_TESTS))
 
 CORE_LIB = build/libdpkcore.a
@@ -277,6 +277,21 @@ test/bench/bin/bench_highd: test/bench/bench_highd.c test/bench/mixture.h $(TEST
 bench-highd: test/bench/bin/bench_highd
 	@mkdir -p test/bench/out
 	OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_highd --ref-cache test/bench/out/ref_cache_highd.txt | tee test/bench/out/highd.txt
+
+# dp_kmeans' one-shot beside the LSH-tree private coreset baseline
+# (test/bench/lsh_baseline.h, Google's LSH clustering) on unit-norm embeddings
+# and the 2-d pickups (doc/benchmarks.md); the baseline's noiseless check first.
+test/bench/bin/bench_lsh: test/bench/bench_lsh.c test/bench/lsh_baseline.c test/bench/lsh_baseline.h test/bench/mixture.h $(TEST_LIBS) $(CORE_HDRS)
+	@mkdir -p test/bench/bin
+	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< test/bench/lsh_baseline.c $(TEST_LIBS) $(CORE_LIBS)
+
+.PHONY: bench-lsh bench-lsh-check
+bench-lsh-check: test/bench/bin/bench_lsh
+	OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_lsh --self-check
+
+bench-lsh: bench-lsh-check
+	@mkdir -p test/bench/out
+	OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_lsh | tee test/bench/out/lsh.txt
 
 # Live (continual) releases at high d: the projected copies of a live table,
 # replayed in plain C.  With the digits data set of Debian's python3-sklearn

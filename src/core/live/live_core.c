@@ -487,6 +487,8 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 	double	   *reachable = dpk_alloc(cfg->copies * sizeof(double));
 	double	   *cent = dpk_alloc((size_t) k * d * sizeof(double));
 	double	   *sizes = dpk_alloc((size_t) k * sizeof(double));
+	double	   *pos = dpk_alloc0((size_t) dpk_live_block(k + 1) * d * sizeof(double));
+	int		   *best_copy = dpk_alloc0((size_t) k * sizeof(int));
 	double		noisy_n = 0.0,
 				width2 = 0.0;
 	DpkProjection *proj = dpk_alloc(cfg->copies * sizeof(DpkProjection));
@@ -549,6 +551,8 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 			if (score < best)
 			{
 				best = score;
+				best_copy[kp - 1] = r;
+				memcpy(pos + (size_t) dpk_live_block(kp) * d, cent, sizeof(double) * (size_t) kp * d);
 				for (i = 0; i < kp; i++)
 				{
 					dpk_box_from_position(box, cfg->box_metric, cent + (size_t) i * d,
@@ -571,12 +575,15 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 	}
 	if (dpk_live_uses_guard(cfg))
 		dpk_live_guard_blocks(d, k, rel->centers, rel->sizes, rel->costs);
+	(void) dpk_live_heldout_guard(cfg, proj, ncount, nsum, reachable, t, best_copy, pos, rel);
 	for (r = 0; r < cfg->copies; r++)
 		dpk_projection_free(&proj[r]);
 	dpk_free(proj);
 	dpk_free(nsum);
 	dpk_free(ncount);
 	dpk_free(reachable);
+	dpk_free(pos);
+	dpk_free(best_copy);
 	dpk_free(cent);
 	dpk_free(sizes);
 }

@@ -357,6 +357,56 @@ void		dpk_live_guard_blocks(int d, int k, double *centers, double *sizes,
 bool		dpk_live_uses_guard(const DpkLiveConfig *cfg);
 
 /*
+ * The held-out guard of projected releases under delta > 0: a k' >= 2
+ * answer is compared with the release's k' = 1 answer on the cells of its
+ * copy that lifted nothing (noisy count at or below the coreset threshold),
+ * whose noisy sums no released centre depends on, so that
+ *
+ *	 sum_c n_c (||a_j(c)||^2 - ||b||^2) - 2 <a_j(c) - b, S_c>
+ *
+ * (a_j the k' centres and b the one centre, positions about the middle;
+ * j(c) a fixed assignment of the cell: the centre whose projection is
+ * nearest the cell's middle, or the centre nearest that middle mapped back
+ * by the projection's pseudo-inverse; either way an upper bound of the k'
+ * centres' cost) estimates how much more the k' centres cost than the one
+ * on those cells' rows.  When under both assignments it
+ * exceeds DPK_LIVE_HELDOUT_Z times its standard deviation (count_var,
+ * sum_var: the cells' noise variances), the k' block publishes the one
+ * centre (padded with copies at size 0) and k' = 1's cost.  Post-processing
+ * (doc/decisions/038-lsh-baseline-and-live-guard.md).
+ */
+#define DPK_LIVE_HELDOUT_Z 2.0
+
+/*
+ * The estimate above for one copy's cells (count m^dhat, sum m^dhat * d in
+ * normalized units about the middle, as dpk_live_cluster_projected reads
+ * them) and k positions a (k * d) against the position b (d), each cell
+ * assigned in the projection or (back_projected) by the pseudo-inverse;
+ * *sd gets its standard deviation.  Cells whose count exceeds threshold
+ * are skipped.
+ */
+double		dpk_live_heldout_gap(const struct DpkProjection *p, int m, const double *count,
+								 const double *sum, double threshold, double count_var,
+								 double sum_var, int k, const double *a, const double *b,
+								 bool back_projected, double *sd);
+
+/* Whether a release of cfg applies the held-out guard: projected tables with delta > 0. */
+bool		dpk_live_uses_heldout_guard(const DpkLiveConfig *cfg);
+
+/*
+ * The held-out guard applied to a projected release: every copy's counts
+ * (copies * m^dhat) and sums (normalized units) as dpk_live_cluster_projected
+ * reads them after dpk_live_zero_unreachable, each copy's reachable cells
+ * (0: all), and per k' the copy its block came from (best_copy, k) and its
+ * centres' positions (pos, blocks of dpk_live_block).  Returns how many k'
+ * blocks it replaced; 0 unless dpk_live_uses_heldout_guard.
+ */
+int			dpk_live_heldout_guard(const DpkLiveConfig *cfg, const struct DpkProjection *proj,
+								   const double *count, const double *sum,
+								   const double *reachable, uint32_t t, const int *best_copy,
+								   const double *pos, DpkLiveRelease *rel);
+
+/*
  * dp_histogram of a projected table: copy 0's noisy counts and original-space
  * sums summed from the counted level up to `level`, into count (m^dhat cells,
  * m = 2^level) and sum (m^dhat * d).
