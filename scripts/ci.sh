@@ -137,6 +137,18 @@ if [ "$mode" != quick ]; then
 		tail -n 5 "$ci_log/bench-seed.log"
 		ci_failed=$((ci_failed + 1))
 	fi
+	# The LSH-tree baseline (Google's kind) finds separated clusters without
+	# noise (it exits non-zero otherwise).
+	ci_step "bench_lsh builds; the LSH baseline is exact without noise"
+	if make -s test/bench/bin/bench_lsh &&
+		OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_lsh --self-check \
+			>"$ci_log/bench-lsh.log" 2>&1; then
+		cat "$ci_log/bench-lsh.log"
+		ci_passed=$((ci_passed + 1))
+	else
+		tail -n 5 "$ci_log/bench-lsh.log"
+		ci_failed=$((ci_failed + 1))
+	fi
 fi
 if [ "$mode" = core ]; then
 	ci_report
