@@ -81,6 +81,24 @@ main(void)
 	}
 
 	/*
+	 * The measurements are fixed integers on every platform: 2^12 binom(2k, k)
+	 * / 4^k rounded (exact for k <= 8; 804.375 rounds to 804), and at k = 1023
+	 * 2^12 c_k = 72.2427... .
+	 */
+	{
+		static const int64_t want[9] = {4096, 2048, 1536, 1280, 1120, 1008, 924, 858, 804};
+		DpkSqrtCounter sc;
+		int			wrong = 0;
+
+		dpk_sqrt_counter_init(&sc, 1024, DPK_SQRT_SHIFT);
+		for (int k = 0; k < 9; k++)
+			wrong += sc.rc[k] != want[k];
+		CHECK(wrong == 0 && sc.rc[1023] == 72, "measurement coefficients: %d of the first 9 "
+			  "wrong, rc_1023 = %lld", wrong, (long long) sc.rc[1023]);
+		dpk_sqrt_counter_free(&sc);
+	}
+
+	/*
 	 * A release is exactly the nearest integer to the fixed combination
 	 * sum (w m + r l) / den of the measurements m_s = sum rc x + eta_s and
 	 * leaves l_s = x_s + zeta_s of a random stream, count and sums: the

@@ -13,12 +13,14 @@
 #include "tree_estimator.h"
 
 /*
- * The factorization of one horizon.  rc_k rounds 2^G c_k, c_k computed by
- * its recurrence c_k = c_{k-1} (2k - 1) / (2k) in long double (any integer
- * rc is a valid measurement; the rounding only moves the error a little).
- * w_k is then the nearest integer to (den - sum_{j<k} w_j rc_{k-j}) / rc_0,
- * and r_k the exact remainder, so that sum_{j<=k} w_j rc_{k-j} + r_k = den
- * holds in integers for every k.
+ * The factorization of one horizon, in integers only, so that every
+ * platform derives the same measurements: F_k = floor(F_{k-1} (2k - 1) /
+ * (2k)) from F_0 = 2^100 follows 2^100 c_k within k units (128 bits hold
+ * F (2k - 1) for k <= 2^16), and rc_k = F_k / 2^(100 - G) rounded half up
+ * (any integer rc is a valid measurement; this one is 2^G c_k rounded but
+ * for a near-tie).  w_k is then the nearest integer to (den - sum_{j<k}
+ * w_j rc_{k-j}) / rc_0, and r_k the exact remainder, so that sum_{j<=k}
+ * w_j rc_{k-j} + r_k = den holds in integers for every k.
  */
 static void sqrt_counter_build(DpkSqrtCounter *sc, uint32_t horizon, int shift,
 							   bool permanent);
@@ -72,7 +74,7 @@ sqrt_counter_build(DpkSqrtCounter *sc, uint32_t horizon, int shift, bool permane
 {
 	uint32_t	k,
 				j;
-	long double c = 1.0L;
+	unsigned __int128 f = (unsigned __int128) 1 << 100;
 	__int128	sens2 = 1;		/* the leaf */
 
 	if (horizon < 1 || horizon > DPK_SQRT_MAX_HORIZON || shift < 1 || shift > 20)
@@ -88,8 +90,8 @@ sqrt_counter_build(DpkSqrtCounter *sc, uint32_t horizon, int shift, bool permane
 	for (k = 0; k < horizon; k++)
 	{
 		if (k > 0)
-			c = c * (2.0L * k - 1.0L) / (2.0L * k);
-		sc->rc[k] = (int64_t) llroundl(ldexpl(c, shift));
+			f = f * (2 * (unsigned __int128) k - 1) / (2 * (unsigned __int128) k);
+		sc->rc[k] = (int64_t) ((f + ((unsigned __int128) 1 << (99 - shift))) >> (100 - shift));
 		sens2 += (__int128) sc->rc[k] * sc->rc[k];
 	}
 	for (k = 0; k < horizon; k++)
