@@ -43,6 +43,22 @@
  *				 tight clusters 0.5:1.5, loose 8:16
  *	 --zipf X    cluster j's weight (j + 1)^-X (unequal sizes; default
  *				 uniform in 0.5-1.5)
+ *	 --family F  a named family of clustered data (sets --sd and --zipf):
+ *				 mix (the default mixture), tight (sd 0.5-1.5 of the box's
+ *				 100, uniform weights) or loose (sd 8-16, Zipf 1 weights);
+ *				 the row line then gives H's arithmetic mean and worst over
+ *				 the seeds beside two per-seed columns: "mean1", one centre
+ *				 at the true mean, and "floor", the normalised cost of the
+ *				 ideal release under the same noise (the generating
+ *				 clusters known, each centre its cluster's true mean plus
+ *				 the noise of one lifted sum at H's sum variance divided by
+ *				 the cluster's size; expectation 1 + d v sum_j 1/n_j / OPT),
+ *				 and "floor_all", the same with all of epsilon on the sums.
+ *				 Reference costs of a family go to the cache under its own
+ *				 tag and are the lower of Lloyd from the generating centres
+ *				 and k-means with 3 restarts (the clusters are far apart at
+ *				 the dimensions it is meant for).  Tuning seeds 10-12
+ *				 (--seed-base 10), reported seeds 100-102.
  *	 --restarts N     k-means restarts of EVERY method (default 20)
  *	 --seed-base N    data seeds N .. N + seeds - 1 (default 100: the
  *					  defaults were tuned on seeds 0-9)
@@ -66,6 +82,7 @@
 #include "lowd.h"
 #include "noise.h"
 #include "rugnik.h"
+#include "zcdp.h"
 
 #define BENCH_PROG "bench_highd"
 
@@ -93,6 +110,10 @@ typedef struct Row
 	int			m_l,
 				m_g;
 	int			chosen[4];		/* how often C chose copy 0, 1, 2, >=3 */
+	double		sum_h;			/* --family: arithmetic sums over seeds */
+	double		sum_mean1,
+				sum_floor,
+				sum_floor_all;
 } Row;
 
 typedef struct Options
@@ -123,6 +144,7 @@ typedef struct Options
 	double		sd_lo,			/* --sd LO:HI (sd_hi 0: the mixture's 2:6) */
 				sd_hi;
 	double		zipf;			/* --zipf X: Zipf weights (0: uniform 0.5-1.5) */
+	const char *family;			/* --family: mix, tight, loose (NULL: none) */
 	double		box_upper;		/* the declared box [0, box_upper]^d */
 } Options;
 
@@ -240,6 +262,97 @@ highd(const MixData *mx, const DpkBox *box, const Row *row, int seed,
 	return cost;
 }
 
+/*
+ * --family: the reference cost of a family's data set, cached under the
+ * family's tag: the lower of Lloyd from the generating centres and k-means
+ * with 3 restarts.
+ */
+static void
+family_reference(const Options *opt, const MixData *mx, int seed, double *cost)
+{
+	char		tag[16];
+	double	   *c;
+	double		km;
+
+	snprintf(tag, sizeof(tag), "fam-%s", opt->family);
+	if (ref_cache_lookup(opt->ref_cache, tag, false, mx->d, mx->k, 0, mx->n, seed, cost))
+		return;
+	c = xmalloc(sizeof(double) * mx->k * mx->d);
+	memcpy(c, mx->centers, sizeof(double) * mx->k * mx->d);
+	*cost = lloyd_from(mx->points, (int) mx->n, mx->d, mx->k, c, 300);
+	km = dpk_kmeans(&(DpkPoints) {mx->points, NULL, (int) mx->n, mx->d},
+					&(DpkClusterOpts) {mx->k, 3, 300,
+									   mix_hash4(0x726566ULL, (uint64_t) mx->d,
+												 (uint64_t) mx->k, (uint64_t) seed)},
+					&(DpkClusterOut) {c, NULL});
+	if (km < *cost)
+		*cost = km;
+	free(c);
+	ref_cache_store(opt->ref_cache, tag, false, mx->d, mx->k, 0, mx->n, seed, *cost);
+}
+
+/* The k-means cost of one centre at the points' true mean. */
+static double
+mean_centre_cost(const MixData *mx)
+{
+	double	   *mean = xmalloc(sizeof(double) * mx->d);
+	double		cost;
+	size_t		i;
+	int			j;
+
+	for (j = 0; j < mx->d; j++)
+		mean[j] = 0.0;
+	for (i = 0; i < mx->n; i++)
+		for (j = 0; j < mx->d; j++)
+			mean[j] += mx->points[i * mx->d + j];
+	for (j = 0; j < mx->d; j++)
+		mean[j] /= (double) mx->n;
+	cost = dpk_kmeans_cost(mx->points, NULL, (int) mx->n, mx->d, mean, 1, NULL);
+	free(mean);
+	return cost;
+}
+
+/*
+ * The expected normalised cost of the ideal release at sum variance v per
+ * coordinate (normalized units): every generating cluster's true mean plus
+ * the noise of its lifted sum over its size n_j, which adds n_j d v / n_j^2
+ * (times the box's width squared) to the cost: 1 + w^2 d v sum_j 1/n_j / OPT.
+ */
+static double
+family_floor(const MixData *mx, double v, double width, double cost_opt)
+{
+	double	   *nj = xmalloc(sizeof(double) * mx->k);
+	double		inv = 0.0;
+	size_t		i;
+	int			j;
+
+	for (j = 0; j < mx->k; j++)
+		nj[j] = 0.0;
+	for (i = 0; i < mx->n; i++)
+		nj[mx->labels[i]] += 1.0;
+	for (j = 0; j < mx->k; j++)
+		if (nj[j] > 0.0)
+			inv += 1.0 / nj[j];
+	free(nj);
+	return 1.0 + width * width * mx->d * v * inv / cost_opt;
+}
+
+/*
+ * The sum variance per coordinate (normalized units) with all of eps on the
+ * sums: the cube noise at l-infinity scale (U / 2) / eps, or with delta the
+ * Gaussian at l2 bound sqrt(d) U / 2 and all of rho.
+ */
+static double
+all_sums_var(int d, double eps)
+{
+	double		u = DPK_LIFT_UNITS,
+				l2sq = d * (u / 2.0) * (u / 2.0);
+
+	if (bench_delta > 0.0)
+		return dpk_zcdp_sigma2(l2sq, dpk_zcdp_rho(eps, bench_delta)) / (u * u);
+	return dpk_vector_noise_variance(dpk_scale_from_double(u / 2.0 / eps), d) / (u * u);
+}
+
 static void
 usage(void)
 {
@@ -250,7 +363,8 @@ usage(void)
 			"       [--norm-share X] [--coarsen N] [--refine N]"
 			" [--refine-share X] [--grid-scale X] [--threshold X] [--n-share X]\n"
 			"       [--restarts N] [--seed-base N] [--verbose] [--ref-cache FILE]\n"
-			"       [--lift-shrink on|off] [--box-upper X]\n");
+			"       [--lift-shrink on|off] [--box-upper X] [--sd LO:HI] [--zipf X]\n"
+			"       [--family mix|tight|loose]\n");
 	exit(2);
 }
 
@@ -395,6 +509,26 @@ main(int argc, char **argv)
 		}
 		else if (strcmp(a, "--zipf") == 0)
 			opt.zipf = atof(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--family") == 0)
+		{
+			opt.family = arg_value(argc, argv, &i);
+			if (strcmp(opt.family, "mix") == 0)
+				opt.sd_hi = opt.zipf = 0.0;
+			else if (strcmp(opt.family, "tight") == 0)
+			{
+				opt.sd_lo = 0.5;
+				opt.sd_hi = 1.5;
+				opt.zipf = 0.0;
+			}
+			else if (strcmp(opt.family, "loose") == 0)
+			{
+				opt.sd_lo = 8.0;
+				opt.sd_hi = 16.0;
+				opt.zipf = 1.0;
+			}
+			else
+				usage();
+		}
 		else if (strcmp(a, "--mean-guard") == 0)
 		{
 			const char *v = arg_value(argc, argv, &i);
@@ -486,8 +620,10 @@ main(int argc, char **argv)
 			box.upper = hi;
 			mix_generate(&sp, mix_hash4(0x6d6978ULL, (uint64_t) rows[r].d,
 										(uint64_t) rows[r].k, (uint64_t) seed), &mx);
-			if (!ref_cache_lookup(opt.ref_cache, REF_TAG_WHOLE, false, rows[r].d,
-								  rows[r].k, 0, opt.n, seed, &cost_opt))
+			if (opt.family)
+				family_reference(&opt, &mx, seed, &cost_opt);
+			else if (!ref_cache_lookup(opt.ref_cache, REF_TAG_WHOLE, false, rows[r].d,
+									   rows[r].k, 0, opt.n, seed, &cost_opt))
 			{
 				cost_opt = reference_cost_of(mx.points, (int) mx.n, mx.d, mx.k, mx.centers,
 											 mix_hash4(0x726566ULL, (uint64_t) rows[r].d,
@@ -561,6 +697,15 @@ main(int argc, char **argv)
 				row->dhat = info.base.dhat;
 				if (opt.baselines && cinfo.chosen >= 0)
 					row->chosen[cinfo.chosen < 3 ? cinfo.chosen : 3]++;
+				if (opt.family)
+				{
+					row->sum_h += ch;
+					row->sum_mean1 += mean_centre_cost(&mx) / cost_opt;
+					row->sum_floor += family_floor(&mx, info.base.sum_var, opt.box_upper,
+												   cost_opt);
+					row->sum_floor_all += family_floor(&mx, all_sums_var(row->d, row->eps),
+													   opt.box_upper, cost_opt);
+				}
 				geo_add(&row->log_h, ch);
 				geo_add(&row->log_c, cc);
 				geo_add(&row->log_l, cl);
@@ -585,6 +730,12 @@ main(int argc, char **argv)
 				snprintf(mh, sizeof(mh), "%d", row->m_h_lo);
 			else
 				snprintf(mh, sizeof(mh), "%d-%d", row->m_h_lo, row->m_h_hi);
+			if (opt.family)
+				printf("# %s d=%d eps=%g seeds %d-%d: H mean %.4f worst %.4f | floor %.4f "
+					   "floor_all %.4f mean1 %.4f\n", opt.family, row->d, row->eps,
+					   opt.seed_base, opt.seed_base + opt.seeds - 1, row->sum_h / row->nseeds,
+					   row->max_h, row->sum_floor / row->nseeds,
+					   row->sum_floor_all / row->nseeds, row->sum_mean1 / row->nseeds);
 			printf("%2d %2d %5.2f | %8.4f %8.4f %8.4f %8.4f | %8.4f %8.4f | %8.1f | %4d %5s %3d %3d | %d/%d\n",
 				   row->d, row->k, row->eps,
 				   geo_mean(row->log_h, row->nseeds),

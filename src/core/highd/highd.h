@@ -277,6 +277,8 @@ typedef struct DpkHighdInfo
 	double		sum_scale;
 	double		refine_count_scale;
 	double		refine_sum_scale;
+	double		sum_var;		/* the lift's noise variance of one coordinate
+								 * of a sum, normalized units (0: no lift) */
 	bool		guard_fired;	/* the mean guard published the noisy mean */
 } DpkHighdInfo;
 
