@@ -39,6 +39,8 @@
  *	 --coarsen N  --refine N  --refine-share X  --grid-scale X
  *	 --threshold X  --n-share X  --lift-shrink on|off (DpkHighdConfig.lift_shrink)
  *	 --mean-guard on|off (DpkHighdConfig.mean_guard)
+ *	 --wide-d N  DpkHighdConfig.wide_min_d (0: the wide shares never);
+ *				 --lift-share and --grid-scale set the wide shares too
  *	 --sd LO:HI  the clusters' standard deviations (default 2:6 of 100):
  *				 tight clusters 0.5:1.5, loose 8:16
  *	 --zipf X    cluster j's weight (j + 1)^-X (unequal sizes; default
@@ -146,6 +148,7 @@ typedef struct Options
 	double		zipf;			/* --zipf X: Zipf weights (0: uniform 0.5-1.5) */
 	const char *family;			/* --family: mix, tight, loose (NULL: none) */
 	double		box_upper;		/* the declared box [0, box_upper]^d */
+	int			wide_d;			/* --wide-d N (-1: keep) */
 } Options;
 
 enum
@@ -191,7 +194,7 @@ highd_config(const Options *opt, double eps, int k, int seed, HighdResearchConfi
 	if (!isnan(opt->half_width))
 		cfg->half_width = opt->half_width;
 	if (!isnan(opt->lift_share))
-		cfg->lift_share = opt->lift_share;
+		cfg->lift_share = cfg->wide_lift_share = opt->lift_share;
 	if (!isnan(opt->group_share))
 		cfg->group_share = opt->group_share;
 	if (!isnan(opt->lift_count_share))
@@ -207,7 +210,9 @@ highd_config(const Options *opt, double eps, int k, int seed, HighdResearchConfi
 	if (!isnan(opt->refine_share))
 		cfg->refine_share = opt->refine_share;
 	if (!isnan(opt->grid_scale))
-		cfg->grid_scale = opt->grid_scale;
+		cfg->grid_scale = cfg->wide_grid_scale = opt->grid_scale;
+	if (opt->wide_d >= 0)
+		cfg->wide_min_d = opt->wide_d;
 	if (!isnan(opt->threshold))
 		cfg->threshold_sigmas = opt->threshold;
 	if (!isnan(opt->n_share))
@@ -242,12 +247,14 @@ highd(const MixData *mx, const DpkBox *box, const Row *row, int seed,
 		none.norm_share = none.refine_share = none.grid_scale = NAN;
 		none.threshold = none.n_share = NAN;
 		none.refine = none.mode = none.lift_shrink = none.mean_guard = -1;
+		none.wide_d = -1;
 		none.restarts = opt->restarts;
 		highd_config(&none, row->eps, row->k, seed, &cfg);
 		cfg.lift_mode = HIGHD_LIFT_CELL;
 		cfg.base.copies = 2;
 		cfg.base.lift_share = 0.7;
 		cfg.base.grid_scale = 1.0;	/* finer grids put a cluster over more noisy sums */
+		cfg.base.wide_min_d = 0;
 	}
 	else
 		highd_config(opt, row->eps, row->k, seed, &cfg);
@@ -364,7 +371,7 @@ usage(void)
 			" [--refine-share X] [--grid-scale X] [--threshold X] [--n-share X]\n"
 			"       [--restarts N] [--seed-base N] [--verbose] [--ref-cache FILE]\n"
 			"       [--lift-shrink on|off] [--box-upper X] [--sd LO:HI] [--zipf X]\n"
-			"       [--family mix|tight|loose]\n");
+			"       [--family mix|tight|loose] [--wide-d N]\n");
 	exit(2);
 }
 
@@ -434,6 +441,7 @@ main(int argc, char **argv)
 	opt.lift_shrink = -1;
 	opt.mean_guard = -1;
 	opt.box_upper = 100.0;
+	opt.wide_d = -1;
 	opt.restarts = 20;
 	opt.seed_base = BENCH_SEED_BASE;
 
@@ -537,6 +545,8 @@ main(int argc, char **argv)
 			if (opt.mean_guard < -1)
 				usage();
 		}
+		else if (strcmp(a, "--wide-d") == 0)
+			opt.wide_d = atoi(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--box-upper") == 0)
 			opt.box_upper = atof(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--seed-base") == 0)
@@ -566,13 +576,15 @@ main(int argc, char **argv)
 			   opt.zipf);
 	printf("# H config: dhat=%d%s copies=%d half_width=%g lift=%s group_share=%g lift_share=%g "
 		   "lift_count_share=%g norm_share=%g refine=%d refine_share=%g grid_scale=%g "
-		   "threshold_sigmas=%g n_share=%g restarts=%d\n",
+		   "threshold_sigmas=%g n_share=%g restarts=%d wide from d=%d: lift_share=%g "
+		   "grid_scale=%g\n",
 		   def.base.dhat, def.base.dhat ? "" : "(auto)", def.base.copies, def.base.half_width,
 		   def.lift_mode == HIGHD_LIFT_CELL ? "cell" :
 		   def.lift_mode == HIGHD_LIFT_JOINT ? "joint" : "cluster", def.base.group_share,
 		   def.base.lift_share, def.base.lift_count_share, def.norm_share,
 		   def.base.refine_steps, def.base.refine_share, def.base.grid_scale,
-		   def.base.threshold_sigmas, def.base.n_share, def.base.restarts);
+		   def.base.threshold_sigmas, def.base.n_share, def.base.restarts,
+		   def.base.wide_min_d, def.base.wide_lift_share, def.base.wide_grid_scale);
 	printf("# cost = k-means cost on the true points / non-private reference; "
 		   "geometric mean over seeds\n");
 	printf("# H = highd projection pipeline (defaults), H_cell = the same in cell mode "
