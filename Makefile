@@ -293,6 +293,18 @@ bench-lsh: bench-lsh-check
 	@mkdir -p test/bench/out
 	OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_lsh | tee test/bench/out/lsh.txt
 
+# Pure epsilon at d = 384 on three families of clustered data (tight, loose
+# with Zipf sizes, the benchmark's mixture): mean and worst over seeds
+# 100-102 beside one centre at the mean and the noise floor (about 5 min,
+# most of it the reference costs, cached).
+.PHONY: bench-highd-families
+bench-highd-families: test/bench/bin/bench_highd
+	@mkdir -p test/bench/out
+	for f in tight loose mix; do OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_highd \
+		--rows 384:10:1 --n 50000 --restarts 5 --no-baselines --seeds 3 --family $$f \
+		--verbose --ref-cache test/bench/out/ref_cache_highd.txt; done \
+		| tee test/bench/out/highd_families.txt
+
 # Live (continual) releases at high d: the projected copies of a live table,
 # replayed in plain C.  With the digits data set of Debian's python3-sklearn
 # (1797 x 64; installed, or taken by scripts/real-data.sh) it also runs that.

@@ -39,10 +39,28 @@
  *	 --coarsen N  --refine N  --refine-share X  --grid-scale X
  *	 --threshold X  --n-share X  --lift-shrink on|off (DpkHighdConfig.lift_shrink)
  *	 --mean-guard on|off (DpkHighdConfig.mean_guard)
+ *	 --wide-d N  DpkHighdConfig.wide_min_d (0: the wide shares never);
+ *				 --lift-share and --grid-scale set the wide shares too
  *	 --sd LO:HI  the clusters' standard deviations (default 2:6 of 100):
  *				 tight clusters 0.5:1.5, loose 8:16
  *	 --zipf X    cluster j's weight (j + 1)^-X (unequal sizes; default
  *				 uniform in 0.5-1.5)
+ *	 --family F  a named family of clustered data (sets --sd and --zipf):
+ *				 mix (the default mixture), tight (sd 0.5-1.5 of the box's
+ *				 100, uniform weights) or loose (sd 8-16, Zipf 1 weights);
+ *				 the row line then gives H's arithmetic mean and worst over
+ *				 the seeds beside two per-seed columns: "mean1", one centre
+ *				 at the true mean, and "floor", the normalised cost of the
+ *				 ideal release under the same noise (the generating
+ *				 clusters known, each centre its cluster's true mean plus
+ *				 the noise of one lifted sum at H's sum variance divided by
+ *				 the cluster's size; expectation 1 + d v sum_j 1/n_j / OPT),
+ *				 and "floor_all", the same with all of epsilon on the sums.
+ *				 Reference costs of a family go to the cache under its own
+ *				 tag and are the lower of Lloyd from the generating centres
+ *				 and k-means with 3 restarts (the clusters are far apart at
+ *				 the dimensions it is meant for).  Tuning seeds 10-12
+ *				 (--seed-base 10), reported seeds 100-102.
  *	 --restarts N     k-means restarts of EVERY method (default 20)
  *	 --seed-base N    data seeds N .. N + seeds - 1 (default 100: the
  *					  defaults were tuned on seeds 0-9)
@@ -66,6 +84,7 @@
 #include "lowd.h"
 #include "noise.h"
 #include "rugnik.h"
+#include "zcdp.h"
 
 #define BENCH_PROG "bench_highd"
 
@@ -93,6 +112,10 @@ typedef struct Row
 	int			m_l,
 				m_g;
 	int			chosen[4];		/* how often C chose copy 0, 1, 2, >=3 */
+	double		sum_h;			/* --family: arithmetic sums over seeds */
+	double		sum_mean1,
+				sum_floor,
+				sum_floor_all;
 } Row;
 
 typedef struct Options
@@ -123,7 +146,9 @@ typedef struct Options
 	double		sd_lo,			/* --sd LO:HI (sd_hi 0: the mixture's 2:6) */
 				sd_hi;
 	double		zipf;			/* --zipf X: Zipf weights (0: uniform 0.5-1.5) */
+	const char *family;			/* --family: mix, tight, loose (NULL: none) */
 	double		box_upper;		/* the declared box [0, box_upper]^d */
+	int			wide_d;			/* --wide-d N (-1: keep) */
 } Options;
 
 enum
@@ -169,7 +194,7 @@ highd_config(const Options *opt, double eps, int k, int seed, HighdResearchConfi
 	if (!isnan(opt->half_width))
 		cfg->half_width = opt->half_width;
 	if (!isnan(opt->lift_share))
-		cfg->lift_share = opt->lift_share;
+		cfg->lift_share = cfg->wide_lift_share = opt->lift_share;
 	if (!isnan(opt->group_share))
 		cfg->group_share = opt->group_share;
 	if (!isnan(opt->lift_count_share))
@@ -185,7 +210,9 @@ highd_config(const Options *opt, double eps, int k, int seed, HighdResearchConfi
 	if (!isnan(opt->refine_share))
 		cfg->refine_share = opt->refine_share;
 	if (!isnan(opt->grid_scale))
-		cfg->grid_scale = opt->grid_scale;
+		cfg->grid_scale = cfg->wide_grid_scale = opt->grid_scale;
+	if (opt->wide_d >= 0)
+		cfg->wide_min_d = opt->wide_d;
 	if (!isnan(opt->threshold))
 		cfg->threshold_sigmas = opt->threshold;
 	if (!isnan(opt->n_share))
@@ -220,12 +247,14 @@ highd(const MixData *mx, const DpkBox *box, const Row *row, int seed,
 		none.norm_share = none.refine_share = none.grid_scale = NAN;
 		none.threshold = none.n_share = NAN;
 		none.refine = none.mode = none.lift_shrink = none.mean_guard = -1;
+		none.wide_d = -1;
 		none.restarts = opt->restarts;
 		highd_config(&none, row->eps, row->k, seed, &cfg);
 		cfg.lift_mode = HIGHD_LIFT_CELL;
 		cfg.base.copies = 2;
 		cfg.base.lift_share = 0.7;
 		cfg.base.grid_scale = 1.0;	/* finer grids put a cluster over more noisy sums */
+		cfg.base.wide_min_d = 0;
 	}
 	else
 		highd_config(opt, row->eps, row->k, seed, &cfg);
@@ -240,6 +269,97 @@ highd(const MixData *mx, const DpkBox *box, const Row *row, int seed,
 	return cost;
 }
 
+/*
+ * --family: the reference cost of a family's data set, cached under the
+ * family's tag: the lower of Lloyd from the generating centres and k-means
+ * with 3 restarts.
+ */
+static void
+family_reference(const Options *opt, const MixData *mx, int seed, double *cost)
+{
+	char		tag[16];
+	double	   *c;
+	double		km;
+
+	snprintf(tag, sizeof(tag), "fam-%s", opt->family);
+	if (ref_cache_lookup(opt->ref_cache, tag, false, mx->d, mx->k, 0, mx->n, seed, cost))
+		return;
+	c = xmalloc(sizeof(double) * mx->k * mx->d);
+	memcpy(c, mx->centers, sizeof(double) * mx->k * mx->d);
+	*cost = lloyd_from(mx->points, (int) mx->n, mx->d, mx->k, c, 300);
+	km = dpk_kmeans(&(DpkPoints) {mx->points, NULL, (int) mx->n, mx->d},
+					&(DpkClusterOpts) {mx->k, 3, 300,
+									   mix_hash4(0x726566ULL, (uint64_t) mx->d,
+												 (uint64_t) mx->k, (uint64_t) seed)},
+					&(DpkClusterOut) {c, NULL});
+	if (km < *cost)
+		*cost = km;
+	free(c);
+	ref_cache_store(opt->ref_cache, tag, false, mx->d, mx->k, 0, mx->n, seed, *cost);
+}
+
+/* The k-means cost of one centre at the points' true mean. */
+static double
+mean_centre_cost(const MixData *mx)
+{
+	double	   *mean = xmalloc(sizeof(double) * mx->d);
+	double		cost;
+	size_t		i;
+	int			j;
+
+	for (j = 0; j < mx->d; j++)
+		mean[j] = 0.0;
+	for (i = 0; i < mx->n; i++)
+		for (j = 0; j < mx->d; j++)
+			mean[j] += mx->points[i * mx->d + j];
+	for (j = 0; j < mx->d; j++)
+		mean[j] /= (double) mx->n;
+	cost = dpk_kmeans_cost(mx->points, NULL, (int) mx->n, mx->d, mean, 1, NULL);
+	free(mean);
+	return cost;
+}
+
+/*
+ * The expected normalised cost of the ideal release at sum variance v per
+ * coordinate (normalized units): every generating cluster's true mean plus
+ * the noise of its lifted sum over its size n_j, which adds n_j d v / n_j^2
+ * (times the box's width squared) to the cost: 1 + w^2 d v sum_j 1/n_j / OPT.
+ */
+static double
+family_floor(const MixData *mx, double v, double width, double cost_opt)
+{
+	double	   *nj = xmalloc(sizeof(double) * mx->k);
+	double		inv = 0.0;
+	size_t		i;
+	int			j;
+
+	for (j = 0; j < mx->k; j++)
+		nj[j] = 0.0;
+	for (i = 0; i < mx->n; i++)
+		nj[mx->labels[i]] += 1.0;
+	for (j = 0; j < mx->k; j++)
+		if (nj[j] > 0.0)
+			inv += 1.0 / nj[j];
+	free(nj);
+	return 1.0 + width * width * mx->d * v * inv / cost_opt;
+}
+
+/*
+ * The sum variance per coordinate (normalized units) with all of eps on the
+ * sums: the cube noise at l-infinity scale (U / 2) / eps, or with delta the
+ * Gaussian at l2 bound sqrt(d) U / 2 and all of rho.
+ */
+static double
+all_sums_var(int d, double eps)
+{
+	double		u = DPK_LIFT_UNITS,
+				l2sq = d * (u / 2.0) * (u / 2.0);
+
+	if (bench_delta > 0.0)
+		return dpk_zcdp_sigma2(l2sq, dpk_zcdp_rho(eps, bench_delta)) / (u * u);
+	return dpk_vector_noise_variance(dpk_scale_from_double(u / 2.0 / eps), d) / (u * u);
+}
+
 static void
 usage(void)
 {
@@ -250,7 +370,8 @@ usage(void)
 			"       [--norm-share X] [--coarsen N] [--refine N]"
 			" [--refine-share X] [--grid-scale X] [--threshold X] [--n-share X]\n"
 			"       [--restarts N] [--seed-base N] [--verbose] [--ref-cache FILE]\n"
-			"       [--lift-shrink on|off] [--box-upper X]\n");
+			"       [--lift-shrink on|off] [--box-upper X] [--sd LO:HI] [--zipf X]\n"
+			"       [--family mix|tight|loose] [--wide-d N]\n");
 	exit(2);
 }
 
@@ -320,6 +441,7 @@ main(int argc, char **argv)
 	opt.lift_shrink = -1;
 	opt.mean_guard = -1;
 	opt.box_upper = 100.0;
+	opt.wide_d = -1;
 	opt.restarts = 20;
 	opt.seed_base = BENCH_SEED_BASE;
 
@@ -395,6 +517,26 @@ main(int argc, char **argv)
 		}
 		else if (strcmp(a, "--zipf") == 0)
 			opt.zipf = atof(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--family") == 0)
+		{
+			opt.family = arg_value(argc, argv, &i);
+			if (strcmp(opt.family, "mix") == 0)
+				opt.sd_hi = opt.zipf = 0.0;
+			else if (strcmp(opt.family, "tight") == 0)
+			{
+				opt.sd_lo = 0.5;
+				opt.sd_hi = 1.5;
+				opt.zipf = 0.0;
+			}
+			else if (strcmp(opt.family, "loose") == 0)
+			{
+				opt.sd_lo = 8.0;
+				opt.sd_hi = 16.0;
+				opt.zipf = 1.0;
+			}
+			else
+				usage();
+		}
 		else if (strcmp(a, "--mean-guard") == 0)
 		{
 			const char *v = arg_value(argc, argv, &i);
@@ -403,6 +545,8 @@ main(int argc, char **argv)
 			if (opt.mean_guard < -1)
 				usage();
 		}
+		else if (strcmp(a, "--wide-d") == 0)
+			opt.wide_d = atoi(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--box-upper") == 0)
 			opt.box_upper = atof(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--seed-base") == 0)
@@ -432,13 +576,15 @@ main(int argc, char **argv)
 			   opt.zipf);
 	printf("# H config: dhat=%d%s copies=%d half_width=%g lift=%s group_share=%g lift_share=%g "
 		   "lift_count_share=%g norm_share=%g refine=%d refine_share=%g grid_scale=%g "
-		   "threshold_sigmas=%g n_share=%g restarts=%d\n",
+		   "threshold_sigmas=%g n_share=%g restarts=%d wide from d=%d: lift_share=%g "
+		   "grid_scale=%g\n",
 		   def.base.dhat, def.base.dhat ? "" : "(auto)", def.base.copies, def.base.half_width,
 		   def.lift_mode == HIGHD_LIFT_CELL ? "cell" :
 		   def.lift_mode == HIGHD_LIFT_JOINT ? "joint" : "cluster", def.base.group_share,
 		   def.base.lift_share, def.base.lift_count_share, def.norm_share,
 		   def.base.refine_steps, def.base.refine_share, def.base.grid_scale,
-		   def.base.threshold_sigmas, def.base.n_share, def.base.restarts);
+		   def.base.threshold_sigmas, def.base.n_share, def.base.restarts,
+		   def.base.wide_min_d, def.base.wide_lift_share, def.base.wide_grid_scale);
 	printf("# cost = k-means cost on the true points / non-private reference; "
 		   "geometric mean over seeds\n");
 	printf("# H = highd projection pipeline (defaults), H_cell = the same in cell mode "
@@ -486,8 +632,10 @@ main(int argc, char **argv)
 			box.upper = hi;
 			mix_generate(&sp, mix_hash4(0x6d6978ULL, (uint64_t) rows[r].d,
 										(uint64_t) rows[r].k, (uint64_t) seed), &mx);
-			if (!ref_cache_lookup(opt.ref_cache, REF_TAG_WHOLE, false, rows[r].d,
-								  rows[r].k, 0, opt.n, seed, &cost_opt))
+			if (opt.family)
+				family_reference(&opt, &mx, seed, &cost_opt);
+			else if (!ref_cache_lookup(opt.ref_cache, REF_TAG_WHOLE, false, rows[r].d,
+									   rows[r].k, 0, opt.n, seed, &cost_opt))
 			{
 				cost_opt = reference_cost_of(mx.points, (int) mx.n, mx.d, mx.k, mx.centers,
 											 mix_hash4(0x726566ULL, (uint64_t) rows[r].d,
@@ -561,6 +709,15 @@ main(int argc, char **argv)
 				row->dhat = info.base.dhat;
 				if (opt.baselines && cinfo.chosen >= 0)
 					row->chosen[cinfo.chosen < 3 ? cinfo.chosen : 3]++;
+				if (opt.family)
+				{
+					row->sum_h += ch;
+					row->sum_mean1 += mean_centre_cost(&mx) / cost_opt;
+					row->sum_floor += family_floor(&mx, info.base.sum_var, opt.box_upper,
+												   cost_opt);
+					row->sum_floor_all += family_floor(&mx, all_sums_var(row->d, row->eps),
+													   opt.box_upper, cost_opt);
+				}
 				geo_add(&row->log_h, ch);
 				geo_add(&row->log_c, cc);
 				geo_add(&row->log_l, cl);
@@ -585,6 +742,12 @@ main(int argc, char **argv)
 				snprintf(mh, sizeof(mh), "%d", row->m_h_lo);
 			else
 				snprintf(mh, sizeof(mh), "%d-%d", row->m_h_lo, row->m_h_hi);
+			if (opt.family)
+				printf("# %s d=%d eps=%g seeds %d-%d: H mean %.4f worst %.4f | floor %.4f "
+					   "floor_all %.4f mean1 %.4f\n", opt.family, row->d, row->eps,
+					   opt.seed_base, opt.seed_base + opt.seeds - 1, row->sum_h / row->nseeds,
+					   row->max_h, row->sum_floor / row->nseeds,
+					   row->sum_floor_all / row->nseeds, row->sum_mean1 / row->nseeds);
 			printf("%2d %2d %5.2f | %8.4f %8.4f %8.4f %8.4f | %8.4f %8.4f | %8.1f | %4d %5s %3d %3d | %d/%d\n",
 				   row->d, row->k, row->eps,
 				   geo_mean(row->log_h, row->nseeds),

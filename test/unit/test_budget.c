@@ -92,6 +92,53 @@ test_highd_defaults(void)
 }
 
 /*
+ * The wide shares: pure k-means releases without a norm bound or
+ * refinement from DPK_HIGHD_WIDE_MIN_D on lift with
+ * DPK_HIGHD_WIDE_LIFT_SHARE and grids of DPK_HIGHD_WIDE_GRID_SCALE; below
+ * that d, with delta, a norm bound, refinement or k-median, the shares of
+ * before; every split adds up.
+ */
+static void
+test_highd_wide(void)
+{
+	DpkHighdConfig cfg;
+	DpkHighdBudget b;
+	int			wd = DPK_HIGHD_WIDE_MIN_D;
+	double		lcs = 1.0 / (1.0 + pow((double) wd, 2.0 / 3.0));
+
+	dpk_highd_defaults(&cfg, 1.0, 10);
+	CHECK(wd > 64, "the wide shares leave d <= 64 alone (%d)", wd);
+	b = dpk_budget_highd(&cfg, wd);
+	CHECK(dpk_highd_is_wide(&cfg, wd) && !dpk_highd_is_wide(&cfg, wd - 1), "wide from %d", wd);
+	CHECK(near(b.eps_lift_count + b.eps_lift_sum, 0.95 * DPK_HIGHD_WIDE_LIFT_SHARE, 1e-14) &&
+		  near(b.eps_lift_sum, 0.95 * DPK_HIGHD_WIDE_LIFT_SHARE * (1.0 - lcs), 1e-14),
+		  "wide: lift %g, sums %g", b.eps_lift_count + b.eps_lift_sum, b.eps_lift_sum);
+	CHECK(near(b.eps_grid, (0.95 - 0.95 * 0.05 - 0.95 * DPK_HIGHD_WIDE_LIFT_SHARE) / 2, 1e-14),
+		  "wide: each grid %g", b.eps_grid);
+	CHECK(near(dpk_budget_highd_total(&b), 1.0, 1e-12), "wide shares add up");
+	CHECK(dpk_highd_grid_scale(&cfg, wd) == DPK_HIGHD_WIDE_GRID_SCALE &&
+		  dpk_highd_grid_scale(&cfg, wd - 1) == 1.7, "wide grid scale");
+	b = dpk_budget_highd(&cfg, wd - 1);
+	CHECK(near(b.eps_lift_count + b.eps_lift_sum, 0.95 * 0.7, 1e-14), "below: lift 0.7");
+
+	dpk_highd_use_delta(&cfg, 1e-6);
+	CHECK(!dpk_highd_is_wide(&cfg, wd) && dpk_highd_lift_share(&cfg, wd) == 0.85 &&
+		  dpk_highd_grid_scale(&cfg, wd) == 1.7, "delta: not wide");
+	dpk_highd_defaults(&cfg, 1.0, 10);
+	cfg.ball = 0.5;
+	CHECK(!dpk_highd_is_wide(&cfg, wd), "a norm bound: not wide");
+	dpk_highd_defaults(&cfg, 1.0, 10);
+	cfg.refine_steps = 2;
+	CHECK(!dpk_highd_is_wide(&cfg, wd), "refinement: not wide");
+	dpk_highd_defaults(&cfg, 1.0, 10);
+	cfg.objective = DPK_OBJECTIVE_KMEDIAN;
+	CHECK(!dpk_highd_is_wide(&cfg, wd), "k-median: not wide");
+	dpk_highd_defaults(&cfg, 1.0, 10);
+	cfg.wide_min_d = 0;
+	CHECK(!dpk_highd_is_wide(&cfg, 100000), "wide_min_d 0: never");
+}
+
+/*
  * The joint mode with and without refinement, public N and a fixed lift
  * count share (the research modes' splits: test/unit/test_highd.c).
  */
@@ -248,6 +295,7 @@ main(void)
 	test_lowd();
 	test_highd_defaults();
 	test_highd_variants();
+	test_highd_wide();
 	test_live();
 	test_live_gauss_shares();
 	UNIT_DONE("test_budget");

@@ -995,6 +995,53 @@ test_metric_points(void)
 	dpk_free(xm);
 }
 
+/*
+ * The wide shares reach the plan: at d = DPK_HIGHD_WIDE_MIN_D a pure
+ * release plans the grid and lift of wide_grid_scale and wide_lift_share,
+ * the same as a configuration that sets those as its own shares; one
+ * dimension less, the shares of before.
+ */
+static void
+test_wide_plan(void)
+{
+	int			d = DPK_HIGHD_WIDE_MIN_D,
+				j;
+	double	   *lo = dpk_alloc(sizeof(double) * d),
+			   *hi = dpk_alloc(sizeof(double) * d);
+	DpkBox		box = {d, lo, hi};
+	DpkHighdConfig cfg,
+				same;
+	DpkHighdPlan pw,
+				ps,
+				pn;
+	DpkStream	s;
+
+	for (j = 0; j < d; j++)
+	{
+		lo[j] = 0.0;
+		hi[j] = 100.0;
+	}
+	open_stream(&s, 5);
+	dpk_highd_defaults(&cfg, 1.0, 10);
+	cfg.public_n = 50000.0;
+	same = cfg;
+	same.wide_min_d = 0;
+	same.lift_share = DPK_HIGHD_WIDE_LIFT_SHARE;
+	same.grid_scale = DPK_HIGHD_WIDE_GRID_SCALE;
+	dpk_highd_plan(&pw, &box, NULL, 0, &cfg, &s);
+	dpk_highd_plan(&ps, &box, NULL, 0, &same, &s);
+	CHECK(pw.m == ps.m && pw.sum_var == ps.sum_var && pw.count_var == ps.count_var,
+		  "wide plan: grid %d (%d), sum var %g (%g)", pw.m, ps.m, pw.sum_var, ps.sum_var);
+	box.d = d - 1;
+	dpk_highd_plan(&pn, &box, NULL, 0, &cfg, &s);
+	box.d = d;
+	CHECK(pn.m > pw.m && pn.sum_var > pw.sum_var, "below the switch: finer grid %d > %d, "
+		  "noisier sums", pn.m, pw.m);
+	dpk_stream_close(&s);
+	dpk_free(lo);
+	dpk_free(hi);
+}
+
 int
 main(void)
 {
@@ -1005,6 +1052,7 @@ main(void)
 	test_cells_space_charge();
 	test_pipeline();
 	test_copies_cap();
+	test_wide_plan();
 	test_research_budget();
 	test_box_geometry();
 	test_oneshot_ball();

@@ -448,6 +448,8 @@ dpk_highd_finish(const DpkHighdPlan *pl, const DpkHighdOut *out, DpkOneshotResul
 	info->lift_count_scale = pl->eps.eps_lift_count > 0.0
 		? dpk_noise_scale_value(&pl->lift_count_scale) : 0.0;
 	info->sum_scale = pl->have_lift ? dpk_noise_scale_value(&pl->sum_scale) : 0.0;
+	info->sum_var = pl->have_lift
+		? pl->sum_var / ((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS) : 0.0;
 	info->refine_count_scale = pl->eps.eps_refine > 0.0
 		? dpk_noise_scale_value(&pl->refine_count_scale) : 0.0;
 	info->refine_sum_scale = pl->eps.eps_refine > 0.0

@@ -63,6 +63,16 @@
 #define DPK_HIGHD_BALL_REFINE_LIFT_SHARE 0.35
 
 /*
+ * Pure k-means releases without a norm bound from this d on
+ * (dpk_highd_is_wide): the lift takes this share of epsilon after N and
+ * the projected grids are this multiple of RUGNIK's size
+ * (doc/decisions/037-highd-pure-families.md).
+ */
+#define DPK_HIGHD_WIDE_MIN_D 256
+#define DPK_HIGHD_WIDE_LIFT_SHARE 0.85
+#define DPK_HIGHD_WIDE_GRID_SCALE 1.35
+
+/*
  * One copy's noisy per-cell statistics, as continual counters would keep
  * them: counts of the projected grid (m^dhat cells, row-major as
  * dpk_grid_cell numbers them) and, per lifting cell, sums in the original
@@ -215,6 +225,13 @@ typedef struct DpkHighdConfig
 	bool		points_metric;	/* the points were made metric positions
 								 * once by dpk_highd_metric_points (each
 								 * pass over them then copies) */
+	int			wide_min_d;		/* pure k-means releases without a norm bound
+								 * or refinement from this d on (0: never)
+								 * take the two shares below instead of
+								 * lift_share and grid_scale
+								 * (dpk_highd_is_wide) */
+	double		wide_lift_share;
+	double		wide_grid_scale;
 	bool		mean_guard;		/* k-means: when the lift's own
 								 * noisy statistics estimate the centres
 								 * dearer than one centre at their noisy
@@ -255,6 +272,21 @@ void		dpk_highd_metric_points(const DpkBox *box, DpkHighdConfig *cfg, double *po
 /* Approximate DP: delta and, delta > 0, the Gaussian lift share (0: no change). */
 void		dpk_highd_use_delta(DpkHighdConfig *cfg, double delta);
 
+/*
+ * Whether a release in d dimensions takes the wide shares (wide_min_d):
+ * pure epsilon, k-means, no norm bound, no refinement steps, d at least
+ * wide_min_d.  There the lifted sums' noise grows as d^(3/2) per
+ * coordinate and decides the cost (doc/decisions/037-highd-pure-families.md).
+ * Public: the configuration and d only.
+ */
+bool		dpk_highd_is_wide(const DpkHighdConfig *cfg, int d);
+
+/* The lift's share of epsilon after N (wide_lift_share when wide). */
+double		dpk_highd_lift_share(const DpkHighdConfig *cfg, int d);
+
+/* The projected grid's multiple of RUGNIK's size (wide_grid_scale when wide). */
+double		dpk_highd_grid_scale(const DpkHighdConfig *cfg, int d);
+
 /* The projected dimension used when cfg->dhat is 0. */
 int			dpk_highd_dhat(int d, int k);
 
@@ -277,6 +309,8 @@ typedef struct DpkHighdInfo
 	double		sum_scale;
 	double		refine_count_scale;
 	double		refine_sum_scale;
+	double		sum_var;		/* the lift's noise variance of one coordinate
+								 * of a sum, normalized units (0: no lift) */
 	bool		guard_fired;	/* the mean guard published the noisy mean */
 } DpkHighdInfo;
 

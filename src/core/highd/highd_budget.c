@@ -35,7 +35,7 @@ dpk_budget_highd(const struct DpkHighdConfig *cfg, int d)
 		b.eps_refine = eps_refine_total / cfg->refine_steps;
 	}
 	b.eps_group = eps_rest * cfg->group_share;
-	eps_lift = eps_rest * cfg->lift_share;
+	eps_lift = eps_rest * dpk_highd_lift_share(cfg, d);
 	b.eps_grid = (eps_rest - eps_refine_total - b.eps_group - eps_lift) / b.copies;
 	/* a grid without budget would be counted without accounted noise */
 	if (!(b.eps_grid > 0.0))

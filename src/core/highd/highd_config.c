@@ -40,6 +40,32 @@ dpk_highd_defaults(DpkHighdConfig *cfg, double epsilon, int k)
 	cfg->ball = 0.0;
 	cfg->points_metric = false;
 	cfg->mean_guard = true;
+	cfg->wide_min_d = DPK_HIGHD_WIDE_MIN_D;
+	cfg->wide_lift_share = DPK_HIGHD_WIDE_LIFT_SHARE;
+	cfg->wide_grid_scale = DPK_HIGHD_WIDE_GRID_SCALE;
+}
+
+/* Whether a release takes the wide shares (see highd.h). */
+bool
+dpk_highd_is_wide(const DpkHighdConfig *cfg, int d)
+{
+	return cfg->wide_min_d > 0 && d >= cfg->wide_min_d && !(cfg->delta > 0.0) &&
+		cfg->objective == DPK_OBJECTIVE_KMEANS && !(cfg->ball > 0.0) &&
+		cfg->refine_steps <= 0;
+}
+
+/* The lift's share (see highd.h). */
+double
+dpk_highd_lift_share(const DpkHighdConfig *cfg, int d)
+{
+	return dpk_highd_is_wide(cfg, d) ? cfg->wide_lift_share : cfg->lift_share;
+}
+
+/* The projected grid's scale (see highd.h). */
+double
+dpk_highd_grid_scale(const DpkHighdConfig *cfg, int d)
+{
+	return dpk_highd_is_wide(cfg, d) ? cfg->wide_grid_scale : cfg->grid_scale;
 }
 
 /*

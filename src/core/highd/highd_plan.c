@@ -118,7 +118,8 @@ plan_grid(DpkHighdPlan *pl)
 	const DpkHighdConfig *cfg = pl->cfg;
 	int			max_per_dim;
 	double		m,
-				max_cells = cfg->max_cells;
+				max_cells = cfg->max_cells,
+				scale = dpk_highd_grid_scale(cfg, pl->d);
 
 	max_per_dim = (int) floor(pow(max_cells, 1.0 / pl->dhat) + 1e-9);
 	if (max_per_dim < 1)
@@ -127,14 +128,14 @@ plan_grid(DpkHighdPlan *pl)
 				   pl->k, pl->dhat);
 	/* points in metric positions span only part of the projected box */
 	m /= dpk_box_metric_spread(pl->box);
-	if (cfg->grid_scale == 1.0)
+	if (scale == 1.0)
 		pl->m = dpk_grid_cells_per_dim(DPK_RULE_RUGNIK, m, pl->noisy_n,
 									   dpk_rugnik_eps_for_variance(pl->count_var), pl->k,
 									   pl->dhat, max_per_dim);
 	else
 	{
 		/* clamp in floating point: m can be astronomically large */
-		double		ms = floor(m * cfg->grid_scale + 0.5);
+		double		ms = floor(m * scale + 0.5);
 
 		pl->m = !(ms >= 1.0) ? 1 : (ms >= (double) max_per_dim ? max_per_dim : (int) ms);
 	}
