@@ -76,19 +76,24 @@ typedef struct PointBuffer
 	int			d;
 } PointBuffer;
 
+/* Double the buffer (allocated in ctx the first time). */
+static pg_noinline void
+buffer_grow(PointBuffer *b, MemoryContext ctx)
+{
+	b->cap = b->cap ? b->cap * 2 : 65536;
+	b->x = b->x ? repalloc_huge(b->x, b->cap * b->d * sizeof(double))
+		: MemoryContextAllocExtended(ctx, b->cap * b->d * sizeof(double), MCXT_ALLOC_HUGE);
+}
+
 /*
- * Room for one more point at the end of the buffer (allocated in ctx),
- * doubling it when full; the caller fills it and counts it with b->n++.
+ * Room for one more point at the end of the buffer, grown when full; the
+ * caller fills it and counts it with b->n++.
  */
-static double *
+static inline double *
 buffer_slot(PointBuffer *b, MemoryContext ctx)
 {
-	if (b->n == b->cap)
-	{
-		b->cap = b->cap ? b->cap * 2 : 65536;
-		b->x = b->x ? repalloc_huge(b->x, b->cap * b->d * sizeof(double))
-			: MemoryContextAllocExtended(ctx, b->cap * b->d * sizeof(double), MCXT_ALLOC_HUGE);
-	}
+	if (unlikely(b->n == b->cap))
+		buffer_grow(b, ctx);
 	return b->x + b->n * b->d;
 }
 
@@ -153,6 +158,7 @@ point_receiver_receive(TupleTableSlot *slot, DestReceiver *self)
 	if (pr->float8_columns)
 	{
 		double	   *x = buffer_slot(pr->buf, pr->callerctx);
+		bool		inside = true;
 		int			j;
 
 		slot_getsomeattrs(slot, d);
@@ -163,9 +169,14 @@ point_receiver_receive(TupleTableSlot *slot, DestReceiver *self)
 			x[j] = DatumGetFloat8(slot->tts_values[j]);
 			if (isnan(x[j]))
 				return true;
+			inside &= x[j] >= pr->lo[j] && x[j] <= pr->hi[j];
 		}
 		pr->buf->n++;
-		dpk_clamp_add(pr->cc, pr->lo, pr->hi, x);
+		/* a point inside the box only counts as a point */
+		if (inside)
+			pr->cc->points++;
+		else
+			dpk_clamp_add(pr->cc, pr->lo, pr->hi, x);
 	}
 	else
 	{
