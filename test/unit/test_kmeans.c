@@ -1072,7 +1072,7 @@ lloyd_fixed_point(const double *x, const double *w, int n, const double *c, int 
  * dpk_kmeans_screened bit for bit; with a sample the kept restarts still
  * run on to a Lloyd fixed point of all the points (not of the sample), the
  * cost is that of the centres on all the points, the result repeats, and
- * it stays within a few percent of dpk_kmeans; a sample of one point
+ * it stays within a few percent of dpk_kmeans; a sample of a few points
  * still gives a fixed point of all the points.
  */
 static void
@@ -1130,7 +1130,7 @@ test_screened_sample(void)
 		CHECK(reldiff(c_smp, dpk_kmeans_cost(bx, bw, big, 2, c2, k, assign)) < 1e-9,
 			  "screened on a sample: cost %.17g is not that of its centres", c_smp);
 		CHECK(lloyd_fixed_point(bx, bw, big, c2, k, assign),
-			  "screened on every %d-th point: not a Lloyd fixed point of all points", stride);
+			  "screened on a sample (stride %d): not a Lloyd fixed point of all points", stride);
 		CHECK(c_smp <= c_plain * 1.05, "screened on a sample: cost %.17g far above %.17g",
 			  c_smp, c_plain);
 
@@ -1138,7 +1138,7 @@ test_screened_sample(void)
 										   &(DpkClusterOpts) {k, 20, 100, 11 + inst}, 5,
 										   3, big, &(DpkClusterOut) {c2, s2});
 		CHECK(isfinite(c_smp) && lloyd_fixed_point(bx, bw, big, c2, k, assign),
-			  "screened on one point: not a Lloyd fixed point of all points");
+			  "screened on a few points: not a Lloyd fixed point of all points");
 	}
 	dpk_free(bx);
 	dpk_free(bw);

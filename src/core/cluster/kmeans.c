@@ -618,7 +618,19 @@ dpk_kmeans_screened(const DpkPoints *pts, const DpkClusterOpts *opt,
 }
 
 /*
- * Screened restarts that screen on every stride-th point; see kmeans.h.
+ * Whether point i is in a sample of about one point in stride: a hash of
+ * its index, not every stride-th point, which on a coreset listed cell by
+ * cell would keep the same columns of the grid in every row and could miss
+ * a cluster one column wide (doc/decisions/035-oneshot-scan-speed.md).
+ */
+static inline bool
+km_in_sample(int i, int stride)
+{
+	return (((uint64_t) i * UINT64_C(0x9E3779B97F4A7C15)) >> 32) % (uint64_t) stride == 0;
+}
+
+/*
+ * Screened restarts that screen on a sample of the points; see kmeans.h.
  * The sample is a fixed function of the points' order, so the result
  * stays deterministic for a given seed.
  */
@@ -636,15 +648,18 @@ dpk_kmeans_screened_sample(const DpkPoints *pts, const DpkClusterOpts *opt,
 
 	if (stride <= 1 || pts->n <= 0 || pts->d <= 0)
 		return km_screened(pts, pts, opt, screen_iter, keep, out);
-	sx = dpk_alloc(sizeof(double) * (size_t) ((pts->n + stride - 1) / stride) * pts->d);
+	sx = dpk_alloc(sizeof(double) * (size_t) pts->n * pts->d);
 	if (pts->w)
-		sw = dpk_alloc(sizeof(double) * (size_t) ((pts->n + stride - 1) / stride));
-	for (i = 0; i < pts->n; i += stride, m++)
+		sw = dpk_alloc(sizeof(double) * (size_t) pts->n);
+	for (i = 0; i < pts->n; i++)
 	{
+		if (!km_in_sample(i, stride))
+			continue;
 		memcpy(sx + (size_t) m * pts->d, pts->x + (size_t) i * pts->d,
 			   sizeof(double) * pts->d);
 		if (sw)
 			sw[m] = pts->w[i];
+		m++;
 	}
 	scr = (DpkPoints) {sx, sw, m, pts->d};
 	cost = km_screened(pts, &scr, opt, screen_iter, keep, out);

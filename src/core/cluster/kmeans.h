@@ -68,9 +68,10 @@ double		dpk_kmeans_screened(const DpkPoints *pts, const DpkClusterOpts *opt,
 								int screen_iter, int keep, const DpkClusterOut *out);
 
 /*
- * The same, but the restarts are seeded and screened on every stride-th
- * point only (points 0, stride, 2 stride, ...); the keep best then run on
- * all the points.  stride <= 1 is dpk_kmeans_screened.
+ * The same, but the restarts are seeded and screened on a sample of about
+ * one point in stride only (chosen by a hash of the point's index); the
+ * keep best then run on all the points.  stride <= 1 is
+ * dpk_kmeans_screened.
  */
 double		dpk_kmeans_screened_sample(const DpkPoints *pts, const DpkClusterOpts *opt,
 									   int screen_iter, int keep, int stride,

@@ -21,7 +21,7 @@
 #define DPK_LOWD_SCREEN_ITER 5
 #endif
 #define DPK_LOWD_SCREEN_KEEP 3
-/* Coreset points the screening sees at most: every stride-th beyond this. */
+/* Coreset points the screening sees: about one in stride beyond this. */
 #ifndef DPK_LOWD_SCREEN_POINTS
 #define DPK_LOWD_SCREEN_POINTS 4096
 #endif
