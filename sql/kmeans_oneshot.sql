@@ -36,6 +36,13 @@ SELECT count(*) BETWEEN 1 AND 7 AS centres FROM dp_kmeans($$SELECT * FROM (VALUE
 SELECT count(*) BETWEEN 1 AND 3 AS centres FROM dp_kmeans($$SELECT * FROM (VALUES (ARRAY[1, 2]::float8[]), (ARRAY[1]::float8[]),
                                  (ARRAY[1, NULL]::float8[]), (NULL)) v$$,
                                3, 1, ARRAY[0, 0], ARRAY[100, 100]);
+-- float8 columns are read from the executor's slot in place: NULL and NaN
+-- rows are not points, and the warning counts the rows outside the box
+-- exactly (10 of 980 points)
+SELECT count(*) > 0 AS centres FROM dp_kmeans($$SELECT CASE i % 100 WHEN 0 THEN NULL WHEN 1 THEN 'NaN'
+                                   WHEN 2 THEN -1 ELSE (i % 97)::float8 END AS x, (i % 89)::float8 AS y
+                                 FROM generate_series(1, 1000) i$$,
+                               2, 1, ARRAY[0, 0], ARRAY[100, 100]);
 -- more clusters than occupied cells is not an error: fewer rows
 SELECT count(*) BETWEEN 1 AND 20 AS centres FROM dp_kmeans('SELECT 1.0::float8, 1.0::float8', 20, 1, ARRAY[0, 0], ARRAY[100, 100]);
 

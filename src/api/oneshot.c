@@ -76,18 +76,25 @@ typedef struct PointBuffer
 	int			d;
 } PointBuffer;
 
-/* Append one point, doubling the buffer when full. */
-static void
-buffer_push(PointBuffer *b, const double *x)
+/* Double the buffer (allocated in ctx the first time). */
+static pg_noinline void
+buffer_grow(PointBuffer *b, MemoryContext ctx)
 {
-	if (b->n == b->cap)
-	{
-		b->cap = b->cap ? b->cap * 2 : 65536;
-		b->x = b->x ? repalloc_huge(b->x, b->cap * b->d * sizeof(double))
-			: palloc_extended(b->cap * b->d * sizeof(double), MCXT_ALLOC_HUGE);
-	}
-	memcpy(b->x + b->n * b->d, x, b->d * sizeof(double));
-	b->n++;
+	b->cap = b->cap ? b->cap * 2 : 65536;
+	b->x = b->x ? repalloc_huge(b->x, b->cap * b->d * sizeof(double))
+		: MemoryContextAllocExtended(ctx, b->cap * b->d * sizeof(double), MCXT_ALLOC_HUGE);
+}
+
+/*
+ * Room for one more point at the end of the buffer, grown when full; the
+ * caller fills it and counts it with b->n++.
+ */
+static inline double *
+buffer_slot(PointBuffer *b, MemoryContext ctx)
+{
+	if (unlikely(b->n == b->cap))
+		buffer_grow(b, ctx);
+	return b->x + b->n * b->d;
 }
 
 /*
@@ -105,6 +112,7 @@ typedef struct PointReceiver
 	const double *hi;
 	double	   *x;
 	DpkPointReader reader;
+	bool		float8_columns; /* d float8 columns: read from the slot in place */
 	char	 ***names;
 	int		   *ncols;
 	uint64		rows;
@@ -123,6 +131,9 @@ point_receiver_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
 		attnums[i] = i + 1;
 	dpk_pg_point_reader_init(&pr->reader, typeinfo, attnums, typeinfo->natts,
 							 pr->buf->d, "the query result");
+	pr->float8_columns = pr->reader.source == DPK_POINT_COLUMNS;
+	for (i = 0; i < pr->reader.ncols; i++)
+		pr->float8_columns = pr->float8_columns && pr->reader.types[i] == FLOAT8OID;
 	*pr->ncols = typeinfo->natts;
 	*pr->names = palloc(typeinfo->natts * sizeof(char *));
 	for (i = 0; i < typeinfo->natts; i++)
@@ -130,24 +141,57 @@ point_receiver_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
 	MemoryContextSwitchTo(old);
 }
 
-/* One row: its point into the buffer (rows that are not points skipped). */
+/*
+ * One row: its point into the buffer (rows that are not points skipped).
+ * Plain float8 columns are copied from the slot's values straight into the
+ * buffer, with nothing allocated; other columns go through the point
+ * reader, whose detoasted values live in rowctx until the next row.
+ */
 static bool
 point_receiver_receive(TupleTableSlot *slot, DestReceiver *self)
 {
 	PointReceiver *pr = (PointReceiver *) self;
-	MemoryContext old = MemoryContextSwitchTo(pr->rowctx);
-	bool		ok = dpk_pg_read_point_slot(&pr->reader, slot, pr->x) == DPK_POINT_OK;
+	int			d = pr->buf->d;
 
-	MemoryContextSwitchTo(pr->callerctx);
-	if (ok)
-	{
-		buffer_push(pr->buf, pr->x);
-		dpk_clamp_add(pr->cc, pr->lo, pr->hi, pr->x);
-	}
-	MemoryContextSwitchTo(old);
-	MemoryContextReset(pr->rowctx);
 	if ((++pr->rows & 65535) == 0)
 		CHECK_FOR_INTERRUPTS();
+	if (pr->float8_columns)
+	{
+		double	   *x = buffer_slot(pr->buf, pr->callerctx);
+		bool		inside = true;
+		int			j;
+
+		slot_getsomeattrs(slot, d);
+		for (j = 0; j < d; j++)
+		{
+			if (slot->tts_isnull[j])
+				return true;
+			x[j] = DatumGetFloat8(slot->tts_values[j]);
+			if (isnan(x[j]))
+				return true;
+			inside &= x[j] >= pr->lo[j] && x[j] <= pr->hi[j];
+		}
+		pr->buf->n++;
+		/* a point inside the box only counts as a point */
+		if (inside)
+			pr->cc->points++;
+		else
+			dpk_clamp_add(pr->cc, pr->lo, pr->hi, x);
+	}
+	else
+	{
+		MemoryContext old = MemoryContextSwitchTo(pr->rowctx);
+		bool		ok = dpk_pg_read_point_slot(&pr->reader, slot, pr->x) == DPK_POINT_OK;
+
+		MemoryContextSwitchTo(old);
+		if (ok)
+		{
+			memcpy(buffer_slot(pr->buf, pr->callerctx), pr->x, d * sizeof(double));
+			pr->buf->n++;
+			dpk_clamp_add(pr->cc, pr->lo, pr->hi, pr->x);
+		}
+		MemoryContextReset(pr->rowctx);
+	}
 	return true;
 }
 

@@ -1039,6 +1039,112 @@ test_screened(void)
 	dpk_free(assign);
 }
 
+/*
+ * Whether centres c (k, d = 2) are a Lloyd fixed point of all the points:
+ * every centre with weight the weighted mean of the points nearest to it.
+ */
+static bool
+lloyd_fixed_point(const double *x, const double *w, int n, const double *c, int k,
+				  int *assign)
+{
+	double		sum[2 * 16] = {0},
+				wt[16] = {0};
+	int			i,
+				j;
+
+	dpk_kmeans_cost(x, w, n, 2, c, k, assign);
+	for (i = 0; i < n; i++)
+	{
+		wt[assign[i]] += w[i];
+		sum[2 * assign[i]] += w[i] * x[2 * i];
+		sum[2 * assign[i] + 1] += w[i] * x[2 * i + 1];
+	}
+	for (j = 0; j < k; j++)
+		if (wt[j] > 0.0 &&
+			(fabs(c[2 * j] - sum[2 * j] / wt[j]) > 1e-9 ||
+			 fabs(c[2 * j + 1] - sum[2 * j + 1] / wt[j]) > 1e-9))
+			return false;
+	return true;
+}
+
+/*
+ * Restarts screened on a sample (dpk_kmeans_screened_sample): stride 1 is
+ * dpk_kmeans_screened bit for bit; with a sample the kept restarts still
+ * run on to a Lloyd fixed point of all the points (not of the sample), the
+ * cost is that of the centres on all the points, the result repeats, and
+ * it stays within a few percent of dpk_kmeans; a sample of a few points
+ * still gives a fixed point of all the points.
+ */
+static void
+test_screened_sample(void)
+{
+	int			big = 4000,
+				k = 10,
+				i,
+				inst;
+	double	   *bx = dpk_alloc(sizeof(double) * big * 2);
+	double	   *bw = dpk_alloc(sizeof(double) * big);
+	int		   *assign = dpk_alloc(sizeof(int) * big);
+	double		c1[20],
+				c2[20],
+				s1[10],
+				s2[10];
+
+	for (inst = 0; inst < 6; inst++)
+	{
+		double		c_plain,
+					c_scr,
+					c_smp,
+					c_again;
+		int			stride = 2 + inst;
+
+		for (i = 0; i < big; i++)
+		{
+			int			b = (int) (test_uniform() * 12);
+
+			bx[2 * i] = 8.0 * b + 3.0 * (1 + b % 3) * test_normal();
+			bx[2 * i + 1] = 50.0 + 20.0 * sin(b) + 3.0 * test_normal();
+			bw[i] = 1.0 + 50.0 * test_uniform() * (b % 4 == 0);
+		}
+		c_scr = dpk_kmeans_screened(&(DpkPoints) {bx, bw, big, 2},
+									&(DpkClusterOpts) {k, 20, 100, 11 + inst}, 5,
+									3, &(DpkClusterOut) {c1, s1});
+		c_smp = dpk_kmeans_screened_sample(&(DpkPoints) {bx, bw, big, 2},
+										   &(DpkClusterOpts) {k, 20, 100, 11 + inst}, 5,
+										   3, 1, &(DpkClusterOut) {c2, s2});
+		CHECK(c_scr == c_smp && memcmp(c1, c2, sizeof(c1)) == 0 &&
+			  memcmp(s1, s2, sizeof(s1)) == 0,
+			  "screened on every point: not dpk_kmeans_screened (%.17g vs %.17g)", c_smp, c_scr);
+
+		c_plain = dpk_kmeans(&(DpkPoints) {bx, bw, big, 2},
+							 &(DpkClusterOpts) {k, 20, 100, 11 + inst},
+							 &(DpkClusterOut) {c1, s1});
+		c_smp = dpk_kmeans_screened_sample(&(DpkPoints) {bx, bw, big, 2},
+										   &(DpkClusterOpts) {k, 20, 100, 11 + inst}, 5,
+										   3, stride, &(DpkClusterOut) {c2, s2});
+		c_again = dpk_kmeans_screened_sample(&(DpkPoints) {bx, bw, big, 2},
+											 &(DpkClusterOpts) {k, 20, 100, 11 + inst}, 5,
+											 3, stride, &(DpkClusterOut) {c1, s1});
+		CHECK(c_smp == c_again && memcmp(c1, c2, sizeof(c1)) == 0 &&
+			  memcmp(s1, s2, sizeof(s1)) == 0, "screened on a sample: not repeatable");
+		CHECK(reldiff(c_smp, dpk_kmeans_cost(bx, bw, big, 2, c2, k, assign)) < 1e-9,
+			  "screened on a sample: cost %.17g is not that of its centres", c_smp);
+		CHECK(lloyd_fixed_point(bx, bw, big, c2, k, assign),
+			  "screened on a sample (stride %d): not a Lloyd fixed point of all points", stride);
+		CHECK(c_smp <= c_plain * 1.05, "screened on a sample: cost %.17g far above %.17g",
+			  c_smp, c_plain);
+
+		c_smp = dpk_kmeans_screened_sample(&(DpkPoints) {bx, bw, big, 2},
+										   &(DpkClusterOpts) {k, 20, 100, 11 + inst}, 5,
+										   3, big, &(DpkClusterOut) {c2, s2});
+		CHECK(isfinite(c_smp) && lloyd_fixed_point(bx, bw, big, c2, k, assign),
+			  "screened on a few points: not a Lloyd fixed point of all points");
+	}
+	dpk_free(bx);
+	dpk_free(bw);
+	dpk_free(assign);
+}
+
 int
 main(void)
 {
@@ -1053,5 +1159,6 @@ main(void)
 	test_large();
 	test_pruned_identical();
 	test_screened();
+	test_screened_sample();
 	UNIT_DONE("test_kmeans");
 }

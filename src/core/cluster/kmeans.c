@@ -516,18 +516,17 @@ dpk_kmeans(const DpkPoints *pts, const DpkClusterOpts *opt,
 }
 
 /*
- * Weighted k-means with screened restarts; see kmeans.h.  Every restart is
- * seeded and run for at most screen_iter Lloyd updates; the keep of lowest
- * cost (sorted, the earlier restart first on a tie) each continue to
- * max_iter updates in all, and the lowest final cost wins (the earlier on
- * a tie).
+ * Screened restarts (see kmeans.h): every restart is seeded on scr and run
+ * there for at most screen_iter Lloyd updates; the keep of lowest cost
+ * (sorted, the earlier restart first on a tie) each continue on pts to
+ * max_iter updates in all, and the lowest final cost on pts wins (the
+ * earlier on a tie).  scr == pts screens on the points themselves.
  */
-double
-dpk_kmeans_screened(const DpkPoints *pts, const DpkClusterOpts *opt,
-					int screen_iter, int keep, const DpkClusterOut *out)
+static double
+km_screened(const DpkPoints *pts, const DpkPoints *scr, const DpkClusterOpts *opt,
+			int screen_iter, int keep, const DpkClusterOut *out)
 {
 	const double *x = pts->x;
-	const double *w = pts->w;
 	int			n = pts->n;
 	int			d = pts->d;
 	int			k = opt->k;
@@ -536,7 +535,9 @@ dpk_kmeans_screened(const DpkPoints *pts, const DpkClusterOpts *opt,
 	uint64_t	seed = opt->seed;
 	double	   *centers = out->centers;
 	double	   *sizes = out->sizes;
-	KmRun		run;
+	KmRun		run,
+				srun;
+	KmRun	   *sr = &run;
 	size_t		kd = (size_t) k * d;
 	double	   *topc;
 	double	   *topcost;
@@ -555,15 +556,21 @@ dpk_kmeans_screened(const DpkPoints *pts, const DpkClusterOpts *opt,
 		screen_iter = 0;
 	if (keep < 1)
 		keep = 1;
-	if (k <= 0 || d <= 0 || n <= 0 || keep >= restarts || screen_iter >= max_iter)
+	if (k <= 0 || d <= 0 || n <= 0 || keep >= restarts || screen_iter >= max_iter ||
+		scr->n <= 0)
 		return dpk_kmeans(pts, &(DpkClusterOpts) {k, restarts, max_iter, seed}, out);
 
-	km_run_init(&run, x, w, n, d, k);
+	km_run_init(&run, x, pts->w, n, d, k);
+	if (scr != pts)
+	{
+		km_run_init(&srun, scr->x, scr->w, scr->n, d, k);
+		sr = &srun;
+	}
 	topc = dpk_alloc(sizeof(double) * (size_t) keep * kd);
 	topcost = dpk_alloc(sizeof(double) * (size_t) keep);
 	for (r = 0; r < restarts; r++)
 	{
-		double		cost = km_restart(&run, x, n, d, k, screen_iter, seed, r);
+		double		cost = km_restart(sr, scr->x, scr->n, d, k, screen_iter, seed, r);
 
 		if (ntop == keep && !(cost < topcost[ntop - 1]))
 			continue;
@@ -574,8 +581,10 @@ dpk_kmeans_screened(const DpkPoints *pts, const DpkClusterOpts *opt,
 			memcpy(topc + (size_t) t * kd, topc + (size_t) (t - 1) * kd, sizeof(double) * kd);
 		}
 		topcost[t] = cost;
-		memcpy(topc + (size_t) t * kd, run.c, sizeof(double) * kd);
+		memcpy(topc + (size_t) t * kd, sr->c, sizeof(double) * kd);
 	}
+	if (sr != &run)
+		km_run_free(sr);
 	for (t = 0; t < ntop; t++)
 	{
 		double		cost;
@@ -598,6 +607,65 @@ dpk_kmeans_screened(const DpkPoints *pts, const DpkClusterOpts *opt,
 	dpk_free(topcost);
 	km_run_free(&run);
 	return best;
+}
+
+/* Weighted k-means with screened restarts; see kmeans.h. */
+double
+dpk_kmeans_screened(const DpkPoints *pts, const DpkClusterOpts *opt,
+					int screen_iter, int keep, const DpkClusterOut *out)
+{
+	return km_screened(pts, pts, opt, screen_iter, keep, out);
+}
+
+/*
+ * Whether point i is in a sample of about one point in stride: a hash of
+ * its index, not every stride-th point, which on a coreset listed cell by
+ * cell would keep the same columns of the grid in every row and could miss
+ * a cluster one column wide (doc/decisions/035-oneshot-scan-speed.md).
+ */
+static inline bool
+km_in_sample(int i, int stride)
+{
+	return (((uint64_t) i * UINT64_C(0x9E3779B97F4A7C15)) >> 32) % (uint64_t) stride == 0;
+}
+
+/*
+ * Screened restarts that screen on a sample of the points; see kmeans.h.
+ * The sample is a fixed function of the points' order, so the result
+ * stays deterministic for a given seed.
+ */
+double
+dpk_kmeans_screened_sample(const DpkPoints *pts, const DpkClusterOpts *opt,
+						   int screen_iter, int keep, int stride,
+						   const DpkClusterOut *out)
+{
+	DpkPoints	scr;
+	double	   *sx,
+			   *sw = NULL;
+	double		cost;
+	int			i,
+				m = 0;
+
+	if (stride <= 1 || pts->n <= 0 || pts->d <= 0)
+		return km_screened(pts, pts, opt, screen_iter, keep, out);
+	sx = dpk_alloc(sizeof(double) * (size_t) pts->n * pts->d);
+	if (pts->w)
+		sw = dpk_alloc(sizeof(double) * (size_t) pts->n);
+	for (i = 0; i < pts->n; i++)
+	{
+		if (!km_in_sample(i, stride))
+			continue;
+		memcpy(sx + (size_t) m * pts->d, pts->x + (size_t) i * pts->d,
+			   sizeof(double) * pts->d);
+		if (sw)
+			sw[m] = pts->w[i];
+		m++;
+	}
+	scr = (DpkPoints) {sx, sw, m, pts->d};
+	cost = km_screened(pts, &scr, opt, screen_iter, keep, out);
+	dpk_free(sx);
+	dpk_free(sw);
+	return cost;
 }
 
 /*

@@ -68,6 +68,16 @@ double		dpk_kmeans_screened(const DpkPoints *pts, const DpkClusterOpts *opt,
 								int screen_iter, int keep, const DpkClusterOut *out);
 
 /*
+ * The same, but the restarts are seeded and screened on a sample of about
+ * one point in stride only (chosen by a hash of the point's index); the
+ * keep best then run on all the points.  stride <= 1 is
+ * dpk_kmeans_screened.
+ */
+double		dpk_kmeans_screened_sample(const DpkPoints *pts, const DpkClusterOpts *opt,
+									   int screen_iter, int keep, int stride,
+									   const DpkClusterOut *out);
+
+/*
  * Weighted k-means cost of centres (k*d) on points x (n*d, weights w or NULL):
  * sum of w_i * min_j ||x_i - c_j||^2.  If assign is not NULL it receives the
  * index of the nearest centre of every point.  Distances via cblas_dgemm.

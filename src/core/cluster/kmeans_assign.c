@@ -257,32 +257,33 @@ km_nearest_bounded(KmWork *ws, const double *x, const double *c, int i,
 {
 	int			d = ws->d,
 				k = ws->k,
-				bj = -1,
+				bj,
 				j;
-	double		best = 0.0,
+	double		best,
 				second = HUGE_VAL;
 
-	for (j = 0; j < k; j++)
+	/*
+	 * Centre 0 is never a duplicate, so it is the first best; then each
+	 * centre either takes the lead (pushing the old best to second) or
+	 * competes for second, duplicates always the latter.  Written with
+	 * selects rather than branches: which centre is nearest is random
+	 * from point to point, so branches would be mispredicted.
+	 */
+	best = ws->xnorm[i] + g[0] + ws->cnorm[0];
+	best = best > 0.0 ? best : 0.0;
+	bj = 0;
+	for (j = 1; j < k; j++)
 	{
 		double		v = ws->xnorm[i] + g[j] + ws->cnorm[j];
+		bool		lead;
+		double		loser;
 
-		if (!(v > 0.0))
-			v = 0.0;
-		if (ws->dup[j])
-		{
-			if (v < second)
-				second = v;
-			continue;
-		}
-		if (bj < 0 || v < best)
-		{
-			if (bj >= 0 && best < second)
-				second = best;
-			best = v;
-			bj = j;
-		}
-		else if (v < second)
-			second = v;
+		v = v > 0.0 ? v : 0.0;
+		lead = (v < best) & !ws->dup[j];
+		loser = lead ? best : v;
+		second = loser < second ? loser : second;
+		best = lead ? v : best;
+		bj = lead ? j : bj;
 	}
 	ws->ub[i] = sqrt(km_sqdist(x + (size_t) i * d, c + (size_t) bj * d, d)) *
 		(1.0 + DPK_KM_SLACK);

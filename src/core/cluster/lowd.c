@@ -21,6 +21,10 @@
 #define DPK_LOWD_SCREEN_ITER 5
 #endif
 #define DPK_LOWD_SCREEN_KEEP 3
+/* Coreset points the screening sees: about one in stride beyond this. */
+#ifndef DPK_LOWD_SCREEN_POINTS
+#define DPK_LOWD_SCREEN_POINTS 4096
+#endif
 
 /* Defaults for dp_kmeans below DPK_HIGHD_MIN_D. */
 void
@@ -39,6 +43,7 @@ dpk_lowd_defaults(DpkLowdConfig *cfg, double epsilon, int k)
 	cfg->max_iter = 100;
 	cfg->screen_iter = DPK_LOWD_SCREEN_ITER;
 	cfg->screen_keep = DPK_LOWD_SCREEN_KEEP;
+	cfg->screen_points = DPK_LOWD_SCREEN_POINTS;
 	cfg->objective = DPK_OBJECTIVE_KMEANS;
 	cfg->delta = 0.0;
 }
@@ -159,10 +164,16 @@ lowd_centres(const DpkBox *box, const DpkLowdConfig *cfg, const DpkCoreset *cs,
 					&(DpkClusterOpts) {cfg->k, cfg->restarts, cfg->max_iter, dpk_stream_u64(s)},
 					&(DpkClusterOut) {res->centers, res->sizes});
 	else if (cs->n > 0)
-		dpk_kmeans_screened(&(DpkPoints) {cs->points, cs->weights, cs->n, d},
-							&(DpkClusterOpts) {cfg->k, cfg->restarts, cfg->max_iter, dpk_stream_u64(s)},
-							cfg->screen_iter, cfg->screen_keep,
-							&(DpkClusterOut) {res->centers, res->sizes});
+	{
+		/* screen on a sample of the coreset when it is large (record 035) */
+		int			stride = cfg->screen_points > 0 && cs->n > cfg->screen_points
+			? (cs->n + cfg->screen_points - 1) / cfg->screen_points : 1;
+
+		dpk_kmeans_screened_sample(&(DpkPoints) {cs->points, cs->weights, cs->n, d},
+								   &(DpkClusterOpts) {cfg->k, cfg->restarts, cfg->max_iter, dpk_stream_u64(s)},
+								   cfg->screen_iter, cfg->screen_keep, stride,
+								   &(DpkClusterOut) {res->centers, res->sizes});
+	}
 	else
 	{
 		/* Nothing rose above the noise: every centre at the box centre. */

@@ -42,6 +42,8 @@ typedef struct DpkLowdConfig
 								 * Lloyd updates ... */
 	int			screen_keep;	/* ... and this many of lowest cost run on
 								 * (kmeans.h: dpk_kmeans_screened) */
+	int			screen_points;	/* screen on a sample of about this many
+								 * coreset points (0: all points) */
 	DpkObjective objective;		/* k-means (default) or k-median of the
 								 * coreset: post-processing, same noise */
 	double		delta;			/* 0: pure epsilon; > 0: discrete Gaussians

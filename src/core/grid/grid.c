@@ -250,15 +250,57 @@ dpk_hist_add(DpkDenseHist *h, const double *u)
 		dpk_free(relp);
 }
 
+/*
+ * Count n points of the box (d <= 64) with every operation of
+ * dpk_hist_add_points; compiled apart for d = 2, with the box's corners,
+ * widths and the arrays in locals, since stores to the counts could
+ * otherwise alias them and force reloads on every row.
+ */
+static inline __attribute__((always_inline)) void
+hist_add_rows_d(DpkDenseHist *h, const DpkBox *box, const double *points, size_t n, int d)
+{
+	double		lower[64],
+				width[64],
+				u[64];
+	int64_t		rel[64];
+	int64_t    *count = h->count;
+	int64_t    *sum = h->sum;
+	int			m = h->m;
+	size_t		i;
+	int			j;
+
+	for (j = 0; j < d; j++)
+	{
+		lower[j] = box->lower[j];
+		width[j] = box->upper[j] - box->lower[j];
+	}
+	for (i = 0; i < n; i++)
+	{
+		const double *x = points + i * d;
+		uint64_t	cell;
+
+		if ((i & 65535) == 0)
+			dpk_check_interrupts();
+		for (j = 0; j < d; j++)
+		{
+			double		v = (x[j] - lower[j]) / width[j];
+
+			u[j] = v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);
+		}
+		cell = grid_cell(d, m, u, NULL, rel);
+		count[cell]++;
+		if (sum)
+			for (j = 0; j < d; j++)
+				sum[cell * d + j] += rel[j];
+	}
+}
+
 /* Count n points of the box, normalized one by one (see grid.h). */
 void
 dpk_hist_add_points(DpkDenseHist *h, const DpkBox *box, const double *points, size_t n)
 {
 	int			d = h->d;
-	double		u[64];
-	int64_t		rel[64];
 	size_t		i;
-	int			j;
 
 	if (d > 64)
 	{
@@ -272,27 +314,11 @@ dpk_hist_add_points(DpkDenseHist *h, const DpkBox *box, const double *points, si
 			dpk_hist_add(h, ub);
 		}
 		dpk_free(ub);
-		return;
 	}
-	for (i = 0; i < n; i++)
-	{
-		const double *x = points + i * d;
-		uint64_t	cell;
-
-		if ((i & 65535) == 0)
-			dpk_check_interrupts();
-		for (j = 0; j < d; j++)
-		{
-			double		v = (x[j] - box->lower[j]) / (box->upper[j] - box->lower[j]);
-
-			u[j] = v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);
-		}
-		cell = grid_cell(d, h->m, u, NULL, rel);
-		h->count[cell]++;
-		if (h->sum)
-			for (j = 0; j < d; j++)
-				h->sum[cell * d + j] += rel[j];
-	}
+	else if (d == 2)
+		hist_add_rows_d(h, box, points, n, 2);
+	else
+		hist_add_rows_d(h, box, points, n, d);
 }
 
 /* Noise every cell of the histogram (see grid.h). */
