@@ -82,3 +82,18 @@ SELECT dp_release('wp');
 SELECT count(*) AS deltas_after_release FROM dpkmeans_internal.delta WHERE relid = 'wp'::regclass;
 SELECT dp_detach('wp');
 DROP TABLE wp;
+
+-- Writes that keep the row count (an UPDATE moves rows to other cells, the
+-- padded state keeps its length): the release stores the folded state;
+-- after no write the stored state is kept as it is.  dp_verify recounts.
+CREATE TABLE same_n (x float8, y float8);
+INSERT INTO same_n SELECT g % 10 * 10, g % 7 * 10 FROM generate_series(1, 200) g;
+SELECT dp_attach('same_n', ARRAY['x', 'y'], 2, 1.0, ARRAY[0, 0], ARRAY[100, 100]);
+SELECT dp_release('same_n') AS release;
+UPDATE same_n SET x = 100 - x;
+SELECT dp_release('same_n') AS release;
+SELECT dp_verify('same_n');
+SELECT dp_release('same_n') AS release;
+SELECT dp_verify('same_n');
+SELECT dp_detach('same_n');
+DROP TABLE same_n;

@@ -235,16 +235,17 @@ make_release(Oid relid, Oid userid, int *horizon, bool *at_horizon)
 	DpkBox		box;
 	DpkDenseHist noisy;
 	DpkLiveRelease rel;
-	DpkCellMap	noisy_map;
 	DpkStream  *stream;
 	DpkCellMap *released;
 	uint8		key[DPK_KEY_BYTES];
 	uint8		nonce[DPK_NONCE_BYTES] = {0};
 	uint32		t;
 	uint64		i;
-	bytea	   *region_state = NULL;
+	bytea	   *region_state = NULL,
+			   *histogram;
 	bool		regions,
-				kmedian;
+				kmedian,
+				state_changed;
 
 	if (!dpk_store_read_tracked(relid, true, ctx, &tr))
 		dpk_store_not_attached(relid);
@@ -264,7 +265,7 @@ make_release(Oid relid, Oid userid, int *horizon, bool *at_horizon)
 
 	/* a table captured from the WAL: its changes committed so far first */
 	(void) dpk_wal_sync(&tr, NULL);
-	dpk_store_fold_deltas(relid, &tr.state);
+	state_changed = dpk_store_fold_deltas(relid, &tr.state) > 0;
 	released = dpk_shard_merged_state(&tr, userid);
 	dpk_store_read_key(relid, key);
 
@@ -273,7 +274,6 @@ make_release(Oid relid, Oid userid, int *horizon, bool *at_horizon)
 	box.upper = tr.upper;
 	stream = palloc0(sizeof(DpkStream));
 	dpk_pg_stream_open(stream, key, nonce);
-	dpk_cellmap_init(&noisy_map, tr.d);
 	regions = read_regions(&tr, &cfg, ctx, &region_state);
 	kmedian = dpk_store_kmedian_wanted(relid);
 	if (cfg.dhat > 0)
@@ -303,23 +303,21 @@ make_release(Oid relid, Oid userid, int *horizon, bool *at_horizon)
 		else
 		{
 			explicit_bzero(key, sizeof(key));
-			dpk_live_cluster_projected(&cfg, &box, pcount, psum, psumnorm, t, seed, &rel);
+			/* no copy of psum: scaled in place and given back exactly */
+			dpk_live_cluster_projected_inplace(&cfg, &box, pcount, psum, psumnorm, t, seed,
+											   &rel);
 		}
 		/* k-median of the same lifted cells when asked: post-processing */
 		if (kmedian)
 			dpk_live_kmedian_projected(&cfg, &box, pcount, psum, psumnorm, t, seed, &rel);
-		for (i = 0; i < total; i++)
-		{
-			int64_t    *v = dpk_cellmap_get(&noisy_map, i);
-			int			j;
-
-			v[0] = (int64_t) pcount[i];
-			for (j = 0; j < tr.d; j++)
-				v[1 + j] = (int64_t) psum[i * tr.d + j];
-		}
+		/* the stored histogram straight from the noisy arrays, then them freed */
+		histogram = dpk_store_histogram_dense(&(DpkDenseCells) {tr.d, total, pcount, psum});
+		pfree(psum);
+		pfree(pcount);
 	}
 	else
 	{
+		DpkCellMap	noisy_map;
 		uint64		seed;
 
 		dpk_live_noisy_histogram(&cfg, key, released, t, stream, &noisy);
@@ -329,6 +327,7 @@ make_release(Oid relid, Oid userid, int *horizon, bool *at_horizon)
 		/* k-median of the same noisy histogram when asked: post-processing */
 		if (kmedian)
 			dpk_live_kmedian(&cfg, &box, &noisy, t, seed, &rel);
+		dpk_cellmap_init(&noisy_map, tr.d);
 		for (i = 0; i < noisy.ncells; i++)
 		{
 			int64_t    *v = dpk_cellmap_get(&noisy_map, i);
@@ -339,10 +338,12 @@ make_release(Oid relid, Oid userid, int *horizon, bool *at_horizon)
 				for (j = 0; j < tr.d; j++)
 					v[1 + j] = noisy.sum[i * tr.d + j];
 		}
+		histogram = dpk_store_histogram_bytea(&noisy_map);
+		dpk_cellmap_free(&noisy_map);
 	}
 
 	dpk_store_save_release(&tr, t, dpk_pad_cells(&cfg, dpk_state_rows(&cfg, &tr.state)),
-						   &rel, &noisy_map);
+						   state_changed, &rel, histogram);
 	/* the history has spent its budget from its first release on (ledger.h) */
 	dpk_store_ledger_release(&tr, (int) t);
 	MemoryContextSwitchTo(old);

@@ -213,33 +213,6 @@ dpk_store_float8_datum(const double *v, int n)
 										   FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
 }
 
-/* A bytea of a cell map (see store.h). */
-bytea *
-dpk_store_map_bytea(const DpkCellMap *m, uint64 pad_to)
-{
-	size_t		len;
-	uint8_t    *buf = pad_to > 0 ? dpk_cellmap_serialize_padded(m, pad_to, &len)
-		: dpk_cellmap_serialize(m, &len);
-	bytea	   *b = palloc(VARHDRSZ + len);
-
-	SET_VARSIZE(b, VARHDRSZ + len);
-	memcpy(VARDATA(b), buf, len);
-	pfree(buf);
-	return b;
-}
-
-/* Merge a serialised cell map, or ERROR on corruption (see store.h). */
-void
-dpk_store_merge_bytea(DpkCellMap *m, bytea *b, int sign)
-{
-	if (!dpk_cellmap_merge_serialized(m, (uint8_t *) VARDATA_ANY(b),
-									  VARSIZE_ANY_EXHDR(b), sign))
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("dpkmeans state is corrupt"),
-				 errdetail("A stored cell map is malformed or has another dimension.")));
-}
-
 /*
  * The tracked columns read by dpk_store_read_tracked, by version; %s is the
  * state column or its stand-in.
@@ -374,8 +347,9 @@ read_tracked(Oid relid, bool lock, bool with_state, MemoryContext ctx, DpkTracke
 		tr->home.dbid = DatumGetObjectId(dpk_store_col_nn(0, "home_database"));
 	}
 	dpk_cellmap_init(&tr->state, tr->d);
+	tr->state_len = 0;
 	if (with_state)
-		dpk_store_merge_bytea(&tr->state, DatumGetByteaPP(dpk_store_col_nn(0, "state")), +1);
+		tr->state_len = dpk_store_merge_stored(&tr->state, dpk_store_col_nn(0, "state"), +1);
 	MemoryContextSwitchTo(old);
 	{
 		DpkWalCapture wc;
@@ -567,24 +541,26 @@ dpk_store_read_key(Oid relid, uint8 *key)
 	memcpy(key, VARDATA_ANY(kb), DPK_KEY_BYTES);
 }
 
-/* Merge every payload of the last result into state. */
-static void
+/* Merge every payload of the last result into state; returns how many. */
+static uint64
 merge_payloads(DpkCellMap *state)
 {
-	uint64		i;
+	uint64		i,
+				n = SPI_processed;
 
-	for (i = 0; i < SPI_processed; i++)
-		dpk_store_merge_bytea(state, DatumGetByteaPP(dpk_store_col_nn(i, "payload")), +1);
+	for (i = 0; i < n; i++)
+		(void) dpk_store_merge_stored(state, dpk_store_col_nn(i, "payload"), +1);
+	return n;
 }
 
 /* Fold the pending deltas (see store.h). */
-void
+uint64
 dpk_store_fold_deltas(Oid relid, DpkCellMap *state)
 {
 	/* One statement, so no delta can slip between read and delete. */
 	store_exec_rel("DELETE FROM dpkmeans_internal.delta WHERE relid = $1::oid::regclass "
 				   "RETURNING payload", relid, false, SPI_OK_DELETE_RETURNING);
-	merge_payloads(state);
+	return merge_payloads(state);
 }
 
 /* Remove a table's deltas unread (see store.h). */
@@ -601,7 +577,7 @@ dpk_store_add_deltas(Oid relid, DpkCellMap *state)
 {
 	store_exec_rel("SELECT payload FROM dpkmeans_internal.delta WHERE relid = $1::oid::regclass",
 				   relid, true, SPI_OK_SELECT);
-	merge_payloads(state);
+	(void) merge_payloads(state);
 }
 
 /* Append one statement's change (see store.h). */

@@ -95,6 +95,8 @@ typedef struct DpkTracked
 								 * (src/capture/wal_capture.c), not by triggers */
 	DpkHome		home;
 	DpkCellMap	state;
+	size_t		state_len;		/* bytes of the stored state state was read
+								 * from (0: not read) */
 } DpkTracked;
 
 /*
@@ -251,8 +253,11 @@ void		dpk_store_insert_tracked(const DpkTracked *tr, const char *mode,
 /* The table's secret key (ERROR when missing or malformed). */
 void		dpk_store_read_key(Oid relid, uint8 *key);
 
-/* Fold: delete the pending deltas and add them into state, in one statement. */
-void		dpk_store_fold_deltas(Oid relid, DpkCellMap *state);
+/*
+ * Fold: delete the pending deltas and add them into state, in one
+ * statement; returns how many there were.
+ */
+uint64		dpk_store_fold_deltas(Oid relid, DpkCellMap *state);
 
 /* Delete a table's deltas without reading them (stray ones, before attach). */
 void		dpk_store_drop_deltas(Oid relid);
@@ -264,13 +269,24 @@ void		dpk_store_add_deltas(Oid relid, DpkCellMap *state);
 void		dpk_store_append_delta(Oid relid, const DpkCellMap *map, uint64 pad_to);
 
 /*
- * Store release t: the new true state (padded to state_pad cells), the
- * release number, the release row, centres and costs for every k' and the
- * noisy counted level.
+ * Store release t: its noisy counted level (histogram, from
+ * dpk_store_histogram_bytea or _dense; stored first and freed, so that a
+ * large one is not held beside the state's), the new true state padded to
+ * state_pad cells, the release number, the release row and the centres and
+ * costs for every k'.  The state is written only when state_changed or
+ * when its stored form would differ from the one read (tr->state_len): an
+ * unchanged state keeps its stored value.
  */
 void		dpk_store_save_release(const DpkTracked *tr, uint32 t, uint64 state_pad,
-								   const DpkLiveRelease *rel,
-								   const DpkCellMap *noisy_map);
+								   bool state_changed, const DpkLiveRelease *rel,
+								   bytea *histogram);
+
+/*
+ * The stored form of a release's noisy counted level: every cell of it,
+ * zeros included (padded), but in the plain form for 0.1's objects.
+ */
+bytea	   *dpk_store_histogram_bytea(const DpkCellMap *noisy_map);
+bytea	   *dpk_store_histogram_dense(const DpkDenseCells *h);
 
 /* Record the current cluster, timeline and database as the table's home. */
 void		dpk_store_set_home(Oid relid, const DpkHome *home);
@@ -364,7 +380,16 @@ void		dpk_store_attach_objectives(Oid relid);
 /* A bytea of a cell map (padded form when pad_to > 0, else the plain form). */
 bytea	   *dpk_store_map_bytea(const DpkCellMap *m, uint64 pad_to);
 
+/* src/store/store_cells.c: a bytea of a dense histogram (padded or plain form). */
+bytea	   *dpk_store_dense_bytea(const DpkDenseCells *h, bool padded);
+
 /* Merge a serialised cell map into m with sign, or ERROR on corruption. */
 void		dpk_store_merge_bytea(DpkCellMap *m, bytea *b, int sign);
+
+/*
+ * The same from a stored value (a column of the last SPI result), read in
+ * slices without its padding when out of line; returns its length in bytes.
+ */
+size_t		dpk_store_merge_stored(DpkCellMap *m, Datum value, int sign);
 
 #endif

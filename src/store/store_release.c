@@ -111,29 +111,86 @@ save_objective(const DpkTracked *tr, const double *costs, const double *centers,
 	pfree(clusters);
 }
 
+/* The stored form of a release's histogram from a noisy map (see store.h). */
+bytea *
+dpk_store_histogram_bytea(const DpkCellMap *noisy_map)
+{
+	return dpk_store_map_bytea(noisy_map, dpk_store_is_v01() ? 0 : noisy_map->n);
+}
+
+/* The same from a dense histogram (see store.h). */
+bytea *
+dpk_store_histogram_dense(const DpkDenseCells *h)
+{
+	return dpk_store_dense_bytea(h, !dpk_store_is_v01());
+}
+
 /* Store release t (see store.h). */
 void
-dpk_store_save_release(const DpkTracked *tr, uint32 t, uint64 state_pad,
-					   const DpkLiveRelease *rel, const DpkCellMap *noisy_map)
+dpk_store_save_release(const DpkTracked *tr, uint32 t, uint64 state_pad, bool state_changed,
+					   const DpkLiveRelease *rel, bytea *histogram)
 {
 	Oid			types[7];
 	Datum		values[7];
+	uint64		pad_to = dpk_store_is_v01() ? 0 : state_pad;
 
+	/*
+	 * Every cell of the released level, zeros included (padded): the stored
+	 * size, which an aborted attempt leaves in the statistics, is public.
+	 */
 	types[0] = OIDOID;
 	values[0] = ObjectIdGetDatum(tr->relid);
-	types[1] = BYTEAOID;
-	values[1] = PointerGetDatum(dpk_store_map_bytea(&tr->state, dpk_store_is_v01() ? 0 : state_pad));
+	types[1] = INT4OID;
+	values[1] = Int32GetDatum((int32) t);
+	types[2] = BYTEAOID;
+	values[2] = PointerGetDatum(histogram);
+	if (dpk_store_keeps_history())
+		dpk_store_exec_large("INSERT INTO dpkmeans_internal.histogram (relid, t, payload) "
+							 "VALUES ($1::oid::regclass, $2, $3)", 3, types, values,
+							 SPI_OK_INSERT);
+	else
+		dpk_store_exec_large("INSERT INTO dpkmeans_internal.histogram (relid, t, payload) "
+							 "VALUES ($1::oid::regclass, $2, $3) ON CONFLICT (relid) "
+							 "DO UPDATE SET t = excluded.t, payload = excluded.payload",
+							 3, types, values, SPI_OK_INSERT);
+	pfree(histogram);
+
+	/*
+	 * The state is its stored bytes again when nothing was folded into it
+	 * and its padded length is the same (the serialised form is a function
+	 * of the counters and the padding alone): then it is not written.
+	 */
 	types[2] = INT4OID;
 	values[2] = Int32GetDatum((int32) t);
 	types[3] = INT4OID;
 	values[3] = Int32GetDatum(tr->state_format);
-	if (dpk_store_is_v01())
-		dpk_store_exec("UPDATE dpkmeans_internal.tracked SET state = $2, releases = $3 "
-				   "WHERE relid = $1::oid::regclass", 3, types, values, false, SPI_OK_UPDATE);
+	if (state_changed ||
+		tr->state_len != dpk_cellmap_serialized_len(&tr->state, pad_to > 0, pad_to))
+	{
+		types[1] = BYTEAOID;
+		values[1] = PointerGetDatum(dpk_store_map_bytea(&tr->state, pad_to));
+		if (dpk_store_is_v01())
+			dpk_store_exec_large("UPDATE dpkmeans_internal.tracked SET state = $2, releases = $3 "
+								 "WHERE relid = $1::oid::regclass", 3, types, values,
+								 SPI_OK_UPDATE);
+		else
+			dpk_store_exec_large("UPDATE dpkmeans_internal.tracked SET state = $2, releases = $3, "
+								 "state_format = $4 WHERE relid = $1::oid::regclass",
+								 4, types, values, SPI_OK_UPDATE);
+		pfree(DatumGetPointer(values[1]));
+	}
 	else
-		dpk_store_exec("UPDATE dpkmeans_internal.tracked SET state = $2, releases = $3, "
-				   "state_format = $4 WHERE relid = $1::oid::regclass",
-				   4, types, values, false, SPI_OK_UPDATE);
+	{
+		Oid			ut[3] = {OIDOID, INT4OID, INT4OID};
+		Datum		uv[3] = {values[0], values[2], values[3]};
+
+		dpk_store_exec(dpk_store_is_v01()
+					   ? "UPDATE dpkmeans_internal.tracked SET releases = $2 "
+					   "WHERE relid = $1::oid::regclass"
+					   : "UPDATE dpkmeans_internal.tracked SET releases = $2, state_format = $3 "
+					   "WHERE relid = $1::oid::regclass",
+					   dpk_store_is_v01() ? 2 : 3, ut, uv, false, SPI_OK_UPDATE);
+	}
 
 	types[1] = INT4OID;
 	values[1] = Int32GetDatum((int32) t);
@@ -149,22 +206,6 @@ dpk_store_save_release(const DpkTracked *tr, uint32 t, uint64 state_pad,
 	if (rel->kmed_centers && dpk_store_has_objectives())
 		save_objective(tr, rel->kmed_costs, rel->kmed_centers, rel->kmed_sizes, "kmedian",
 					   types, values);
-
-	/*
-	 * Every cell of the released level, zeros included (padded): the stored
-	 * size, which an aborted attempt leaves in the statistics, is public.
-	 */
-	types[2] = BYTEAOID;
-	values[2] = PointerGetDatum(dpk_store_map_bytea(noisy_map, dpk_store_is_v01() ? 0 : noisy_map->n));
-	if (dpk_store_keeps_history())
-		dpk_store_exec("INSERT INTO dpkmeans_internal.histogram (relid, t, payload) "
-					   "VALUES ($1::oid::regclass, $2, $3)", 3, types, values, false,
-					   SPI_OK_INSERT);
-	else
-		dpk_store_exec("INSERT INTO dpkmeans_internal.histogram (relid, t, payload) "
-					   "VALUES ($1::oid::regclass, $2, $3) ON CONFLICT (relid) "
-					   "DO UPDATE SET t = excluded.t, payload = excluded.payload",
-					   3, types, values, false, SPI_OK_INSERT);
 }
 
 /*
@@ -320,7 +361,7 @@ dpk_store_histogram(Oid relid, int t, int latest, int d, MemoryContext ctx,
 						   t, get_rel_name(relid))));
 	old = MemoryContextSwitchTo(ctx);
 	dpk_cellmap_init(noisy, d);
-	dpk_store_merge_bytea(noisy, DatumGetByteaPP(dpk_store_col_nn(0, "payload")), +1);
+	(void) dpk_store_merge_stored(noisy, dpk_store_col_nn(0, "payload"), +1);
 	*level = DatumGetInt32(dpk_store_col_nn(0, "level"));
 	MemoryContextSwitchTo(old);
 }

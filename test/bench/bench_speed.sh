@@ -13,7 +13,9 @@
 #  (d) dp_release of high-dimensional tables (d = 384 and 1536, 50 000
 #      rows, k = 10, pure and delta = 1e-6): time, and the peak resident
 #      memory (VmHWM) and minor page faults of the release worker, sampled
-#      from /proc while it runs.
+#      from /proc while it runs; the rows "+w" release again after 200
+#      more rows were inserted (the state folds them and is written anew).
+# PARTS (default abcd) picks the parts to run.
 # The release rows of (a) also give the worker's peak memory and page faults.
 # Times are the best of REPS runs, in milliseconds; only the ratios mean
 # anything across machines.  Nothing is asserted.
@@ -25,6 +27,7 @@ HIGHD_LIST=${HIGHD_LIST:-"384 1536"}
 HIGHD_ROWS=${HIGHD_ROWS:-50000}
 REPS=${REPS:-3}
 T_MAX=${T_MAX:-1024}
+PARTS=${PARTS:-abcd}
 . "$top/scripts/cluster.sh"
 dir=$(mktemp -d /tmp/dpkmeans-speed.XXXXXX)
 port=$((20000 + RANDOM % 20000))
@@ -80,6 +83,9 @@ fill() {
 	cluster_psql -c "VACUUM ANALYZE $1" >/dev/null
 }
 
+part() { case "$PARTS" in *"$1"*) return 0 ;; esac; return 1; }
+
+if part a; then
 echo "# (a) dp_release vs rows: d = 2, k = 8, eps = 1, k-means only (the default),"
 echo "#     best of $REPS releases after the first; scan = SELECT sum(x + y) over the table"
 printf '%9s %7s %11s %9s %9s %8s %8s\n' rows cells release_ms scan_ms ratio peak_mb minflt
@@ -96,7 +102,9 @@ for hint in 300000 100000000; do
 		cluster_psql -c "SELECT dp_detach('rel')" >/dev/null
 	done
 done
+fi
 
+if part b; then
 echo
 echo "# (b) dp_release vs release number t: 256 cells, 100000 rows, horizon 1024,"
 echo "#     every release up to t = $T_MAX (median and max per range of t)"
@@ -116,7 +124,9 @@ for ((lo = 1; lo <= T_MAX; lo *= 2)); do
 	max=$(tail -1 "$dir/range")
 	printf '%5d-%-5d %8.1f %8.1f %9.1f\n' "$lo" "$hi" "$med" "$max" "$s"
 done
+fi
 
+if part c; then
 echo
 echo "# (c) one-shot and attach, d = 2, best of $REPS"
 printf '%-34s %9s %10s %9s %7s\n' what rows ms scan_ms ratio
@@ -148,7 +158,9 @@ s=$(best_ms "SELECT sum(v[1] + v[2]) FROM big16")
 k=$(best_ms "SELECT count(*) FROM dp_kmeans('SELECT v FROM big16', 10, 1.0, array_fill(0::float8, ARRAY[16]), array_fill(100::float8, ARRAY[16]))")
 printf '%-34s %9d %10.1f %9.1f %7s\n' "dp_kmeans k = 10, d = 16" "$n16" "$k" "$s" "$(ratio "$k" "$s")"
 cluster_psql -c "DROP TABLE big16" >/dev/null
+fi
 
+if part d; then
 echo
 echo "# (d) dp_release of high-d tables, $HIGHD_ROWS rows, k = 10, four clusters,"
 echo "#     best of $REPS after the first; peak_mb and minflt of the release worker"
@@ -167,6 +179,12 @@ for hd in $HIGHD_LIST; do
 		r=$(best_ms "SELECT dp_release('hd')")
 		read -r _ mb flt < <(sampled "SELECT dp_release('hd')")
 		printf '%6d %8s %11.1f %9.1f %8s %9s\n' "$hd" "$delta" "$r" "$s" "$mb" "$flt"
+		cluster_psql -c "INSERT INTO hd SELECT (SELECT array_agg((i % 4) * 20 + 20 + (random() - 0.5) * 4 + 0 * j)
+			FROM generate_series(1, $hd) j WHERE i > 0) FROM generate_series(1, 200) i" >/dev/null
+		read -r r mb flt < <(sampled "SELECT dp_release('hd')")
+		printf '%6d %8s %11.1f %9.1f %8s %9s\n' "$hd" "$delta+w" "$r" "$s" "$mb" "$flt"
 		cluster_psql -c "SELECT dp_detach('hd')" >/dev/null
+		cluster_psql -c "DELETE FROM hd WHERE ctid IN (SELECT ctid FROM hd OFFSET $HIGHD_ROWS)" >/dev/null
 	done
 done
+fi

@@ -981,6 +981,18 @@ test_metric_points(void)
 		dpk_stream_close(&s);
 		memcpy(xm, x, sizeof(double) * N * D);
 		dpk_highd_metric_points(&box, &cfg, xm, N);
+		/* each row as dpk_box_normalize, _to_metric and _ball_clamp make it */
+		for (i = 0; i < N; i++)
+		{
+			double		u[D];
+
+			dpk_box_normalize(&box, x + (size_t) i * D, u);
+			dpk_box_to_metric(&box, u);
+			dpk_box_ball_clamp(D, cfg.ball, u);
+			if (memcmp(u, xm + (size_t) i * D, sizeof(u)) != 0)
+				break;
+		}
+		CHECK(i == N, "variant %d: row %d in other metric positions", v, i);
 		open_stream(&s, 17 + v);
 		dpk_highd_oneshot_cluster(&box, xm, N, &cfg, &s, &r2);
 		dpk_stream_close(&s);
@@ -1042,6 +1054,84 @@ test_wide_plan(void)
 	dpk_free(hi);
 }
 
+/*
+ * A partition's noisy statistics from labels computed before (the joint
+ * mode computes them once, from the histogram pass's projections) are those
+ * of the pass that projects every chunk again: the same counts and sums,
+ * with and without a map, over several chunks of rows.
+ */
+static void
+test_partition_row_labels(void)
+{
+	enum
+	{
+		D = 12, N = 2 * DPK_PROJ_CHUNK + 500, K = 5
+	};
+	double		lower[D],
+				upper[D];
+	DpkBox		box = {D, lower, upper};
+	double	   *x = dpk_alloc(sizeof(double) * N * D),
+			   *t = dpk_alloc(sizeof(double) * DPK_PROJ_CHUNK * 4),
+				pc[K * 4],
+				cnt[2][K],
+				sum[2][K * D];
+	int		   *labels = dpk_alloc(sizeof(int) * N),
+				map[K] = {0, 1, 1, 0, 1};
+	DpkHighdConfig cfg;
+	DpkHighdPlan pl;
+	DpkProjection proj;
+	DpkStream	s;
+	size_t		done,
+				i;
+	int			j,
+				v,
+				w;
+
+	for (j = 0; j < D; j++)
+	{
+		lower[j] = 0.0;
+		upper[j] = 10.0;
+	}
+	for (i = 0; i < (size_t) N * D; i++)
+		x[i] = 10.0 * unit_uniform(&test_state);
+	dpk_highd_defaults(&cfg, 1.0, K);
+	dpk_highd_metric_points(&box, &cfg, x, N);
+	open_stream(&s, 5);
+	dpk_highd_plan(&pl, &box, x, N, &cfg, &s);
+	dpk_stream_close(&s);
+	dpk_projection_init(&proj, D, pl.dhat, 99, cfg.half_width);
+	for (j = 0; j < K * pl.dhat; j++)
+		pc[j] = unit_uniform(&test_state);
+	for (done = 0; done < N; done += DPK_PROJ_CHUNK)
+	{
+		size_t		rows = N - done < DPK_PROJ_CHUNK ? N - done : DPK_PROJ_CHUNK;
+
+		dpk_project_batch(&proj, x + done * D, rows, t);
+		for (i = 0; i < rows; i++)
+			labels[done + i] = dpk_highd_nearest(t + i * pl.dhat, pc, K, pl.dhat);
+	}
+	for (v = 0; v < 2; v++)
+	{
+		for (w = 0; w < 2; w++)
+		{
+			DpkHighdPartition pt = {v ? 2 : K, 1, &proj, pc, v ? map : NULL, NULL,
+			w ? labels : NULL};
+
+			open_stream(&s, 11 + v);
+			dpk_highd_partition_stats(&pl, &pt, &pl.lift_count_scale, &pl.sum_scale, &s,
+									  cnt[w], sum[w]);
+			dpk_stream_close(&s);
+		}
+		CHECK(memcmp(cnt[0], cnt[1], sizeof(double) * (v ? 2 : K)) == 0 &&
+			  memcmp(sum[0], sum[1], sizeof(double) * (v ? 2 : K) * D) == 0,
+			  "statistics from stored labels differ (map %d)", v);
+	}
+	dpk_projection_free(&proj);
+	dpk_free(x);
+	dpk_free(t);
+	dpk_free(labels);
+}
+
 int
 main(void)
 {
@@ -1057,5 +1147,6 @@ main(void)
 	test_box_geometry();
 	test_oneshot_ball();
 	test_metric_points();
+	test_partition_row_labels();
 	UNIT_DONE("test_highd");
 }

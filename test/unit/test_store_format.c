@@ -5,6 +5,7 @@
  *		sampler-version checks of a live configuration's noise scales.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -107,6 +108,86 @@ test_padded_roundtrip(void)
 }
 
 /*
+ * A dense histogram of noisy counters (doubles holding integers, some
+ * cells all zero) serialises byte for byte as the map holding every cell
+ * did, in both forms; read back header first and then in pieces of a few
+ * entries (the padding unread), it gives the same map as the whole buffer.
+ */
+static void
+test_dense_and_pieces(void)
+{
+	enum
+	{
+		D = 3, NCELLS = 40
+	};
+	double		count[NCELLS],
+				sum[NCELLS * D];
+	DpkDenseCells h = {D, NCELLS, count, sum};
+	DpkCellMap	m,
+				whole,
+				pieces;
+	uint64_t	c,
+				n;
+	uint64_t	rng = 12345;
+	int			j,
+				form;
+	size_t		head;
+
+	dpk_cellmap_init(&m, D);
+	for (c = 0; c < NCELLS; c++)
+	{
+		int64_t    *v = dpk_cellmap_get(&m, c);
+		bool		zero = c % 7 == 3 || c == NCELLS - 1;	/* the last one too */
+
+		count[c] = zero ? 0.0 : floor(unit_normal(&rng) * 50.0);
+		v[0] = (int64_t) count[c];
+		for (j = 0; j < D; j++)
+		{
+			/* a cell with count 0 but a non-zero sum is kept */
+			sum[c * D + j] = zero ? 0.0 : floor(unit_normal(&rng) * 1e6);
+			v[1 + j] = (int64_t) sum[c * D + j];
+		}
+	}
+	count[5] = 0.0;
+	dpk_cellmap_get(&m, 5)[0] = 0;
+	for (form = 0; form < 2; form++)
+	{
+		bool		padded = form == 1;
+		size_t		lm,
+					ld = dpk_cellmap_dense_len(&h, padded);
+		uint8_t    *pm = padded ? dpk_cellmap_serialize_padded(&m, m.n, &lm)
+			: dpk_cellmap_serialize(&m, &lm);
+		uint8_t    *pd = dpk_alloc(ld);
+		uint64_t	i;
+
+		dpk_cellmap_dense_serialize_to(&h, padded, pd);
+		CHECK(ld == lm && memcmp(pd, pm, lm) == 0,
+			  "dense %s form differs from the map's (%zu against %zu bytes)",
+			  padded ? "padded" : "plain", ld, lm);
+
+		dpk_cellmap_init(&whole, D);
+		dpk_cellmap_init(&pieces, D);
+		CHECK(dpk_cellmap_merge_serialized(&whole, pd, ld, +1), "dense form rejected");
+		CHECK(dpk_cellmap_serialized_header(pd, 32, ld, D, &head, &n), "header rejected");
+		CHECK(n == NCELLS - 7, "%llu cells, not %d", (unsigned long long) n, NCELLS - 7);
+		for (i = 0; i < n; i += 4)
+			dpk_cellmap_merge_entries(&pieces, pd + head + i * (2 + D) * 8,
+									  n - i < 4 ? n - i : 4, +1);
+		CHECK(dpk_cellmap_equal(&whole, &pieces) && dpk_cellmap_equal(&whole, &m),
+			  "pieces give another map");
+		CHECK(!dpk_cellmap_serialized_header(pd, 32, ld - 8, D, &head, &n),
+			  "wrong length accepted");
+		CHECK(!dpk_cellmap_serialized_header(pd, 32, ld, D + 1, &head, &n),
+			  "wrong dimension accepted");
+		dpk_cellmap_free(&whole);
+		dpk_cellmap_free(&pieces);
+		dpk_free(pm);
+		dpk_free(pd);
+	}
+	dpk_cellmap_free(&m);
+}
+
+/*
  * Live scales: every node scale must be representable (or the configuration
  * is refused), and a table attached under sampler version 1 may go on only
  * where version 2 draws the same rational.
@@ -147,6 +228,7 @@ int
 main(void)
 {
 	test_padded_roundtrip();
+	test_dense_and_pieces();
 	test_live_scales();
 	UNIT_DONE("test_store_format");
 }

@@ -269,20 +269,45 @@ put_cells(const DpkCellMap *m, uint8_t *p)
 	return p;
 }
 
+/* Length of the serialised form (see cellmap.h). */
+size_t
+dpk_cellmap_serialized_len(const DpkCellMap *m, bool padded, uint64_t pad_to)
+{
+	size_t		n = nonzero_cells(m),
+				entry = (size_t) (2 + m->d) * 8;
+
+	if (!padded)
+		return 24 + n * entry;
+	return 32 + (pad_to > n ? (size_t) pad_to : n) * entry;
+}
+
+/* Write the serialised form into buf (see cellmap.h). */
+void
+dpk_cellmap_serialize_to(const DpkCellMap *m, bool padded, uint64_t pad_to, uint8_t *buf)
+{
+	size_t		n = nonzero_cells(m),
+				npad = padded && pad_to > n ? (size_t) (pad_to - n) : 0,
+				entry = (size_t) (2 + m->d) * 8;
+	uint8_t    *p;
+
+	put64(buf, padded ? CELLMAP_MAGIC_PADDED : CELLMAP_MAGIC);
+	put64(buf + 8, (uint64_t) m->d);
+	put64(buf + 16, (uint64_t) n);
+	if (padded)
+		put64(buf + 24, (uint64_t) npad);
+	p = put_cells(m, buf + (padded ? 32 : 24));
+	memset(p, 0, npad * entry);
+}
+
 /* Serialise the non-zero cells (see cellmap.h). */
 uint8_t *
 dpk_cellmap_serialize(const DpkCellMap *m, size_t *len)
 {
-	int			w = 1 + m->d;
-	size_t		n = nonzero_cells(m);
 	uint8_t    *buf;
 
-	*len = 24 + n * (size_t) (1 + w) * 8;
+	*len = dpk_cellmap_serialized_len(m, false, 0);
 	buf = dpk_alloc(*len);
-	put64(buf, CELLMAP_MAGIC);
-	put64(buf + 8, (uint64_t) m->d);
-	put64(buf + 16, (uint64_t) n);
-	put_cells(m, buf + 24);
+	dpk_cellmap_serialize_to(m, false, 0, buf);
 	return buf;
 }
 
@@ -290,53 +315,117 @@ dpk_cellmap_serialize(const DpkCellMap *m, size_t *len)
 uint8_t *
 dpk_cellmap_serialize_padded(const DpkCellMap *m, uint64_t pad_to, size_t *len)
 {
-	int			w = 1 + m->d;
-	size_t		n = nonzero_cells(m);
-	size_t		npad = pad_to > n ? (size_t) (pad_to - n) : 0;
-	size_t		entry = (size_t) (1 + w) * 8;
-	uint8_t    *buf,
-			   *p;
+	uint8_t    *buf;
 
-	*len = 32 + (n + npad) * entry;
+	*len = dpk_cellmap_serialized_len(m, true, pad_to);
 	buf = dpk_alloc(*len);
-	put64(buf, CELLMAP_MAGIC_PADDED);
-	put64(buf + 8, (uint64_t) m->d);
-	put64(buf + 16, (uint64_t) n);
-	put64(buf + 24, (uint64_t) npad);
-	p = put_cells(m, buf + 32);
-	memset(p, 0, npad * entry);
+	dpk_cellmap_serialize_to(m, true, pad_to, buf);
 	return buf;
 }
 
-/* m += sign * (serialised map), either form. */
-bool
-dpk_cellmap_merge_serialized(DpkCellMap *m, const uint8_t *buf, size_t len, int sign)
+/* Whether every counter of dense cell c is zero (as an int64). */
+static bool
+dense_zero(const DpkDenseCells *h, uint64_t c)
 {
-	int			w = 1 + m->d;
-	size_t		entry = (size_t) (1 + w) * 8;
-	size_t		head;
-	uint64_t	n,
-				npad = 0,
-				i;
-	const uint8_t *p;
 	int			j;
 
-	if (len < 24 || get64(buf + 8) != (uint64_t) m->d)
+	if ((int64_t) h->count[c] != 0)
+		return false;
+	for (j = 0; h->sum && j < h->d; j++)
+		if ((int64_t) h->sum[c * h->d + j] != 0)
+			return false;
+	return true;
+}
+
+/*
+ * Length of a dense histogram's serialised form (see cellmap.h): every
+ * entry in the padded form, else the cells with a non-zero counter.
+ */
+size_t
+dpk_cellmap_dense_len(const DpkDenseCells *h, bool padded)
+{
+	size_t		entry = (size_t) (2 + h->d) * 8,
+				n = 0;
+	uint64_t	c;
+
+	if (padded)
+		return 32 + (size_t) h->ncells * entry;
+	for (c = 0; c < h->ncells; c++)
+		n += !dense_zero(h, c);
+	return 24 + n * entry;
+}
+
+/*
+ * Write a dense histogram's serialised form into buf (see cellmap.h): the
+ * non-zero cells in ascending order, then the padding.
+ */
+void
+dpk_cellmap_dense_serialize_to(const DpkDenseCells *h, bool padded, uint8_t *buf)
+{
+	int			d = h->d,
+				j;
+	size_t		entry = (size_t) (2 + d) * 8,
+				n = 0;
+	uint8_t    *p = buf + (padded ? 32 : 24);
+	uint64_t	c;
+
+	for (c = 0; c < h->ncells; c++)
+	{
+		if (dense_zero(h, c))
+			continue;
+		put64(p, c);
+		put64(p + 8, (uint64_t) (int64_t) h->count[c]);
+		for (j = 0; j < d; j++)
+			put64(p + 16 + (size_t) j * 8,
+				  (uint64_t) (h->sum ? (int64_t) h->sum[c * d + j] : 0));
+		p += entry;
+		n++;
+	}
+	put64(buf, padded ? CELLMAP_MAGIC_PADDED : CELLMAP_MAGIC);
+	put64(buf + 8, (uint64_t) d);
+	put64(buf + 16, (uint64_t) n);
+	if (padded)
+	{
+		put64(buf + 24, (uint64_t) (h->ncells - n));
+		memset(p, 0, (h->ncells - n) * entry);
+	}
+}
+
+/*
+ * The header of a serialised map (see cellmap.h): avail bytes of it at buf
+ * (at least 32 or all of len), len the whole form's length.
+ */
+bool
+dpk_cellmap_serialized_header(const uint8_t *buf, size_t avail, size_t len, int d,
+							  size_t *head, uint64_t *n)
+{
+	size_t		entry = (size_t) (2 + d) * 8;
+	uint64_t	npad = 0;
+
+	if (len < 24 || avail < 24 || get64(buf + 8) != (uint64_t) d)
 		return false;
 	if (get64(buf) == CELLMAP_MAGIC)
-		head = 24;
-	else if (get64(buf) == CELLMAP_MAGIC_PADDED && len >= 32)
+		*head = 24;
+	else if (get64(buf) == CELLMAP_MAGIC_PADDED && len >= 32 && avail >= 32)
 	{
-		head = 32;
+		*head = 32;
 		npad = get64(buf + 24);
 	}
 	else
 		return false;
-	n = get64(buf + 16);
-	if (n > (len - head) / entry || npad > (len - head) / entry - n ||
-		len != head + (n + npad) * entry)
-		return false;
-	p = buf + head;
+	*n = get64(buf + 16);
+	return *n <= (len - *head) / entry && npad <= (len - *head) / entry - *n &&
+		len == *head + (*n + npad) * entry;
+}
+
+/* Add n serialised entries at p into m, times sign (see cellmap.h). */
+void
+dpk_cellmap_merge_entries(DpkCellMap *m, const uint8_t *p, uint64_t n, int sign)
+{
+	int			w = 1 + m->d,
+				j;
+	uint64_t	i;
+
 	for (i = 0; i < n; i++)
 	{
 		int64_t    *v = dpk_cellmap_get(m, get64(p));
@@ -345,6 +434,18 @@ dpk_cellmap_merge_serialized(DpkCellMap *m, const uint8_t *buf, size_t len, int 
 		for (j = 0; j < w; j++, p += 8)
 			v[j] += sign * (int64_t) get64(p);
 	}
+}
+
+/* m += sign * (serialised map), either form. */
+bool
+dpk_cellmap_merge_serialized(DpkCellMap *m, const uint8_t *buf, size_t len, int sign)
+{
+	size_t		head;
+	uint64_t	n;
+
+	if (!dpk_cellmap_serialized_header(buf, len, len, m->d, &head, &n))
+		return false;
+	dpk_cellmap_merge_entries(m, buf + head, n, sign);
 	return true;
 }
 

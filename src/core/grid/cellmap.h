@@ -62,6 +62,48 @@ uint8_t    *dpk_cellmap_serialize_padded(const DpkCellMap *m, uint64_t pad_to,
 										 size_t *len);
 
 /*
+ * The same written into a caller's buffer of dpk_cellmap_serialized_len
+ * bytes (padded: the padded form up to pad_to entries; else the plain one),
+ * so a stored value needs no second copy.
+ */
+size_t		dpk_cellmap_serialized_len(const DpkCellMap *m, bool padded, uint64_t pad_to);
+void		dpk_cellmap_serialize_to(const DpkCellMap *m, bool padded, uint64_t pad_to,
+									 uint8_t *buf);
+
+/*
+ * A dense histogram of cells 0 .. ncells - 1: count[c] and sum[c * d + j]
+ * (NULL: every sum zero), doubles holding integers (noisy counters).
+ */
+typedef struct DpkDenseCells
+{
+	int			d;
+	uint64_t	ncells;
+	const double *count;
+	const double *sum;
+} DpkDenseCells;
+
+/*
+ * Its serialised form, byte for byte that of the map holding every cell
+ * (each counter cast to int64) padded to ncells entries (padded), or the
+ * plain form: cells with every counter zero are left out (become padding).
+ * No map of d-wide cells is built.
+ */
+size_t		dpk_cellmap_dense_len(const DpkDenseCells *h, bool padded);
+void		dpk_cellmap_dense_serialize_to(const DpkDenseCells *h, bool padded, uint8_t *buf);
+
+/*
+ * Reading a serialised map in pieces: its header from the first avail
+ * bytes (at least 32, or all of it), len the whole length; false when
+ * malformed or of another dimension than d, else the header's length in
+ * *head and the number of cells in *n (the n entries follow the header,
+ * each 8 (2 + d) bytes; the padding after them is never read).  Then
+ * dpk_cellmap_merge_entries adds entries to m, times sign.
+ */
+bool		dpk_cellmap_serialized_header(const uint8_t *buf, size_t avail, size_t len,
+										  int d, size_t *head, uint64_t *n);
+void		dpk_cellmap_merge_entries(DpkCellMap *m, const uint8_t *p, uint64_t n, int sign);
+
+/*
  * Add the counters of a serialised map (either form) into m, times sign.
  * Returns false on a malformed buffer or a different dimension (m is then
  * unchanged in part).

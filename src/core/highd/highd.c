@@ -172,39 +172,73 @@ dpk_highd_out_free(DpkHighdOut *o)
 	dpk_free(o->sizes);
 }
 
+/* Where the histogram pass of one copy keeps every point's projection. */
+typedef struct KeptProjections
+{
+	double	   *t;				/* n * dhat */
+	size_t		next;
+	int			dhat;
+} KeptProjections;
+
+/* DpkHighdVisit: keep the point's projection (points come in order). */
+static void
+keep_projection(void *arg, const double *u, const double *t, uint64_t cell)
+{
+	KeptProjections *kp = (KeptProjections *) arg;
+
+	(void) u;
+	(void) cell;
+	memcpy(kp->t + kp->next++ * kp->dhat, t, sizeof(double) * kp->dhat);
+}
+
 /*
  * Joint mode, first stage: every copy's projection, noisy grid and k
  * projected centres (pc: copies * k * dhat); out gets the largest coreset.
+ * labels gets every point's tuple of nearest projected centres, read in
+ * base k (the joint partition's label), from the projections the
+ * histogram pass made: the later passes need not project again.
  * Returns the number of groups, k^copies.
  */
 static int
 joint_copies(const DpkHighdPlan *pl, DpkStream *s, DpkProjection *proj, double *pc,
-			 DpkHighdOut *out)
+			 int *labels, DpkHighdOut *out)
 {
 	const DpkHighdConfig *cfg = pl->cfg;
 	int			k = pl->k,
 				dhat = pl->dhat,
 				r,
 				ngroups = 1;
+	KeptProjections kp = {dpk_alloc(sizeof(double) * (pl->n ? pl->n : 1) * dhat), 0, dhat};
+	size_t		i;
 
+	memset(labels, 0, sizeof(int) * pl->n);
 	for (r = 0; r < pl->copies; r++)
 	{
 		double	   *count;
+		const double *pcr = pc + (size_t) r * k * dhat;
 		int			csz;
 
 		dpk_projection_init(&proj[r], pl->d, dhat,
 							dpk_projection_copy_seed(cfg->proj_seed, r), cfg->half_width);
-		count = dpk_highd_histogram(pl, &proj[r], s, NULL, NULL);
+		kp.next = 0;
+		count = dpk_highd_histogram(pl, &proj[r], s, keep_projection, &kp);
 		dpk_highd_grid_kmeans(&(DpkNoisyGrid) {dhat, pl->m, count, pl->count_var},
 							  cfg->threshold_sigmas,
 							  &(DpkClusterOpts) {k, cfg->restarts, cfg->max_iter,
 												 dpk_stream_u64(s)},
 							  pc + (size_t) r * k * dhat, &csz);
 		dpk_free(count);
+		for (i = 0; i < pl->n; i++)
+		{
+			if ((i & 65535) == 0)
+				dpk_check_interrupts();
+			labels[i] = labels[i] * k + dpk_highd_nearest(kp.t + i * dhat, pcr, k, dhat);
+		}
 		if (r == 0 || csz > out->coreset_size)
 			out->coreset_size = csz;
 		ngroups *= k;
 	}
+	dpk_free(kp.t);
 	return ngroups;
 }
 
@@ -217,7 +251,7 @@ joint_copies(const DpkHighdPlan *pl, DpkStream *s, DpkProjection *proj, double *
  */
 static int
 joint_group_map(const DpkHighdPlan *pl, DpkStream *s, const DpkProjection *proj,
-				const double *pc, int ngroups, double *ec, int *map)
+				const double *pc, const int *labels, int ngroups, double *ec, int *map)
 {
 	const DpkHighdConfig *cfg = pl->cfg;
 	int			k = pl->k,
@@ -232,7 +266,7 @@ joint_group_map(const DpkHighdPlan *pl, DpkStream *s, const DpkProjection *proj,
 	double	   *kept = dpk_alloc(sizeof(double) * (size_t) ngroups * e);
 	double	   *w = dpk_alloc(sizeof(double) * ngroups);
 	double		threshold;
-	DpkHighdPartition pt = {ngroups, R, proj, pc, NULL, NULL};
+	DpkHighdPartition pt = {ngroups, R, proj, pc, NULL, NULL, labels};
 
 	dpk_highd_partition_stats(pl, &pt, &pl->group_scale, &pl->group_scale, s, gcnt, NULL);
 	threshold = dpk_coreset_threshold(sqrt(pl->group_var), cfg->threshold_sigmas,
@@ -280,7 +314,8 @@ joint_group_map(const DpkHighdPlan *pl, DpkStream *s, const DpkProjection *proj,
  */
 static void
 joint_lift(const DpkHighdPlan *pl, DpkStream *s, const DpkProjection *proj,
-		   const double *pc, const int *map, const double *ec, int nkept, DpkHighdOut *out)
+		   const double *pc, const int *labels, const int *map, const double *ec, int nkept,
+		   DpkHighdOut *out)
 {
 	int			d = pl->d,
 				k = pl->k,
@@ -291,7 +326,7 @@ joint_lift(const DpkHighdPlan *pl, DpkStream *s, const DpkProjection *proj,
 	double	   *fallback = dpk_alloc(sizeof(double) * (size_t) k * d);
 	int		   *ident = dpk_alloc(sizeof(int) * k);
 	double		sum_var_norm = pl->sum_var / ((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS);
-	DpkHighdPartition pt = {k, pl->copies, proj, pc, map, NULL};
+	DpkHighdPartition pt = {k, pl->copies, proj, pc, map, NULL, labels};
 
 	for (j = 0; j < k; j++)
 	{
@@ -338,7 +373,8 @@ dpk_highd_run_joint(const DpkHighdPlan *pl, DpkStream *s, DpkHighdOut *out)
 	DpkProjection *proj;
 	double	   *pc,
 			   *ec;
-	int		   *map;
+	int		   *map,
+			   *labels;
 
 	if (!(pl->have_lift && pl->eps.eps_group > 0.0))
 	{
@@ -350,13 +386,15 @@ dpk_highd_run_joint(const DpkHighdPlan *pl, DpkStream *s, DpkHighdOut *out)
 	proj = dpk_alloc(sizeof(DpkProjection) * R);
 	pc = dpk_alloc(sizeof(double) * (size_t) R * pl->k * pl->dhat);
 	ec = dpk_alloc(sizeof(double) * (size_t) pl->k * R * pl->dhat);
-	ngroups = joint_copies(pl, s, proj, pc, out);
+	labels = dpk_alloc(sizeof(int) * (pl->n ? pl->n : 1));
+	ngroups = joint_copies(pl, s, proj, pc, labels, out);
 	map = dpk_alloc(sizeof(int) * ngroups);
-	nkept = joint_group_map(pl, s, proj, pc, ngroups, ec, map);
+	nkept = joint_group_map(pl, s, proj, pc, labels, ngroups, ec, map);
 	if (pl->cfg->objective == DPK_OBJECTIVE_KMEDIAN)
 		dpk_highd_joint_kmedian(pl, s, &proj[0], out);
 	else
-		joint_lift(pl, s, proj, pc, map, ec, nkept, out);
+		joint_lift(pl, s, proj, pc, labels, map, ec, nkept, out);
+	dpk_free(labels);
 	for (r = 0; r < R; r++)
 		dpk_projection_free(&proj[r]);
 	dpk_free(proj);
@@ -384,7 +422,7 @@ dpk_highd_refine_step(const DpkHighdPlan *pl, DpkStream *s, double *centers, dou
 	int		   *ident = dpk_alloc(sizeof(int) * k);
 	double		sum_var_norm = pl->refine_sum_var / ((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS),
 				min_count = dpk_lift_min_count(pl->refine_count_var, sum_var_norm);
-	DpkHighdPartition pt = {k, 0, NULL, NULL, NULL, centers};
+	DpkHighdPartition pt = {k, 0, NULL, NULL, NULL, centers, NULL};
 
 	dpk_highd_partition_stats(pl, &pt, &pl->refine_count_scale, &pl->refine_sum_scale, s,
 							  cnt, sum);

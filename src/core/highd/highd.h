@@ -444,6 +444,8 @@ typedef struct DpkHighdPartition
 	const double *pcenters;		/* copies * k * dhat */
 	const int  *map;			/* tuple -> part, or NULL */
 	const double *centers;		/* or: original-space centres (k * d) */
+	const int  *row_labels;		/* or: every point's tuple label, computed
+								 * before (NULL: computed in the pass) */
 } DpkHighdPartition;
 
 /*

@@ -42,8 +42,8 @@ dpk_highd_nearest(const double *t, const double *pc, int k, int dhat)
 
 /* Labels of one chunk of normalized points under a partition. */
 static void
-partition_labels(const DpkHighdPlan *pl, const DpkHighdPartition *pt, const double *u,
-				 size_t rows, double *t, int *label)
+partition_labels(const DpkHighdPlan *pl, const DpkHighdPartition *pt, size_t done,
+				 const double *u, size_t rows, double *t, int *label)
 {
 	int			k = pl->k,
 				dhat = pl->dhat,
@@ -56,13 +56,15 @@ partition_labels(const DpkHighdPlan *pl, const DpkHighdPartition *pt, const doub
 		return;
 	}
 	memset(label, 0, sizeof(int) * rows);
-	for (r = 0; r < pt->copies; r++)
+	for (r = 0; r < pt->copies && !pt->row_labels; r++)
 	{
 		dpk_project_batch(&pt->proj[r], u, rows, t);
 		for (i = 0; i < rows; i++)
 			label[i] = label[i] * k +
 				dpk_highd_nearest(t + i * dhat, pt->pcenters + (size_t) r * k * dhat, k, dhat);
 	}
+	if (pt->row_labels)
+		memcpy(label, pt->row_labels + done, sizeof(int) * rows);
 	if (pt->map)
 		for (i = 0; i < rows; i++)
 			label[i] = pt->map[label[i]];
@@ -88,10 +90,14 @@ dpk_highd_partition_stats(const DpkHighdPlan *pl, const DpkHighdPartition *pt,
 
 	for (done = 0; done < pl->n; done += DPK_PROJ_CHUNK)
 	{
-		size_t		rows;
-		const double *uc = dpk_highd_load_chunk(pl, done, u, &rows);
+		size_t		rows = pl->n - done < DPK_PROJ_CHUNK ? pl->n - done : DPK_PROJ_CHUNK;
+		/* labels read from row_labels need the rows only for sums */
+		const double *uc = pt->row_labels && !gs ? NULL
+			: dpk_highd_load_chunk(pl, done, u, &rows);
 
-		partition_labels(pl, pt, uc, rows, t, label);
+		if (!uc)
+			dpk_check_interrupts();
+		partition_labels(pl, pt, done, uc, rows, t, label);
 		for (i = 0; i < rows; i++)
 		{
 			g = label[i];

@@ -131,25 +131,49 @@ dpk_highd_use_ball(DpkHighdConfig *cfg, const DpkBox *box, double norm_bound)
 	}
 }
 
-/* Metric positions of the points, once (see highd.h). */
+/*
+ * Metric positions of the points, once (see highd.h): per coordinate the
+ * expressions of dpk_box_normalize and dpk_box_to_metric, with the box's
+ * sides and ratios computed once (the same doubles) so that the loop over
+ * the rows calls nothing but the ball's clamp.
+ */
 void
 dpk_highd_metric_points(const DpkBox *box, DpkHighdConfig *cfg, double *points, size_t n)
 {
-	int			d = box->d;
-	double	   *u = dpk_alloc(sizeof(double) * d);
+	int			d = box->d,
+				j;
+	double	   *lo = dpk_alloc(sizeof(double) * d),
+			   *w = dpk_alloc(sizeof(double) * d),
+			   *ratio = dpk_alloc(sizeof(double) * d),
+				wmax = dpk_box_max_width(box);
+	bool	   *narrow = dpk_alloc(sizeof(bool) * d);
 	size_t		i;
 
+	for (j = 0; j < d; j++)
+	{
+		lo[j] = box->lower[j];
+		w[j] = box->upper[j] - box->lower[j];
+		ratio[j] = w[j] / wmax;
+		narrow[j] = w[j] < wmax;
+	}
 	for (i = 0; i < n; i++)
 	{
 		double	   *x = points + i * d;
 
 		if ((i & 65535) == 0)
 			dpk_check_interrupts();
-		dpk_box_normalize(box, x, u);
-		dpk_box_to_metric(box, u);
-		dpk_box_ball_clamp(d, cfg->ball, u);
-		memcpy(x, u, sizeof(double) * d);
+		for (j = 0; j < d; j++)
+		{
+			double		v = (x[j] - lo[j]) / w[j];
+
+			v = v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);
+			x[j] = narrow[j] ? 0.5 + (v - 0.5) * ratio[j] : v;
+		}
+		dpk_box_ball_clamp(d, cfg->ball, x);
 	}
-	dpk_free(u);
+	dpk_free(lo);
+	dpk_free(w);
+	dpk_free(ratio);
+	dpk_free(narrow);
 	cfg->points_metric = true;
 }

@@ -475,6 +475,24 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 						   const double *count, const double *sum, double sumnorm,
 						   uint32_t t, uint64_t seed, DpkLiveRelease *rel)
 {
+	size_t		n = (size_t) cfg->copies * dpk_live_copy_cells(cfg) * cfg->d;
+	double	   *copy = dpk_alloc(n * sizeof(double));
+
+	memcpy(copy, sum, n * sizeof(double));
+	dpk_live_cluster_projected_inplace(cfg, box, count, copy, sumnorm, t, seed, rel);
+	dpk_free(copy);
+}
+
+/*
+ * The same on the caller's sums (see live_core.h): they are divided by
+ * DPK_LIFT_UNITS in place for the clustering and multiplied back after,
+ * both exact (a power of two, on integers far from the range's ends).
+ */
+void
+dpk_live_cluster_projected_inplace(const DpkLiveConfig *cfg, const DpkBox *box,
+								   const double *count, double *sum, double sumnorm,
+								   uint32_t t, uint64_t seed, DpkLiveRelease *rel)
+{
 	int			d = cfg->d,
 				k = cfg->k,
 				r,
@@ -482,7 +500,7 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 	uint64_t	ncells = dpk_live_copy_cells(cfg);
 	double		count_var = dpk_live_projected_count_var(cfg, t),
 				sum_var = dpk_live_projected_sum_var(cfg, t);
-	double	   *nsum = dpk_alloc((size_t) cfg->copies * ncells * d * sizeof(double));
+	double	   *nsum = sum;
 	double	   *ncount = dpk_alloc((size_t) cfg->copies * ncells * sizeof(double));
 	double	   *reachable = dpk_alloc(cfg->copies * sizeof(double));
 	double	   *cent = dpk_alloc((size_t) k * d * sizeof(double));
@@ -501,7 +519,7 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 	{
 		dpk_live_projection(cfg, r, &proj[r]);
 		for (c = 0; c < ncells * d; c++)
-			nsum[r * ncells * d + c] = sum[(size_t) r * ncells * d + c] / DPK_LIFT_UNITS;
+			nsum[r * ncells * d + c] /= DPK_LIFT_UNITS;
 		memcpy(ncount + r * ncells, count + (size_t) r * ncells, ncells * sizeof(double));
 		reachable[r] = dpk_live_zero_unreachable(cfg, box, &proj[r], ncount + r * ncells,
 												 nsum + r * ncells * d);
@@ -579,7 +597,8 @@ dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 	for (r = 0; r < cfg->copies; r++)
 		dpk_projection_free(&proj[r]);
 	dpk_free(proj);
-	dpk_free(nsum);
+	for (c = 0; c < (uint64_t) cfg->copies * ncells * d; c++)
+		nsum[c] *= DPK_LIFT_UNITS;
 	dpk_free(ncount);
 	dpk_free(reachable);
 	dpk_free(pos);

@@ -341,6 +341,17 @@ void		dpk_live_cluster_projected(const DpkLiveConfig *cfg, const DpkBox *box,
 									   DpkLiveRelease *rel);
 
 /*
+ * The same without a copy of the sums (d doubles a cell: 50 MB at d = 1536):
+ * sum is scaled in place during the call and given back exactly, but with
+ * the cells no point of the box reaches zeroed (those of
+ * dpk_live_noisy_projected_box are zero already).  Same centres.
+ */
+void		dpk_live_cluster_projected_inplace(const DpkLiveConfig *cfg, const DpkBox *box,
+											   const double *count, double *sum,
+											   double sumnorm, uint32_t t, uint64_t seed,
+											   DpkLiveRelease *rel);
+
+/*
  * The guard of large-d releases (cfg->lift_weighted): centres, sizes and
  * costs of a release for every k' <= k (blocks of dpk_live_block), costs
  * estimating each answer's k-means cost with its centres' noise.  A k'
