@@ -43,7 +43,10 @@
  *	 Gaussian  node variance h / (2 rho_count) (an event moves h nodes by 1:
  *			   squared l2 sensitivity h) against 1 / (2 rho_count), release t
  *			   the plain binary decomposition (popcount(t) nodes), so the
- *			   figure is h popcount(t), rho split evenly over the levels.
+ *			   figure is h popcount(t), rho split evenly over the levels; and
+ *			   the square-root counter of new small Gaussian tables
+ *			   (sqrt_counter.h), sens2 sum_{k<t} (w_k^2 + r_k^2) / den^2 from
+ *			   its integer weights, with the draws a release reads.
  * A line "same tree, least squares all nodes" gives, not shipped, the bound
  * of any estimator on the new tables' tree; lines "unshipped" the counters
  * of doc/decisions/031-counter-options.md (per-level budgets on trees
@@ -732,7 +735,8 @@ print_release_units(void)
 		   "# continuous variances (a discrete Laplace node has 2b^2 - 1/6 + O(1/b^2),\n"
 		   "# a discrete Gaussian ~sigma^2); mean over t in [T/4, T], worst t in it.\n"
 		   "# 'ref' rows: computed in the counter issue, copied here as constants;\n"
-		   "# ratio = shipped / ref (pure rows against the new tables' counter)\n");
+		   "# ratio = shipped / ref (pure rows against the new pure tables' counter,\n"
+		   "# Gaussian rows against the square-root counter of new Gaussian tables)\n");
 	printf("%5s %-6s %2s %2s %-46s %8s %8s %6s %7s %7s\n", "T", "table", "k", "h", "counter",
 		   "mean", "worst", "@t", "mean/", "worst/");
 	for (int hi = 0; hi < 4; hi++)
