@@ -519,6 +519,65 @@ test_norm_shift(void)
 	}
 }
 
+/*
+ * The counter a new Gaussian table gets (dpk_live_use_counter): the square
+ * root at the tree's level when its draws fit; one level coarser when only
+ * that fits (and keeps 1 024 cells); the tree when nothing fits, for
+ * projected tables and for pure ones; forced, the square root at its own
+ * level whatever its draws.
+ */
+static void
+test_counter_choice(void)
+{
+	static const struct
+	{
+		int			d;
+		double		n;
+		uint32_t	T;
+		double		delta;
+		bool		forced;
+		int			counter;
+		int			level_change;	/* against the tree's level */
+	}			cases[] = {
+		{2, 1e5, 16, 1e-6, false, DPK_LIVE_COUNTER_SQRT, 0},
+		{2, 1e5, 1024, 1e-6, false, DPK_LIVE_COUNTER_TREE, 0},
+		{5, 1e5, 16, 1e-6, false, DPK_LIVE_COUNTER_SQRT, -1},
+		{5, 1e5, 365, 1e-6, false, DPK_LIVE_COUNTER_TREE, 0},
+		{2, 1e5, 16, 0.0, false, DPK_LIVE_COUNTER_TREE, 0},
+		{5, 1e5, 365, 1e-6, true, DPK_LIVE_COUNTER_SQRT, 0},
+	};
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
+	{
+		DpkLiveConfig cfg;
+		int			tree_level;
+
+		dpk_live_defaults(&cfg, cases[c].d, 8, 1.0, cases[c].T, false);
+		dpk_live_use_delta(&cfg, cases[c].delta);
+		cfg.level = dpk_live_choose_level(&cfg, cases[c].n, 4194304.0);
+		tree_level = cfg.level;
+		dpk_live_use_counter(&cfg, NULL, cases[c].n, 4194304.0, cases[c].forced);
+		CHECK(cfg.counter == cases[c].counter &&
+			  (cases[c].forced || cfg.level - tree_level == cases[c].level_change) &&
+			  (cases[c].forced || cfg.counter == DPK_LIVE_COUNTER_TREE ||
+			   dpk_live_sqrt_draws(&cfg) <= DPK_LIVE_SQRT_MAX_DRAWS),
+			  "counter choice %zu: counter %d level %d (tree's %d), draws %.0f", c,
+			  cfg.counter, cfg.level, tree_level, dpk_live_sqrt_draws(&cfg));
+	}
+	/* projected tables keep the tree */
+	{
+		DpkLiveConfig cfg;
+
+		dpk_live_defaults(&cfg, 16, 8, 1.0, 16, false);
+		dpk_live_use_projection(&cfg, 7);
+		dpk_live_use_delta(&cfg, 1e-6);
+		cfg.level = 1;
+		dpk_live_use_counter(&cfg, NULL, 1e4, 4194304.0, false);
+		CHECK(cfg.counter == DPK_LIVE_COUNTER_TREE, "a projected table got counter %d",
+			  cfg.counter);
+	}
+}
+
 int
 main(void)
 {
@@ -530,5 +589,6 @@ main(void)
 	test_pure_unchanged();
 	test_release_path();
 	test_norm_shift();
+	test_counter_choice();
 	UNIT_DONE("test_live_gauss");
 }

@@ -129,15 +129,25 @@ dpk_live_use_counter(DpkLiveConfig *cfg, const DpkBox *box, double size_hint,
 	cfg->counter = DPK_LIVE_COUNTER_TREE;
 	if (cfg->delta <= 0.0)
 		return;
-	if (!forced && (cfg->dhat > 0 || cfg->horizon > DPK_LIVE_SQRT_MAX_HORIZON ||
-					dpk_live_sqrt_draws(cfg) > DPK_LIVE_SQRT_MAX_DRAWS))
+	if (!forced && (cfg->dhat > 0 || cfg->horizon > DPK_LIVE_SQRT_MAX_HORIZON))
 		return;
 	cfg->counter = DPK_LIVE_COUNTER_SQRT;
 	cfg->level = box ? dpk_live_choose_level_box(cfg, box, size_hint, max_cells)
 		: dpk_live_choose_level(cfg, size_hint, max_cells);
-	if (!forced && dpk_live_sqrt_draws(cfg) > DPK_LIVE_SQRT_MAX_DRAWS)
-		cfg->level = tree.level;
-	if (!forced && !dpk_live_scales_representable(cfg, &largest))
+	if (forced)
+		return;
+	/*
+	 * Coarser within the budget: at most one level below the tree's, and
+	 * only to a level of DPK_LIVE_SQRT_MIN_CELLS cells or more (doc/
+	 * decisions/039: measured there).
+	 */
+	while (dpk_live_sqrt_draws(cfg) > DPK_LIVE_SQRT_MAX_DRAWS && cfg->level > 0 &&
+		   cfg->level >= tree.level && (cfg->level < tree.level ||
+										pow(2.0, (double) (cfg->level - 1) * cfg->d) >=
+										DPK_LIVE_SQRT_MIN_CELLS))
+		cfg->level--;
+	if (dpk_live_sqrt_draws(cfg) > DPK_LIVE_SQRT_MAX_DRAWS ||
+		!dpk_live_scales_representable(cfg, &largest))
 		*cfg = tree;
 }
 

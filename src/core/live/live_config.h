@@ -105,7 +105,10 @@ typedef enum DpkLiveCounter
  * counter, times the coordinates each carries
  * (doc/decisions/039-integer-square-root-counter.md).
  */
-#define DPK_LIVE_SQRT_MAX_DRAWS 524288.0
+#define DPK_LIVE_SQRT_MAX_DRAWS 1048576.0
+
+/* Fewest cells a square-root table is coarsened to, to fit the draws. */
+#define DPK_LIVE_SQRT_MIN_CELLS 1024.0
 
 /* Largest horizon a square-root table takes (its factorization is O(T^2) to build). */
 #define DPK_LIVE_SQRT_MAX_HORIZON 4096
@@ -123,8 +126,10 @@ double		dpk_live_sqrt_draws(const DpkLiveConfig *cfg);
  * for its smaller noise (the caller has checked dhat 0 and the horizon).
  * Else the square root for a table without projections (dhat 0) whose
  * horizon is within DPK_LIVE_SQRT_MAX_HORIZON and whose last release reads
- * at most DPK_LIVE_SQRT_MAX_DRAWS draws (at the new level, or the tree's),
- * with every noise variance representable; otherwise the tree.  Projected
+ * at most DPK_LIVE_SQRT_MAX_DRAWS draws at its own level or, coarsened to
+ * fit, at most one level below the tree's and to no fewer than
+ * DPK_LIVE_SQRT_MIN_CELLS cells, with every noise variance representable;
+ * otherwise the tree.  Projected
  * tables keep the tree: their norm counter's unit (dpk_live_use_norm_shift)
  * is derived by shards too, and their sums carry d coordinates per cell.
  * Pure tables keep DPK_LIVE_COUNTER_TREE.  Public parameters only.
