@@ -142,9 +142,9 @@ dpk_live_use_counter(DpkLiveConfig *cfg, const DpkBox *box, double size_hint,
 	 * decisions/039: measured there).
 	 */
 	while (dpk_live_sqrt_draws(cfg) > DPK_LIVE_SQRT_MAX_DRAWS && cfg->level > 0 &&
-		   cfg->level >= tree.level && (cfg->level < tree.level ||
-										pow(2.0, (double) (cfg->level - 1) * cfg->d) >=
-										DPK_LIVE_SQRT_MIN_CELLS))
+		   (cfg->level > tree.level ||
+			(cfg->level == tree.level &&
+			 pow(2.0, (double) (cfg->level - 1) * cfg->d) >= DPK_LIVE_SQRT_MIN_CELLS)))
 		cfg->level--;
 	if (dpk_live_sqrt_draws(cfg) > DPK_LIVE_SQRT_MAX_DRAWS ||
 		!dpk_live_scales_representable(cfg, &largest))
