@@ -31,7 +31,7 @@ SHLIB_LINK_INTERNAL = $(CORE_LIB) $(libpq)
 # A missing prototype or a pointer made from an int is an error, not a warning.
 PG_CFLAGS = -Wno-sign-compare -Wno-unused-parameter -Wno-missing-field-initializers \
 	-Werror=implicit-function-declaration -Werror=int-conversion
-SHLIB_LINK = -lopenblas -lcrypto -lm
+SHLIB_LINK = -lcrypto -lm
 
 EXTRA_CLEAN = build postgis/results postgis/regression.diffs postgis/regression.out test/unit/bin test/unit/bin-san test/bench/bin results regression.diffs regression.out tmp_check tmp_regress test/privacy/bin
 
@@ -57,7 +57,7 @@ CORE_CC ?= gcc
 # core's assertions (DPK_ASSERT) are cheap and on everywhere.
 CORE_CFLAGS ?= -std=gnu99 -O2 -g -fPIC -Wall -Wextra -Werror $(addprefix -I,$(CORE_DIRS)) \
 	-DDPK_ASSERTIONS $(COPT)
-CORE_LIBS = -lopenblas -lcrypto -lm
+CORE_LIBS = -lcrypto -lm
 UNIT_TESTS = test_noise test_gserialized test_dgauss test_zcdp test_live_gauss test_kmeans test_kmedian test_kmedian_lifted test_objective test_live_release test_rugnik test_grid test_counter test_tree_estimator test_projection test_lift test_highd test_live_highd test_store_format test_store_config test_budget test_live_regions test_ledger test_mean_guard test_sqrt_counter test_live_heldout
 UNIT_BINS = $(addprefix test/unit/bin/,$(UNIT_TESTS))
 

@@ -7,7 +7,7 @@ set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 # postgresql-15-postgis-3: the companion extension's suites (dpkmeans itself
 # needs no PostGIS and its own suites run without it).
-need=(libopenblas-dev libssl-dev libipc-run-perl make gcc postgresql-15-partman postgresql-15-cron
+need=(libopenblas0 libssl-dev libipc-run-perl make gcc postgresql-15-partman postgresql-15-cron
 	postgresql-15-postgis-3)
 missing=()
 for p in "${need[@]}"; do

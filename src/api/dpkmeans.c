@@ -37,7 +37,7 @@ static const struct config_enum_entry gaussian_counter_options[] = {
 	{NULL, 0, false}
 };
 
-/* Load-time setup: GUCs, one BLAS thread per backend, core hooks. */
+/* Load-time setup: GUCs and the core hooks (BLAS is loaded on first use, blas.h). */
 void
 _PG_init(void)
 {
@@ -79,7 +79,6 @@ _PG_init(void)
 							 &dpk_gaussian_counter, DPK_GAUSSIAN_COUNTER_AUTO,
 							 gaussian_counter_options, PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("dpkmeans");
-	dpk_blas_single_thread();
 	dpk_pg_install_hooks();
 }
 

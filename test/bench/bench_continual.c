@@ -1100,10 +1100,7 @@ main(int argc, char **argv)
 		else if (strcmp(a, "--baselines") == 0)
 			opt.baselines = opt.naive = true;
 		else if (strcmp(a, "--self-check") == 0)
-		{
-			dpk_blas_single_thread();
 			return seed_self_check() ? 1 : 0;
-		}
 		else if (strcmp(a, "--sum-share") == 0)
 			opt.sum_share = atof(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--threshold") == 0)
@@ -1156,7 +1153,6 @@ main(int argc, char **argv)
 		}
 	}
 
-	dpk_blas_single_thread();
 	if (opt.baselines && seed_self_check() != 0)
 		return 1;
 	print_header(&opt);

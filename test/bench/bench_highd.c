@@ -156,7 +156,6 @@ enum
 	METHOD_H = 11, METHOD_L = 12, METHOD_G = 13, METHOD_C = 14
 };
 
-
 /* Method L: the low-d one-shot release. */
 static double
 lowd(const MixData *mx, const DpkBox *box, const Row *row, int seed, int restarts,
@@ -562,8 +561,6 @@ main(int argc, char **argv)
 		usage();
 	if (nrows == 0)
 		nrows = default_rows(rows);
-
-	dpk_blas_single_thread();
 
 	highd_config(&opt, 1.0, 10, 0, &def);
 	printf("# bench_highd: N=%zu seeds %d-%d (disjoint from the tuning seeds 0-9) "

@@ -1594,8 +1594,6 @@ main(int argc, char **argv)
 	if (nrows == 0)
 		nrows = default_rows(rows);
 
-	dpk_blas_single_thread();
-
 	if (!opt.digits_only)
 	{
 		print_header(&opt);

@@ -361,7 +361,6 @@ main(int argc, char **argv)
 		else
 			usage();
 	}
-	dpk_blas_single_thread();
 
 	printf("# bench_lsh: seeds %d-%d; cost = k-means cost / non-private reference, "
 		   "geometric mean over seeds and worst seed\n", seed_base, seed_base + seeds - 1);

@@ -114,7 +114,6 @@ enum
 	METHOD_A = 1, METHOD_B = 2, METHOD_C = 3
 };
 
-
 /* Method A: the one-shot release. */
 static double
 oneshot(const MixData *mx, const DpkBox *box, const Row *row, int seed,
@@ -319,8 +318,6 @@ main(int argc, char **argv)
 			fprintf(stderr, "bench_oneshot: pickups data has d = 2 only\n");
 			exit(2);
 		}
-
-	dpk_blas_single_thread();
 
 	/* The configuration A actually runs with (defaults shown at eps = 1). */
 	dpk_lowd_defaults(&def, 1.0, 1);

@@ -166,7 +166,6 @@ main(int argc, char **argv)
 	}
 	if (!rows_path || !centres_path || d < 1)
 		usage();
-	dpk_blas_single_thread();
 	cols = xmalloc(sizeof(int) * d);
 	for (i = 0; i < d; i++)
 		cols[i] = i;

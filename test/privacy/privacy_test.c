@@ -2783,7 +2783,6 @@ os_suite_go(OsSuite *os, long runs, uint64_t key_base, uint64_t tag)
 
 /* ---- main ---- */
 
-
 int
 main(int argc, char **argv)
 {
@@ -2815,7 +2814,6 @@ main(int argc, char **argv)
 	if (!privacy_settings("privacy_test", &runs, &weaken, &weaken_deletes, &key_base))
 		return 2;
 	setvbuf(stdout, NULL, _IOLBF, 0);	/* keep failures next to their line */
-	dpk_blas_single_thread();
 	make_base();
 
 	printf("privacy_test: %s mode, R = %ld runs per stream, epsilon = %g, T = %d, d = %d, "

@@ -29,8 +29,6 @@ main(void)
 	uint8_t		nonce[DPK_NONCE_BYTES] = {0};
 	DpkStream	s = {0};
 
-	dpk_blas_single_thread();
-
 	/* Clamping: outside and infinite coordinates land on the box faces. */
 	x[0] = -5.0;
 	x[1] = INFINITY;

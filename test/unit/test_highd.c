@@ -1135,7 +1135,6 @@ test_partition_row_labels(void)
 int
 main(void)
 {
-	dpk_blas_single_thread();
 	test_cells_cluster();
 	test_cells_rest_mean();
 	test_cells_space();

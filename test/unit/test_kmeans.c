@@ -12,8 +12,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "blas.h"
 #include "dpk_mem.h"
 #include "kmeans.h"
+#include "prng.h"
 #include "unit.h"
 
 /* Deterministic test data generator (splitmix64). */
@@ -1145,10 +1147,92 @@ test_screened_sample(void)
 	dpk_free(assign);
 }
 
+/*
+ * Up to 16 dimensions k-means computes its dot products itself (dgemm's
+ * rounding), so a low-d release never loads OpenBLAS; above, dgemm does, and
+ * the assignment is the one the products of dgemm give.  Runs first.
+ */
+static void
+test_blas_on_demand(void)
+{
+	int			dims[] = {2, 5, 16, 17, 40};
+	int			nd = (int) (sizeof(dims) / sizeof(dims[0]));
+	int			n = 3000,
+				k = 7;
+	int		   *a[5];
+	double	   *x[5],
+			   *c[5];
+	uint64_t	st = 77;		/* its own stream: the other tests' data stay */
+	int			di;
+
+	CHECK(!dpk_blas_loaded(), "OpenBLAS loaded before any product");
+	for (di = 0; di < nd; di++)
+	{
+		int			d = dims[di],
+					i;
+
+		x[di] = dpk_alloc(sizeof(double) * n * d);
+		c[di] = dpk_alloc(sizeof(double) * k * d);
+		a[di] = dpk_alloc(sizeof(int) * n);
+		for (i = 0; i < n * d; i++)
+			x[di][i] = (double) (dpk_splitmix64(&st) >> 11) * 0x1p-53 * 10.0;
+		for (i = 0; i < k * d; i++)
+			c[di][i] = (double) (dpk_splitmix64(&st) >> 11) * 0x1p-53 * 10.0;
+		dpk_kmeans_cost(x[di], NULL, n, d, c[di], k, a[di]);
+		if (d <= 16)
+			CHECK(!dpk_blas_loaded(), "d = %d: k-means loaded OpenBLAS", d);
+	}
+	CHECK(dpk_blas_loaded(), "OpenBLAS not loaded by k-means above 16 dimensions");
+
+	/* every assignment is the one dgemm's products give, as before */
+	for (di = 0; di < nd; di++)
+	{
+		int			d = dims[di],
+					i,
+					j,
+					t,
+					mism = 0;
+		double	   *g = dpk_alloc(sizeof(double) * n * k);
+
+		dpk_dgemm_nt(n, k, d, -2.0, x[di], d, c[di], d, g, k);
+		for (i = 0; i < n; i++)
+		{
+			const double *xi = x[di] + (size_t) i * d;
+			double		xn = 0.0,
+						best = 0.0;
+			int			bj = -1;
+
+			for (t = 0; t < d; t++)
+				xn += xi[t] * xi[t];
+			for (j = 0; j < k; j++)
+			{
+				const double *cj = c[di] + (size_t) j * d;
+				double		cn = 0.0,
+							v;
+
+				for (t = 0; t < d; t++)
+					cn += cj[t] * cj[t];
+				v = xn + g[i * k + j] + cn;
+				if (bj < 0 || v < best)
+				{
+					best = v;
+					bj = j;
+				}
+			}
+			mism += bj != a[di][i];
+		}
+		CHECK(mism == 0, "d = %d: %d assignments differ from dgemm's", d, mism);
+		dpk_free(g);
+		dpk_free(x[di]);
+		dpk_free(c[di]);
+		dpk_free(a[di]);
+	}
+}
+
 int
 main(void)
 {
-	dpk_blas_single_thread();
+	test_blas_on_demand();
 	test_known_optimum();
 	test_1d_bruteforce();
 	test_duplicate_weight();

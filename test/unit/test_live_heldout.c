@@ -301,7 +301,6 @@ test_quiet_on_clusters(void)
 int
 main(void)
 {
-	dpk_blas_single_thread();
 	test_fires_on_bad_centres();
 	test_quiet_on_clusters();
 	UNIT_DONE("test_live_heldout");

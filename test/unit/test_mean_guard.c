@@ -440,7 +440,6 @@ test_refine_exact(void)
 int
 main(void)
 {
-	dpk_blas_single_thread();
 	test_exact();
 	test_noisy();
 	test_oneshot();

@@ -231,7 +231,6 @@ test_project_rows(void)
 int
 main(void)
 {
-	dpk_blas_single_thread();
 	test_projection();
 	test_project_rows();
 	UNIT_DONE("test_projection");

@@ -35,9 +35,6 @@
 #include "dpk_mem.h"
 #include "prng.h"
 
-extern void openblas_set_num_threads(int);
-extern int	blas_thread_shutdown_(void) __attribute__((weak));
-
 typedef DpkPrng KmRng;
 
 /*
@@ -693,21 +690,4 @@ dpk_kmeans_cost(const double *x, const double *w, int n, int d,
 		dpk_free(a);
 	dpk_km_work_free(&ws);
 	return cost;
-}
-
-/*
- * Limit OpenBLAS to one thread: each backend is its own process, and a
- * thread pool per backend would oversubscribe the machine.
- */
-void
-dpk_blas_single_thread(void)
-{
-	openblas_set_num_threads(1);
-	/*
-	 * The pool OpenBLAS started when it was loaded would spin for a while
-	 * in every new process (a release worker is one): stop it.  Builds
-	 * without threads lack the symbol.
-	 */
-	if (blas_thread_shutdown_)
-		blas_thread_shutdown_();
 }

@@ -80,13 +80,10 @@ double		dpk_kmeans_screened_sample(const DpkPoints *pts, const DpkClusterOpts *o
 /*
  * Weighted k-means cost of centres (k*d) on points x (n*d, weights w or NULL):
  * sum of w_i * min_j ||x_i - c_j||^2.  If assign is not NULL it receives the
- * index of the nearest centre of every point.  Distances via cblas_dgemm.
+ * index of the nearest centre of every point.
  */
 double		dpk_kmeans_cost(const double *x, const double *w, int n, int d,
 							const double *centers, int k, int *assign);
-
-/* Limit OpenBLAS to one thread (one per backend). */
-void		dpk_blas_single_thread(void);
 
 /*
  * Weights for seeding a weighted point set (k-means++ and its D^1 variant for

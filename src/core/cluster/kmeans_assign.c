@@ -5,9 +5,10 @@
  *
  * Point-to-centre distances come from one dgemm per chunk of rows,
  * ||x||^2 - 2 x.c + ||c||^2, so memory stays bounded by DPK_KM_CHUNK_CELLS
- * doubles whatever n is.  Up to DPK_KM_PRUNE_MAX_D dimensions the bounds skip
- * the points whose nearest centre cannot have changed, and the dot products
- * of the others repeat dgemm's rounding (FMA chains or not).  Ties go to the
+ * doubles whatever n is.  Up to DPK_KM_PRUNE_MAX_D dimensions the dot
+ * products are computed here, repeating dgemm's rounding (FMA chains or
+ * not), so low-d tables never load BLAS (blas.h); there the bounds also skip
+ * the points whose nearest centre cannot have changed.  Ties go to the
  * lowest centre index and duplicated centres are ignored (see kmeans.c).
  */
 #include "kmeans_int.h"
@@ -17,8 +18,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include <cblas.h>
-
+#include "blas.h"
 #include "dpk_mem.h"
 
 /* false: every assignment evaluates every point with dgemm (see kmeans.h). */
@@ -130,6 +130,31 @@ km_dots_plain(const double *xi, const double *c, int k, int d, double *g)
  */
 #define DPK_KM_PRUNE_MAX_D 16
 
+/*
+ * g = -2 X C^T for the m rows of x (row-major, m x k): dgemm's values, from
+ * the dot products above up to DPK_KM_PRUNE_MAX_D dimensions, else from dgemm.
+ */
+static void
+km_dots_chunk(const KmWork *ws, const double *x, int m, const double *c, double *g)
+{
+	int			d = ws->d,
+				k = ws->k,
+				r;
+
+	if (d > DPK_KM_PRUNE_MAX_D)
+	{
+		dpk_dgemm_nt(m, k, d, -2.0, x, d, c, d, g, k);
+		return;
+	}
+	for (r = 0; r < m; r++)
+	{
+		if (ws->fma)
+			km_dots_fma(x + (size_t) r * d, c, k, d, g + (size_t) r * k);
+		else
+			km_dots_plain(x + (size_t) r * d, c, k, d, g + (size_t) r * k);
+	}
+}
+
 /* Relative slack of the bounds (far above the rounding of d <= 16 terms). */
 #define DPK_KM_SLACK 1e-13
 
@@ -156,7 +181,7 @@ dpk_km_work_init(KmWork *ws, const double *x, int n, int d, int k)
 	ws->gbuf = dpk_alloc(sizeof(double) * (size_t) ws->chunk * (size_t) k);
 	ws->ub = ws->lb = ws->cold = ws->delta = NULL;
 	ws->todo = NULL;
-	ws->fma = false;
+	ws->fma = km_have_fma();
 	ws->no_cost = false;
 	if (d <= DPK_KM_PRUNE_MAX_D && k > 1 && dpk_kmeans_prune)
 	{
@@ -165,7 +190,6 @@ dpk_km_work_init(KmWork *ws, const double *x, int n, int d, int k)
 		ws->cold = dpk_alloc(sizeof(double) * (size_t) k * d);
 		ws->delta = dpk_alloc(sizeof(double) * (size_t) k);
 		ws->todo = dpk_alloc(sizeof(int) * (size_t) ws->chunk);
-		ws->fma = km_have_fma();
 	}
 	km_row_norms(x, n, d, ws->xnorm);
 }
@@ -375,9 +399,7 @@ km_assign_pruned_d(KmWork *ws, const double *x, const double *w,
 
 		full = ntodo * 4 > m;
 		if (full)
-			cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans,
-						m, k, d, -2.0, x + (size_t) i0 * d, d, c, d,
-						0.0, ws->gbuf, k);
+			km_dots_chunk(ws, x + (size_t) i0 * d, m, c, ws->gbuf);
 		for (t = 0; t < ntodo; t++)
 		{
 			int			r2 = ws->todo[t],
@@ -519,9 +541,7 @@ dpk_km_assign(KmWork *ws, const double *x, const double *w,
 		dpk_check_interrupts();
 
 		/* gbuf = -2 X_chunk C^T  (m x k) */
-		cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans,
-					m, k, d, -2.0, x + (size_t) i0 * d, d, c, d,
-					0.0, ws->gbuf, k);
+		km_dots_chunk(ws, x + (size_t) i0 * d, m, c, ws->gbuf);
 
 		for (r = 0; r < m; r++)
 		{

@@ -7,8 +7,7 @@
 
 #include <math.h>
 
-#include <cblas.h>
-
+#include "blas.h"
 #include "dpk_mem.h"
 #include "prng.h"
 
@@ -182,8 +181,7 @@ dpk_project_batch(const DpkProjection *p, const double *u, size_t n, double *t)
 			rows = (size_t) (1 << 20);
 		dpk_check_interrupts();
 		/* out = u P^T: (rows x d) times (d x dhat) */
-		cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int) rows, dhat, d,
-					1.0, u + done * d, d, p->mat, d, 0.0, out, dhat);
+		dpk_dgemm_nt((int) rows, dhat, d, 1.0, u + done * d, d, p->mat, d, out, dhat);
 		for (i = 0; i < rows; i++)
 			for (j = 0; j < dhat; j++)
 				out[i * dhat + j] = projected_coordinate(p, j, out[i * dhat + j]);
