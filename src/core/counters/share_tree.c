@@ -35,31 +35,72 @@ static const ShareConfig share_configs[] = {
 	{0.526, 0.439, 0.364, 0.332, 0.289, 0.189, 0.023}, false},
 };
 
-/* The tree of horizon T (see share_tree.h). */
+/*
+ * The tabulated configuration nearest to T in log scale (ties to the
+ * larger): the number of blocks it was searched for stays about the same
+ * when its spans are scaled to T.
+ */
+static const ShareConfig *
+nearest_config(uint32_t horizon)
+{
+	const ShareConfig *best = NULL;
+	double		bestd = HUGE_VAL;
+
+	for (size_t i = 0; i < sizeof(share_configs) / sizeof(share_configs[0]); i++)
+	{
+		double		dist = fabs(log((double) horizon / share_configs[i].T0));
+
+		if (dist <= bestd)
+		{
+			bestd = dist;
+			best = &share_configs[i];
+		}
+	}
+	return best;
+}
+
+/*
+ * The tree of horizon T (see share_tree.h): the nearest configuration
+ * (T0), its level-1 span scaled by (T / T0)^(1 / (h - 1)) and rounded
+ * (at least 2; raised until the blocks fit the configuration's), each
+ * higher level keeping its ratio to the level below; at T = T0 the
+ * configuration itself.
+ */
 bool
 dpk_share_tree_init(DpkShareTree *st, uint32_t horizon)
 {
-	const ShareConfig *c = NULL;
-	int			top;
+	const ShareConfig *c;
+	int			top,
+				nblocks = 0;
+	double		r;
 
 	if (horizon < 1 || horizon > DPK_SHARE_MAX_HORIZON)
 		return false;
-	for (size_t i = 0; i < sizeof(share_configs) / sizeof(share_configs[0]); i++)
-		if (share_configs[i].T0 >= horizon)
-		{
-			c = &share_configs[i];
-			break;
-		}
-	if (c == NULL)
-		return false;
+	c = nearest_config(horizon);
 	memset(st, 0, sizeof(*st));
 	st->horizon = horizon;
 	st->config = c->T0;
 	st->levels = c->levels;
 	st->every_node = c->every_node;
 	top = c->levels - 1;
-	memcpy(st->span, c->span, sizeof(st->span));
-	st->blocks = (int) ((horizon + c->span[top] - 1) / c->span[top]);
+	while (nblocks < DPK_SHARE_MAX_BLOCKS && c->block_share[nblocks] > 0.0)
+		nblocks++;
+	r = pow((double) horizon / c->T0, 1.0 / top);
+	st->span[0] = 1;
+	st->span[1] = (uint32_t) lround(c->span[1] * r);
+	if (horizon == c->T0)
+		st->span[1] = c->span[1];
+	if (st->span[1] < 2)
+		st->span[1] = 2;
+	for (;;)
+	{
+		for (int j = 2; j <= top; j++)
+			st->span[j] = st->span[j - 1] * (c->span[j] / c->span[j - 1]);
+		if ((horizon + st->span[top] - 1) / st->span[top] <= (uint32_t) nblocks)
+			break;
+		st->span[1]++;
+	}
+	st->blocks = (int) ((horizon + st->span[top] - 1) / st->span[top]);
 	for (int b = 0; b < st->blocks; b++)
 	{
 		double		lower = 0.0;
@@ -418,20 +459,23 @@ dpk_share_tree_beats_kary(uint32_t horizon)
 	DpkShareTree st;
 	int			k,
 				h;
-	double		kary = 0.0;
-	int			n = 0;
+	double		share = 0.0,
+				kary = 0.0;
+	uint32_t	lo = (horizon + 3) / 4;
 
 	if (!dpk_share_tree_init(&st, horizon))
 		return false;
 	k = dpk_tree_choose_arity(horizon);
 	h = dpk_tree_shape_height(k, horizon);
-	for (uint32_t t = 1; t <= horizon; t++)
-		if (4 * (uint64_t) t >= horizon)
-		{
-			kary += (double) h * h * dpk_tree_release_norm2(DPK_TREE_LOCAL_BLUE, k, horizon, t);
-			n++;
-		}
-	return dpk_share_tree_typical_units(&st) < kary / n;
+	/* the 33 releases evenly spaced in T/4 .. T of dpk_tree_typical_norm2 */
+	for (int i = 0; i < 33; i++)
+	{
+		uint32_t	t = lo + (uint32_t) (((uint64_t) (horizon - lo) * i) / 32);
+
+		share += dpk_share_tree_release_units(&st, t, NULL);
+		kary += (double) h * h * dpk_tree_release_norm2(DPK_TREE_LOCAL_BLUE, k, horizon, t);
+	}
+	return share < kary;
 }
 
 /* Per-node Laplace scales (see share_tree.h). */

@@ -33,9 +33,11 @@
  * The spans and shares are a function of the horizon only (public): a
  * table of four configurations found by search (doc/decisions/
  * 031-counter-options.md, 040-share-tree-counter.md) at T0 = 16, 64, 256,
- * 1024; a horizon T <= 1024 takes the configuration of the smallest T0 >= T,
- * clipped at T.  dpk_share_tree_beats_kary says whether that beats the
- * k-ary least-squares counter at T.
+ * 1024; a horizon T <= 1024 takes the configuration nearest in log scale
+ * with its spans scaled to T (same number of blocks, same shares).
+ * dpk_share_tree_beats_kary says whether that beats the k-ary
+ * least-squares counter at T (it does at 1010 of the 1024 horizons; not at
+ * T <= 8 and six horizons near 560 and 600).
  *
  * Noise of node (j, i) of one cell is drawn from the table's key by
  * (grid level, cell, 0x60 | j, i): the same draw at every release.
@@ -76,7 +78,7 @@ typedef struct DpkShareTree
 
 /*
  * The tree of horizon T (1 .. DPK_SHARE_MAX_HORIZON).  False (and *st
- * untouched) above it.
+ * untouched) outside.
  */
 bool		dpk_share_tree_init(DpkShareTree *st, uint32_t horizon);
 
@@ -112,10 +114,11 @@ double		dpk_share_tree_release_units(const DpkShareTree *st, uint32_t t, int *dr
 double		dpk_share_tree_typical_units(const DpkShareTree *st);
 
 /*
- * Whether the share tree of horizon T has a lower mean variance over
- * [T/4, T] than the k-ary least-squares counter of new pure tables
- * (dpk_tree_choose_arity(T), h^2 ||w_t||^2 in the same units); false
- * above DPK_SHARE_MAX_HORIZON.  A function of the horizon only.
+ * Whether the share tree of horizon T has a lower mean variance over 33
+ * releases evenly spaced in [T/4, T] than the k-ary least-squares counter
+ * of new pure tables (dpk_tree_choose_arity(T), h^2 ||w_t||^2 in the same
+ * units); false above DPK_SHARE_MAX_HORIZON.  A function of the horizon
+ * only; tens of milliseconds at T = 1024.
  */
 bool		dpk_share_tree_beats_kary(uint32_t horizon);
 
