@@ -47,6 +47,10 @@
  *			   the square-root counter of new small Gaussian tables
  *			   (sqrt_counter.h), sens2 sum_{k<t} (w_k^2 + r_k^2) / den^2 from
  *			   its integer weights, with the draws a release reads.
+ * A line "share tree" gives the counter of share_tree.h (built, not yet used
+ * by live tables) from its integer weights, with its draws against the
+ * k-ary counter's and its ratio to the optimised per-level row, which it must
+ * not exceed (else MISMATCH and exit status 1).
  * A line "same tree, least squares all nodes" gives, not shipped, the bound
  * of any estimator on the new tables' tree; lines "unshipped" the counters
  * of doc/decisions/031-counter-options.md (per-level budgets on trees
@@ -67,6 +71,7 @@
 #include "highd_budget.h"
 #include "live_budget.h"
 #include "live_core.h"
+#include "share_tree.h"
 #include "sqrt_counter.h"
 #include "tree_estimator.h"
 #include "zcdp.h"
@@ -770,6 +775,43 @@ print_release_units(void)
 			{
 				printf("# MISMATCH: first principles give %.4f / %.4f\n",
 					   g[c].sum_q / g[c].n_q, g[c].worst);
+				bad = 1;
+			}
+		}
+		/*
+		 * The share-tree counter (share_tree.h; doc/decisions/040-share-tree-
+		 * counter.md): its figures from the integer weights it publishes
+		 * with, its draws against the k-ary counter's, and its ratio to the
+		 * optimised per-level row, which it must not exceed.
+		 */
+		{
+			DpkShareTree st;
+			Fig			fs = {0},
+						fk = {0};
+			const RefRow *rr = &ref_rows[6];	/* optimised levels + LS all */
+
+			dpk_share_tree_init(&st, T);
+			for (uint32_t t = 1; t <= T; t++)
+			{
+				DpkTreeWeights tw;
+				int			draws;
+				double		v = dpk_share_tree_release_units(&st, t, &draws);
+
+				fig_add(&fs, T, t, v, draws);
+				dpk_tree_release_weights(DPK_TREE_LOCAL_BLUE, cfg[0].arity, T, t, &tw);
+				fig_add(&fk, T, t, 0.0, tw.n);
+				dpk_tree_weights_free(&tw);
+			}
+			printf("%5u %-6s %2s %2d %-46s %8.2f %8.2f %6u %7.3f %7.3f  (vs per-level row)\n", T,
+				   "pure", "", st.levels, "share tree (built, not yet in live tables)",
+				   fs.sum_q / fs.n_q, fs.worst, fs.worst_t, (fs.sum_q / fs.n_q) / rr->mean[hi],
+				   fs.worst / rr->worst[hi]);
+			printf("%5u %-6s %2s %2s %-46s draws per release %.1f mean, %d max (k-ary: %.1f, %d)\n",
+				   T, "pure", "", "", "share tree: noise draws", fs.draws_sum / fs.n_all,
+				   fs.draws_max, fk.draws_sum / fk.n_all, fk.draws_max);
+			if ((fs.sum_q / fs.n_q) > rr->mean[hi] || fs.worst > rr->worst[hi])
+			{
+				printf("# MISMATCH: the share tree is above the optimised per-level row\n");
 				bad = 1;
 			}
 		}
