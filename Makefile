@@ -231,7 +231,7 @@ bench-baselines: test/bench/bin/bench_continual
 	OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_continual $(BASELINE_FLAGS) $$(test -r $(AIRPORTS_CSV) && echo --airports $(AIRPORTS_CSV)) | tee test/bench/out/baselines.txt
 
 # ---- statistical privacy test of the continual mechanism (plain-C core) ----
-test/privacy/bin/privacy_test: test/privacy/privacy_test.c test/privacy/privacy_kary.h test/privacy/privacy_regions.h test/privacy/privacy_common.h $(TEST_LIBS) $(CORE_HDRS) test/unit/unit.h
+test/privacy/bin/privacy_test: test/privacy/privacy_test.c test/privacy/privacy_kary.h test/privacy/privacy_share.h test/privacy/privacy_regions.h test/privacy/privacy_common.h $(TEST_LIBS) $(CORE_HDRS) test/unit/unit.h
 	@mkdir -p test/privacy/bin
 	$(CORE_CC) $(CORE_CFLAGS) -o $@ $< $(TEST_LIBS) $(CORE_LIBS)
 
