@@ -81,6 +81,11 @@
  *    tails), the cube noise on the in-cell sums (every moved node's sum
  *    noise aligned with its shift, where the density ratio is exactly
  *    exp(||shift||_inf / b)), both, and pairs of releases.
+ *  - cell share T=64, T=256 (and T=1024 in long mode): the share-tree
+ *    counter (privacy_share.h): one cell, insert at 2 and delete at T - 1
+ *    (every level's node moves, loss exactly epsilon), each moved node's
+ *    noisy value alone (exact tails, log ratio 1 / b_v), all of them, and
+ *    pairs of its least-squares releases.
  *  - highd live: a projected table (d = 8, 2 copies, d_hat 4, worst pair at
  *    T = 8, the extra point at a corner of the box so its lifting sums and
  *    squared norm are the largest): each copy's count of the point's cell,
