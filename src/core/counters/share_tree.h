@@ -13,8 +13,9 @@
  * the rest in fixed proportions.  With a counter budget eps and an event
  * moving each of its nodes by at most Delta, node v's noise is discrete
  * Laplace of scale Delta DPK_SHARE_DEN / (s_v eps) (rounded up), so the
- * nodes holding any position spend exactly eps (doc/privacy.md, "Share
- * trees").
+ * nodes holding any position spend exactly eps (the proof of doc/privacy.md,
+ * "Signed tree decomposition and adaptive writes", with one scale per node:
+ * doc/decisions/040-share-tree-counter.md).
  *
  * Release t publishes the true prefix plus sum_v (num_v / den) eta_v over
  * a node family F(t), with the exact-integer weights of the weighted least
