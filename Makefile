@@ -58,14 +58,14 @@ CORE_CC ?= gcc
 CORE_CFLAGS ?= -std=gnu99 -O2 -g -fPIC -Wall -Wextra -Werror $(addprefix -I,$(CORE_DIRS)) \
 	-DDPK_ASSERTIONS $(COPT)
 CORE_LIBS = -lcrypto -lm
-UNIT_TESTS = test_noise test_gserialized test_dgauss test_zcdp test_live_gauss test_kmeans test_kmedian test_kmedian_lifted test_objective test_live_release test_rugnik test_grid test_counter test_tree_estimator test_projection test_lift test_highd test_live_highd test_store_format test_store_config test_budget test_live_regions test_ledger test_mean_guard test_sqrt_counter test_live_heldout
+UNIT_TESTS = test_noise test_gserialized test_dgauss test_zcdp test_live_gauss test_kmeans test_kmedian test_kmedian_lifted test_objective test_live_release test_rugnik test_grid test_counter test_tree_estimator test_projection test_lift test_highd test_live_highd test_store_format test_store_config test_budget test_live_regions test_ledger test_mean_guard test_sqrt_counter test_live_heldout test_share_tree
 UNIT_BINS = $(addprefix test/unit/bin/,$(UNIT_TESTS))
 
 CORE_LIB = build/libdpkcore.a
 CORE_OBJS = $(patsubst %.c,build/core/%.o,$(notdir $(CORE_SRCS)))
 # Research variants of the core: linked into benchmarks and unit tests, never
 # into the extension.
-RESEARCH_SRCS = test/bench/highd_research.c
+RESEARCH_SRCS = test/bench/highd_research.c test/bench/share_tree.c
 RESEARCH_LIB = build/libdpkresearch.a
 RESEARCH_OBJS = $(patsubst test/bench/%.c,build/research/%.o,$(RESEARCH_SRCS))
 # What a test or benchmark links.
@@ -77,7 +77,7 @@ build/core/%.o: %.c $(CORE_HDRS)
 	@mkdir -p build/core
 	$(CORE_CC) $(CORE_CFLAGS) -c -o $@ $<
 
-build/research/%.o: test/bench/%.c test/bench/highd_research.h $(CORE_HDRS)
+build/research/%.o: test/bench/%.c test/bench/highd_research.h test/bench/share_tree.h $(CORE_HDRS)
 	@mkdir -p build/research
 	$(CORE_CC) $(CORE_CFLAGS) -c -o $@ $<
 
@@ -231,7 +231,7 @@ bench-baselines: test/bench/bin/bench_continual
 	OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_continual $(BASELINE_FLAGS) $$(test -r $(AIRPORTS_CSV) && echo --airports $(AIRPORTS_CSV)) | tee test/bench/out/baselines.txt
 
 # ---- statistical privacy test of the continual mechanism (plain-C core) ----
-test/privacy/bin/privacy_test: test/privacy/privacy_test.c test/privacy/privacy_kary.h test/privacy/privacy_regions.h test/privacy/privacy_common.h $(TEST_LIBS) $(CORE_HDRS) test/unit/unit.h
+test/privacy/bin/privacy_test: test/privacy/privacy_test.c test/privacy/privacy_kary.h test/privacy/privacy_share.h test/privacy/privacy_regions.h test/privacy/privacy_common.h $(TEST_LIBS) $(CORE_HDRS) test/unit/unit.h
 	@mkdir -p test/privacy/bin
 	$(CORE_CC) $(CORE_CFLAGS) -o $@ $< $(TEST_LIBS) $(CORE_LIBS)
 

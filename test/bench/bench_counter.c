@@ -47,6 +47,10 @@
  *			   the square-root counter of new small Gaussian tables
  *			   (sqrt_counter.h), sens2 sum_{k<t} (w_k^2 + r_k^2) / den^2 from
  *			   its integer weights, with the draws a release reads.
+ * A line "share tree" gives the counter of share_tree.h (built, not yet used
+ * by live tables) from its integer weights, with its draws against the
+ * k-ary counter's and its ratio to the optimised per-level row, which it must
+ * not exceed (else MISMATCH and exit status 1).
  * A line "same tree, least squares all nodes" gives, not shipped, the bound
  * of any estimator on the new tables' tree; lines "unshipped" the counters
  * of doc/decisions/031-counter-options.md (per-level budgets on trees
@@ -62,11 +66,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "lowd_budget.h"
 #include "highd_budget.h"
 #include "live_budget.h"
 #include "live_core.h"
+#include "share_tree.h"
 #include "sqrt_counter.h"
 #include "tree_estimator.h"
 #include "zcdp.h"
@@ -721,6 +727,66 @@ print_level_trees(uint32_t T)
 	}
 }
 
+/* Monotonic seconds. */
+static double
+bench_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double) ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/*
+ * The noise of one release of a d = 2 low-d table (count and two sums per
+ * cell, every cell of the grid drawn) at `cells` cells and horizon T,
+ * release t: milliseconds with the share tree (weights, node scales and
+ * every cell's exact combination) and with the k-ary counter of new pure
+ * tables (dpk_cell_noise_weighted), on the same key.
+ */
+static void
+noise_time(uint32_t T, uint32_t t, uint64_t cells, double *share_ms, double *kary_ms)
+{
+	uint8_t		key[DPK_KEY_BYTES];
+	DpkStream	s = {0};
+	int64_t		truth[3] = {5, 100, 200},
+				out[3],
+				tmp[3];
+	__int128	acc[3];
+	DpkNoiseScratch scratch = {tmp, acc};
+	DpkShareTree st;
+	DpkShareWeights sw;
+	DpkTreeWeights tw;
+	DpkCellScales *sc;
+	DpkScale	kb = dpk_scale_from_double(3.0 * 2.0),
+				ks = dpk_scale_from_double(3.0 * 40.0);
+	int			k = dpk_tree_choose_arity(T);
+	double		t0;
+
+	dpk_key_from_seed(77, key);
+	if (!dpk_stream_open(&s, key, (uint8_t[DPK_NONCE_BYTES]) {0}))
+		exit(2);
+	t0 = bench_seconds();
+	dpk_share_tree_init(&st, T);
+	dpk_share_tree_weights(&st, t, &sw);
+	sc = xmalloc(sizeof(DpkCellScales) * sw.n);
+	dpk_share_node_scales(&sw, 2.0, 40.0, 2, DPK_SUMS_VECTOR, sc);
+	for (uint64_t c = 0; c < cells; c++)
+		dpk_cell_noise_share(&s, &(DpkCellKey) {key, 7, c}, &sw, sc, truth, out, &scratch);
+	*share_ms = 1e3 * (bench_seconds() - t0);
+	free(sc);
+	dpk_share_weights_free(&sw);
+	t0 = bench_seconds();
+	dpk_tree_release_weights(DPK_TREE_LOCAL_BLUE, k, T, t, &tw);
+	for (uint64_t c = 0; c < cells; c++)
+		dpk_cell_noise_weighted(&s, &(DpkCellKey) {key, 7, c}, &tw,
+								&(DpkCellScales) {2, kb, ks, DPK_SUMS_VECTOR}, truth, out,
+								&scratch);
+	*kary_ms = 1e3 * (bench_seconds() - t0);
+	dpk_tree_weights_free(&tw);
+	dpk_stream_close(&s);
+}
+
 /* The release-units table (see the header comment). */
 static int
 print_release_units(void)
@@ -770,6 +836,78 @@ print_release_units(void)
 			{
 				printf("# MISMATCH: first principles give %.4f / %.4f\n",
 					   g[c].sum_q / g[c].n_q, g[c].worst);
+				bad = 1;
+			}
+		}
+		/*
+		 * The share-tree counter (share_tree.h; doc/decisions/040-share-tree-
+		 * counter.md): its figures from the integer weights it publishes
+		 * with, its draws against the k-ary counter's, and its ratio to the
+		 * optimised per-level row, which it must not exceed.
+		 */
+		{
+			DpkShareTree st;
+			Fig			fs = {0},
+						fk = {0};
+			const RefRow *rr = &ref_rows[6];	/* optimised levels + LS all */
+
+			dpk_share_tree_init(&st, T);
+			for (uint32_t t = 1; t <= T; t++)
+			{
+				DpkTreeWeights tw;
+				int			draws;
+				double		v = dpk_share_tree_release_units(&st, t, &draws);
+
+				fig_add(&fs, T, t, v, draws);
+				dpk_tree_release_weights(DPK_TREE_LOCAL_BLUE, cfg[0].arity, T, t, &tw);
+				fig_add(&fk, T, t, 0.0, tw.n);
+				dpk_tree_weights_free(&tw);
+			}
+			printf("%5u %-6s %2s %2d %-46s %8.2f %8.2f %6u %7.3f %7.3f  (vs per-level row)\n", T,
+				   "pure", "", st.levels, "share tree (built, not yet in live tables)",
+				   fs.sum_q / fs.n_q, fs.worst, fs.worst_t, (fs.sum_q / fs.n_q) / rr->mean[hi],
+				   fs.worst / rr->worst[hi]);
+			printf("%5u %-6s %2s %2s %-46s draws per release %.1f mean, %d max (k-ary: %.1f, %d)\n",
+				   T, "pure", "", "", "share tree: noise draws", fs.draws_sum / fs.n_all,
+				   fs.draws_max, fk.draws_sum / fk.n_all, fk.draws_max);
+			/* the noise of the release reading the most nodes, 256 and 16 384 cells */
+			{
+				uint32_t	tmax = 1;
+				double		sm[2],
+							km[2];
+
+				for (uint32_t t = 1; t <= T; t++)
+				{
+					int			dr;
+
+					dpk_share_tree_release_units(&st, t, &dr);
+					if (dr == fs.draws_max)
+					{
+						tmax = t;
+						break;
+					}
+				}
+				/* the fastest of three runs of each */
+				for (int c = 0; c < 2; c++)
+				{
+					sm[c] = km[c] = HUGE_VAL;
+					for (int rep = 0; rep < 3; rep++)
+					{
+						double		a,
+									b;
+
+						noise_time(T, tmax, c ? 16384 : 256, &a, &b);
+						sm[c] = fmin(sm[c], a);
+						km[c] = fmin(km[c], b);
+					}
+				}
+				printf("%5u %-6s %2s %2s %-46s release %u, d = 2: %.1f / %.0f ms at 256 / 16384 "
+					   "cells (k-ary: %.1f / %.0f)\n", T, "pure", "", "", "share tree: noise time",
+					   tmax, sm[0], sm[1], km[0], km[1]);
+			}
+			if ((fs.sum_q / fs.n_q) > rr->mean[hi] || fs.worst > rr->worst[hi])
+			{
+				printf("# MISMATCH: the share tree is above the optimised per-level row\n");
 				bad = 1;
 			}
 		}

@@ -81,6 +81,11 @@
  *    tails), the cube noise on the in-cell sums (every moved node's sum
  *    noise aligned with its shift, where the density ratio is exactly
  *    exp(||shift||_inf / b)), both, and pairs of releases.
+ *  - cell share T=64, T=256 (and T=1024 in long mode): the share-tree
+ *    counter (privacy_share.h): one cell, insert at 2 and delete at T - 1
+ *    (every level's node moves, loss exactly epsilon), each moved node's
+ *    noisy value alone (exact tails, log ratio 1 / b_v), all of them, and
+ *    pairs of its least-squares releases.
  *  - highd live: a projected table (d = 8, 2 copies, d_hat 4, worst pair at
  *    T = 8, the extra point at a corner of the box so its lifting sums and
  *    squared norm are the largest): each copy's count of the point's cell,
@@ -1651,6 +1656,7 @@ cell_suite_go(CellSuite *cs, long runs, uint64_t key_base)
 }
 
 #include "privacy_kary.h"
+#include "privacy_share.h"
 
 /* ---- suite: a projected (high-d) live table ---- */
 
@@ -2794,6 +2800,8 @@ main(int argc, char **argv)
 	static CellSuite cells[3];
 	static KarySuite karys[4];
 	int			nkary = 0;
+	static ShareSuite shares[3];
+	int			nshare = 0;
 	static HdSuite hds[4];
 	static VecSuite vecs[2];
 	static OsSuite oss[2];
@@ -2880,6 +2888,10 @@ main(int argc, char **argv)
 		kary_suite_setup(&karys[nkary++], 64, 3, weaken, weaken_deletes);
 		if (longmode)
 			kary_suite_setup(&karys[nkary++], 1024, 0, weaken, weaken_deletes);
+		share_suite_setup(&shares[nshare++], 64, weaken, weaken_deletes);
+		share_suite_setup(&shares[nshare++], 256, weaken, weaken_deletes);
+		if (longmode)
+			share_suite_setup(&shares[nshare++], 1024, weaken, weaken_deletes);
 		hd_suite_setup(&hds[0], "highd live", 8, 2, 8, true, 6.0, 0.45, 0.2, corner,
 					   weaken, weaken_deletes);
 		hd_suite_setup(&hds[1], "highd fallback", 6, 1, 8, false, 1600.0, 0.9, 0.0,
@@ -2905,6 +2917,8 @@ main(int argc, char **argv)
 			total_events += cells[i].s.nev;
 		for (i = 0; i < nkary; i++)
 			total_events += karys[i].s.nev;
+		for (i = 0; i < nshare; i++)
+			total_events += shares[i].s.nev;
 		for (i = 0; i < 2; i++)
 			total_events += hds[i].s.nev + vecs[i].s.nev + oss[i].s.nev;
 		total_events += hds[2].s.nev + hds[3].s.nev;
@@ -2992,6 +3006,11 @@ main(int argc, char **argv)
 	{
 		kary_suite_go(&karys[i], runs / (karys[i].T > 256 ? 10 : 1), key_base);
 		suite_judge(&karys[i].s);
+	}
+	for (i = 0; i < nshare; i++)
+	{
+		share_suite_go(&shares[i], runs / (shares[i].T > 256 ? 10 : 1), key_base);
+		suite_judge(&shares[i].s);
 	}
 	for (i = 0; i < 4; i++)
 	{
