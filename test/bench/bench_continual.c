@@ -124,6 +124,7 @@
 #include "dpk_mem.h"
 #include "grid.h"
 #include "kmeans.h"
+#include "lift.h"
 #include "noise.h"
 #include "tree_estimator.h"
 
@@ -157,7 +158,7 @@ enum
 {
 	TAG_LIVE = 0x6c697665, TAG_ONESHOT = 0x6f6e65, TAG_NAIVE = 0x6e6169,
 	TAG_DATA = 0x6d6978, TAG_REF = 0x726566, TAG_ORDER = 0x6f7264,
-	TAG_SEED = 0x736565, TAG_STALE = 0x7374616c
+	TAG_SEED = 0x736565, TAG_STALE = 0x7374616c, TAG_ONEC = 0x316331
 };
 
 /* Figures of one (data, row, horizon, stream) over releases and seeds. */
@@ -173,6 +174,8 @@ typedef struct Summary
 				os,
 				naive,
 				ratio,
+				before,			/* live without its mean guard */
+				onec,			/* one centre at the noisy mean at eps */
 				seedalg,		/* --baselines: the seed paper's algorithm */
 				stale;			/* --baselines: one-shot at eps at t = 1, republished */
 	int			seed_levels,
@@ -185,6 +188,7 @@ typedef struct Summary
 	double		coreset,
 				ms;
 	long		runs;
+	long		fired;			/* releases whose K block the guard replaced */
 	size_t		n;				/* N of the stream */
 } Summary;
 
@@ -326,6 +330,10 @@ live_apply(Live *lv, const DpkBox *box, const double *pts, size_t from, size_t t
 /* Level the last live_release clustered at (for --verbose). */
 static int	last_release_level = -1;
 
+/* The last live_release's K centres' cost without the guard; whether it fired on K. */
+static double last_release_before = 0.0;
+static bool last_release_fired = false;
+
 /*
  * Release t of a live table; returns the cost of its K centres on the
  * current points cur[0 .. ncur).
@@ -349,9 +357,15 @@ live_release(Live *lv, const DpkBox *box, const uint8_t key[DPK_KEY_BYTES],
 		exit(1);
 	}
 	dpk_live_noisy_histogram(&lv->cfg, key, &lv->map, t, &s, &hist);
-	dpk_live_cluster(&lv->cfg, box, &hist, t, seed, &rel);
+	/* dpk_live_cluster in its two steps, to measure the guard */
+	dpk_live_cluster_centres(&lv->cfg, box, &hist, t, seed, &rel);
+	last_release_before = dpk_kmeans_cost(cur, NULL, (int) ncur, d,
+										  rel.centers + (size_t) dpk_live_block(k) * d, k,
+										  NULL);
+	rel.guard_fired = dpk_live_lowd_guard(&lv->cfg, box, &hist, t, &rel);
 	cost = dpk_kmeans_cost(cur, NULL, (int) ncur, d,
 						   rel.centers + (size_t) dpk_live_block(k) * d, k, NULL);
+	last_release_fired = cost != last_release_before;
 	*coreset_out = rel.coreset_size;
 	last_release_level = rel.level;
 	dpk_live_release_free(&rel);
@@ -383,6 +397,53 @@ oneshot_release(const DpkBox *box, const double *cur, size_t ncur, int k, double
 		memcpy(centres_out, res.centers, sizeof(double) * k * box->d);
 	dpk_oneshot_result_free(&res);
 	dpk_stream_close(&s);
+	return cost;
+}
+
+/*
+ * One centre at the noisy mean of the current points with budget eps, as
+ * bench_highd_live's mean_cost: a share 1 / (1 + d^(2/3)) of eps on one
+ * Laplace count, the rest on the sum of the centred fixed-point coordinates
+ * (cube noise, U / 2 per coordinate).  What a release must never be worse
+ * than (issue 48).
+ */
+static double
+onec_cost(const DpkBox *box, const double *cur, size_t ncur, double eps, uint64_t keyseed)
+{
+	int			d = box->d,
+				j;
+	double		cshare = 1.0 / (1.0 + pow((double) d, 2.0 / 3.0));
+	DpkNoise	cn = dpk_noise_laplace(dpk_scale_from_double(1.0 / (cshare * eps))),
+				sn = dpk_noise_laplace(dpk_scale_from_double(DPK_LIFT_UNITS / 2.0 /
+															 ((1.0 - cshare) * eps)));
+	int64_t    *q = xmalloc(sizeof(int64_t) * d),
+			   *tot = calloc(d, sizeof(int64_t));
+	double	   *u = xmalloc(sizeof(double) * d),
+			   *c = xmalloc(sizeof(double) * d),
+				cnt,
+				cost;
+	DpkStream	s = {0};
+	size_t		i;
+
+	open_seed_stream(&s, keyseed);
+	for (i = 0; i < ncur; i++)
+	{
+		dpk_box_normalize(box, cur + i * d, u);
+		dpk_lift_quantize(d, u, q);
+		for (j = 0; j < d; j++)
+			tot[j] += q[j];
+	}
+	cnt = (double) ncur + (double) dpk_noise_draw(&s, &cn);
+	dpk_noise_add_vector(&s, &sn, d, 1, tot);
+	for (j = 0; j < d; j++)
+		u[j] = cnt >= 1.0 ? fmin(1.0, fmax(0.0, 0.5 + tot[j] / (DPK_LIFT_UNITS * cnt))) : 0.5;
+	dpk_box_denormalize(box, u, c);
+	cost = dpk_kmeans_cost(cur, NULL, (int) ncur, d, c, 1, NULL);
+	dpk_stream_close(&s);
+	free(q);
+	free(tot);
+	free(u);
+	free(c);
 	return cost;
 }
 
@@ -468,6 +529,8 @@ summary_init(Summary *sm, const Options *opt, uint32_t T)
 	bench_fig_init(&sm->old_ratio, sm->nrel);
 	bench_fig_init(&sm->os, sm->nrel);
 	bench_fig_init(&sm->naive, sm->nrel);
+	bench_fig_init(&sm->before, sm->nrel);
+	bench_fig_init(&sm->onec, sm->nrel);
 	bench_fig_init(&sm->ratio, sm->nrel);
 	bench_fig_init(&sm->seedalg, sm->nrel);
 	bench_fig_init(&sm->stale, sm->nrel);
@@ -608,6 +671,11 @@ run_stream(const Data *ds, Row *row, Summary *sm, uint32_t T, int stream, int se
 				naive = oneshot_cost(&ds->box, cur, ncur, k, row->eps / T, opt->restarts,
 									 mix_hash4(keyseed ^ TAG_NAIVE, t, 0, 0)) / refc;
 			bench_fig_add(&sm->live, ri, t, seed, live);
+			bench_fig_add(&sm->before, ri, t, seed, last_release_before / refc);
+			bench_fig_add(&sm->onec, ri, t, seed,
+						  onec_cost(&ds->box, cur, ncur, row->eps,
+									mix_hash4(keyseed ^ TAG_ONEC, t, 0, 0)) / refc);
+			sm->fired += last_release_fired;
 			bench_fig_add(&sm->del, ri, t, seed, live_del);
 			bench_fig_add(&sm->os, ri, t, seed, os);
 			bench_fig_add(&sm->naive, ri, t, seed, naive);
@@ -756,6 +824,15 @@ print_summary(const Row *row, int data, uint32_t T, int stream, const Summary *s
 			   sm->seed_levels, sm->seed_wlevel, sm->seed_kprime, sm->seed_coreset / sm->runs);
 		fflush(stdout);
 		return;
+	}
+	{
+		char		bf[64],
+					oc[64];
+
+		fig_text(bf, sizeof(bf), &sm->before, sm);
+		fig_text(oc, sizeof(oc), &sm->onec, sm);
+		printf("%-8s %-6s %5u %6zu   guard | before %-24s | 1c %-24s | fired %ld of %ld\n",
+			   data_name[data], stream_name[stream], T, sm->n, bf, oc, sm->fired, sm->runs);
 	}
 	bench_print_by_nodes(&sm->ratio, &sm->live, sm->w, sm->ts);
 	fflush(stdout);

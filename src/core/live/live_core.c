@@ -336,10 +336,20 @@ live_cluster_kprime(const DpkLiveConfig *cfg, const DpkBox *box, const DpkCorese
 	}
 }
 
-/* Level choice, coreset and k-means for every k' (see live_core.h). */
+/* Level choice, coreset and k-means for every k', then the guard (see live_core.h). */
 void
 dpk_live_cluster(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist *fine,
 				 uint32_t t, uint64_t seed, DpkLiveRelease *rel)
+{
+	dpk_live_cluster_centres(cfg, box, fine, t, seed, rel);
+	rel->guard_fired = dpk_live_lowd_guard(cfg, box, fine, t, rel);
+}
+
+/* Level choice, coreset and k-means for every k' (see live_core.h). */
+void
+dpk_live_cluster_centres(const DpkLiveConfig *cfg, const DpkBox *box,
+						 const DpkDenseHist *fine, uint32_t t, uint64_t seed,
+						 DpkLiveRelease *rel)
 {
 	int			d = cfg->d,
 				k = cfg->k,

@@ -137,6 +137,7 @@ typedef struct DpkLiveRelease
 	double	   *kmed_centers;	/* as centers */
 	double	   *kmed_sizes;		/* as sizes */
 	double	   *kmed_costs;		/* k: private sum of distances for k' */
+	int			guard_fired;	/* k' blocks the mean guards replaced by k' = 1 */
 } DpkLiveRelease;
 
 /* Offset of k''s block in centers (times d) and sizes. */
@@ -148,11 +149,17 @@ dpk_live_block(int kprime)
 
 /*
  * From the noisy counted level, choose the level (RUGNIK bound under the
- * actual noise at t), build the coreset and cluster it for every k' <= k.
+ * actual noise at t), build the coreset and cluster it for every k' <= k;
+ * then the low-d mean guard (dpk_live_lowd_guard).
  */
 void		dpk_live_cluster(const DpkLiveConfig *cfg, const DpkBox *box,
 							 const DpkDenseHist *fine, uint32_t t, uint64_t seed,
 							 DpkLiveRelease *rel);
+
+/* dpk_live_cluster without the guard (the benchmarks' "before"). */
+void		dpk_live_cluster_centres(const DpkLiveConfig *cfg, const DpkBox *box,
+									 const DpkDenseHist *fine, uint32_t t, uint64_t seed,
+									 DpkLiveRelease *rel);
 
 /*
  * k-median centres, sizes and cost curve for every k' <= k of a projected
@@ -416,6 +423,47 @@ int			dpk_live_heldout_guard(const DpkLiveConfig *cfg, const struct DpkProjectio
 								   const double *count, const double *sum,
 								   const double *reachable, uint32_t t, const int *best_copy,
 								   const double *pos, DpkLiveRelease *rel);
+
+/*
+ * The low-d mean guard (dpk_live_lowd_guard): a k' >= 2 answer a of a
+ * low-d release is compared with its k' = 1 answer b (the mean of the same
+ * coreset) on every counted cell c, each cell's rows assigned to the centre
+ * a_j(c) nearest the cell's middle (public positions and released centres),
+ *
+ *	 sum_c n_c (|a_j(c) - o_c|^2 - |b - o_c|^2) - 2 <a_j(c) - b, s_c>,
+ *
+ * widths squared per dimension, o_c the cell's origin of its fixed-point
+ * offsets and s_c their noisy sum: linear in the noisy counts and sums,
+ * so unbiased for that assignment's extra cost over the one centre (an
+ * upper bound of the nearest-centre one's) but for the selection of the
+ * centres themselves by the same noise, which only makes the k' centres
+ * look cheaper (they sit where the noise is positive).  When it exceeds
+ * DPK_LIVE_LOWD_GUARD_Z standard deviations (the cells' count and sum
+ * noise), the k' block publishes the one centre, padded with copies at
+ * size 0, and k' = 1's cost.  Post-processing of the release's noisy
+ * histogram: no new draw (doc/decisions/044-live-mean-guard.md).
+ */
+#define DPK_LIVE_LOWD_GUARD_Z 2.0
+
+/*
+ * The estimate above on a histogram h (any level; counts and, when h->sum,
+ * fixed-point offsets) for k centres a (k * d) against one centre b (d),
+ * positions normalized to the box ([0,1]^d), w2 the box's squared widths
+ * (d), count_var and sum_var the noise variances of one cell's count and
+ * of one coordinate of its sum (h's fixed point); *sd gets its standard
+ * deviation.
+ */
+double		dpk_live_lowd_gap(const DpkDenseHist *h, const double *w2, double count_var,
+							  double sum_var, int k, const double *a, const double *b,
+							  double *sd);
+
+/*
+ * The low-d mean guard applied to a release dpk_live_cluster made from
+ * `fine` (the counted level) at t: returns how many k' blocks now publish
+ * the one centre.
+ */
+int			dpk_live_lowd_guard(const DpkLiveConfig *cfg, const DpkBox *box,
+								const DpkDenseHist *fine, uint32_t t, DpkLiveRelease *rel);
 
 /*
  * dp_histogram of a projected table: copy 0's noisy counts and original-space

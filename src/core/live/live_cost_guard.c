@@ -223,3 +223,140 @@ dpk_live_heldout_guard(const DpkLiveConfig *cfg, const DpkProjection *proj,
 	}
 	return fired;
 }
+
+/*
+ * The low-d guard's estimate on one histogram (see live_core.h).  A row at
+ * in-cell offset q (fixed point) sits at (idx + (q + 1/2) / U) / m, so a
+ * cell's sum of positions is n_c o_c + s_c / (U m) with o_c = (idx +
+ * 1/(2U)) / m: the extra cost of centre a over b on its rows is n_c
+ * (|a - o_c|^2 - |b - o_c|^2) - 2 <a - b, s_c> / (U m), linear in the noisy
+ * count and sums, whose noises are independent.
+ */
+double
+dpk_live_lowd_gap(const DpkDenseHist *h, const double *w2, double count_var, double sum_var,
+				  int k, const double *a, const double *b, double *sd)
+{
+	int			d = h->d,
+				m = h->m,
+				i,
+				j;
+	double		su = 1.0 / ((double) h->units * m),
+				gap = 0.0,
+				var = 0.0,
+			   *ab2 = dpk_alloc(sizeof(double) * k),
+			   *mid = dpk_alloc(sizeof(double) * d),
+			   *o = dpk_alloc(sizeof(double) * d);
+	int64_t    *idx = dpk_alloc(sizeof(int64_t) * d);
+	uint64_t	c;
+
+	/* the sums' variance term of each centre: sum_j w2_j^2 (a_j - b_j)^2 */
+	for (i = 0; i < k; i++)
+	{
+		ab2[i] = 0.0;
+		for (j = 0; j < d; j++)
+		{
+			double		diff = a[(size_t) i * d + j] - b[j];
+
+			ab2[i] += w2[j] * w2[j] * diff * diff;
+		}
+	}
+	for (c = 0; c < h->ncells; c++)
+	{
+		double		best = INFINITY,
+					delta = 0.0,
+					dot = 0.0;
+		int			near = 0;
+
+		dpk_grid_cell_coords(d, m, c, idx);
+		for (j = 0; j < d; j++)
+		{
+			mid[j] = ((double) idx[j] + 0.5) / m;
+			o[j] = ((double) idx[j] + 0.5 / (double) h->units) / m;
+		}
+		for (i = 0; i < k; i++)
+		{
+			double		dist = 0.0;
+
+			for (j = 0; j < d && dist < best; j++)
+			{
+				double		diff = a[(size_t) i * d + j] - mid[j];
+
+				dist += w2[j] * diff * diff;
+			}
+			if (dist < best)
+			{
+				best = dist;
+				near = i;
+			}
+		}
+		for (j = 0; j < d; j++)
+		{
+			double		da = a[(size_t) near * d + j] - o[j],
+						db = b[j] - o[j];
+
+			delta += w2[j] * (da * da - db * db);
+			if (h->sum)
+				dot += w2[j] * (a[(size_t) near * d + j] - b[j]) * (double) h->sum[c * d + j];
+		}
+		gap += (double) h->count[c] * delta - 2.0 * su * dot;
+		var += count_var * delta * delta;
+		if (h->sum)
+			var += 4.0 * su * su * sum_var * ab2[near];
+	}
+	*sd = sqrt(var);
+	dpk_free(ab2);
+	dpk_free(mid);
+	dpk_free(o);
+	dpk_free(idx);
+	return gap;
+}
+
+/*
+ * The low-d guard on a release of dpk_live_cluster (see live_core.h):
+ * every k' block against block 1, on the counted level's noisy histogram.
+ * Noisy values and released centres only: post-processing.
+ */
+int
+dpk_live_lowd_guard(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist *fine,
+					uint32_t t, DpkLiveRelease *rel)
+{
+	int			d = cfg->d,
+				k = cfg->k,
+				kp,
+				i,
+				j,
+				fired = 0;
+	double		count_var = dpk_live_count_variance(cfg, cfg->level, t),
+				sum_var = fine->sum ? dpk_live_sum_variance(cfg, cfg->level, t) : 0.0,
+			   *w2 = dpk_alloc(sizeof(double) * d),
+			   *a = dpk_alloc(sizeof(double) * (size_t) k * d),
+			   *b = dpk_alloc(sizeof(double) * d);
+
+	for (j = 0; j < d; j++)
+		w2[j] = (box->upper[j] - box->lower[j]) * (box->upper[j] - box->lower[j]);
+	dpk_box_normalize(box, rel->centers + (size_t) dpk_live_block(1) * d, b);
+	for (kp = 2; kp <= k; kp++)
+	{
+		double		sd,
+					gap;
+
+		for (i = 0; i < kp; i++)
+			dpk_box_normalize(box, rel->centers + ((size_t) dpk_live_block(kp) + i) * d,
+							  a + (size_t) i * d);
+		gap = dpk_live_lowd_gap(fine, w2, count_var, sum_var, kp, a, b, &sd);
+		if (!(gap > DPK_LIVE_LOWD_GUARD_Z * sd))
+			continue;
+		for (i = 0; i < kp; i++)
+		{
+			memcpy(rel->centers + ((size_t) dpk_live_block(kp) + i) * d,
+				   rel->centers + (size_t) dpk_live_block(1) * d, sizeof(double) * d);
+			rel->sizes[dpk_live_block(kp) + i] = i == 0 ? rel->sizes[dpk_live_block(1)] : 0.0;
+		}
+		rel->costs[kp - 1] = rel->costs[0];
+		fired++;
+	}
+	dpk_free(w2);
+	dpk_free(a);
+	dpk_free(b);
+	return fired;
+}
