@@ -89,26 +89,26 @@ rows_around(const double *centres, int nc, double sd, size_t n, uint64_t seed)
 }
 
 /*
- * The constructed case: one blob in the middle of the box, the release's
- * own k' = 1 centre kept and block K set to the box's four corners (each
- * row about 57 from them, 7 from the mean): the guard replaces block K
- * with the one centre under every key, pure and with delta, and its cost
- * becomes k' = 1's.
+ * The constructed case: one blob near a corner of the box, the release's
+ * own k' = 1 centre kept and block K set to four points of the far
+ * quarter (each row about 57 or more from them, 7 from the mean): the
+ * guard replaces block K with the one centre under every key, pure and
+ * with delta, and its cost becomes k' = 1's.
  */
 static void
 test_fires_on_bad_centres(void)
 {
 	double		lower[D] = {0.0, 0.0},
 				upper[D] = {100.0, 100.0},
-				mid[D] = {50.0, 50.0},
-				corners[K * D] = {10, 10, 90, 10, 10, 90, 90, 90};
+				blob[D] = {20.0, 20.0},
+				corners[K * D] = {60, 60, 90, 60, 60, 90, 90, 90};
 	DpkBox		box = {D, lower, upper};
 	size_t		n = 2000;
-	double	   *x = rows_around(mid, 1, 5.0, n, 0xB10BULL);
+	double	   *x = rows_around(blob, 1, 5.0, n, 0xB10BULL);
 	int			pass;
 
 	CHECK(dpk_kmeans_cost(x, NULL, (int) n, D, corners, K, NULL) >
-		  10.0 * dpk_kmeans_cost(x, NULL, (int) n, D, mid, 1, NULL),
+		  10.0 * dpk_kmeans_cost(x, NULL, (int) n, D, blob, 1, NULL),
 		  "the constructed centres are far dearer than the mean");
 	for (pass = 0; pass < 2; pass++)
 	{
@@ -209,10 +209,10 @@ test_never_on_clusters(void)
 }
 
 /*
- * The estimate for fixed centres against the true extra cost: over many
- * keys its mean is the extra cost of the fixed assignment (each cell to the
- * centre nearest its middle) within 3 standard errors, and its spread is
- * the standard deviation the guard uses within 20 %.
+ * The estimate for fixed centres: over many keys its mean is the
+ * noiseless histogram's within 3 standard errors, and its spread is the
+ * standard deviation the guard uses within 20 %; the noiseless value is
+ * a lower bound of the centres' true extra cost over the one centre.
  */
 static void
 test_estimate_unbiased(void)
@@ -259,6 +259,22 @@ test_estimate_unbiased(void)
 			exact.sum[cell * D + j] += rel[j];
 	}
 	truth = dpk_live_lowd_gap(&exact, w2, 0.0, 0.0, 2, a, b, &sd);
+	{
+		double		an[2 * D],
+					bn[D],
+					rows_gap = 0.0;
+
+		for (i = 0; i < 2 * D; i++)
+			an[i] = 100.0 * a[i];
+		for (i = 0; i < D; i++)
+			bn[i] = 100.0 * b[i];
+		rows_gap = dpk_kmeans_cost(x, NULL, (int) n, D, an, 2, NULL) -
+			dpk_kmeans_cost(x, NULL, (int) n, D, bn, 1, NULL);
+		printf("# fixed centres: extra cost on the rows %.4g, noiseless estimate %.4g\n",
+			   rows_gap, truth);
+		CHECK(truth <= rows_gap * (1.0 + 1e-9) + 1e-6, "the estimate %.4g exceeds the extra cost %.4g",
+			  truth, rows_gap);
+	}
 	for (key = 1; key <= (uint64_t) nkeys; key++)
 	{
 		DpkDenseHist h;

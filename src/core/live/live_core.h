@@ -427,17 +427,19 @@ int			dpk_live_heldout_guard(const DpkLiveConfig *cfg, const struct DpkProjectio
 /*
  * The low-d mean guard (dpk_live_lowd_guard): a k' >= 2 answer a of a
  * low-d release is compared with its k' = 1 answer b (the mean of the same
- * coreset) on every counted cell c, each cell's rows assigned to the centre
- * a_j(c) nearest the cell's middle (public positions and released centres),
+ * coreset) on every counted cell c.  A cell inside one centre's Voronoi
+ * region (all its corners nearest the same a_j) adds its rows' exact extra
+ * cost over b,
  *
- *	 sum_c n_c (|a_j(c) - o_c|^2 - |b - o_c|^2) - 2 <a_j(c) - b, s_c>,
+ *	 n_c (|a_j - o_c|^2 - |b - o_c|^2) - 2 <a_j - b, s_c>,
  *
- * widths squared per dimension, o_c the cell's origin of its fixed-point
- * offsets and s_c their noisy sum: linear in the noisy counts and sums,
- * so unbiased for that assignment's extra cost over the one centre (an
- * upper bound of the nearest-centre one's) but for the selection of the
- * centres themselves by the same noise, which only makes the k' centres
- * look cheaper (they sit where the noise is positive).  When it exceeds
+ * (widths squared per dimension, o_c the origin of the cell's fixed-point
+ * offsets, s_c their noisy sum); any other cell its count times the least
+ * extra cost of a point at one of its corners, a lower bound (a row's extra
+ * cost is concave in the row).  Linear in the noisy counts and sums, so
+ * unbiased for a lower bound of the k' centres' extra cost but for the
+ * selection of the centres by the same noise, which makes them look
+ * cheaper (they sit where the noise is positive).  When it exceeds
  * DPK_LIVE_LOWD_GUARD_Z standard deviations (the cells' count and sum
  * noise), the k' block publishes the one centre, padded with copies at
  * size 0, and k' = 1's cost.  Post-processing of the release's noisy
