@@ -603,7 +603,8 @@ dpk_live_cluster_projected_inplace(const DpkLiveConfig *cfg, const DpkBox *box,
 	}
 	if (dpk_live_uses_guard(cfg))
 		dpk_live_guard_blocks(d, k, rel->centers, rel->sizes, rel->costs);
-	(void) dpk_live_heldout_guard(cfg, proj, ncount, nsum, reachable, t, best_copy, pos, rel);
+	rel->guard_fired = dpk_live_heldout_guard(cfg, proj, ncount, nsum, reachable, t, best_copy,
+											  pos, rel);
 	for (r = 0; r < cfg->copies; r++)
 		dpk_projection_free(&proj[r]);
 	dpk_free(proj);

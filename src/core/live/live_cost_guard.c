@@ -69,11 +69,15 @@ dpk_live_guard_blocks(int d, int k, double *centers, double *sizes, double *cost
 	}
 }
 
-/* Projected tables under delta > 0 (see live_core.h). */
+/*
+ * Every projected table, pure or under delta > 0 (see live_core.h): on pure
+ * tables it comes after record 012's guard (from d = 64) and covers the
+ * tables below d = 64, which had none.
+ */
 bool
 dpk_live_uses_heldout_guard(const DpkLiveConfig *cfg)
 {
-	return cfg->delta > 0.0;
+	return cfg->delta >= 0.0;
 }
 
 /*
