@@ -66,7 +66,11 @@
  * (release, seed) and the worst release (largest geometric mean over seeds
  * at one t, with that t and its node count), the worst single run of
  * live/oneshot, naive's mean, the counted level, the mean coreset and
- * release time; then a line with live/oneshot's mean per node count.
+ * release time; then a "guard" line: live without the low-d mean guard
+ * (dpk_live_cluster_centres: "before"), one centre at the noisy mean at eps
+ * ("1c": a share 1 / (1 + d^(2/3)) on one Laplace count, the rest on the
+ * sum), and in how many measured releases the guard replaced the K
+ * centres; then a line with live/oneshot's mean per node count.
  * Seeds are --seed-base .. --seed-base + seeds - 1 (default 100-107: the
  * defaults were tuned on seeds 0-9).
  *
@@ -647,6 +651,7 @@ run_stream(const Data *ds, Row *row, Summary *sm, uint32_t T, int stream, int se
 			double		t0 = now_ms(),
 						ms;
 			double		live,
+						before,
 						live_del,
 						old = 1.0,
 						os,
@@ -659,6 +664,8 @@ run_stream(const Data *ds, Row *row, Summary *sm, uint32_t T, int stream, int se
 			live = live_release(&lv, &ds->box, key, t, cseed, cur, ncur, &coreset) / refc;
 			ms = now_ms() - t0;
 			rel_level = last_release_level;
+			before = last_release_before / refc;
+			sm->fired += last_release_fired;
 			live_del = !del ? live
 				: live_release(&lv_del, &ds->box, key, t, cseed, cur, ncur,
 							   &coreset_del) / refc;
@@ -671,11 +678,10 @@ run_stream(const Data *ds, Row *row, Summary *sm, uint32_t T, int stream, int se
 				naive = oneshot_cost(&ds->box, cur, ncur, k, row->eps / T, opt->restarts,
 									 mix_hash4(keyseed ^ TAG_NAIVE, t, 0, 0)) / refc;
 			bench_fig_add(&sm->live, ri, t, seed, live);
-			bench_fig_add(&sm->before, ri, t, seed, last_release_before / refc);
+			bench_fig_add(&sm->before, ri, t, seed, before);
 			bench_fig_add(&sm->onec, ri, t, seed,
 						  onec_cost(&ds->box, cur, ncur, row->eps,
 									mix_hash4(keyseed ^ TAG_ONEC, t, 0, 0)) / refc);
-			sm->fired += last_release_fired;
 			bench_fig_add(&sm->del, ri, t, seed, live_del);
 			bench_fig_add(&sm->os, ri, t, seed, os);
 			bench_fig_add(&sm->naive, ri, t, seed, naive);
