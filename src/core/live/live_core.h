@@ -375,7 +375,7 @@ void		dpk_live_guard_blocks(int d, int k, double *centers, double *sizes,
 bool		dpk_live_uses_guard(const DpkLiveConfig *cfg);
 
 /*
- * The held-out guard of projected releases under delta > 0: a k' >= 2
+ * The held-out guard of projected releases (pure from 0.9): a k' >= 2
  * answer is compared with the release's k' = 1 answer on the cells of its
  * copy that lifted nothing (noisy count at or below the coreset threshold),
  * whose noisy sums no released centre depends on, so that
@@ -408,7 +408,7 @@ double		dpk_live_heldout_gap(const struct DpkProjection *p, int m, const double 
 								 double sum_var, int k, const double *a, const double *b,
 								 bool back_projected, double *sd);
 
-/* Whether a release of cfg applies the held-out guard: projected tables with delta > 0. */
+/* Whether a release of cfg applies the held-out guard: every projected table. */
 bool		dpk_live_uses_heldout_guard(const DpkLiveConfig *cfg);
 
 /*

@@ -2,9 +2,10 @@
  * live_cost_guard.c
  *		Large-d projected releases of pure tables: no k' answer published
  *		whose estimated cost exceeds a smaller k''s (see live_core.h,
- *		dpk_live_guard_blocks); projected releases under delta > 0: no k'
- *		answer estimated costlier than k' = 1's on the cells that lifted
- *		nothing (dpk_live_heldout_gap).
+ *		dpk_live_guard_blocks); every projected release: no k' answer
+ *		estimated costlier than k' = 1's on the cells that lifted nothing
+ *		(dpk_live_heldout_gap); low-d releases: no k' answer estimated
+ *		costlier than k' = 1's on the noisy histogram (dpk_live_lowd_gap).
  */
 #include "live_core.h"
 
