@@ -66,7 +66,11 @@
  * (release, seed) and the worst release (largest geometric mean over seeds
  * at one t, with that t and its node count), the worst single run of
  * live/oneshot, naive's mean, the counted level, the mean coreset and
- * release time; then a line with live/oneshot's mean per node count.
+ * release time; then a "guard" line: live without the low-d mean guard
+ * (dpk_live_cluster_centres: "before"), one centre at the noisy mean at eps
+ * ("1c": a share 1 / (1 + d^(2/3)) on one Laplace count, the rest on the
+ * sum), and in how many measured releases the guard replaced the K
+ * centres; then a line with live/oneshot's mean per node count.
  * Seeds are --seed-base .. --seed-base + seeds - 1 (default 100-107: the
  * defaults were tuned on seeds 0-9).
  *
@@ -128,6 +132,7 @@
 #include "dpk_mem.h"
 #include "grid.h"
 #include "kmeans.h"
+#include "lift.h"
 #include "noise.h"
 #include "share_tree.h"
 #include "tree_estimator.h"
@@ -162,7 +167,7 @@ enum
 {
 	TAG_LIVE = 0x6c697665, TAG_ONESHOT = 0x6f6e65, TAG_NAIVE = 0x6e6169,
 	TAG_DATA = 0x6d6978, TAG_REF = 0x726566, TAG_ORDER = 0x6f7264,
-	TAG_SEED = 0x736565, TAG_STALE = 0x7374616c
+	TAG_SEED = 0x736565, TAG_STALE = 0x7374616c, TAG_ONEC = 0x316331
 };
 
 /* Figures of one (data, row, horizon, stream) over releases and seeds. */
@@ -178,6 +183,8 @@ typedef struct Summary
 				os,
 				naive,
 				ratio,
+				before,			/* live without its mean guard */
+				onec,			/* one centre at the noisy mean at eps */
 				seedalg,		/* --baselines: the seed paper's algorithm */
 				stale;			/* --baselines: one-shot at eps at t = 1, republished */
 	int			seed_levels,
@@ -190,6 +197,7 @@ typedef struct Summary
 	double		coreset,
 				ms;
 	long		runs;
+	long		fired;			/* releases whose K block the guard replaced */
 	size_t		n;				/* N of the stream */
 } Summary;
 
@@ -397,6 +405,10 @@ share_noisy_histogram(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYTES]
 /* Level the last live_release clustered at (for --verbose). */
 static int	last_release_level = -1;
 
+/* The last live_release's K centres' cost without the guard; whether it fired on K. */
+static double last_release_before = 0.0;
+static bool last_release_fired = false;
+
 /*
  * Release t of a live table; returns the cost of its K centres on the
  * current points cur[0 .. ncur).
@@ -423,9 +435,15 @@ live_release(Live *lv, const DpkBox *box, const uint8_t key[DPK_KEY_BYTES],
 		share_noisy_histogram(&lv->cfg, key, &lv->map, t, &s, &hist);
 	else
 		dpk_live_noisy_histogram(&lv->cfg, key, &lv->map, t, &s, &hist);
-	dpk_live_cluster(&lv->cfg, box, &hist, t, seed, &rel);
+	/* dpk_live_cluster in its two steps, to measure the guard */
+	dpk_live_cluster_centres(&lv->cfg, box, &hist, t, seed, &rel);
+	last_release_before = dpk_kmeans_cost(cur, NULL, (int) ncur, d,
+										  rel.centers + (size_t) dpk_live_block(k) * d, k,
+										  NULL);
+	rel.guard_fired = dpk_live_lowd_guard(&lv->cfg, box, &hist, t, &rel);
 	cost = dpk_kmeans_cost(cur, NULL, (int) ncur, d,
 						   rel.centers + (size_t) dpk_live_block(k) * d, k, NULL);
+	last_release_fired = cost != last_release_before;
 	*coreset_out = rel.coreset_size;
 	last_release_level = rel.level;
 	dpk_live_release_free(&rel);
@@ -457,6 +475,53 @@ oneshot_release(const DpkBox *box, const double *cur, size_t ncur, int k, double
 		memcpy(centres_out, res.centers, sizeof(double) * k * box->d);
 	dpk_oneshot_result_free(&res);
 	dpk_stream_close(&s);
+	return cost;
+}
+
+/*
+ * One centre at the noisy mean of the current points with budget eps, as
+ * bench_highd_live's mean_cost: a share 1 / (1 + d^(2/3)) of eps on one
+ * Laplace count, the rest on the sum of the centred fixed-point coordinates
+ * (cube noise, U / 2 per coordinate).  What a release must never be worse
+ * than (issue 48).
+ */
+static double
+onec_cost(const DpkBox *box, const double *cur, size_t ncur, double eps, uint64_t keyseed)
+{
+	int			d = box->d,
+				j;
+	double		cshare = 1.0 / (1.0 + pow((double) d, 2.0 / 3.0));
+	DpkNoise	cn = dpk_noise_laplace(dpk_scale_from_double(1.0 / (cshare * eps))),
+				sn = dpk_noise_laplace(dpk_scale_from_double(DPK_LIFT_UNITS / 2.0 /
+															 ((1.0 - cshare) * eps)));
+	int64_t    *q = xmalloc(sizeof(int64_t) * d),
+			   *tot = calloc(d, sizeof(int64_t));
+	double	   *u = xmalloc(sizeof(double) * d),
+			   *c = xmalloc(sizeof(double) * d),
+				cnt,
+				cost;
+	DpkStream	s = {0};
+	size_t		i;
+
+	open_seed_stream(&s, keyseed);
+	for (i = 0; i < ncur; i++)
+	{
+		dpk_box_normalize(box, cur + i * d, u);
+		dpk_lift_quantize(d, u, q);
+		for (j = 0; j < d; j++)
+			tot[j] += q[j];
+	}
+	cnt = (double) ncur + (double) dpk_noise_draw(&s, &cn);
+	dpk_noise_add_vector(&s, &sn, d, 1, tot);
+	for (j = 0; j < d; j++)
+		u[j] = cnt >= 1.0 ? fmin(1.0, fmax(0.0, 0.5 + tot[j] / (DPK_LIFT_UNITS * cnt))) : 0.5;
+	dpk_box_denormalize(box, u, c);
+	cost = dpk_kmeans_cost(cur, NULL, (int) ncur, d, c, 1, NULL);
+	dpk_stream_close(&s);
+	free(q);
+	free(tot);
+	free(u);
+	free(c);
 	return cost;
 }
 
@@ -542,6 +607,8 @@ summary_init(Summary *sm, const Options *opt, uint32_t T)
 	bench_fig_init(&sm->old_ratio, sm->nrel);
 	bench_fig_init(&sm->os, sm->nrel);
 	bench_fig_init(&sm->naive, sm->nrel);
+	bench_fig_init(&sm->before, sm->nrel);
+	bench_fig_init(&sm->onec, sm->nrel);
 	bench_fig_init(&sm->ratio, sm->nrel);
 	bench_fig_init(&sm->seedalg, sm->nrel);
 	bench_fig_init(&sm->stale, sm->nrel);
@@ -662,6 +729,7 @@ run_stream(const Data *ds, Row *row, Summary *sm, uint32_t T, int stream, int se
 			double		t0 = now_ms(),
 						ms;
 			double		live,
+						before,
 						live_del,
 						old = 1.0,
 						os,
@@ -674,6 +742,8 @@ run_stream(const Data *ds, Row *row, Summary *sm, uint32_t T, int stream, int se
 			live = live_release(&lv, &ds->box, key, t, cseed, cur, ncur, &coreset) / refc;
 			ms = now_ms() - t0;
 			rel_level = last_release_level;
+			before = last_release_before / refc;
+			sm->fired += last_release_fired;
 			live_del = !del ? live
 				: live_release(&lv_del, &ds->box, key, t, cseed, cur, ncur,
 							   &coreset_del) / refc;
@@ -686,6 +756,10 @@ run_stream(const Data *ds, Row *row, Summary *sm, uint32_t T, int stream, int se
 				naive = oneshot_cost(&ds->box, cur, ncur, k, row->eps / T, opt->restarts,
 									 mix_hash4(keyseed ^ TAG_NAIVE, t, 0, 0)) / refc;
 			bench_fig_add(&sm->live, ri, t, seed, live);
+			bench_fig_add(&sm->before, ri, t, seed, before);
+			bench_fig_add(&sm->onec, ri, t, seed,
+						  onec_cost(&ds->box, cur, ncur, row->eps,
+									mix_hash4(keyseed ^ TAG_ONEC, t, 0, 0)) / refc);
 			bench_fig_add(&sm->del, ri, t, seed, live_del);
 			bench_fig_add(&sm->os, ri, t, seed, os);
 			bench_fig_add(&sm->naive, ri, t, seed, naive);
@@ -835,6 +909,15 @@ print_summary(const Row *row, int data, uint32_t T, int stream, const Summary *s
 			   sm->seed_levels, sm->seed_wlevel, sm->seed_kprime, sm->seed_coreset / sm->runs);
 		fflush(stdout);
 		return;
+	}
+	{
+		char		bf[64],
+					oc[64];
+
+		fig_text(bf, sizeof(bf), &sm->before, sm);
+		fig_text(oc, sizeof(oc), &sm->onec, sm);
+		printf("%-8s %-6s %5u %6zu   guard | before %-24s | 1c %-24s | fired %ld of %ld\n",
+			   data_name[data], stream_name[stream], T, sm->n, bf, oc, sm->fired, sm->runs);
 	}
 	bench_print_by_nodes(&sm->ratio, &sm->live, sm->w, sm->ts);
 	fflush(stdout);

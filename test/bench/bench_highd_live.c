@@ -312,6 +312,7 @@ typedef struct LiveOut
 	double		part;			/* cost of the exact means of the release's
 								 * partition (one Lloyd step), --verbose */
 	int			coreset;
+	int			fired;			/* k' blocks the held-out guard replaced */
 	double		ms;
 } LiveOut;
 
@@ -634,6 +635,7 @@ live_release(Live *lv, const DpkBox *box, const uint8_t key[DPK_KEY_BYTES],
 	out.cost1 = out.part = NAN;
 	out.est1 = rel.costs[0];
 	out.estk = rel.costs[k - 1];
+	out.fired = rel.guard_fired;
 	if (lv->verbose)
 	{
 		out.cost1 = dpk_kmeans_cost(cur, NULL, (int) ncur, d,
@@ -909,13 +911,13 @@ run_stream(const MixData *mx, const DpkBox *box, Row *row, Summary *sm, uint32_t
 			if (opt->verbose)
 				printf("#   %s T=%u d=%d eps=%g seed=%d t=%u nodes=%d live=%.4f "
 					   "oneshot=%.4f naive=%.4f matched=%.4f mean=%.4f part=%.4f coreset=%d "
-					   "ms=%.1f count_sd=%.1f sum_sd=%.3g one=%.4f est1=%.4f estk=%.4f\n",
+					   "ms=%.1f count_sd=%.1f sum_sd=%.3g one=%.4f est1=%.4f estk=%.4f fired=%d\n",
 					   stream_name[stream], T, d, row->eps, seed, t, bench_nodes(t),
 					   lo.cost / refc, os, naive, matched, mean, lo.part / refc, lo.coreset,
 					   lo.ms,
 					   sqrt(dpk_live_projected_count_var(&lv.cfg, t)),
 					   sqrt(dpk_live_projected_sum_var(&lv.cfg, t)), lo.cost1 / refc,
-					   lo.est1 / refc, lo.estk / refc);
+					   lo.est1 / refc, lo.estk / refc, lo.fired);
 			summary_add(sm, ri, t, seed, &lo, refc, os, naive, mean, matched, &lv.cfg);
 		}
 		ri++;

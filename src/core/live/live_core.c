@@ -336,10 +336,20 @@ live_cluster_kprime(const DpkLiveConfig *cfg, const DpkBox *box, const DpkCorese
 	}
 }
 
-/* Level choice, coreset and k-means for every k' (see live_core.h). */
+/* Level choice, coreset and k-means for every k', then the guard (see live_core.h). */
 void
 dpk_live_cluster(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseHist *fine,
 				 uint32_t t, uint64_t seed, DpkLiveRelease *rel)
+{
+	dpk_live_cluster_centres(cfg, box, fine, t, seed, rel);
+	rel->guard_fired = dpk_live_lowd_guard(cfg, box, fine, t, rel);
+}
+
+/* Level choice, coreset and k-means for every k' (see live_core.h). */
+void
+dpk_live_cluster_centres(const DpkLiveConfig *cfg, const DpkBox *box,
+						 const DpkDenseHist *fine, uint32_t t, uint64_t seed,
+						 DpkLiveRelease *rel)
 {
 	int			d = cfg->d,
 				k = cfg->k,
@@ -593,7 +603,8 @@ dpk_live_cluster_projected_inplace(const DpkLiveConfig *cfg, const DpkBox *box,
 	}
 	if (dpk_live_uses_guard(cfg))
 		dpk_live_guard_blocks(d, k, rel->centers, rel->sizes, rel->costs);
-	(void) dpk_live_heldout_guard(cfg, proj, ncount, nsum, reachable, t, best_copy, pos, rel);
+	rel->guard_fired = dpk_live_heldout_guard(cfg, proj, ncount, nsum, reachable, t, best_copy,
+											  pos, rel);
 	for (r = 0; r < cfg->copies; r++)
 		dpk_projection_free(&proj[r]);
 	dpk_free(proj);

@@ -137,6 +137,7 @@ typedef struct DpkLiveRelease
 	double	   *kmed_centers;	/* as centers */
 	double	   *kmed_sizes;		/* as sizes */
 	double	   *kmed_costs;		/* k: private sum of distances for k' */
+	int			guard_fired;	/* k' blocks the mean guards replaced by k' = 1 */
 } DpkLiveRelease;
 
 /* Offset of k''s block in centers (times d) and sizes. */
@@ -148,11 +149,17 @@ dpk_live_block(int kprime)
 
 /*
  * From the noisy counted level, choose the level (RUGNIK bound under the
- * actual noise at t), build the coreset and cluster it for every k' <= k.
+ * actual noise at t), build the coreset and cluster it for every k' <= k;
+ * then the low-d mean guard (dpk_live_lowd_guard).
  */
 void		dpk_live_cluster(const DpkLiveConfig *cfg, const DpkBox *box,
 							 const DpkDenseHist *fine, uint32_t t, uint64_t seed,
 							 DpkLiveRelease *rel);
+
+/* dpk_live_cluster without the guard (the benchmarks' "before"). */
+void		dpk_live_cluster_centres(const DpkLiveConfig *cfg, const DpkBox *box,
+									 const DpkDenseHist *fine, uint32_t t, uint64_t seed,
+									 DpkLiveRelease *rel);
 
 /*
  * k-median centres, sizes and cost curve for every k' <= k of a projected
@@ -368,7 +375,7 @@ void		dpk_live_guard_blocks(int d, int k, double *centers, double *sizes,
 bool		dpk_live_uses_guard(const DpkLiveConfig *cfg);
 
 /*
- * The held-out guard of projected releases under delta > 0: a k' >= 2
+ * The held-out guard of projected releases (pure from 0.9): a k' >= 2
  * answer is compared with the release's k' = 1 answer on the cells of its
  * copy that lifted nothing (noisy count at or below the coreset threshold),
  * whose noisy sums no released centre depends on, so that
@@ -401,7 +408,7 @@ double		dpk_live_heldout_gap(const struct DpkProjection *p, int m, const double 
 								 double sum_var, int k, const double *a, const double *b,
 								 bool back_projected, double *sd);
 
-/* Whether a release of cfg applies the held-out guard: projected tables with delta > 0. */
+/* Whether a release of cfg applies the held-out guard: every projected table. */
 bool		dpk_live_uses_heldout_guard(const DpkLiveConfig *cfg);
 
 /*
@@ -416,6 +423,53 @@ int			dpk_live_heldout_guard(const DpkLiveConfig *cfg, const struct DpkProjectio
 								   const double *count, const double *sum,
 								   const double *reachable, uint32_t t, const int *best_copy,
 								   const double *pos, DpkLiveRelease *rel);
+
+/*
+ * The low-d mean guard (dpk_live_lowd_guard): a k' >= 2 answer a of a
+ * low-d release is compared with its k' = 1 answer b (the mean of the same
+ * coreset) on every counted cell c.  A cell inside one centre's Voronoi
+ * region (all its corners nearest the same a_j) adds its rows' exact extra
+ * cost over b,
+ *
+ *	 n_c (|a_j - o_c|^2 - |b - o_c|^2) - 2 <a_j - b, s_c>,
+ *
+ * (widths squared per dimension, o_c the origin of the cell's fixed-point
+ * offsets, s_c their noisy sum); any other cell its count times the least
+ * extra cost of a point at one of its corners, a lower bound (a row's extra
+ * cost is concave in the row).  Linear in the noisy counts and sums, so
+ * unbiased for a lower bound of the k' centres' extra cost but for the
+ * selection of the centres by the same noise, which makes them look
+ * cheaper (they sit where the noise is positive).  When it exceeds
+ * DPK_LIVE_LOWD_GUARD_Z standard deviations (the cells' count and sum
+ * noise), the k' block publishes the one centre, padded with copies at
+ * size 0, and k' = 1's cost.  Post-processing of the release's noisy
+ * histogram: no new draw.  3 deviations: at 2 it fired in 2 of 980
+ * releases of 1 000 rows under delta (tuning seeds 0-9), both times on
+ * centres cheaper than the one centre (doc/decisions/044-live-mean-guard.md).
+ */
+#ifndef DPK_LIVE_LOWD_GUARD_Z
+#define DPK_LIVE_LOWD_GUARD_Z 3.0
+#endif
+
+/*
+ * The estimate above on a histogram h (any level; counts and, when h->sum,
+ * fixed-point offsets) for k centres a (k * d) against one centre b (d),
+ * positions normalized to the box ([0,1]^d), w2 the box's squared widths
+ * (d), count_var and sum_var the noise variances of one cell's count and
+ * of one coordinate of its sum (h's fixed point); *sd gets its standard
+ * deviation.
+ */
+double		dpk_live_lowd_gap(const DpkDenseHist *h, const double *w2, double count_var,
+							  double sum_var, int k, const double *a, const double *b,
+							  double *sd);
+
+/*
+ * The low-d mean guard applied to a release dpk_live_cluster made from
+ * `fine` (the counted level) at t: returns how many k' blocks now publish
+ * the one centre.
+ */
+int			dpk_live_lowd_guard(const DpkLiveConfig *cfg, const DpkBox *box,
+								const DpkDenseHist *fine, uint32_t t, DpkLiveRelease *rel);
 
 /*
  * dp_histogram of a projected table: copy 0's noisy counts and original-space

@@ -41,6 +41,7 @@ dpk_live_release_alloc(DpkLiveRelease *rel, int k, int d)
 	rel->sizes = dpk_alloc((size_t) dpk_live_block(k + 1) * sizeof(double));
 	rel->costs = dpk_alloc((size_t) k * sizeof(double));
 	rel->kmed_centers = rel->kmed_sizes = rel->kmed_costs = NULL;
+	rel->guard_fired = 0;
 }
 
 /* Free a release. */
