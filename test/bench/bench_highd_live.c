@@ -141,7 +141,8 @@
  *	 --lift heavy|weighted (dpk_lift_centers_heavy or _weighted),
  *	 --rest-mean on|off (DpkLiveConfig.rest_mean),
  *	 and after it: --arity N (the counters' tree; else dpk_live_use_box's),
- *	 --level-delta N;
+ *	 --level-delta N, --counter tree|auto|square_root (Gaussian tables:
+ *			 dp_attach's choice by default);
  *	 --half-width X  the projected box half-width of the copies and of
  *			 cfg.half_width (what a change of DPK_LIVE_HALF_WIDTH and of
  *			 dpk_live_use_projection would do; default 0.75).
@@ -276,6 +277,8 @@ typedef struct Options
 	int			dhat;
 	double		half_width;
 	int			level_delta;
+	int			counter;		/* Gaussian tables: -1 tree, 0 dp_attach's
+								 * choice, 1 the square root forced */
 	int			lift_weighted;	/* -1 keep, 0 heavy, 1 weighted */
 	int			rest_mean;		/* -1 keep, 0 off, 1 on */
 	int			arity;			/* > 0: the counters' tree arity (else keep) */
@@ -477,6 +480,9 @@ live_config(DpkLiveConfig *cfg, int d, int k, double eps, uint32_t horizon,
 		if (opt->arity > 0)
 			cfg->arity = opt->arity;
 		cfg->level = dpk_live_choose_level_box(cfg, &box, size_hint, MAX_CELLS);
+		/* the counter as dp_attach chooses it, or forced (--counter) */
+		if (opt->counter >= 0)
+			dpk_live_use_counter(cfg, &box, size_hint, MAX_CELLS, opt->counter > 0);
 		free(lo);
 		free(up);
 	}
@@ -1292,6 +1298,7 @@ usage(void)
 			"       [--glove PATH] [--glove-eps \"1,4\"] [--glove-horizon T] [--glove-set NAME]\n"
 			"       [--copies N] [--sum-share X] [--norm-share X] [--threshold X]\n"
 			"       [--dhat N] [--half-width X] [--level-delta N] [--lift heavy|weighted]\n"
+			"       [--counter tree|auto|square_root]\n"
 			"       [--rest-mean on|off] [--arity N]\n");
 	exit(2);
 }
@@ -1402,6 +1409,7 @@ main(int argc, char **argv)
 	opt.dhat = -1;
 	opt.half_width = NAN;
 	opt.level_delta = 0;
+	opt.counter = 0;
 	opt.lift_weighted = -1;
 	opt.rest_mean = -1;
 	opt.arity = 0;
@@ -1550,6 +1558,19 @@ main(int argc, char **argv)
 			opt.box_upper = atof(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--level-delta") == 0)
 			opt.level_delta = atoi(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--counter") == 0)
+		{
+			const char *v = arg_value(argc, argv, &i);
+
+			if (strcmp(v, "tree") == 0)
+				opt.counter = -1;
+			else if (strcmp(v, "auto") == 0)
+				opt.counter = 0;
+			else if (strcmp(v, "square_root") == 0)
+				opt.counter = 1;
+			else
+				usage();
+		}
 		else
 			usage();
 	}
