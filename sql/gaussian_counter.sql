@@ -74,7 +74,8 @@ RESET dpkmeans.gaussian_counter;
 SELECT relid, dhat, level, counter FROM dpkmeans_internal.tracked
 WHERE relid::text LIKE 'gp6%' ORDER BY relid::text;
 SELECT item, value FROM dp_privacy_report('gp6')
-WHERE item IN ('mechanism', 'counter', 'count sensitivity (squared l2, one event over every measurement)',
+WHERE item IN ('mechanism', 'counter', 'counter estimator',
+               'count sensitivity (squared l2, one event over every measurement)',
                'sum sensitivity (squared l2, one event, fixed-point units)')
    OR item LIKE '%: sigma%' OR item LIKE '%squared l2 sensitivity%' ORDER BY item;
 UPDATE dpkmeans_internal.keys SET key = decode(repeat('5a', 32), 'hex') WHERE relid = 'gp6'::regclass;

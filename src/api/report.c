@@ -352,7 +352,13 @@ report_governance(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConf
 						tr->sampler_version, DPK_SAMPLER_VERSION));
 	report_row(rsinfo, "state format", psprintf("%d", tr->state_format));
 	report_row(rsinfo, "counter estimator",
-			   DPK_LIVE_SQRT(cfg)
+			   DPK_LIVE_SQRT(cfg) && tr->dhat > 0
+			   ? "square root for the counts: release t is the nearest integer to true value + sum over "
+			   "s <= t of (w_(t-s) x measurement noise + r_(t-s) x leaf noise) / (2^32 - 1), integer "
+			   "weights with sum_(j<=k) w_j rc_(k-j) + r_k = 2^32 - 1 (every event weighs exactly 1: "
+			   "post-processing of the measurements); the sums and the sum of squared norms sum the "
+			   "nodes of the binary decomposition of t"
+			   : DPK_LIVE_SQRT(cfg)
 			   ? "square root: release t is the nearest integer to true value + sum over s <= t of "
 			   "(w_(t-s) x measurement noise + r_(t-s) x leaf noise) / (2^32 - 1), integer weights "
 			   "with sum_(j<=k) w_j rc_(k-j) + r_k = 2^32 - 1 (every event weighs exactly 1: "
