@@ -101,9 +101,10 @@ typedef enum DpkLiveCounter
 
 /*
  * Most noise draws a release of a square-root table may read at its last
- * release: measurements and leaves, times cells of every copy and the norm
- * counter, times the coordinates each carries
- * (doc/decisions/039-integer-square-root-counter.md).
+ * release: measurements and leaves, times cells and the norm counter, times
+ * the coordinates each carries; of a projected table, times the cells of
+ * every copy, counts alone (doc/decisions/039-integer-square-root-counter.md,
+ * 041-projected-square-root-counts.md).
  */
 #define DPK_LIVE_SQRT_MAX_DRAWS 1048576.0
 
