@@ -567,8 +567,9 @@ test_counter_choice(void)
 	}
 	/*
 	 * Projected tables: the square root for their counts when 2 T cells
-	 * fit the draws (at the tree's level; never coarser than 1 024 cells a
-	 * copy), whatever d and the norm counter's unit; else the tree.
+	 * fit the draws (at the tree's level, never finer; coarser only to
+	 * 1 024 cells a copy), whatever d and the norm counter's unit; else
+	 * the tree.
 	 */
 	{
 		static const struct
@@ -585,7 +586,7 @@ test_counter_choice(void)
 			{384, 5e4, 16, 2, DPK_LIVE_COUNTER_SQRT, 2},	/* norm_shift > 0 */
 			{16, 1e5, 256, 2, DPK_LIVE_COUNTER_TREE, 2},	/* 2^21 draws, 64 cells below */
 			{16, 1e5, 1024, 2, DPK_LIVE_COUNTER_TREE, 2},
-			{16, 1e5, 16, 1, DPK_LIVE_COUNTER_SQRT, 2},	/* its level chosen again */
+			{16, 1e5, 16, 1, DPK_LIVE_COUNTER_SQRT, 1},	/* never finer than the tree's */
 		};
 
 		for (size_t c = 0; c < sizeof(pcases) / sizeof(pcases[0]); c++)

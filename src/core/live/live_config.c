@@ -142,6 +142,13 @@ dpk_live_use_counter(DpkLiveConfig *cfg, const DpkBox *box, double size_hint,
 	if (forced)
 		return;
 	/*
+	 * A projected table's sums keep the tree and would spread over a finer
+	 * grid: its counts are measured at the tree's level, not finer (doc/
+	 * decisions/041).
+	 */
+	if (cfg->dhat > 0 && cfg->level > tree.level)
+		cfg->level = tree.level;
+	/*
 	 * Coarser within the budget: at most one level below the tree's, and
 	 * only to a level of DPK_LIVE_SQRT_MIN_CELLS cells (a copy's) or more
 	 * (doc/decisions/039: measured there).

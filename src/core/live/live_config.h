@@ -130,7 +130,7 @@ double		dpk_live_sqrt_draws(const DpkLiveConfig *cfg);
  * square root for a table whose horizon is within DPK_LIVE_SQRT_MAX_HORIZON
  * and whose last release reads at most DPK_LIVE_SQRT_MAX_DRAWS draws
  * (dpk_live_sqrt_draws: a projected table's counts alone) at its own level
- * or, coarsened to fit, at most one level below the tree's and to no fewer
+ * (a projected table's never finer than the tree's) or, coarsened to fit, at most one level below the tree's and to no fewer
  * than DPK_LIVE_SQRT_MIN_CELLS cells (a copy's), with every noise variance
  * representable; otherwise the tree.  Pure tables keep
  * DPK_LIVE_COUNTER_TREE.  Public parameters only.
