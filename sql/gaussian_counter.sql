@@ -1,6 +1,7 @@
 -- The counter of a Gaussian table (dpkmeans.gaussian_counter, fixed at
--- attach): the square-root factorization for small low-d tables, the binary
--- tree otherwise or on request; pure tables always count with their tree.
+-- attach): the square-root factorization for tables whose releases read few
+-- enough draws (a projected table's counts), the binary tree otherwise or on
+-- request; pure tables always count with their tree.
 CREATE FUNCTION gc_error(stmt text) RETURNS text LANGUAGE plpgsql AS $f$
 DECLARE
     hint text;
@@ -40,8 +41,6 @@ WHERE relid::text LIKE 'g%' ORDER BY relid::text;
 -- forced, it refuses what it cannot do, and nothing is attached
 SET dpkmeans.gaussian_counter = 'square_root';
 CREATE TABLE gwide (a float8, b float8, c float8, d float8, e float8, f float8);
-SELECT gc_error($$SELECT dp_attach('gwide', ARRAY['a', 'b', 'c', 'd', 'e', 'f'], 2, 1.0,
-                  ARRAY[0, 0, 0, 0, 0, 0], ARRAY[1, 1, 1, 1, 1, 1], horizon => 16, delta => 1e-6)$$);
 SELECT gc_error($$SELECT dp_attach('gwide', ARRAY['a', 'b'], 2, 1.0, ARRAY[0, 0], ARRAY[1, 1],
                   horizon => 5000, delta => 1e-6)$$);
 SELECT count(*) AS gwide_attached FROM dpkmeans_internal.tracked WHERE relid = 'gwide'::regclass;
@@ -56,6 +55,38 @@ RESET dpkmeans.gaussian_counter;
 SELECT item, value FROM dp_privacy_report('gsqrt')
 WHERE item IN ('mechanism', 'counter', 'counts: squared l2 sensitivity (one event, all nodes)')
    OR item LIKE 'counts: sigma%' ORDER BY item;
+
+-- projected tables (6 columns or more): the square root for their counts
+-- when 2 x horizon x cells fit the draws (the sums and the sum of squared
+-- norms keep the tree); a long horizon: the tree
+CREATE TABLE gp6 AS SELECT x AS a, y AS b, x AS c, y AS e, 100 - x AS f, 100 - y AS g FROM gblobs;
+CREATE TABLE gp6long AS SELECT * FROM gp6;
+CREATE TABLE gp6forced AS SELECT * FROM gp6;
+SELECT dp_attach('gp6', ARRAY['a', 'b', 'c', 'e', 'f', 'g'], 4, 1.0, ARRAY[0, 0, 0, 0, 0, 0],
+                 ARRAY[100, 100, 100, 100, 100, 100], horizon => 16, size_hint => 20000, delta => 1e-6);
+SELECT dp_attach('gp6long', ARRAY['a', 'b', 'c', 'e', 'f', 'g'], 4, 1.0, ARRAY[0, 0, 0, 0, 0, 0],
+                 ARRAY[100, 100, 100, 100, 100, 100], horizon => 1024, size_hint => 20000, delta => 1e-6);
+-- forced, a projected table takes it too
+SET dpkmeans.gaussian_counter = 'square_root';
+SELECT dp_attach('gp6forced', ARRAY['a', 'b', 'c', 'e', 'f', 'g'], 4, 1.0, ARRAY[0, 0, 0, 0, 0, 0],
+                 ARRAY[100, 100, 100, 100, 100, 100], horizon => 1024, size_hint => 1000, delta => 1e-6);
+RESET dpkmeans.gaussian_counter;
+SELECT relid, dhat, level, counter FROM dpkmeans_internal.tracked
+WHERE relid::text LIKE 'gp6%' ORDER BY relid::text;
+SELECT item, value FROM dp_privacy_report('gp6')
+WHERE item IN ('mechanism', 'counter', 'counter estimator',
+               'count sensitivity (squared l2, one event over every measurement)',
+               'sum sensitivity (squared l2, one event, fixed-point units)')
+   OR item LIKE '%: sigma%' OR item LIKE '%squared l2 sensitivity%' ORDER BY item;
+UPDATE dpkmeans_internal.keys SET key = decode(repeat('5a', 32), 'hex') WHERE relid = 'gp6'::regclass;
+SELECT dp_release('gp6');
+SELECT count(*) AS centres,
+       bool_and(EXISTS (SELECT 1 FROM (VALUES (20, 20), (80, 20), (20, 80), (80, 80)) b(bx, by)
+                        WHERE abs(c.center[1] - bx) < 5 AND abs(c.center[2] - by) < 5
+                          AND abs(c.center[6] - (100 - by)) < 5)) AS on_blobs
+FROM dp_centers('gp6', 4) c;
+SELECT dp_detach('gp6'), dp_detach('gp6long'), dp_detach('gp6forced');
+DROP TABLE gp6, gp6long, gp6forced;
 
 -- releases: every read of a release is the same until the next release;
 -- the centres find the four blobs

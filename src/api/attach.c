@@ -187,12 +187,6 @@ choose_counter(DpkLiveConfig *cfg, const DpkBox *box, double size_hint)
 					 errhint("Run ALTER EXTENSION dpkmeans UPDATE.")));
 		return;
 	}
-	if (forced && cfg->dhat > 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("the square-root counter is for tables of fewer than %d columns",
-						DPK_HIGHD_MIN_D),
-				 errhint("SET dpkmeans.gaussian_counter = 'auto' or 'tree' for this table.")));
 	if (forced && cfg->horizon > DPK_LIVE_SQRT_MAX_HORIZON)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -63,7 +63,12 @@ report_gauss_budget(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveCo
 			   psprintf("approximate (epsilon, delta)-DP, epsilon = %g, delta = %g, over every release of this history "
 						"(rho-zCDP converted by Canonne-Kamath-Steinke 2020; the ledger rows add up every history)", tr->epsilon, tr->delta));
 	report_row(rsinfo, "mechanism",
-			   DPK_LIVE_SQRT(cfg)
+			   DPK_LIVE_SQRT(cfg) && tr->dhat > 0
+			   ? "discrete Gaussian (exact sampler, Canonne-Kamath-Steinke 2020 Algorithm 3) on every measurement "
+			   "of the counts' square-root counter (release t a fixed combination of the measurements of releases "
+			   "1 .. t, each first used at its own release) and on every tree node of the sums and the sum of "
+			   "squared norms (release t sums the plain binary decomposition of t)"
+			   : DPK_LIVE_SQRT(cfg)
 			   ? "discrete Gaussian (exact sampler, Canonne-Kamath-Steinke 2020 Algorithm 3) on every measurement "
 			   "of the square-root counter; release t is a fixed combination of the measurements of releases "
 			   "1 .. t (post-processing), each measurement first used at its own release"
@@ -81,7 +86,7 @@ report_gauss_budget(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveCo
 		report_row(rsinfo, psprintf("rho on %s", fam[i]), psprintf("%.9g (share %g)", rho * share[i], share[i]));
 		report_row(rsinfo, psprintf("%s: squared l2 sensitivity (one event, all nodes)", fam[i]),
 				   psprintf("%.9g", l2sq[i]));
-		report_row(rsinfo, psprintf(DPK_LIVE_SQRT(cfg) ? "%s: sigma per measurement"
+		report_row(rsinfo, psprintf(DPK_LIVE_SQRT_FAMILY(cfg, i) ? "%s: sigma per measurement"
 									: "%s: sigma per tree node", fam[i]),
 				   psprintf("%.9g (sigma^2 = %.9g = l2^2 / (2 rho share), rounded up to %.9g)",
 							sqrt(v[i]), v[i],
@@ -252,10 +257,20 @@ report_noise(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *c
 							"releases i <= s, rc_k = round(2^%d binom(2k, k) / 4^k), and its own events "
 							"(a leaf), each with discrete Gaussian noise", sc->shift));
 		report_row(rsinfo, "count sensitivity (squared l2, one event over every measurement)",
-				   psprintf("%g = (sum_k rc_k^2 + 1 = %.0f) x %s", dpk_live_count_sensitivity(cfg),
-							sc->sens2, tr->insert_only ? "1" : "2"));
-		report_row(rsinfo, "sum sensitivity (squared l2, one event, fixed-point units)",
-				   psprintf("count sensitivity x d x %d^2 (d = %d)", DPK_REL_UNITS, tr->d));
+				   psprintf("%g = (sum_k rc_k^2 + 1 = %.0f) x %s%s", dpk_live_count_sensitivity(cfg),
+							sc->sens2, tr->insert_only ? "1" : "2", tr->dhat > 0 ? " x copies" : ""));
+		if (tr->dhat > 0)
+			report_row(rsinfo, "sum sensitivity (squared l2, one event, fixed-point units)",
+					   cfg->ball > 0.0
+					   ? psprintf("h x %s x copies x %.6g^2 (the sums keep the binary tree, h = %d; the norm "
+								  "bound's l2, d = %d)", tr->insert_only ? "1" : "2",
+								  dpk_live_point_l2(cfg), dpk_live_tree_levels(cfg), tr->d)
+					   : psprintf("h x %s x copies x d x %d^2 (the sums keep the binary tree, h = %d, d = %d)",
+								  tr->insert_only ? "1" : "2", DPK_LIFT_UNITS / 2,
+								  dpk_live_tree_levels(cfg), tr->d));
+		else
+			report_row(rsinfo, "sum sensitivity (squared l2, one event, fixed-point units)",
+					   psprintf("count sensitivity x d x %d^2 (d = %d)", DPK_REL_UNITS, tr->d));
 		return;
 	}
 	if (tr->delta > 0.0)
@@ -337,7 +352,13 @@ report_governance(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConf
 						tr->sampler_version, DPK_SAMPLER_VERSION));
 	report_row(rsinfo, "state format", psprintf("%d", tr->state_format));
 	report_row(rsinfo, "counter estimator",
-			   DPK_LIVE_SQRT(cfg)
+			   DPK_LIVE_SQRT(cfg) && tr->dhat > 0
+			   ? "square root for the counts: release t is the nearest integer to true value + sum over "
+			   "s <= t of (w_(t-s) x measurement noise + r_(t-s) x leaf noise) / (2^32 - 1), integer "
+			   "weights with sum_(j<=k) w_j rc_(k-j) + r_k = 2^32 - 1 (every event weighs exactly 1: "
+			   "post-processing of the measurements); the sums and the sum of squared norms sum the "
+			   "nodes of the binary decomposition of t"
+			   : DPK_LIVE_SQRT(cfg)
 			   ? "square root: release t is the nearest integer to true value + sum over s <= t of "
 			   "(w_(t-s) x measurement noise + r_(t-s) x leaf noise) / (2^32 - 1), integer weights "
 			   "with sum_(j<=k) w_j rc_(k-j) + r_k = 2^32 - 1 (every event weighs exactly 1: "

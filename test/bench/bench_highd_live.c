@@ -141,7 +141,10 @@
  *	 --lift heavy|weighted (dpk_lift_centers_heavy or _weighted),
  *	 --rest-mean on|off (DpkLiveConfig.rest_mean),
  *	 and after it: --arity N (the counters' tree; else dpk_live_use_box's),
- *	 --level-delta N;
+ *	 --level-delta N, --counter tree|auto|square_root (Gaussian tables:
+ *			 dp_attach's choice by default);
+ *	 --family mix|tight|loose  bench_highd's families of the mixtures (sd
+ *			 2-6, 0.5-1.5, or 8-16 with Zipf 1 weights);
  *	 --half-width X  the projected box half-width of the copies and of
  *			 cfg.half_width (what a change of DPK_LIVE_HALF_WIDTH and of
  *			 dpk_live_use_projection would do; default 0.75).
@@ -276,6 +279,9 @@ typedef struct Options
 	int			dhat;
 	double		half_width;
 	int			level_delta;
+	const char *family;			/* --family: bench_highd's mix, tight, loose */
+	int			counter;		/* Gaussian tables: -1 tree, 0 dp_attach's
+								 * choice, 1 the square root forced */
 	int			lift_weighted;	/* -1 keep, 0 heavy, 1 weighted */
 	int			rest_mean;		/* -1 keep, 0 off, 1 on */
 	int			arity;			/* > 0: the counters' tree arity (else keep) */
@@ -478,6 +484,9 @@ live_config(DpkLiveConfig *cfg, int d, int k, double eps, uint32_t horizon,
 		if (opt->arity > 0)
 			cfg->arity = opt->arity;
 		cfg->level = dpk_live_choose_level_box(cfg, &box, size_hint, MAX_CELLS);
+		/* the counter as dp_attach chooses it, or forced (--counter) */
+		if (opt->counter >= 0)
+			dpk_live_use_counter(cfg, &box, size_hint, MAX_CELLS, opt->counter > 0);
 		free(lo);
 		free(up);
 	}
@@ -965,6 +974,10 @@ print_header(const Options *opt)
 		   "horizons=%s box=[0,%g]^d, mixture in [0,100]^d: centres uniform, separation>=15, "
 		   "sd in [2,6]\n",
 		   opt->n, opt->seed_base, opt->seed_base + opt->seeds - 1, hs, opt->box_upper);
+	if (opt->family)
+		printf("# --family %s: sd in %s\n", opt->family,
+			   strcmp(opt->family, "tight") == 0 ? "[0.5,1.5]"
+			   : strcmp(opt->family, "loose") == 0 ? "[8,16], Zipf 1 weights" : "[2,6]");
 	if (opt->sphere)
 		printf("# --sphere: points (x - 50) / ||x - 50|| on the unit sphere, box [-1,1]^d\n");
 	if (opt->norm_bound >= 0.0)
@@ -1294,6 +1307,7 @@ usage(void)
 			"       [--glove PATH] [--glove-eps \"1,4\"] [--glove-horizon T] [--glove-set NAME]\n"
 			"       [--copies N] [--sum-share X] [--norm-share X] [--threshold X]\n"
 			"       [--dhat N] [--half-width X] [--level-delta N] [--lift heavy|weighted]\n"
+			"       [--counter tree|auto|square_root] [--family mix|tight|loose]\n"
 			"       [--rest-mean on|off] [--arity N]\n");
 	exit(2);
 }
@@ -1404,6 +1418,8 @@ main(int argc, char **argv)
 	opt.dhat = -1;
 	opt.half_width = NAN;
 	opt.level_delta = 0;
+	opt.counter = 0;
+	opt.family = NULL;
 	opt.lift_weighted = -1;
 	opt.rest_mean = -1;
 	opt.arity = 0;
@@ -1552,6 +1568,26 @@ main(int argc, char **argv)
 			opt.box_upper = atof(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--level-delta") == 0)
 			opt.level_delta = atoi(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--family") == 0)
+		{
+			opt.family = arg_value(argc, argv, &i);
+			if (strcmp(opt.family, "mix") != 0 && strcmp(opt.family, "tight") != 0 &&
+				strcmp(opt.family, "loose") != 0)
+				usage();
+		}
+		else if (strcmp(a, "--counter") == 0)
+		{
+			const char *v = arg_value(argc, argv, &i);
+
+			if (strcmp(v, "tree") == 0)
+				opt.counter = -1;
+			else if (strcmp(v, "auto") == 0)
+				opt.counter = 0;
+			else if (strcmp(v, "square_root") == 0)
+				opt.counter = 1;
+			else
+				usage();
+		}
 		else
 			usage();
 	}
@@ -1621,6 +1657,19 @@ main(int argc, char **argv)
 				int			seed = opt.seed_base + si;
 				size_t		npts = opt.streams[STREAM_WINDOW] ? 2 * opt.n : opt.n;
 				MixSpec		sp = mix_default_spec(rows[r].d, rows[r].k, npts);
+
+				/* bench_highd's families: tight sd 0.5-1.5, loose 8-16 with Zipf 1 */
+				if (opt.family && strcmp(opt.family, "tight") == 0)
+				{
+					sp.sd_lo = 0.5;
+					sp.sd_hi = 1.5;
+				}
+				else if (opt.family && strcmp(opt.family, "loose") == 0)
+				{
+					sp.sd_lo = 8.0;
+					sp.sd_hi = 16.0;
+					sp.zipf = 1.0;
+				}
 				MixData		mx;
 				double	   *lo = xmalloc(sizeof(double) * rows[r].d);
 				double	   *up = xmalloc(sizeof(double) * rows[r].d);

@@ -142,4 +142,9 @@ void		gauss_sqrt_suite(long runs, double weaken, bool weaken_deletes,
 							 uint64_t key_base, double confidence, int *passed,
 							 int *failed);
 
+/* The same for the counts of a projected square-root table (two copies). */
+void		gauss_sqrt_projected_suite(long runs, double weaken, bool weaken_deletes,
+									   uint64_t key_base, double confidence, int *passed,
+									   int *failed);
+
 #endif

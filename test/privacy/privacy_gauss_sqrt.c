@@ -24,6 +24,13 @@
  * within its family's rho, and the events of gauss_events.h hold at it.
  * DPK_PRIVACY_WEAKEN=2 (sigma halved) and =deletes (sigma^2 of an
  * insert-only table) must fail.
+ *
+ * A projected table (gauss_sqrt_projected_suite) counts its cells with the
+ * same counter and its sums with the tree: d = 8, two copies, the same
+ * horizon, epsilon, delta and pair; B's point lies in one cell of each copy
+ * (keyed by copy level and cell as releases key them), so the count's
+ * statistic reads both cells and rho_moved = 2 <g, s> / (2 sigma^2), within
+ * the count family's rho (sens2 x copies x 2).
  */
 #include <math.h>
 #include <stdbool.h>
@@ -244,6 +251,138 @@ gauss_sqrt_suite(long runs, double weaken, bool weaken_deletes, uint64_t key_bas
 		}
 	}
 	CHECK(mismatches == 0, "square-root suite: %d releases differ from dpk_cell_noise_sqrt",
+		  mismatches);
+	ge_check(&ev, confidence);
+	*passed += unit_passed;
+	*failed += unit_failed;
+}
+
+/* The projected square-root suite (see the header and gauss_events.h). */
+void
+gauss_sqrt_projected_suite(long runs, double weaken, bool weaken_deletes, uint64_t key_base,
+						   double confidence, int *passed, int *failed)
+{
+	DpkLiveConfig nominal,
+				mech;
+	const DpkSqrtCounter *sc;
+	double		v[3],
+				vm[3],
+				l2sq[3],
+				g[SQ_T],
+				s_count[SQ_T],
+				gs = 0.0,
+				spent;
+	double	   *chol;
+	DpkCellVars vars;
+	GaussEvents ev;
+	int			mismatches = 0,
+				t;
+	long		r;
+	/* B's point: cell 5 of copy 0 and cell 9 of copy 1 */
+	static const uint64_t cells[2] = {5, 9};
+
+	unit_passed = unit_failed = 0;
+	dpk_live_defaults(&nominal, 8, 4, SQ_EPS, SQ_T, false);
+	dpk_live_use_projection(&nominal, 7);
+	dpk_live_use_delta(&nominal, SQ_DELTA);
+	nominal.copies = 2;
+	nominal.level = 1;
+	nominal.counter = DPK_LIVE_COUNTER_SQRT;
+	dpk_live_use_norm_shift(&nominal);
+	mech = nominal;
+	if (weaken_deletes)
+		mech.insert_only = true;
+	dpk_live_gauss_vars(&nominal, v);
+	dpk_live_gauss_vars(&mech, vm);
+	dpk_live_l2sq(&nominal, l2sq);
+	vars = (DpkCellVars) {0, dpk_gauss_scale_from_double(vm[0] / (weaken * weaken)),
+	dpk_gauss_scale_from_double(vm[1]), DPK_SUMS_NONE};
+	sc = dpk_sqrt_counter_cached(SQ_T);
+
+	chol = release_cov_chol(sc);
+	for (t = 1; t <= SQ_T; t++)
+		s_count[t - 1] = g[t - 1] = t >= SQ_INS && t < SQ_DEL ? 1.0 : 0.0;
+	chol_solve(chol, SQ_T, g);
+	for (t = 0; t < SQ_T; t++)
+		gs += g[t] * s_count[t];
+	free(chol);
+
+	spent = l2sq[0] / (2.0 * v[0]) + l2sq[1] / (2.0 * v[1]) + l2sq[2] / (2.0 * v[2]);
+	memset(&ev, 0, sizeof(ev));
+	ev.suite = "privacy_gauss square root, projected";
+	ev.nstat = 1;
+	ev.name[0] = "counts";
+	ev.rho_moved[0] = 2.0 * gs / (2.0 * v[0]);
+	CHECK(DPK_LIVE_SQRT_FAMILY(&nominal, 0) && !DPK_LIVE_SQRT_FAMILY(&nominal, 1),
+		  "projected square-root suite: the counts alone on the square root");
+	CHECK(fabs(spent - dpk_live_rho(&nominal)) <= 1e-12 * spent,
+		  "projected square-root suite: families spend rho %.12g of %.12g", spent,
+		  dpk_live_rho(&nominal));
+	CHECK(ev.rho_moved[0] <= l2sq[0] / (2.0 * v[0]) * (1.0 + 1e-9),
+		  "projected square-root suite: the pair moves rho %.6g beyond the family's %.6g",
+		  ev.rho_moved[0], l2sq[0] / (2.0 * v[0]));
+	printf("privacy_gauss square root, projected: d 8, %d copies, horizon %d, epsilon %g, delta %g; "
+		   "sigma per measurement %.1f%s; rho moved %.4f (family %.4f)\n", nominal.copies, SQ_T,
+		   SQ_EPS, SQ_DELTA, sqrt(v[0]),
+		   weaken != 1.0 || weaken_deletes ? " (nominal; WEAKENED in the mechanism)" : "",
+		   ev.rho_moved[0], l2sq[0] / (2.0 * v[0]));
+
+	for (r = 1; r <= runs; r++)
+	{
+		int			w;
+
+		for (w = 0; w < 2; w++)
+		{
+			uint8_t		key[DPK_KEY_BYTES];
+			DpkStream	st;
+			double		dot = 0.0,
+						z;
+			int			copy;
+
+			dpk_key_from_seed(key_base + SQ_KEY + SQ_B_OFFSET / 2 + (w ? SQ_B_OFFSET : 0) +
+							  (uint64_t) r, key);
+			memset(&st, 0, sizeof(st));
+			for (copy = 0; copy < 2; copy++)
+			{
+				const DpkCellKey ck = {key, nominal.level + 32 * copy, cells[copy]};
+				int64_t		eta[SQ_T + 1],
+							zeta[SQ_T + 1];
+				int			i;
+
+				for (i = 1; i <= SQ_T; i++)
+				{
+					dpk_sqrt_draws(&st, &ck, 0, (uint32_t) i, &vars, &eta[i]);
+					dpk_sqrt_draws(&st, &ck, 1, (uint32_t) i, &vars, &zeta[i]);
+				}
+				for (t = 1; t <= SQ_T; t++)
+				{
+					int64_t		truth = w == 1 && t >= SQ_INS && t < SQ_DEL;
+					int64_t		rel;
+					__int128	acc = 0;
+
+					for (i = 1; i <= t; i++)
+						acc += (__int128) sc->w[t - i] * eta[i] + (__int128) sc->r[t - i] * zeta[i];
+					if (!dpk_round_exact(truth, acc, sc->den, &rel))
+						mismatches++;
+					if (r <= SQ_CROSS)
+					{
+						int64_t		out[1],
+									tmp[1];
+						__int128	acc1[1];
+
+						dpk_cell_noise_sqrt(&st, &ck, sc, (uint32_t) t, &vars, &truth, out, tmp,
+											acc1);
+						mismatches += out[0] != rel;
+					}
+					dot += g[t - 1] * (double) rel;
+				}
+			}
+			dpk_stream_close(&st);
+			z = dot / (sqrt(v[0]) * sqrt(2.0 * gs));
+			ge_add(&ev, w, &z);
+		}
+	}
+	CHECK(mismatches == 0, "projected square-root suite: %d releases differ from dpk_cell_noise_sqrt",
 		  mismatches);
 	ge_check(&ev, confidence);
 	*passed += unit_passed;

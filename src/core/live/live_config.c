@@ -108,6 +108,9 @@ dpk_live_sqrt_draws(const DpkLiveConfig *cfg)
 		: pow(2.0, (double) cfg->level * cfg->d);
 	double		coords = 1.0 + (cfg->sum_share > 0.0 ? cfg->d : 0);
 
+	/* a projected table: the counts alone (DPK_LIVE_SQRT_FAMILY) */
+	if (cfg->dhat > 0)
+		return 2.0 * cfg->horizon * cells;
 	return 2.0 * cfg->horizon * (cells * coords + (cfg->norm_share > 0.0 ? 1.0 : 0.0));
 }
 
@@ -123,13 +126,15 @@ void
 dpk_live_use_counter(DpkLiveConfig *cfg, const DpkBox *box, double size_hint,
 					 double max_cells, bool forced)
 {
-	DpkLiveConfig tree = *cfg;
+	DpkLiveConfig tree = *cfg,
+				probe;
 	double		largest;
+	int			dims = cfg->dhat > 0 ? cfg->dhat : cfg->d;
 
 	cfg->counter = DPK_LIVE_COUNTER_TREE;
 	if (cfg->delta <= 0.0)
 		return;
-	if (!forced && (cfg->dhat > 0 || cfg->horizon > DPK_LIVE_SQRT_MAX_HORIZON))
+	if (!forced && cfg->horizon > DPK_LIVE_SQRT_MAX_HORIZON)
 		return;
 	cfg->counter = DPK_LIVE_COUNTER_SQRT;
 	cfg->level = box ? dpk_live_choose_level_box(cfg, box, size_hint, max_cells)
@@ -137,26 +142,49 @@ dpk_live_use_counter(DpkLiveConfig *cfg, const DpkBox *box, double size_hint,
 	if (forced)
 		return;
 	/*
+	 * A projected table's sums keep the tree and would spread over a finer
+	 * grid: its counts are measured at the tree's level, not finer (doc/
+	 * decisions/041).
+	 */
+	if (cfg->dhat > 0 && cfg->level > tree.level)
+		cfg->level = tree.level;
+	/*
 	 * Coarser within the budget: at most one level below the tree's, and
-	 * only to a level of DPK_LIVE_SQRT_MIN_CELLS cells or more (doc/
-	 * decisions/039: measured there).
+	 * only to a level of DPK_LIVE_SQRT_MIN_CELLS cells (a copy's) or more
+	 * (doc/decisions/039: measured there).
 	 */
 	while (dpk_live_sqrt_draws(cfg) > DPK_LIVE_SQRT_MAX_DRAWS && cfg->level > 0 &&
 		   (cfg->level > tree.level ||
 			(cfg->level == tree.level &&
-			 pow(2.0, (double) (cfg->level - 1) * cfg->d) >= DPK_LIVE_SQRT_MIN_CELLS)))
+			 pow(2.0, (double) (cfg->level - 1) * dims) >= DPK_LIVE_SQRT_MIN_CELLS)))
 		cfg->level--;
+	/* representable with the norm counter's unit attach will give it */
+	probe = *cfg;
+	dpk_live_use_norm_shift(&probe);
 	if (dpk_live_sqrt_draws(cfg) > DPK_LIVE_SQRT_MAX_DRAWS ||
-		!dpk_live_scales_representable(cfg, &largest))
+		!dpk_live_scales_representable(&probe, &largest))
 		*cfg = tree;
 }
 
 /*
- * The count noise of a typical release: about a third of the h nodes (NAF
- * weight) for the signed counter, half of them for the plain decomposition
- * of Gaussian tables, the weights' mean squared norm from T/4 for the
- * least-squares one and for the square-root counter.
+ * The nodes' (or measurements') variances a typical release sums: about a
+ * third of the h nodes (NAF weight) for the signed counter, half of them
+ * for the plain decomposition of Gaussian tables, the weights' mean squared
+ * norm from T/4 for the least-squares one and for the square-root counter.
  */
+static double
+live_typical_norm2(const DpkLiveConfig *cfg, bool sqrt_family)
+{
+	if (sqrt_family)
+		return dpk_sqrt_typical_norm2(dpk_sqrt_counter_cached(cfg->horizon));
+	return fmax(1.0, cfg->delta > 0.0 ? dpk_tree_height(cfg->horizon) / 2.0
+				: cfg->estimator == DPK_TREE_SIGNED && cfg->arity <= DPK_TREE_ARITY_BINARY
+				? dpk_tree_height(cfg->horizon) / 3.0
+				: dpk_tree_typical_norm2((DpkTreeEstimator) cfg->estimator, cfg->arity,
+										 cfg->horizon));
+}
+
+/* The count noise of a typical release (see live_config.h). */
 double
 dpk_live_level_count_var(const DpkLiveConfig *cfg)
 {
@@ -165,15 +193,7 @@ dpk_live_level_count_var(const DpkLiveConfig *cfg)
 
 	probe.level = 0;
 	cn = dpk_live_count_noise(&probe);
-	if (DPK_LIVE_SQRT(cfg))
-		return dpk_noise_variance(&cn, 0) *
-			dpk_sqrt_typical_norm2(dpk_sqrt_counter_cached(cfg->horizon));
-	return dpk_noise_variance(&cn, 0) *
-		fmax(1.0, cfg->delta > 0.0 ? dpk_tree_height(cfg->horizon) / 2.0
-			 : cfg->estimator == DPK_TREE_SIGNED && cfg->arity <= DPK_TREE_ARITY_BINARY
-			 ? dpk_tree_height(cfg->horizon) / 3.0
-			 : dpk_tree_typical_norm2((DpkTreeEstimator) cfg->estimator, cfg->arity,
-									  cfg->horizon));
+	return dpk_noise_variance(&cn, 0) * live_typical_norm2(cfg, DPK_LIVE_SQRT_FAMILY(cfg, 0));
 }
 
 /* Lifting-sum noise of one cell at a typical release (see live_config.h). */
@@ -181,15 +201,13 @@ double
 dpk_live_level_sum_sd(const DpkLiveConfig *cfg)
 {
 	DpkLiveConfig probe = *cfg;
-	DpkNoise	cn,
-				sn;
+	DpkNoise	sn;
 
 	probe.level = 0;
-	cn = dpk_live_count_noise(&probe);
 	sn = dpk_live_sum_noise(&probe);
-	/* the same tree weights as the counts' (dpk_live_level_count_var) */
+	/* the sums' counter's weights (the counts' but in a projected square-root table) */
 	return sqrt(dpk_noise_variance(&sn, cfg->d) *
-				dpk_live_level_count_var(cfg) / dpk_noise_variance(&cn, 0)) / DPK_LIFT_UNITS;
+				live_typical_norm2(cfg, DPK_LIVE_SQRT_FAMILY(cfg, 1))) / DPK_LIFT_UNITS;
 }
 
 /* Whether a projected table counts one cell (DPK_LIVE_MEAN_ONLY_SD). */

@@ -101,9 +101,10 @@ typedef enum DpkLiveCounter
 
 /*
  * Most noise draws a release of a square-root table may read at its last
- * release: measurements and leaves, times cells of every copy and the norm
- * counter, times the coordinates each carries
- * (doc/decisions/039-integer-square-root-counter.md).
+ * release: measurements and leaves, times cells and the norm counter, times
+ * the coordinates each carries; of a projected table, times the cells of
+ * every copy, counts alone (doc/decisions/039-integer-square-root-counter.md,
+ * 041-projected-square-root-counts.md).
  */
 #define DPK_LIVE_SQRT_MAX_DRAWS 1048576.0
 
@@ -115,7 +116,9 @@ typedef enum DpkLiveCounter
 
 /*
  * The draws the last release of a Gaussian table would read with the
- * square-root counter (a function of the public configuration).
+ * square-root counter (a function of the public configuration): of every
+ * family without projections, of the counts alone with them
+ * (DPK_LIVE_SQRT_FAMILY).
  */
 double		dpk_live_sqrt_draws(const DpkLiveConfig *cfg);
 
@@ -123,16 +126,14 @@ double		dpk_live_sqrt_draws(const DpkLiveConfig *cfg);
  * The counter of a new Gaussian table whose level was chosen for the binary
  * tree (box NULL: dpk_live_choose_level, else dpk_live_choose_level_box, as
  * the level was chosen).  forced: the square root, its level chosen again
- * for its smaller noise (the caller has checked dhat 0 and the horizon).
- * Else the square root for a table without projections (dhat 0) whose
- * horizon is within DPK_LIVE_SQRT_MAX_HORIZON and whose last release reads
- * at most DPK_LIVE_SQRT_MAX_DRAWS draws at its own level or, coarsened to
- * fit, at most one level below the tree's and to no fewer than
- * DPK_LIVE_SQRT_MIN_CELLS cells, with every noise variance representable;
- * otherwise the tree.  Projected
- * tables keep the tree: their norm counter's unit (dpk_live_use_norm_shift)
- * is derived by shards too, and their sums carry d coordinates per cell.
- * Pure tables keep DPK_LIVE_COUNTER_TREE.  Public parameters only.
+ * for its smaller noise (the caller has checked the horizon).  Else the
+ * square root for a table whose horizon is within DPK_LIVE_SQRT_MAX_HORIZON
+ * and whose last release reads at most DPK_LIVE_SQRT_MAX_DRAWS draws
+ * (dpk_live_sqrt_draws: a projected table's counts alone) at its own level
+ * (a projected table's never finer than the tree's) or, coarsened to fit, at most one level below the tree's and to no fewer
+ * than DPK_LIVE_SQRT_MIN_CELLS cells (a copy's), with every noise variance
+ * representable; otherwise the tree.  Pure tables keep
+ * DPK_LIVE_COUNTER_TREE.  Public parameters only.
  */
 void		dpk_live_use_counter(DpkLiveConfig *cfg, const DpkBox *box, double size_hint,
 								 double max_cells, bool forced);
@@ -142,6 +143,16 @@ const char *dpk_live_counter_name(int counter);
 
 /* Whether a configuration counts with the square-root factorization. */
 #define DPK_LIVE_SQRT(cfg) ((cfg)->delta > 0.0 && (cfg)->counter == DPK_LIVE_COUNTER_SQRT)
+
+/*
+ * Whether counter family `which` (0 counts, 1 sums, 2 the norm counter) of
+ * a square-root table counts with the square root: every family of a table
+ * without projections, only the counts of a projected one (its sums carry
+ * d coordinates a cell, and its norm counter's unit is derived by shards
+ * too: both keep the binary tree; doc/decisions/041).
+ */
+#define DPK_LIVE_SQRT_FAMILY(cfg, which) \
+	(DPK_LIVE_SQRT(cfg) && ((which) == 0 || (cfg)->dhat == 0))
 
 /*
  * Defaults for a table (shares settled by test/bench); the tree of a new

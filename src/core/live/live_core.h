@@ -115,10 +115,13 @@ void		dpk_live_aggregate(const DpkDenseHist *fine, int fine_level, int level,
 
 /*
  * Variance of release t's combination of tree nodes (cfg->estimator; the
- * plain binary decomposition's node count when delta > 0), in units of one
- * node's variance.
+ * plain binary decomposition's node count when delta > 0; the square-root
+ * counter's in measurement variances), in units of one node's variance:
+ * of the counts, and of the sums (which differ in a projected square-root
+ * table, DPK_LIVE_SQRT_FAMILY).
  */
 double		dpk_live_tree_norm2(const DpkLiveConfig *cfg, uint32_t t);
+double		dpk_live_sum_tree_norm2(const DpkLiveConfig *cfg, uint32_t t);
 
 /* Noise variance of one count and one sum at `level` for release t. */
 double		dpk_live_count_variance(const DpkLiveConfig *cfg, int level, uint32_t t);

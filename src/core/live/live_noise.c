@@ -6,9 +6,10 @@
  *		decomposition.
  *
  * Gaussian tables (delta > 0) sum the nodes of the binary decomposition of t,
- * or combine the measurements of the square-root counter (sqrt_counter.h),
- * whatever the estimator (dpk_live_cell_noise, live_scales.c): their zCDP
- * accounting and the privacy test privacy_gauss assume exactly that.
+ * or combine the measurements of the square-root counter (sqrt_counter.h;
+ * a projected table's counts alone, DPK_LIVE_SQRT_FAMILY), whatever the
+ * estimator (dpk_live_cell_noise, live_scales.c): their zCDP accounting and
+ * the privacy tests privacy_gauss* assume exactly that.
  */
 #include "live_core.h"
 #include "live_reach.h"
@@ -26,15 +27,29 @@
  * number of nodes of the plain decomposition for Gaussian tables, in
  * measurement variances for the square-root counter.
  */
-double
-dpk_live_tree_norm2(const DpkLiveConfig *cfg, uint32_t t)
+static double
+live_family_norm2(const DpkLiveConfig *cfg, bool sqrt_family, uint32_t t)
 {
-	if (DPK_LIVE_SQRT(cfg))
+	if (sqrt_family)
 		return dpk_sqrt_release_norm2(dpk_sqrt_counter_cached(cfg->horizon), t);
 	if (cfg->delta > 0.0)
 		return dpk_live_release_nodes(cfg, t);
 	return dpk_tree_release_norm2((DpkTreeEstimator) cfg->estimator, cfg->arity,
 								  cfg->horizon, t);
+}
+
+/* The counts' (see live_core.h). */
+double
+dpk_live_tree_norm2(const DpkLiveConfig *cfg, uint32_t t)
+{
+	return live_family_norm2(cfg, DPK_LIVE_SQRT_FAMILY(cfg, 0), t);
+}
+
+/* The sums' (see live_core.h). */
+double
+dpk_live_sum_tree_norm2(const DpkLiveConfig *cfg, uint32_t t)
+{
+	return live_family_norm2(cfg, DPK_LIVE_SQRT_FAMILY(cfg, 1), t);
 }
 
 /* Count noise variance of one cell at `level`: 2^(d (L - level)) cells summed. */
@@ -63,8 +78,8 @@ dpk_live_sum_variance(const DpkLiveConfig *cfg, int level, uint32_t t)
 	double		count_node = dpk_noise_variance(&cn, 0);
 	double		off2 = (f - 1.0) * (2.0 * f - 1.0) / 6.0;	/* E[offset^2] */
 
-	return dpk_live_tree_norm2(cfg, t) * children *
-		(sum_node + count_node * DPK_REL_UNITS * DPK_REL_UNITS * off2);
+	return children * (dpk_live_sum_tree_norm2(cfg, t) * sum_node +
+					   dpk_live_tree_norm2(cfg, t) * count_node * DPK_REL_UNITS * DPK_REL_UNITS * off2);
 }
 
 /* Noisy counters of every cell of the counted level at release t. */
@@ -201,12 +216,20 @@ dpk_live_noisy_projected_reach(const DpkLiveConfig *cfg, const uint8_t *reach,
 		/* The level byte carries the copy, so copies never share a node. */
 		if (gauss)
 		{
-			dpk_live_cell_noise(s,
-								&(DpkCellKey) {key, cfg->level + 32 * (int) (c / ncells), c % ncells},
-								t,
-								&(DpkCellNoise) {d, &cs, &ss, sum ? DPK_SUMS_VECTOR : DPK_SUMS_NONE,
-								DPK_LIVE_SQRT(cfg), cfg->horizon},
-								noise);
+			DpkCellKey	ck = {key, cfg->level + 32 * (int) (c / ncells), c % ncells};
+
+			/* the sums (and the count, unless the square root's below) */
+			if (d > 0 || !DPK_LIVE_SQRT(cfg))
+				dpk_live_cell_noise(s, &ck, t,
+									&(DpkCellNoise) {d, &cs, &ss,
+									sum ? DPK_SUMS_VECTOR : DPK_SUMS_NONE,
+									DPK_LIVE_SQRT_FAMILY(cfg, 1), cfg->horizon},
+									noise);
+			/* a square-root table's count, from its own measurements */
+			if (DPK_LIVE_SQRT(cfg) && !DPK_LIVE_SQRT_FAMILY(cfg, 1))
+				dpk_live_cell_noise(s, &ck, t,
+									&(DpkCellNoise) {0, &cs, &ss, DPK_SUMS_NONE, true, cfg->horizon},
+									noise);
 			for (j = 0; j <= d; j++)
 				noise[j] += vals ? vals[j] : 0;
 		}
@@ -225,7 +248,8 @@ dpk_live_noisy_projected_reach(const DpkLiveConfig *cfg, const uint8_t *reach,
 	if (gauss)
 	{
 		dpk_live_cell_noise(s, &(DpkCellKey) {key, 255, 0}, t,
-							&(DpkCellNoise) {0, &ns, &cs, DPK_SUMS_NONE, DPK_LIVE_SQRT(cfg), cfg->horizon},
+							&(DpkCellNoise) {0, &ns, &cs, DPK_SUMS_NONE, DPK_LIVE_SQRT_FAMILY(cfg, 2),
+							cfg->horizon},
 							noise);
 		noise[0] += norm_truth;
 	}

@@ -25,15 +25,16 @@ dpk_live_tree_levels(const DpkLiveConfig *cfg)
 }
 
 /*
- * What one event adds to a counter family's sensitivity: the h nodes of the
- * tree it lies in (an l1 count, or the squared l2 norm of h unit moves), or
- * for the square-root counter the squared l2 norm sens2 of its moves over
- * every measurement and its leaf (sqrt_counter.h).
+ * What one event adds to a counter family's sensitivity (which = 0 counts,
+ * 1 sums, 2 the norm counter): the h nodes of the tree it lies in (an l1
+ * count, or the squared l2 norm of h unit moves), or for a family counted
+ * by the square root the squared l2 norm sens2 of its moves over every
+ * measurement and its leaf (sqrt_counter.h).
  */
 static double
-live_event_nodes(const DpkLiveConfig *cfg)
+live_event_nodes(const DpkLiveConfig *cfg, int which)
 {
-	if (DPK_LIVE_SQRT(cfg))
+	if (DPK_LIVE_SQRT_FAMILY(cfg, which))
 		return dpk_sqrt_counter_cached(cfg->horizon)->sens2;
 	return (double) dpk_live_tree_levels(cfg);
 }
@@ -47,7 +48,17 @@ live_event_nodes(const DpkLiveConfig *cfg)
 double
 dpk_live_count_sensitivity(const DpkLiveConfig *cfg)
 {
-	return live_event_nodes(cfg) * (cfg->insert_only ? 1.0 : 2.0) * cfg->copies;
+	return live_event_nodes(cfg, 0) * (cfg->insert_only ? 1.0 : 2.0) * cfg->copies;
+}
+
+/*
+ * The same for the sums' counter: equal to the count sensitivity except in
+ * a projected square-root table, whose sums keep the tree.
+ */
+static double
+live_sum_events(const DpkLiveConfig *cfg)
+{
+	return live_event_nodes(cfg, 1) * (cfg->insert_only ? 1.0 : 2.0) * cfg->copies;
 }
 
 /*
@@ -61,10 +72,10 @@ double
 dpk_live_sum_sensitivity(const DpkLiveConfig *cfg)
 {
 	if (cfg->dhat > 0 && cfg->sum_l1 > 0.0 && cfg->delta <= 0.0)
-		return dpk_live_count_sensitivity(cfg) * cfg->sum_l1;	/* an l1 bound */
+		return live_sum_events(cfg) * cfg->sum_l1;	/* an l1 bound */
 	if (cfg->dhat > 0)
-		return dpk_live_count_sensitivity(cfg) * (DPK_LIFT_UNITS / 2.0);
-	return dpk_live_count_sensitivity(cfg) * DPK_REL_UNITS;
+		return live_sum_events(cfg) * (DPK_LIFT_UNITS / 2.0);
+	return live_sum_events(cfg) * DPK_REL_UNITS;
 }
 
 /* One row's largest contribution to the norm counter (see live_core.h). */
@@ -87,7 +98,7 @@ dpk_live_norm_point(const DpkLiveConfig *cfg)
 double
 dpk_live_norm_sensitivity(const DpkLiveConfig *cfg)
 {
-	return live_event_nodes(cfg) * (cfg->insert_only ? 1.0 : 2.0) * dpk_live_norm_point(cfg);
+	return live_event_nodes(cfg, 2) * (cfg->insert_only ? 1.0 : 2.0) * dpk_live_norm_point(cfg);
 }
 
 /*
@@ -158,7 +169,9 @@ dpk_live_rho(const DpkLiveConfig *cfg)
  * Squared l2 sensitivities of one event over every node (and copy) it
  * touches: each touched (node, cell) entry of a count moves by 1, so [0] is
  * the count's l1 sensitivity; each coordinate of a touched sum entry by at
- * most the per-coordinate unit, so [1] is that times d unit^2 (sqrt(d) times
+ * most the per-coordinate unit, so [1] is the sums' touched entries (the
+ * count's, but a projected square-root table's sums keep the tree) times
+ * d unit^2 (sqrt(d) times
  * the per-coordinate bound in l2, not d times); the norm counter [2] moves by
  * at most d U^2 / 4 in each of its touched nodes.
  */
@@ -168,7 +181,7 @@ dpk_live_l2sq(const DpkLiveConfig *cfg, double l2sq[3])
 	double		unit = cfg->dhat > 0 ? DPK_LIFT_UNITS / 2.0 : (double) DPK_REL_UNITS;
 
 	l2sq[0] = dpk_live_count_sensitivity(cfg);
-	l2sq[1] = l2sq[0] * cfg->d * unit * unit;
+	l2sq[1] = live_sum_events(cfg) * cfg->d * unit * unit;
 	/* h nodes (x2 deletions) of one row's largest contribution, squared */
 	l2sq[2] = dpk_live_norm_sensitivity(cfg) * dpk_live_norm_point(cfg);
 	if (cfg->dhat > 0 && cfg->ball > 0.0)
@@ -176,7 +189,7 @@ dpk_live_l2sq(const DpkLiveConfig *cfg, double l2sq[3])
 		/* a norm bound: one point's q within dpk_live_point_l2 */
 		double		p2 = dpk_live_point_l2(cfg) * dpk_live_point_l2(cfg);
 
-		l2sq[1] = l2sq[0] * p2;
+		l2sq[1] = live_sum_events(cfg) * p2;
 	}
 }
 
