@@ -161,6 +161,7 @@ dpk_highd_out_init(DpkHighdOut *o, int k, int d)
 	o->centers = dpk_alloc(sizeof(double) * (size_t) k * d);
 	o->sizes = dpk_alloc0(sizeof(double) * k);
 	o->coreset_size = 0;
+	o->tree_leaves = 0;
 	o->guard_fired = false;
 }
 
@@ -492,6 +493,9 @@ dpk_highd_finish(const DpkHighdPlan *pl, const DpkHighdOut *out, DpkOneshotResul
 		? dpk_noise_scale_value(&pl->refine_count_scale) : 0.0;
 	info->refine_sum_scale = pl->eps.eps_refine > 0.0
 		? dpk_noise_scale_value(&pl->refine_sum_scale) : 0.0;
+	info->tree_count_scale = pl->eps.tree_levels > 0
+		? dpk_noise_scale_value(&pl->tree_count_scale) : 0.0;
+	info->tree_leaves = out->tree_leaves;
 }
 
 /* One-shot high-d k-means (see highd.h). */
@@ -518,7 +522,10 @@ dpk_highd_oneshot_cluster_info(const DpkBox *box, const double *points, size_t n
 		dpk_fail("refinement steps of a high-dimensional release refine only k-means");
 	dpk_highd_plan(&pl, box, points, n, cfg, s);
 	dpk_highd_out_init(&out, pl.k, pl.d);
-	dpk_highd_run_joint(&pl, s, &out);
+	if (pl.eps.tree_levels > 0)
+		dpk_highd_tree_seed(&pl, s, &out);
+	else
+		dpk_highd_run_joint(&pl, s, &out);
 	for (j = 0; j < cfg->refine_steps && pl.eps.eps_refine > 0.0 && pl.have_lift; j++)
 		dpk_highd_refine_step(&pl, s, out.centers, out.sizes,
 							  cfg->mean_guard && j == cfg->refine_steps - 1, &out.guard_fired);

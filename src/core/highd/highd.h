@@ -63,6 +63,16 @@
 #define DPK_HIGHD_BALL_REFINE_LIFT_SHARE 0.35
 
 /*
+ * The same releases seed their refinement from a SimHash tree in the
+ * original space instead of the projected grids (dpk_highd_tree_seed): at
+ * most this many levels of sign patterns, a node kept while its noisy count
+ * clears DPK_HIGHD_BALL_TREE_NODE leaf-mean noise norms per ball radius
+ * (doc/decisions/042-simhash-tree-seed.md).
+ */
+#define DPK_HIGHD_BALL_TREE_DEPTH 12
+#define DPK_HIGHD_BALL_TREE_NODE 10.0
+
+/*
  * Pure k-means releases without a norm bound from this d on
  * (dpk_highd_is_wide): the lift takes this share of epsilon after N and
  * the projected grids are this multiple of RUGNIK's size
@@ -232,6 +242,13 @@ typedef struct DpkHighdConfig
 								 * (dpk_highd_is_wide) */
 	double		wide_lift_share;
 	double		wide_grid_scale;
+	int			tree_depth;		/* > 0: seed from a SimHash tree of at most
+								 * this many levels in the original space
+								 * (dpk_highd_tree_seed) instead of the
+								 * projected grids and groups, which then
+								 * take nothing */
+	double		tree_node;		/* a tree node's least noisy count, in leaf-
+								 * mean noise norms per ball radius */
 	bool		mean_guard;		/* k-means: when the lift's own
 								 * noisy statistics estimate the centres
 								 * dearer than one centre at their noisy
@@ -309,6 +326,8 @@ typedef struct DpkHighdInfo
 	double		sum_scale;
 	double		refine_count_scale;
 	double		refine_sum_scale;
+	double		tree_count_scale;	/* a tree level's node counts (0: no tree) */
+	int			tree_leaves;	/* the tree's leaves (0: no tree) */
 	double		sum_var;		/* the lift's noise variance of one coordinate
 								 * of a sum, normalized units (0: no lift) */
 	bool		guard_fired;	/* the mean guard published the noisy mean */
@@ -365,6 +384,8 @@ typedef struct DpkHighdPlan
 	double		refine_count_var;
 	DpkNoise	refine_sum_scale;
 	double		refine_sum_var;
+	DpkNoise	tree_count_scale;	/* one tree level's node counts */
+	double		tree_count_var;
 	bool		have_lift;
 } DpkHighdPlan;
 
@@ -465,6 +486,7 @@ typedef struct DpkHighdOut
 	double	   *centers;		/* k * d normalized */
 	double	   *sizes;			/* k */
 	int			coreset_size;
+	int			tree_leaves;	/* leaves of the SimHash tree (0: none) */
 	bool		guard_fired;	/* the mean guard moved every centre to the
 								 * noisy mean (mean_guard.h) */
 } DpkHighdOut;
@@ -492,6 +514,44 @@ void		dpk_highd_run_joint(const DpkHighdPlan *pl, DpkStream *s, DpkHighdOut *out
  */
 void		dpk_highd_refine_step(const DpkHighdPlan *pl, DpkStream *s, double *centers,
 								  double *sizes, bool guard, bool *fired);
+
+/*
+ * Every row's sign pattern in a plan with tree levels (dpk_alloc'd, n
+ * values): bit l the side of the row's u - 1/2 of the level-(l + 1)
+ * hyperplane, the l-th row of one public orthonormalised Gaussian matrix
+ * (dpk_projection_init, seed from cfg->proj_seed).  No noise.
+ */
+uint64_t   *dpk_highd_tree_codes(const DpkHighdPlan *pl);
+
+/*
+ * The SimHash tree of a plan with tree levels (cfg->tree_depth), on the
+ * rows' sign patterns (dpk_highd_tree_codes).  Level by
+ * level every node whose noisy count reaches 3 min_node splits in its two
+ * children, each with a noisy count at the plan's tree scale (every row is
+ * in one node per level: sensitivity 1 per level), and a child is kept
+ * when its noisy count reaches min_node; a node that splits into no kept
+ * child is a leaf, as is every node at the last level.  Children of a
+ * node not kept lose their rows to no leaf (label -1).  leaf_of_row gets
+ * every row's leaf; returns the number of leaves, *min_node the threshold:
+ * max(1, min(tree_node sqrt(d sum_var) / ball, noisy N / 2k)), sum_var the
+ * lift's noise variance of one coordinate of a sum.  node_noisy (may be
+ * NULL; n * levels) gets for every row and level the noisy count of its
+ * node there, NaN where that node was not counted.
+ */
+int			dpk_highd_tree_leaves(const DpkHighdPlan *pl, DpkStream *s, int *leaf_of_row,
+								  double *min_node, double *node_noisy);
+
+/*
+ * Seed a release from its SimHash tree (k-means, a plan with tree levels
+ * and lift budget): the leaves of dpk_highd_tree_leaves, one noisy (count,
+ * sum) per leaf at the lift's scales, weighted k-means of the leaves'
+ * noisy means (count above the lift's least count), then every leaf to its
+ * nearest centre and each centre lifted from its leaves
+ * (dpk_lift_centers_weighted, toward the k-means centre).  Post-processing
+ * of the tree's and the leaves' noisy values.  The mean guard is left to
+ * the last refinement step.
+ */
+void		dpk_highd_tree_seed(const DpkHighdPlan *pl, DpkStream *s, DpkHighdOut *out);
 
 /*
  * Publish out: res gets the centres in the box's coordinates, sizes clipped

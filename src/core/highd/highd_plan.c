@@ -96,6 +96,7 @@ plan_scales(DpkHighdPlan *pl)
 	if (!plan_scale(g, 1.0, eps->eps_lift_count, 0, &pl->lift_count_scale,
 					&pl->lift_count_var))
 		pl->have_lift = false;
+	plan_scale(g, 1.0, eps->eps_tree, 0, &pl->tree_count_scale, &pl->tree_count_var);
 	/* refinement steps: scale 1 and no noise unless budgeted */
 	plan_scale(g, 1.0, 0.0, 0, &pl->refine_count_scale, &pl->refine_count_var);
 	plan_scale(g, 1.0, 0.0, 0, &pl->refine_sum_scale, &pl->refine_sum_var);
@@ -192,6 +193,9 @@ dpk_highd_plan_budget(DpkHighdPlan *pl, const DpkBox *box, const double *points,
 		pl->noisy_n = 1.0;
 
 	plan_scales(pl);
-	plan_grid(pl);
+	if (pl->eps.tree_levels > 0)
+		pl->m = 1;				/* no projected grid */
+	else
+		plan_grid(pl);
 }
 
