@@ -17,6 +17,7 @@
 #include "kmeans.h"
 #include "noise.h"
 #include "unit.h"
+#include "zcdp.h"
 #include "../bench/highd_research.h"
 
 /* A tiny deterministic generator for test data (not privacy noise). */
@@ -1135,8 +1136,9 @@ test_partition_row_labels(void)
 /*
  * The SimHash tree seed of a norm-bound (epsilon, delta) one-shot
  * (dpk_highd_tree_seed): K = 4 tight clusters of unit rows around
- * orthogonal directions at d = 64, without noise (epsilon 1e12).  Every
- * row is in a leaf and every leaf holds one cluster's rows; the seed alone
+ * orthogonal directions at d = 64, without noise (epsilon 1e12).  The
+ * tree's levels take tree_share of rho after N; every row is in a leaf and
+ * every leaf holds one cluster's rows; the seed alone
  * (no refinement step) and the full release (three steps) put a centre at
  * each cluster's mean, to the sums' fixed point, and every row is nearest
  * its own cluster's centre.
@@ -1205,8 +1207,11 @@ test_tree_seed(void)
 	dpk_highd_metric_points(&box, &cfg, xm, N);
 	open_stream(&s, 61);
 	dpk_highd_plan(&pl, &box, xm, N, &cfg, &s);
-	CHECK(pl.eps.tree_levels == cfg.tree_depth && pl.copies == 0 && pl.eps.eps_tree > 0.0 &&
-		  pl.eps.eps_grid == 0.0 && pl.eps.eps_group == 0.0,
+	CHECK(pl.eps.tree_levels == cfg.tree_depth && pl.copies > 0 && pl.eps.eps_tree > 0.0 &&
+		  pl.eps.eps_grid > 0.0 && pl.eps.eps_group > 0.0 &&
+		  fabs(pl.eps.tree_levels * pl.eps.eps_tree -
+			   cfg.tree_share * (dpk_zcdp_rho(1e12, 1e-6) - pl.eps.eps_n)) <=
+		  1e-9 * pl.eps.tree_levels * pl.eps.eps_tree,
 		  "the tree's budget: %d levels at %g, %d copies", pl.eps.tree_levels,
 		  pl.eps.eps_tree, pl.copies);
 	nl = dpk_highd_tree_leaves(&pl, &s, leaf, &min_node, NULL);

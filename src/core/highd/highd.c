@@ -404,6 +404,40 @@ dpk_highd_run_joint(const DpkHighdPlan *pl, DpkStream *s, DpkHighdOut *out)
 	dpk_free(map);
 }
 
+/* The joint mode's partition without its lift (see highd.h). */
+void
+dpk_highd_joint_parts(const DpkHighdPlan *pl, DpkStream *s, int *part, DpkHighdOut *out)
+{
+	int			R = pl->copies,
+				r,
+				ngroups;
+	DpkProjection *proj;
+	double	   *pc,
+			   *ec;
+	int		   *map;
+	size_t		i;
+
+	if (!(pl->eps.eps_group > 0.0) || R < 1)
+	{
+		memset(part, 0, sizeof(int) * pl->n);
+		return;
+	}
+	proj = dpk_alloc(sizeof(DpkProjection) * R);
+	pc = dpk_alloc(sizeof(double) * (size_t) R * pl->k * pl->dhat);
+	ec = dpk_alloc(sizeof(double) * (size_t) pl->k * R * pl->dhat);
+	ngroups = joint_copies(pl, s, proj, pc, part, out);
+	map = dpk_alloc(sizeof(int) * ngroups);
+	joint_group_map(pl, s, proj, pc, part, ngroups, ec, map);
+	for (i = 0; i < pl->n; i++)
+		part[i] = map[part[i]];
+	for (r = 0; r < R; r++)
+		dpk_projection_free(&proj[r]);
+	dpk_free(proj);
+	dpk_free(pc);
+	dpk_free(ec);
+	dpk_free(map);
+}
+
 /*
  * One private Lloyd step in the original space (see highd.h): every row to
  * its nearest centre, one noisy (count, sum) per centre at the refinement's

@@ -64,13 +64,17 @@
 
 /*
  * The same releases seed their refinement from a SimHash tree in the
- * original space instead of the projected grids (dpk_highd_tree_seed): at
- * most this many levels of sign patterns, a node kept while its noisy count
- * clears DPK_HIGHD_BALL_TREE_NODE leaf-mean noise norms per ball radius
+ * original space crossed with the projected partition
+ * (dpk_highd_tree_seed): at most this many levels of sign patterns, a node
+ * kept while its noisy count clears DPK_HIGHD_BALL_TREE_NODE leaf-mean
+ * noise norms per ball radius, the tree's counts taking this share of rho
+ * after N and the cells' statistics the lift's share
  * (doc/decisions/042-simhash-tree-seed.md).
  */
 #define DPK_HIGHD_BALL_TREE_DEPTH 12
 #define DPK_HIGHD_BALL_TREE_NODE 10.0
+#define DPK_HIGHD_BALL_TREE_SHARE 0.05
+#define DPK_HIGHD_BALL_TREE_LIFT_SHARE 0.30
 
 /*
  * Pure k-means releases without a norm bound from this d on
@@ -244,9 +248,11 @@ typedef struct DpkHighdConfig
 	double		wide_grid_scale;
 	int			tree_depth;		/* > 0: seed from a SimHash tree of at most
 								 * this many levels in the original space
+								 * crossed with the joint partition
 								 * (dpk_highd_tree_seed) instead of the
-								 * projected grids and groups, which then
-								 * take nothing */
+								 * joint lift */
+	double		tree_share;		/* share of epsilon (after N) on the tree's
+								 * counts */
 	double		tree_node;		/* a tree node's least noisy count, in leaf-
 								 * mean noise norms per ball radius */
 	bool		mean_guard;		/* k-means: when the lift's own
@@ -504,6 +510,15 @@ void		dpk_highd_out_free(DpkHighdOut *o);
 void		dpk_highd_run_joint(const DpkHighdPlan *pl, DpkStream *s, DpkHighdOut *out);
 
 /*
+ * The joint mode's partition of the rows into k parts (its copies' grids,
+ * group counts and group map, without the lift): part (n) gets every row's
+ * part; out the largest coreset.  Without group budget every row is in
+ * part 0.
+ */
+void		dpk_highd_joint_parts(const DpkHighdPlan *pl, DpkStream *s, int *part,
+								  DpkHighdOut *out);
+
+/*
  * One private Lloyd step in the original space (k-means, a plan with
  * refinement budget): every row to its nearest of the k normalized
  * centres, one noisy count and sum vector per centre at the refinement's
@@ -543,13 +558,15 @@ int			dpk_highd_tree_leaves(const DpkHighdPlan *pl, DpkStream *s, int *leaf_of_r
 
 /*
  * Seed a release from its SimHash tree (k-means, a plan with tree levels
- * and lift budget): the leaves of dpk_highd_tree_leaves, one noisy (count,
- * sum) per leaf at the lift's scales, weighted k-means of the leaves'
- * noisy means (count above the lift's least count), then every leaf to its
- * nearest centre and each centre lifted from its leaves
+ * and lift budget): the joint partition's k parts (dpk_highd_joint_parts),
+ * the tree's leaves (dpk_highd_tree_leaves; rows of dropped nodes as one
+ * more leaf), one noisy (count, sum) per cell, a leaf crossed with a part,
+ * at the lift's scales (every row in one cell); weighted k-means of the
+ * cells' noisy means (count at least the lift's least count), then every
+ * such cell to its nearest centre and each centre lifted from its cells
  * (dpk_lift_centers_weighted, toward the k-means centre).  Post-processing
- * of the tree's and the leaves' noisy values.  The mean guard is left to
- * the last refinement step.
+ * of noisy values past the counts and sums.  The mean guard is left to the
+ * last refinement step.
  */
 void		dpk_highd_tree_seed(const DpkHighdPlan *pl, DpkStream *s, DpkHighdOut *out);
 

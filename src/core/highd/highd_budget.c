@@ -38,25 +38,15 @@ dpk_budget_highd(const struct DpkHighdConfig *cfg, int d)
 	}
 	eps_lift = eps_rest * dpk_highd_lift_share(cfg, d);
 	b.tree_levels = cfg->tree_depth > 0 ? cfg->tree_depth : 0;
-	b.eps_tree = 0.0;
-	if (b.tree_levels > 0)
-	{
-		/* the tree's levels take what the grids and groups would */
-		b.copies = 0;
-		b.eps_group = 0.0;
-		b.eps_grid = 0.0;
-		b.eps_tree = (eps_rest - eps_refine_total - eps_lift) / b.tree_levels;
-		if (!(b.eps_tree > 0.0))
-			dpk_fail("the shares of a high-dimensional release leave nothing for its tree");
-	}
-	else
-	{
-		b.eps_group = eps_rest * cfg->group_share;
-		b.eps_grid = (eps_rest - eps_refine_total - b.eps_group - eps_lift) / b.copies;
-		/* a grid without budget would be counted without accounted noise */
-		if (!(b.eps_grid > 0.0))
-			dpk_fail("the shares of a high-dimensional release leave nothing for its grids");
-	}
+	b.eps_tree = b.tree_levels > 0 ? eps_rest * cfg->tree_share / b.tree_levels : 0.0;
+	if (b.tree_levels > 0 && !(b.eps_tree > 0.0))
+		dpk_fail("the shares of a high-dimensional release leave nothing for its tree");
+	b.eps_group = eps_rest * cfg->group_share;
+	b.eps_grid = (eps_rest - eps_refine_total - b.eps_group - eps_lift -
+				  b.tree_levels * b.eps_tree) / b.copies;
+	/* a grid without budget would be counted without accounted noise */
+	if (!(b.eps_grid > 0.0))
+		dpk_fail("the shares of a high-dimensional release leave nothing for its grids");
 	lcs = cfg->lift_count_share >= 0.0 ? cfg->lift_count_share
 		: 1.0 / (1.0 + pow((double) d, 2.0 / 3.0));
 	b.eps_lift_count = eps_lift * lcs;

@@ -193,9 +193,6 @@ dpk_highd_plan_budget(DpkHighdPlan *pl, const DpkBox *box, const double *points,
 		pl->noisy_n = 1.0;
 
 	plan_scales(pl);
-	if (pl->eps.tree_levels > 0)
-		pl->m = 1;				/* no projected grid */
-	else
-		plan_grid(pl);
+	plan_grid(pl);
 }
 

@@ -174,10 +174,12 @@ dpk_highd_tree_seed(const DpkHighdPlan *pl, DpkStream *s, DpkHighdOut *out)
 	int			d = pl->d,
 				k = pl->k,
 				nl,
+				ncells,
 				nc = 0,
 				i,
 				j;
-	int		   *leaf = dpk_alloc(sizeof(int) * (pl->n ? pl->n : 1));
+	int		   *cell = dpk_alloc(sizeof(int) * (pl->n ? pl->n : 1)),
+			   *leaf = dpk_alloc(sizeof(int) * (pl->n ? pl->n : 1));
 	double		min_node,
 				sum_var = pl->sum_var / ((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS),
 				min_count;
@@ -193,24 +195,26 @@ dpk_highd_tree_seed(const DpkHighdPlan *pl, DpkStream *s, DpkHighdOut *out)
 	{
 		for (i = 0; i < k * d; i++)
 			out->centers[i] = 0.5;
+		dpk_free(cell);
 		dpk_free(leaf);
 		return;
 	}
+	dpk_highd_joint_parts(pl, s, cell, out);
 	nl = dpk_highd_tree_leaves(pl, s, leaf, &min_node, NULL);
-	/* rows in no leaf join one part of their own, counted and summed too */
+	/* a row's cell: its leaf (rows of dropped nodes: leaf nl) and its part */
+	ncells = (nl + 1) * k;
 	for (r = 0; r < pl->n; r++)
-		if (leaf[r] < 0)
-			leaf[r] = nl;
-	cnt = dpk_alloc(sizeof(double) * (nl + 1));
-	sum = dpk_alloc(sizeof(double) * (size_t) (nl + 1) * d);
-	dpk_highd_partition_stats(pl, &(DpkHighdPartition) {nl + 1, 0, NULL, NULL, NULL, NULL, leaf},
+		cell[r] += (leaf[r] < 0 ? nl : leaf[r]) * k;
+	cnt = dpk_alloc(sizeof(double) * ncells);
+	sum = dpk_alloc(sizeof(double) * (size_t) ncells * d);
+	dpk_highd_partition_stats(pl, &(DpkHighdPartition) {ncells, 0, NULL, NULL, NULL, NULL, cell},
 							  &pl->lift_count_scale, &pl->sum_scale, s, cnt, sum);
 	min_count = dpk_lift_min_count(pl->lift_count_var, sum_var);
 
-	/* the coreset: every leaf's noisy mean above the lift's least count */
-	pts = dpk_alloc(sizeof(double) * (size_t) (nl + 1) * d);
-	w = dpk_alloc(sizeof(double) * (nl + 1));
-	for (i = 0; i < nl; i++)
+	/* the coreset: every cell's noisy mean from the lift's least count on */
+	pts = dpk_alloc(sizeof(double) * (size_t) ncells * d);
+	w = dpk_alloc(sizeof(double) * ncells);
+	for (i = 0; i < ncells; i++)
 	{
 		if (!(cnt[i] >= min_count && cnt[i] > 0.0))
 			continue;
@@ -228,19 +232,19 @@ dpk_highd_tree_seed(const DpkHighdPlan *pl, DpkStream *s, DpkHighdOut *out)
 		for (i = 0; i < k * d; i++)
 			seed[i] = 0.5;
 
-	/* every leaf to its seed centre nearest its noisy mean; each centre lifted */
-	assign = dpk_alloc(sizeof(int) * (nl + 1));
-	for (i = 0, nc = 0; i <= nl; i++)
+	/* every such cell to the centre nearest its noisy mean; each centre lifted */
+	assign = dpk_alloc(sizeof(int) * ncells);
+	for (i = 0, nc = 0; i < ncells; i++)
 	{
 		assign[i] = -1;
-		if (i < nl && cnt[i] >= min_count && cnt[i] > 0.0)
+		if (cnt[i] >= min_count && cnt[i] > 0.0)
 			assign[i] = dpk_highd_nearest(pts + (size_t) nc++ * d, seed, k, d);
 	}
-	dpk_lift_centers_weighted(&(DpkLiftCells) {d, k, (size_t) nl + 1, cnt, sum, assign},
+	dpk_lift_centers_weighted(&(DpkLiftCells) {d, k, (size_t) ncells, cnt, sum, assign},
 							  &(DpkLiftRule) {sum_var, min_count, seed, NULL},
 							  out->centers, out->sizes);
-	out->coreset_size = nc;
 	out->tree_leaves = nl;
+	dpk_free(cell);
 	dpk_free(leaf);
 	dpk_free(cnt);
 	dpk_free(sum);
