@@ -24,9 +24,11 @@
  * dpk_highd_cells_cluster does one copy of it from any noisy per-cell
  * statistics (live tables use it).  One-shot selection modes, with their
  * own split of epsilon, are research variants composed from the stages at
- * the end of this header in test/bench/highd_research.c.  Private
- * refinement steps (Lloyd steps in the original space) follow the joint
- * lift of k-means releases with a norm bound and delta > 0.
+ * the end of this header in test/bench/highd_research.c.  k-means
+ * releases with a norm bound and delta > 0 replace the joint lift by a seed
+ * from a SimHash tree crossed with the joint partition
+ * (dpk_highd_tree_seed), then take private refinement steps (Lloyd steps
+ * in the original space).
  *
  * Everything here is plain C on dpk_alloc; no PostgreSQL headers.
  */
@@ -55,12 +57,11 @@
 /*
  * A one-shot k-means release with a norm bound and delta > 0
  * (dpk_highd_use_ball): this many private Lloyd steps in the original
- * space, sharing this part of rho after N, the lift taking the other
+ * space, sharing this part of rho after N
  * (doc/decisions/032-mean-guard-and-refinement.md).
  */
 #define DPK_HIGHD_BALL_REFINE_STEPS 3
 #define DPK_HIGHD_BALL_REFINE_SHARE 0.5
-#define DPK_HIGHD_BALL_REFINE_LIFT_SHARE 0.35
 
 /*
  * The same releases seed their refinement from a SimHash tree in the
@@ -276,8 +277,9 @@ void		dpk_highd_defaults(DpkHighdConfig *cfg, double epsilon, int k);
  * l1 bound when that beats the cube noise (Gaussian: the ball's l2), the
  * projected box narrows to DPK_BALL_HALF_WIDTH ball / sqrt(d) and the
  * centres are moved into the ball.  With delta > 0 (dpk_highd_use_delta
- * called first) and k-means, DPK_HIGHD_BALL_REFINE_STEPS refinement steps
- * (dpk_highd_refine_step) follow the lift.  A bound at least the box's
+ * called first) and k-means, the SimHash tree seed (dpk_highd_tree_seed)
+ * replaces the lift and DPK_HIGHD_BALL_REFINE_STEPS refinement steps
+ * (dpk_highd_refine_step) follow it.  A bound at least the box's
  * half-diagonal changes nothing (ball 0).  Public: the argument and box.
  */
 void		dpk_highd_use_ball(DpkHighdConfig *cfg, const DpkBox *box, double norm_bound);

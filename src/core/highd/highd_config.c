@@ -130,8 +130,7 @@ dpk_highd_use_ball(DpkHighdConfig *cfg, const DpkBox *box, double norm_bound)
 	{
 		cfg->refine_steps = DPK_HIGHD_BALL_REFINE_STEPS;
 		cfg->refine_share = DPK_HIGHD_BALL_REFINE_SHARE;
-		cfg->lift_share = DPK_HIGHD_BALL_REFINE_LIFT_SHARE;
-		/* and seed it from sign patterns in the original space */
+		/* seeded from sign patterns in the original space (record 042) */
 		cfg->tree_depth = DPK_HIGHD_BALL_TREE_DEPTH;
 		cfg->lift_share = DPK_HIGHD_BALL_TREE_LIFT_SHARE;
 	}
