@@ -2,13 +2,15 @@
  * highd_tree.c
  *		Seeding a high-d one-shot release from a SimHash tree in the original
  *		space (see highd.h): sign patterns about the ball's middle, nodes
- *		kept on noisy counts, the leaves' noisy means as a coreset.
+ *		kept on noisy counts, the leaves crossed with the joint partition
+ *		and those cells' noisy means as a coreset.
  *
  * After "Practical Differentially Private Clustering" (Chang, Ghazi, Kumar,
  * Manurangsi, 2021).  Rows around a few directions share their leading
  * sign patterns, which a projection to a few dimensions mixes; the leaves
- * separate them in the original space and the refinement steps that follow
- * move their centres (doc/decisions/042-simhash-tree-seed.md).
+ * separate them in the original space, the projected parts keep apart
+ * small tight clusters the tree drops or merges, and the refinement steps
+ * that follow move the centres (doc/decisions/042-simhash-tree-seed.md).
  */
 #include "highd.h"
 
