@@ -1153,7 +1153,7 @@ test_tree_seed(void)
 	double		lower[D],
 				upper[D],
 				mean[K * D],
-				worst[2] = {0.0, 0.0};
+				worst[3] = {0.0, 0.0, 0.0};
 	DpkBox		box = {D, lower, upper};
 	double	   *x = dpk_alloc(sizeof(double) * N * D),
 			   *xm = dpk_alloc(sizeof(double) * N * D);
@@ -1172,7 +1172,7 @@ test_tree_seed(void)
 				nl,
 				mixed = 0,
 				lost = 0,
-				wrong[2] = {0, 0};
+				wrong[3] = {0, 0, 0};
 
 	memset(mean, 0, sizeof(mean));
 	for (j = 0; j < D; j++)
@@ -1234,8 +1234,11 @@ test_tree_seed(void)
 		  "tree without noise: %d leaves, %d rows in none, %d rows in another cluster's leaf",
 		  nl, lost, mixed);
 
-	/* the seed alone, then with the refinement steps */
-	for (v = 0; v < 2; v++)
+	/*
+	 * the seed alone, then with the refinement steps, then alone with its
+	 * leaves not crossed with the projected parts (a cap too small)
+	 */
+	for (v = 0; v < 3; v++)
 	{
 		int			c,
 					a;
@@ -1243,8 +1246,10 @@ test_tree_seed(void)
 		dpk_highd_defaults(&cfg, 1e12, K);
 		dpk_highd_use_delta(&cfg, 1e-6);
 		dpk_highd_use_ball(&cfg, &box, 1.0);
-		if (v == 0)
+		if (v != 1)
 			cfg.refine_steps = 0;
+		if (v == 2)
+			cfg.max_lift_values = 2.0 * K * (D + 1);
 		open_stream(&s, 62 + (uint64_t) v);
 		dpk_highd_oneshot_cluster_info(&box, x, N, &cfg, &s, &res, &info);
 		dpk_stream_close(&s);
@@ -1278,12 +1283,13 @@ test_tree_seed(void)
 			  info.tree_leaves, nl);
 		dpk_oneshot_result_free(&res);
 	}
-	CHECK(worst[0] <= 2.0 / DPK_LIFT_UNITS && worst[1] <= 2.0 / DPK_LIFT_UNITS,
-		  "noiseless tree seed: a cluster mean %g (seed) / %g (refined) from every centre",
-		  worst[0], worst[1]);
-	CHECK(wrong[0] == 0 && wrong[1] == 0,
-		  "noiseless tree seed: %d / %d rows nearest another cluster's centre", wrong[0],
-		  wrong[1]);
+	CHECK(worst[0] <= 2.0 / DPK_LIFT_UNITS && worst[1] <= 2.0 / DPK_LIFT_UNITS &&
+		  worst[2] <= 2.0 / DPK_LIFT_UNITS,
+		  "noiseless tree seed: a cluster mean %g (seed) / %g (refined) / %g (leaves "
+		  "alone) from every centre", worst[0], worst[1], worst[2]);
+	CHECK(wrong[0] == 0 && wrong[1] == 0 && wrong[2] == 0,
+		  "noiseless tree seed: %d / %d / %d rows nearest another cluster's centre",
+		  wrong[0], wrong[1], wrong[2]);
 	dpk_free(x);
 	dpk_free(xm);
 	dpk_free(lab);

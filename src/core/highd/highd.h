@@ -562,7 +562,8 @@ int			dpk_highd_tree_leaves(const DpkHighdPlan *pl, DpkStream *s, int *leaf_of_r
  * Seed a release from its SimHash tree (k-means, a plan with tree levels
  * and lift budget): the joint partition's k parts (dpk_highd_joint_parts),
  * the tree's leaves (dpk_highd_tree_leaves; rows of dropped nodes as one
- * more leaf), one noisy (count, sum) per cell, a leaf crossed with a part,
+ * more leaf), one noisy (count, sum) per cell, a leaf crossed with a part
+ * (the leaf alone when (leaves + 1) k (d + 1) passes cfg->max_lift_values),
  * at the lift's scales (every row in one cell); weighted k-means of the
  * cells' noisy means (count at least the lift's least count), then every
  * such cell to its nearest centre and each centre lifted from its cells

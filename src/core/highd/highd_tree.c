@@ -191,6 +191,7 @@ dpk_highd_tree_seed(const DpkHighdPlan *pl, DpkStream *s, DpkHighdOut *out)
 			   *w,
 			   *seed;
 	int		   *assign;
+	bool		cross;
 	size_t		r;
 
 	if (!pl->have_lift)
@@ -203,10 +204,15 @@ dpk_highd_tree_seed(const DpkHighdPlan *pl, DpkStream *s, DpkHighdOut *out)
 	}
 	dpk_highd_joint_parts(pl, s, cell, out);
 	nl = dpk_highd_tree_leaves(pl, s, leaf, &min_node, NULL);
-	/* a row's cell: its leaf (rows of dropped nodes: leaf nl) and its part */
-	ncells = (nl + 1) * k;
+	/*
+	 * A row's cell: its leaf (rows of dropped nodes: leaf nl) and its part;
+	 * the leaf alone when the cells' sums would pass the public cap on
+	 * lifting values (k large).
+	 */
+	cross = (double) (nl + 1) * k * (d + 1) <= pl->cfg->max_lift_values;
+	ncells = cross ? (nl + 1) * k : nl + 1;
 	for (r = 0; r < pl->n; r++)
-		cell[r] += (leaf[r] < 0 ? nl : leaf[r]) * k;
+		cell[r] = (leaf[r] < 0 ? nl : leaf[r]) * (cross ? k : 1) + (cross ? cell[r] : 0);
 	cnt = dpk_alloc(sizeof(double) * ncells);
 	sum = dpk_alloc(sizeof(double) * (size_t) ncells * d);
 	dpk_highd_partition_stats(pl, &(DpkHighdPartition) {ncells, 0, NULL, NULL, NULL, NULL, cell},
