@@ -61,6 +61,8 @@
 #define OS_KEY_LD	(UINT64_C(1) << 45)
 #define OS_KEY_N	(UINT64_C(1) << 46)
 #define OS_KEY_HD	(UINT64_C(1) << 47)
+#define OS_KEY_TREE	(UINT64_C(1) << 48)
+#define OS_TREE_LEVELS 3
 
 /* Open st on the key of a seed (zero nonce), or stop. */
 static void
@@ -567,13 +569,118 @@ os_highd(long runs, double weaken, uint64_t key_base, double confidence)
 	dpk_free(pts);
 }
 
-/* Both one-shot suites (see gauss_events.h). */
+/*
+ * The SimHash tree of a norm-bound (epsilon, delta) one-shot
+ * (dpk_highd_tree_leaves; its leaves' statistics take the lift's scales,
+ * read above on a fixed partition): the same 150 points and extra point as
+ * os_highd, N public, a plan of OS_TREE_LEVELS levels.  Read: the noisy
+ * count of the point's node at level 1 (always counted: the root holds the
+ * public N); in A the node of the first base point with the point's sign
+ * there.
+ */
+static void
+os_highd_tree(long runs, double weaken, uint64_t key_base, double confidence)
+{
+	const int	d = OS_HIGH_D;
+	double		lower[OS_HIGH_D],
+				upper[OS_HIGH_D],
+				x[OS_HIGH_D],
+				share[1],
+				sig_t,
+				a_node = 0.0;
+	double	   *pts,
+			   *node;
+	int		   *leaf;
+	DpkBox		box = {d, lower, upper};
+	DpkHighdConfig nom,
+				mech;
+	DpkHighdPlan pl,
+				plm;
+	DpkStream	st;
+	GaussEvents *ev = dpk_alloc0(sizeof(GaussEvents));
+	uint64_t   *code;
+	long		r,
+				ra = -1;
+	int			j,
+				b;
+
+	for (j = 0; j < d; j++)
+	{
+		lower[j] = 0.0;
+		upper[j] = 1.0;
+		x[j] = j % 2 ? 0.015 : 0.985;
+	}
+	pts = os_points(d, 0.0, 1.0, x);
+	dpk_highd_defaults(&nom, OS_EPS, OS_K);
+	nom.public_n = OS_NBASE;
+	dpk_highd_use_delta(&nom, OS_DELTA);
+	nom.refine_steps = 2;
+	nom.refine_share = 0.5;
+	nom.lift_share = 0.35;
+	nom.tree_depth = OS_TREE_LEVELS;
+	mech = nom;
+	mech.epsilon = os_mech_epsilon(weaken);
+
+	dpk_highd_plan(&pl, &box, pts, OS_NBASE, &nom, NULL);
+	sig_t = sqrt(pl.tree_count_var);
+	share[0] = pl.eps.eps_tree;
+	CHECK(pl.eps.tree_levels == OS_TREE_LEVELS && pl.eps.eps_tree > 0.0,
+		  "the one-shot plans no tree");
+
+	/* the point's sign at level 1 and A's rows there (public hyperplanes) */
+	dpk_highd_plan(&plm, &box, pts, OS_NBASE + 1, &mech, NULL);
+	code = dpk_highd_tree_codes(&plm);
+	for (r = 0; r < OS_NBASE; r++)
+		if ((code[r] & 1) == (code[OS_NBASE] & 1))
+		{
+			a_node += 1.0;
+			if (ra < 0)
+				ra = r;
+		}
+	dpk_free(code);
+	CHECK(ra >= 0, "no base point shares the extra point's level-1 sign");
+
+	ev->suite = "oneshot high-d tree";
+	ev->nstat = 1;
+	ev->name[0] = "tree node count";
+	ev->rho_moved[0] = 1.0 / (2.0 * sig_t * sig_t);
+	os_check_accounting(ev->suite, ev, share, 1, dpk_budget_highd_total(&pl.eps));
+	printf("oneshot high-d tree: d %d, %d levels; the point's level-1 node (A holds %g), "
+		   "sigma %.3f%s\n", d, OS_TREE_LEVELS, a_node, sig_t,
+		   weaken != 1.0 ? " (nominal; WEAKENED mechanism)" : "");
+
+	node = dpk_alloc(sizeof(double) * (OS_NBASE + 1) * OS_TREE_LEVELS);
+	leaf = dpk_alloc(sizeof(int) * (OS_NBASE + 1));
+	for (r = 1; r <= runs && ra >= 0; r++)
+		for (b = 0; b < 2; b++)
+		{
+			size_t		n = OS_NBASE + b;
+			double		z[1],
+						mn;
+			DpkHighdPlan p;
+
+			os_open(&st, key_base + OS_KEY_TREE + (b ? OS_KEY_B : 0) + (uint64_t) r);
+			dpk_highd_plan(&p, &box, pts, n, &mech, &st);
+			dpk_highd_tree_leaves(&p, &st, leaf, &mn, node);
+			dpk_stream_close(&st);
+			z[0] = (node[(b ? OS_NBASE : ra) * OS_TREE_LEVELS] - a_node) / sig_t;
+			ge_add(ev, b, z);
+		}
+	ge_check(ev, confidence);
+	dpk_free(node);
+	dpk_free(leaf);
+	dpk_free(ev);
+	dpk_free(pts);
+}
+
+/* The one-shot suites (see gauss_events.h). */
 void
 gauss_oneshot_suites(long runs, double weaken, uint64_t key_base, double confidence,
 					 int *passed, int *failed)
 {
-	os_lowd(runs, weaken, key_base, confidence / 2.0);
-	os_highd(runs, weaken, key_base, confidence / 2.0);
+	os_lowd(runs, weaken, key_base, confidence / 3.0);
+	os_highd(runs, weaken, key_base, confidence / 3.0);
+	os_highd_tree(runs, weaken, key_base, confidence / 3.0);
 	*passed += unit_passed;
 	*failed += unit_failed;
 }

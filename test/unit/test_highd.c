@@ -17,6 +17,7 @@
 #include "kmeans.h"
 #include "noise.h"
 #include "unit.h"
+#include "zcdp.h"
 #include "../bench/highd_research.h"
 
 /* A tiny deterministic generator for test data (not privacy noise). */
@@ -1132,6 +1133,170 @@ test_partition_row_labels(void)
 	dpk_free(labels);
 }
 
+/*
+ * The SimHash tree seed of a norm-bound (epsilon, delta) one-shot
+ * (dpk_highd_tree_seed): K = 4 tight clusters of unit rows around
+ * orthogonal directions at d = 64, without noise (epsilon 1e12).  The
+ * tree's levels take tree_share of rho after N; every row is in a leaf and
+ * every leaf holds one cluster's rows; the seed alone
+ * (no refinement step) and the full release (three steps) put a centre at
+ * each cluster's mean, to the sums' fixed point, and every row is nearest
+ * its own cluster's centre.
+ */
+static void
+test_tree_seed(void)
+{
+	enum
+	{
+		D = 64, N = 4000, K = 4
+	};
+	double		lower[D],
+				upper[D],
+				mean[K * D],
+				worst[3] = {0.0, 0.0, 0.0};
+	DpkBox		box = {D, lower, upper};
+	double	   *x = dpk_alloc(sizeof(double) * N * D),
+			   *xm = dpk_alloc(sizeof(double) * N * D);
+	int		   *lab = dpk_alloc(sizeof(int) * N),
+			   *leaf = dpk_alloc(sizeof(int) * N),
+			   *leaf_lab;
+	DpkHighdConfig cfg;
+	DpkHighdPlan pl;
+	DpkHighdInfo info;
+	DpkOneshotResult res;
+	DpkStream	s;
+	double		min_node;
+	int			i,
+				j,
+				v,
+				nl,
+				mixed = 0,
+				lost = 0,
+				wrong[3] = {0, 0, 0};
+
+	memset(mean, 0, sizeof(mean));
+	for (j = 0; j < D; j++)
+	{
+		lower[j] = -1.0;
+		upper[j] = 1.0;
+	}
+	for (i = 0; i < N; i++)
+	{
+		double		n2 = 0.0;
+
+		lab[i] = i % K;
+		for (j = 0; j < D; j++)
+		{
+			x[(size_t) i * D + j] = (j / 16 == lab[i] ? 0.25 : 0.0) + 0.01 * unit_normal(&test_state);
+			n2 += x[(size_t) i * D + j] * x[(size_t) i * D + j];
+		}
+		for (j = 0; j < D; j++)
+		{
+			x[(size_t) i * D + j] /= sqrt(n2);
+			mean[lab[i] * D + j] += x[(size_t) i * D + j] / (N / K);
+		}
+	}
+	dpk_highd_defaults(&cfg, 1e12, K);
+	dpk_highd_use_delta(&cfg, 1e-6);
+	dpk_highd_use_ball(&cfg, &box, 1.0);
+	CHECK(cfg.tree_depth == DPK_HIGHD_BALL_TREE_DEPTH && cfg.refine_steps > 0,
+		  "a norm-bound delta one-shot plans no tree (%d levels)", cfg.tree_depth);
+
+	/* the leaves: every row in one, one cluster per leaf */
+	memcpy(xm, x, sizeof(double) * N * D);
+	dpk_highd_metric_points(&box, &cfg, xm, N);
+	open_stream(&s, 61);
+	dpk_highd_plan(&pl, &box, xm, N, &cfg, &s);
+	CHECK(pl.eps.tree_levels == cfg.tree_depth && pl.copies > 0 && pl.eps.eps_tree > 0.0 &&
+		  pl.eps.eps_grid > 0.0 && pl.eps.eps_group > 0.0 &&
+		  fabs(pl.eps.tree_levels * pl.eps.eps_tree -
+			   cfg.tree_share * (dpk_zcdp_rho(1e12, 1e-6) - pl.eps.eps_n)) <=
+		  1e-9 * pl.eps.tree_levels * pl.eps.eps_tree,
+		  "the tree's budget: %d levels at %g, %d copies", pl.eps.tree_levels,
+		  pl.eps.eps_tree, pl.copies);
+	nl = dpk_highd_tree_leaves(&pl, &s, leaf, &min_node, NULL);
+	dpk_stream_close(&s);
+	leaf_lab = dpk_alloc(sizeof(int) * (nl > 0 ? nl : 1));
+	for (i = 0; i < nl; i++)
+		leaf_lab[i] = -1;
+	for (i = 0; i < N; i++)
+	{
+		if (leaf[i] < 0 || leaf[i] >= nl)
+		{
+			lost++;
+			continue;
+		}
+		if (leaf_lab[leaf[i]] >= 0 && leaf_lab[leaf[i]] != lab[i])
+			mixed++;
+		leaf_lab[leaf[i]] = lab[i];
+	}
+	CHECK(nl >= K && lost == 0 && mixed == 0,
+		  "tree without noise: %d leaves, %d rows in none, %d rows in another cluster's leaf",
+		  nl, lost, mixed);
+
+	/*
+	 * the seed alone, then with the refinement steps, then alone with its
+	 * leaves not crossed with the projected parts (a cap too small)
+	 */
+	for (v = 0; v < 3; v++)
+	{
+		int			c,
+					a;
+
+		dpk_highd_defaults(&cfg, 1e12, K);
+		dpk_highd_use_delta(&cfg, 1e-6);
+		dpk_highd_use_ball(&cfg, &box, 1.0);
+		if (v != 1)
+			cfg.refine_steps = 0;
+		if (v == 2)
+			cfg.max_lift_values = 2.0 * K * (D + 1);
+		open_stream(&s, 62 + (uint64_t) v);
+		dpk_highd_oneshot_cluster_info(&box, x, N, &cfg, &s, &res, &info);
+		dpk_stream_close(&s);
+		for (c = 0; c < K; c++)
+		{
+			double		best = INFINITY;
+
+			for (a = 0; a < K; a++)
+			{
+				double		e = 0.0;
+
+				for (j = 0; j < D; j++)
+					e = fmax(e, fabs(res.centers[(size_t) a * D + j] - mean[c * D + j]));
+				best = fmin(best, e);
+			}
+			worst[v] = fmax(worst[v], best);
+		}
+		for (i = 0; i < N; i++)
+		{
+			int			near;
+
+			dpk_kmeans_cost(x + (size_t) i * D, NULL, 1, D, res.centers, K, &near);
+			for (j = 0; j < D; j++)
+				if (fabs(res.centers[(size_t) near * D + j] - mean[lab[i] * D + j]) > 1e-2)
+				{
+					wrong[v]++;
+					break;
+				}
+		}
+		CHECK(info.tree_leaves == nl, "release %d: %d leaves, the tree alone %d", v,
+			  info.tree_leaves, nl);
+		dpk_oneshot_result_free(&res);
+	}
+	CHECK(worst[0] <= 2.0 / DPK_LIFT_UNITS && worst[1] <= 2.0 / DPK_LIFT_UNITS &&
+		  worst[2] <= 2.0 / DPK_LIFT_UNITS,
+		  "noiseless tree seed: a cluster mean %g (seed) / %g (refined) / %g (leaves "
+		  "alone) from every centre", worst[0], worst[1], worst[2]);
+	CHECK(wrong[0] == 0 && wrong[1] == 0 && wrong[2] == 0,
+		  "noiseless tree seed: %d / %d / %d rows nearest another cluster's centre",
+		  wrong[0], wrong[1], wrong[2]);
+	dpk_free(x);
+	dpk_free(xm);
+	dpk_free(lab);
+	dpk_free(leaf);
+	dpk_free(leaf_lab);
+}
+
 int
 main(void)
 {
@@ -1147,5 +1312,6 @@ main(void)
 	test_oneshot_ball();
 	test_metric_points();
 	test_partition_row_labels();
+	test_tree_seed();
 	UNIT_DONE("test_highd");
 }

@@ -161,6 +161,7 @@ dpk_highd_out_init(DpkHighdOut *o, int k, int d)
 	o->centers = dpk_alloc(sizeof(double) * (size_t) k * d);
 	o->sizes = dpk_alloc0(sizeof(double) * k);
 	o->coreset_size = 0;
+	o->tree_leaves = 0;
 	o->guard_fired = false;
 }
 
@@ -403,6 +404,40 @@ dpk_highd_run_joint(const DpkHighdPlan *pl, DpkStream *s, DpkHighdOut *out)
 	dpk_free(map);
 }
 
+/* The joint mode's partition without its lift (see highd.h). */
+void
+dpk_highd_joint_parts(const DpkHighdPlan *pl, DpkStream *s, int *part, DpkHighdOut *out)
+{
+	int			R = pl->copies,
+				r,
+				ngroups;
+	DpkProjection *proj;
+	double	   *pc,
+			   *ec;
+	int		   *map;
+	size_t		i;
+
+	if (!(pl->eps.eps_group > 0.0) || R < 1)
+	{
+		memset(part, 0, sizeof(int) * pl->n);
+		return;
+	}
+	proj = dpk_alloc(sizeof(DpkProjection) * R);
+	pc = dpk_alloc(sizeof(double) * (size_t) R * pl->k * pl->dhat);
+	ec = dpk_alloc(sizeof(double) * (size_t) pl->k * R * pl->dhat);
+	ngroups = joint_copies(pl, s, proj, pc, part, out);
+	map = dpk_alloc(sizeof(int) * ngroups);
+	joint_group_map(pl, s, proj, pc, part, ngroups, ec, map);
+	for (i = 0; i < pl->n; i++)
+		part[i] = map[part[i]];
+	for (r = 0; r < R; r++)
+		dpk_projection_free(&proj[r]);
+	dpk_free(proj);
+	dpk_free(pc);
+	dpk_free(ec);
+	dpk_free(map);
+}
+
 /*
  * One private Lloyd step in the original space (see highd.h): every row to
  * its nearest centre, one noisy (count, sum) per centre at the refinement's
@@ -492,6 +527,9 @@ dpk_highd_finish(const DpkHighdPlan *pl, const DpkHighdOut *out, DpkOneshotResul
 		? dpk_noise_scale_value(&pl->refine_count_scale) : 0.0;
 	info->refine_sum_scale = pl->eps.eps_refine > 0.0
 		? dpk_noise_scale_value(&pl->refine_sum_scale) : 0.0;
+	info->tree_count_scale = pl->eps.tree_levels > 0
+		? dpk_noise_scale_value(&pl->tree_count_scale) : 0.0;
+	info->tree_leaves = out->tree_leaves;
 }
 
 /* One-shot high-d k-means (see highd.h). */
@@ -518,7 +556,10 @@ dpk_highd_oneshot_cluster_info(const DpkBox *box, const double *points, size_t n
 		dpk_fail("refinement steps of a high-dimensional release refine only k-means");
 	dpk_highd_plan(&pl, box, points, n, cfg, s);
 	dpk_highd_out_init(&out, pl.k, pl.d);
-	dpk_highd_run_joint(&pl, s, &out);
+	if (pl.eps.tree_levels > 0)
+		dpk_highd_tree_seed(&pl, s, &out);
+	else
+		dpk_highd_run_joint(&pl, s, &out);
 	for (j = 0; j < cfg->refine_steps && pl.eps.eps_refine > 0.0 && pl.have_lift; j++)
 		dpk_highd_refine_step(&pl, s, out.centers, out.sizes,
 							  cfg->mean_guard && j == cfg->refine_steps - 1, &out.guard_fired);

@@ -24,9 +24,11 @@
  * dpk_highd_cells_cluster does one copy of it from any noisy per-cell
  * statistics (live tables use it).  One-shot selection modes, with their
  * own split of epsilon, are research variants composed from the stages at
- * the end of this header in test/bench/highd_research.c.  Private
- * refinement steps (Lloyd steps in the original space) follow the joint
- * lift of k-means releases with a norm bound and delta > 0.
+ * the end of this header in test/bench/highd_research.c.  k-means
+ * releases with a norm bound and delta > 0 replace the joint lift by a seed
+ * from a SimHash tree crossed with the joint partition
+ * (dpk_highd_tree_seed), then take private refinement steps (Lloyd steps
+ * in the original space).
  *
  * Everything here is plain C on dpk_alloc; no PostgreSQL headers.
  */
@@ -55,12 +57,25 @@
 /*
  * A one-shot k-means release with a norm bound and delta > 0
  * (dpk_highd_use_ball): this many private Lloyd steps in the original
- * space, sharing this part of rho after N, the lift taking the other
+ * space, sharing this part of rho after N
  * (doc/decisions/032-mean-guard-and-refinement.md).
  */
 #define DPK_HIGHD_BALL_REFINE_STEPS 3
 #define DPK_HIGHD_BALL_REFINE_SHARE 0.5
-#define DPK_HIGHD_BALL_REFINE_LIFT_SHARE 0.35
+
+/*
+ * The same releases seed their refinement from a SimHash tree in the
+ * original space crossed with the projected partition
+ * (dpk_highd_tree_seed): at most this many levels of sign patterns, a node
+ * kept while its noisy count clears DPK_HIGHD_BALL_TREE_NODE leaf-mean
+ * noise norms per ball radius, the tree's counts taking this share of rho
+ * after N and the cells' statistics the lift's share
+ * (doc/decisions/042-simhash-tree-seed.md).
+ */
+#define DPK_HIGHD_BALL_TREE_DEPTH 12
+#define DPK_HIGHD_BALL_TREE_NODE 10.0
+#define DPK_HIGHD_BALL_TREE_SHARE 0.05
+#define DPK_HIGHD_BALL_TREE_LIFT_SHARE 0.30
 
 /*
  * Pure k-means releases without a norm bound from this d on
@@ -232,6 +247,15 @@ typedef struct DpkHighdConfig
 								 * (dpk_highd_is_wide) */
 	double		wide_lift_share;
 	double		wide_grid_scale;
+	int			tree_depth;		/* > 0: seed from a SimHash tree of at most
+								 * this many levels in the original space
+								 * crossed with the joint partition
+								 * (dpk_highd_tree_seed) instead of the
+								 * joint lift */
+	double		tree_share;		/* share of epsilon (after N) on the tree's
+								 * counts */
+	double		tree_node;		/* a tree node's least noisy count, in leaf-
+								 * mean noise norms per ball radius */
 	bool		mean_guard;		/* k-means: when the lift's own
 								 * noisy statistics estimate the centres
 								 * dearer than one centre at their noisy
@@ -253,8 +277,9 @@ void		dpk_highd_defaults(DpkHighdConfig *cfg, double epsilon, int k);
  * l1 bound when that beats the cube noise (Gaussian: the ball's l2), the
  * projected box narrows to DPK_BALL_HALF_WIDTH ball / sqrt(d) and the
  * centres are moved into the ball.  With delta > 0 (dpk_highd_use_delta
- * called first) and k-means, DPK_HIGHD_BALL_REFINE_STEPS refinement steps
- * (dpk_highd_refine_step) follow the lift.  A bound at least the box's
+ * called first) and k-means, the SimHash tree seed (dpk_highd_tree_seed)
+ * replaces the lift and DPK_HIGHD_BALL_REFINE_STEPS refinement steps
+ * (dpk_highd_refine_step) follow it.  A bound at least the box's
  * half-diagonal changes nothing (ball 0).  Public: the argument and box.
  */
 void		dpk_highd_use_ball(DpkHighdConfig *cfg, const DpkBox *box, double norm_bound);
@@ -309,6 +334,8 @@ typedef struct DpkHighdInfo
 	double		sum_scale;
 	double		refine_count_scale;
 	double		refine_sum_scale;
+	double		tree_count_scale;	/* a tree level's node counts (0: no tree) */
+	int			tree_leaves;	/* the tree's leaves (0: no tree) */
 	double		sum_var;		/* the lift's noise variance of one coordinate
 								 * of a sum, normalized units (0: no lift) */
 	bool		guard_fired;	/* the mean guard published the noisy mean */
@@ -365,6 +392,8 @@ typedef struct DpkHighdPlan
 	double		refine_count_var;
 	DpkNoise	refine_sum_scale;
 	double		refine_sum_var;
+	DpkNoise	tree_count_scale;	/* one tree level's node counts */
+	double		tree_count_var;
 	bool		have_lift;
 } DpkHighdPlan;
 
@@ -465,6 +494,7 @@ typedef struct DpkHighdOut
 	double	   *centers;		/* k * d normalized */
 	double	   *sizes;			/* k */
 	int			coreset_size;
+	int			tree_leaves;	/* leaves of the SimHash tree (0: none) */
 	bool		guard_fired;	/* the mean guard moved every centre to the
 								 * noisy mean (mean_guard.h) */
 } DpkHighdOut;
@@ -482,6 +512,15 @@ void		dpk_highd_out_free(DpkHighdOut *o);
 void		dpk_highd_run_joint(const DpkHighdPlan *pl, DpkStream *s, DpkHighdOut *out);
 
 /*
+ * The joint mode's partition of the rows into k parts (its copies' grids,
+ * group counts and group map, without the lift): part (n) gets every row's
+ * part; out the largest coreset.  Without group budget every row is in
+ * part 0.
+ */
+void		dpk_highd_joint_parts(const DpkHighdPlan *pl, DpkStream *s, int *part,
+								  DpkHighdOut *out);
+
+/*
  * One private Lloyd step in the original space (k-means, a plan with
  * refinement budget): every row to its nearest of the k normalized
  * centres, one noisy count and sum vector per centre at the refinement's
@@ -492,6 +531,47 @@ void		dpk_highd_run_joint(const DpkHighdPlan *pl, DpkStream *s, DpkHighdOut *out
  */
 void		dpk_highd_refine_step(const DpkHighdPlan *pl, DpkStream *s, double *centers,
 								  double *sizes, bool guard, bool *fired);
+
+/*
+ * Every row's sign pattern in a plan with tree levels (dpk_alloc'd, n
+ * values): bit l the side of the row's u - 1/2 of the level-(l + 1)
+ * hyperplane, the l-th row of one public orthonormalised Gaussian matrix
+ * (dpk_projection_init, seed from cfg->proj_seed).  No noise.
+ */
+uint64_t   *dpk_highd_tree_codes(const DpkHighdPlan *pl);
+
+/*
+ * The SimHash tree of a plan with tree levels (cfg->tree_depth), on the
+ * rows' sign patterns (dpk_highd_tree_codes).  Level by
+ * level every node whose noisy count reaches 3 min_node splits in its two
+ * children, each with a noisy count at the plan's tree scale (every row is
+ * in one node per level: sensitivity 1 per level), and a child is kept
+ * when its noisy count reaches min_node; a node that splits into no kept
+ * child is a leaf, as is every node at the last level.  Children of a
+ * node not kept lose their rows to no leaf (label -1).  leaf_of_row gets
+ * every row's leaf; returns the number of leaves, *min_node the threshold:
+ * max(1, min(tree_node sqrt(d sum_var) / ball, noisy N / 2k)), sum_var the
+ * lift's noise variance of one coordinate of a sum.  node_noisy (may be
+ * NULL; n * levels) gets for every row and level the noisy count of its
+ * node there, NaN where that node was not counted.
+ */
+int			dpk_highd_tree_leaves(const DpkHighdPlan *pl, DpkStream *s, int *leaf_of_row,
+								  double *min_node, double *node_noisy);
+
+/*
+ * Seed a release from its SimHash tree (k-means, a plan with tree levels
+ * and lift budget): the joint partition's k parts (dpk_highd_joint_parts),
+ * the tree's leaves (dpk_highd_tree_leaves; rows of dropped nodes as one
+ * more leaf), one noisy (count, sum) per cell, a leaf crossed with a part
+ * (the leaf alone when (leaves + 1) k (d + 1) passes cfg->max_lift_values),
+ * at the lift's scales (every row in one cell); weighted k-means of the
+ * cells' noisy means (count at least the lift's least count), then every
+ * such cell to its nearest centre and each centre lifted from its cells
+ * (dpk_lift_centers_weighted, toward the k-means centre).  Post-processing
+ * of noisy values past the counts and sums.  The mean guard is left to the
+ * last refinement step.
+ */
+void		dpk_highd_tree_seed(const DpkHighdPlan *pl, DpkStream *s, DpkHighdOut *out);
 
 /*
  * Publish out: res gets the centres in the box's coordinates, sizes clipped

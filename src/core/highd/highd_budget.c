@@ -5,6 +5,7 @@
 #include "highd_budget.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "budget.h"
 #include "dpk_mem.h"
@@ -20,6 +21,7 @@ dpk_budget_highd(const struct DpkHighdConfig *cfg, int d)
 				eps_lift,
 				lcs;
 
+	memset(&b, 0, sizeof(b));
 	b.copies = dpk_highd_copies(cfg, d);
 	b.refine_steps = cfg->refine_steps;
 	b.eps_n = 0.0;
@@ -34,9 +36,14 @@ dpk_budget_highd(const struct DpkHighdConfig *cfg, int d)
 		eps_refine_total = eps_rest * cfg->refine_share;
 		b.eps_refine = eps_refine_total / cfg->refine_steps;
 	}
-	b.eps_group = eps_rest * cfg->group_share;
 	eps_lift = eps_rest * dpk_highd_lift_share(cfg, d);
-	b.eps_grid = (eps_rest - eps_refine_total - b.eps_group - eps_lift) / b.copies;
+	b.tree_levels = cfg->tree_depth > 0 ? cfg->tree_depth : 0;
+	b.eps_tree = b.tree_levels > 0 ? eps_rest * cfg->tree_share / b.tree_levels : 0.0;
+	if (b.tree_levels > 0 && !(b.eps_tree > 0.0))
+		dpk_fail("the shares of a high-dimensional release leave nothing for its tree");
+	b.eps_group = eps_rest * cfg->group_share;
+	b.eps_grid = (eps_rest - eps_refine_total - b.eps_group - eps_lift -
+				  b.tree_levels * b.eps_tree) / b.copies;
 	/* a grid without budget would be counted without accounted noise */
 	if (!(b.eps_grid > 0.0))
 		dpk_fail("the shares of a high-dimensional release leave nothing for its grids");
@@ -60,5 +67,5 @@ dpk_budget_highd_total(const DpkHighdBudget *b)
 
 	if (b->refine_steps > 0)
 		once += b->refine_steps * b->eps_refine;
-	return once + b->copies * b->eps_grid;
+	return once + b->copies * b->eps_grid + b->tree_levels * b->eps_tree;
 }

@@ -17,12 +17,13 @@ struct DpkHighdConfig;
  * High-d one-shot release (highd.h, the joint mode): eight shares.  Every
  * point is in every copy and in exactly one cell, group or part of each, so
  * the release spends eps_n + copies * eps_grid + eps_group + eps_lift_count
- * + eps_lift_sum + refine_steps * eps_refine.
+ * + eps_lift_sum + refine_steps * eps_refine + tree_levels * eps_tree.
  */
 typedef struct DpkHighdBudget
 {
 	int			copies;			/* dpk_highd_copies */
 	int			refine_steps;
+	int			tree_levels;	/* SimHash tree levels (0: none) */
 	double		eps_n;			/* noisy N (0 when N is public) */
 	double		eps_grid;		/* per copy: projected cell counts */
 	double		eps_group;		/* once: group counts */
@@ -31,13 +32,15 @@ typedef struct DpkHighdBudget
 	double		eps_refine;		/* per private Lloyd step after the lift */
 	double		eps_refine_count;	/* of which on its counts */
 	double		eps_refine_sum; /* and on its sums */
+	double		eps_tree;		/* per tree level: its nodes' counts */
 } DpkHighdBudget;
 
 /*
  * The shares of a high-d configuration in d dimensions: n_share on the
  * noisy N unless public; of the rest refine_share on refinement steps
  * (refine_steps > 0), group_share and lift_share on group counts and the
- * lift, the remainder split over the copies' grids.  A lift (and a
+ * lift, tree_share over the tree's levels (tree_depth > 0), the remainder
+ * split over the copies' grids.  A lift (and a
  * refinement step) puts lift_count_share on counts (< 0: 1 / (1 + d^(2/3)),
  * the split minimizing the variance of a mean Sum / Count whose count has
  * sensitivity 1 and whose sum d U / 2), the rest on sums.

@@ -40,6 +40,9 @@ dpk_highd_defaults(DpkHighdConfig *cfg, double epsilon, int k)
 	cfg->ball = 0.0;
 	cfg->points_metric = false;
 	cfg->mean_guard = true;
+	cfg->tree_depth = 0;
+	cfg->tree_node = DPK_HIGHD_BALL_TREE_NODE;
+	cfg->tree_share = DPK_HIGHD_BALL_TREE_SHARE;
 	cfg->wide_min_d = DPK_HIGHD_WIDE_MIN_D;
 	cfg->wide_lift_share = DPK_HIGHD_WIDE_LIFT_SHARE;
 	cfg->wide_grid_scale = DPK_HIGHD_WIDE_GRID_SCALE;
@@ -127,7 +130,9 @@ dpk_highd_use_ball(DpkHighdConfig *cfg, const DpkBox *box, double norm_bound)
 	{
 		cfg->refine_steps = DPK_HIGHD_BALL_REFINE_STEPS;
 		cfg->refine_share = DPK_HIGHD_BALL_REFINE_SHARE;
-		cfg->lift_share = DPK_HIGHD_BALL_REFINE_LIFT_SHARE;
+		/* seeded from sign patterns in the original space (record 042) */
+		cfg->tree_depth = DPK_HIGHD_BALL_TREE_DEPTH;
+		cfg->lift_share = DPK_HIGHD_BALL_TREE_LIFT_SHARE;
 	}
 }
 

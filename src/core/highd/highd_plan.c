@@ -96,6 +96,7 @@ plan_scales(DpkHighdPlan *pl)
 	if (!plan_scale(g, 1.0, eps->eps_lift_count, 0, &pl->lift_count_scale,
 					&pl->lift_count_var))
 		pl->have_lift = false;
+	plan_scale(g, 1.0, eps->eps_tree, 0, &pl->tree_count_scale, &pl->tree_count_var);
 	/* refinement steps: scale 1 and no noise unless budgeted */
 	plan_scale(g, 1.0, 0.0, 0, &pl->refine_count_scale, &pl->refine_count_var);
 	plan_scale(g, 1.0, 0.0, 0, &pl->refine_sum_scale, &pl->refine_sum_var);
