@@ -124,15 +124,16 @@ residual_blocks(int d, int m, int b, int *per_dim)
  * proportion to their weights, and keep none; but only when the rest of the
  * block holds nothing above its noise: the cells of the level (cells[0..n))
  * in its sub-blocks of width b/2 without cells of the coreset must not sum
- * to more than sigmas sd sqrt(their number).  Otherwise the block is a
- * sparse region that merely contains a dense one (a background around a
- * hotspot), and its mass is shared down by the noisy sums like any other.
+ * to more than rest_sigmas sd sqrt(their number) (rest_sigmas <= 0:
+ * always).  Otherwise the block is a sparse region that merely contains a
+ * dense one (a background around a hotspot), and its mass is shared down
+ * by the noisy sums like any other.
  */
 static void
 residual_to_core(const DpkDenseHist *h, int b, int per_dim, uint64_t nb,
 				 double *mass, const uint64_t *core, const double *core_w,
 				 int ncore, const uint64_t *cells, size_t n, double sd,
-				 double sigmas, DpkCoreset *cs)
+				 double rest_sigmas, DpkCoreset *cs)
 {
 	int			d = h->d;
 	int64_t    *idx = dpk_alloc(d * sizeof(int64_t));
@@ -162,8 +163,8 @@ residual_to_core(const DpkDenseHist *h, int b, int per_dim, uint64_t nb,
 		rest_cells[blk] += 1.0;
 	}
 	for (blk = 0; blk < nb; blk++)
-		if (in_core[blk] > 0.0 && rest_cells[blk] > 0.0 &&
-			rest[blk] > sigmas * sd * sqrt(rest_cells[blk]))
+		if (rest_sigmas > 0.0 && in_core[blk] > 0.0 && rest_cells[blk] > 0.0 &&
+			rest[blk] > rest_sigmas * sd * sqrt(rest_cells[blk]))
 			in_core[blk] = 0.0;
 	for (q = 0; q < ncore; q++)
 	{
@@ -194,7 +195,7 @@ residual_to_core(const DpkDenseHist *h, int b, int per_dim, uint64_t nb,
  */
 static void
 residual_share(const DpkDenseHist *h, const DpkBox *box, int lev, double sd,
-			   double sigmas,
+			   double rest_sigmas,
 			   const uint64_t *cells, size_t n, const uint64_t *core,
 			   const double *core_w, int ncore, DpkCoreset *cs)
 {
@@ -217,7 +218,7 @@ residual_share(const DpkDenseHist *h, const DpkBox *box, int lev, double sd,
 		mass[residual_block(d, idx, 1 << lev, per_dim)] += (double) h->count[cells[i]];
 	}
 	residual_to_core(h, 1 << lev, per_dim, nb, mass, core, core_w, ncore,
-					 cells, n, sd, sigmas, cs);
+					 cells, n, sd, rest_sigmas, cs);
 	for (j = lev - 1; j >= 0; j--)
 	{
 		int			cb = 1 << j,
@@ -277,7 +278,7 @@ residual_share(const DpkDenseHist *h, const DpkBox *box, int lev, double sd,
 		per_dim = cper;
 		if (j > 0)
 			residual_to_core(h, cb, per_dim, nb, mass, core, core_w, ncore,
-							 cells, n, sd, sigmas, cs);
+							 cells, n, sd, rest_sigmas, cs);
 	}
 	/* width 1: mass is per cell */
 	for (i = 0; i < n; i++)
@@ -304,7 +305,7 @@ residual_share(const DpkDenseHist *h, const DpkBox *box, int lev, double sd,
 void
 dpk_coreset_add_residual(const DpkDenseHist *h, const DpkBox *box,
 						 double threshold, double sd, double sigmas,
-						 DpkCoreset *cs)
+						 double rest_sigmas, DpkCoreset *cs)
 {
 	int			d = h->d;
 	int			m = h->m;
@@ -377,7 +378,7 @@ dpk_coreset_add_residual(const DpkDenseHist *h, const DpkBox *box,
 		dpk_free(sum);
 		dpk_free(left);
 		if (n > 0)
-			residual_share(h, box, lev, sd, sigmas, cells, n, core, core_w, ncore, cs);
+			residual_share(h, box, lev, sd, rest_sigmas, cells, n, core, core_w, ncore, cs);
 	}
 	dpk_free(core);
 	dpk_free(core_w);
