@@ -153,7 +153,7 @@ residual_to_core(const DpkDenseHist *h, int b, int per_dim, uint64_t nb,
 		in_core[residual_block(d, idx, b, per_dim)] += core_w[q];
 		sub_core[residual_block(d, idx, b / 2, sub_per_dim)] = true;
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; rest_sigmas > 0.0 && i < n; i++)
 	{
 		dpk_grid_cell_coords(d, h->m, cells[i], idx);
 		if (sub_core[residual_block(d, idx, b / 2, sub_per_dim)])
@@ -187,10 +187,10 @@ residual_to_core(const DpkDenseHist *h, int b, int per_dim, uint64_t nb,
  * Share the sums of the blocks kept at width 2^lev among their cells (those
  * listed in cells[0..n)), top down.  A block holding cells of the coreset
  * gives its mass to them when the rest of it is only noise (the tails of a
- * dense region stay with it, residual_to_core); otherwise its mass goes to its 2^d sub-blocks in proportion to their
- * positive noisy sums (evenly among those holding cells when none is
- * positive), and so on down to single cells, which join cs at their
- * centres.  The mass of a sparse region thus stays where its noisy counts
+ * dense region stay with it, residual_to_core); otherwise its mass goes
+ * to its 2^d sub-blocks in proportion to their positive noisy sums
+ * (evenly among those holding cells when none is positive), and so on down
+ * to single cells, which join cs at their centres.  The mass of a sparse region thus stays where its noisy counts
  * put it, at every scale.
  */
 static void
@@ -378,7 +378,8 @@ dpk_coreset_add_residual(const DpkDenseHist *h, const DpkBox *box,
 		dpk_free(sum);
 		dpk_free(left);
 		if (n > 0)
-			residual_share(h, box, lev, sd, rest_sigmas, cells, n, core, core_w, ncore, cs);
+			residual_share(h, box, lev, sd, rest_sigmas, cells, n, core, core_w,
+						   ncore, cs);
 	}
 	dpk_free(core);
 	dpk_free(core_w);
