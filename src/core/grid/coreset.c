@@ -190,8 +190,8 @@ residual_to_core(const DpkDenseHist *h, int b, int per_dim, uint64_t nb,
  * dense region stay with it, residual_to_core); otherwise its mass goes
  * to its 2^d sub-blocks in proportion to their positive noisy sums
  * (evenly among those holding cells when none is positive), and so on down
- * to single cells, which join cs at their centres.  The mass of a sparse region thus stays where its noisy counts
- * put it, at every scale.
+ * to single cells, which join cs at their centres.  The mass of a sparse
+ * region thus stays where its noisy counts put it, at every scale.
  */
 static void
 residual_share(const DpkDenseHist *h, const DpkBox *box, int lev, double sd,
