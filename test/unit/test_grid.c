@@ -214,7 +214,7 @@ main(void)
 		h.count[3 * 8 + 0] = 1;
 		dpk_coreset_from_hist(&h, &box, thr, 0.0, &cs);
 		CHECK(cs.n == 1 && cs.weights[0] == 50.0, "one cell above the threshold");
-		dpk_coreset_add_residual(&h, &box, thr, 1.0, 2.0, &cs);
+		dpk_coreset_add_residual(&h, &box, thr, 1.0, 2.0, 2.0, &cs);
 		CHECK(cs.n == 21, "50, the 4 + 16 cells of the blocks, not the lone one: %d", cs.n);
 		for (i = 0; i < cs.n; i++)
 		{
@@ -237,16 +237,52 @@ main(void)
 		dpk_coreset_free(&cs);
 
 		/*
-		 * Mass in a block that holds a cell above the threshold goes to that
-		 * cell: ones around the 50 in its 2 x 2 block (2 + 1 + 1, above 4
-		 * at the 2 x 2 level) make it 54, and no new point.
+		 * Cells around the 50 in its 2 x 2 block (2 + 1 + 1 = 4, above 4 x
+		 * 0.87 at the 2 x 2 level) that clear their own noise (4 > 2 sqrt 3)
+		 * stay where they are: 24 points, the 50 unchanged.
 		 */
 		h.count[2 * 8 + 2] = 2;
 		h.count[3 * 8 + 2] = 1;
 		h.count[3 * 8 + 3] = 1;
 		dpk_coreset_from_hist(&h, &box, thr, 0.0, &cs);
-		dpk_coreset_add_residual(&h, &box, thr, 1.0, 2.0, &cs);
-		CHECK(cs.n == 21 && cs.weights[0] == 54.0, "tails kept with their cell: %d points, %g",
+		dpk_coreset_add_residual(&h, &box, thr, 1.0, 2.0, 2.0, &cs);
+		CHECK(cs.n == 24 && cs.weights[0] == 50.0, "tails above their noise at their cells: %d points, %g",
+			  cs.n, cs.weights[0]);
+		dpk_coreset_free(&cs);
+
+		/*
+		 * A dense cell in the corner of a uniform background (a hotspot in a
+		 * sparse region): a 50 at cell 0 and a 1 in every other cell.  No
+		 * 2 x 2 block clears 4; the 4 x 4 blocks (15 or 16 > 8) do.  The
+		 * corner's 4 x 4 block holds the 50, but its three 2 x 2 sub-blocks
+		 * without it hold 12 > 2 sqrt 12: a background, shared down by its
+		 * sums, so each of those 12 cells keeps its 1.  Only the 3 in the
+		 * 50's own 2 x 2 block (3 <= 2 sqrt 3, noise at that scale) go to
+		 * it: 53 and 60 cells of 1, total 113.  (Giving the whole 4 x 4
+		 * block's 15 to the 50 moved the background onto the hotspot.)
+		 */
+		memset(h.count, 0, 64 * sizeof(int64_t));
+		for (i = 0; i < 64; i++)
+			h.count[i] = 1;
+		h.count[0] = 50;
+		dpk_coreset_from_hist(&h, &box, thr, 0.0, &cs);
+		dpk_coreset_add_residual(&h, &box, thr, 1.0, 2.0, 2.0, &cs);
+		total = 0.0;
+		bad = 0;
+		for (i = 0; i < cs.n; i++)
+		{
+			total += cs.weights[i];
+			if (i > 0 && cs.weights[i] != 1.0)
+				bad++;
+		}
+		CHECK(cs.n == 61 && cs.weights[0] == 53.0 && bad == 0 && fabs(total - 113.0) < 1e-9,
+			  "background around a dense cell kept in place: %d points, %g, %d off, total %g",
+			  cs.n, cs.weights[0], bad, total);
+		dpk_coreset_free(&cs);
+		/* rest_sigmas 0: the whole 4 x 4 block's 15 to the 50, 48 cells left */
+		dpk_coreset_from_hist(&h, &box, thr, 0.0, &cs);
+		dpk_coreset_add_residual(&h, &box, thr, 1.0, 2.0, 0.0, &cs);
+		CHECK(cs.n == 49 && cs.weights[0] == 65.0, "every block to its dense cell: %d points, %g",
 			  cs.n, cs.weights[0]);
 		dpk_coreset_free(&cs);
 
@@ -254,7 +290,7 @@ main(void)
 		memset(h.count, 0, 64 * sizeof(int64_t));
 		h.count[9] = 40;
 		dpk_coreset_from_hist(&h, &box, thr, 0.0, &cs);
-		dpk_coreset_add_residual(&h, &box, thr, 1.0, 2.0, &cs);
+		dpk_coreset_add_residual(&h, &box, thr, 1.0, 2.0, 2.0, &cs);
 		CHECK(cs.n == 1 && cs.weights[0] == 40.0, "only the cell above the threshold");
 		dpk_coreset_free(&cs);
 		dpk_hist_free(&h);

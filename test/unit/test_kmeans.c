@@ -1229,6 +1229,59 @@ test_blas_on_demand(void)
 	}
 }
 
+/*
+ * The screening sample is drawn in proportion to weight: 9 heavy points
+ * (weight 1000, far apart) among 20 000 light ones (weight 0.01, one
+ * blob), k = 10, about 200 points sampled.  A sample of one point in 100
+ * regardless of weight holds one or two of the heavy points, so the
+ * screened restarts are seeded without the others and two heavy points
+ * end sharing a centre; in proportion to weight every heavy point is in
+ * the sample, and the result is the optimum: a centre on each heavy point
+ * and one at the blob's mean, the cost that of the blob alone.
+ */
+static void
+test_screened_sample_weighted(void)
+{
+	int			light = 20000,
+				heavy = 9,
+				n = light + heavy,
+				k = 10,
+				i;
+	double	   *x = dpk_alloc(sizeof(double) * n * 2);
+	double	   *w = dpk_alloc(sizeof(double) * n);
+	double		c[20],
+				mean[2] = {0.0, 0.0},
+				blob = 0.0,
+				cost;
+	DpkPrng		g;
+
+	dpk_prng_seed(&g, 5);
+	for (i = 0; i < light; i++)
+	{
+		x[2 * i] = 50.0 + 4.0 * (dpk_prng_bits53(&g) / 9007199254740992.0 - 0.5);
+		x[2 * i + 1] = 50.0 + 4.0 * (dpk_prng_bits53(&g) / 9007199254740992.0 - 0.5);
+		w[i] = 0.01;
+		mean[0] += x[2 * i] / light;
+		mean[1] += x[2 * i + 1] / light;
+	}
+	for (i = 0; i < light; i++)
+		blob += 0.01 * ((x[2 * i] - mean[0]) * (x[2 * i] - mean[0]) +
+						(x[2 * i + 1] - mean[1]) * (x[2 * i + 1] - mean[1]));
+	for (i = 0; i < heavy; i++)
+	{
+		x[2 * (light + i)] = 100.0 * (i % 3);
+		x[2 * (light + i) + 1] = 100.0 * (i / 3) + (i == 4 ? 10.0 : 0.0);
+		w[light + i] = 1000.0;
+	}
+	cost = dpk_kmeans_screened_sample(&(DpkPoints) {x, w, n, 2},
+									  &(DpkClusterOpts) {k, 20, 100, 3}, 5, 3, 100,
+									  &(DpkClusterOut) {c, NULL});
+	CHECK(reldiff(cost, blob) < 1e-9,
+		  "screened on a sample: heavy points missed, cost %.17g, the optimum %.17g", cost, blob);
+	dpk_free(x);
+	dpk_free(w);
+}
+
 int
 main(void)
 {
@@ -1244,5 +1297,6 @@ main(void)
 	test_pruned_identical();
 	test_screened();
 	test_screened_sample();
+	test_screened_sample_weighted();
 	UNIT_DONE("test_kmeans");
 }

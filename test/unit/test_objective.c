@@ -38,8 +38,12 @@
 #include "kmedian.h"
 #endif
 
-/* Digests of the default (k-means) outputs before k-median existed. */
-#define PIN_LOWD	UINT64_C(0xD6559613E516D632)
+/*
+ * Digests of the default (k-means) outputs before k-median existed; the
+ * one-shot's since its residual blocks keep a background around a dense
+ * cell in place and its screening sample follows the weights (record 043).
+ */
+#define PIN_LOWD	UINT64_C(0xC33BCFE1B231F6E1)
 #define PIN_LIVE	UINT64_C(0x8C8813D07E294367)
 
 static uint64_t data_state = UINT64_C(0x1234567);

@@ -626,6 +626,56 @@ km_in_sample(int i, int stride)
 	return (((uint64_t) i * UINT64_C(0x9E3779B97F4A7C15)) >> 32) % (uint64_t) stride == 0;
 }
 
+/* A uniform number in [0, 1) from a hash of the index i. */
+static inline double
+km_sample_u(int i)
+{
+	uint64_t	z = (uint64_t) i + UINT64_C(0x9E3779B97F4A7C15);
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+	z ^= z >> 31;
+	return (double) (z >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/*
+ * The rate r for which the inclusion probabilities min(1, r w_i) sum to
+ * about `size` (bisection); 0 when the weights have no positive sum.  A
+ * sample in proportion to weight keeps the heavy points of a coreset whose
+ * many light points would otherwise crowd them out.
+ */
+static double
+km_sample_rate(const double *w, int n, double size)
+{
+	double		total = 0.0,
+				lo,
+				hi;
+	int			i,
+				it;
+
+	for (i = 0; i < n; i++)
+		if (w[i] > 0.0)
+			total += w[i];
+	if (!(total > 0.0) || !isfinite(total))
+		return 0.0;
+	lo = size / total;
+	hi = lo * n;
+	for (it = 0; it < 40; it++)
+	{
+		double		mid = 0.5 * (lo + hi),
+					sum = 0.0;
+
+		for (i = 0; i < n; i++)
+			if (w[i] > 0.0)
+				sum += fmin(1.0, mid * w[i]);
+		if (sum < size)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /*
  * Screened restarts that screen on a sample of the points; see kmeans.h.
  * The sample is a fixed function of the points' order, so the result
@@ -639,7 +689,8 @@ dpk_kmeans_screened_sample(const DpkPoints *pts, const DpkClusterOpts *opt,
 	DpkPoints	scr;
 	double	   *sx,
 			   *sw = NULL;
-	double		cost;
+	double		cost,
+				rate = 0.0;
 	int			i,
 				m = 0;
 
@@ -647,15 +698,27 @@ dpk_kmeans_screened_sample(const DpkPoints *pts, const DpkClusterOpts *opt,
 		return km_screened(pts, pts, opt, screen_iter, keep, out);
 	sx = dpk_alloc(sizeof(double) * (size_t) pts->n * pts->d);
 	if (pts->w)
+	{
 		sw = dpk_alloc(sizeof(double) * (size_t) pts->n);
+		rate = km_sample_rate(pts->w, pts->n, (double) pts->n / stride);
+	}
 	for (i = 0; i < pts->n; i++)
 	{
-		if (!km_in_sample(i, stride))
+		double		p = 1.0;
+
+		if (rate > 0.0)
+		{
+			/* kept with probability p, in proportion to its weight */
+			p = pts->w[i] > 0.0 ? fmin(1.0, rate * pts->w[i]) : 0.0;
+			if (!(km_sample_u(i) < p))
+				continue;
+		}
+		else if (!km_in_sample(i, stride))
 			continue;
 		memcpy(sx + (size_t) m * pts->d, pts->x + (size_t) i * pts->d,
 			   sizeof(double) * pts->d);
 		if (sw)
-			sw[m] = pts->w[i];
+			sw[m] = pts->w[i] / p;
 		m++;
 	}
 	scr = (DpkPoints) {sx, sw, m, pts->d};

@@ -69,9 +69,12 @@ double		dpk_kmeans_screened(const DpkPoints *pts, const DpkClusterOpts *opt,
 
 /*
  * The same, but the restarts are seeded and screened on a sample of about
- * one point in stride only (chosen by a hash of the point's index); the
- * keep best then run on all the points.  stride <= 1 is
- * dpk_kmeans_screened.
+ * n / stride points; the keep best then run on all the points.  With
+ * weights a point is in the sample with probability min(1, r w) (r such
+ * that these sum to about n / stride; a hash of its index decides) and
+ * carries w / min(1, r w) there, so heavy points are always seen; without,
+ * about one point in stride, chosen by a hash of its index.  stride <= 1
+ * is dpk_kmeans_screened.
  */
 double		dpk_kmeans_screened_sample(const DpkPoints *pts, const DpkClusterOpts *opt,
 									   int screen_iter, int keep, int stride,

@@ -26,6 +26,17 @@
 #define DPK_LOWD_SCREEN_POINTS 4096
 #endif
 
+/*
+ * A residual block gives its mass to the coreset cells it holds only when
+ * the rest of it is noise at this many sd; up to d = 3 only, where a
+ * cluster's tails lie in few sub-blocks around its dense cells
+ * (doc/decisions/043-oneshot-background-near-hotspots.md).
+ */
+#ifndef DPK_LOWD_REST_SIGMAS
+#define DPK_LOWD_REST_SIGMAS 3.0
+#endif
+#define DPK_LOWD_REST_MAX_D 3
+
 /* Defaults for dp_kmeans below DPK_HIGHD_MIN_D. */
 void
 dpk_lowd_defaults(DpkLowdConfig *cfg, double epsilon, int k)
@@ -38,6 +49,7 @@ dpk_lowd_defaults(DpkLowdConfig *cfg, double epsilon, int k)
 	cfg->grid_scale = 1.0;
 	cfg->threshold_sigmas = 2.0;
 	cfg->residual = true;
+	cfg->rest_sigmas = DPK_LOWD_REST_SIGMAS;
 	cfg->max_cells = DPK_DEFAULT_MAX_CELLS;
 	cfg->restarts = 20;
 	cfg->max_iter = 100;
@@ -233,7 +245,8 @@ dpk_lowd_cluster(const DpkBox *box, const double *points, size_t n,
 	dpk_coreset_from_hist(&lh.hist, box, threshold, lh.sum_var, &cs);
 	if (cfg->residual)
 		dpk_coreset_add_residual(&lh.hist, box, threshold, sqrt(lh.count_var),
-								 cfg->threshold_sigmas, &cs);
+								 cfg->threshold_sigmas,
+								 d <= DPK_LOWD_REST_MAX_D ? cfg->rest_sigmas : 0.0, &cs);
 	dpk_hist_free(&lh.hist);
 
 	res->noisy_n = lh.noisy_n;

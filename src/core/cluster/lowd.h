@@ -35,6 +35,9 @@ typedef struct DpkLowdConfig
 	double		threshold_sigmas;	/* keep cells above this many noise sd */
 	bool		residual;		/* gather the mass below the threshold
 								 * from coarser blocks (coreset.h) */
+	double		rest_sigmas;	/* a block's mass goes to the coreset cells
+								 * it holds only if the rest of it is below
+								 * this many noise sd (<= 0: always) */
 	double		max_cells;		/* public cap on m^d */
 	int			restarts;
 	int			max_iter;

@@ -121,24 +121,51 @@ residual_blocks(int d, int m, int b, int *per_dim)
 /*
  * Blocks of width b that hold cells of the coreset (core, its first ncore
  * points, with weights core_w) hand their mass to those cells, in
- * proportion to their weights, and keep none.
+ * proportion to their weights, and keep none; but only when the rest of the
+ * block holds nothing above its noise: the cells of the level (cells[0..n))
+ * in its sub-blocks of width b/2 without cells of the coreset must not sum
+ * to more than rest_sigmas sd sqrt(their number) (rest_sigmas <= 0:
+ * always).  Otherwise the block is a sparse region that merely contains a
+ * dense one (a background around a hotspot), and its mass is shared down
+ * by the noisy sums like any other.
  */
 static void
 residual_to_core(const DpkDenseHist *h, int b, int per_dim, uint64_t nb,
 				 double *mass, const uint64_t *core, const double *core_w,
-				 int ncore, DpkCoreset *cs)
+				 int ncore, const uint64_t *cells, size_t n, double sd,
+				 double rest_sigmas, DpkCoreset *cs)
 {
 	int			d = h->d;
 	int64_t    *idx = dpk_alloc(d * sizeof(int64_t));
 	double	   *in_core = dpk_alloc0(nb * sizeof(double));
+	double	   *rest = dpk_alloc0(nb * sizeof(double));
+	double	   *rest_cells = dpk_alloc0(nb * sizeof(double));
+	int			sub_per_dim;
+	uint64_t	nsub = residual_blocks(d, h->m, b / 2, &sub_per_dim);
+	bool	   *sub_core = dpk_alloc0(nsub * sizeof(bool));
 	uint64_t	blk;
+	size_t		i;
 	int			q;
 
 	for (q = 0; q < ncore; q++)
 	{
 		dpk_grid_cell_coords(d, h->m, core[q], idx);
 		in_core[residual_block(d, idx, b, per_dim)] += core_w[q];
+		sub_core[residual_block(d, idx, b / 2, sub_per_dim)] = true;
 	}
+	for (i = 0; rest_sigmas > 0.0 && i < n; i++)
+	{
+		dpk_grid_cell_coords(d, h->m, cells[i], idx);
+		if (sub_core[residual_block(d, idx, b / 2, sub_per_dim)])
+			continue;
+		blk = residual_block(d, idx, b, per_dim);
+		rest[blk] += (double) h->count[cells[i]];
+		rest_cells[blk] += 1.0;
+	}
+	for (blk = 0; blk < nb; blk++)
+		if (rest_sigmas > 0.0 && in_core[blk] > 0.0 && rest_cells[blk] > 0.0 &&
+			rest[blk] > rest_sigmas * sd * sqrt(rest_cells[blk]))
+			in_core[blk] = 0.0;
 	for (q = 0; q < ncore; q++)
 	{
 		dpk_grid_cell_coords(d, h->m, core[q], idx);
@@ -149,6 +176,9 @@ residual_to_core(const DpkDenseHist *h, int b, int per_dim, uint64_t nb,
 	for (blk = 0; blk < nb; blk++)
 		if (in_core[blk] > 0.0)
 			mass[blk] = 0.0;
+	dpk_free(sub_core);
+	dpk_free(rest_cells);
+	dpk_free(rest);
 	dpk_free(in_core);
 	dpk_free(idx);
 }
@@ -156,15 +186,16 @@ residual_to_core(const DpkDenseHist *h, int b, int per_dim, uint64_t nb,
 /*
  * Share the sums of the blocks kept at width 2^lev among their cells (those
  * listed in cells[0..n)), top down.  A block holding cells of the coreset
- * gives its mass to them (the tails of a dense region stay with it);
- * otherwise its mass goes to its 2^d sub-blocks in proportion to their
- * positive noisy sums (evenly among those holding cells when none is
- * positive), and so on down to single cells, which join cs at their
- * centres.  The mass of a sparse region thus stays where its noisy counts
- * put it, at every scale.
+ * gives its mass to them when the rest of it is only noise (the tails of a
+ * dense region stay with it, residual_to_core); otherwise its mass goes
+ * to its 2^d sub-blocks in proportion to their positive noisy sums
+ * (evenly among those holding cells when none is positive), and so on down
+ * to single cells, which join cs at their centres.  The mass of a sparse
+ * region thus stays where its noisy counts put it, at every scale.
  */
 static void
-residual_share(const DpkDenseHist *h, const DpkBox *box, int lev,
+residual_share(const DpkDenseHist *h, const DpkBox *box, int lev, double sd,
+			   double rest_sigmas,
 			   const uint64_t *cells, size_t n, const uint64_t *core,
 			   const double *core_w, int ncore, DpkCoreset *cs)
 {
@@ -186,7 +217,8 @@ residual_share(const DpkDenseHist *h, const DpkBox *box, int lev,
 		dpk_grid_cell_coords(d, m, cells[i], idx);
 		mass[residual_block(d, idx, 1 << lev, per_dim)] += (double) h->count[cells[i]];
 	}
-	residual_to_core(h, 1 << lev, per_dim, nb, mass, core, core_w, ncore, cs);
+	residual_to_core(h, 1 << lev, per_dim, nb, mass, core, core_w, ncore,
+					 cells, n, sd, rest_sigmas, cs);
 	for (j = lev - 1; j >= 0; j--)
 	{
 		int			cb = 1 << j,
@@ -245,7 +277,8 @@ residual_share(const DpkDenseHist *h, const DpkBox *box, int lev,
 		nb = cn;
 		per_dim = cper;
 		if (j > 0)
-			residual_to_core(h, cb, per_dim, nb, mass, core, core_w, ncore, cs);
+			residual_to_core(h, cb, per_dim, nb, mass, core, core_w, ncore,
+							 cells, n, sd, rest_sigmas, cs);
 	}
 	/* width 1: mass is per cell */
 	for (i = 0; i < n; i++)
@@ -272,7 +305,7 @@ residual_share(const DpkDenseHist *h, const DpkBox *box, int lev,
 void
 dpk_coreset_add_residual(const DpkDenseHist *h, const DpkBox *box,
 						 double threshold, double sd, double sigmas,
-						 DpkCoreset *cs)
+						 double rest_sigmas, DpkCoreset *cs)
 {
 	int			d = h->d;
 	int			m = h->m;
@@ -345,7 +378,8 @@ dpk_coreset_add_residual(const DpkDenseHist *h, const DpkBox *box,
 		dpk_free(sum);
 		dpk_free(left);
 		if (n > 0)
-			residual_share(h, box, lev, cells, n, core, core_w, ncore, cs);
+			residual_share(h, box, lev, sd, rest_sigmas, cells, n, core, core_w,
+						   ncore, cs);
 	}
 	dpk_free(core);
 	dpk_free(core_w);

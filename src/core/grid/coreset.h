@@ -53,7 +53,10 @@ double		dpk_coreset_threshold(double sd, double sigmas, double cells);
  * level), joins the coreset and its cells leave the residual.  Its sum is
  * shared top down: a block (or sub-block) holding cells above the threshold
  * adds its sum to their weights, in proportion to them (the tails of a
- * dense region stay with it); any other goes to its sub-blocks in
+ * dense region stay with it), unless rest_sigmas > 0 and its sub-blocks
+ * without such cells sum to more than rest_sigmas standard deviations of
+ * their noise (a sparse region around a dense one then keeps its mass
+ * where it lies); any other goes to its sub-blocks in
  * proportion to their positive noisy sums and so on down to its cells,
  * each at its cell's centre (without noise: every cell with its own count).
  * A sparse region, a uniform background spread below the noise of any one
@@ -64,7 +67,7 @@ double		dpk_coreset_threshold(double sd, double sigmas, double cells);
  */
 void		dpk_coreset_add_residual(const DpkDenseHist *h, const DpkBox *box,
 									 double threshold, double sd, double sigmas,
-									 DpkCoreset *cs);
+									 double rest_sigmas, DpkCoreset *cs);
 
 /* Free a coreset's arrays. */
 void		dpk_coreset_free(DpkCoreset *c);
