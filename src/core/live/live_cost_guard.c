@@ -170,6 +170,24 @@ dpk_live_heldout_gap(const DpkProjection *p, int m, const double *count, const d
 }
 
 /*
+ * Block k' of a release publishes the release's own one centre (all the
+ * size on its first entry, the others at size 0) and k' = 1's cost.
+ */
+static void
+live_publish_one_centre(DpkLiveRelease *rel, int kp, int d)
+{
+	int			i;
+
+	for (i = 0; i < kp; i++)
+	{
+		memcpy(rel->centers + ((size_t) dpk_live_block(kp) + i) * d,
+			   rel->centers + (size_t) dpk_live_block(1) * d, sizeof(double) * d);
+		rel->sizes[dpk_live_block(kp) + i] = i == 0 ? rel->sizes[dpk_live_block(1)] : 0.0;
+	}
+	rel->costs[kp - 1] = rel->costs[0];
+}
+
+/*
  * The held-out guard applied to a projected release (see live_core.h):
  * copies' counts and sums (normalized units) as dpk_live_cluster_projected
  * read them, each copy's reachable cells, and per k' the copy of its block
@@ -195,8 +213,7 @@ dpk_live_heldout_guard(const DpkLiveConfig *cfg, const DpkProjection *proj,
 		return 0;
 	for (kp = 2; kp <= k; kp++)
 	{
-		int			r = best_copy[kp - 1],
-					i;
+		int			r = best_copy[kp - 1];
 		double		threshold = dpk_coreset_threshold(sqrt(count_var), cfg->threshold_sigmas,
 													  reachable[r] > 0.0 ? reachable[r]
 													  : (double) ncells);
@@ -217,13 +234,7 @@ dpk_live_heldout_guard(const DpkLiveConfig *cfg, const DpkProjection *proj,
 		}
 		if (!dearer)
 			continue;
-		for (i = 0; i < kp; i++)
-		{
-			memcpy(rel->centers + ((size_t) dpk_live_block(kp) + i) * d,
-				   rel->centers + (size_t) dpk_live_block(1) * d, sizeof(double) * d);
-			rel->sizes[dpk_live_block(kp) + i] = i == 0 ? rel->sizes[dpk_live_block(1)] : 0.0;
-		}
-		rel->costs[kp - 1] = rel->costs[0];
+		live_publish_one_centre(rel, kp, d);
 		fired++;
 	}
 	return fired;
@@ -403,13 +414,7 @@ dpk_live_lowd_guard(const DpkLiveConfig *cfg, const DpkBox *box, const DpkDenseH
 		gap = dpk_live_lowd_gap(fine, w2, count_var, sum_var, kp, a, b, &sd);
 		if (!(gap > DPK_LIVE_LOWD_GUARD_Z * sd))
 			continue;
-		for (i = 0; i < kp; i++)
-		{
-			memcpy(rel->centers + ((size_t) dpk_live_block(kp) + i) * d,
-				   rel->centers + (size_t) dpk_live_block(1) * d, sizeof(double) * d);
-			rel->sizes[dpk_live_block(kp) + i] = i == 0 ? rel->sizes[dpk_live_block(1)] : 0.0;
-		}
-		rel->costs[kp - 1] = rel->costs[0];
+		live_publish_one_centre(rel, kp, d);
 		fired++;
 	}
 	dpk_free(w2);
