@@ -423,7 +423,7 @@ test_refine_exact(void)
 		dpk_highd_use_delta(&cfg, 1e-6);
 		dpk_highd_use_ball(&cfg, &bb, 1.0);
 		CHECK(cfg.refine_steps == DPK_HIGHD_BALL_REFINE_STEPS &&
-			  cfg.lift_share == DPK_HIGHD_BALL_REFINE_LIFT_SHARE,
+			  cfg.lift_share == DPK_HIGHD_BALL_TREE_LIFT_SHARE,
 			  "a norm bound with delta: %d refinement steps", cfg.refine_steps);
 		dpk_highd_defaults(&cfg, 1.0, k);
 		dpk_highd_use_ball(&cfg, &bb, 1.0);
