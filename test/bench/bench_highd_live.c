@@ -509,8 +509,6 @@ live_config(DpkLiveConfig *cfg, int d, int k, double eps, uint32_t horizon,
 		dpk_live_use_few_sides(cfg, &box, size_hint);
 		dpk_live_use_ball(cfg, &box, norm_bound > 0.0 ? norm_bound : 0.0);
 		dpk_live_use_box(cfg, &box);
-		if (opt->dhat > 0)
-			cfg->dhat = opt->dhat;	/* the override wins over the sign cells' */
 		if (!isnan(opt->sum_share))
 			cfg->sum_share = opt->sum_share;	/* the override wins */
 		if (opt->arity > 0)
