@@ -141,7 +141,8 @@
  *	 --lift heavy|weighted (dpk_lift_centers_heavy or _weighted),
  *	 --rest-mean on|off (DpkLiveConfig.rest_mean),
  *	 and after it: --arity N (the counters' tree; else dpk_live_use_box's),
- *	 --level-delta N, --counter tree|auto|square_root (Gaussian tables:
+ *	 --level-delta N, --level N (the counted level forced, after the
+ *			 counter's choice), --counter tree|auto|square_root (Gaussian tables:
  *			 dp_attach's choice by default);
  *	 --family mix|tight|loose  bench_highd's families of the mixtures (sd
  *			 2-6, 0.5-1.5, or 8-16 with Zipf 1 weights);
@@ -279,6 +280,7 @@ typedef struct Options
 	int			dhat;
 	double		half_width;
 	int			level_delta;
+	int			level;			/* >= 0: the counted level forced (--level) */
 	const char *family;			/* --family: bench_highd's mix, tight, loose */
 	int			counter;		/* Gaussian tables: -1 tree, 0 dp_attach's
 								 * choice, 1 the square root forced */
@@ -308,6 +310,32 @@ typedef struct Live
 	DpkRegions	rs;
 } Live;
 
+/* How many of k centres differ from every earlier one (by more than 1e-9). */
+static int
+distinct_centers(const double *c, int k, int d)
+{
+	int			a,
+				b,
+				j,
+				n = 0;
+
+	for (a = 0; a < k; a++)
+	{
+		for (b = 0; b < a; b++)
+		{
+			double		s = 0.0;
+
+			for (j = 0; j < d; j++)
+				s += (c[(size_t) a * d + j] - c[(size_t) b * d + j]) *
+					(c[(size_t) a * d + j] - c[(size_t) b * d + j]);
+			if (s <= 1e-18)
+				break;
+		}
+		n += b == a;
+	}
+	return n;
+}
+
 /* What one live release gave. */
 typedef struct LiveOut
 {
@@ -319,6 +347,8 @@ typedef struct LiveOut
 								 * partition (one Lloyd step), --verbose */
 	int			coreset;
 	int			fired;			/* k' blocks the held-out guard replaced */
+	int			distinct;		/* distinct centres of the K block */
+	int			used;			/* centres nearest to >= 1 % of the rows, --verbose */
 	double		ms;
 } LiveOut;
 
@@ -491,6 +521,8 @@ live_config(DpkLiveConfig *cfg, int d, int k, double eps, uint32_t horizon,
 		free(up);
 	}
 	cfg->level += opt->level_delta;
+	if (opt->level >= 0)
+		cfg->level = opt->level;
 	if (cfg->level > max_level(cfg))
 		cfg->level = max_level(cfg);
 	if (cfg->level < 0)
@@ -645,6 +677,7 @@ live_release(Live *lv, const DpkBox *box, const uint8_t key[DPK_KEY_BYTES],
 	out.est1 = rel.costs[0];
 	out.estk = rel.costs[k - 1];
 	out.fired = rel.guard_fired;
+	out.distinct = distinct_centers(rel.centers + (size_t) dpk_live_block(k) * d, k, d);
 	if (lv->verbose)
 	{
 		out.cost1 = dpk_kmeans_cost(cur, NULL, (int) ncur, d,
@@ -668,6 +701,9 @@ live_release(Live *lv, const DpkBox *box, const uint8_t key[DPK_KEY_BYTES],
 			for (j = 0; j < d; j++)
 				c[(size_t) a * d + j] = w[a] > 0.0 ? c[(size_t) a * d + j] / w[a] : 50.0;
 		out.part = dpk_kmeans_cost(cur, NULL, (int) ncur, d, c, k, NULL);
+		out.used = 0;
+		for (a = 0; a < k; a++)
+			out.used += w[a] >= 0.01 * (double) ncur;
 		free(c);
 		free(w);
 	}
@@ -920,13 +956,13 @@ run_stream(const MixData *mx, const DpkBox *box, Row *row, Summary *sm, uint32_t
 			if (opt->verbose)
 				printf("#   %s T=%u d=%d eps=%g seed=%d t=%u nodes=%d live=%.4f "
 					   "oneshot=%.4f naive=%.4f matched=%.4f mean=%.4f part=%.4f coreset=%d "
-					   "ms=%.1f count_sd=%.1f sum_sd=%.3g one=%.4f est1=%.4f estk=%.4f fired=%d\n",
+					   "ms=%.1f count_sd=%.1f sum_sd=%.3g one=%.4f est1=%.4f estk=%.4f fired=%d distinct=%d used=%d\n",
 					   stream_name[stream], T, d, row->eps, seed, t, bench_nodes(t),
 					   lo.cost / refc, os, naive, matched, mean, lo.part / refc, lo.coreset,
 					   lo.ms,
 					   sqrt(dpk_live_projected_count_var(&lv.cfg, t)),
 					   sqrt(dpk_live_projected_sum_var(&lv.cfg, t)), lo.cost1 / refc,
-					   lo.est1 / refc, lo.estk / refc, lo.fired);
+					   lo.est1 / refc, lo.estk / refc, lo.fired, lo.distinct, lo.used);
 			summary_add(sm, ri, t, seed, &lo, refc, os, naive, mean, matched, &lv.cfg);
 		}
 		ri++;
@@ -1306,7 +1342,8 @@ usage(void)
 			"       [--mnist PATH] [--mnist-eps \"1,4\"] [--mnist-horizon T]\n"
 			"       [--glove PATH] [--glove-eps \"1,4\"] [--glove-horizon T] [--glove-set NAME]\n"
 			"       [--copies N] [--sum-share X] [--norm-share X] [--threshold X]\n"
-			"       [--dhat N] [--half-width X] [--level-delta N] [--lift heavy|weighted]\n"
+			"       [--dhat N] [--half-width X] [--level-delta N] [--level N]\n"
+			"       [--lift heavy|weighted]\n"
 			"       [--counter tree|auto|square_root] [--family mix|tight|loose]\n"
 			"       [--rest-mean on|off] [--arity N]\n");
 	exit(2);
@@ -1418,6 +1455,7 @@ main(int argc, char **argv)
 	opt.dhat = -1;
 	opt.half_width = NAN;
 	opt.level_delta = 0;
+	opt.level = -1;
 	opt.counter = 0;
 	opt.family = NULL;
 	opt.lift_weighted = -1;
@@ -1568,6 +1606,8 @@ main(int argc, char **argv)
 			opt.box_upper = atof(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--level-delta") == 0)
 			opt.level_delta = atoi(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--level") == 0)
+			opt.level = atoi(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--family") == 0)
 		{
 			opt.family = arg_value(argc, argv, &i);
