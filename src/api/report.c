@@ -475,11 +475,15 @@ dp_privacy_report(PG_FUNCTION_ARGS)
 			   ? psprintf("per copy: projected cells above max(%g sd, sd / sqrt(2) x ln(cells)), "
 						  "weighted k-means in the projected space, each centre lifted by the noisy sums "
 						  "of its heaviest cells and shrunk toward its projected-back centre; "
-						  "for each k' = 1..%d the copy with the lowest noisy cost estimate",
+						  "for each k' = 1..%d the copy with the lowest noisy cost estimate; "
+						  "a mean guard publishes the one centre for a k' its noisy cells "
+						  "estimate clearly dearer than that one centre",
 						  cfg.threshold_sigmas, tr.k)
 			   : psprintf("cells with noisy count above max(%g sd, sd / sqrt(2) x ln(cells)) kept; "
 						"level chosen among RUGNIK's and its neighbours by a noisy cost estimate; "
-						"weighted k-means for k' = 1..%d; costs estimated from noisy quantities",
+						"weighted k-means for k' = 1..%d; costs estimated from noisy quantities; "
+						"a k' whose centres the noisy histogram shows clearly dearer than its "
+						"one centre publishes that one centre (mean guard)",
 						cfg.threshold_sigmas, tr.k));
 	return (Datum) 0;
 }
