@@ -258,7 +258,7 @@ test_estimate_unbiased(void)
 		for (j = 0; j < D; j++)
 			exact.sum[cell * D + j] += rel[j];
 	}
-	truth = dpk_live_lowd_gap(&exact, w2, 0.0, 0.0, 2, a, b, &sd);
+	truth = dpk_hist_mean_gap(&exact, w2, 0.0, 0.0, 2, a, b, &sd);
 	{
 		double		an[2 * D],
 					bn[D],
@@ -281,7 +281,7 @@ test_estimate_unbiased(void)
 		double		g;
 
 		noisy(&cfg, &map, key, T, &h);
-		g = dpk_live_lowd_gap(&h, w2, dpk_live_count_variance(&cfg, cfg.level, T),
+		g = dpk_hist_mean_gap(&h, w2, dpk_live_count_variance(&cfg, cfg.level, T),
 							  dpk_live_sum_variance(&cfg, cfg.level, T), 2, a, b, &sd);
 		sum += g;
 		sum2 += g * g;

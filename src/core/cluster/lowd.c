@@ -229,6 +229,66 @@ dpk_lowd_noisy_histogram(const DpkBox *box, const double *points, size_t n,
 				   &sum_noise, s, &out->hist);
 }
 
+/* The one-shot's mean guard (see lowd.h). */
+bool
+dpk_lowd_mean_guard(const DpkBox *box, const DpkLowdHist *lh, int k, double *centers,
+					double *sizes)
+{
+	const DpkDenseHist *h = &lh->hist;
+	int			d = box->d,
+				m = h->m,
+				i,
+				j;
+	double		su = 1.0 / ((double) h->units * m),
+				total = 0.0,
+				gap,
+				sd;
+	double	   *b = dpk_alloc0(sizeof(double) * d),
+			   *w2 = dpk_alloc(sizeof(double) * d),
+			   *a = dpk_alloc(sizeof(double) * (size_t) k * d);
+	int64_t    *idx = dpk_alloc(sizeof(int64_t) * d);
+	uint64_t	c;
+	bool		fired = false;
+
+	if (h->sum != NULL)
+	{
+		/* the one centre: the noisy mean of every cell (positions as in grid.h) */
+		for (c = 0; c < h->ncells; c++)
+		{
+			dpk_grid_cell_coords(d, m, c, idx);
+			total += (double) h->count[c];
+			for (j = 0; j < d; j++)
+				b[j] += (double) h->count[c] * ((double) idx[j] + 0.5 / (double) h->units) / m +
+					su * (double) h->sum[c * d + j];
+		}
+	}
+	if (h->sum != NULL && total > 0.0)
+	{
+		for (j = 0; j < d; j++)
+		{
+			b[j] = fmin(1.0, fmax(0.0, b[j] / total));
+			w2[j] = (box->upper[j] - box->lower[j]) * (box->upper[j] - box->lower[j]);
+		}
+		for (i = 0; i < k; i++)
+			dpk_box_normalize(box, centers + (size_t) i * d, a + (size_t) i * d);
+		gap = dpk_hist_mean_gap(h, w2, lh->count_var, lh->sum_var, k, a, b, &sd);
+		if (gap > DPK_LOWD_GUARD_Z * sd)
+		{
+			for (i = 0; i < k; i++)
+			{
+				dpk_box_denormalize(box, b, centers + (size_t) i * d);
+				sizes[i] = i == 0 ? total : 0.0;
+			}
+			fired = true;
+		}
+	}
+	dpk_free(b);
+	dpk_free(w2);
+	dpk_free(a);
+	dpk_free(idx);
+	return fired;
+}
+
 /* One-shot epsilon-DP k-means in the original space (see lowd.h). */
 void
 dpk_lowd_cluster(const DpkBox *box, const double *points, size_t n,
@@ -247,7 +307,6 @@ dpk_lowd_cluster(const DpkBox *box, const double *points, size_t n,
 		dpk_coreset_add_residual(&lh.hist, box, threshold, sqrt(lh.count_var),
 								 cfg->threshold_sigmas,
 								 d <= DPK_LOWD_REST_MAX_D ? cfg->rest_sigmas : 0.0, &cs);
-	dpk_hist_free(&lh.hist);
 
 	res->noisy_n = lh.noisy_n;
 	res->cells_per_dim = lh.cells_per_dim;
@@ -259,5 +318,8 @@ dpk_lowd_cluster(const DpkBox *box, const double *points, size_t n,
 	 */
 	res->min_size = threshold;
 	lowd_centres(box, cfg, &cs, s, res);
+	res->mean_guard_fired = cfg->objective != DPK_OBJECTIVE_KMEDIAN &&
+		dpk_lowd_mean_guard(box, &lh, cfg->k, res->centers, res->sizes);
+	dpk_hist_free(&lh.hist);
 	dpk_coreset_free(&cs);
 }

@@ -88,13 +88,30 @@ void		dpk_lowd_noisy_histogram(const DpkBox *box, const double *points, size_t n
 									 DpkLowdHist *out);
 
 /*
+ * The one-shot's mean guard (doc/decisions/047-oneshot-mean-guard.md): k
+ * centres (centers, k * d, box units) that the noisy histogram of lh shows
+ * dearer than one centre at the histogram's own noisy mean by more than
+ * DPK_LOWD_GUARD_Z standard deviations (dpk_hist_mean_gap, a lower bound of
+ * the extra cost) are replaced by that centre, all the noisy mass on the
+ * first, the others copies of it at size 0.  Returns whether it did.
+ * Post-processing of the noisy histogram; nothing without noisy sums.
+ */
+#ifndef DPK_LOWD_GUARD_Z
+#define DPK_LOWD_GUARD_Z 3.0
+#endif
+
+bool		dpk_lowd_mean_guard(const DpkBox *box, const DpkLowdHist *lh, int k,
+								double *centers, double *sizes);
+
+/*
  * One-shot epsilon-DP k-means in the original space: noisy N, grid size by
  * RUGNIK, discrete Laplace on every cell's count and cube noise on its sum
  * vector, coreset of cells above the noise, weighted k-means (or weighted
  * k-median with cfg->objective DPK_OBJECTIVE_KMEDIAN, seeded by the same
  * draw of the stream, so both objectives see the same histogram).  points:
  * n * d, NaN-free (+-Inf allowed, clamped).  Exactly cfg->k centres,
- * whatever the data.
+ * whatever the data; k-means centres pass dpk_lowd_mean_guard
+ * (res->mean_guard_fired).
  */
 void		dpk_lowd_cluster(const DpkBox *box, const double *points, size_t n,
 							 const DpkLowdConfig *cfg, DpkStream *s,

@@ -88,6 +88,8 @@ typedef struct DpkOneshotResult
 	double		min_size;		/* a centre gathering less noisy mass than one
 								 * cell must to enter the coreset is not
 								 * supported by the release (0: no bound) */
+	bool		mean_guard_fired;	/* low d: the centres were replaced by
+									 * one centre (dpk_lowd_mean_guard) */
 } DpkOneshotResult;
 
 /* Free a result's arrays. */

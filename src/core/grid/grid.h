@@ -129,6 +129,24 @@ void		dpk_hist_init(DpkDenseHist *h, int d, int m, bool with_sums);
 /* Release a histogram's arrays. */
 void		dpk_hist_free(DpkDenseHist *h);
 
+/*
+ * The mean guards' estimate (doc/decisions/044-live-mean-guard.md): how much
+ * more the rows of a noisy histogram h (counts and, when h->sum, fixed-point
+ * offsets) cost at k centres a (k * d) than at one centre b (d), positions
+ * normalized to the box ([0,1]^d), w2 the box's squared widths (d).  A cell
+ * whose corners all have the same nearest centre lies in its Voronoi region
+ * and adds its rows' exact extra cost, linear in its noisy count and sums;
+ * any other cell its count times the least extra cost at one of its corners
+ * (a row's extra cost is concave in the row).  So the value is unbiased for
+ * a lower bound of the extra cost; count_var and sum_var are the noise
+ * variances of one cell's count and of one coordinate of its sum (h's fixed
+ * point), *sd gets the value's standard deviation.  Noisy values only:
+ * post-processing.
+ */
+double		dpk_hist_mean_gap(const DpkDenseHist *h, const double *w2, double count_var,
+							  double sum_var, int k, const double *a, const double *b,
+							  double *sd);
+
 /* Add one point (normalized coordinates u) to the histogram. */
 void		dpk_hist_add(DpkDenseHist *h, const double *u);
 

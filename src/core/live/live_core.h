@@ -428,7 +428,8 @@ int			dpk_live_heldout_guard(const DpkLiveConfig *cfg, const struct DpkProjectio
 								   const double *pos, DpkLiveRelease *rel);
 
 /*
- * The low-d mean guard (dpk_live_lowd_guard): a k' >= 2 answer a of a
+ * The low-d mean guard (dpk_live_lowd_guard, its estimate dpk_hist_mean_gap
+ * in grid.h): a k' >= 2 answer a of a
  * low-d release is compared with its k' = 1 answer b (the mean of the same
  * coreset) on every counted cell c.  A cell inside one centre's Voronoi
  * region (all its corners nearest the same a_j) adds its rows' exact extra
@@ -454,17 +455,6 @@ int			dpk_live_heldout_guard(const DpkLiveConfig *cfg, const struct DpkProjectio
 #define DPK_LIVE_LOWD_GUARD_Z 3.0
 #endif
 
-/*
- * The estimate above on a histogram h (any level; counts and, when h->sum,
- * fixed-point offsets) for k centres a (k * d) against one centre b (d),
- * positions normalized to the box ([0,1]^d), w2 the box's squared widths
- * (d), count_var and sum_var the noise variances of one cell's count and
- * of one coordinate of its sum (h's fixed point); *sd gets its standard
- * deviation.
- */
-double		dpk_live_lowd_gap(const DpkDenseHist *h, const double *w2, double count_var,
-							  double sum_var, int k, const double *a, const double *b,
-							  double *sd);
 
 /*
  * The low-d mean guard applied to a release dpk_live_cluster made from
