@@ -360,6 +360,50 @@ joint_lift(const DpkHighdPlan *pl, DpkStream *s, const DpkProjection *proj,
 	dpk_free(ident);
 }
 
+/* The joint mode's copies and groups, as both of its users need them. */
+typedef struct JointGroups
+{
+	DpkProjection *proj;		/* the copies' projections */
+	double	   *pc,				/* copies' projected centres */
+			   *ec;
+	int		   *map;			/* group -> kept part */
+	int			nkept;
+} JointGroups;
+
+/*
+ * The copies' projections and labels (each row's group, into labels) and the
+ * groups' map to the kept parts: joint_copies then joint_group_map, their
+ * draws in that order.
+ */
+static void
+joint_groups_make(const DpkHighdPlan *pl, DpkStream *s, int *labels, DpkHighdOut *out,
+				  JointGroups *jg)
+{
+	int			R = pl->copies,
+				ngroups;
+
+	jg->proj = dpk_alloc(sizeof(DpkProjection) * R);
+	jg->pc = dpk_alloc(sizeof(double) * (size_t) R * pl->k * pl->dhat);
+	jg->ec = dpk_alloc(sizeof(double) * (size_t) pl->k * R * pl->dhat);
+	ngroups = joint_copies(pl, s, jg->proj, jg->pc, labels, out);
+	jg->map = dpk_alloc(sizeof(int) * ngroups);
+	jg->nkept = joint_group_map(pl, s, jg->proj, jg->pc, labels, ngroups, jg->ec, jg->map);
+}
+
+/* Free what joint_groups_make made. */
+static void
+joint_groups_free(const DpkHighdPlan *pl, JointGroups *jg)
+{
+	int			r;
+
+	for (r = 0; r < pl->copies; r++)
+		dpk_projection_free(&jg->proj[r]);
+	dpk_free(jg->proj);
+	dpk_free(jg->pc);
+	dpk_free(jg->ec);
+	dpk_free(jg->map);
+}
+
 /*
  * The joint mode (see highd.h).  Two clusters merged by one projection stay
  * apart as long as another separates them.
@@ -367,15 +411,9 @@ joint_lift(const DpkHighdPlan *pl, DpkStream *s, const DpkProjection *proj,
 void
 dpk_highd_run_joint(const DpkHighdPlan *pl, DpkStream *s, DpkHighdOut *out)
 {
-	int			R = pl->copies,
-				r,
-				ngroups,
-				nkept;
-	DpkProjection *proj;
-	double	   *pc,
-			   *ec;
-	int		   *map,
-			   *labels;
+	JointGroups jg;
+	int		   *labels;
+	int			r;
 
 	if (!(pl->have_lift && pl->eps.eps_group > 0.0))
 	{
@@ -384,58 +422,32 @@ dpk_highd_run_joint(const DpkHighdPlan *pl, DpkStream *s, DpkHighdOut *out)
 			out->centers[r] = 0.5;
 		return;
 	}
-	proj = dpk_alloc(sizeof(DpkProjection) * R);
-	pc = dpk_alloc(sizeof(double) * (size_t) R * pl->k * pl->dhat);
-	ec = dpk_alloc(sizeof(double) * (size_t) pl->k * R * pl->dhat);
 	labels = dpk_alloc(sizeof(int) * (pl->n ? pl->n : 1));
-	ngroups = joint_copies(pl, s, proj, pc, labels, out);
-	map = dpk_alloc(sizeof(int) * ngroups);
-	nkept = joint_group_map(pl, s, proj, pc, labels, ngroups, ec, map);
+	joint_groups_make(pl, s, labels, out, &jg);
 	if (pl->cfg->objective == DPK_OBJECTIVE_KMEDIAN)
-		dpk_highd_joint_kmedian(pl, s, &proj[0], out);
+		dpk_highd_joint_kmedian(pl, s, &jg.proj[0], out);
 	else
-		joint_lift(pl, s, proj, pc, labels, map, ec, nkept, out);
+		joint_lift(pl, s, jg.proj, jg.pc, labels, jg.map, jg.ec, jg.nkept, out);
 	dpk_free(labels);
-	for (r = 0; r < R; r++)
-		dpk_projection_free(&proj[r]);
-	dpk_free(proj);
-	dpk_free(pc);
-	dpk_free(ec);
-	dpk_free(map);
+	joint_groups_free(pl, &jg);
 }
 
 /* The joint mode's partition without its lift (see highd.h). */
 void
 dpk_highd_joint_parts(const DpkHighdPlan *pl, DpkStream *s, int *part, DpkHighdOut *out)
 {
-	int			R = pl->copies,
-				r,
-				ngroups;
-	DpkProjection *proj;
-	double	   *pc,
-			   *ec;
-	int		   *map;
+	JointGroups jg;
 	size_t		i;
 
-	if (!(pl->eps.eps_group > 0.0) || R < 1)
+	if (!(pl->eps.eps_group > 0.0) || pl->copies < 1)
 	{
 		memset(part, 0, sizeof(int) * pl->n);
 		return;
 	}
-	proj = dpk_alloc(sizeof(DpkProjection) * R);
-	pc = dpk_alloc(sizeof(double) * (size_t) R * pl->k * pl->dhat);
-	ec = dpk_alloc(sizeof(double) * (size_t) pl->k * R * pl->dhat);
-	ngroups = joint_copies(pl, s, proj, pc, part, out);
-	map = dpk_alloc(sizeof(int) * ngroups);
-	joint_group_map(pl, s, proj, pc, part, ngroups, ec, map);
+	joint_groups_make(pl, s, part, out, &jg);
 	for (i = 0; i < pl->n; i++)
-		part[i] = map[part[i]];
-	for (r = 0; r < R; r++)
-		dpk_projection_free(&proj[r]);
-	dpk_free(proj);
-	dpk_free(pc);
-	dpk_free(ec);
-	dpk_free(map);
+		part[i] = jg.map[part[i]];
+	joint_groups_free(pl, &jg);
 }
 
 /*
