@@ -27,24 +27,24 @@ typedef unsigned __int128 u128;
 
 /*
  * A uniform integer in [0, n), n >= 1, on 128 bits by rejection: words below
- * 2^128 mod n are redrawn, so x mod n is exactly uniform.
+ * 2^128 mod n are redrawn, so x mod n is exactly uniform.  2^128 mod n is
+ * below n, so that threshold (a 128-bit division) is computed only for the
+ * rare word below n.
  */
 static u128
 uniform128(DpkStream *s, u128 n)
 {
-	u128		threshold,
-				x;
+	u128		x;
 
 	if (n <= 1)
 		return 0;
-	threshold = (0 - n) % n;	/* 2^128 mod n */
 	do
 	{
 		u128		lo = dpk_stream_u64(s);
 		u128		hi = dpk_stream_u64(s);
 
 		x = (hi << 64) | lo;
-	} while (x < threshold);
+	} while (x < n && x < (0 - n) % n);
 	return x % n;
 }
 

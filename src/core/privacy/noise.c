@@ -83,7 +83,7 @@ dpk_stream_open(DpkStream *s, const uint8_t key[DPK_KEY_BYTES],
 	uint8_t		iv[16];
 
 	s->ctx = NULL;
-	s->pos = DPK_STREAM_BUF;
+	s->pos = s->len = 0;
 
 	ctx = EVP_CIPHER_CTX_new();
 	if (ctx == NULL)
@@ -115,8 +115,9 @@ dpk_stream_reseed(DpkStream *s, const uint8_t key[DPK_KEY_BYTES],
 	if (s->ctx == NULL)
 		return dpk_stream_open(s, key, nonce);
 
-	OPENSSL_cleanse(s->buf, sizeof(s->buf));
-	s->pos = DPK_STREAM_BUF;
+	/* read bytes are wiped as they are read: only the unread ones remain */
+	OPENSSL_cleanse(s->buf + s->pos, s->len - s->pos);
+	s->pos = s->len = 0;
 
 	dpk_make_iv(nonce, iv);
 	if (EVP_EncryptInit_ex((EVP_CIPHER_CTX *) s->ctx, NULL, NULL, key, iv) != 1)
@@ -140,7 +141,7 @@ dpk_stream_close(DpkStream *s)
 		s->ctx = NULL;
 	}
 	OPENSSL_cleanse(s->buf, sizeof(s->buf));
-	s->pos = DPK_STREAM_BUF;
+	s->pos = s->len = 0;
 }
 
 /*
@@ -165,19 +166,25 @@ dpk_key_from_seed(uint64_t seed, uint8_t key[DPK_KEY_BYTES])
 		dpk_noise_fatal("dpk_key_from_seed");
 }
 
-/* Refill the buffer with the next DPK_STREAM_BUF bytes of keystream. */
+/*
+ * Refill the buffer with the next bytes of keystream: DPK_STREAM_FIRST after
+ * (re)seeding, then twice the last refill, up to DPK_STREAM_BUF.
+ */
 static void
 dpk_stream_refill(DpkStream *s)
 {
 	int			outl = 0;
+	size_t		n = s->len == 0 ? DPK_STREAM_FIRST
+		: s->len >= DPK_STREAM_BUF / 2 ? DPK_STREAM_BUF : 2 * s->len;
 
 	if (s->ctx == NULL)
 		dpk_noise_fatal("dpk_stream_refill (stream not open)");
 	if (EVP_EncryptUpdate((EVP_CIPHER_CTX *) s->ctx, s->buf, &outl,
-						  dpk_zero_block, DPK_STREAM_BUF) != 1 ||
-		outl != DPK_STREAM_BUF)
+						  dpk_zero_block, (int) n) != 1 ||
+		outl != (int) n)
 		dpk_noise_fatal("dpk_stream_refill");
 	s->pos = 0;
+	s->len = n;
 }
 
 /*
@@ -194,9 +201,9 @@ dpk_stream_bytes(DpkStream *s, void *out, size_t n)
 		size_t		avail;
 		size_t		take;
 
-		if (s->pos >= DPK_STREAM_BUF)
+		if (s->pos >= s->len)
 			dpk_stream_refill(s);
-		avail = DPK_STREAM_BUF - s->pos;
+		avail = s->len - s->pos;
 		take = n < avail ? n : avail;
 		memcpy(dst, s->buf + s->pos, take);
 		memset(s->buf + s->pos, 0, take);
@@ -208,10 +215,11 @@ dpk_stream_bytes(DpkStream *s, void *out, size_t n)
 
 /*
  * A uniform 64-bit word: the next 8 keystream bytes read little-endian, so the
- * value does not depend on the host byte order.
+ * value does not depend on the host byte order.  Inlined into the samplers
+ * below; dpk_stream_u64 is the same for other files.
  */
-uint64_t
-dpk_stream_u64(DpkStream *s)
+static inline uint64_t
+stream_u64(DpkStream *s)
 {
 	uint8_t		b[8];
 	const uint8_t *p = b;
@@ -221,7 +229,7 @@ dpk_stream_u64(DpkStream *s)
 	 * Most words lie whole in the buffer: read and wipe them in place with
 	 * fixed-size accesses (a variable-size copy costs more than the cipher).
 	 */
-	if (s->pos <= DPK_STREAM_BUF - sizeof(b))
+	if (s->pos + sizeof(b) <= s->len)
 		p = s->buf + s->pos;
 	else
 		dpk_stream_bytes(s, b, sizeof(b));
@@ -239,43 +247,65 @@ dpk_stream_u64(DpkStream *s)
 	return v;
 }
 
+/* A uniform 64-bit word (see noise.h). */
+uint64_t
+dpk_stream_u64(DpkStream *s)
+{
+	return stream_u64(s);
+}
+
 /*
  * A uniform integer in [0, n) by rejection on 64-bit words: words below
  * 2^64 mod n are redrawn, leaving a range whose size is a multiple of n, so
  * the reduction x mod n is exactly uniform (no modulo bias).  The rejection
  * probability is below n / 2^64.  n == 1 returns 0 without reading the
  * stream; n == 0 is a caller error and also returns 0.
+ *
+ * The samplers call it millions of times a release, so it is inlined and
+ * avoids divisions where their result is known: a power of two n has
+ * 2^64 mod n = 0 and x mod n = x & (n - 1); 2^64 mod n is below n, so a
+ * word of at least n is never rejected and the threshold is computed only
+ * for the rare smaller one.  Every path returns the same value from the
+ * same words.
  */
-uint64_t
-dpk_uniform(DpkStream *s, uint64_t n)
+static inline uint64_t
+uniform_below(DpkStream *s, uint64_t n)
 {
-	uint64_t	threshold;
 	uint64_t	x;
 
 	if (n <= 1)
 		return 0;
-
-	/*
-	 * 2^64 mod n is below n, so a word of at least n is never rejected and
-	 * the threshold (a division) is needed only for the rare smaller one.
-	 */
+	if ((n & (n - 1)) == 0)
+		return stream_u64(s) & (n - 1);
 	do
-	{
-		x = dpk_stream_u64(s);
-		threshold = x < n ? (0 - n) % n : 0;	/* 2^64 mod n */
-	} while (x < threshold);
+		x = stream_u64(s);
+	while (x < n && x < (0 - n) % n);
 	return x % n;
 }
 
+/* See uniform_below. */
+uint64_t
+dpk_uniform(DpkStream *s, uint64_t n)
+{
+	return uniform_below(s, n);
+}
+
 /* Exact Bernoulli(num/den): true iff a uniform draw from [0, den) is < num. */
-bool
-dpk_bernoulli(DpkStream *s, uint64_t num, uint64_t den)
+static inline bool
+bernoulli_frac(DpkStream *s, uint64_t num, uint64_t den)
 {
 	if (num == 0)
 		return false;
 	if (num >= den)
 		return true;
-	return dpk_uniform(s, den) < num;
+	return uniform_below(s, den) < num;
+}
+
+/* See bernoulli_frac. */
+bool
+dpk_bernoulli(DpkStream *s, uint64_t num, uint64_t den)
+{
+	return bernoulli_frac(s, num, den);
 }
 
 /*
@@ -285,23 +315,39 @@ dpk_bernoulli(DpkStream *s, uint64_t num, uint64_t den)
  * Bernoulli(gamma/k) is drawn as Bernoulli(gamma) AND Bernoulli(1/k), which is
  * exact because the two draws are independent.
  */
-static bool
-dpk_bernoulli_exp_unit(DpkStream *s, uint64_t num, uint64_t den)
+static inline bool
+bernoulli_exp_unit(DpkStream *s, uint64_t num, uint64_t den)
 {
 	uint64_t	k = 1;
 
 	for (;;)
 	{
+		uint64_t	dk;
 		bool		a;
 
-		if (den <= UINT64_MAX / k)
-			a = dpk_bernoulli(s, num, den * k);
+		if (!__builtin_mul_overflow(den, k, &dk))
+			a = bernoulli_frac(s, num, dk);
 		else
-			a = dpk_bernoulli(s, num, den) && dpk_bernoulli(s, 1, k);
+			a = bernoulli_frac(s, num, den) && bernoulli_frac(s, 1, k);
 		if (!a)
 			break;
 		k++;
 	}
+	return (k & 1) != 0;
+}
+
+/*
+ * Bernoulli(exp(-1)): bernoulli_exp_unit(s, 1, 1) written out.  A_1 is
+ * Bernoulli(1), true without a draw; A_k for k >= 2 is true iff a uniform
+ * draw from [0, k) is 0.
+ */
+static inline bool
+bernoulli_exp_minus_one(DpkStream *s)
+{
+	uint64_t	k = 2;
+
+	while (uniform_below(s, k) == 0)
+		k++;
 	return (k & 1) != 0;
 }
 
@@ -311,8 +357,8 @@ dpk_bernoulli_exp_unit(DpkStream *s, uint64_t num, uint64_t den)
  * with independent draws, stopping at the first failure, so the expected
  * number of exp(-1) draws is below 1 / (1 - e^-1) whatever gamma is.
  */
-bool
-dpk_bernoulli_exp(DpkStream *s, uint64_t num, uint64_t den)
+static inline bool
+bernoulli_exp(DpkStream *s, uint64_t num, uint64_t den)
 {
 	uint64_t	whole;
 	uint64_t	i;
@@ -322,15 +368,22 @@ dpk_bernoulli_exp(DpkStream *s, uint64_t num, uint64_t den)
 	if (num == 0)
 		return true;
 	if (num <= den)
-		return dpk_bernoulli_exp_unit(s, num, den);
+		return num == 1 && den == 1 ? bernoulli_exp_minus_one(s) : bernoulli_exp_unit(s, num, den);
 
 	whole = num / den;
 	for (i = 0; i < whole; i++)
 	{
-		if (!dpk_bernoulli_exp_unit(s, 1, 1))
+		if (!bernoulli_exp_minus_one(s))
 			return false;
 	}
-	return dpk_bernoulli_exp_unit(s, num % den, den);
+	return bernoulli_exp_unit(s, num % den, den);
+}
+
+/* See bernoulli_exp. */
+bool
+dpk_bernoulli_exp(DpkStream *s, uint64_t num, uint64_t den)
+{
+	return bernoulli_exp(s, num, den);
 }
 
 /*
@@ -366,15 +419,16 @@ dpk_geometric(DpkStream *s, DpkScale scale)
 
 		dpk_check_interrupts();
 
-		u = dpk_uniform(s, t);
-		if (!dpk_bernoulli_exp(s, u, t))
+		u = uniform_below(s, t);
+		if (!bernoulli_exp(s, u, t))
 			continue;
 
-		while (dpk_bernoulli_exp(s, 1, 1))
+		while (bernoulli_exp_minus_one(s))
 			v++;
 
 		x = (unsigned __int128) u + (unsigned __int128) t * v;
-		y = x / sd;
+		/* the same quotient; most X fit 64 bits, and Gaussian tails use sd 1 */
+		y = sd == 1 ? x : (x >> 64) == 0 ? (unsigned __int128) ((uint64_t) x / sd) : x / sd;
 		if (y > (unsigned __int128) INT64_MAX)
 			continue;
 		return (int64_t) y;
@@ -395,7 +449,7 @@ dpk_discrete_laplace(DpkStream *s, DpkScale scale)
 	for (;;)
 	{
 		int64_t		y = dpk_geometric(s, scale);
-		bool		negative = dpk_bernoulli(s, 1, 2);
+		bool		negative = bernoulli_frac(s, 1, 2);
 
 		if (negative && y == 0)
 			continue;
@@ -446,12 +500,12 @@ cube_noise(DpkStream *s, DpkScale scale, int d, int sign, int64_t *out)
 				r += (uint64_t) g;
 		}
 		for (i = 1; i <= d && accept; i++)
-			accept = dpk_bernoulli(s, 2 * r + 1, 2 * r + 2 * (uint64_t) i);
+			accept = bernoulli_frac(s, 2 * r + 1, 2 * r + 2 * (uint64_t) i);
 		if (accept)
 			break;
 	}
 	for (i = 0; i < d; i++)
-		out[i] += sign * ((int64_t) dpk_uniform(s, 2 * r + 1) - (int64_t) r);
+		out[i] += sign * ((int64_t) uniform_below(s, 2 * r + 1) - (int64_t) r);
 }
 
 /*

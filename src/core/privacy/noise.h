@@ -21,7 +21,14 @@
 
 #define DPK_KEY_BYTES	32
 #define DPK_NONCE_BYTES 12
-#define DPK_STREAM_BUF	512
+/*
+ * Keystream buffer: a stream's first refill after (re)seeding computes
+ * DPK_STREAM_FIRST bytes (a low-d tree node reads a few dozen words), each
+ * later one twice the last, up to DPK_STREAM_BUF (a node of a 384-d sum
+ * reads thousands).  The chunking never changes the bytes.
+ */
+#define DPK_STREAM_FIRST 256
+#define DPK_STREAM_BUF	4096
 
 /*
  * Version of the noise draws: which bytes of the stream become which noise.
@@ -38,6 +45,7 @@ typedef struct DpkStream
 	void	   *ctx;			/* EVP_CIPHER_CTX * */
 	uint8_t		buf[DPK_STREAM_BUF];
 	size_t		pos;			/* next unread byte of buf */
+	size_t		len;			/* keystream bytes in buf (0: none yet) */
 } DpkStream;
 
 /*
