@@ -21,6 +21,15 @@ SELECT (SELECT count(*) FROM (VALUES (20, 20), (80, 20), (20, 80), (80, 80)) t(a
         WHERE EXISTS (SELECT 1 FROM c WHERE abs(center[1] - a) < 1 AND abs(center[2] - b) < 1)) AS found,
        abs((SELECT sum(noisy_size) FROM c) - 40000) < 400 AS sizes_ok;
 
+-- with a public n the rows are counted in batches of 8192 as they arrive
+-- and none is kept: every batch, the last partial one included, is counted
+-- (the noisy sizes add up to about N), and the blobs are found
+WITH c AS (SELECT * FROM dp_kmeans('SELECT x, y FROM blobs', 4, 1.0,
+                                   ARRAY[0, 0], ARRAY[100, 100], n => 40000))
+SELECT (SELECT count(*) FROM (VALUES (20, 20), (80, 20), (20, 80), (80, 80)) t(a, b)
+        WHERE EXISTS (SELECT 1 FROM c WHERE abs(center[1] - a) < 1 AND abs(center[2] - b) < 1)) AS found,
+       abs((SELECT sum(noisy_size) FROM c) - 40000) < 400 AS sizes_ok;
+
 -- one float8[] column, a float4[] column, integer and numeric columns, a public n
 SELECT count(*) FROM dp_kmeans('SELECT ARRAY[x, y] FROM blobs', 4, 1, ARRAY[0, 0], ARRAY[100, 100], n => 40000);
 SELECT count(*) FROM dp_kmeans('SELECT ARRAY[x, y]::float4[] FROM blobs', 3, 1, ARRAY[0, 0], ARRAY[100, 100]);

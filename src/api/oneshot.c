@@ -67,19 +67,42 @@ check_read_only_select(SPIPlanPtr plan)
 	}
 }
 
-/* Points read from the query, grown as batches arrive. */
+/*
+ * Points read from the query: all of them, grown as batches arrive, or (a
+ * low-d one-shot of public N) one batch at a time, counted into the
+ * histogram when full and not kept.
+ */
 typedef struct PointBuffer
 {
 	double	   *x;
 	size_t		n;
 	size_t		cap;
 	int			d;
+	DpkLowdHist *counted;		/* non-NULL: batches are counted here */
+	const DpkBox *box;			/* the box they are clamped to */
 } PointBuffer;
 
-/* Double the buffer (allocated in ctx the first time). */
+/* Points a counted one-shot holds at a time. */
+#define ONESHOT_BATCH_POINTS 8192
+
+/*
+ * A full buffer: doubled (allocated in ctx the first time), or its batch
+ * counted and emptied.
+ */
 static pg_noinline void
 buffer_grow(PointBuffer *b, MemoryContext ctx)
 {
+	if (b->counted)
+	{
+		if (b->x == NULL)
+		{
+			b->cap = ONESHOT_BATCH_POINTS;
+			b->x = MemoryContextAlloc(ctx, b->cap * b->d * sizeof(double));
+		}
+		dpk_lowd_stream_add(b->box, b->counted, b->x, b->n);
+		b->n = 0;
+		return;
+	}
 	b->cap = b->cap ? b->cap * 2 : 65536;
 	b->x = b->x ? repalloc_huge(b->x, b->cap * b->d * sizeof(double))
 		: MemoryContextAllocExtended(ctx, b->cap * b->d * sizeof(double), MCXT_ALLOC_HUGE);
@@ -333,6 +356,7 @@ dp_kmeans(PG_FUNCTION_ARGS)
 	DpkLowdConfig cfg;
 	DpkOneshotResult res = {0};
 	PointBuffer buf = {0};
+	DpkLowdHist counted;
 	DpkStream  *stream;
 	uint8		key[DPK_KEY_BYTES];
 	uint8		nonce[DPK_NONCE_BYTES] = {0};
@@ -389,16 +413,25 @@ dp_kmeans(PG_FUNCTION_ARGS)
 									ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(workctx);
 
+	box.d = d;
+	box.lower = lo;
+	box.upper = hi;
 	buf.d = d;
+	if (d < DPK_HIGHD_MIN_D && cfg.public_n >= 0.0)
+	{
+		/* the grid is known before the rows: count them as they arrive */
+		dpk_lowd_stream_begin(&box, &cfg, &counted);
+		buf.counted = &counted;
+		buf.box = &box;
+	}
 	dpk_clamp_init(&clamped, d);
 	read_query_points(query, d, lo, hi, &buf, &clamped, &names, &ncols);
+	if (buf.counted && buf.n > 0)
+		dpk_lowd_stream_add(&box, &counted, buf.x, buf.n);
 	dpk_clamp_report(&clamped, "the query result", names, ncols,
 					 "Points clamped onto a face of the box count at its edge; check lower and upper, "
 					 "or leave such rows out of the query.");
 
-	box.d = d;
-	box.lower = lo;
-	box.upper = hi;
 	dpk_pg_strong_random(key, sizeof(key));
 	stream = palloc0(sizeof(DpkStream));
 	dpk_pg_stream_open(stream, key, nonce);
@@ -417,6 +450,8 @@ dp_kmeans(PG_FUNCTION_ARGS)
 		dpk_highd_metric_points(&box, &hcfg, buf.x, buf.n);
 		dpk_highd_oneshot_cluster(&box, buf.x, buf.n, &hcfg, stream, &res);
 	}
+	else if (buf.counted)
+		dpk_lowd_stream_finish(&box, &cfg, &counted, stream, &res);
 	else
 		dpk_lowd_cluster(&box, buf.x, buf.n, &cfg, stream, &res);
 

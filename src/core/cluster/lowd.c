@@ -132,31 +132,44 @@ lowd_cells_per_dim(const DpkLowdConfig *cfg, int d, double noisy_n, double count
 								  cfg->k, d, max_per_dim);
 }
 
-/* Count every point into a fresh grid, then noise on every cell. */
+/* Noise on every cell's count and sum vector, in cell order. */
 static void
-lowd_histogram(const DpkBox *box, const double *points, size_t n, int cells_per_dim,
-			   bool with_sums, const DpkNoise *count_noise, const DpkNoise *sum_noise,
-			   DpkStream *s, DpkDenseHist *h)
+lowd_hist_noise(DpkDenseHist *h, const DpkNoise *count_noise, const DpkNoise *sum_noise,
+				DpkStream *s)
 {
-	int			d = box->d;
+	uint64_t	c;
 
-	dpk_hist_init(h, d, cells_per_dim, with_sums);
-	dpk_hist_add_points(h, box, points, n);
 	if (!count_noise->gauss)
-		dpk_hist_add_noise(h, s, count_noise->lap, sum_noise->lap);
-	else
 	{
-		uint64_t	c;
-
-		for (c = 0; c < h->ncells; c++)
-		{
-			if ((c & 4095) == 0)
-				dpk_check_interrupts();
-			h->count[c] += dpk_noise_draw(s, count_noise);
-			if (h->sum)
-				dpk_noise_add_vector(s, sum_noise, d, 1, h->sum + c * d);
-		}
+		dpk_hist_add_noise(h, s, count_noise->lap, sum_noise->lap);
+		return;
 	}
+	for (c = 0; c < h->ncells; c++)
+	{
+		if ((c & 4095) == 0)
+			dpk_check_interrupts();
+		h->count[c] += dpk_noise_draw(s, count_noise);
+		if (h->sum)
+			dpk_noise_add_vector(s, sum_noise, h->d, 1, h->sum + c * h->d);
+	}
+}
+
+/*
+ * The grid of a one-shot from its (public or noisy) N: the count and sum
+ * noise variances, the RUGNIK size at that count noise, and an empty
+ * histogram of that size in out.
+ */
+static void
+lowd_hist_open(const DpkLowdConfig *cfg, int d, double noisy_n, const DpkNoise *count_noise,
+			   const DpkNoise *sum_noise, DpkLowdHist *out)
+{
+	DpkLowdBudget eps = dpk_budget_lowd(cfg);
+
+	out->noisy_n = noisy_n;
+	out->count_var = dpk_noise_variance(count_noise, 0);
+	out->cells_per_dim = lowd_cells_per_dim(cfg, d, out->noisy_n, out->count_var);
+	out->sum_var = eps.eps_sum > 0.0 ? dpk_noise_variance(sum_noise, d) : 0.0;
+	dpk_hist_init(&out->hist, d, out->cells_per_dim, eps.eps_sum > 0.0);
 }
 
 /*
@@ -209,8 +222,6 @@ void
 dpk_lowd_noisy_histogram(const DpkBox *box, const double *points, size_t n,
 						 const DpkLowdConfig *cfg, DpkStream *s, DpkLowdHist *out)
 {
-	int			d = box->d;
-	DpkLowdBudget eps = dpk_budget_lowd(cfg);
 	DpkNoise	n_noise,
 				count_noise,
 				sum_noise;
@@ -220,13 +231,11 @@ dpk_lowd_noisy_histogram(const DpkBox *box, const double *points, size_t n,
 	 * an l-infinity sensitivity of DPK_REL_UNITS for the sum vector (cube
 	 * noise), or an l2 one of sqrt(d) DPK_REL_UNITS (Gaussian).
 	 */
-	dpk_lowd_noise(cfg, d, &n_noise, &count_noise, &sum_noise);
-	out->noisy_n = lowd_noisy_n(cfg, n, &n_noise, s);
-	out->count_var = dpk_noise_variance(&count_noise, 0);
-	out->cells_per_dim = lowd_cells_per_dim(cfg, d, out->noisy_n, out->count_var);
-	out->sum_var = eps.eps_sum > 0.0 ? dpk_noise_variance(&sum_noise, d) : 0.0;
-	lowd_histogram(box, points, n, out->cells_per_dim, eps.eps_sum > 0.0, &count_noise,
-				   &sum_noise, s, &out->hist);
+	dpk_lowd_noise(cfg, box->d, &n_noise, &count_noise, &sum_noise);
+	lowd_hist_open(cfg, box->d, lowd_noisy_n(cfg, n, &n_noise, s), &count_noise, &sum_noise,
+				   out);
+	dpk_hist_add_points(&out->hist, box, points, n);
+	lowd_hist_noise(&out->hist, &count_noise, &sum_noise, s);
 }
 
 /* The one-shot's mean guard (see lowd.h). */
@@ -289,28 +298,29 @@ dpk_lowd_mean_guard(const DpkBox *box, const DpkLowdHist *lh, int k, double *cen
 	return fired;
 }
 
-/* One-shot epsilon-DP k-means in the original space (see lowd.h). */
-void
-dpk_lowd_cluster(const DpkBox *box, const double *points, size_t n,
-				 const DpkLowdConfig *cfg, DpkStream *s, DpkOneshotResult *res)
+/*
+ * Everything after the noisy histogram: the coreset of the cells above the
+ * noise (and the residual blocks), the centres, the mean guard.  Frees lh.
+ */
+static void
+lowd_cluster_hist(const DpkBox *box, const DpkLowdConfig *cfg, DpkLowdHist *lh, DpkStream *s,
+				  DpkOneshotResult *res)
 {
 	int			d = box->d;
-	DpkLowdHist lh;
 	DpkCoreset	cs;
 	double		threshold;
 
-	dpk_lowd_noisy_histogram(box, points, n, cfg, s, &lh);
-	threshold = dpk_coreset_threshold(sqrt(lh.count_var), cfg->threshold_sigmas,
-									  (double) lh.hist.ncells);
-	dpk_coreset_from_hist(&lh.hist, box, threshold, lh.sum_var, &cs);
+	threshold = dpk_coreset_threshold(sqrt(lh->count_var), cfg->threshold_sigmas,
+									  (double) lh->hist.ncells);
+	dpk_coreset_from_hist(&lh->hist, box, threshold, lh->sum_var, &cs);
 	if (cfg->residual)
-		dpk_coreset_add_residual(&lh.hist, box, threshold, sqrt(lh.count_var),
+		dpk_coreset_add_residual(&lh->hist, box, threshold, sqrt(lh->count_var),
 								 cfg->threshold_sigmas,
 								 d <= DPK_LOWD_REST_MAX_D ? cfg->rest_sigmas : 0.0, &cs);
 
-	res->noisy_n = lh.noisy_n;
-	res->cells_per_dim = lh.cells_per_dim;
-	res->cells = dpk_grid_cells(d, lh.cells_per_dim);
+	res->noisy_n = lh->noisy_n;
+	res->cells_per_dim = lh->cells_per_dim;
+	res->cells = dpk_grid_cells(d, lh->cells_per_dim);
 	res->coreset_size = cs.n;
 	/*
 	 * The mass below the threshold is spread over many small weighted
@@ -319,7 +329,55 @@ dpk_lowd_cluster(const DpkBox *box, const double *points, size_t n,
 	res->min_size = threshold;
 	lowd_centres(box, cfg, &cs, s, res);
 	res->mean_guard_fired = cfg->objective != DPK_OBJECTIVE_KMEDIAN &&
-		dpk_lowd_mean_guard(box, &lh, cfg->k, res->centers, res->sizes);
-	dpk_hist_free(&lh.hist);
+		dpk_lowd_mean_guard(box, lh, cfg->k, res->centers, res->sizes);
+	dpk_hist_free(&lh->hist);
 	dpk_coreset_free(&cs);
+}
+
+/* One-shot epsilon-DP k-means in the original space (see lowd.h). */
+void
+dpk_lowd_cluster(const DpkBox *box, const double *points, size_t n,
+				 const DpkLowdConfig *cfg, DpkStream *s, DpkOneshotResult *res)
+{
+	DpkLowdHist lh;
+
+	dpk_lowd_noisy_histogram(box, points, n, cfg, s, &lh);
+	lowd_cluster_hist(box, cfg, &lh, s, res);
+}
+
+/* Open a one-shot of public N before its rows (see lowd.h). */
+void
+dpk_lowd_stream_begin(const DpkBox *box, const DpkLowdConfig *cfg, DpkLowdHist *lh)
+{
+	DpkNoise	n_noise,
+				count_noise,
+				sum_noise;
+
+	if (cfg->public_n < 0.0)
+		dpk_fail("a one-shot counts its rows as they arrive only with a public N");
+	dpk_lowd_noise(cfg, box->d, &n_noise, &count_noise, &sum_noise);
+	/* a public N draws nothing: the stream is not needed yet */
+	lowd_hist_open(cfg, box->d, lowd_noisy_n(cfg, 0, &n_noise, NULL), &count_noise,
+				   &sum_noise, lh);
+}
+
+/* Count a batch of points (see lowd.h). */
+void
+dpk_lowd_stream_add(const DpkBox *box, DpkLowdHist *lh, const double *points, size_t n)
+{
+	dpk_hist_add_points(&lh->hist, box, points, n);
+}
+
+/* Noise and centres of a counted one-shot (see lowd.h). */
+void
+dpk_lowd_stream_finish(const DpkBox *box, const DpkLowdConfig *cfg, DpkLowdHist *lh,
+					   DpkStream *s, DpkOneshotResult *res)
+{
+	DpkNoise	n_noise,
+				count_noise,
+				sum_noise;
+
+	dpk_lowd_noise(cfg, box->d, &n_noise, &count_noise, &sum_noise);
+	lowd_hist_noise(&lh->hist, &count_noise, &sum_noise, s);
+	lowd_cluster_hist(box, cfg, lh, s, res);
 }

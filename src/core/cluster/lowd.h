@@ -117,4 +117,21 @@ void		dpk_lowd_cluster(const DpkBox *box, const double *points, size_t n,
 							 const DpkLowdConfig *cfg, DpkStream *s,
 							 DpkOneshotResult *res);
 
+/*
+ * The same one-shot counted as its rows arrive, for a public N
+ * (cfg->public_n >= 0, else dpk_fail): the grid is known before the first
+ * row, so no row is kept.  dpk_lowd_stream_begin opens the histogram,
+ * dpk_lowd_stream_add counts a batch of points (clamped as dpk_lowd_cluster
+ * clamps them), dpk_lowd_stream_finish draws the noise, clusters into res
+ * and frees lh.  Counts and fixed-point sums are integers, so any batching
+ * gives the histogram, draws and centres of dpk_lowd_cluster on all the
+ * points with the same stream.
+ */
+void		dpk_lowd_stream_begin(const DpkBox *box, const DpkLowdConfig *cfg,
+								  DpkLowdHist *lh);
+void		dpk_lowd_stream_add(const DpkBox *box, DpkLowdHist *lh, const double *points,
+								size_t n);
+void		dpk_lowd_stream_finish(const DpkBox *box, const DpkLowdConfig *cfg,
+								   DpkLowdHist *lh, DpkStream *s, DpkOneshotResult *res);
+
 #endif
