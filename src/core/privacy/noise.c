@@ -25,6 +25,9 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
+#define likely_(x) __builtin_expect(!!(x), 1)
+#define unlikely_(x) __builtin_expect(!!(x), 0)
+
 /*
  * Largest denominator of a scale made by dpk_scale_from_double, as a power of
  * two (which keeps b * den exact in double arithmetic); 2^-20 is far below
@@ -208,10 +211,11 @@ dpk_stream_bytes(DpkStream *s, void *out, size_t n)
 
 /*
  * A uniform 64-bit word: the next 8 keystream bytes read little-endian, so the
- * value does not depend on the host byte order.
+ * value does not depend on the host byte order.  Inlined into the samplers
+ * below (dpk_stream_u64 is its exported form).
  */
-uint64_t
-dpk_stream_u64(DpkStream *s)
+static inline uint64_t
+stream_u64(DpkStream *s)
 {
 	uint8_t		b[8];
 	const uint8_t *p = b;
@@ -221,7 +225,7 @@ dpk_stream_u64(DpkStream *s)
 	 * Most words lie whole in the buffer: read and wipe them in place with
 	 * fixed-size accesses (a variable-size copy costs more than the cipher).
 	 */
-	if (s->pos <= DPK_STREAM_BUF - sizeof(b))
+	if (likely_(s->pos <= DPK_STREAM_BUF - sizeof(b)))
 		p = s->buf + s->pos;
 	else
 		dpk_stream_bytes(s, b, sizeof(b));
@@ -239,6 +243,45 @@ dpk_stream_u64(DpkStream *s)
 	return v;
 }
 
+/* A uniform 64-bit word (see noise.h). */
+uint64_t
+dpk_stream_u64(DpkStream *s)
+{
+	return stream_u64(s);
+}
+
+/*
+ * x mod n, n >= 1: a mask for a power of two and the compiler's
+ * multiplications for the small divisors Bernoulli(1/k) draws most, the
+ * hardware's division otherwise.  The same integer in every case.
+ */
+static inline uint64_t
+mod_u64(uint64_t x, uint64_t n)
+{
+	if ((n & (n - 1)) == 0)
+		return x & (n - 1);
+	switch (n)
+	{
+		case 3:
+			return x % 3;
+		case 5:
+			return x % 5;
+		case 6:
+			return x % 6;
+		case 7:
+			return x % 7;
+		default:
+			return x % n;
+	}
+}
+
+/* x mod n for tests: the remainder the samplers use (see noise.h). */
+uint64_t
+dpk_noise_mod(uint64_t x, uint64_t n)
+{
+	return mod_u64(x, n);
+}
+
 /*
  * A uniform integer in [0, n) by rejection on 64-bit words: words below
  * 2^64 mod n are redrawn, leaving a range whose size is a multiple of n, so
@@ -246,8 +289,8 @@ dpk_stream_u64(DpkStream *s)
  * probability is below n / 2^64.  n == 1 returns 0 without reading the
  * stream; n == 0 is a caller error and also returns 0.
  */
-uint64_t
-dpk_uniform(DpkStream *s, uint64_t n)
+static inline uint64_t
+uniform_below(DpkStream *s, uint64_t n)
 {
 	uint64_t	threshold;
 	uint64_t	x;
@@ -261,21 +304,35 @@ dpk_uniform(DpkStream *s, uint64_t n)
 	 */
 	do
 	{
-		x = dpk_stream_u64(s);
-		threshold = x < n ? (0 - n) % n : 0;	/* 2^64 mod n */
+		x = stream_u64(s);
+		threshold = unlikely_(x < n) ? (0 - n) % n : 0;	/* 2^64 mod n */
 	} while (x < threshold);
-	return x % n;
+	return mod_u64(x, n);
+}
+
+/* A uniform integer in [0, n) (see noise.h). */
+uint64_t
+dpk_uniform(DpkStream *s, uint64_t n)
+{
+	return uniform_below(s, n);
 }
 
 /* Exact Bernoulli(num/den): true iff a uniform draw from [0, den) is < num. */
-bool
-dpk_bernoulli(DpkStream *s, uint64_t num, uint64_t den)
+static inline bool
+bernoulli(DpkStream *s, uint64_t num, uint64_t den)
 {
 	if (num == 0)
 		return false;
 	if (num >= den)
 		return true;
-	return dpk_uniform(s, den) < num;
+	return uniform_below(s, den) < num;
+}
+
+/* Exact Bernoulli(num/den) (see noise.h). */
+bool
+dpk_bernoulli(DpkStream *s, uint64_t num, uint64_t den)
+{
+	return bernoulli(s, num, den);
 }
 
 /*
@@ -286,18 +343,20 @@ dpk_bernoulli(DpkStream *s, uint64_t num, uint64_t den)
  * exact because the two draws are independent.
  */
 static bool
-dpk_bernoulli_exp_unit(DpkStream *s, uint64_t num, uint64_t den)
+bernoulli_exp_unit(DpkStream *s, uint64_t num, uint64_t den)
 {
 	uint64_t	k = 1;
 
 	for (;;)
 	{
 		bool		a;
+		uint64_t	dk;
 
-		if (den <= UINT64_MAX / k)
-			a = dpk_bernoulli(s, num, den * k);
+		/* den * k fits exactly when den <= UINT64_MAX / k */
+		if (!__builtin_mul_overflow(den, k, &dk))
+			a = bernoulli(s, num, dk);
 		else
-			a = dpk_bernoulli(s, num, den) && dpk_bernoulli(s, 1, k);
+			a = bernoulli(s, num, den) && bernoulli(s, 1, k);
 		if (!a)
 			break;
 		k++;
@@ -311,8 +370,8 @@ dpk_bernoulli_exp_unit(DpkStream *s, uint64_t num, uint64_t den)
  * with independent draws, stopping at the first failure, so the expected
  * number of exp(-1) draws is below 1 / (1 - e^-1) whatever gamma is.
  */
-bool
-dpk_bernoulli_exp(DpkStream *s, uint64_t num, uint64_t den)
+static inline bool
+bernoulli_exp(DpkStream *s, uint64_t num, uint64_t den)
 {
 	uint64_t	whole;
 	uint64_t	i;
@@ -322,15 +381,22 @@ dpk_bernoulli_exp(DpkStream *s, uint64_t num, uint64_t den)
 	if (num == 0)
 		return true;
 	if (num <= den)
-		return dpk_bernoulli_exp_unit(s, num, den);
+		return bernoulli_exp_unit(s, num, den);
 
 	whole = num / den;
 	for (i = 0; i < whole; i++)
 	{
-		if (!dpk_bernoulli_exp_unit(s, 1, 1))
+		if (!bernoulli_exp_unit(s, 1, 1))
 			return false;
 	}
-	return dpk_bernoulli_exp_unit(s, num % den, den);
+	return bernoulli_exp_unit(s, num % den, den);
+}
+
+/* Exact Bernoulli(exp(-num/den)) (see noise.h). */
+bool
+dpk_bernoulli_exp(DpkStream *s, uint64_t num, uint64_t den)
+{
+	return bernoulli_exp(s, num, den);
 }
 
 /*
@@ -346,13 +412,15 @@ dpk_bernoulli_exp(DpkStream *s, uint64_t num, uint64_t den)
  * X is computed in 128 bits; a Y beyond the int64 range (requires V above
  * about 2^21 for a scale with den <= 2^20 whose num fits 62 bits, probability
  * exp(-2^21)) is rejected rather than wrapped.  The expected number of
- * rounds is about 1 / (1 - e^-1) for large t.
+ * rounds is about 1 / (1 - e^-1) for large t.  A power-of-two s (every
+ * scale of dpk_scale_from_double) divides by a shift.
  */
-int64_t
-dpk_geometric(DpkStream *s, DpkScale scale)
+static inline int64_t
+geometric(DpkStream *s, DpkScale scale)
 {
 	uint64_t	t = scale.num;
 	uint64_t	sd = scale.den;
+	int			shift = sd != 0 && (sd & (sd - 1)) == 0 ? __builtin_ctzll(sd) : -1;
 
 	if (t == 0 || sd == 0)
 		return 0;				/* caller error: no valid scale */
@@ -366,19 +434,26 @@ dpk_geometric(DpkStream *s, DpkScale scale)
 
 		dpk_check_interrupts();
 
-		u = dpk_uniform(s, t);
-		if (!dpk_bernoulli_exp(s, u, t))
+		u = uniform_below(s, t);
+		if (!bernoulli_exp(s, u, t))
 			continue;
 
-		while (dpk_bernoulli_exp(s, 1, 1))
+		while (bernoulli_exp_unit(s, 1, 1))
 			v++;
 
 		x = (unsigned __int128) u + (unsigned __int128) t * v;
-		y = x / sd;
+		y = shift >= 0 ? x >> shift : x / sd;
 		if (y > (unsigned __int128) INT64_MAX)
 			continue;
 		return (int64_t) y;
 	}
+}
+
+/* Exact geometric (see noise.h). */
+int64_t
+dpk_geometric(DpkStream *s, DpkScale scale)
+{
+	return geometric(s, scale);
 }
 
 /*
@@ -394,8 +469,8 @@ dpk_discrete_laplace(DpkStream *s, DpkScale scale)
 
 	for (;;)
 	{
-		int64_t		y = dpk_geometric(s, scale);
-		bool		negative = dpk_bernoulli(s, 1, 2);
+		int64_t		y = geometric(s, scale);
+		bool		negative = bernoulli(s, 1, 2);
 
 		if (negative && y == 0)
 			continue;
@@ -438,7 +513,7 @@ cube_noise(DpkStream *s, DpkScale scale, int d, int sign, int64_t *out)
 		r = 0;
 		for (i = 0; i <= d && accept; i++)
 		{
-			int64_t		g = dpk_geometric(s, scale);
+			int64_t		g = geometric(s, scale);
 
 			if ((uint64_t) g > ((uint64_t) 1 << 60) - r)
 				accept = false; /* beyond any practical scale: draw again */
@@ -446,12 +521,12 @@ cube_noise(DpkStream *s, DpkScale scale, int d, int sign, int64_t *out)
 				r += (uint64_t) g;
 		}
 		for (i = 1; i <= d && accept; i++)
-			accept = dpk_bernoulli(s, 2 * r + 1, 2 * r + 2 * (uint64_t) i);
+			accept = bernoulli(s, 2 * r + 1, 2 * r + 2 * (uint64_t) i);
 		if (accept)
 			break;
 	}
 	for (i = 0; i < d; i++)
-		out[i] += sign * ((int64_t) dpk_uniform(s, 2 * r + 1) - (int64_t) r);
+		out[i] += sign * ((int64_t) uniform_below(s, 2 * r + 1) - (int64_t) r);
 }
 
 /*

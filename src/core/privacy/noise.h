@@ -70,6 +70,12 @@ void		dpk_stream_bytes(DpkStream *s, void *out, size_t n);
 /* A uniform 64-bit word. */
 uint64_t	dpk_stream_u64(DpkStream *s);
 
+/*
+ * x mod n, n >= 1, as the samplers compute it (without a hardware division
+ * where a cheaper exact way exists); for tests.
+ */
+uint64_t	dpk_noise_mod(uint64_t x, uint64_t n);
+
 /* A uniform integer in [0, n), n >= 1, by rejection (no modulo bias). */
 uint64_t	dpk_uniform(DpkStream *s, uint64_t n);
 
