@@ -401,6 +401,14 @@ typedef struct DpkHighdPlan
 int			dpk_highd_nearest(const double *x, const double *c, int k, int dim);
 
 /*
+ * labels[i] = labels[i] * k + dpk_highd_nearest(x + i * dim, c, k, dim) for
+ * the n rows of x: the same indices, the same distances (dim = 4 with AVX
+ * four centres at a time).
+ */
+void		dpk_highd_nearest_append(const double *x, size_t n, const double *c, int k,
+									 int dim, int *labels);
+
+/*
  * Plan a release: the budget (dpk_budget_highd of epsilon, or with delta > 0
  * of rho), the noisy N (drawn from s unless public), the noise scales
  * (sensitivity 1 on the counts of a grid or a partition, U / 2 in every
