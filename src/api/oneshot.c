@@ -113,6 +113,8 @@ typedef struct PointReceiver
 	double	   *x;
 	DpkPointReader reader;
 	bool		float8_columns; /* d float8 columns: read from the slot in place */
+	bool		float8_array;	/* one float8[] column: read from the array in place */
+	const DpkHighdMetricMap *metric;	/* not NULL: rows stored as metric positions */
 	char	 ***names;
 	int		   *ncols;
 	uint64		rows;
@@ -134,6 +136,7 @@ point_receiver_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
 	pr->float8_columns = pr->reader.source == DPK_POINT_COLUMNS;
 	for (i = 0; i < pr->reader.ncols; i++)
 		pr->float8_columns = pr->float8_columns && pr->reader.types[i] == FLOAT8OID;
+	pr->float8_array = pr->reader.source == DPK_POINT_FLOAT8_ARRAY;
 	*pr->ncols = typeinfo->natts;
 	*pr->names = palloc(typeinfo->natts * sizeof(char *));
 	for (i = 0; i < typeinfo->natts; i++)
@@ -142,10 +145,43 @@ point_receiver_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
 }
 
 /*
+ * A row's d doubles into the buffer's next slot, counted as a point unless
+ * one is NaN (the row is then skipped); points outside the box go to the
+ * clamp count.  With a metric map the slot then holds the row's metric
+ * position (dpk_highd_metric_row), made while the row is in the cache.
+ */
+static inline void
+receive_doubles(PointReceiver *pr, const double *v)
+{
+	int			d = pr->buf->d,
+				j;
+	double	   *x = buffer_slot(pr->buf, pr->callerctx);
+	bool		inside = true;
+
+	for (j = 0; j < d; j++)
+	{
+		x[j] = v[j];
+		if (isnan(x[j]))
+			return;
+		inside &= x[j] >= pr->lo[j] && x[j] <= pr->hi[j];
+	}
+	pr->buf->n++;
+	/* a point inside the box only counts as a point */
+	if (inside)
+		pr->cc->points++;
+	else
+		dpk_clamp_add(pr->cc, pr->lo, pr->hi, x);
+	if (pr->metric)
+		dpk_highd_metric_row(pr->metric, x);
+}
+
+/*
  * One row: its point into the buffer (rows that are not points skipped).
- * Plain float8 columns are copied from the slot's values straight into the
- * buffer, with nothing allocated; other columns go through the point
- * reader, whose detoasted values live in rowctx until the next row.
+ * Plain float8 columns are copied from the slot's values, and a float8[]
+ * stored plainly (not compressed or out of line: every row of a few dozen
+ * coordinates) from the array's data, straight into the buffer, with
+ * nothing allocated; other columns go through the point reader, whose
+ * detoasted values live in rowctx until the next row.
  */
 static bool
 point_receiver_receive(TupleTableSlot *slot, DestReceiver *self)
@@ -157,8 +193,7 @@ point_receiver_receive(TupleTableSlot *slot, DestReceiver *self)
 		CHECK_FOR_INTERRUPTS();
 	if (pr->float8_columns)
 	{
-		double	   *x = buffer_slot(pr->buf, pr->callerctx);
-		bool		inside = true;
+		double		v[DPK_MAX_TRACKED_COLUMNS];
 		int			j;
 
 		slot_getsomeattrs(slot, d);
@@ -166,19 +201,28 @@ point_receiver_receive(TupleTableSlot *slot, DestReceiver *self)
 		{
 			if (slot->tts_isnull[j])
 				return true;
-			x[j] = DatumGetFloat8(slot->tts_values[j]);
-			if (isnan(x[j]))
-				return true;
-			inside &= x[j] >= pr->lo[j] && x[j] <= pr->hi[j];
+			v[j] = DatumGetFloat8(slot->tts_values[j]);
 		}
-		pr->buf->n++;
-		/* a point inside the box only counts as a point */
-		if (inside)
-			pr->cc->points++;
-		else
-			dpk_clamp_add(pr->cc, pr->lo, pr->hi, x);
+		receive_doubles(pr, v);
+		return true;
 	}
-	else
+	if (pr->float8_array)
+	{
+		bool		isnull;
+		Datum		a = slot_getattr(slot, 1, &isnull);
+
+		if (isnull)
+			return true;
+		if (!VARATT_IS_EXTENDED(DatumGetPointer(a)))
+		{
+			ArrayType  *arr = (ArrayType *) DatumGetPointer(a);
+
+			/* what the point reader refuses, skipped as it skips it */
+			if (ARR_NDIM(arr) == 1 && ARR_DIMS(arr)[0] == d && !ARR_HASNULL(arr))
+				receive_doubles(pr, (const double *) ARR_DATA_PTR(arr));
+			return true;
+		}
+	}
 	{
 		MemoryContext old = MemoryContextSwitchTo(pr->rowctx);
 		bool		ok = dpk_pg_read_point_slot(&pr->reader, slot, pr->x) == DPK_POINT_OK;
@@ -186,9 +230,13 @@ point_receiver_receive(TupleTableSlot *slot, DestReceiver *self)
 		MemoryContextSwitchTo(old);
 		if (ok)
 		{
-			memcpy(buffer_slot(pr->buf, pr->callerctx), pr->x, d * sizeof(double));
+			double	   *x = buffer_slot(pr->buf, pr->callerctx);
+
+			memcpy(x, pr->x, d * sizeof(double));
 			pr->buf->n++;
 			dpk_clamp_add(pr->cc, pr->lo, pr->hi, pr->x);
+			if (pr->metric)
+				dpk_highd_metric_row(pr->metric, x);
 		}
 		MemoryContextReset(pr->rowctx);
 	}
@@ -218,7 +266,8 @@ point_receiver_destroy(DestReceiver *self)
  */
 static void
 read_query_points(const char *query, int d, const double *lo, const double *hi,
-				  PointBuffer *buf, DpkClampCount *cc, char ***names, int *ncols)
+				  const DpkHighdMetricMap *metric, PointBuffer *buf, DpkClampCount *cc,
+				  char ***names, int *ncols)
 {
 	MemoryContext callerctx = CurrentMemoryContext;
 	SPIPlanPtr	plan;
@@ -251,6 +300,7 @@ read_query_points(const char *query, int d, const double *lo, const double *hi,
 	pr.cc = cc;
 	pr.lo = lo;
 	pr.hi = hi;
+	pr.metric = metric;
 	pr.x = MemoryContextAlloc(callerctx, d * sizeof(double));
 	pr.names = names;
 	pr.ncols = ncols;
@@ -331,6 +381,8 @@ dp_kmeans(PG_FUNCTION_ARGS)
 			   *hi;
 	DpkBox		box;
 	DpkLowdConfig cfg;
+	DpkHighdConfig hcfg;
+	DpkHighdMetricMap metric;
 	DpkOneshotResult res = {0};
 	PointBuffer buf = {0};
 	DpkStream  *stream;
@@ -389,32 +441,38 @@ dp_kmeans(PG_FUNCTION_ARGS)
 									ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(workctx);
 
-	buf.d = d;
-	dpk_clamp_init(&clamped, d);
-	read_query_points(query, d, lo, hi, &buf, &clamped, &names, &ncols);
-	dpk_clamp_report(&clamped, "the query result", names, ncols,
-					 "Points clamped onto a face of the box count at its edge; check lower and upper, "
-					 "or leave such rows out of the query.");
-
 	box.d = d;
 	box.lower = lo;
 	box.upper = hi;
-	dpk_pg_strong_random(key, sizeof(key));
-	stream = palloc0(sizeof(DpkStream));
-	dpk_pg_stream_open(stream, key, nonce);
-	explicit_bzero(key, sizeof(key));
 	if (d >= DPK_HIGHD_MIN_D)
 	{
-		/* High dimension: projected grids, lifting by noisy sums (highd.c). */
-		DpkHighdConfig hcfg;
-
+		/* High dimension: projected grids, lifting by noisy sums (highd.c) */
 		dpk_highd_defaults(&hcfg, eps, k);
 		dpk_highd_use_delta(&hcfg, cfg.delta);
 		hcfg.public_n = cfg.public_n;
 		hcfg.max_cells = cfg.max_cells;
 		hcfg.objective = cfg.objective;
 		dpk_highd_use_ball(&hcfg, &box, norm_bound);
-		dpk_highd_metric_points(&box, &hcfg, buf.x, buf.n);
+		/* every row stored as its metric position as it arrives */
+		dpk_highd_metric_map_init(&metric, &box, &hcfg);
+	}
+
+	buf.d = d;
+	dpk_clamp_init(&clamped, d);
+	read_query_points(query, d, lo, hi, d >= DPK_HIGHD_MIN_D ? &metric : NULL, &buf,
+					  &clamped, &names, &ncols);
+	dpk_clamp_report(&clamped, "the query result", names, ncols,
+					 "Points clamped onto a face of the box count at its edge; check lower and upper, "
+					 "or leave such rows out of the query.");
+
+	dpk_pg_strong_random(key, sizeof(key));
+	stream = palloc0(sizeof(DpkStream));
+	dpk_pg_stream_open(stream, key, nonce);
+	explicit_bzero(key, sizeof(key));
+	if (d >= DPK_HIGHD_MIN_D)
+	{
+		/* the rows are metric positions (dpk_highd_metric_points's) */
+		hcfg.points_metric = true;
 		dpk_highd_oneshot_cluster(&box, buf.x, buf.n, &hcfg, stream, &res);
 	}
 	else

@@ -144,10 +144,70 @@ test_nearest_ties(void)
 	CHECK(bad == 0, "%d nearest centres differ at near ties", bad);
 }
 
+/*
+ * dpk_highd_metric_row against what every pass computed before the rows
+ * were made metric once: dpk_box_normalize, dpk_box_to_metric and the
+ * ball's clamp, bit for bit (the sign of a zero included), on boxes whose
+ * sides are all equal (the vector path) or not, with and without a ball,
+ * for coordinates inside, on the faces, outside, -0 and +-Inf.
+ */
+static void
+test_metric_row(void)
+{
+	int			d,
+				shape,
+				bad = 0;
+
+	for (d = 6; d <= 19; d += 13 - 6 * (d > 6))
+		for (shape = 0; shape < 4; shape++)
+		{
+			double		lo[19],
+						hi[19];
+			DpkBox		box = {d, lo, hi};
+			DpkHighdConfig cfg;
+			DpkHighdMetricMap mm;
+			int			r,
+						j;
+
+			for (j = 0; j < d; j++)
+			{
+				lo[j] = shape == 3 ? -1.0 : 0.0;
+				hi[j] = shape == 1 && j % 3 == 1 ? 40.0 : (shape == 3 ? 1.0 : 100.0);
+			}
+			dpk_highd_defaults(&cfg, 1.0, 5);
+			dpk_highd_use_ball(&cfg, &box, shape >= 2 ? 0.6 * (hi[0] - lo[0]) : 0.0);
+			dpk_highd_metric_map_init(&mm, &box, &cfg);
+			for (r = 0; r < 20000; r++)
+			{
+				double		x[19],
+							a[19],
+							b[19];
+
+				for (j = 0; j < d; j++)
+				{
+					int			kind = (r * 7 + j * 3) % 23;
+
+					x[j] = kind == 0 ? -0.0 : kind == 1 ? lo[j] : kind == 2 ? hi[j]
+						: kind == 3 ? INFINITY : kind == 4 ? -INFINITY
+						: lo[j] + (hi[j] - lo[j]) * (1.4 * unit_uniform(&test_state) - 0.2);
+				}
+				memcpy(a, x, sizeof(double) * d);
+				dpk_highd_metric_row(&mm, a);
+				dpk_box_normalize(&box, x, b);
+				dpk_box_to_metric(&box, b);
+				dpk_box_ball_clamp(d, cfg.ball, b);
+				bad += memcmp(a, b, sizeof(double) * d) != 0;
+			}
+			dpk_highd_metric_map_free(&mm);
+		}
+	CHECK(bad == 0, "%d rows have other metric positions", bad);
+}
+
 int
 main(void)
 {
 	printf("test_highd_exact:\n");
+	test_metric_row();
 	test_nearest_ties();
 	test_nearest_append();
 	test_cell_batch();
