@@ -276,6 +276,11 @@ project_fma4(const DpkProjection *p, const double *u, size_t n, double *t)
 	{
 		const double *x = u + i * d;
 		__m256d		c0 = _mm256_loadu_pd(c);
+
+		/* the next rows' lines fetched while these four are summed */
+		if (i + 12 <= n)
+			for (j = 0; j < 4 * d; j += 8)
+				__builtin_prefetch(x + 8 * d + j);
 		__m256d		a0 = _mm256_mul_pd(_mm256_set1_pd(x[0]), c0),
 					a1 = _mm256_mul_pd(_mm256_set1_pd(x[d]), c0),
 					a2 = _mm256_mul_pd(_mm256_set1_pd(x[2 * d]), c0),

@@ -80,6 +80,8 @@ nearest4_append(const double *x, size_t n, const double *c, int k, int *labels)
 		double		bd = INFINITY;
 		int			best = 0;
 
+		if (r + 16 < n && r % 2 == 0)
+			__builtin_prefetch(t + 16 * 4);
 		for (j = 0; j < kp; j += 4)
 		{
 			__m256d		e0 = _mm256_sub_pd(t0, _mm256_loadu_pd(ct[0] + j)),
@@ -123,6 +125,9 @@ dpk_highd_nearest_append(const double *x, size_t n, const double *c, int k, int 
 	for (r = 0; r < n; r++)
 		labels[r] = labels[r] * k + dpk_highd_nearest(x + r * dim, c, k, dim);
 }
+
+/* Rows ahead of the one summed whose lines the lifting pass fetches. */
+#define DPK_ROW_PREFETCH 8
 
 /* Labels of one chunk of normalized points under a partition. */
 static void
@@ -191,6 +196,13 @@ dpk_highd_partition_stats(const DpkHighdPlan *pl, const DpkHighdPartition *pt,
 				int64_t    *gsg = gs + (size_t) g * d;
 				const double *ui = uc + i * d;
 
+				/*
+				 * the rows a few ahead fetched: the loop is long enough
+				 * per byte that the CPU alone would wait for each line
+				 */
+				if (i + DPK_ROW_PREFETCH < rows)
+					for (j = 0; j < d; j += 8)
+						__builtin_prefetch(ui + DPK_ROW_PREFETCH * d + j);
 				for (j = 0; j < d; j++)
 					gsg[j] += dpk_lift_quantize_one(ui[j]);
 			}
