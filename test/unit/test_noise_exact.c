@@ -9,10 +9,14 @@
  * byte the stream gives and on every draw it becomes, so this test compares
  * them, draw by draw and byte position by byte position, with the plain
  * algorithm (CKS 2020, Algorithms 1 and 2, as written before the fast
- * paths) kept here as the reference.
+ * paths) kept here as the reference.  The stream computes its keystream
+ * ahead in chunks of two sizes; what it gives is compared with ChaCha20's
+ * keystream computed in one piece.
  */
 #include <stdint.h>
 #include <string.h>
+
+#include <openssl/evp.h>
 
 #include "dgauss.h"
 #include "noise.h"
@@ -258,10 +262,82 @@ test_laplace_draws(void)
 	dpk_stream_close(&b);
 }
 
+/*
+ * The stream's bytes, read as words, odd-sized pieces and single bytes,
+ * across many refills and after repositioning (dpk_stream_reseed, with
+ * keystream left unread), are ChaCha20's keystream of (key, nonce) from its
+ * start, computed here in one call.
+ */
+static void
+test_stream_chunks(void)
+{
+	enum
+	{
+		LEN = 3 * DPK_STREAM_BUF + 1003
+	};
+	static uint8_t ref[LEN],
+				got[LEN],
+				zero[LEN];
+	uint8_t		key[DPK_KEY_BYTES],
+				nonce[DPK_NONCE_BYTES] = {0},
+				iv[16] = {0};
+	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+	DpkStream	s;
+	int			outl = 0,
+				round,
+				bad = 0;
+
+	dpk_key_from_seed(77, key);
+	nonce[3] = 9;
+	memcpy(iv + 4, nonce, DPK_NONCE_BYTES);
+	CHECK(ctx && EVP_EncryptInit_ex(ctx, EVP_chacha20(), NULL, key, iv) == 1 &&
+		  EVP_EncryptUpdate(ctx, ref, &outl, zero, LEN) == 1 && outl == LEN, "reference");
+	EVP_CIPHER_CTX_free(ctx);
+	memset(&s, 0, sizeof(s));
+	CHECK(dpk_stream_open(&s, key, nonce), "open");
+	for (round = 0; round < 3; round++)
+	{
+		size_t		at = 0,
+					piece = 1;
+
+		while (at < LEN)
+		{
+			/* all words; words after 5 bytes (straddling each refill); mixed */
+			size_t		take = round == 0 ? 8 : round == 1 ? (piece % 2 ? 5 : 8)
+				: (piece % 7 == 0 ? 8 : piece % 61);
+
+			if (take == 8 && at + 8 > LEN)
+				take = 1;
+
+			if (take > LEN - at)
+				take = LEN - at;
+			if (take == 8)
+			{
+				uint64_t	w = dpk_stream_u64(&s);
+				int			i;
+
+				for (i = 0; i < 8; i++)
+					got[at + i] = (uint8_t) (w >> (8 * i));
+			}
+			else
+				dpk_stream_bytes(&s, got + at, take);
+			at += take;
+			piece += round == 2 ? 3 : 1;
+		}
+		bad += memcmp(got, ref, LEN) != 0;
+		/* read a little, then start again at the same nonce */
+		dpk_stream_bytes(&s, got, (size_t) (round * 300 + 5));
+		CHECK(dpk_stream_reseed(&s, key, nonce), "reseed");
+	}
+	CHECK(bad == 0, "%d of 3 reads differ from the keystream", bad);
+	dpk_stream_close(&s);
+}
+
 int
 main(void)
 {
 	printf("test_noise_exact:\n");
+	test_stream_chunks();
 	test_mod();
 	test_small_draws();
 	test_laplace_draws();

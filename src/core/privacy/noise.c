@@ -86,7 +86,7 @@ dpk_stream_open(DpkStream *s, const uint8_t key[DPK_KEY_BYTES],
 	uint8_t		iv[16];
 
 	s->ctx = NULL;
-	s->pos = DPK_STREAM_BUF;
+	s->pos = s->fill = 0;
 
 	ctx = EVP_CIPHER_CTX_new();
 	if (ctx == NULL)
@@ -118,8 +118,9 @@ dpk_stream_reseed(DpkStream *s, const uint8_t key[DPK_KEY_BYTES],
 	if (s->ctx == NULL)
 		return dpk_stream_open(s, key, nonce);
 
-	OPENSSL_cleanse(s->buf, sizeof(s->buf));
-	s->pos = DPK_STREAM_BUF;
+	/* bytes read were wiped as they were read */
+	OPENSSL_cleanse(s->buf + s->pos, s->fill - s->pos);
+	s->pos = s->fill = 0;
 
 	dpk_make_iv(nonce, iv);
 	if (EVP_EncryptInit_ex((EVP_CIPHER_CTX *) s->ctx, NULL, NULL, key, iv) != 1)
@@ -143,7 +144,7 @@ dpk_stream_close(DpkStream *s)
 		s->ctx = NULL;
 	}
 	OPENSSL_cleanse(s->buf, sizeof(s->buf));
-	s->pos = DPK_STREAM_BUF;
+	s->pos = s->fill = 0;
 }
 
 /*
@@ -168,19 +169,24 @@ dpk_key_from_seed(uint64_t seed, uint8_t key[DPK_KEY_BYTES])
 		dpk_noise_fatal("dpk_key_from_seed");
 }
 
-/* Refill the buffer with the next DPK_STREAM_BUF bytes of keystream. */
+/*
+ * Refill the buffer with the next bytes of keystream: DPK_STREAM_FIRST
+ * after the stream was positioned, DPK_STREAM_BUF after that.
+ */
 static void
 dpk_stream_refill(DpkStream *s)
 {
-	int			outl = 0;
+	int			outl = 0,
+				len = s->fill == 0 ? DPK_STREAM_FIRST : DPK_STREAM_BUF;
 
 	if (s->ctx == NULL)
 		dpk_noise_fatal("dpk_stream_refill (stream not open)");
 	if (EVP_EncryptUpdate((EVP_CIPHER_CTX *) s->ctx, s->buf, &outl,
-						  dpk_zero_block, DPK_STREAM_BUF) != 1 ||
-		outl != DPK_STREAM_BUF)
+						  dpk_zero_block, len) != 1 ||
+		outl != len)
 		dpk_noise_fatal("dpk_stream_refill");
 	s->pos = 0;
+	s->fill = (size_t) len;
 }
 
 /*
@@ -197,9 +203,9 @@ dpk_stream_bytes(DpkStream *s, void *out, size_t n)
 		size_t		avail;
 		size_t		take;
 
-		if (s->pos >= DPK_STREAM_BUF)
+		if (s->pos >= s->fill)
 			dpk_stream_refill(s);
-		avail = DPK_STREAM_BUF - s->pos;
+		avail = s->fill - s->pos;
 		take = n < avail ? n : avail;
 		memcpy(dst, s->buf + s->pos, take);
 		memset(s->buf + s->pos, 0, take);
@@ -225,7 +231,7 @@ stream_u64(DpkStream *s)
 	 * Most words lie whole in the buffer: read and wipe them in place with
 	 * fixed-size accesses (a variable-size copy costs more than the cipher).
 	 */
-	if (likely_(s->pos <= DPK_STREAM_BUF - sizeof(b)))
+	if (likely_(s->pos + sizeof(b) <= s->fill))
 		p = s->buf + s->pos;
 	else
 		dpk_stream_bytes(s, b, sizeof(b));

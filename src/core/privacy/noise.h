@@ -21,7 +21,15 @@
 
 #define DPK_KEY_BYTES	32
 #define DPK_NONCE_BYTES 12
-#define DPK_STREAM_BUF	512
+/*
+ * Keystream computed ahead: DPK_STREAM_FIRST bytes after the stream is
+ * (re)positioned, where a counter's node may read only a few words, then
+ * DPK_STREAM_BUF at a time (fewer calls into libcrypto for the millions of
+ * draws of a large grid).  The bytes read are the keystream in order
+ * whatever the sizes.
+ */
+#define DPK_STREAM_BUF	4096
+#define DPK_STREAM_FIRST 512
 
 /*
  * Version of the noise draws: which bytes of the stream become which noise.
@@ -38,6 +46,7 @@ typedef struct DpkStream
 	void	   *ctx;			/* EVP_CIPHER_CTX * */
 	uint8_t		buf[DPK_STREAM_BUF];
 	size_t		pos;			/* next unread byte of buf */
+	size_t		fill;			/* bytes of buf computed (0: none since positioned) */
 } DpkStream;
 
 /*
