@@ -249,14 +249,21 @@ project_fma(const DpkProjection *p, const double *u, size_t n, double *t)
 	}
 }
 
-/* The projected coordinates of one row's four images, lane by lane. */
-static inline void
-project_finish4(const DpkProjection *p, double *out)
+/*
+ * The projected coordinates of one row's four images (projected_coordinate
+ * lane by lane: the same subtraction, addition and product, the clamp by
+ * comparisons and blends, so -0 stays -0), stored at out.
+ */
+__attribute__((target("avx2,fma"))) static inline void
+project_finish4(__m256d y, __m256d off, __m256d w, __m256d scale, double *out)
 {
-	out[0] = projected_coordinate(p, 0, out[0]);
-	out[1] = projected_coordinate(p, 1, out[1]);
-	out[2] = projected_coordinate(p, 2, out[2]);
-	out[3] = projected_coordinate(p, 3, out[3]);
+	__m256d		zero = _mm256_setzero_pd(),
+				one = _mm256_set1_pd(1.0),
+				v = _mm256_mul_pd(_mm256_add_pd(_mm256_sub_pd(y, off), w), scale);
+
+	v = _mm256_blendv_pd(v, zero, _mm256_cmp_pd(v, zero, _CMP_LT_OQ));
+	v = _mm256_blendv_pd(v, one, _mm256_cmp_pd(v, one, _CMP_GT_OQ));
+	_mm256_storeu_pd(out, v);
 }
 
 /*
@@ -271,20 +278,23 @@ project_fma4(const DpkProjection *p, const double *u, size_t n, double *t)
 				j;
 	size_t		i = 0;
 	const double *c = p->cols;
+	__m256d		off = _mm256_loadu_pd(p->offset),
+				w = _mm256_set1_pd(p->half_width),
+				scale = _mm256_set1_pd(1.0 / (2.0 * p->half_width));
 
 	for (; i + 4 <= n; i += 4)
 	{
 		const double *x = u + i * d;
 		__m256d		c0 = _mm256_loadu_pd(c);
+		__m256d		a0 = _mm256_mul_pd(_mm256_set1_pd(x[0]), c0),
+					a1 = _mm256_mul_pd(_mm256_set1_pd(x[d]), c0),
+					a2 = _mm256_mul_pd(_mm256_set1_pd(x[2 * d]), c0),
+					a3 = _mm256_mul_pd(_mm256_set1_pd(x[3 * d]), c0);
 
 		/* the next rows' lines fetched while these four are summed */
 		if (i + 12 <= n)
 			for (j = 0; j < 4 * d; j += 8)
 				__builtin_prefetch(x + 8 * d + j);
-		__m256d		a0 = _mm256_mul_pd(_mm256_set1_pd(x[0]), c0),
-					a1 = _mm256_mul_pd(_mm256_set1_pd(x[d]), c0),
-					a2 = _mm256_mul_pd(_mm256_set1_pd(x[2 * d]), c0),
-					a3 = _mm256_mul_pd(_mm256_set1_pd(x[3 * d]), c0);
 
 		for (j = 1; j < d; j++)
 		{
@@ -295,14 +305,10 @@ project_fma4(const DpkProjection *p, const double *u, size_t n, double *t)
 			a2 = _mm256_fmadd_pd(_mm256_set1_pd(x[2 * d + j]), cj, a2);
 			a3 = _mm256_fmadd_pd(_mm256_set1_pd(x[3 * d + j]), cj, a3);
 		}
-		_mm256_storeu_pd(t + i * 4, a0);
-		_mm256_storeu_pd(t + i * 4 + 4, a1);
-		_mm256_storeu_pd(t + i * 4 + 8, a2);
-		_mm256_storeu_pd(t + i * 4 + 12, a3);
-		project_finish4(p, t + i * 4);
-		project_finish4(p, t + i * 4 + 4);
-		project_finish4(p, t + i * 4 + 8);
-		project_finish4(p, t + i * 4 + 12);
+		project_finish4(a0, off, w, scale, t + i * 4);
+		project_finish4(a1, off, w, scale, t + i * 4 + 4);
+		project_finish4(a2, off, w, scale, t + i * 4 + 8);
+		project_finish4(a3, off, w, scale, t + i * 4 + 12);
 	}
 	for (; i < n; i++)
 	{
@@ -311,8 +317,7 @@ project_fma4(const DpkProjection *p, const double *u, size_t n, double *t)
 
 		for (j = 1; j < d; j++)
 			a0 = _mm256_fmadd_pd(_mm256_set1_pd(x[j]), _mm256_loadu_pd(c + (size_t) j * 4), a0);
-		_mm256_storeu_pd(t + i * 4, a0);
-		project_finish4(p, t + i * 4);
+		project_finish4(a0, off, w, scale, t + i * 4);
 	}
 }
 #endif
