@@ -10,6 +10,8 @@
 #include "postgres.h"
 
 #include <math.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "access/xact.h"
 #include "executor/spi.h"
@@ -73,8 +75,16 @@ typedef struct PointBuffer
 	double	   *x;
 	size_t		n;
 	size_t		cap;
+	size_t		populated;		/* bytes from x on whose pages are mapped */
 	int			d;
 } PointBuffer;
+
+/*
+ * The buffer's pages are mapped this many bytes at a time ahead of the
+ * rows written (one madvise instead of a page fault every 4 kB: a third
+ * less time to fill 128 MB of fresh memory; doc/decisions/049).
+ */
+#define DPK_BUFFER_POPULATE (2 * 1024 * 1024)
 
 /* Double the buffer (allocated in ctx the first time). */
 static pg_noinline void
@@ -83,6 +93,29 @@ buffer_grow(PointBuffer *b, MemoryContext ctx)
 	b->cap = b->cap ? b->cap * 2 : 65536;
 	b->x = b->x ? repalloc_huge(b->x, b->cap * b->d * sizeof(double))
 		: MemoryContextAllocExtended(ctx, b->cap * b->d * sizeof(double), MCXT_ALLOC_HUGE);
+	/* a copy, if the allocator made one, mapped what it wrote */
+	b->populated = Min(b->populated, b->n * b->d * sizeof(double));
+}
+
+/*
+ * Map the pages of the next DPK_BUFFER_POPULATE bytes of the buffer from
+ * the end of the row being written (within its capacity), where the kernel
+ * can (MADV_POPULATE_WRITE, Linux 5.14); else the writes fault them in.
+ */
+static pg_noinline void
+buffer_populate(PointBuffer *b)
+{
+	size_t		end = Min(b->cap * b->d * sizeof(double),
+						  (b->n + 1) * b->d * sizeof(double) + DPK_BUFFER_POPULATE);
+#ifdef MADV_POPULATE_WRITE
+	uintptr_t	page = (uintptr_t) sysconf(_SC_PAGESIZE),
+				from = ((uintptr_t) b->x + b->populated + page - 1) & ~(page - 1),
+				to = ((uintptr_t) b->x + end) & ~(page - 1);
+
+	if (to > from)
+		(void) madvise((void *) from, to - from, MADV_POPULATE_WRITE);
+#endif
+	b->populated = end;
 }
 
 /*
@@ -94,6 +127,8 @@ buffer_slot(PointBuffer *b, MemoryContext ctx)
 {
 	if (unlikely(b->n == b->cap))
 		buffer_grow(b, ctx);
+	if (unlikely((b->n + 1) * b->d * sizeof(double) > b->populated))
+		buffer_populate(b);
 	return b->x + b->n * b->d;
 }
 
