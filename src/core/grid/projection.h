@@ -77,8 +77,9 @@ void		dpk_project_batch(const DpkProjection *p, const double *u, size_t n,
 /*
  * The same images as dpk_project_batch up to rounding, but a row's image is
  * bit for bit the same whatever batch it comes in and wherever it sits in it
- * (a fixed-order dot product per coordinate; dgemm's kernels sum in an order
- * that depends on the batch's size and the row's place).  Live captures use
+ * (a fixed-order dot product per coordinate; above 16 dimensions dgemm's
+ * kernels sum in an order that depends on the batch's size and the row's
+ * place).  Live captures use
  * it: a row's insertion and its deletion, projected in different statements,
  * must land in the same cell, or the row would touch more tree nodes than
  * the sensitivity counts and dp_verify would see drift.
