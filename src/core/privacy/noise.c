@@ -371,6 +371,22 @@ bernoulli_exp_unit(DpkStream *s, uint64_t num, uint64_t den)
 }
 
 /*
+ * bernoulli_exp_unit(s, 1, 1), Bernoulli(exp(-1)), the draw of the
+ * geometric's second part: A_1 = Bernoulli(1) needs no draw, then A_k =
+ * Bernoulli(1/k) for k = 2, 3, ... is a uniform draw from [0, k) being 0,
+ * until the first failure at K; true iff K is odd.  The same draws.
+ */
+static inline bool
+bernoulli_exp_one(DpkStream *s)
+{
+	uint64_t	k = 2;
+
+	while (uniform_below(s, k) == 0)
+		k++;
+	return (k & 1) != 0;
+}
+
+/*
  * Exact Bernoulli(exp(-num/den)) for any num >= 0, den >= 1, CKS Algorithm 1.
  * For gamma > 1 it uses exp(-gamma) = exp(-1)^floor(gamma) * exp(-frac(gamma))
  * with independent draws, stopping at the first failure, so the expected
@@ -444,7 +460,7 @@ geometric(DpkStream *s, DpkScale scale)
 		if (!bernoulli_exp(s, u, t))
 			continue;
 
-		while (bernoulli_exp_unit(s, 1, 1))
+		while (bernoulli_exp_one(s))
 			v++;
 
 		x = (unsigned __int128) u + (unsigned __int128) t * v;
