@@ -371,8 +371,8 @@ bernoulli_exp_unit(DpkStream *s, uint64_t num, uint64_t den)
 }
 
 /*
- * bernoulli_exp_unit(s, 1, 1), Bernoulli(exp(-1)), the draw of the
- * geometric's second part: A_1 = Bernoulli(1) needs no draw, then A_k =
+ * bernoulli_exp_unit(s, 1, 1), Bernoulli(exp(-1)), drawn for the whole part
+ * of gamma and by the geometric: A_1 = Bernoulli(1) needs no draw, then A_k =
  * Bernoulli(1/k) for k = 2, 3, ... is a uniform draw from [0, k) being 0,
  * until the first failure at K; true iff K is odd.  The same draws.
  */
@@ -408,7 +408,7 @@ bernoulli_exp(DpkStream *s, uint64_t num, uint64_t den)
 	whole = num / den;
 	for (i = 0; i < whole; i++)
 	{
-		if (!bernoulli_exp_unit(s, 1, 1))
+		if (!bernoulli_exp_one(s))
 			return false;
 	}
 	return bernoulli_exp_unit(s, num % den, den);
