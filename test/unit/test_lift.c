@@ -617,9 +617,60 @@ test_lift_rest_mean(void)
 	CHECK(fb[4] == 0.5, "k = 1: no move (%g)", fb[4]);
 }
 
+/*
+ * The lifting sums' rounding without llround: the same integer as
+ * llround((clamp(u) - 1/2) U) on every double u at and around the halves
+ * (each step of 1/U, the half-steps between them and their neighbours one
+ * and two ulps away, both signs of zero, the box's faces and beyond) and on
+ * random ones; dpk_lift_quantize returns its coordinates and their norm.
+ */
+static void
+test_lift_rounding(void)
+{
+	int			bad = 0,
+				i,
+				a;
+
+	for (i = -2; i <= 2 * DPK_LIFT_UNITS + 2; i++)
+	{
+		double		base = (double) i / (2.0 * DPK_LIFT_UNITS);
+
+		for (a = -2; a <= 2; a++)
+		{
+			double		u = base;
+			int			b;
+
+			for (b = 0; b < (a < 0 ? -a : a); b++)
+				u = nextafter(u, a < 0 ? -INFINITY : INFINITY);
+			{
+				double		v = u < 0.0 ? 0.0 : (u > 1.0 ? 1.0 : u);
+
+				bad += dpk_lift_quantize_one(u) != (int64_t) llround((v - 0.5) * DPK_LIFT_UNITS);
+			}
+		}
+	}
+	for (i = 0; i < 1000000; i++)
+	{
+		double		u = i % 1000 == 0 ? -0.0 : 1.2 * test_uniform() - 0.1;
+		double		v = u < 0.0 ? 0.0 : (u > 1.0 ? 1.0 : u);
+
+		bad += dpk_lift_quantize_one(u) != (int64_t) llround((v - 0.5) * DPK_LIFT_UNITS);
+	}
+	CHECK(bad == 0, "%d roundings differ from llround's", bad);
+	{
+		double		u[5] = {0.0, 1.0, 0.5, 0.5 + 0.5 / DPK_LIFT_UNITS, 0.5 - 0.5 / DPK_LIFT_UNITS};
+		int64_t		q[5];
+
+		CHECK(dpk_lift_quantize(5, u, q) == 512 * 512 * 2 + 2 &&
+			  q[0] == -512 && q[1] == 512 && q[2] == 0 && q[3] == 1 && q[4] == -1,
+			  "quantized corners and halves");
+	}
+}
+
 int
 main(void)
 {
+	test_lift_rounding();
 	test_lifting();
 	test_lift_heavy();
 	test_lift_heavy_split();

@@ -2,12 +2,14 @@
  * test_projection.c
  *		Random orthonormal projections: determinism, orthonormal rows, the
  *		dgemm batch against a naive loop, clamping, the pseudo-inverse, and
- *		the row-by-row projection of live captures, the same bits in any batch.
+ *		the row-by-row projection of live captures, the same bits in any batch,
+ *		and up to 16 dimensions the batch's own products equal to dgemm's.
  */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "blas.h"
 #include "dpk_mem.h"
 #include "grid.h"
 #include "kmeans.h"
@@ -228,9 +230,107 @@ test_project_rows(void)
 	}
 }
 
+/*
+ * dgemm's image of the rows of u, as dpk_project_batch computed it before
+ * it took its own products up to 16 dimensions: one dgemm, then each
+ * coordinate centred, scaled into the projected box and clamped.
+ */
+static void
+project_by_dgemm(const DpkProjection *p, const double *u, size_t n, double *t)
+{
+	double		w = p->half_width;
+	size_t		i;
+	int			j;
+
+	dpk_dgemm_nt((int) n, p->dhat, p->d, 1.0, u, p->d, p->mat, p->d, t, p->dhat);
+	for (i = 0; i < n; i++)
+		for (j = 0; j < p->dhat; j++)
+		{
+			double		v = (t[i * p->dhat + j] - p->offset[j] + w) * (1.0 / (2.0 * w));
+
+			t[i * p->dhat + j] = v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);
+		}
+}
+
+/*
+ * Up to 16 dimensions dpk_project_batch computes dgemm's products itself:
+ * the same bits as dgemm for every d = 1 .. 16, dhat = 1 .. 6, in batches
+ * of every size (dgemm's edge kernels included) and row by row, on rows
+ * with coordinates at 0, 1 and 1/2 as well as anywhere between; and
+ * without loading BLAS.  Runs first, before any test loads it.
+ */
+static void
+test_batch_equals_dgemm(void)
+{
+	static const size_t sizes[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 64, 4101};
+	size_t		nmax = 4101;
+	int			d,
+				dhat,
+				bad = 0,
+				cases = 0;
+	bool		loaded;
+
+	/* before any dgemm: projections of every shape up to 16 dimensions */
+	for (d = 1; d <= 16; d++)
+		for (dhat = 1; dhat <= 6; dhat++)
+		{
+			DpkProjection p;
+			double		u[16 * 5],
+						t[6 * 5];
+			int			r;
+
+			dpk_projection_init(&p, d, dhat, 7, 0.75);
+			for (r = 0; r < d * 5; r++)
+				u[r] = test_uniform();
+			dpk_project_batch(&p, u, 5, t);
+			dpk_projection_free(&p);
+		}
+	loaded = dpk_blas_loaded();
+
+	for (d = 1; d <= 16; d++)
+		for (dhat = 1; dhat <= 6; dhat++)
+		{
+			DpkProjection p;
+			double	   *u = dpk_alloc(sizeof(double) * nmax * d);
+			double	   *mine = dpk_alloc(sizeof(double) * nmax * dhat);
+			double	   *ref = dpk_alloc(sizeof(double) * nmax * dhat);
+			size_t		r,
+						s;
+
+			dpk_projection_init(&p, d, dhat, 1000 + (uint64_t) (d * 8 + dhat), 0.75);
+			for (r = 0; r < nmax * d; r++)
+				u[r] = r % 97 == 0 ? 0.0 : (r % 89 == 0 ? 1.0 : (r % 83 == 0 ? 0.5 : test_uniform()));
+			for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+			{
+				size_t		n = sizes[s],
+							off = (s * 37) % (nmax - n + 1);
+
+				dpk_project_batch(&p, u + off * d, n, mine);
+				project_by_dgemm(&p, u + off * d, n, ref);
+				bad += memcmp(mine, ref, sizeof(double) * n * dhat) != 0;
+				cases++;
+			}
+			/* every row alone through dgemm: the batch's bits again */
+			dpk_project_batch(&p, u, 64, mine);
+			for (r = 0; r < 64; r++)
+			{
+				project_by_dgemm(&p, u + r * d, 1, ref);
+				bad += memcmp(mine + r * dhat, ref, sizeof(double) * dhat) != 0;
+				cases++;
+			}
+			dpk_projection_free(&p);
+			dpk_free(u);
+			dpk_free(mine);
+			dpk_free(ref);
+		}
+	CHECK(!loaded, "projections up to 16 dimensions load no BLAS");
+	CHECK(bad == 0, "%d of %d batches project to other bits than dgemm's", bad, cases);
+}
+
 int
 main(void)
 {
+	test_batch_equals_dgemm();
 	test_projection();
 	test_project_rows();
 	UNIT_DONE("test_projection");

@@ -191,6 +191,20 @@ dpk_grid_cell(int d, int m, const double *u, int64_t *idx, int64_t *rel)
 	return grid_cell(d, m, u, idx, rel);
 }
 
+/* Cell numbers of a batch of points (see grid.h): grid_cell inlined per row. */
+void
+dpk_grid_cell_batch(int d, int m, const double *u, size_t n, uint64_t *cells)
+{
+	size_t		i;
+
+	if (d == 4)
+		for (i = 0; i < n; i++)
+			cells[i] = grid_cell(4, m, u + i * 4, NULL, NULL);
+	else
+		for (i = 0; i < n; i++)
+			cells[i] = grid_cell(d, m, u + i * d, NULL, NULL);
+}
+
 /* Inverse of the row-major numbering used by dpk_grid_cell. */
 void
 dpk_grid_cell_coords(int d, int m, uint64_t cell, int64_t *idx)

@@ -106,6 +106,9 @@ double		dpk_box_metric_spread(const DpkBox *box);
 uint64_t	dpk_grid_cell(int d, int m, const double *u, int64_t *idx,
 						  int64_t *rel);
 
+/* The cell numbers of n points (rows of u, d each), as dpk_grid_cell gives them. */
+void		dpk_grid_cell_batch(int d, int m, const double *u, size_t n, uint64_t *cells);
+
 /* Integer coordinates of cell number `cell` in a grid of m per dimension. */
 void		dpk_grid_cell_coords(int d, int m, uint64_t cell, int64_t *idx);
 

@@ -21,8 +21,7 @@ dpk_lift_quantize(int d, const double *u, int64_t *q)
 
 	for (j = 0; j < d; j++)
 	{
-		double		v = u[j] < 0.0 ? 0.0 : (u[j] > 1.0 ? 1.0 : u[j]);
-		int64_t		r = (int64_t) llround((v - 0.5) * DPK_LIFT_UNITS);
+		int64_t		r = dpk_lift_quantize_one(u[j]);
 
 		q[j] = r;
 		norm += r * r;

@@ -54,6 +54,23 @@ double		dpk_lift_point_l2(int d, double ball);
 int64_t		dpk_lift_quantize(int d, const double *u, int64_t *q);
 
 /*
+ * One coordinate of dpk_lift_quantize: u clamped into [0, 1], then
+ * round((u - 1/2) DPK_LIFT_UNITS) half away from zero, as llround rounds:
+ * the truncation, plus or minus one when the part it dropped (exact: x is
+ * below 2^52) is at least one half.  Inlined into the passes over the rows.
+ */
+static inline int64_t
+dpk_lift_quantize_one(double u)
+{
+	double		v = u < 0.0 ? 0.0 : (u > 1.0 ? 1.0 : u),
+				x = (v - 0.5) * DPK_LIFT_UNITS;
+	int64_t		r = (int64_t) x;
+	double		f = x - (double) r;
+
+	return r + (f >= 0.5) - (f <= -0.5);
+}
+
+/*
  * The smallest (noisy) count whose lifted mean is trusted over the fallback:
  * 3 count noise sd, at least 4 sd of one coordinate sum (sum_var_norm, in
  * normalized units) so the mean's noise stays below a quarter box, at least 1.

@@ -162,7 +162,171 @@ projected_coordinate(const DpkProjection *p, int k, double y)
 	return v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);
 }
 
-/* Project normalized points with dgemm (see projection.h). */
+/*
+ * Up to this dimension dpk_project_batch computes dgemm's dot products
+ * itself, as OpenBLAS's kernels do (the k-means assignment does the same
+ * up to DPK_KM_PRUNE_MAX_D, doc/decisions/030-exact-speedups.md): with FMA
+ * the first product rounded and then one fused multiply-add per further
+ * coordinate in index order, without FMA products and sums rounded one by
+ * one; alpha = 1 and beta = 0 change nothing.  test_projection compares
+ * them with dgemm bit for bit.
+ */
+#define DPK_PROJ_EXACT_MAX_D 16
+
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define DPK_PROJ_X86 1
+#include <immintrin.h>
+#endif
+
+/* Which of the exact products the CPU runs: 0 plain, 1 FMA, 2 FMA on AVX2. */
+static int
+proj_cpu_kind(void)
+{
+	static int	kind = -1;
+
+	if (kind < 0)
+	{
+#ifdef DPK_PROJ_X86
+		__builtin_cpu_init();
+		kind = !__builtin_cpu_supports("fma") ? 0 : (__builtin_cpu_supports("avx2") ? 2 : 1);
+#else
+		kind = 0;
+#endif
+	}
+	return kind;
+}
+
+/* dgemm's dot products without FMA: products and sums rounded one by one. */
+static void
+project_plain(const DpkProjection *p, const double *u, size_t n, double *t)
+{
+	int			d = p->d,
+				dhat = p->dhat,
+				j,
+				k;
+	size_t		i;
+
+	for (i = 0; i < n; i++)
+	{
+		const double *x = u + i * d;
+
+		for (k = 0; k < dhat; k++)
+		{
+			const double *m = p->mat + (size_t) k * d;
+			double		s = x[0] * m[0];
+
+			for (j = 1; j < d; j++)
+				s += x[j] * m[j];
+			t[i * dhat + k] = projected_coordinate(p, k, s);
+		}
+	}
+}
+
+#ifdef DPK_PROJ_X86
+/* The same with FMA: the first product rounded, then fused multiply-adds. */
+__attribute__((target("fma"))) static void
+project_fma(const DpkProjection *p, const double *u, size_t n, double *t)
+{
+	int			d = p->d,
+				dhat = p->dhat,
+				j,
+				k;
+	size_t		i;
+
+	for (i = 0; i < n; i++)
+	{
+		const double *x = u + i * d;
+
+		for (k = 0; k < dhat; k++)
+		{
+			const double *m = p->mat + (size_t) k * d;
+			double		s = x[0] * m[0];
+
+			for (j = 1; j < d; j++)
+				s = __builtin_fma(x[j], m[j], s);
+			t[i * dhat + k] = projected_coordinate(p, k, s);
+		}
+	}
+}
+
+/*
+ * The projected coordinates of one row's four images (projected_coordinate
+ * lane by lane: the same subtraction, addition and product, the clamp by
+ * comparisons and blends, so -0 stays -0), stored at out.
+ */
+__attribute__((target("avx2,fma"))) static inline void
+project_finish4(__m256d y, __m256d off, __m256d w, __m256d scale, double *out)
+{
+	__m256d		zero = _mm256_setzero_pd(),
+				one = _mm256_set1_pd(1.0),
+				v = _mm256_mul_pd(_mm256_add_pd(_mm256_sub_pd(y, off), w), scale);
+
+	v = _mm256_blendv_pd(v, zero, _mm256_cmp_pd(v, zero, _CMP_LT_OQ));
+	v = _mm256_blendv_pd(v, one, _mm256_cmp_pd(v, one, _CMP_GT_OQ));
+	_mm256_storeu_pd(out, v);
+}
+
+/*
+ * The same for dhat = 4: a row's four chains in the lanes of one vector
+ * (each lane the same operations in the same order), four rows at a time
+ * so that their chains overlap.
+ */
+__attribute__((target("avx2,fma"))) static void
+project_fma4(const DpkProjection *p, const double *u, size_t n, double *t)
+{
+	int			d = p->d,
+				j;
+	size_t		i = 0;
+	const double *c = p->cols;
+	__m256d		off = _mm256_loadu_pd(p->offset),
+				w = _mm256_set1_pd(p->half_width),
+				scale = _mm256_set1_pd(1.0 / (2.0 * p->half_width));
+
+	for (; i + 4 <= n; i += 4)
+	{
+		const double *x = u + i * d;
+		__m256d		c0 = _mm256_loadu_pd(c);
+		__m256d		a0 = _mm256_mul_pd(_mm256_set1_pd(x[0]), c0),
+					a1 = _mm256_mul_pd(_mm256_set1_pd(x[d]), c0),
+					a2 = _mm256_mul_pd(_mm256_set1_pd(x[2 * d]), c0),
+					a3 = _mm256_mul_pd(_mm256_set1_pd(x[3 * d]), c0);
+
+		/* the next rows' lines fetched while these four are summed */
+		if (i + 12 <= n)
+			for (j = 0; j < 4 * d; j += 8)
+				__builtin_prefetch(x + 8 * d + j);
+
+		for (j = 1; j < d; j++)
+		{
+			__m256d		cj = _mm256_loadu_pd(c + (size_t) j * 4);
+
+			a0 = _mm256_fmadd_pd(_mm256_set1_pd(x[j]), cj, a0);
+			a1 = _mm256_fmadd_pd(_mm256_set1_pd(x[d + j]), cj, a1);
+			a2 = _mm256_fmadd_pd(_mm256_set1_pd(x[2 * d + j]), cj, a2);
+			a3 = _mm256_fmadd_pd(_mm256_set1_pd(x[3 * d + j]), cj, a3);
+		}
+		project_finish4(a0, off, w, scale, t + i * 4);
+		project_finish4(a1, off, w, scale, t + i * 4 + 4);
+		project_finish4(a2, off, w, scale, t + i * 4 + 8);
+		project_finish4(a3, off, w, scale, t + i * 4 + 12);
+	}
+	for (; i < n; i++)
+	{
+		const double *x = u + i * d;
+		__m256d		a0 = _mm256_mul_pd(_mm256_set1_pd(x[0]), _mm256_loadu_pd(c));
+
+		for (j = 1; j < d; j++)
+			a0 = _mm256_fmadd_pd(_mm256_set1_pd(x[j]), _mm256_loadu_pd(c + (size_t) j * 4), a0);
+		project_finish4(a0, off, w, scale, t + i * 4);
+	}
+}
+#endif
+
+/*
+ * Project normalized points (see projection.h): up to DPK_PROJ_EXACT_MAX_D
+ * dimensions dgemm's values computed here (no BLAS loaded), above them
+ * dgemm.
+ */
 void
 dpk_project_batch(const DpkProjection *p, const double *u, size_t n, double *t)
 {
@@ -170,6 +334,26 @@ dpk_project_batch(const DpkProjection *p, const double *u, size_t n, double *t)
 				dhat = p->dhat;
 	size_t		done = 0;
 
+	if (d <= DPK_PROJ_EXACT_MAX_D)
+	{
+		while (done < n)
+		{
+			size_t		rows = n - done < DPK_PROJ_CHUNK ? n - done : DPK_PROJ_CHUNK;
+			int			kind = proj_cpu_kind();
+
+			dpk_check_interrupts();
+#ifdef DPK_PROJ_X86
+			if (kind == 2 && dhat == 4)
+				project_fma4(p, u + done * d, rows, t + done * dhat);
+			else if (kind >= 1)
+				project_fma(p, u + done * d, rows, t + done * dhat);
+			else
+#endif
+				project_plain(p, u + done * d, rows, t + done * dhat);
+			done += rows;
+		}
+		return;
+	}
 	while (done < n)
 	{
 		size_t		rows = n - done;

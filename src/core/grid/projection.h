@@ -66,8 +66,10 @@ uint64_t	dpk_projection_copy_seed(uint64_t seed, int r);
 /*
  * Project a batch of normalized points: u is n * d in [0,1], t receives
  * n * dhat projected normalized coordinates in [0,1] (clamped onto the
- * projected box).  One dgemm (n x d times d x dhat, blas.h) per chunk of
- * rows, u used in place (the centring is folded into an offset).
+ * projected box).  Above 16 dimensions one dgemm (n x d times d x dhat,
+ * blas.h) per chunk of rows; up to 16 the same products computed here, bit
+ * for bit, without BLAS.  u is used in place (the centring is folded into an
+ * offset).
  */
 void		dpk_project_batch(const DpkProjection *p, const double *u, size_t n,
 							  double *t);
@@ -75,8 +77,9 @@ void		dpk_project_batch(const DpkProjection *p, const double *u, size_t n,
 /*
  * The same images as dpk_project_batch up to rounding, but a row's image is
  * bit for bit the same whatever batch it comes in and wherever it sits in it
- * (a fixed-order dot product per coordinate; dgemm's kernels sum in an order
- * that depends on the batch's size and the row's place).  Live captures use
+ * (a fixed-order dot product per coordinate; above 16 dimensions dgemm's
+ * kernels sum in an order that depends on the batch's size and the row's
+ * place).  Live captures use
  * it: a row's insertion and its deletion, projected in different statements,
  * must land in the same cell, or the row would touch more tree nodes than
  * the sensitivity counts and dp_verify would see drift.

@@ -43,10 +43,15 @@ dpk_highd_load_chunk(const DpkHighdPlan *pl, size_t done, double *u, size_t *row
 	return u;
 }
 
-/* One copy's noisy projected grid (see highd.h). */
-double *
-dpk_highd_histogram(const DpkHighdPlan *pl, const DpkProjection *proj, DpkStream *s,
-					DpkHighdVisit visit, void *arg)
+/*
+ * One copy's noisy projected grid; with keep, every point's projection is
+ * written there (n * dhat) instead of into a scratch.  The cells of a chunk
+ * are found first and counted after, each count's cache line fetched a few
+ * points ahead: the grid is larger than the caches.
+ */
+static double *
+histogram_pass(const DpkHighdPlan *pl, const DpkProjection *proj, DpkStream *s,
+			   DpkHighdVisit visit, void *arg, double *keep)
 {
 	int			d = pl->d,
 				dhat = pl->dhat;
@@ -54,7 +59,8 @@ dpk_highd_histogram(const DpkHighdPlan *pl, const DpkProjection *proj, DpkStream
 	int64_t    *count = dpk_alloc0(sizeof(int64_t) * ncells);
 	double	   *out = dpk_alloc(sizeof(double) * ncells);
 	double	   *u = dpk_alloc(sizeof(double) * DPK_PROJ_CHUNK * d);
-	double	   *t = dpk_alloc(sizeof(double) * DPK_PROJ_CHUNK * dhat);
+	double	   *t = keep ? NULL : dpk_alloc(sizeof(double) * DPK_PROJ_CHUNK * dhat);
+	uint64_t   *cells = dpk_alloc(sizeof(uint64_t) * DPK_PROJ_CHUNK);
 	size_t		done,
 				i;
 	uint64_t	c;
@@ -63,15 +69,17 @@ dpk_highd_histogram(const DpkHighdPlan *pl, const DpkProjection *proj, DpkStream
 	{
 		size_t		rows;
 		const double *uc = dpk_highd_load_chunk(pl, done, u, &rows);
+		double	   *tc = keep ? keep + done * dhat : t;
 
-		dpk_project_batch(proj, uc, rows, t);
+		dpk_project_batch(proj, uc, rows, tc);
+		dpk_grid_cell_batch(dhat, pl->m, tc, rows, cells);
 		for (i = 0; i < rows; i++)
 		{
-			uint64_t	cell = dpk_grid_cell(dhat, pl->m, t + i * dhat, NULL, NULL);
-
-			count[cell]++;
+			if (i + 8 < rows)
+				__builtin_prefetch(count + cells[i + 8], 1);
+			count[cells[i]]++;
 			if (visit)
-				visit(arg, uc + i * d, t + i * dhat, cell);
+				visit(arg, uc + i * d, tc + i * dhat, cells[i]);
 		}
 	}
 	for (c = 0; c < ncells; c++)
@@ -82,8 +90,18 @@ dpk_highd_histogram(const DpkHighdPlan *pl, const DpkProjection *proj, DpkStream
 	}
 	dpk_free(count);
 	dpk_free(u);
-	dpk_free(t);
+	if (t)
+		dpk_free(t);
+	dpk_free(cells);
 	return out;
+}
+
+/* One copy's noisy projected grid (see highd.h). */
+double *
+dpk_highd_histogram(const DpkHighdPlan *pl, const DpkProjection *proj, DpkStream *s,
+					DpkHighdVisit visit, void *arg)
+{
+	return histogram_pass(pl, proj, s, visit, arg, NULL);
 }
 
 /* Coreset and weighted k-means of a noisy projected grid (see highd.h). */
@@ -173,25 +191,6 @@ dpk_highd_out_free(DpkHighdOut *o)
 	dpk_free(o->sizes);
 }
 
-/* Where the histogram pass of one copy keeps every point's projection. */
-typedef struct KeptProjections
-{
-	double	   *t;				/* n * dhat */
-	size_t		next;
-	int			dhat;
-} KeptProjections;
-
-/* DpkHighdVisit: keep the point's projection (points come in order). */
-static void
-keep_projection(void *arg, const double *u, const double *t, uint64_t cell)
-{
-	KeptProjections *kp = (KeptProjections *) arg;
-
-	(void) u;
-	(void) cell;
-	memcpy(kp->t + kp->next++ * kp->dhat, t, sizeof(double) * kp->dhat);
-}
-
 /*
  * Joint mode, first stage: every copy's projection, noisy grid and k
  * projected centres (pc: copies * k * dhat); out gets the largest coreset.
@@ -209,7 +208,7 @@ joint_copies(const DpkHighdPlan *pl, DpkStream *s, DpkProjection *proj, double *
 				dhat = pl->dhat,
 				r,
 				ngroups = 1;
-	KeptProjections kp = {dpk_alloc(sizeof(double) * (pl->n ? pl->n : 1) * dhat), 0, dhat};
+	double	   *kept = dpk_alloc(sizeof(double) * (pl->n ? pl->n : 1) * dhat);
 	size_t		i;
 
 	memset(labels, 0, sizeof(int) * pl->n);
@@ -221,25 +220,24 @@ joint_copies(const DpkHighdPlan *pl, DpkStream *s, DpkProjection *proj, double *
 
 		dpk_projection_init(&proj[r], pl->d, dhat,
 							dpk_projection_copy_seed(cfg->proj_seed, r), cfg->half_width);
-		kp.next = 0;
-		count = dpk_highd_histogram(pl, &proj[r], s, keep_projection, &kp);
+		count = histogram_pass(pl, &proj[r], s, NULL, NULL, kept);
 		dpk_highd_grid_kmeans(&(DpkNoisyGrid) {dhat, pl->m, count, pl->count_var},
 							  cfg->threshold_sigmas,
 							  &(DpkClusterOpts) {k, cfg->restarts, cfg->max_iter,
 												 dpk_stream_u64(s)},
 							  pc + (size_t) r * k * dhat, &csz);
 		dpk_free(count);
-		for (i = 0; i < pl->n; i++)
+		for (i = 0; i < pl->n; i += 65536)
 		{
-			if ((i & 65535) == 0)
-				dpk_check_interrupts();
-			labels[i] = labels[i] * k + dpk_highd_nearest(kp.t + i * dhat, pcr, k, dhat);
+			dpk_check_interrupts();
+			dpk_highd_nearest_append(kept + i * dhat, pl->n - i < 65536 ? pl->n - i : 65536,
+									 pcr, k, dhat, labels + i);
 		}
 		if (r == 0 || csz > out->coreset_size)
 			out->coreset_size = csz;
 		ngroups *= k;
 	}
-	dpk_free(kp.t);
+	dpk_free(kept);
 	return ngroups;
 }
 

@@ -294,6 +294,31 @@ void		dpk_highd_use_ball(DpkHighdConfig *cfg, const DpkBox *box, double norm_bou
 void		dpk_highd_metric_points(const DpkBox *box, DpkHighdConfig *cfg, double *points,
 									size_t n);
 
+/*
+ * What dpk_highd_metric_points does to each row, for a caller that makes
+ * rows metric one at a time as they arrive (dp_kmeans, while the row is in
+ * the cache) and then sets cfg->points_metric itself: the box's sides and
+ * ratios, and the ball, from (box, cfg) after dpk_highd_use_ball.
+ */
+typedef struct DpkHighdMetricMap
+{
+	int			d;
+	double		ball;
+	double	   *lo,
+			   *w,
+			   *ratio;
+	bool	   *narrow;
+	bool		any_narrow;
+	int			avx;			/* the CPU has AVX (four coordinates at once) */
+} DpkHighdMetricMap;
+
+void		dpk_highd_metric_map_init(DpkHighdMetricMap *mm, const DpkBox *box,
+									  const DpkHighdConfig *cfg);
+void		dpk_highd_metric_map_free(DpkHighdMetricMap *mm);
+
+/* One row in place: the same doubles as dpk_highd_metric_points gives it. */
+void		dpk_highd_metric_row(const DpkHighdMetricMap *mm, double *x);
+
 /* Approximate DP: delta and, delta > 0, the Gaussian lift share (0: no change). */
 void		dpk_highd_use_delta(DpkHighdConfig *cfg, double delta);
 
@@ -399,6 +424,14 @@ typedef struct DpkHighdPlan
 
 /* Index of the nearest of k points of dimension dim (ties: lowest index). */
 int			dpk_highd_nearest(const double *x, const double *c, int k, int dim);
+
+/*
+ * labels[i] = labels[i] * k + dpk_highd_nearest(x + i * dim, c, k, dim) for
+ * the n rows of x: the same indices, the same distances (dim = 4 with AVX
+ * four centres at a time).
+ */
+void		dpk_highd_nearest_append(const double *x, size_t n, const double *c, int k,
+									 int dim, int *labels);
 
 /*
  * Plan a release: the budget (dpk_budget_highd of epsilon, or with delta > 0

@@ -40,6 +40,95 @@ dpk_highd_nearest(const double *t, const double *pc, int k, int dhat)
 	return best;
 }
 
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define DPK_NEAREST_X86 1
+#include <immintrin.h>
+#endif
+
+/* The most centres the vector search of dpk_highd_nearest_append holds. */
+#define DPK_NEAREST_VEC_K 64
+
+#ifdef DPK_NEAREST_X86
+/*
+ * dpk_highd_nearest_append for dim = 4 on AVX: the squared distances to
+ * four centres at a time, each lane summing ((d0^2 + d1^2) + d2^2) + d3^2
+ * with every product and sum rounded as the scalar loop does (no FMA is
+ * enabled here, so none is fused), then the lowest index of the least,
+ * as the scalar loop's strict comparison in index order keeps it.
+ */
+__attribute__((target("avx"))) static void
+nearest4_append(const double *x, size_t n, const double *c, int k, int *labels)
+{
+	int			kp = (k + 3) & ~3,
+				j,
+				i;
+	double		ct[4][DPK_NEAREST_VEC_K];
+	double		dist[DPK_NEAREST_VEC_K];
+	size_t		r;
+
+	/* the centres by coordinate; the padding lanes are never compared */
+	for (j = 0; j < kp; j++)
+		for (i = 0; i < 4; i++)
+			ct[i][j] = j < k ? c[(size_t) j * 4 + i] : 0.0;
+	for (r = 0; r < n; r++)
+	{
+		const double *t = x + r * 4;
+		__m256d		t0 = _mm256_set1_pd(t[0]),
+					t1 = _mm256_set1_pd(t[1]),
+					t2 = _mm256_set1_pd(t[2]),
+					t3 = _mm256_set1_pd(t[3]);
+		double		bd = INFINITY;
+		int			best = 0;
+
+		if (r + 16 < n && r % 2 == 0)
+			__builtin_prefetch(t + 16 * 4);
+		for (j = 0; j < kp; j += 4)
+		{
+			__m256d		e0 = _mm256_sub_pd(t0, _mm256_loadu_pd(ct[0] + j)),
+						e1 = _mm256_sub_pd(t1, _mm256_loadu_pd(ct[1] + j)),
+						e2 = _mm256_sub_pd(t2, _mm256_loadu_pd(ct[2] + j)),
+						e3 = _mm256_sub_pd(t3, _mm256_loadu_pd(ct[3] + j));
+			__m256d		sv = _mm256_mul_pd(e0, e0);
+
+			sv = _mm256_add_pd(sv, _mm256_mul_pd(e1, e1));
+			sv = _mm256_add_pd(sv, _mm256_mul_pd(e2, e2));
+			sv = _mm256_add_pd(sv, _mm256_mul_pd(e3, e3));
+			_mm256_storeu_pd(dist + j, sv);
+		}
+		for (j = 0; j < k; j++)
+		{
+			bool		lt = dist[j] < bd;
+
+			bd = lt ? dist[j] : bd;
+			best = lt ? j : best;
+		}
+		labels[r] = labels[r] * k + best;
+	}
+}
+#endif
+
+/* Nearest-centre labels appended to a batch of rows (see highd.h). */
+void
+dpk_highd_nearest_append(const double *x, size_t n, const double *c, int k, int dim,
+						 int *labels)
+{
+	size_t		r;
+
+#ifdef DPK_NEAREST_X86
+	__builtin_cpu_init();
+	if (dim == 4 && k <= DPK_NEAREST_VEC_K && __builtin_cpu_supports("avx"))
+	{
+		nearest4_append(x, n, c, k, labels);
+		return;
+	}
+#endif
+	for (r = 0; r < n; r++)
+		labels[r] = labels[r] * k + dpk_highd_nearest(x + r * dim, c, k, dim);
+}
+
+/* Rows ahead of the one summed whose lines the lifting pass fetches. */
+#define DPK_ROW_PREFETCH 8
+
 /* Labels of one chunk of normalized points under a partition. */
 static void
 partition_labels(const DpkHighdPlan *pl, const DpkHighdPartition *pt, size_t done,
@@ -82,7 +171,6 @@ dpk_highd_partition_stats(const DpkHighdPlan *pl, const DpkHighdPartition *pt,
 	double	   *u = dpk_alloc(sizeof(double) * DPK_PROJ_CHUNK * d);
 	double	   *t = dpk_alloc(sizeof(double) * DPK_PROJ_CHUNK * pl->dhat);
 	int		   *label = dpk_alloc0(sizeof(int) * DPK_PROJ_CHUNK);
-	int64_t    *q = dpk_alloc(sizeof(int64_t) * d);
 	int64_t    *gc = dpk_alloc0(sizeof(int64_t) * pt->nlabels);
 	int64_t    *gs = sum ? dpk_alloc0(sizeof(int64_t) * (size_t) pt->nlabels * d) : NULL;
 	size_t		done,
@@ -104,9 +192,19 @@ dpk_highd_partition_stats(const DpkHighdPlan *pl, const DpkHighdPartition *pt,
 			gc[g]++;
 			if (gs)
 			{
-				dpk_lift_quantize(d, uc + i * d, q);
+				/* dpk_lift_quantize's coordinates, inlined */
+				int64_t    *gsg = gs + (size_t) g * d;
+				const double *ui = uc + i * d;
+
+				/*
+				 * the rows a few ahead fetched: the loop is long enough
+				 * per byte that the CPU alone would wait for each line
+				 */
+				if (i + DPK_ROW_PREFETCH < rows)
+					for (j = 0; j < d; j += 8)
+						__builtin_prefetch(ui + DPK_ROW_PREFETCH * d + j);
 				for (j = 0; j < d; j++)
-					gs[(size_t) g * d + j] += q[j];
+					gsg[j] += dpk_lift_quantize_one(ui[j]);
 			}
 		}
 	}
@@ -125,7 +223,6 @@ dpk_highd_partition_stats(const DpkHighdPlan *pl, const DpkHighdPartition *pt,
 	dpk_free(u);
 	dpk_free(t);
 	dpk_free(label);
-	dpk_free(q);
 	dpk_free(gc);
 	dpk_free(gs);
 }

@@ -25,6 +25,9 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 
+#define likely_(x) __builtin_expect(!!(x), 1)
+#define unlikely_(x) __builtin_expect(!!(x), 0)
+
 /*
  * Largest denominator of a scale made by dpk_scale_from_double, as a power of
  * two (which keeps b * den exact in double arithmetic); 2^-20 is far below
@@ -83,7 +86,7 @@ dpk_stream_open(DpkStream *s, const uint8_t key[DPK_KEY_BYTES],
 	uint8_t		iv[16];
 
 	s->ctx = NULL;
-	s->pos = s->len = 0;
+	s->pos = s->fill = 0;
 
 	ctx = EVP_CIPHER_CTX_new();
 	if (ctx == NULL)
@@ -115,9 +118,9 @@ dpk_stream_reseed(DpkStream *s, const uint8_t key[DPK_KEY_BYTES],
 	if (s->ctx == NULL)
 		return dpk_stream_open(s, key, nonce);
 
-	/* read bytes are wiped as they are read: only the unread ones remain */
-	OPENSSL_cleanse(s->buf + s->pos, s->len - s->pos);
-	s->pos = s->len = 0;
+	/* bytes read were wiped as they were read */
+	OPENSSL_cleanse(s->buf + s->pos, s->fill - s->pos);
+	s->pos = s->fill = 0;
 
 	dpk_make_iv(nonce, iv);
 	if (EVP_EncryptInit_ex((EVP_CIPHER_CTX *) s->ctx, NULL, NULL, key, iv) != 1)
@@ -141,7 +144,7 @@ dpk_stream_close(DpkStream *s)
 		s->ctx = NULL;
 	}
 	OPENSSL_cleanse(s->buf, sizeof(s->buf));
-	s->pos = s->len = 0;
+	s->pos = s->fill = 0;
 }
 
 /*
@@ -167,24 +170,25 @@ dpk_key_from_seed(uint64_t seed, uint8_t key[DPK_KEY_BYTES])
 }
 
 /*
- * Refill the buffer with the next bytes of keystream: DPK_STREAM_FIRST after
- * (re)seeding, then twice the last refill, up to DPK_STREAM_BUF.
+ * Refill the buffer with the next bytes of keystream: DPK_STREAM_FIRST
+ * after the stream was positioned, then twice the last refill, up to
+ * DPK_STREAM_BUF.
  */
 static void
 dpk_stream_refill(DpkStream *s)
 {
-	int			outl = 0;
-	size_t		n = s->len == 0 ? DPK_STREAM_FIRST
-		: s->len >= DPK_STREAM_BUF / 2 ? DPK_STREAM_BUF : 2 * s->len;
+	int			outl = 0,
+				len = s->fill == 0 ? DPK_STREAM_FIRST
+		: s->fill >= DPK_STREAM_BUF / 2 ? DPK_STREAM_BUF : 2 * (int) s->fill;
 
 	if (s->ctx == NULL)
 		dpk_noise_fatal("dpk_stream_refill (stream not open)");
 	if (EVP_EncryptUpdate((EVP_CIPHER_CTX *) s->ctx, s->buf, &outl,
-						  dpk_zero_block, (int) n) != 1 ||
-		outl != (int) n)
+						  dpk_zero_block, len) != 1 ||
+		outl != len)
 		dpk_noise_fatal("dpk_stream_refill");
 	s->pos = 0;
-	s->len = n;
+	s->fill = (size_t) len;
 }
 
 /*
@@ -201,9 +205,9 @@ dpk_stream_bytes(DpkStream *s, void *out, size_t n)
 		size_t		avail;
 		size_t		take;
 
-		if (s->pos >= s->len)
+		if (s->pos >= s->fill)
 			dpk_stream_refill(s);
-		avail = s->len - s->pos;
+		avail = s->fill - s->pos;
 		take = n < avail ? n : avail;
 		memcpy(dst, s->buf + s->pos, take);
 		memset(s->buf + s->pos, 0, take);
@@ -216,7 +220,7 @@ dpk_stream_bytes(DpkStream *s, void *out, size_t n)
 /*
  * A uniform 64-bit word: the next 8 keystream bytes read little-endian, so the
  * value does not depend on the host byte order.  Inlined into the samplers
- * below; dpk_stream_u64 is the same for other files.
+ * below (dpk_stream_u64 is its exported form).
  */
 static inline uint64_t
 stream_u64(DpkStream *s)
@@ -229,7 +233,7 @@ stream_u64(DpkStream *s)
 	 * Most words lie whole in the buffer: read and wipe them in place with
 	 * fixed-size accesses (a variable-size copy costs more than the cipher).
 	 */
-	if (s->pos + sizeof(b) <= s->len)
+	if (likely_(s->pos + sizeof(b) <= s->fill))
 		p = s->buf + s->pos;
 	else
 		dpk_stream_bytes(s, b, sizeof(b));
@@ -255,35 +259,66 @@ dpk_stream_u64(DpkStream *s)
 }
 
 /*
+ * x mod n, n >= 1: a mask for a power of two and the compiler's
+ * multiplications for the small divisors Bernoulli(1/k) draws most, the
+ * hardware's division otherwise.  The same integer in every case.
+ */
+static inline uint64_t
+mod_u64(uint64_t x, uint64_t n)
+{
+	if ((n & (n - 1)) == 0)
+		return x & (n - 1);
+	switch (n)
+	{
+		case 3:
+			return x % 3;
+		case 5:
+			return x % 5;
+		case 6:
+			return x % 6;
+		case 7:
+			return x % 7;
+		default:
+			return x % n;
+	}
+}
+
+/* x mod n for tests: the remainder the samplers use (see noise.h). */
+uint64_t
+dpk_noise_mod(uint64_t x, uint64_t n)
+{
+	return mod_u64(x, n);
+}
+
+/*
  * A uniform integer in [0, n) by rejection on 64-bit words: words below
  * 2^64 mod n are redrawn, leaving a range whose size is a multiple of n, so
  * the reduction x mod n is exactly uniform (no modulo bias).  The rejection
  * probability is below n / 2^64.  n == 1 returns 0 without reading the
  * stream; n == 0 is a caller error and also returns 0.
- *
- * The samplers call it millions of times a release, so it is inlined and
- * avoids divisions where their result is known: a power of two n has
- * 2^64 mod n = 0 and x mod n = x & (n - 1); 2^64 mod n is below n, so a
- * word of at least n is never rejected and the threshold is computed only
- * for the rare smaller one.  Every path returns the same value from the
- * same words.
  */
 static inline uint64_t
 uniform_below(DpkStream *s, uint64_t n)
 {
+	uint64_t	threshold;
 	uint64_t	x;
 
 	if (n <= 1)
 		return 0;
-	if ((n & (n - 1)) == 0)
-		return stream_u64(s) & (n - 1);
+
+	/*
+	 * 2^64 mod n is below n, so a word of at least n is never rejected and
+	 * the threshold (a division) is needed only for the rare smaller one.
+	 */
 	do
+	{
 		x = stream_u64(s);
-	while (x < n && x < (0 - n) % n);
-	return x % n;
+		threshold = unlikely_(x < n) ? (0 - n) % n : 0;	/* 2^64 mod n */
+	} while (x < threshold);
+	return mod_u64(x, n);
 }
 
-/* See uniform_below. */
+/* A uniform integer in [0, n) (see noise.h). */
 uint64_t
 dpk_uniform(DpkStream *s, uint64_t n)
 {
@@ -292,7 +327,7 @@ dpk_uniform(DpkStream *s, uint64_t n)
 
 /* Exact Bernoulli(num/den): true iff a uniform draw from [0, den) is < num. */
 static inline bool
-bernoulli_frac(DpkStream *s, uint64_t num, uint64_t den)
+bernoulli(DpkStream *s, uint64_t num, uint64_t den)
 {
 	if (num == 0)
 		return false;
@@ -301,11 +336,11 @@ bernoulli_frac(DpkStream *s, uint64_t num, uint64_t den)
 	return uniform_below(s, den) < num;
 }
 
-/* See bernoulli_frac. */
+/* Exact Bernoulli(num/den) (see noise.h). */
 bool
 dpk_bernoulli(DpkStream *s, uint64_t num, uint64_t den)
 {
-	return bernoulli_frac(s, num, den);
+	return bernoulli(s, num, den);
 }
 
 /*
@@ -315,20 +350,21 @@ dpk_bernoulli(DpkStream *s, uint64_t num, uint64_t den)
  * Bernoulli(gamma/k) is drawn as Bernoulli(gamma) AND Bernoulli(1/k), which is
  * exact because the two draws are independent.
  */
-static inline bool
+static bool
 bernoulli_exp_unit(DpkStream *s, uint64_t num, uint64_t den)
 {
 	uint64_t	k = 1;
 
 	for (;;)
 	{
-		uint64_t	dk;
 		bool		a;
+		uint64_t	dk;
 
+		/* den * k fits exactly when den <= UINT64_MAX / k */
 		if (!__builtin_mul_overflow(den, k, &dk))
-			a = bernoulli_frac(s, num, dk);
+			a = bernoulli(s, num, dk);
 		else
-			a = bernoulli_frac(s, num, den) && bernoulli_frac(s, 1, k);
+			a = bernoulli(s, num, den) && bernoulli(s, 1, k);
 		if (!a)
 			break;
 		k++;
@@ -337,12 +373,13 @@ bernoulli_exp_unit(DpkStream *s, uint64_t num, uint64_t den)
 }
 
 /*
- * Bernoulli(exp(-1)): bernoulli_exp_unit(s, 1, 1) written out.  A_1 is
- * Bernoulli(1), true without a draw; A_k for k >= 2 is true iff a uniform
- * draw from [0, k) is 0.
+ * bernoulli_exp_unit(s, 1, 1), Bernoulli(exp(-1)), drawn for the whole part
+ * of gamma and by the geometric: A_1 = Bernoulli(1) needs no draw, then A_k =
+ * Bernoulli(1/k) for k = 2, 3, ... is a uniform draw from [0, k) being 0,
+ * until the first failure at K; true iff K is odd.  The same draws.
  */
 static inline bool
-bernoulli_exp_minus_one(DpkStream *s)
+bernoulli_exp_one(DpkStream *s)
 {
 	uint64_t	k = 2;
 
@@ -368,18 +405,18 @@ bernoulli_exp(DpkStream *s, uint64_t num, uint64_t den)
 	if (num == 0)
 		return true;
 	if (num <= den)
-		return num == 1 && den == 1 ? bernoulli_exp_minus_one(s) : bernoulli_exp_unit(s, num, den);
+		return bernoulli_exp_unit(s, num, den);
 
 	whole = num / den;
 	for (i = 0; i < whole; i++)
 	{
-		if (!bernoulli_exp_minus_one(s))
+		if (!bernoulli_exp_one(s))
 			return false;
 	}
 	return bernoulli_exp_unit(s, num % den, den);
 }
 
-/* See bernoulli_exp. */
+/* Exact Bernoulli(exp(-num/den)) (see noise.h). */
 bool
 dpk_bernoulli_exp(DpkStream *s, uint64_t num, uint64_t den)
 {
@@ -399,13 +436,15 @@ dpk_bernoulli_exp(DpkStream *s, uint64_t num, uint64_t den)
  * X is computed in 128 bits; a Y beyond the int64 range (requires V above
  * about 2^21 for a scale with den <= 2^20 whose num fits 62 bits, probability
  * exp(-2^21)) is rejected rather than wrapped.  The expected number of
- * rounds is about 1 / (1 - e^-1) for large t.
+ * rounds is about 1 / (1 - e^-1) for large t.  A power-of-two s (every
+ * scale of dpk_scale_from_double) divides by a shift.
  */
-int64_t
-dpk_geometric(DpkStream *s, DpkScale scale)
+static inline int64_t
+geometric(DpkStream *s, DpkScale scale)
 {
 	uint64_t	t = scale.num;
 	uint64_t	sd = scale.den;
+	int			shift = sd != 0 && (sd & (sd - 1)) == 0 ? __builtin_ctzll(sd) : -1;
 
 	if (t == 0 || sd == 0)
 		return 0;				/* caller error: no valid scale */
@@ -423,16 +462,22 @@ dpk_geometric(DpkStream *s, DpkScale scale)
 		if (!bernoulli_exp(s, u, t))
 			continue;
 
-		while (bernoulli_exp_minus_one(s))
+		while (bernoulli_exp_one(s))
 			v++;
 
 		x = (unsigned __int128) u + (unsigned __int128) t * v;
-		/* the same quotient; most X fit 64 bits, and Gaussian tails use sd 1 */
-		y = sd == 1 ? x : (x >> 64) == 0 ? (unsigned __int128) ((uint64_t) x / sd) : x / sd;
+		y = shift >= 0 ? x >> shift : x / sd;
 		if (y > (unsigned __int128) INT64_MAX)
 			continue;
 		return (int64_t) y;
 	}
+}
+
+/* Exact geometric (see noise.h). */
+int64_t
+dpk_geometric(DpkStream *s, DpkScale scale)
+{
+	return geometric(s, scale);
 }
 
 /*
@@ -448,8 +493,8 @@ dpk_discrete_laplace(DpkStream *s, DpkScale scale)
 
 	for (;;)
 	{
-		int64_t		y = dpk_geometric(s, scale);
-		bool		negative = bernoulli_frac(s, 1, 2);
+		int64_t		y = geometric(s, scale);
+		bool		negative = bernoulli(s, 1, 2);
 
 		if (negative && y == 0)
 			continue;
@@ -492,7 +537,7 @@ cube_noise(DpkStream *s, DpkScale scale, int d, int sign, int64_t *out)
 		r = 0;
 		for (i = 0; i <= d && accept; i++)
 		{
-			int64_t		g = dpk_geometric(s, scale);
+			int64_t		g = geometric(s, scale);
 
 			if ((uint64_t) g > ((uint64_t) 1 << 60) - r)
 				accept = false; /* beyond any practical scale: draw again */
@@ -500,7 +545,7 @@ cube_noise(DpkStream *s, DpkScale scale, int d, int sign, int64_t *out)
 				r += (uint64_t) g;
 		}
 		for (i = 1; i <= d && accept; i++)
-			accept = bernoulli_frac(s, 2 * r + 1, 2 * r + 2 * (uint64_t) i);
+			accept = bernoulli(s, 2 * r + 1, 2 * r + 2 * (uint64_t) i);
 		if (accept)
 			break;
 	}

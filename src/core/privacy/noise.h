@@ -22,13 +22,14 @@
 #define DPK_KEY_BYTES	32
 #define DPK_NONCE_BYTES 12
 /*
- * Keystream buffer: a stream's first refill after (re)seeding computes
- * DPK_STREAM_FIRST bytes (a low-d tree node reads a few dozen words), each
- * later one twice the last, up to DPK_STREAM_BUF (a node of a 384-d sum
- * reads thousands).  The chunking never changes the bytes.
+ * Keystream computed ahead: DPK_STREAM_FIRST bytes after the stream is
+ * (re)positioned, where a low-d counter's node reads a few dozen words, then
+ * twice the last refill each time, up to DPK_STREAM_BUF (fewer calls into
+ * libcrypto for a 384-d node's thousands of words).  The bytes read are the
+ * keystream in order whatever the sizes.
  */
-#define DPK_STREAM_FIRST 256
 #define DPK_STREAM_BUF	4096
+#define DPK_STREAM_FIRST 256
 
 /*
  * Version of the noise draws: which bytes of the stream become which noise.
@@ -45,7 +46,7 @@ typedef struct DpkStream
 	void	   *ctx;			/* EVP_CIPHER_CTX * */
 	uint8_t		buf[DPK_STREAM_BUF];
 	size_t		pos;			/* next unread byte of buf */
-	size_t		len;			/* keystream bytes in buf (0: none yet) */
+	size_t		fill;			/* bytes of buf computed (0: none since positioned) */
 } DpkStream;
 
 /*
@@ -77,6 +78,12 @@ void		dpk_stream_bytes(DpkStream *s, void *out, size_t n);
 
 /* A uniform 64-bit word. */
 uint64_t	dpk_stream_u64(DpkStream *s);
+
+/*
+ * x mod n, n >= 1, as the samplers compute it (without a hardware division
+ * where a cheaper exact way exists); for tests.
+ */
+uint64_t	dpk_noise_mod(uint64_t x, uint64_t n);
 
 /* A uniform integer in [0, n), n >= 1, by rejection (no modulo bias). */
 uint64_t	dpk_uniform(DpkStream *s, uint64_t n);
