@@ -7,9 +7,10 @@
 #  (b) dp_release against the release number t (256 cells, every release
 #      up to T_MAX, summarised per range of t);
 #  (c) one-shot dp_kmeans (k = 10) beside SELECT sum(x + y) over the same
-#      query, and the attach backfill beside the same scan (d = 2 at each
-#      row count of ONESHOT_ROWS, and the one-shot at d = 16 from a float8[]
-#      column at the first);
+#      query, without and with a public n (then no row is kept: the
+#      session's peak memory is printed beside), and the attach backfill
+#      beside the same scan (d = 2 at each row count of ONESHOT_ROWS, and
+#      the one-shot at d = 16 from a float8[] column at the first);
 #  (d) dp_release of high-dimensional tables (d = 384 and 1536, 50 000
 #      rows, k = 10, pure and delta = 1e-6): time, and the peak resident
 #      memory (VmHWM) and minor page faults of the release worker, sampled
@@ -49,6 +50,10 @@ one_ms() {
 	cluster_psql -c '\timing on' -c "$1" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | tail -1
 }
 ratio() { echo "$1 $2" | awk '{printf "%.3f", $1 / $2}'; }
+# Peak resident memory (VmHWM, MB) of a fresh session that ran one statement.
+session_peak_mb() {
+	cluster_psql -At -c "$1" -c "SELECT substring(pg_read_file('/proc/self/status') from 'VmHWM:\s*([0-9]+) kB')::int / 1024" | tail -1
+}
 
 # Run one statement while sampling /proc every 10 ms; prints "ms peak_mb
 # minflt": the statement's time, and the largest VmHWM and minor page
@@ -128,13 +133,18 @@ fi
 
 if part c; then
 echo
-echo "# (c) one-shot and attach, d = 2, best of $REPS"
-printf '%-34s %9s %10s %9s %7s\n' what rows ms scan_ms ratio
+echo "# (c) one-shot and attach, d = 2, best of $REPS; peak_mb: the session's"
+echo "#     peak resident memory after one call in a fresh session"
+printf '%-34s %9s %10s %9s %7s %8s\n' what rows ms scan_ms ratio peak_mb
 for n in $ONESHOT_ROWS; do
 	fill big "$n"
 	s=$(best_ms "SELECT sum(x + y) FROM big")
-	k=$(best_ms "SELECT count(*) FROM dp_kmeans('SELECT x, y FROM big', 10, 1.0, ARRAY[0,0], ARRAY[100,100])")
-	printf '%-34s %9d %10.1f %9.1f %7s\n' "dp_kmeans k = 10" "$n" "$k" "$s" "$(ratio "$k" "$s")"
+	for hint in NULL "$n"; do
+		q="SELECT count(*) FROM dp_kmeans('SELECT x, y FROM big', 10, 1.0, ARRAY[0,0], ARRAY[100,100], n => $hint)"
+		k=$(best_ms "$q")
+		printf '%-34s %9d %10.1f %9.1f %7s %8s\n' "dp_kmeans k = 10$([ "$hint" = NULL ] || echo ', n given')" \
+			"$n" "$k" "$s" "$(ratio "$k" "$s")" "$(session_peak_mb "$q")"
+	done
 	a=""
 	for ((r = 0; r < REPS; r++)); do
 		cluster_psql -c "SELECT dp_detach('big')" >/dev/null 2>&1 || true
