@@ -28,6 +28,7 @@
 #include "counter.h"
 #include "grid.h"
 #include "kmeans.h"
+#include "lift.h"
 #include "noise.h"
 #include "rugnik.h"
 
@@ -856,6 +857,54 @@ bench_shuffle_rows(double *x, size_t n, int d, uint64_t seed)
 		memcpy(x + r * d, tmp, sizeof(double) * d);
 	}
 	free(tmp);
+}
+
+/*
+ * One centre at the noisy mean of the current points with budget eps: the
+ * one-shot split of dpk_highd_defaults' lifting (a share 1 / (1 + d^(2/3))
+ * on the count, the rest on the sum), one noisy count (Laplace,
+ * sensitivity 1) and one noisy sum of the centred fixed-point coordinates
+ * (cube noise, U / 2 per coordinate).  What a release must never be worse
+ * than (issues 15 and 48).
+ */
+static inline double
+mean_cost(const DpkBox *box, const double *cur, size_t ncur, double eps, uint64_t keyseed)
+{
+	int			d = box->d,
+				j;
+	double		cshare = 1.0 / (1.0 + pow((double) d, 2.0 / 3.0));
+	DpkNoise	cn = dpk_noise_laplace(dpk_scale_from_double(1.0 / (cshare * eps))),
+				sn = dpk_noise_laplace(dpk_scale_from_double(DPK_LIFT_UNITS / 2.0 /
+															 ((1.0 - cshare) * eps)));
+	int64_t    *q = xmalloc(sizeof(int64_t) * d),
+			   *tot = calloc(d, sizeof(int64_t));
+	double	   *u = xmalloc(sizeof(double) * d),
+			   *c = xmalloc(sizeof(double) * d),
+				cnt,
+				cost;
+	DpkStream	s = {0};
+	size_t		i;
+
+	open_seed_stream(&s, keyseed);
+	for (i = 0; i < ncur; i++)
+	{
+		dpk_box_normalize(box, cur + i * d, u);
+		dpk_lift_quantize(d, u, q);
+		for (j = 0; j < d; j++)
+			tot[j] += q[j];
+	}
+	cnt = (double) ncur + (double) dpk_noise_draw(&s, &cn);
+	dpk_noise_add_vector(&s, &sn, d, 1, tot);
+	for (j = 0; j < d; j++)
+		u[j] = cnt >= 1.0 ? fmin(1.0, fmax(0.0, 0.5 + tot[j] / (DPK_LIFT_UNITS * cnt))) : 0.5;
+	dpk_box_denormalize(box, u, c);
+	cost = dpk_kmeans_cost(cur, NULL, (int) ncur, d, c, 1, NULL);
+	dpk_stream_close(&s);
+	free(q);
+	free(tot);
+	free(u);
+	free(c);
+	return cost;
 }
 
 #endif							/* DPK_BENCH_COMMON_H */

@@ -478,53 +478,6 @@ oneshot_release(const DpkBox *box, const double *cur, size_t ncur, int k, double
 	return cost;
 }
 
-/*
- * One centre at the noisy mean of the current points with budget eps, as
- * bench_highd_live's mean_cost: a share 1 / (1 + d^(2/3)) of eps on one
- * Laplace count, the rest on the sum of the centred fixed-point coordinates
- * (cube noise, U / 2 per coordinate).  What a release must never be worse
- * than (issue 48).
- */
-static double
-onec_cost(const DpkBox *box, const double *cur, size_t ncur, double eps, uint64_t keyseed)
-{
-	int			d = box->d,
-				j;
-	double		cshare = 1.0 / (1.0 + pow((double) d, 2.0 / 3.0));
-	DpkNoise	cn = dpk_noise_laplace(dpk_scale_from_double(1.0 / (cshare * eps))),
-				sn = dpk_noise_laplace(dpk_scale_from_double(DPK_LIFT_UNITS / 2.0 /
-															 ((1.0 - cshare) * eps)));
-	int64_t    *q = xmalloc(sizeof(int64_t) * d),
-			   *tot = calloc(d, sizeof(int64_t));
-	double	   *u = xmalloc(sizeof(double) * d),
-			   *c = xmalloc(sizeof(double) * d),
-				cnt,
-				cost;
-	DpkStream	s = {0};
-	size_t		i;
-
-	open_seed_stream(&s, keyseed);
-	for (i = 0; i < ncur; i++)
-	{
-		dpk_box_normalize(box, cur + i * d, u);
-		dpk_lift_quantize(d, u, q);
-		for (j = 0; j < d; j++)
-			tot[j] += q[j];
-	}
-	cnt = (double) ncur + (double) dpk_noise_draw(&s, &cn);
-	dpk_noise_add_vector(&s, &sn, d, 1, tot);
-	for (j = 0; j < d; j++)
-		u[j] = cnt >= 1.0 ? fmin(1.0, fmax(0.0, 0.5 + tot[j] / (DPK_LIFT_UNITS * cnt))) : 0.5;
-	dpk_box_denormalize(box, u, c);
-	cost = dpk_kmeans_cost(cur, NULL, (int) ncur, d, c, 1, NULL);
-	dpk_stream_close(&s);
-	free(q);
-	free(tot);
-	free(u);
-	free(c);
-	return cost;
-}
-
 /* One-shot release with budget eps on the current points: its cost. */
 static double
 oneshot_cost(const DpkBox *box, const double *cur, size_t ncur, int k, double eps,
@@ -758,7 +711,7 @@ run_stream(const Data *ds, Row *row, Summary *sm, uint32_t T, int stream, int se
 			bench_fig_add(&sm->live, ri, t, seed, live);
 			bench_fig_add(&sm->before, ri, t, seed, before);
 			bench_fig_add(&sm->onec, ri, t, seed,
-						  onec_cost(&ds->box, cur, ncur, row->eps,
+						  mean_cost(&ds->box, cur, ncur, row->eps,
 									mix_hash4(keyseed ^ TAG_ONEC, t, 0, 0)) / refc);
 			bench_fig_add(&sm->del, ri, t, seed, live_del);
 			bench_fig_add(&sm->os, ri, t, seed, os);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "highd.h"
 #include "kmeans.h"
 #include "mixture.h"
 
@@ -207,22 +208,8 @@ lsh_cluster(const double *x, size_t n, int d, const LshParams *p,
 
 			if (l < L && nd.noisy >= min_branch)
 			{
-				size_t		a = nd.start,
-							e = nd.end;
+				size_t		a = dpk_highd_tree_split(perm, code, nd.start, nd.end, l);
 
-				/* partition by bit l: 0s first */
-				while (a < e)
-				{
-					if ((code[perm[a]] >> l) & 1)
-					{
-						size_t		t = perm[a];
-
-						perm[a] = perm[--e];
-						perm[e] = t;
-					}
-					else
-						a++;
-				}
 				ch[0].start = nd.start;
 				ch[0].end = a;
 				ch[1].start = a;

@@ -574,6 +574,14 @@ void		dpk_highd_refine_step(const DpkHighdPlan *pl, DpkStream *s, double *center
 uint64_t   *dpk_highd_tree_codes(const DpkHighdPlan *pl);
 
 /*
+ * Reorder rows perm[start .. end) so that those whose code has bit `bit`
+ * clear come first; returns where the rows with it set begin.  A node's
+ * two children in a SimHash tree.
+ */
+size_t		dpk_highd_tree_split(size_t *perm, const uint64_t *code, size_t start, size_t end,
+								 int bit);
+
+/*
  * The SimHash tree of a plan with tree levels (cfg->tree_depth), on the
  * rows' sign patterns (dpk_highd_tree_codes).  Level by
  * level every node whose noisy count reaches 3 min_node splits in its two

@@ -64,6 +64,28 @@ dpk_highd_tree_codes(const DpkHighdPlan *pl)
 	return code;
 }
 
+/* Split rows perm[start .. end) by bit `bit` of their code (see highd.h). */
+size_t
+dpk_highd_tree_split(size_t *perm, const uint64_t *code, size_t start, size_t end, int bit)
+{
+	size_t		a = start,
+				e = end;
+
+	while (a < e)
+	{
+		if ((code[perm[a]] >> bit) & 1)
+		{
+			size_t		tmp = perm[a];
+
+			perm[a] = perm[--e];
+			perm[e] = tmp;
+		}
+		else
+			a++;
+	}
+	return a;
+}
+
 /* The tree's leaves (see highd.h). */
 int
 dpk_highd_tree_leaves(const DpkHighdPlan *pl, DpkStream *s, int *leaf_of_row,
@@ -116,22 +138,8 @@ dpk_highd_tree_leaves(const DpkHighdPlan *pl, DpkStream *s, int *leaf_of_row,
 			if (l < levels && nd.noisy >= branch)
 			{
 				TreeNode	ch[2];
-				size_t		a = nd.start,
-							e = nd.end;
+				size_t		a = dpk_highd_tree_split(perm, code, nd.start, nd.end, l);
 
-				/* rows with bit l clear first */
-				while (a < e)
-				{
-					if ((code[perm[a]] >> l) & 1)
-					{
-						size_t		tmp = perm[a];
-
-						perm[a] = perm[--e];
-						perm[e] = tmp;
-					}
-					else
-						a++;
-				}
 				ch[0].start = nd.start;
 				ch[0].end = a;
 				ch[1].start = a;
