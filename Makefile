@@ -65,7 +65,7 @@ CORE_LIB = build/libdpkcore.a
 CORE_OBJS = $(patsubst %.c,build/core/%.o,$(notdir $(CORE_SRCS)))
 # Research variants of the core: linked into benchmarks and unit tests, never
 # into the extension.
-RESEARCH_SRCS = test/bench/highd_research.c test/bench/share_tree.c
+RESEARCH_SRCS = test/bench/highd_research.c
 RESEARCH_LIB = build/libdpkresearch.a
 RESEARCH_OBJS = $(patsubst test/bench/%.c,build/research/%.o,$(RESEARCH_SRCS))
 # What a test or benchmark links.
@@ -77,7 +77,7 @@ build/core/%.o: %.c $(CORE_HDRS)
 	@mkdir -p build/core
 	$(CORE_CC) $(CORE_CFLAGS) -c -o $@ $<
 
-build/research/%.o: test/bench/%.c test/bench/highd_research.h test/bench/share_tree.h $(CORE_HDRS)
+build/research/%.o: test/bench/%.c test/bench/highd_research.h $(CORE_HDRS)
 	@mkdir -p build/research
 	$(CORE_CC) $(CORE_CFLAGS) -c -o $@ $<
 

@@ -92,7 +92,7 @@
  *				--binary the "old" line is the tree
  *	 --share-tree  the "old" line is the same live table (configuration,
  *				keys, level) with the noise of the share-tree counter
- *				(share_tree.h; not used by tables yet) instead of its k-ary
+ *				(share_tree.h) instead of its k-ary
  *				tree; the release rule still reads the k-ary variance
  *	 --estimator N  DpkTreeEstimator of the live column (default: the
  *				library's default)

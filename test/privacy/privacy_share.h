@@ -29,7 +29,7 @@
  * and DPK_PRIVACY_WEAKEN=deletes takes the insert_only scale 1 / EPSILON:
  * the single-node events then have log ratio 2 / b_v and fail.
  */
-#include "../bench/share_tree.h"
+#include "share_tree.h"
 
 typedef struct ShareSuite
 {

@@ -12,7 +12,7 @@
 
 #include "counter.h"
 #include "noise.h"
-#include "../bench/share_tree.h"
+#include "share_tree.h"
 #include "tree_estimator.h"
 #include "unit.h"
 

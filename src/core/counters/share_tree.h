@@ -43,8 +43,9 @@
  * Noise of node (j, i) of one cell is drawn from the table's key by
  * (grid level, cell, 0x60 | j, i): the same draw at every release.
  *
- * Plain C, no PostgreSQL headers.  Research code of the benchmarks and
- * tests (never linked into the extension) until a table version uses it.
+ * Plain C, no PostgreSQL headers.  Pure low-d live tables whose
+ * tracked.counter is 'share_tree' count with it (live_noise.c; doc/
+ * decisions/053-share-tree-in-tables.md).
  */
 #ifndef DPK_SHARE_TREE_H
 #define DPK_SHARE_TREE_H
