@@ -91,9 +91,9 @@
  *				the binary tree, or the square root forced; with --old
  *				--binary the "old" line is the tree
  *	 --share-tree  the "old" line is the same live table (configuration,
- *				keys, level) with the noise of the share-tree counter
- *				(share_tree.h) instead of its k-ary
- *				tree; the release rule still reads the k-ary variance
+ *				keys) counted by the share tree as dp_attach gives it
+ *				(dpk_live_use_share_tree: its level and release rule
+ *				read the share tree's variance) instead of its k-ary tree
  *	 --estimator N  DpkTreeEstimator of the live column (default: the
  *				library's default)
  *	 --arity N  tree arity of the live column (default: the library's
@@ -134,7 +134,6 @@
 #include "kmeans.h"
 #include "lift.h"
 #include "noise.h"
-#include "share_tree.h"
 #include "tree_estimator.h"
 
 #define BENCH_PROG "bench_continual"
@@ -227,6 +226,7 @@ typedef struct Options
 	bool		old;			/* also the previous estimator (signed nodes) */
 	bool		binary;			/* the "old" column is the binary tree */
 	bool		share;			/* the "old" column is the share tree */
+	bool		share_table;	/* this table counts with the share tree */
 	int			estimator;		/* -1: the default */
 	int			arity;			/* -1: the default */
 	bool		verbose;
@@ -265,7 +265,6 @@ typedef struct Live
 	double	   *u;
 	int64_t    *idx;
 	int64_t    *rel;
-	bool		share;			/* --share-tree: noise of the share tree */
 } Live;
 
 /* The largest level whose grid keeps within MAX_CELLS cells. */
@@ -280,7 +279,6 @@ static void
 live_init(Live *lv, int d, int k, double eps, uint32_t horizon, bool insert_only,
 		  size_t size_hint, const Options *opt)
 {
-	lv->share = false;
 	dpk_live_defaults(&lv->cfg, d, k, eps, horizon, insert_only);
 	dpk_live_use_delta(&lv->cfg, bench_delta);
 	if (!isnan(opt->sum_share))
@@ -301,6 +299,17 @@ live_init(Live *lv, int d, int k, double eps, uint32_t horizon, bool insert_only
 	lv->cfg.level = dpk_live_choose_level(&lv->cfg, (double) size_hint, MAX_CELLS);
 	if (opt->counter != 1)
 		dpk_live_use_counter(&lv->cfg, NULL, (double) size_hint, MAX_CELLS, opt->counter == 2);
+	if (opt->share_table)
+	{
+		/* as dp_attach gives it (dpkmeans.pure_counter = 'share_tree') */
+		dpk_live_use_share_tree(&lv->cfg, NULL, (double) size_hint, MAX_CELLS);
+		if (lv->cfg.counter != DPK_LIVE_COUNTER_SHARE)
+		{
+			fprintf(stderr, "bench_continual: --share-tree: no share tree for this table "
+					"(Gaussian, d >= 6, horizon, or draws above the cap)\n");
+			exit(2);
+		}
+	}
 	lv->cfg.level += opt->level_delta;
 	if (lv->cfg.level < 0)
 		lv->cfg.level = 0;
@@ -339,69 +348,6 @@ live_apply(Live *lv, const DpkBox *box, const double *pts, size_t from, size_t t
 	}
 }
 
-/*
- * --share-tree: the noisy histogram of a pure low-d table as
- * dpk_live_noisy_histogram makes it, but counted by the share tree of the
- * horizon (share_tree.h, not used by tables yet): node scales from the
- * table's k-ary node scales over its h levels (the full-budget scales)
- * times 4096 / s_v, the same keys.  The release rule (level, thresholds)
- * still reads the k-ary counter's variance, so this measures the counter
- * alone under a rule tuned for a noisier one.
- */
-static void
-share_noisy_histogram(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYTES],
-					  const DpkCellMap *state, uint32_t t, DpkStream *s, DpkDenseHist *out)
-{
-	int			d = cfg->d,
-				h = dpk_live_tree_levels(cfg);
-	bool		with_sums = cfg->sum_share > 0.0;
-	DpkNoise	cs = dpk_live_count_noise(cfg),
-				ss = dpk_live_sum_noise(cfg);
-	DpkShareTree st;
-	DpkShareWeights w;
-	DpkCellScales *sc;
-	int64_t		noise[1 + 64],
-				truth[1 + 64],
-				tmp[1 + 64];
-	__int128	acc[1 + 64];
-	size_t		pos = 0;
-	uint64_t	cell;
-	const int64_t *vals;
-
-	if (cfg->delta > 0.0 || cfg->dhat > 0 || d > 64 || !dpk_share_tree_init(&st, cfg->horizon))
-	{
-		fprintf(stderr, "bench_continual: --share-tree is for pure low-d tables, T <= %d\n",
-				DPK_SHARE_MAX_HORIZON);
-		exit(2);
-	}
-	dpk_share_tree_weights(&st, t, &w);
-	sc = xmalloc(sizeof(DpkCellScales) * w.n);
-	dpk_share_node_scales(&w, dpk_scale_value(cs.lap) / h, dpk_scale_value(ss.lap) / h, d,
-						  with_sums ? DPK_SUMS_VECTOR : DPK_SUMS_NONE, sc);
-	dpk_hist_init(out, d, 1 << cfg->level, with_sums);
-	while (dpk_cellmap_next(state, &pos, &cell, &vals))
-	{
-		out->count[cell] = vals[0];
-		if (with_sums)
-			for (int j = 0; j < d; j++)
-				out->sum[cell * d + j] = vals[1 + j];
-	}
-	for (uint64_t c = 0; c < out->ncells; c++)
-	{
-		truth[0] = out->count[c];
-		for (int j = 0; j < d; j++)
-			truth[1 + j] = with_sums ? out->sum[c * d + j] : 0;
-		dpk_cell_noise_share(s, &(DpkCellKey) {key, cfg->level, c}, &w, sc, truth, noise,
-							 &(DpkNoiseScratch) {tmp, acc});
-		out->count[c] = noise[0];
-		if (with_sums)
-			for (int j = 0; j < d; j++)
-				out->sum[c * d + j] = noise[1 + j];
-	}
-	free(sc);
-	dpk_share_weights_free(&w);
-}
-
 /* Level the last live_release clustered at (for --verbose). */
 static int	last_release_level = -1;
 
@@ -431,10 +377,7 @@ live_release(Live *lv, const DpkBox *box, const uint8_t key[DPK_KEY_BYTES],
 		fprintf(stderr, "bench_continual: cannot open noise stream\n");
 		exit(1);
 	}
-	if (lv->share)
-		share_noisy_histogram(&lv->cfg, key, &lv->map, t, &s, &hist);
-	else
-		dpk_live_noisy_histogram(&lv->cfg, key, &lv->map, t, &s, &hist);
+	dpk_live_noisy_histogram(&lv->cfg, key, &lv->map, t, &s, &hist);
 	/* dpk_live_cluster in its two steps, to measure the guard */
 	dpk_live_cluster_centres(&lv->cfg, box, &hist, t, seed, &rel);
 	last_release_before = dpk_kmeans_cost(cur, NULL, (int) ncur, d,
@@ -621,8 +564,8 @@ run_stream(const Data *ds, Row *row, Summary *sm, uint32_t T, int stream, int se
 			o.level_delta = 0;
 			o.counter = 1;		/* Gaussian tables: the tree */
 		}
+		o.share_table = opt->share;
 		live_init(&lv_old, d, k, row->eps, T, !window, N, &o);
-		lv_old.share = opt->share;
 	}
 	if (opt->baselines)
 	{

@@ -140,6 +140,18 @@ dpk_share_tree_node_share(const DpkShareTree *st, int level, uint32_t index)
 	return st->share[block][level];
 }
 
+/* Most nodes of any F(t) (see share_tree.h). */
+int
+dpk_share_tree_max_nodes(const DpkShareTree *st)
+{
+	int			maxn = st->blocks;
+
+	for (int j = 0; j < st->levels - 1; j++)
+		maxn += st->every_node ? (int) ((st->horizon + st->span[j] - 1) / st->span[j])
+			: 2 * (int) (st->span[j + 1] / st->span[j]);
+	return maxn;
+}
+
 /* A node of F(t): level, 1-based index, positions (start, end], share. */
 typedef struct ShareNode
 {
@@ -222,7 +234,7 @@ void
 dpk_share_tree_weights(const DpkShareTree *st, uint32_t t, DpkShareWeights *out)
 {
 	int			top = st->levels - 1,
-				maxn = st->blocks,
+				maxn,
 				n = 0,
 				na = 0;
 	ShareNode  *nodes,
@@ -237,12 +249,7 @@ dpk_share_tree_weights(const DpkShareTree *st, uint32_t t, DpkShareWeights *out)
 
 	if (t < 1 || t > st->horizon)
 		dpk_fail("share tree: release out of the horizon");
-	if (st->every_node)
-		for (int j = 0; j < top; j++)
-			maxn += (int) ((st->horizon + st->span[j] - 1) / st->span[j]);
-	else
-		for (int j = 0; j < top; j++)
-			maxn += 2 * (int) (st->span[j + 1] / st->span[j]);
+	maxn = dpk_share_tree_max_nodes(st);
 	nodes = dpk_alloc((size_t) maxn * sizeof(ShareNode));
 
 	/* F(t), top level first */
@@ -452,6 +459,26 @@ dpk_share_tree_typical_units(const DpkShareTree *st)
 	return sum / n;
 }
 
+/* The i-th (0 .. 32) of 33 releases evenly spaced in [T/4, T]. */
+static uint32_t
+sampled_release(uint32_t horizon, int i)
+{
+	uint32_t	lo = (horizon + 3) / 4;
+
+	return lo + (uint32_t) (((uint64_t) (horizon - lo) * i) / 32);
+}
+
+/* Mean over 33 releases in [T/4, T] (see share_tree.h). */
+double
+dpk_share_tree_sampled_units(const DpkShareTree *st)
+{
+	double		sum = 0.0;
+
+	for (int i = 0; i < 33; i++)
+		sum += dpk_share_tree_release_units(st, sampled_release(st->horizon, i), NULL);
+	return sum / 33.0;
+}
+
 /* Whether the share tree beats the k-ary counter at T (see share_tree.h). */
 bool
 dpk_share_tree_beats_kary(uint32_t horizon)
@@ -461,7 +488,6 @@ dpk_share_tree_beats_kary(uint32_t horizon)
 				h;
 	double		share = 0.0,
 				kary = 0.0;
-	uint32_t	lo = (horizon + 3) / 4;
 
 	if (!dpk_share_tree_init(&st, horizon))
 		return false;
@@ -470,7 +496,7 @@ dpk_share_tree_beats_kary(uint32_t horizon)
 	/* the 33 releases evenly spaced in T/4 .. T of dpk_tree_typical_norm2 */
 	for (int i = 0; i < 33; i++)
 	{
-		uint32_t	t = lo + (uint32_t) (((uint64_t) (horizon - lo) * i) / 32);
+		uint32_t	t = sampled_release(horizon, i);
 
 		share += dpk_share_tree_release_units(&st, t, NULL);
 		kary += (double) h * h * dpk_tree_release_norm2(DPK_TREE_LOCAL_BLUE, k, horizon, t);

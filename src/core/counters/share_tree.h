@@ -117,6 +117,19 @@ double		dpk_share_tree_release_units(const DpkShareTree *st, uint32_t t, int *dr
 double		dpk_share_tree_typical_units(const DpkShareTree *st);
 
 /*
+ * Mean of dpk_share_tree_release_units over the 33 releases evenly spaced
+ * in [T/4, T] of dpk_share_tree_beats_kary (what a table's level choice
+ * reads; a few weight computations, not T of them).
+ */
+double		dpk_share_tree_sampled_units(const DpkShareTree *st);
+
+/*
+ * Most nodes any release of the tree reads (a bound from its shape: every
+ * block, and two parents' children at each lower level or every node).
+ */
+int			dpk_share_tree_max_nodes(const DpkShareTree *st);
+
+/*
  * Whether the share tree of horizon T has a lower mean variance over 33
  * releases evenly spaced in [T/4, T] than the k-ary least-squares counter
  * of new pure tables (dpk_tree_choose_arity(T), h^2 ||w_t||^2 in the same

@@ -17,6 +17,7 @@
 #include "projection.h"
 #include "prng.h"
 #include "rugnik.h"
+#include "share_tree.h"
 #include "sqrt_counter.h"
 #include "tree_estimator.h"
 
@@ -118,7 +119,35 @@ dpk_live_sqrt_draws(const DpkLiveConfig *cfg)
 const char *
 dpk_live_counter_name(int counter)
 {
-	return counter == DPK_LIVE_COUNTER_SQRT ? "square_root" : "tree";
+	return counter == DPK_LIVE_COUNTER_SQRT ? "square_root"
+		: counter == DPK_LIVE_COUNTER_SHARE ? "share_tree" : "tree";
+}
+
+/* Node draws of a share-tree table's costliest release (see live_config.h). */
+double
+dpk_live_share_draws(const DpkLiveConfig *cfg)
+{
+	return pow(2.0, (double) cfg->level * cfg->d) *
+		dpk_share_tree_max_nodes(dpk_live_share_tree(cfg));
+}
+
+/* The share tree for a new pure low-d table (see live_config.h). */
+void
+dpk_live_use_share_tree(DpkLiveConfig *cfg, const DpkBox *box, double size_hint,
+						double max_cells)
+{
+	DpkLiveConfig probe = *cfg;
+	double		largest;
+
+	if (cfg->delta > 0.0 || cfg->dhat > 0 || !dpk_share_tree_beats_kary(cfg->horizon))
+		return;
+	probe.counter = DPK_LIVE_COUNTER_SHARE;
+	probe.level = box ? dpk_live_choose_level_box(&probe, box, size_hint, max_cells)
+		: dpk_live_choose_level(&probe, size_hint, max_cells);
+	if (dpk_live_share_draws(&probe) > DPK_LIVE_SHARE_MAX_DRAWS ||
+		!dpk_live_scales_representable(&probe, &largest))
+		return;
+	*cfg = probe;
 }
 
 /* The counter of a new Gaussian table (see live_config.h). */
@@ -170,11 +199,27 @@ dpk_live_use_counter(DpkLiveConfig *cfg, const DpkBox *box, double size_hint,
  * The nodes' (or measurements') variances a typical release sums: about a
  * third of the h nodes (NAF weight) for the signed counter, half of them
  * for the plain decomposition of Gaussian tables, the weights' mean squared
- * norm from T/4 for the least-squares one and for the square-root counter.
+ * norm from T/4 for the least-squares one and for the square-root counter,
+ * and for the share tree its variance in full-budget nodes over 33
+ * releases from T/4.
  */
 static double
 live_typical_norm2(const DpkLiveConfig *cfg, bool sqrt_family)
 {
+	/* the share tree's, in full-budget nodes, kept per horizon */
+	static uint32_t share_horizon = 0;
+	static double share_units = 0.0;
+
+	if (DPK_LIVE_SHARE(cfg))
+	{
+		if (share_horizon != cfg->horizon)
+		{
+			share_horizon = 0;
+			share_units = dpk_share_tree_sampled_units(dpk_live_share_tree(cfg));
+			share_horizon = cfg->horizon;
+		}
+		return share_units;
+	}
 	if (sqrt_family)
 		return dpk_sqrt_typical_norm2(dpk_sqrt_counter_cached(cfg->horizon));
 	return fmax(1.0, cfg->delta > 0.0 ? dpk_tree_height(cfg->horizon) / 2.0

@@ -60,8 +60,8 @@ typedef struct DpkLiveConfig
 								 * post-processing */
 	double		delta;			/* 0: pure epsilon (Laplace/cube); > 0:
 								 * (epsilon, delta) by discrete Gaussians */
-	int			counter;		/* DpkLiveCounter of a Gaussian table, fixed at
-								 * attach (tracked.counter) */
+	int			counter;		/* DpkLiveCounter, fixed at attach
+								 * (tracked.counter) */
 	bool		box_metric;		/* projected tables: points in metric
 								 * positions (dpk_box_to_metric, k-means in
 								 * the columns' units); false for tables
@@ -88,16 +88,27 @@ typedef struct DpkLiveConfig
 } DpkLiveConfig;
 
 /*
- * The continual counter of a Gaussian table's cells: the plain binary
- * decomposition (every table attached before 0.9, and tables too large for
- * the other) or the square-root factorization with integer measurements
- * (sqrt_counter.h).  Pure tables always count with their tree.
+ * The continual counter of a table's cells.  Gaussian tables: the plain
+ * binary decomposition (every table attached before 0.9, and tables too
+ * large for the other) or the square-root factorization with integer
+ * measurements (sqrt_counter.h).  Pure tables: their k-ary tree (every
+ * table attached before 0.9, projected tables, and the default) or, for
+ * low-d tables that ask for it, the share tree (share_tree.h; doc/
+ * decisions/053-share-tree-in-tables.md).
  */
 typedef enum DpkLiveCounter
 {
 	DPK_LIVE_COUNTER_TREE = 0,
-	DPK_LIVE_COUNTER_SQRT = 1
+	DPK_LIVE_COUNTER_SQRT = 1,
+	DPK_LIVE_COUNTER_SHARE = 2
 } DpkLiveCounter;
+
+/*
+ * Most node draws a release of a share-tree table may read: cells times the
+ * most nodes any release of its horizon sums (dpk_share_tree_max_nodes), so
+ * that a release stays within about half a second (doc/decisions/053).
+ */
+#define DPK_LIVE_SHARE_MAX_DRAWS 262144.0
 
 /*
  * Most noise draws a release of a square-root table may read at its last
@@ -138,8 +149,28 @@ double		dpk_live_sqrt_draws(const DpkLiveConfig *cfg);
 void		dpk_live_use_counter(DpkLiveConfig *cfg, const DpkBox *box, double size_hint,
 								 double max_cells, bool forced);
 
-/* The counter's name in tracked.counter and reports: "tree", "square_root". */
+/* The counter's name in tracked.counter and reports: "tree", "square_root", "share_tree". */
 const char *dpk_live_counter_name(int counter);
+
+/*
+ * The share tree for a new pure low-d table whose level was chosen for its
+ * k-ary tree (box NULL: dpk_live_choose_level, else dpk_live_choose_level_box,
+ * as the level was chosen): when its horizon has a share tree that beats
+ * the k-ary one (dpk_share_tree_beats_kary), its level is chosen again for
+ * the share tree's variance, and then the release's node draws are within
+ * DPK_LIVE_SHARE_MAX_DRAWS with every node scale representable; otherwise
+ * the configuration is left as it was (the k-ary tree).  Gaussian and
+ * projected tables are left as they are.  Public parameters only.
+ */
+void		dpk_live_use_share_tree(DpkLiveConfig *cfg, const DpkBox *box, double size_hint,
+									double max_cells);
+
+/* Node draws of a share-tree table's costliest release (cells x nodes). */
+double		dpk_live_share_draws(const DpkLiveConfig *cfg);
+
+/* Whether a configuration counts with the share tree (pure, low-d). */
+#define DPK_LIVE_SHARE(cfg) \
+	((cfg)->delta <= 0.0 && (cfg)->dhat == 0 && (cfg)->counter == DPK_LIVE_COUNTER_SHARE)
 
 /* Whether a configuration counts with the square-root factorization. */
 #define DPK_LIVE_SQRT(cfg) ((cfg)->delta > 0.0 && (cfg)->counter == DPK_LIVE_COUNTER_SQRT)

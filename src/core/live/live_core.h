@@ -25,6 +25,7 @@
 #include "grid.h"
 #include "noise.h"
 #include "live_config.h"
+#include "share_tree.h"
 
 /*
  * Levels of the table's tree an event touches: dpk_tree_shape_height of its
@@ -122,6 +123,23 @@ void		dpk_live_aggregate(const DpkDenseHist *fine, int fine_level, int level,
  */
 double		dpk_live_tree_norm2(const DpkLiveConfig *cfg, uint32_t t);
 double		dpk_live_sum_tree_norm2(const DpkLiveConfig *cfg, uint32_t t);
+
+/*
+ * The share tree of a share-tree table's horizon (DPK_LIVE_SHARE), kept
+ * between calls; and release t's variance in units of one full-budget
+ * node (dpk_share_tree_release_units, kept for the last t asked).
+ */
+const DpkShareTree *dpk_live_share_tree(const DpkLiveConfig *cfg);
+double		dpk_live_share_units(const DpkLiveConfig *cfg, uint32_t t);
+
+/*
+ * The node scales of a share-tree table's release weights w: node v's
+ * count and sum scales are the families' full-budget scales (one node
+ * holding the whole count or sum budget, Delta / eps_family) times
+ * DPK_SHARE_DEN / s_v, rounded up once (dpk_share_node_scales).
+ */
+void		dpk_live_share_scales(const DpkLiveConfig *cfg, const DpkShareWeights *w,
+								  DpkCellScales *out);
 
 /* Noise variance of one count and one sum at `level` for release t. */
 double		dpk_live_count_variance(const DpkLiveConfig *cfg, int level, uint32_t t);

@@ -2,8 +2,9 @@
  * live_noise.c
  *		Live tables: the noisy counters of a release and their noise
  *		variances, of pure tables by the configured estimator
- *		(tree_estimator.h), of Gaussian tables by the plain binary
- *		decomposition.
+ *		(tree_estimator.h) or the share tree (share_tree.h, low-d tables
+ *		whose counter is 'share_tree'), of Gaussian tables by the plain
+ *		binary decomposition.
  *
  * Gaussian tables (delta > 0) sum the nodes of the binary decomposition of t,
  * or combine the measurements of the square-root counter (sqrt_counter.h;
@@ -30,12 +31,95 @@
 static double
 live_family_norm2(const DpkLiveConfig *cfg, bool sqrt_family, uint32_t t)
 {
+	if (DPK_LIVE_SHARE(cfg))
+		return dpk_live_share_units(cfg, t);
 	if (sqrt_family)
 		return dpk_sqrt_release_norm2(dpk_sqrt_counter_cached(cfg->horizon), t);
 	if (cfg->delta > 0.0)
 		return dpk_live_release_nodes(cfg, t);
 	return dpk_tree_release_norm2((DpkTreeEstimator) cfg->estimator, cfg->arity,
 								  cfg->horizon, t);
+}
+
+/* The share tree of the table's horizon (see live_core.h). */
+const DpkShareTree *
+dpk_live_share_tree(const DpkLiveConfig *cfg)
+{
+	static DpkShareTree st;
+	static bool have = false;
+
+	if (!have || st.horizon != cfg->horizon)
+	{
+		have = false;
+		if (!dpk_share_tree_init(&st, cfg->horizon))
+			dpk_fail("continual release: no share tree for this horizon");
+		have = true;
+	}
+	return &st;
+}
+
+/* Release t's share-tree variance in full-budget nodes (see live_core.h). */
+double
+dpk_live_share_units(const DpkLiveConfig *cfg, uint32_t t)
+{
+	static uint32_t last_horizon = 0,
+				last_t = 0;
+	static double last_units = 0.0;
+
+	if (last_horizon != cfg->horizon || last_t != t)
+	{
+		last_horizon = 0;
+		last_units = dpk_share_tree_release_units(dpk_live_share_tree(cfg), t, NULL);
+		last_horizon = cfg->horizon;
+		last_t = t;
+	}
+	return last_units;
+}
+
+/*
+ * A share-tree table's noisy histogram at release t: each cell's count and
+ * sums are the true values plus sum_v (num_v / den) eta_v over the nodes of
+ * release t (dpk_share_tree_weights), rounded once and exactly
+ * (dpk_cell_noise_share); nodes drawn by (level, cell, 0x60 | j, i).
+ */
+static void
+live_noisy_histogram_share(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYTES],
+						   uint32_t t, DpkStream *s, DpkDenseHist *out)
+{
+	int			d = cfg->d;
+	bool		with_sums = cfg->sum_share > 0.0;
+	int64_t    *noise = dpk_alloc((1 + d) * sizeof(int64_t));
+	int64_t    *truth = dpk_alloc((1 + d) * sizeof(int64_t));
+	int64_t    *tmp = dpk_alloc((1 + d) * sizeof(int64_t));
+	__int128   *acc = dpk_alloc((1 + d) * sizeof(__int128));
+	DpkShareWeights w;
+	DpkCellScales *sc;
+	uint64_t	c;
+	int			j;
+
+	dpk_share_tree_weights(dpk_live_share_tree(cfg), t, &w);
+	sc = dpk_alloc((size_t) w.n * sizeof(DpkCellScales));
+	dpk_live_share_scales(cfg, &w, sc);
+	for (c = 0; c < out->ncells; c++)
+	{
+		if ((c & 255) == 0)
+			dpk_check_interrupts();
+		truth[0] = out->count[c];
+		for (j = 0; j < d; j++)
+			truth[1 + j] = with_sums ? out->sum[c * d + j] : 0;
+		dpk_cell_noise_share(s, &(DpkCellKey) {key, cfg->level, c}, &w, sc, truth, noise,
+							 &(DpkNoiseScratch) {tmp, acc});
+		out->count[c] = noise[0];
+		if (with_sums)
+			for (j = 0; j < d; j++)
+				out->sum[c * d + j] = noise[1 + j];
+	}
+	dpk_free(sc);
+	dpk_share_weights_free(&w);
+	dpk_free(noise);
+	dpk_free(truth);
+	dpk_free(tmp);
+	dpk_free(acc);
 }
 
 /* The counts' (see live_core.h). */
@@ -106,7 +190,7 @@ dpk_live_noisy_histogram(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYT
 	int			j;
 
 	memset(&w, 0, sizeof(w));
-	if (!gauss)
+	if (!gauss && !DPK_LIVE_SHARE(cfg))
 		dpk_tree_release_weights((DpkTreeEstimator) cfg->estimator, cfg->arity,
 								 cfg->horizon, t, &w);
 	dpk_hist_init(out, d, 1 << cfg->level, with_sums);
@@ -119,7 +203,9 @@ dpk_live_noisy_histogram(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYT
 			for (j = 0; j < d; j++)
 				out->sum[cell * d + j] = vals[1 + j];
 	}
-	for (c = 0; c < out->ncells; c++)
+	if (DPK_LIVE_SHARE(cfg))
+		live_noisy_histogram_share(cfg, key, t, s, out);
+	for (c = DPK_LIVE_SHARE(cfg) ? out->ncells : 0; c < out->ncells; c++)
 	{
 		if ((c & 1023) == 0)
 			dpk_check_interrupts();

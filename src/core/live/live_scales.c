@@ -34,6 +34,9 @@ dpk_live_tree_levels(const DpkLiveConfig *cfg)
 static double
 live_event_nodes(const DpkLiveConfig *cfg, int which)
 {
+	/* the share tree's scales are full-budget ones, split per node by share */
+	if (DPK_LIVE_SHARE(cfg))
+		return 1.0;
 	if (DPK_LIVE_SQRT_FAMILY(cfg, which))
 		return dpk_sqrt_counter_cached(cfg->horizon)->sens2;
 	return (double) dpk_live_tree_levels(cfg);
@@ -113,6 +116,36 @@ live_real_scales(const DpkLiveConfig *cfg, double b[3])
 	b[0] = dpk_live_count_sensitivity(cfg) / eps.eps_count;
 	b[1] = cfg->sum_share <= 0.0 ? 1.0 : dpk_live_sum_sensitivity(cfg) / eps.eps_sum;
 	b[2] = cfg->norm_share <= 0.0 ? 1.0 : dpk_live_norm_sensitivity(cfg) / eps.eps_norm;
+}
+
+/* Node scales of a share-tree table's release (see live_core.h). */
+void
+dpk_live_share_scales(const DpkLiveConfig *cfg, const DpkShareWeights *w, DpkCellScales *out)
+{
+	double		b[3];
+
+	if (!DPK_LIVE_SHARE(cfg))
+		dpk_fail("continual release: share scales of a table without the share tree");
+	live_real_scales(cfg, b);
+	dpk_share_node_scales(w, b[0], b[1], cfg->d,
+						  cfg->sum_share > 0.0 ? DPK_SUMS_VECTOR : DPK_SUMS_NONE, out);
+}
+
+/* The largest DPK_SHARE_DEN / s_v of a share-tree table's nodes (else 1). */
+static double
+live_share_largest_factor(const DpkLiveConfig *cfg)
+{
+	const DpkShareTree *st;
+	int			least = DPK_SHARE_DEN;
+
+	if (!DPK_LIVE_SHARE(cfg))
+		return 1.0;
+	st = dpk_live_share_tree(cfg);
+	for (int b = 0; b < st->blocks; b++)
+		for (int j = 0; j < st->levels; j++)
+			if (st->share[b][j] < least)
+				least = st->share[b][j];
+	return (double) DPK_SHARE_DEN / least;
 }
 
 /* Scale of the norm counter's node noise. */
@@ -381,6 +414,8 @@ dpk_live_scales_representable(const DpkLiveConfig *cfg, double *largest)
 	*largest = 0.0;
 	for (i = 0; i < 3; i++)
 	{
+		/* a share-tree table's smallest share gives its largest node scale */
+		b[i] *= live_share_largest_factor(cfg);
 		if (!(b[i] <= *largest))
 			*largest = b[i];
 		ok = ok && dpk_scale_representable(b[i]);
