@@ -12,3 +12,13 @@
 -- ---------------------------------------------------------------------------
 ALTER TABLE dpkmeans_internal.tracked
     ADD COLUMN counter text NOT NULL DEFAULT 'tree' CHECK (counter IN ('tree', 'square_root'));
+
+-- ---------------------------------------------------------------------------
+-- Pure low-d tables may count with the share tree (tracked.counter
+-- 'share_tree', chosen by dp_attach under dpkmeans.pure_counter =
+-- 'share_tree'; doc/privacy.md, "The share-tree counter").  Existing tables
+-- keep their counter ('tree') and their published values.
+-- ---------------------------------------------------------------------------
+ALTER TABLE dpkmeans_internal.tracked
+    DROP CONSTRAINT tracked_counter_check,
+    ADD CONSTRAINT tracked_counter_check CHECK (counter IN ('tree', 'square_root', 'share_tree'));

@@ -58,9 +58,10 @@ REVOKE ALL ON SCHEMA dpkmeans_internal FROM PUBLIC;
 --   tree_arity       arity of the counter trees, fixed at attach
 --   norm_bound       rows moved into this ball around the box's middle (0: none)
 --   objectives       what a release computes; NULL: attached before 0.7 (both)
---   counter          continual counter of a Gaussian table's cells: 'tree' (the
---                    plain binary decomposition; every table before 0.9) or
---                    'square_root' (the square-root factorization)
+--   counter          continual counter of the table's cells: 'tree' (the
+--                    tree of its arity; every table before 0.9), for a
+--                    Gaussian table 'square_root' (the square-root
+--                    factorization), for a pure low-d one 'share_tree'
 CREATE TABLE dpkmeans_internal.tracked (
     relid           regclass PRIMARY KEY,
     columns         text[] NOT NULL,
@@ -91,7 +92,7 @@ CREATE TABLE dpkmeans_internal.tracked (
     tree_arity      int NOT NULL DEFAULT 2 CHECK (tree_arity BETWEEN 2 AND 16),
     norm_bound      float8 NOT NULL DEFAULT 0 CHECK (norm_bound >= 0),
     objectives      text[] CHECK (objectives IN ('{kmeans}', '{kmeans,kmedian}')),
-    counter         text NOT NULL DEFAULT 'tree' CHECK (counter IN ('tree', 'square_root'))
+    counter         text NOT NULL DEFAULT 'tree' CHECK (counter IN ('tree', 'square_root', 'share_tree'))
 );
 ALTER TABLE dpkmeans_internal.tracked ALTER COLUMN state SET STORAGE EXTERNAL;
 

@@ -41,6 +41,7 @@
 
 #include "attach.h"
 #include "live_config.h"
+#include "share_tree.h"
 #include "capture.h"
 #include "dpk_mem.h"
 #include "live_regions.h"
@@ -194,6 +195,30 @@ choose_counter(DpkLiveConfig *cfg, const DpkBox *box, double size_hint)
 						DPK_LIVE_SQRT_MAX_HORIZON),
 				 errhint("Use a smaller horizon, or SET dpkmeans.gaussian_counter = 'auto'.")));
 	dpk_live_use_counter(cfg, box, size_hint, dpk_max_cells, forced);
+}
+
+/*
+ * The counter of a new pure low-d table (dpkmeans.pure_counter), after its
+ * level was chosen for the k-ary tree: the share tree where
+ * dpk_live_use_share_tree gives it, else the k-ary tree with a NOTICE.
+ */
+static void
+choose_pure_counter(DpkLiveConfig *cfg, const DpkBox *box, double size_hint)
+{
+	if (cfg->delta > 0.0 || cfg->dhat > 0 || dpk_pure_counter != DPK_PURE_COUNTER_SHARE)
+		return;
+	if (!dpk_store_has_counter())
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("the share-tree counter needs dpkmeans 0.9"),
+				 errhint("Run ALTER EXTENSION dpkmeans UPDATE.")));
+	dpk_live_use_share_tree(cfg, box, size_hint, dpk_max_cells);
+	if (cfg->counter != DPK_LIVE_COUNTER_SHARE)
+		ereport(NOTICE,
+				(errmsg("the table counts with the k-ary tree, not the share tree"),
+				 errdetail("The share tree applies to horizons of at most %d releases where it "
+						   "beats the k-ary tree, with at most %.0f node draws a release.",
+						   DPK_SHARE_MAX_HORIZON, DPK_LIVE_SHARE_MAX_DRAWS)));
 }
 
 /*
@@ -457,6 +482,7 @@ dp_attach(PG_FUNCTION_ARGS)
 		tr.tree_arity = cfg.arity;
 		cfg.level = dpk_live_choose_level_box(&cfg, &box, tr.size_hint, dpk_max_cells);
 		choose_counter(&cfg, &box, tr.size_hint);
+		choose_pure_counter(&cfg, &box, tr.size_hint);
 	}
 	dpk_live_use_norm_shift(&cfg);
 	check_scales(&cfg);

@@ -21,12 +21,13 @@
 #include "utils/snapmgr.h"
 #include "utils/tuplestore.h"
 
+#include "live_budget.h"
 #include "live_core.h"
 #include "capture.h"
 #include "readers.h"
 #include "shard.h"
 #include "live_regions.h"
-#include "sqrt_counter.h"
+#include "share_tree.h"
 #include "sqrt_counter.h"
 #include "store.h"
 #include "wal_capture.h"
@@ -204,6 +205,75 @@ report_budget(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *
 		report_row(rsinfo, "copies", "1 (no projection)");
 }
 
+/*
+ * Rows of a share-tree table (after the horizon and deletion rows): its
+ * spans and shares, full-budget sensitivities and each node's scales.
+ */
+static void
+report_share(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *cfg)
+{
+	const DpkShareTree *st = dpk_live_share_tree(cfg);
+	StringInfoData spans,
+				shares,
+				counts,
+				sums;
+	int			b,
+				j;
+
+	initStringInfo(&spans);
+	initStringInfo(&shares);
+	initStringInfo(&counts);
+	initStringInfo(&sums);
+	for (j = 0; j < st->levels; j++)
+		appendStringInfo(&spans, "%s%u", j ? ", " : "", st->span[j]);
+	for (b = 0; b < st->blocks; b++)
+	{
+		appendStringInfo(&shares, "%sblock %d:", b ? "; " : "", b + 1);
+		appendStringInfo(&counts, "%sblock %d:", b ? "; " : "", b + 1);
+		appendStringInfo(&sums, "%sblock %d:", b ? "; " : "", b + 1);
+		for (j = 0; j < st->levels; j++)
+		{
+			int			share = st->share[b][j];
+			DpkShareWeights one = {1, NULL, NULL, &share, NULL, NULL, 0};
+			DpkCellScales sc;
+
+			dpk_live_share_scales(cfg, &one, &sc);
+			appendStringInfo(&shares, " %d", share);
+			appendStringInfo(&counts, " %.6g", dpk_scale_value(sc.count));
+			if (tr->sum_share > 0)
+				appendStringInfo(&sums, " %.6g", dpk_scale_value(sc.sum));
+		}
+	}
+	report_row(rsinfo, "counter",
+			   psprintf("share tree (configuration T0 = %u): level j's nodes span %s releases, "
+						"clipped at T; the top level's %d nodes are blocks; each node v of a cell "
+						"gets an integer share s_v of %d of the counter's epsilon, the nodes holding "
+						"any one release summing to exactly %d", st->config, spans.data, st->blocks,
+						DPK_SHARE_DEN, DPK_SHARE_DEN));
+	report_row(rsinfo, "share tree shares s_v (per block, levels 0 up)", shares.data);
+	report_row(rsinfo, "count sensitivity (L1, one event, whole counter budget)",
+			   psprintf("%g = 1 node x %s (a node of share s_v gets the scale x %d / s_v)",
+						dpk_live_count_sensitivity(cfg), tr->insert_only ? "1" : "2",
+						DPK_SHARE_DEN));
+	report_row(rsinfo, "sum sensitivity (l-infinity, one event, fixed-point units)",
+			   psprintf("%g = %d%s per coordinate (in-cell offsets, d = %d), scaled per node likewise",
+						dpk_live_sum_sensitivity(cfg), DPK_REL_UNITS,
+						tr->insert_only ? "" : " x 2", tr->d));
+	report_row(rsinfo, "count noise per tree node",
+			   psprintf("discrete Laplace, scale %.6g x %d / s_v, rounded up (per block, levels 0 up): %s",
+						dpk_live_count_sensitivity(cfg) / dpk_budget_live(cfg).eps_count,
+						DPK_SHARE_DEN, counts.data));
+	if (tr->sum_share <= 0)
+		report_row(rsinfo, "sum noise per tree node", "none");
+	else
+		report_row(rsinfo, "sum noise per tree node",
+				   psprintf("cube noise on the d-vector (or discrete Laplace per coordinate where "
+							"cube noise is not exact), scale %.6g x %d / s_v, rounded up (per block, "
+							"levels 0 up; %d units per cell width): %s",
+							dpk_live_sum_sensitivity(cfg) / dpk_budget_live(cfg).eps_sum,
+							DPK_SHARE_DEN, DPK_REL_UNITS, sums.data));
+}
+
 /* Rows on sensitivities and the noise of each tree node. */
 static void
 report_noise(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *cfg)
@@ -232,8 +302,8 @@ report_noise(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *c
 
 	report_row(rsinfo, "size hint (public)", psprintf("%g", tr->size_hint));
 	report_row(rsinfo, "horizon T (releases)", psprintf("%d", tr->horizon));
-	if (DPK_LIVE_SQRT(cfg))
-		;						/* no tree: the "counter" row below */
+	if (DPK_LIVE_SQRT(cfg) || DPK_LIVE_SHARE(cfg))
+		;						/* the "counter" row below */
 	else if (cfg->arity <= DPK_TREE_ARITY_BINARY)
 		report_row(rsinfo, "tree height h = ceil(log2 T) + 1", psprintf("%d", h));
 	else
@@ -248,6 +318,11 @@ report_noise(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *c
 							"(%g in metric positions); one event's lifting contribution within "
 							"%.6g units in l2 (radius x %d + sqrt(d) / 2 of rounding)",
 							tr->norm_bound, cfg->ball, dpk_live_point_l2(cfg), DPK_LIFT_UNITS));
+	if (DPK_LIVE_SHARE(cfg))
+	{
+		report_share(rsinfo, tr, cfg);
+		return;
+	}
 	if (DPK_LIVE_SQRT(cfg))
 	{
 		const DpkSqrtCounter *sc = dpk_sqrt_counter_cached(cfg->horizon);
@@ -363,6 +438,13 @@ report_governance(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConf
 			   "(w_(t-s) x measurement noise + r_(t-s) x leaf noise) / (2^32 - 1), integer weights "
 			   "with sum_(j<=k) w_j rc_(k-j) + r_k = 2^32 - 1 (every event weighs exactly 1: "
 			   "post-processing of the measurements)"
+			   : DPK_LIVE_SHARE(cfg)
+			   ? "share tree: release t weighs its nodes (every node at horizons up to 32; else every "
+			   "block and, at each lower level, the children of the nodes holding t and t + 1) by "
+			   "weighted least squares (node precision (s_v / 4096)^2), weights exact over 2^32 - 1 "
+			   "with every event of releases <= t weighing exactly 1, each value the nearest integer "
+			   "to true value + weighted noise (post-processing of the node noise, whatever "
+			   "dpkmeans.counter_estimator says)"
 			   : tr->delta > 0.0
 			   ? "binary: release t sums the nodes of the binary decomposition of t "
 			   "(discrete Gaussian tables, whatever dpkmeans.counter_estimator says)"

@@ -37,6 +37,14 @@ typedef enum DpkGaussianCounterChoice
 } DpkGaussianCounterChoice;
 extern int	dpk_gaussian_counter;
 
+/* dpkmeans.pure_counter: the counter dp_attach gives a pure low-d table. */
+typedef enum DpkPureCounterChoice
+{
+	DPK_PURE_COUNTER_TREE = 0,
+	DPK_PURE_COUNTER_SHARE
+} DpkPureCounterChoice;
+extern int	dpk_pure_counter;
+
 /* Point the core's allocation and interrupt hooks at the backend. */
 void		dpk_pg_install_hooks(void);
 

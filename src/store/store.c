@@ -324,6 +324,8 @@ read_tracked(Oid relid, bool lock, bool with_state, MemoryContext ctx, DpkTracke
 
 		if (strcmp(counter, "square_root") == 0)
 			tr->counter = DPK_LIVE_COUNTER_SQRT;
+		else if (strcmp(counter, "share_tree") == 0)
+			tr->counter = DPK_LIVE_COUNTER_SHARE;
 		else if (strcmp(counter, "tree") != 0)
 			elog(ERROR, "unknown counter \"%s\" in dpkmeans_internal.tracked", counter);
 	}
@@ -499,7 +501,8 @@ dpk_store_insert_tracked(const DpkTracked *tr, const char *mode,
 		if (!store_has_counter)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("the square-root counter needs dpkmeans 0.9"),
+					 errmsg("the %s counter needs dpkmeans 0.9",
+							tr->counter == DPK_LIVE_COUNTER_SHARE ? "share-tree" : "square-root"),
 					 errhint("Run ALTER EXTENSION dpkmeans UPDATE.")));
 		types[1] = TEXTOID;
 		values[1] = CStringGetTextDatum(dpk_live_counter_name(tr->counter));

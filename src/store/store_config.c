@@ -45,6 +45,8 @@ dpk_tracked_config(const DpkTracked *tr, DpkLiveConfig *cfg)
 		cfg->arity = 2;			/* Gaussian tables: the plain binary decomposition */
 		cfg->counter = tr->counter;	/* or the square root, fixed at attach */
 	}
+	else if (tr->counter == DPK_LIVE_COUNTER_SHARE && tr->dhat == 0)
+		cfg->counter = DPK_LIVE_COUNTER_SHARE;	/* a pure low-d table's, fixed at attach */
 	dpk_live_use_norm_shift(cfg);
 }
 

@@ -47,8 +47,8 @@
  *			   the square-root counter of new small Gaussian tables
  *			   (sqrt_counter.h), sens2 sum_{k<t} (w_k^2 + r_k^2) / den^2 from
  *			   its integer weights, with the draws a release reads.
- * A line "share tree" gives the counter of share_tree.h (built, not yet used
- * by live tables) from its integer weights, with its draws against the
+ * A line "share tree" gives the counter of share_tree.h (pure low-d tables
+ * attached under dpkmeans.pure_counter = 'share_tree') from its integer weights, with its draws against the
  * k-ary counter's and its ratio to the optimised per-level row, which it must
  * not exceed (else MISMATCH and exit status 1).
  * A line "same tree, least squares all nodes" gives, not shipped, the bound
@@ -864,7 +864,7 @@ print_release_units(void)
 				dpk_tree_weights_free(&tw);
 			}
 			printf("%5u %-6s %2s %2d %-46s %8.2f %8.2f %6u %7.3f %7.3f  (vs per-level row)\n", T,
-				   "pure", "", st.levels, "share tree (built, not yet in live tables)",
+				   "pure", "", st.levels, "share tree (dpkmeans.pure_counter)",
 				   fs.sum_q / fs.n_q, fs.worst, fs.worst_t, (fs.sum_q / fs.n_q) / rr->mean[hi],
 				   fs.worst / rr->worst[hi]);
 			printf("%5u %-6s %2s %2s %-46s draws per release %.1f mean, %d max (k-ary: %.1f, %d)\n",

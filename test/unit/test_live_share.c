@@ -65,8 +65,13 @@ test_choice(void)
 	share_config(&cfg, 64, 9, false);
 	CHECK(dpk_live_share_draws(&cfg) > DPK_LIVE_SHARE_MAX_DRAWS &&
 		  dpk_live_share_draws(&cfg) ==
-		  262144.0 * dpk_share_tree_max_nodes(dpk_live_share_tree(&cfg)),
+		  262144.0 * dpk_share_tree_max_nodes(dpk_live_share_tree(&cfg)) * 3.0,
 		  "draws of level 9: %g", dpk_live_share_draws(&cfg));
+	/* 16 384 cells at d = 2: within the cap at T = 256, not at T = 1024 */
+	share_config(&cfg, 256, 7, false);
+	CHECK(dpk_live_share_draws(&cfg) <= DPK_LIVE_SHARE_MAX_DRAWS, "T = 256, 16 384 cells");
+	share_config(&cfg, 1024, 7, false);
+	CHECK(dpk_live_share_draws(&cfg) > DPK_LIVE_SHARE_MAX_DRAWS, "T = 1024, 16 384 cells");
 }
 
 /* Full-budget scales: one node per event, twice with deletions. */

@@ -261,9 +261,46 @@ test_norm_shift_roundtrip(void)
 	}
 }
 
+/*
+ * A pure low-d table attached with the share tree is reopened with it (and
+ * its noise, its level's); a row with counter 'tree' keeps the k-ary tree;
+ * a projected or Gaussian row never takes the share tree.
+ */
+static void
+test_share_tree_roundtrip(void)
+{
+	DpkTracked	tr;
+	DpkLiveConfig at,
+				back;
+
+	attach(&tr, &at, 2, cube_lo, cube_hi, 64, false, 0.0, 5);
+	dpk_live_use_share_tree(&at, &(DpkBox) {2, cube_lo, cube_hi}, tr.size_hint, 4194304.0);
+	tr.level = at.level;
+	tr.counter = at.counter;
+	dpk_tracked_config(&tr, &back);
+	CHECK(at.counter == DPK_LIVE_COUNTER_SHARE && back.counter == DPK_LIVE_COUNTER_SHARE &&
+		  back.level == at.level &&
+		  dpk_scale_value(dpk_live_count_scale(&back)) == dpk_scale_value(dpk_live_count_scale(&at)) &&
+		  same_sums(&at, &back),
+		  "share tree: attached counter %d, reopened %d", at.counter, back.counter);
+	tr.counter = DPK_LIVE_COUNTER_TREE;
+	dpk_tracked_config(&tr, &back);
+	CHECK(back.counter == DPK_LIVE_COUNTER_TREE && !DPK_LIVE_SHARE(&back),
+		  "a 'tree' row reopened with counter %d", back.counter);
+	attach(&tr, &at, 7, cube_lo, cube_hi, 64, false, 0.0, 5);
+	tr.counter = DPK_LIVE_COUNTER_SHARE;
+	dpk_tracked_config(&tr, &back);
+	CHECK(!DPK_LIVE_SHARE(&back), "a projected row took the share tree");
+	attach(&tr, &at, 2, cube_lo, cube_hi, 64, false, 1e-6, 5);
+	tr.counter = DPK_LIVE_COUNTER_SHARE;
+	dpk_tracked_config(&tr, &back);
+	CHECK(!DPK_LIVE_SHARE(&back), "a Gaussian row took the share tree");
+}
+
 int
 main(void)
 {
+	test_share_tree_roundtrip();
 	test_sum_l1_roundtrip();
 	test_highd_tree();
 	test_norm_shift_roundtrip();

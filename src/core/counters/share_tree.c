@@ -140,9 +140,9 @@ dpk_share_tree_node_share(const DpkShareTree *st, int level, uint32_t index)
 	return st->share[block][level];
 }
 
-/* Most nodes of any F(t) (see share_tree.h). */
-int
-dpk_share_tree_max_nodes(const DpkShareTree *st)
+/* Room for the nodes of any F(t): every block, two parents' children a level. */
+static int
+family_room(const DpkShareTree *st)
 {
 	int			maxn = st->blocks;
 
@@ -150,6 +150,27 @@ dpk_share_tree_max_nodes(const DpkShareTree *st)
 		maxn += st->every_node ? (int) ((st->horizon + st->span[j] - 1) / st->span[j])
 			: 2 * (int) (st->span[j + 1] / st->span[j]);
 	return maxn;
+}
+
+/*
+ * Most nodes any release reads (see share_tree.h): the largest number of
+ * nonzero weights over t, from the weights themselves (tens of
+ * milliseconds at T = 1024).
+ */
+int
+dpk_share_tree_max_nodes(const DpkShareTree *st)
+{
+	int			most = 0;
+
+	for (uint32_t t = 1; t <= st->horizon; t++)
+	{
+		int			n;
+
+		dpk_share_tree_release_units(st, t, &n);
+		if (n > most)
+			most = n;
+	}
+	return most;
 }
 
 /* A node of F(t): level, 1-based index, positions (start, end], share. */
@@ -249,7 +270,7 @@ dpk_share_tree_weights(const DpkShareTree *st, uint32_t t, DpkShareWeights *out)
 
 	if (t < 1 || t > st->horizon)
 		dpk_fail("share tree: release out of the horizon");
-	maxn = dpk_share_tree_max_nodes(st);
+	maxn = family_room(st);
 	nodes = dpk_alloc((size_t) maxn * sizeof(ShareNode));
 
 	/* F(t), top level first */

@@ -124,8 +124,8 @@ double		dpk_share_tree_typical_units(const DpkShareTree *st);
 double		dpk_share_tree_sampled_units(const DpkShareTree *st);
 
 /*
- * Most nodes any release of the tree reads (a bound from its shape: every
- * block, and two parents' children at each lower level or every node).
+ * Most nodes any release of the tree reads (nonzero weights, the largest
+ * over t; a function of the horizon only).
  */
 int			dpk_share_tree_max_nodes(const DpkShareTree *st);
 

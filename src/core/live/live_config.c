@@ -123,12 +123,13 @@ dpk_live_counter_name(int counter)
 		: counter == DPK_LIVE_COUNTER_SHARE ? "share_tree" : "tree";
 }
 
-/* Node draws of a share-tree table's costliest release (see live_config.h). */
+/* Noise draws of a share-tree table's costliest release (see live_config.h). */
 double
 dpk_live_share_draws(const DpkLiveConfig *cfg)
 {
 	return pow(2.0, (double) cfg->level * cfg->d) *
-		dpk_share_tree_max_nodes(dpk_live_share_tree(cfg));
+		dpk_share_tree_max_nodes(dpk_live_share_tree(cfg)) *
+		(1.0 + (cfg->sum_share > 0.0 ? cfg->d : 0));
 }
 
 /* The share tree for a new pure low-d table (see live_config.h). */

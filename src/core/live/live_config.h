@@ -104,11 +104,13 @@ typedef enum DpkLiveCounter
 } DpkLiveCounter;
 
 /*
- * Most node draws a release of a share-tree table may read: cells times the
- * most nodes any release of its horizon sums (dpk_share_tree_max_nodes), so
- * that a release stays within about half a second (doc/decisions/053).
+ * Most noise draws a release of a share-tree table may read: cells times
+ * the most nodes any release of its horizon sums (dpk_share_tree_max_nodes)
+ * times the count and d sums each node draws, so that a release's noise
+ * stays within about half a second (doc/decisions/053: d = 2 at 16 384
+ * cells fits up to T = 256, 0.32 s measured, not at T = 1024).
  */
-#define DPK_LIVE_SHARE_MAX_DRAWS 262144.0
+#define DPK_LIVE_SHARE_MAX_DRAWS 2097152.0
 
 /*
  * Most noise draws a release of a square-root table may read at its last
@@ -165,7 +167,7 @@ const char *dpk_live_counter_name(int counter);
 void		dpk_live_use_share_tree(DpkLiveConfig *cfg, const DpkBox *box, double size_hint,
 									double max_cells);
 
-/* Node draws of a share-tree table's costliest release (cells x nodes). */
+/* Noise draws of a share-tree table's costliest release (cells x nodes x (1 + d)). */
 double		dpk_live_share_draws(const DpkLiveConfig *cfg);
 
 /* Whether a configuration counts with the share tree (pure, low-d). */
