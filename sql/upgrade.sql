@@ -217,6 +217,24 @@ SELECT dp_attach('upg', ARRAY['x', 'y'], k => 2, epsilon => 1, delta => 1e-6,
                  lower => ARRAY[0, 0], upper => ARRAY[1, 1], horizon => 8) IS NOT NULL AS attached;
 SELECT dp_release('upg') IS NOT NULL AS released;
 CREATE TEMP TABLE upg_hist AS SELECT * FROM dp_histogram('upg');
+-- and a pure low-d table (a horizon the share tree would take) keeps its
+-- k-ary tree and its published values, even with dpkmeans.pure_counter
+-- set; under 0.8's objects the share tree is refused
+CREATE TABLE upp (x float8, y float8);
+INSERT INTO upp SELECT (i % 7) / 7.0, (i % 5) / 5.0 FROM generate_series(1, 3000) i;
+SET dpkmeans.pure_counter = 'share_tree';
+DO $$
+BEGIN
+    PERFORM dp_attach('upp', ARRAY['x', 'y'], k => 2, epsilon => 1,
+                      lower => ARRAY[0, 0], upper => ARRAY[1, 1], horizon => 64);
+EXCEPTION WHEN feature_not_supported THEN
+    RAISE NOTICE 'refused: %', SQLERRM;
+END $$;
+RESET dpkmeans.pure_counter;
+SELECT dp_attach('upp', ARRAY['x', 'y'], k => 2, epsilon => 1,
+                 lower => ARRAY[0, 0], upper => ARRAY[1, 1], horizon => 64) IS NOT NULL AS attached;
+SELECT dp_release('upp') IS NOT NULL AS released;
+CREATE TEMP TABLE upp_hist AS SELECT * FROM dp_histogram('upp');
 ALTER EXTENSION dpkmeans UPDATE TO '0.9';
 SELECT extversion FROM pg_extension WHERE extname = 'dpkmeans';
 SELECT counter FROM dpkmeans_internal.tracked WHERE relid = 'upg'::regclass;
@@ -226,6 +244,16 @@ SELECT count(*) AS changed_cells FROM
 SELECT dp_release('upg') IS NOT NULL AS released_again;
 SELECT dp_detach('upg');
 DROP TABLE upg;
+SET dpkmeans.pure_counter = 'share_tree';
+SELECT counter FROM dpkmeans_internal.tracked WHERE relid = 'upp'::regclass;
+SELECT count(*) AS changed_cells FROM
+  ((SELECT * FROM dp_histogram('upp') EXCEPT SELECT * FROM upp_hist)
+   UNION ALL (SELECT * FROM upp_hist EXCEPT SELECT * FROM dp_histogram('upp'))) x;
+SELECT item, value FROM dp_privacy_report('upp') WHERE item IN ('tree', 'counter') ORDER BY item;
+SELECT dp_release('upp') IS NOT NULL AS released_again;
+RESET dpkmeans.pure_counter;
+SELECT dp_detach('upp');
+DROP TABLE upp;
 
 -- a fresh install is the newest version directly
 DROP EXTENSION dpkmeans;

@@ -198,16 +198,16 @@ choose_counter(DpkLiveConfig *cfg, const DpkBox *box, double size_hint)
 }
 
 /*
- * The counter of a new pure low-d table (dpkmeans.pure_counter), after its
- * level was chosen for the k-ary tree: the share tree where
- * dpk_live_use_share_tree gives it, else the k-ary tree with a NOTICE.
+ * The counter of a new pure table (dpkmeans.pure_counter), after its level
+ * was chosen for the k-ary tree: the share tree where dpk_live_use_share_tree
+ * gives it (low-d tables), else the k-ary tree with a NOTICE.
  */
 static void
 choose_pure_counter(DpkLiveConfig *cfg, const DpkBox *box, double size_hint)
 {
-	if (cfg->delta > 0.0 || cfg->dhat > 0 || dpk_pure_counter != DPK_PURE_COUNTER_SHARE)
+	if (cfg->delta > 0.0 || dpk_pure_counter != DPK_PURE_COUNTER_SHARE)
 		return;
-	if (!dpk_store_has_counter())
+	if (cfg->dhat == 0 && !dpk_store_has_counter())
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("the share-tree counter needs dpkmeans 0.9"),
@@ -216,9 +216,10 @@ choose_pure_counter(DpkLiveConfig *cfg, const DpkBox *box, double size_hint)
 	if (cfg->counter != DPK_LIVE_COUNTER_SHARE)
 		ereport(NOTICE,
 				(errmsg("the table counts with the k-ary tree, not the share tree"),
-				 errdetail("The share tree applies to horizons of at most %d releases where it "
-						   "beats the k-ary tree, with at most %.0f node draws a release.",
-						   DPK_SHARE_MAX_HORIZON, DPK_LIVE_SHARE_MAX_DRAWS)));
+				 errdetail("The share tree applies to pure tables with fewer than %d columns and "
+						   "a horizon of at most %d releases where it beats the k-ary tree, "
+						   "whose releases read at most %.0f noise draws.",
+						   DPK_HIGHD_MIN_D, DPK_SHARE_MAX_HORIZON, DPK_LIVE_SHARE_MAX_DRAWS)));
 }
 
 /*
