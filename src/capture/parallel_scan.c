@@ -16,6 +16,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/parallel.h"
 #include "access/relscan.h"
 #include "access/table.h"
@@ -77,13 +79,18 @@ PGDLLEXPORT void dpk_scan_worker_main(dsm_segment *seg, shm_toc *toc);
  * parallel mode, a worker, a standalone backend); else one, and one more
  * for every tripling of the size, as PostgreSQL sizes a parallel heap scan,
  * or the table's parallel_workers option, within
- * max_parallel_maintenance_workers.
+ * max_parallel_maintenance_workers.  Every process keeps a cell map of its
+ * own, as large as the shape's cells allow (a projected shape's: d + 1
+ * counters for each cell of every copy), so the processes' maps must fit
+ * maintenance_work_mem together, as a parallel index build's sorts do.
  */
 static int
-scan_workers(Relation rel)
+scan_workers(Relation rel, const DpkShape *shape)
 {
 	BlockNumber pages;
-	double		threshold;
+	double		threshold,
+				cells,
+				map_bytes;
 	int			workers;
 
 	if (!IsUnderPostmaster || IsInParallelMode() || IsParallelWorker() ||
@@ -103,7 +110,16 @@ scan_workers(Relation rel)
 			threshold *= 3.0;
 		}
 	}
-	return Min(workers, max_parallel_maintenance_workers);
+	workers = Min(workers, max_parallel_maintenance_workers);
+
+	/* a hash map of occupied cells: key and counters, at most 3/4 full */
+	cells = shape->proj != NULL
+		? (double) shape->live.copies * (double) dpk_live_copy_cells(&shape->live)
+		: pow(2.0, (double) shape->level * shape->d);
+	map_bytes = cells * (2.0 + shape->d) * sizeof(int64) * 4.0 / 3.0;
+	while (workers > 0 && map_bytes * (workers + 1) > (double) maintenance_work_mem * 1024.0)
+		workers--;
+	return workers;
 }
 
 /*
@@ -278,7 +294,7 @@ scan_receive(shm_mq_handle *mqh, DpkShape *shape, DpkCellMap *map)
 bool
 dpk_scan_table_parallel(Relation rel, DpkShape *shape, DpkCellMap *map, bool progress)
 {
-	int			nworkers = scan_workers(rel),
+	int			nworkers = scan_workers(rel, shape),
 				i;
 	ParallelContext *pcxt;
 	ScanShared *shared;
