@@ -17,7 +17,7 @@ ALL_HDRS = $(CORE_HDRS) $(foreach d,$(GLUE_DIRS),$(wildcard $(d)/*.h))
 # The extension's own objects are the glue's; it links the core's library.
 OBJS = $(GLUE_SRCS:.c=.o)
 
-REGRESS = grid_size kmeans_oneshot bad_input live live_privileges live_bad_input highd release_replay partitions kmedian live_write_path upgrade approx_dp wal_capture norm_bound regions ledger operator_view bounds_limits release_work install_script shard_protocol gaussian_counter pure_counter
+REGRESS = grid_size kmeans_oneshot bad_input live live_privileges live_bad_input highd release_replay partitions kmedian live_write_path upgrade approx_dp wal_capture norm_bound regions ledger operator_view bounds_limits release_work install_script shard_protocol gaussian_counter pure_counter parallel_backfill
 REGRESS_OPTS = --load-extension=dpkmeans
 
 # The PostGIS companion (postgis/): its suites need PostGIS installed, so

@@ -536,7 +536,7 @@ dp_attach(PG_FUNCTION_ARGS)
 	/* Backfill: the existing rows are events of release 1. */
 	dpk_cellmap_init(&backfill, tr.d);
 	dpk_clamp_init(&clamped, tr.d);
-	dpk_partition_scan_clamped(&tr, tr.relid, &backfill, true, &clamped);
+	dpk_partition_scan_clamped(&tr, tr.relid, &backfill, true, &clamped, true);
 	if (tr.capture_wal)
 		PopActiveSnapshot();
 	/* the owner is told how many rows the box clamps (true counts) */

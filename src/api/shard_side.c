@@ -274,7 +274,7 @@ shard_attach(const DpkShardAttachRequest *req)
 	dpk_store_end(&sw);
 
 	dpk_cellmap_init(&backfill, tr.d);
-	dpk_partition_scan(&tr, tr.relid, &backfill, true);
+	dpk_partition_scan_clamped(&tr, tr.relid, &backfill, true, NULL, true);
 	dpk_tracked_config(&tr, &cfg);
 
 	dpk_store_begin(&sw);

@@ -79,6 +79,8 @@ typedef struct DpkShape
 								 * are counted (attach's backfill only) */
 	Oid			capture_root;	/* whose counters the trigger's writes feed
 								 * (dpk_capture_root), set from a trigger */
+	bool		parallel;		/* dpk_scan_table may use parallel workers
+								 * (src/capture/parallel_scan.c) */
 	bool		lenient;		/* a new row that is not a valid point (NaN,
 								 * malformed array) is skipped like NULL
 								 * instead of refused: a capture from the WAL
@@ -86,6 +88,7 @@ typedef struct DpkShape
 	/* High dimensions: projected copies, rows buffered for one dgemm. */
 	DpkLiveConfig live;			/* d, level, dhat, copies, seed, half_width */
 	DpkProjection *proj;		/* copies of them, or NULL */
+	double		norm_bound;		/* the norm bound they were set with (0: none) */
 	int			nbuf;
 	int			capbuf;
 	double	   *ubuf;			/* capbuf * d normalized points */
@@ -133,9 +136,23 @@ void		dpk_shape_init(DpkShape *shape, Relation rel, int d, int level,
 void		dpk_shape_add_slot(DpkShape *shape, DpkCellMap *map,
 							   TupleTableSlot *slot, int sign);
 
-/* Count every row of the table into map (attach backfill, dp_verify). */
+/*
+ * Count every row of the table into map (attach backfill, dp_verify), with
+ * parallel workers when the shape allows them (dpk_scan_table_parallel).
+ */
 void		dpk_scan_table(Relation rel, DpkShape *shape, DpkCellMap *map,
 						   bool progress);
+
+/*
+ * Count every row of rel into map as dpk_scan_table does, with parallel
+ * workers sharing the scan under the active snapshot: the same counts, the
+ * points outside the box added into shape->clamp, a worker's error raised
+ * here.  False, having read nothing, when the table is too small for
+ * workers (min_parallel_table_scan_size), temporary, or none may start
+ * (max_parallel_maintenance_workers is 0, already in parallel mode).
+ */
+bool		dpk_scan_table_parallel(Relation rel, DpkShape *shape, DpkCellMap *map,
+									bool progress);
 
 struct DpkTracked;
 
@@ -170,9 +187,12 @@ void		dpk_check_no_detaching(List *tree);
 void		dpk_partition_scan(const struct DpkTracked *tr, Oid relid, DpkCellMap *map,
 						  bool progress);
 
-/* The same, counting the points outside the box into clamp (or NULL). */
+/*
+ * The same, counting the points outside the box into clamp (or NULL), with
+ * parallel workers for large tables when parallel is true (the backfills).
+ */
 void		dpk_partition_scan_clamped(const struct DpkTracked *tr, Oid relid, DpkCellMap *map,
-								  bool progress, DpkClampCount *clamp);
+									   bool progress, DpkClampCount *clamp, bool parallel);
 
 /* Append to root's deltas the rows stored under sub with sign +1 or -1. */
 void		dpk_partition_count(Oid root, Oid sub, int sign);

@@ -168,13 +168,13 @@ dpk_check_no_detaching(List *tree)
 void
 dpk_partition_scan(const DpkTracked *tr, Oid relid, DpkCellMap *map, bool progress)
 {
-	dpk_partition_scan_clamped(tr, relid, map, progress, NULL);
+	dpk_partition_scan_clamped(tr, relid, map, progress, NULL, false);
 }
 
 /* The same, counting the points outside the box (see capture.h). */
 void
 dpk_partition_scan_clamped(const DpkTracked *tr, Oid relid, DpkCellMap *map, bool progress,
-					  DpkClampCount *clamp)
+						   DpkClampCount *clamp, bool parallel)
 {
 	ListCell   *lc;
 	bool		first = true;
@@ -197,6 +197,7 @@ dpk_partition_scan_clamped(const DpkTracked *tr, Oid relid, DpkCellMap *map, boo
 			/* counted as the WAL capture counts (src/capture/wal_capture.c) */
 			shape.lenient = tr->capture_wal;
 			shape.clamp = clamp;
+			shape.parallel = parallel;
 			first = false;
 		}
 		else

@@ -64,7 +64,9 @@ dpk_shape_init(DpkShape *shape, Relation rel, int d, int level,
 	shape->clamp = NULL;
 	shape->capture_root = InvalidOid;
 	shape->lenient = false;
+	shape->parallel = false;
 	shape->proj = NULL;
+	shape->norm_bound = 0.0;
 	shape->nbuf = shape->capbuf = 0;
 	dpk_live_defaults(&shape->live, d, 1, 1.0, 1, false);
 	shape->live.level = level;
@@ -97,6 +99,7 @@ dpk_shape_set_projection(DpkShape *shape, int dhat, int copies, uint64_t seed,
 	shape->live.proj_seed = seed;
 	shape->live.half_width = DPK_LIVE_HALF_WIDTH;
 	dpk_live_use_ball(&shape->live, &box, norm_bound);
+	shape->norm_bound = norm_bound;
 	shape->proj = palloc(copies * sizeof(DpkProjection));
 	for (r = 0; r < copies; r++)
 		dpk_live_projection(&shape->live, r, &shape->proj[r]);
@@ -227,13 +230,17 @@ dpk_shape_add_slot(DpkShape *shape, DpkCellMap *map, TupleTableSlot *slot, int s
 void
 dpk_scan_table(Relation rel, DpkShape *shape, DpkCellMap *map, bool progress)
 {
-	TableScanDesc scan = table_beginscan(rel, GetActiveSnapshot(), 0, NULL);
-	TupleTableSlot *slot = table_slot_create(rel, NULL);
-	MemoryContext rowctx = AllocSetContextCreate(CurrentMemoryContext, "dpkmeans row",
-												 ALLOCSET_SMALL_SIZES);
-	MemoryContext old;
+	TableScanDesc scan;
+	TupleTableSlot *slot;
+	MemoryContext rowctx,
+				old;
 	uint64		rows = 0;
 
+	if (shape->parallel && dpk_scan_table_parallel(rel, shape, map, progress))
+		return;
+	scan = table_beginscan(rel, GetActiveSnapshot(), 0, NULL);
+	slot = table_slot_create(rel, NULL);
+	rowctx = AllocSetContextCreate(CurrentMemoryContext, "dpkmeans row", ALLOCSET_SMALL_SIZES);
 	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
 	{
 		old = MemoryContextSwitchTo(rowctx);

@@ -9,7 +9,8 @@
 #  (c) one-shot dp_kmeans (k = 10) beside SELECT sum(x + y) over the same
 #      query, without and with a public n (then no row is kept: the
 #      session's peak memory is printed beside), and the attach backfill
-#      beside the same scan (d = 2 at each row count of ONESHOT_ROWS, and
+#      beside the same scan, with parallel workers (the default) and with
+#      none (d = 2 at each row count of ONESHOT_ROWS, and
 #      the one-shot at d = 16 from a float8[] column at the first);
 #  (d) dp_release of high-dimensional tables (d = 384 and 1536, 50 000
 #      rows, k = 10, pure and delta = 1e-6): time, and the peak resident
@@ -152,6 +153,14 @@ for n in $ONESHOT_ROWS; do
 		a=$(echo "$t $a" | awk '{m=$1; for(i=2;i<=NF;i++) if($i<m) m=$i; print m}')
 	done
 	printf '%-34s %9d %10.1f %9.1f %7s\n' "dp_attach backfill k = 10" "$n" "$a" "$s" "$(ratio "$a" "$s")"
+	# the same backfill read by the session alone (decision 056)
+	a=""
+	for ((r = 0; r < REPS; r++)); do
+		cluster_psql -c "SELECT dp_detach('big')" >/dev/null 2>&1 || true
+		t=$(one_ms "SET max_parallel_maintenance_workers = 0; SELECT dp_attach('big', ARRAY['x','y'], 10, 1.0, ARRAY[0,0], ARRAY[100,100])")
+		a=$(echo "$t $a" | awk '{m=$1; for(i=2;i<=NF;i++) if($i<m) m=$i; print m}')
+	done
+	printf '%-34s %9d %10.1f %9.1f %7s\n' "dp_attach backfill, no workers" "$n" "$a" "$s" "$(ratio "$a" "$s")"
 	cluster_psql -c "SELECT dp_detach('big')" >/dev/null 2>&1 || true
 	cluster_psql -c "DROP TABLE big" >/dev/null
 done
