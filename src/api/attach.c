@@ -199,14 +199,24 @@ choose_counter(DpkLiveConfig *cfg, const DpkBox *box, double size_hint)
 
 /*
  * The counter of a new pure table (dpkmeans.pure_counter), after its level
- * was chosen for the k-ary tree: the share tree where dpk_live_use_share_tree
- * gives it (low-d tables), else the k-ary tree with a NOTICE.
+ * was chosen for the k-ary tree.  'share_tree': the share tree where
+ * dpk_live_use_share_tree gives it (low-d tables), else the k-ary tree with
+ * a NOTICE.  'auto' (the default): the same from a horizon of
+ * DPK_LIVE_SHARE_AUTO_MIN_HORIZON on 0.9's objects, quietly the k-ary tree
+ * otherwise.
  */
 static void
 choose_pure_counter(DpkLiveConfig *cfg, const DpkBox *box, double size_hint)
 {
-	if (cfg->delta > 0.0 || dpk_pure_counter != DPK_PURE_COUNTER_SHARE)
+	if (cfg->delta > 0.0 || dpk_pure_counter == DPK_PURE_COUNTER_TREE)
 		return;
+	if (dpk_pure_counter == DPK_PURE_COUNTER_AUTO)
+	{
+		if (cfg->dhat == 0 && cfg->horizon >= DPK_LIVE_SHARE_AUTO_MIN_HORIZON &&
+			dpk_store_has_counter())
+			dpk_live_use_share_tree(cfg, box, size_hint, dpk_max_cells);
+		return;
+	}
 	if (cfg->dhat == 0 && !dpk_store_has_counter())
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),

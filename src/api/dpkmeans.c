@@ -39,6 +39,7 @@ static const struct config_enum_entry gaussian_counter_options[] = {
 
 /* Values of dpkmeans.pure_counter (see live_config.h). */
 static const struct config_enum_entry pure_counter_options[] = {
+	{"auto", DPK_PURE_COUNTER_AUTO, false},
 	{"tree", DPK_PURE_COUNTER_TREE, false},
 	{"share_tree", DPK_PURE_COUNTER_SHARE, false},
 	{NULL, 0, false}
@@ -87,12 +88,13 @@ _PG_init(void)
 							 gaussian_counter_options, PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomEnumVariable("dpkmeans.pure_counter",
 							 "The continual counter dp_attach gives a pure table with fewer than 6 columns.",
-							 "tree (the default): the k-ary least-squares tree; share_tree: the "
-							 "share tree (lower noise from about a quarter of the horizon on, "
-							 "more at the first releases) where its horizon (up to 1024) has one "
-							 "that beats the tree and its releases stay within its draw cap, else "
-							 "the tree.  Fixed per table at attach.",
-							 &dpk_pure_counter, DPK_PURE_COUNTER_TREE,
+							 "auto (the default): the share tree from a horizon of 64 where it "
+							 "applies, else the k-ary tree; tree: the k-ary least-squares tree; "
+							 "share_tree: the share tree (lower noise from about a quarter of the "
+							 "horizon on, more at the first releases) wherever its horizon (up to "
+							 "1024) has one that beats the tree and its releases stay within its "
+							 "draw cap, else the tree.  Fixed per table at attach.",
+							 &dpk_pure_counter, DPK_PURE_COUNTER_AUTO,
 							 pure_counter_options, PGC_USERSET, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("dpkmeans");
 	dpk_pg_install_hooks();

@@ -36,7 +36,7 @@ int			dpk_progress_rows = 1000000;
 int			dpk_max_k_live = DPK_MAX_K_LIVE;
 int			dpk_counter_estimator = 1;	/* DPK_TREE_LOCAL_BLUE */
 int			dpk_gaussian_counter = 0;	/* DPK_GAUSSIAN_COUNTER_AUTO */
-int			dpk_pure_counter = 0;	/* DPK_PURE_COUNTER_TREE */
+int			dpk_pure_counter = 0;	/* DPK_PURE_COUNTER_AUTO */
 
 /* palloc in the current context; huge allocations allowed. */
 static void *

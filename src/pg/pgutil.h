@@ -40,7 +40,8 @@ extern int	dpk_gaussian_counter;
 /* dpkmeans.pure_counter: the counter dp_attach gives a pure low-d table. */
 typedef enum DpkPureCounterChoice
 {
-	DPK_PURE_COUNTER_TREE = 0,
+	DPK_PURE_COUNTER_AUTO = 0,
+	DPK_PURE_COUNTER_TREE,
 	DPK_PURE_COUNTER_SHARE
 } DpkPureCounterChoice;
 extern int	dpk_pure_counter;
