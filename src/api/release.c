@@ -23,6 +23,7 @@
 #include "access/xlog.h"
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "optimizer/cost.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
 #include "storage/dsm.h"
@@ -44,6 +45,7 @@
 #include "store.h"
 #include "dpk_mem.h"
 #include "live_regions.h"
+#include "release_noise.h"
 #include "wal_capture.h"
 
 PGDLLEXPORT void dpk_release_worker_main(Datum arg);
@@ -68,6 +70,7 @@ typedef struct DpkReleaseJob
 	DpkJobStatus status;
 	int			t;
 	int			horizon;
+	int			noise_workers;	/* the caller's max_parallel_workers_per_gather */
 	int			sqlerrcode;
 	char		message[DPK_JOB_TEXT];
 	char		detail[DPK_JOB_TEXT];
@@ -404,6 +407,9 @@ dpk_release_worker_main(Datum arg)
 	BackgroundWorkerInitializeConnectionByOid(job->dbid, InvalidOid, 0);
 	workctx = AllocSetContextCreate(TopMemoryContext, "dpkmeans release worker",
 									ALLOCSET_DEFAULT_SIZES);
+	/* an (epsilon, delta) table's noise may be drawn by parallel workers too */
+	dpk_release_noise_workers = job->noise_workers;
+	dpk_live_noise_split = &dpk_release_noise_split;
 
 	PG_TRY();
 	{
@@ -528,6 +534,7 @@ dp_release(PG_FUNCTION_ARGS)
 	memset(job, 0, sizeof(*job));
 	job->dbid = MyDatabaseId;
 	job->userid = GetUserId();
+	job->noise_workers = max_parallel_workers_per_gather;
 	job->relid = relid;
 	job->status = DPK_JOB_PENDING;
 

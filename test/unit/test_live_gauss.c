@@ -13,6 +13,7 @@
 #include "dpk_mem.h"
 #include "lift.h"
 #include "live_core.h"
+#include "live_reach.h"
 #include "sqrt_counter.h"
 #include "tree_estimator.h"
 #include "zcdp.h"
@@ -374,6 +375,112 @@ test_release_path(void)
 	dpk_stream_close(&r);
 }
 
+/* An in-process stand-in for the release's parallel workers. */
+static int64_t *split_buf;
+
+/* Draw cells total / 3 .. total - 1 "elsewhere": here, into split_buf. */
+static void *
+split_begin(const DpkLiveConfig *cfg, const uint8_t *reach, const uint8_t key[DPK_KEY_BYTES],
+			uint32_t t, bool sums, uint64_t total, uint64_t *split)
+{
+	int			w = 1 + (sums ? cfg->d : 0);
+
+	*split = total / 3;
+	split_buf = dpk_alloc((total - *split) * w * sizeof(int64_t));
+	dpk_live_projected_noise_range(cfg, reach, key, t, sums, *split, total, split_buf);
+	return split_buf;
+}
+
+static const int64_t *
+split_finish(void *h)
+{
+	return h;
+}
+
+static void
+split_end(void *h)
+{
+	dpk_free(h);
+}
+
+static const DpkNoiseSplit test_split = {split_begin, split_finish, split_end};
+
+/*
+ * A Gaussian projected release with part of its noise drawn elsewhere
+ * (dpk_live_noise_split) publishes the serial release's values bit for
+ * bit: plain and square-root counts, with and without a reach mask and
+ * sums, on a state with rows.
+ */
+static void
+test_noise_split(void)
+{
+	uint8_t		key[DPK_KEY_BYTES];
+	uint8_t		nonce[DPK_NONCE_BYTES] = {0};
+	DpkStream	s;
+	DpkLiveConfig cfg;
+	DpkCellMap	state;
+	int			variant;
+
+	dpk_key_from_seed(31, key);
+	dpk_stream_open(&s, key, nonce);
+	for (variant = 0; variant < 4; variant++)
+	{
+		uint64_t	total,
+					c;
+		double	   *count[2],
+				   *sum[2],
+					norm[2];
+		uint8_t    *reach;
+		int64_t		rel[12];
+		int			run,
+					j;
+		bool		same = true;
+
+		dpk_live_defaults(&cfg, 12, 4, 1.0, 16, false);
+		dpk_live_use_projection(&cfg, 5);
+		dpk_live_use_delta(&cfg, 1e-6);
+		cfg.level = 1;
+		if (variant & 1)
+			cfg.counter = DPK_LIVE_COUNTER_SQRT;
+		total = (uint64_t) cfg.copies * dpk_live_copy_cells(&cfg);
+		dpk_cellmap_init(&state, 12);
+		for (c = 0; c < total; c += 3)
+		{
+			for (j = 0; j < 12; j++)
+				rel[j] = (int64_t) (c * 31 + j) % 1000;
+			dpk_cellmap_add_point(&state, c, rel, 1);
+		}
+		reach = dpk_alloc(total);
+		for (c = 0; c < total; c++)
+			reach[c] = (variant & 2) ? (c % 5 != 0) : 1;
+		for (run = 0; run < 2; run++)
+		{
+			count[run] = dpk_alloc(total * sizeof(double));
+			sum[run] = dpk_alloc(total * 12 * sizeof(double));
+			dpk_live_noise_split = run ? &test_split : NULL;
+			dpk_live_noisy_projected_reach(&cfg, reach, key, &state, 7, &s, count[run],
+										   (variant & 2) ? NULL : sum[run], &norm[run]);
+		}
+		dpk_live_noise_split = NULL;
+		for (c = 0; c < total; c++)
+		{
+			same = same && count[0][c] == count[1][c];
+			for (j = 0; !(variant & 2) && j < 12; j++)
+				same = same && sum[0][c * 12 + j] == sum[1][c * 12 + j];
+		}
+		CHECK(same && norm[0] == norm[1],
+			  "variant %d: noise drawn elsewhere differs from the serial release's", variant);
+		for (run = 0; run < 2; run++)
+		{
+			dpk_free(count[run]);
+			dpk_free(sum[run]);
+		}
+		dpk_free(reach);
+		dpk_cellmap_free(&state);
+	}
+	dpk_stream_close(&s);
+}
+
 /*
  * A projected Gaussian table at d = 384, epsilon 1: the smallest shift of
  * the norm counter's unit that represents its variance.
@@ -727,5 +834,6 @@ main(void)
 	test_norm_shift();
 	test_counter_choice();
 	test_projected_sqrt();
+	test_noise_split();
 	UNIT_DONE("test_live_gauss");
 }

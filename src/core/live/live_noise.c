@@ -248,10 +248,72 @@ dpk_live_noisy_projected(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYT
 	dpk_live_noisy_projected_reach(cfg, NULL, key, state, t, s, count, sum, sumnorm);
 }
 
+/* Where a release's Gaussian noise may be drawn in other processes (see live_reach.h). */
+const DpkNoiseSplit *dpk_live_noise_split = NULL;
+
+/*
+ * The noise of one cell of a Gaussian projected table (d sums, 0: the count
+ * alone), without its true values: the draws of the sums' counter (and of
+ * the count, unless the square root's below), then a square-root table's
+ * count from its own measurements.
+ */
+static void
+live_gauss_cell_noise(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYTES], uint64_t c,
+					  uint32_t t, int d, const DpkNoise *cs, const DpkNoise *ss, DpkStream *s,
+					  int64_t *noise)
+{
+	uint64_t	ncells = dpk_live_copy_cells(cfg);
+
+	/* The level byte carries the copy, so copies never share a node. */
+	DpkCellKey	ck = {key, cfg->level + 32 * (int) (c / ncells), c % ncells};
+
+	if (d > 0 || !DPK_LIVE_SQRT(cfg))
+		dpk_live_cell_noise(s, &ck, t,
+							&(DpkCellNoise) {d, cs, ss, d > 0 ? DPK_SUMS_VECTOR : DPK_SUMS_NONE,
+							DPK_LIVE_SQRT_FAMILY(cfg, 1), cfg->horizon},
+							noise);
+	if (DPK_LIVE_SQRT(cfg) && !DPK_LIVE_SQRT_FAMILY(cfg, 1))
+		dpk_live_cell_noise(s, &ck, t,
+							&(DpkCellNoise) {0, cs, ss, DPK_SUMS_NONE, true, cfg->horizon},
+							noise);
+}
+
+/* The noise of a range of cells (see live_reach.h). */
+void
+dpk_live_projected_noise_range(const DpkLiveConfig *cfg, const uint8_t *reach,
+							   const uint8_t key[DPK_KEY_BYTES], uint32_t t, bool sums,
+							   uint64_t c0, uint64_t c1, int64_t *out)
+{
+	int			d = sums ? cfg->d : 0;
+	DpkNoise	cs = dpk_live_count_noise(cfg);
+	DpkNoise	ss = dpk_live_sum_noise(cfg);
+	uint8_t		nonce[DPK_NONCE_BYTES] = {0};
+	DpkStream	s;
+	uint64_t	c;
+
+	/* every cell reseeds the stream with its own nonces */
+	if (!dpk_stream_open(&s, key, nonce))
+		dpk_fail("cannot open the noise stream");
+	for (c = c0; c < c1; c++)
+	{
+		int64_t    *noise = out + (c - c0) * (1 + d);
+
+		if ((c & 255) == 0)
+			dpk_check_interrupts();
+		if (reach && !reach[c])
+			memset(noise, 0, (1 + d) * sizeof(int64_t));
+		else
+			live_gauss_cell_noise(cfg, key, c, t, d, &cs, &ss, &s, noise);
+	}
+	dpk_stream_close(&s);
+}
+
 /*
  * The same, cells with reach[c] == 0 released as exact zeros without
  * noise (see live_reach.h).  Every cell's noise has its own nonces, so the
- * others' noise and the stream after it are the same.
+ * others' noise and the stream after it are the same, and a Gaussian
+ * table's cells from `split` on may be drawn by other processes
+ * (dpk_live_noise_split).
  */
 void
 dpk_live_noisy_projected_reach(const DpkLiveConfig *cfg, const uint8_t *reach,
@@ -276,11 +338,16 @@ dpk_live_noisy_projected_reach(const DpkLiveConfig *cfg, const uint8_t *reach,
 	const int64_t *vals;
 	int64_t		norm_truth;
 	int			j;
+	void	   *split_handle = NULL;
+	uint64_t	split = total;
+	const int64_t *split_noise = NULL;
 
 	memset(&w, 0, sizeof(w));
 	if (!gauss)
 		dpk_tree_release_weights((DpkTreeEstimator) cfg->estimator, cfg->arity,
 								 cfg->horizon, t, &w);
+	else if (dpk_live_noise_split != NULL)
+		split_handle = dpk_live_noise_split->begin(cfg, reach, key, t, sum != NULL, total, &split);
 	/*
 	 * Each cell's true counters are read where its noise is added, so the
 	 * published integers are computed from the exact true values (a cell
@@ -299,23 +366,17 @@ dpk_live_noisy_projected_reach(const DpkLiveConfig *cfg, const uint8_t *reach,
 			continue;
 		}
 		vals = dpk_cellmap_find(state, c);
-		/* The level byte carries the copy, so copies never share a node. */
 		if (gauss)
 		{
-			DpkCellKey	ck = {key, cfg->level + 32 * (int) (c / ncells), c % ncells};
-
-			/* the sums (and the count, unless the square root's below) */
-			if (d > 0 || !DPK_LIVE_SQRT(cfg))
-				dpk_live_cell_noise(s, &ck, t,
-									&(DpkCellNoise) {d, &cs, &ss,
-									sum ? DPK_SUMS_VECTOR : DPK_SUMS_NONE,
-									DPK_LIVE_SQRT_FAMILY(cfg, 1), cfg->horizon},
-									noise);
-			/* a square-root table's count, from its own measurements */
-			if (DPK_LIVE_SQRT(cfg) && !DPK_LIVE_SQRT_FAMILY(cfg, 1))
-				dpk_live_cell_noise(s, &ck, t,
-									&(DpkCellNoise) {0, &cs, &ss, DPK_SUMS_NONE, true, cfg->horizon},
-									noise);
+			if (c >= split)
+			{
+				/* drawn by another process: wait for it at the first such cell */
+				if (split_noise == NULL)
+					split_noise = dpk_live_noise_split->finish(split_handle);
+				memcpy(noise, split_noise + (c - split) * (1 + d), (1 + d) * sizeof(int64_t));
+			}
+			else
+				live_gauss_cell_noise(cfg, key, c, t, d, &cs, &ss, s, noise);
 			for (j = 0; j <= d; j++)
 				noise[j] += vals ? vals[j] : 0;
 		}
@@ -345,6 +406,8 @@ dpk_live_noisy_projected_reach(const DpkLiveConfig *cfg, const uint8_t *reach,
 								&norm_truth, noise,
 								&(DpkNoiseScratch) {tmp, acc});
 	*sumnorm = ldexp((double) noise[0], cfg->norm_shift);	/* back to unit steps */
+	if (split_handle != NULL)
+		dpk_live_noise_split->end(split_handle);
 	dpk_tree_weights_free(&w);
 	dpk_free(noise);
 	dpk_free(tmp);

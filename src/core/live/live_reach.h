@@ -70,6 +70,38 @@ void		dpk_live_noisy_projected_reach(const DpkLiveConfig *cfg, const uint8_t *re
 										   DpkStream *s, double *count, double *sum,
 										   double *sumnorm);
 
+/*
+ * The noise alone of a Gaussian projected table's cells c0 .. c1 - 1 (every
+ * copy's cells in a row, as dpk_live_noisy_projected_reach numbers them) at
+ * release t: 1 + d int64 per cell (count, then the sums when sums is true,
+ * else 1), zero for a cell with reach[c] == 0.  The draws
+ * dpk_live_noisy_projected_reach adds to those cells' true values: every
+ * cell's noise has its own nonces, so any process computes any range.
+ */
+void		dpk_live_projected_noise_range(const DpkLiveConfig *cfg, const uint8_t *reach,
+										   const uint8_t key[DPK_KEY_BYTES], uint32_t t,
+										   bool sums, uint64_t c0, uint64_t c1, int64_t *out);
+
+/*
+ * Drawing a Gaussian projected release's noise in other processes: the
+ * glue (src/api/release_noise.c) sets dpk_live_noise_split in a release's
+ * worker.  begin, given the table, the reach mask (or NULL), key, t, whether
+ * sums are drawn and the number of cells, starts drawing the cells from
+ * *split on elsewhere and returns a handle, or NULL (nothing split) when
+ * that does not pay; finish waits and returns the noise of cells *split ..
+ * total - 1, in dpk_live_projected_noise_range's layout; end releases it.
+ */
+typedef struct DpkNoiseSplit
+{
+	void	   *(*begin) (const DpkLiveConfig *cfg, const uint8_t *reach,
+						  const uint8_t key[DPK_KEY_BYTES], uint32_t t, bool sums,
+						  uint64_t total, uint64_t *split);
+	const int64_t *(*finish) (void *handle);
+	void		(*end) (void *handle);
+} DpkNoiseSplit;
+
+extern const DpkNoiseSplit *dpk_live_noise_split;
+
 /* dpk_live_noisy_projected_reach with the box's dpk_live_reach_mask. */
 void		dpk_live_noisy_projected_box(const DpkLiveConfig *cfg, const DpkBox *box,
 										 const uint8_t key[DPK_KEY_BYTES],
