@@ -41,6 +41,8 @@
  *					  defaults were tuned on seeds 0-9)
  *	 --no-baselines   skip B and C (faster tuning runs)
  *	 --no-residual    A without the sub-threshold mass from coarser blocks
+ *	 --refine-iter N  A's Lloyd updates on the noisy histogram (0: none)
+ *	 --refine-shrink X  their moves shrunk by X times their noise (0: none)
  *	 --threshold-log X  threshold_sigmas set per row to X (ln cells)/sqrt 2,
  *					  cells predicted from the true N (tuning only: values of
  *					  X below the pipeline's own ln(cells) floor have no effect)
@@ -105,6 +107,8 @@ typedef struct Options
 	const char *ref_cache;
 	double		threshold_log;	/* > 0: threshold as a multiple of b ln(cells) */
 	int			no_residual;	/* A without the coarser blocks */
+	int			refine_iter;	/* >= 0: A's Lloyd updates on the histogram */
+	double		refine_shrink;	/* and their shrinkage (NaN: the default) */
 	const char *data;			/* mixture, skewed or pickups */
 } Options;
 
@@ -143,6 +147,10 @@ oneshot(const MixData *mx, const DpkBox *box, const Row *row, int seed,
 		cfg.screen_iter = opt->screen_iter;
 	if (opt->screen_keep > 0)
 		cfg.screen_keep = opt->screen_keep;
+	if (opt->refine_iter >= 0)
+		cfg.refine_iter = opt->refine_iter;
+	if (!isnan(opt->refine_shrink))
+		cfg.refine_shrink = opt->refine_shrink;
 	if (opt->threshold_log > 0.0)
 	{
 		/* the grid the pipeline will choose, up to the noise on N */
@@ -188,7 +196,8 @@ usage(void)
 			"usage: bench_oneshot [--seeds N] [--n N] [--rows \"d:K:eps,...\"]\n"
 			"       [--sum-share X] [--n-share X] [--grid-scale X] [--threshold X]\n"
 			"       [--restarts N] [--screen-iter N] [--screen-keep N] [--seed-base N] [--no-baselines] [--ref-cache FILE]\n"
-			"       [--threshold-log X] [--data mixture|skewed|pickups] [--no-residual]\n");
+			"       [--threshold-log X] [--data mixture|skewed|pickups] [--no-residual]\n"
+			"       [--refine-iter N] [--refine-shrink X]\n");
 	exit(2);
 }
 
@@ -263,6 +272,8 @@ main(int argc, char **argv)
 	opt.threshold_log = NAN;
 	opt.data = "mixture";
 	opt.no_residual = 0;
+	opt.refine_iter = -1;
+	opt.refine_shrink = NAN;
 
 	for (i = 1; i < argc; i++)
 	{
@@ -300,6 +311,10 @@ main(int argc, char **argv)
 			opt.ref_cache = arg_value(argc, argv, &i);
 		else if (strcmp(a, "--no-residual") == 0)
 			opt.no_residual = 1;
+		else if (strcmp(a, "--refine-iter") == 0)
+			opt.refine_iter = atoi(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--refine-shrink") == 0)
+			opt.refine_shrink = atof(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--no-baselines") == 0)
 			opt.baselines = 0;
 		else
@@ -333,6 +348,10 @@ main(int argc, char **argv)
 		def.restarts = opt.restarts;
 	if (opt.no_residual)
 		def.residual = false;
+	if (opt.refine_iter >= 0)
+		def.refine_iter = opt.refine_iter;
+	if (!isnan(opt.refine_shrink))
+		def.refine_shrink = opt.refine_shrink;
 	printf("# bench_oneshot: N=%zu seeds %d-%d (disjoint from the tuning seeds 0-9) "
 		   "box=[0,100]^d, data %s%s; every method %d k-means restarts\n", opt.n,
 		   opt.seed_base, opt.seed_base + opt.seeds - 1, opt.data,
@@ -340,9 +359,10 @@ main(int argc, char **argv)
 		   ? " (centres uniform, separation>=15, sd in [2,6])" : "",
 		   opt.restarts);
 	printf("# A config: n_share=%g sum_share=%g grid_scale=%g threshold_sigmas=%g "
-		   "residual=%d max_cells=%g restarts=%d max_iter=%d\n",
+		   "residual=%d max_cells=%g restarts=%d max_iter=%d refine_iter=%d refine_shrink=%g\n",
 		   def.n_share, def.sum_share, def.grid_scale, def.threshold_sigmas,
-		   (int) def.residual, def.max_cells, def.restarts, def.max_iter);
+		   (int) def.residual, def.max_cells, def.restarts, def.max_iter, def.refine_iter,
+		   def.refine_shrink);
 	if (opt.threshold_log > 0.0)
 		printf("# A threshold_sigmas per row = %g * ln(cells) / sqrt(2)\n", opt.threshold_log);
 	printf("# cost = k-means cost on the true points / non-private reference; "
