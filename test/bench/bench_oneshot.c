@@ -43,6 +43,7 @@
  *	 --no-residual    A without the sub-threshold mass from coarser blocks
  *	 --refine-iter N  A's Lloyd updates on the noisy histogram (0: none)
  *	 --refine-shrink X  their moves shrunk by X times their noise (0: none)
+ *	 --no-grid-candidate  A without the second candidate (positive cells)
  *	 --threshold-log X  threshold_sigmas set per row to X (ln cells)/sqrt 2,
  *					  cells predicted from the true N (tuning only: values of
  *					  X below the pipeline's own ln(cells) floor have no effect)
@@ -109,6 +110,7 @@ typedef struct Options
 	int			no_residual;	/* A without the coarser blocks */
 	int			refine_iter;	/* >= 0: A's Lloyd updates on the histogram */
 	double		refine_shrink;	/* and their shrinkage (NaN: the default) */
+	int			no_grid_candidate;	/* A without the positive cells' centres */
 	const char *data;			/* mixture, skewed or pickups */
 } Options;
 
@@ -151,6 +153,8 @@ oneshot(const MixData *mx, const DpkBox *box, const Row *row, int seed,
 		cfg.refine_iter = opt->refine_iter;
 	if (!isnan(opt->refine_shrink))
 		cfg.refine_shrink = opt->refine_shrink;
+	if (opt->no_grid_candidate)
+		cfg.grid_candidate = false;
 	if (opt->threshold_log > 0.0)
 	{
 		/* the grid the pipeline will choose, up to the noise on N */
@@ -197,7 +201,7 @@ usage(void)
 			"       [--sum-share X] [--n-share X] [--grid-scale X] [--threshold X]\n"
 			"       [--restarts N] [--screen-iter N] [--screen-keep N] [--seed-base N] [--no-baselines] [--ref-cache FILE]\n"
 			"       [--threshold-log X] [--data mixture|skewed|pickups] [--no-residual]\n"
-			"       [--refine-iter N] [--refine-shrink X]\n");
+			"       [--refine-iter N] [--refine-shrink X] [--no-grid-candidate]\n");
 	exit(2);
 }
 
@@ -274,6 +278,7 @@ main(int argc, char **argv)
 	opt.no_residual = 0;
 	opt.refine_iter = -1;
 	opt.refine_shrink = NAN;
+	opt.no_grid_candidate = 0;
 
 	for (i = 1; i < argc; i++)
 	{
@@ -315,6 +320,8 @@ main(int argc, char **argv)
 			opt.refine_iter = atoi(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--refine-shrink") == 0)
 			opt.refine_shrink = atof(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--no-grid-candidate") == 0)
+			opt.no_grid_candidate = 1;
 		else if (strcmp(a, "--no-baselines") == 0)
 			opt.baselines = 0;
 		else
@@ -352,6 +359,8 @@ main(int argc, char **argv)
 		def.refine_iter = opt.refine_iter;
 	if (!isnan(opt.refine_shrink))
 		def.refine_shrink = opt.refine_shrink;
+	if (opt.no_grid_candidate)
+		def.grid_candidate = false;
 	printf("# bench_oneshot: N=%zu seeds %d-%d (disjoint from the tuning seeds 0-9) "
 		   "box=[0,100]^d, data %s%s; every method %d k-means restarts\n", opt.n,
 		   opt.seed_base, opt.seed_base + opt.seeds - 1, opt.data,
@@ -359,10 +368,10 @@ main(int argc, char **argv)
 		   ? " (centres uniform, separation>=15, sd in [2,6])" : "",
 		   opt.restarts);
 	printf("# A config: n_share=%g sum_share=%g grid_scale=%g threshold_sigmas=%g "
-		   "residual=%d max_cells=%g restarts=%d max_iter=%d refine_iter=%d refine_shrink=%g\n",
+		   "residual=%d max_cells=%g restarts=%d max_iter=%d refine_iter=%d refine_shrink=%g grid_candidate=%d\n",
 		   def.n_share, def.sum_share, def.grid_scale, def.threshold_sigmas,
 		   (int) def.residual, def.max_cells, def.restarts, def.max_iter, def.refine_iter,
-		   def.refine_shrink);
+		   def.refine_shrink, (int) def.grid_candidate);
 	if (opt.threshold_log > 0.0)
 		printf("# A threshold_sigmas per row = %g * ln(cells) / sqrt(2)\n", opt.threshold_log);
 	printf("# cost = k-means cost on the true points / non-private reference; "

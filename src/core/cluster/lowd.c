@@ -70,6 +70,7 @@ dpk_lowd_defaults(DpkLowdConfig *cfg, double epsilon, int k)
 	cfg->screen_points = DPK_LOWD_SCREEN_POINTS;
 	cfg->refine_iter = DPK_LOWD_REFINE_ITER;
 	cfg->refine_shrink = DPK_LOWD_REFINE_SHRINK;
+	cfg->grid_candidate = true;
 	cfg->objective = DPK_OBJECTIVE_KMEANS;
 	cfg->delta = 0.0;
 }
@@ -456,6 +457,72 @@ dpk_lowd_refine(const DpkBox *box, const DpkLowdHist *lh, const bool *support, i
 	return updates;
 }
 
+/* The estimated cost of centres on a noisy histogram (see lowd.h). */
+double
+dpk_lowd_hist_cost(const DpkBox *box, const DpkDenseHist *h, const bool *support, int k,
+				   const double *centers)
+{
+	int			d = box->d,
+				m = h->m,
+				i,
+				j;
+	double		su = 1.0 / ((double) h->units * m),
+				cost = 0.0;
+	double	   *a = dpk_alloc(sizeof(double) * (size_t) k * d),
+			   *w2 = dpk_alloc(sizeof(double) * d),
+			   *x = dpk_alloc(sizeof(double) * d);
+	int64_t    *idx = dpk_alloc(sizeof(int64_t) * d);
+	uint64_t	c;
+
+	for (j = 0; j < d; j++)
+		w2[j] = (box->upper[j] - box->lower[j]) * (box->upper[j] - box->lower[j]);
+	for (i = 0; i < k; i++)
+		dpk_box_normalize(box, centers + (size_t) i * d, a + (size_t) i * d);
+	for (c = 0; c < h->ncells; c++)
+	{
+		double		best = INFINITY;
+		int			bi = 0;
+
+		if ((c & 4095) == 0)
+			dpk_check_interrupts();
+		if (support != NULL && !support[c])
+			continue;
+		dpk_grid_cell_coords(d, m, c, idx);
+		for (j = 0; j < d; j++)
+			x[j] = ((double) idx[j] + 0.5) / m;
+		for (i = 0; i < k; i++)
+		{
+			double		dist = 0.0;
+
+			for (j = 0; j < d && dist < best; j++)
+			{
+				double		diff = a[(size_t) i * d + j] - x[j];
+
+				dist += w2[j] * diff * diff;
+			}
+			if (dist < best)
+			{
+				best = dist;
+				bi = i;
+			}
+		}
+		/* sum over the cell's rows of |a|^2 - 2 <a, row>, rows as in grid.h */
+		for (j = 0; j < d; j++)
+		{
+			double		aj = a[(size_t) bi * d + j],
+						o = ((double) idx[j] + 0.5 / (double) h->units) / m;
+
+			cost += w2[j] * ((double) h->count[c] * (aj * aj - 2.0 * aj * o) -
+							 (h->sum ? 2.0 * su * aj * (double) h->sum[c * d + j] : 0.0));
+		}
+	}
+	dpk_free(a);
+	dpk_free(w2);
+	dpk_free(x);
+	dpk_free(idx);
+	return cost;
+}
+
 /* The coreset of a one-shot's noisy histogram (see lowd.h). */
 double
 dpk_lowd_coreset(const DpkBox *box, const DpkLowdConfig *cfg, const DpkLowdHist *lh,
@@ -510,8 +577,34 @@ lowd_cluster_hist(const DpkBox *box, const DpkLowdConfig *cfg, DpkLowdHist *lh, 
 	lowd_centres(box, cfg, &cs, s, res);
 	/* the coreset's shares of the mass below the threshold are a guess */
 	if (refine && cs.n > 0)
+	{
+		DpkCoreset	g;
+
 		dpk_lowd_refine(box, lh, support, cfg->k, threshold, cfg->refine_iter,
 						cfg->refine_shrink, res->centers, res->sizes);
+		/*
+		 * A second candidate: the k-means of every cell of positive noisy
+		 * count, as a plain grid has it, refined alike; the lower estimated
+		 * cost on the histogram wins.
+		 */
+		dpk_coreset_from_hist(&lh->hist, box, 0.0, lh->sum_var, &g);
+		if (cfg->grid_candidate && g.n > 0)
+		{
+			DpkOneshotResult gr = {0};
+
+			lowd_centres(box, cfg, &g, s, &gr);
+			dpk_lowd_refine(box, lh, support, cfg->k, threshold, cfg->refine_iter,
+							cfg->refine_shrink, gr.centers, gr.sizes);
+			if (dpk_lowd_hist_cost(box, &lh->hist, support, cfg->k, gr.centers) <
+				dpk_lowd_hist_cost(box, &lh->hist, support, cfg->k, res->centers))
+			{
+				memcpy(res->centers, gr.centers, sizeof(double) * (size_t) cfg->k * d);
+				memcpy(res->sizes, gr.sizes, sizeof(double) * cfg->k);
+			}
+			dpk_oneshot_result_free(&gr);
+		}
+		dpk_coreset_free(&g);
+	}
 	if (support)
 		dpk_free(support);
 	res->mean_guard_fired = cfg->objective != DPK_OBJECTIVE_KMEDIAN &&

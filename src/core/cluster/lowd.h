@@ -52,6 +52,9 @@ typedef struct DpkLowdConfig
 								 * none) */
 	double		refine_shrink;	/* and their moves shrunk by this many
 								 * times their noise (0: not shrunk) */
+	bool		grid_candidate; /* with refine_iter: also cluster every
+								 * cell of positive count, keep the lower
+								 * dpk_lowd_hist_cost */
 	DpkObjective objective;		/* k-means (default) or k-median of the
 								 * coreset: post-processing, same noise */
 	double		delta;			/* 0: pure epsilon; > 0: discrete Gaussians
@@ -141,6 +144,16 @@ int			dpk_lowd_refine(const DpkBox *box, const DpkLowdHist *lh, const bool *supp
 							double *centers, double *sizes);
 
 /*
+ * The k-means cost of centres (k * d, the box's units) estimated on a noisy
+ * histogram, less the rows' sum of squared norms (the same for any
+ * centres), in the squared units of the box: every cell of support (NULL:
+ * every cell) at the centre nearest its middle, its rows' |a|^2 - 2 <a, x>
+ * summed from its noisy count and sums, linear in them.  Post-processing.
+ */
+double		dpk_lowd_hist_cost(const DpkBox *box, const DpkDenseHist *h, const bool *support,
+							   int k, const double *centers);
+
+/*
  * One-shot epsilon-DP k-means in the original space: noisy N, grid size by
  * RUGNIK, discrete Laplace on every cell's count and cube noise on its sum
  * vector, coreset of cells above the noise, weighted k-means (or weighted
@@ -148,7 +161,9 @@ int			dpk_lowd_refine(const DpkBox *box, const DpkLowdHist *lh, const bool *supp
  * draw of the stream, so both objectives see the same histogram).  points:
  * n * d, NaN-free (+-Inf allowed, clamped).  Exactly cfg->k centres,
  * whatever the data; up to DPK_LOWD_REFINE_MAX_D columns k-means centres
- * are refined by dpk_lowd_refine on the coreset's support, then pass
+ * are refined by dpk_lowd_refine on the coreset's support, and so are the
+ * k-means centres of every cell of positive noisy count; of the two the
+ * lower dpk_lowd_hist_cost on the support is kept.  Then they pass
  * dpk_lowd_mean_guard (res->mean_guard_fired).
  */
 void		dpk_lowd_cluster(const DpkBox *box, const double *points, size_t n,
