@@ -48,8 +48,6 @@
 #ifndef DPK_LOWD_REFINE_SHRINK
 #define DPK_LOWD_REFINE_SHRINK 1.0
 #endif
-/* the second candidate's k-means: this many screened restarts, the best run on */
-#define DPK_LOWD_CANDIDATE_RESTARTS 5
 
 /* Defaults for dp_kmeans below DPK_HIGHD_MIN_D. */
 void
@@ -593,12 +591,8 @@ lowd_cluster_hist(const DpkBox *box, const DpkLowdConfig *cfg, DpkLowdHist *lh, 
 		if (cfg->grid_candidate && g.n > 0)
 		{
 			DpkOneshotResult gr = {0};
-			DpkLowdConfig gc = *cfg;
 
-			gc.restarts = cfg->restarts < DPK_LOWD_CANDIDATE_RESTARTS
-				? cfg->restarts : DPK_LOWD_CANDIDATE_RESTARTS;
-			gc.screen_keep = 1;
-			lowd_centres(box, &gc, &g, s, &gr);
+			lowd_centres(box, cfg, &g, s, &gr);
 			dpk_lowd_refine(box, lh, support, cfg->k, threshold, cfg->refine_iter,
 							cfg->refine_shrink, gr.centers, gr.sizes);
 			if (dpk_lowd_hist_cost(box, &lh->hist, support, cfg->k, gr.centers) <
