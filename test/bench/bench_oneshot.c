@@ -13,7 +13,14 @@
  *	 B  RUGNIK     plain grid: m by RUGNIK at the true N, discrete Laplace of
  *				   scale 1/eps on every count, negative counts clipped to 0,
  *				   every positive cell at its centre, weighted k-means;
- *	 C  EUGkM      as B with the EUGkM grid rule.
+ *	 C  EUGkM      as B with the EUGkM grid rule;
+ *	 D  diffprivlib a reimplementation of diffprivlib's KMeans (0.6, DPLloyd
+ *				   of Su et al. 2016): its iteration count, epsilon split
+ *				   between counts and sums, and initial centres drawn
+ *				   uniformly at a spacing halved until k fit; each update a
+ *				   folded two-sided geometric count and a per-coordinate
+ *				   Laplace sum (truncated to the count times the box, where
+ *				   diffprivlib rescales its Laplace on that domain).
  *
  * The reference cost is the lower of non-private k-means (10 restarts) and
  * Lloyd started from the generating centres.  It does not depend on eps, so
@@ -41,6 +48,9 @@
  *					  defaults were tuned on seeds 0-9)
  *	 --no-baselines   skip B and C (faster tuning runs)
  *	 --no-residual    A without the sub-threshold mass from coarser blocks
+ *	 --refine-iter N  A's Lloyd updates on the noisy histogram (0: none)
+ *	 --refine-shrink X  their moves shrunk by X times their noise (0: none)
+ *	 --no-grid-candidate  A without the second candidate (positive cells)
  *	 --threshold-log X  threshold_sigmas set per row to X (ln cells)/sqrt 2,
  *					  cells predicted from the true N (tuning only: values of
  *					  X below the pipeline's own ln(cells) floor have no effect)
@@ -76,7 +86,8 @@ typedef struct Row
 	int			nseeds;
 	double		log_a,
 				log_b,
-				log_c;
+				log_c,
+				log_d;
 	double		min_a,
 				max_a;
 	double		ms_a;
@@ -105,14 +116,149 @@ typedef struct Options
 	const char *ref_cache;
 	double		threshold_log;	/* > 0: threshold as a multiple of b ln(cells) */
 	int			no_residual;	/* A without the coarser blocks */
+	int			refine_iter;	/* >= 0: A's Lloyd updates on the histogram */
+	double		refine_shrink;	/* and their shrinkage (NaN: the default) */
+	int			no_grid_candidate;	/* A without the positive cells' centres */
 	const char *data;			/* mixture, skewed or pickups */
 } Options;
 
 /* Method tags mixed into keys so every seed/method gets its own stream. */
 enum
 {
-	METHOD_A = 1, METHOD_B = 2, METHOD_C = 3
+	METHOD_A = 1, METHOD_B = 2, METHOD_C = 3, METHOD_D = 4
 };
+
+/* Baseline D's generator (public randomness of a baseline, not dpkmeans noise). */
+static double
+dpl_uniform(uint64_t *st)
+{
+	*st ^= *st << 13;
+	*st ^= *st >> 7;
+	*st ^= *st << 17;
+	return ((double) (*st >> 11) + 0.5) * (1.0 / 9007199254740992.0);
+}
+
+/* Laplace of scale b. */
+static double
+dpl_laplace(uint64_t *st, double b)
+{
+	double		u = dpl_uniform(st) - 0.5;
+
+	return -b * (u < 0 ? -1.0 : 1.0) * log(1.0 - 2.0 * fabs(u));
+}
+
+/* Two-sided geometric with P(v) proportional to exp(-eps |v|). */
+static double
+dpl_geometric(uint64_t *st, double eps)
+{
+	double		q = log(exp(-eps));
+
+	return floor(log(dpl_uniform(st)) / q) - floor(log(dpl_uniform(st)) / q);
+}
+
+/*
+ * Method D: diffprivlib's KMeans (see the header), cost of its centres on
+ * the true points.
+ */
+static double
+diffprivlib_kmeans(const MixData *mx, const DpkBox *box, double eps, int seed)
+{
+	const double rho = 0.225;
+	int			d = mx->d,
+				k = mx->k,
+				n = (int) mx->n,
+				i,
+				j,
+				c,
+				it,
+				iters,
+				placed = 0;
+	double		cb = cbrt(4.0 * d * rho * rho),
+				eps_m = sqrt(500.0 * pow(k, 3) / ((double) n * n) * pow(d + cb, 3)),
+				norm,
+				prox,
+				minw = INFINITY,
+				cost;
+	double	   *ctr = xmalloc(sizeof(double) * k * d),
+			   *sum = xmalloc(sizeof(double) * k * d),
+			   *cnt = xmalloc(sizeof(double) * k);
+	int		   *lab = xmalloc(sizeof(int) * n);
+	uint64_t	st = mix_hash4(0x64706cULL, (uint64_t) d, (uint64_t) k,
+							   (uint64_t) seed * 1000003ULL + double_bits(eps)) | 1;
+
+	iters = (int) fmax(fmin(eps / eps_m, 7.0), 2.0);
+	norm = eps / iters / (d + cb);
+	/* initial centres: uniform, at least 2 prox apart, prox halved until k fit */
+	for (j = 0; j < d; j++)
+		minw = fmin(minw, box->upper[j] - box->lower[j]);
+	for (prox = minw / 2.0; prox > 0.0 && placed < k; prox /= 2.0)
+	{
+		int			retry = 0;
+
+		for (placed = 0; retry < 100 && placed < k;)
+		{
+			double	   *t = ctr + (size_t) placed * d,
+						best = INFINITY;
+
+			for (j = 0; j < d; j++)
+				t[j] = dpl_uniform(&st) * (box->upper[j] - box->lower[j] - 2.0 * prox) +
+					box->lower[j] + prox;
+			for (c = 0; c < placed; c++)
+			{
+				double		dist = 0.0;
+
+				for (j = 0; j < d; j++)
+					dist += (ctr[(size_t) c * d + j] - t[j]) * (ctr[(size_t) c * d + j] - t[j]);
+				best = fmin(best, dist);
+			}
+			if (placed == 0 || sqrt(best) >= 2.0 * prox)
+			{
+				placed++;
+				retry = 0;
+			}
+			else
+				retry++;
+		}
+	}
+	for (it = 0; it < iters; it++)
+	{
+		dpk_kmeans_cost(mx->points, NULL, n, d, ctr, k, lab);
+		memset(sum, 0, sizeof(double) * k * d);
+		memset(cnt, 0, sizeof(double) * k);
+		for (i = 0; i < n; i++)
+		{
+			cnt[lab[i]] += 1.0;
+			for (j = 0; j < d; j++)
+				sum[(size_t) lab[i] * d + j] += mx->points[(size_t) i * d + j];
+		}
+		for (c = 0; c < k; c++)
+		{
+			double		nc;
+
+			if (cnt[c] == 0.0)
+				continue;
+			nc = cnt[c] + dpl_geometric(&st, cb * norm);
+			while (nc < 0.5)
+				nc = 1.0 - nc;
+			for (j = 0; j < d; j++)
+			{
+				double		w = box->upper[j] - box->lower[j],
+							v;
+
+				do
+					v = sum[(size_t) c * d + j] + dpl_laplace(&st, w / norm);
+				while (v < nc * box->lower[j] || v > nc * box->upper[j]);
+				ctr[(size_t) c * d + j] = v / nc;
+			}
+		}
+	}
+	cost = dpk_kmeans_cost(mx->points, NULL, n, d, ctr, k, NULL);
+	free(ctr);
+	free(sum);
+	free(cnt);
+	free(lab);
+	return cost;
+}
 
 /* Method A: the one-shot release. */
 static double
@@ -143,6 +289,12 @@ oneshot(const MixData *mx, const DpkBox *box, const Row *row, int seed,
 		cfg.screen_iter = opt->screen_iter;
 	if (opt->screen_keep > 0)
 		cfg.screen_keep = opt->screen_keep;
+	if (opt->refine_iter >= 0)
+		cfg.refine_iter = opt->refine_iter;
+	if (!isnan(opt->refine_shrink))
+		cfg.refine_shrink = opt->refine_shrink;
+	if (opt->no_grid_candidate)
+		cfg.grid_candidate = false;
 	if (opt->threshold_log > 0.0)
 	{
 		/* the grid the pipeline will choose, up to the noise on N */
@@ -188,7 +340,8 @@ usage(void)
 			"usage: bench_oneshot [--seeds N] [--n N] [--rows \"d:K:eps,...\"]\n"
 			"       [--sum-share X] [--n-share X] [--grid-scale X] [--threshold X]\n"
 			"       [--restarts N] [--screen-iter N] [--screen-keep N] [--seed-base N] [--no-baselines] [--ref-cache FILE]\n"
-			"       [--threshold-log X] [--data mixture|skewed|pickups] [--no-residual]\n");
+			"       [--threshold-log X] [--data mixture|skewed|pickups] [--no-residual]\n"
+			"       [--refine-iter N] [--refine-shrink X] [--no-grid-candidate]\n");
 	exit(2);
 }
 
@@ -245,7 +398,8 @@ main(int argc, char **argv)
 	double		t_start = now_ms();
 	double		sum_log_a = 0.0,
 				sum_log_b = 0.0,
-				sum_log_c = 0.0;
+				sum_log_c = 0.0,
+				sum_log_d = 0.0;
 	DpkLowdConfig def;
 
 	opt.seeds = 5;
@@ -263,6 +417,9 @@ main(int argc, char **argv)
 	opt.threshold_log = NAN;
 	opt.data = "mixture";
 	opt.no_residual = 0;
+	opt.refine_iter = -1;
+	opt.refine_shrink = NAN;
+	opt.no_grid_candidate = 0;
 
 	for (i = 1; i < argc; i++)
 	{
@@ -300,6 +457,12 @@ main(int argc, char **argv)
 			opt.ref_cache = arg_value(argc, argv, &i);
 		else if (strcmp(a, "--no-residual") == 0)
 			opt.no_residual = 1;
+		else if (strcmp(a, "--refine-iter") == 0)
+			opt.refine_iter = atoi(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--refine-shrink") == 0)
+			opt.refine_shrink = atof(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--no-grid-candidate") == 0)
+			opt.no_grid_candidate = 1;
 		else if (strcmp(a, "--no-baselines") == 0)
 			opt.baselines = 0;
 		else
@@ -333,6 +496,12 @@ main(int argc, char **argv)
 		def.restarts = opt.restarts;
 	if (opt.no_residual)
 		def.residual = false;
+	if (opt.refine_iter >= 0)
+		def.refine_iter = opt.refine_iter;
+	if (!isnan(opt.refine_shrink))
+		def.refine_shrink = opt.refine_shrink;
+	if (opt.no_grid_candidate)
+		def.grid_candidate = false;
 	printf("# bench_oneshot: N=%zu seeds %d-%d (disjoint from the tuning seeds 0-9) "
 		   "box=[0,100]^d, data %s%s; every method %d k-means restarts\n", opt.n,
 		   opt.seed_base, opt.seed_base + opt.seeds - 1, opt.data,
@@ -340,15 +509,16 @@ main(int argc, char **argv)
 		   ? " (centres uniform, separation>=15, sd in [2,6])" : "",
 		   opt.restarts);
 	printf("# A config: n_share=%g sum_share=%g grid_scale=%g threshold_sigmas=%g "
-		   "residual=%d max_cells=%g restarts=%d max_iter=%d\n",
+		   "residual=%d max_cells=%g restarts=%d max_iter=%d refine_iter=%d refine_shrink=%g grid_candidate=%d\n",
 		   def.n_share, def.sum_share, def.grid_scale, def.threshold_sigmas,
-		   (int) def.residual, def.max_cells, def.restarts, def.max_iter);
+		   (int) def.residual, def.max_cells, def.restarts, def.max_iter, def.refine_iter,
+		   def.refine_shrink, (int) def.grid_candidate);
 	if (opt.threshold_log > 0.0)
 		printf("# A threshold_sigmas per row = %g * ln(cells) / sqrt(2)\n", opt.threshold_log);
 	printf("# cost = k-means cost on the true points / non-private reference; "
 		   "geometric mean over seeds\n");
-	printf("%2s %2s %5s | %8s %8s %8s | %8s %8s | %8s | %5s %3s %3s | %8s\n",
-		   "d", "K", "eps", "A", "B_rugnik", "C_eugkm", "A_min", "A_max",
+	printf("%2s %2s %5s | %8s %8s %8s %8s | %8s %8s | %8s | %5s %3s %3s | %8s\n",
+		   "d", "K", "eps", "A", "B_rugnik", "C_eugkm", "D_dpl", "A_min", "A_max",
 		   "A_ms", "m_A", "m_B", "m_C", "A_cells");
 	fflush(stdout);
 
@@ -411,7 +581,8 @@ main(int argc, char **argv)
 				double		ms,
 							ca,
 							cb = 1.0,
-							cc = 1.0;
+							cc = 1.0,
+							cd = 1.0;
 				int			ma,
 							csz;
 
@@ -425,6 +596,7 @@ main(int argc, char **argv)
 									METHOD_B, opt.restarts, &row->m_b) / cost_opt;
 					cc = bench_plain_grid(&mx, &box, row->eps, seed, DPK_RULE_EUGKM,
 									METHOD_C, opt.restarts, &row->m_c) / cost_opt;
+					cd = diffprivlib_kmeans(&mx, &box, row->eps, seed) / cost_opt;
 				}
 				if (row->nseeds == 0)
 				{
@@ -440,6 +612,7 @@ main(int argc, char **argv)
 				geo_add(&row->log_a, ca);
 				geo_add(&row->log_b, cb);
 				geo_add(&row->log_c, cc);
+				geo_add(&row->log_d, cd);
 				row->ms_a += ms;
 				row->coreset_a += csz;
 				row->nseeds++;
@@ -459,11 +632,12 @@ main(int argc, char **argv)
 				snprintf(ma, sizeof(ma), "%d", row->m_a_lo);
 			else
 				snprintf(ma, sizeof(ma), "%d-%d", row->m_a_lo, row->m_a_hi);
-			printf("%2d %2d %5.2f | %8.4f %8.4f %8.4f | %8.4f %8.4f | %8.1f | %5s %3d %3d | %8.0f%s\n",
+			printf("%2d %2d %5.2f | %8.4f %8.4f %8.4f %8.4f | %8.4f %8.4f | %8.1f | %5s %3d %3d | %8.0f%s\n",
 				   row->d, row->k, row->eps,
 				   geo_mean(row->log_a, row->nseeds),
 				   geo_mean(row->log_b, row->nseeds),
 				   geo_mean(row->log_c, row->nseeds),
+				   geo_mean(row->log_d, row->nseeds),
 				   row->min_a, row->max_a, row->ms_a / row->nseeds,
 				   ma, row->m_b, row->m_c, row->coreset_a / row->nseeds,
 				   opt.baselines && row->log_a > row->log_b ? "  A>B" : "");
@@ -471,12 +645,14 @@ main(int argc, char **argv)
 			sum_log_a += row->log_a / row->nseeds;
 			sum_log_b += row->log_b / row->nseeds;
 			sum_log_c += row->log_c / row->nseeds;
+			sum_log_d += row->log_d / row->nseeds;
 		}
 	}
 
 	printf("# geometric mean over %d rows: A %.4f", nrows, geo_mean(sum_log_a, nrows));
 	if (opt.baselines)
-		printf("  B %.4f  C %.4f", geo_mean(sum_log_b, nrows), geo_mean(sum_log_c, nrows));
+		printf("  B %.4f  C %.4f  D %.4f", geo_mean(sum_log_b, nrows), geo_mean(sum_log_c, nrows),
+			   geo_mean(sum_log_d, nrows));
 	printf("\n# total time %.1f s\n", (now_ms() - t_start) / 1e3);
 	return 0;
 }

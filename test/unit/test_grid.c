@@ -214,7 +214,7 @@ main(void)
 		h.count[3 * 8 + 0] = 1;
 		dpk_coreset_from_hist(&h, &box, thr, 0.0, &cs);
 		CHECK(cs.n == 1 && cs.weights[0] == 50.0, "one cell above the threshold");
-		dpk_coreset_add_residual(&h, &box, thr, 1.0, 2.0, 2.0, &cs);
+		dpk_coreset_add_residual(&h, &box, thr, 1.0, 2.0, 2.0, &cs, NULL);
 		CHECK(cs.n == 21, "50, the 4 + 16 cells of the blocks, not the lone one: %d", cs.n);
 		for (i = 0; i < cs.n; i++)
 		{
@@ -245,7 +245,7 @@ main(void)
 		h.count[3 * 8 + 2] = 1;
 		h.count[3 * 8 + 3] = 1;
 		dpk_coreset_from_hist(&h, &box, thr, 0.0, &cs);
-		dpk_coreset_add_residual(&h, &box, thr, 1.0, 2.0, 2.0, &cs);
+		dpk_coreset_add_residual(&h, &box, thr, 1.0, 2.0, 2.0, &cs, NULL);
 		CHECK(cs.n == 24 && cs.weights[0] == 50.0, "tails above their noise at their cells: %d points, %g",
 			  cs.n, cs.weights[0]);
 		dpk_coreset_free(&cs);
@@ -266,7 +266,7 @@ main(void)
 			h.count[i] = 1;
 		h.count[0] = 50;
 		dpk_coreset_from_hist(&h, &box, thr, 0.0, &cs);
-		dpk_coreset_add_residual(&h, &box, thr, 1.0, 2.0, 2.0, &cs);
+		dpk_coreset_add_residual(&h, &box, thr, 1.0, 2.0, 2.0, &cs, NULL);
 		total = 0.0;
 		bad = 0;
 		for (i = 0; i < cs.n; i++)
@@ -281,7 +281,7 @@ main(void)
 		dpk_coreset_free(&cs);
 		/* rest_sigmas 0: the whole 4 x 4 block's 15 to the 50, 48 cells left */
 		dpk_coreset_from_hist(&h, &box, thr, 0.0, &cs);
-		dpk_coreset_add_residual(&h, &box, thr, 1.0, 2.0, 0.0, &cs);
+		dpk_coreset_add_residual(&h, &box, thr, 1.0, 2.0, 0.0, &cs, NULL);
 		CHECK(cs.n == 49 && cs.weights[0] == 65.0, "every block to its dense cell: %d points, %g",
 			  cs.n, cs.weights[0]);
 		dpk_coreset_free(&cs);
@@ -290,7 +290,7 @@ main(void)
 		memset(h.count, 0, 64 * sizeof(int64_t));
 		h.count[9] = 40;
 		dpk_coreset_from_hist(&h, &box, thr, 0.0, &cs);
-		dpk_coreset_add_residual(&h, &box, thr, 1.0, 2.0, 2.0, &cs);
+		dpk_coreset_add_residual(&h, &box, thr, 1.0, 2.0, 2.0, &cs, NULL);
 		CHECK(cs.n == 1 && cs.weights[0] == 40.0, "only the cell above the threshold");
 		dpk_coreset_free(&cs);
 		dpk_hist_free(&h);

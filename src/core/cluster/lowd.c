@@ -6,6 +6,7 @@
 #include "lowd.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "lowd_budget.h"
 #include "dpk_mem.h"
@@ -37,6 +38,17 @@
 #endif
 #define DPK_LOWD_REST_MAX_D 3
 
+/*
+ * Lloyd updates of the one-shot's centres on its noisy histogram, at most
+ * (doc/decisions/055-oneshot-histogram-lloyd.md).
+ */
+#ifndef DPK_LOWD_REFINE_ITER
+#define DPK_LOWD_REFINE_ITER 10
+#endif
+#ifndef DPK_LOWD_REFINE_SHRINK
+#define DPK_LOWD_REFINE_SHRINK 1.0
+#endif
+
 /* Defaults for dp_kmeans below DPK_HIGHD_MIN_D. */
 void
 dpk_lowd_defaults(DpkLowdConfig *cfg, double epsilon, int k)
@@ -56,6 +68,9 @@ dpk_lowd_defaults(DpkLowdConfig *cfg, double epsilon, int k)
 	cfg->screen_iter = DPK_LOWD_SCREEN_ITER;
 	cfg->screen_keep = DPK_LOWD_SCREEN_KEEP;
 	cfg->screen_points = DPK_LOWD_SCREEN_POINTS;
+	cfg->refine_iter = DPK_LOWD_REFINE_ITER;
+	cfg->refine_shrink = DPK_LOWD_REFINE_SHRINK;
+	cfg->grid_candidate = true;
 	cfg->objective = DPK_OBJECTIVE_KMEANS;
 	cfg->delta = 0.0;
 }
@@ -298,9 +313,243 @@ dpk_lowd_mean_guard(const DpkBox *box, const DpkLowdHist *lh, int k, double *cen
 	return fired;
 }
 
+/* Lloyd updates on the noisy histogram (see lowd.h). */
+int
+dpk_lowd_refine(const DpkBox *box, const DpkLowdHist *lh, const bool *support, int k,
+				double min_size, int max_iter, double shrink, double *centers,
+				double *sizes)
+{
+	const DpkDenseHist *h = &lh->hist;
+	int			d = box->d,
+				m = h->m,
+				i,
+				j,
+				it,
+				updates = 0;
+	double		su = 1.0 / ((double) h->units * m);
+	double	   *a = dpk_alloc(sizeof(double) * (size_t) k * d),
+			   *w2 = dpk_alloc(sizeof(double) * d),
+			   *x = dpk_alloc(sizeof(double) * d),
+			   *mass = dpk_alloc(sizeof(double) * k),
+			   *pos = dpk_alloc(sizeof(double) * (size_t) k * d),
+			   *a0 = dpk_alloc(sizeof(double) * (size_t) k * d),
+			   *ncell = dpk_alloc(sizeof(double) * k),
+			   *o1 = dpk_alloc(sizeof(double) * (size_t) k * d),
+			   *o2 = dpk_alloc(sizeof(double) * (size_t) k * d);
+	int64_t    *idx = dpk_alloc(sizeof(int64_t) * d);
+	int		   *near = dpk_alloc(sizeof(int) * (h->ncells ? h->ncells : 1));
+	uint64_t	c;
+
+	DPK_ASSERT(h->d == d);
+	for (j = 0; j < d; j++)
+		w2[j] = (box->upper[j] - box->lower[j]) * (box->upper[j] - box->lower[j]);
+	for (i = 0; i < k; i++)
+		dpk_box_normalize(box, centers + (size_t) i * d, a + (size_t) i * d);
+	memcpy(a0, a, sizeof(double) * (size_t) k * d);
+	for (c = 0; c < h->ncells; c++)
+		near[c] = -1;
+	for (it = 0;; it++)
+	{
+		bool		moved = false;
+
+		for (i = 0; i < k; i++)
+			mass[i] = ncell[i] = 0.0;
+		for (i = 0; i < k * d; i++)
+			pos[i] = o1[i] = o2[i] = 0.0;
+		/* each cell to the centre nearest its middle (the lowest on a tie) */
+		for (c = 0; c < h->ncells; c++)
+		{
+			double		best = INFINITY,
+						cnt = (double) h->count[c];
+			int			bi = 0;
+
+			if ((c & 4095) == 0)
+				dpk_check_interrupts();
+			if (support != NULL && !support[c])
+				continue;
+			dpk_grid_cell_coords(d, m, c, idx);
+			for (j = 0; j < d; j++)
+				x[j] = ((double) idx[j] + 0.5) / m;
+			for (i = 0; i < k; i++)
+			{
+				double		dist = 0.0;
+
+				for (j = 0; j < d && dist < best; j++)
+				{
+					double		diff = a[(size_t) i * d + j] - x[j];
+
+					dist += w2[j] * diff * diff;
+				}
+				if (dist < best)
+				{
+					best = dist;
+					bi = i;
+				}
+			}
+			moved = moved || near[c] != bi;
+			near[c] = bi;
+			/* a row at offset q sits at (idx + (q + 1/2) / U) / m (grid.h) */
+			mass[bi] += cnt;
+			ncell[bi] += 1.0;
+			for (j = 0; j < d; j++)
+			{
+				double		o = ((double) idx[j] + 0.5 / (double) h->units) / m;
+
+				pos[(size_t) bi * d + j] += cnt * o + (h->sum ? su * (double) h->sum[c * d + j] : 0.0);
+				o1[(size_t) bi * d + j] += o;
+				o2[(size_t) bi * d + j] += o * o;
+			}
+		}
+		/* the centres are their cells' means already, or the updates are spent */
+		if ((it > 0 && !moved) || it >= max_iter)
+			break;
+		for (i = 0; i < k; i++)
+			if (mass[i] > min_size)
+				for (j = 0; j < d; j++)
+					a[(size_t) i * d + j] = fmin(1.0, fmax(0.0, pos[(size_t) i * d + j] / mass[i]));
+		updates++;
+	}
+	/*
+	 * Each centre's move from where it started, shrunk by the noise of its
+	 * cells' mean: the variance of (noisy sum - mean noisy count) / count,
+	 * to first order, against the square of the move (positive-part
+	 * James-Stein with factor shrink).
+	 */
+	for (i = 0; shrink > 0.0 && i < k; i++)
+	{
+		double		var = 0.0,
+					move = 0.0,
+					lambda;
+
+		if (!(mass[i] > min_size))
+			continue;
+		for (j = 0; j < d; j++)
+		{
+			size_t		ij = (size_t) i * d + j;
+			double		mu = pos[ij] / mass[i];
+
+			var += w2[j] * (lh->count_var * fmax(0.0, o2[ij] - 2.0 * mu * o1[ij] + ncell[i] * mu * mu) +
+							(h->sum ? ncell[i] * su * su * lh->sum_var : 0.0)) / (mass[i] * mass[i]);
+			move += w2[j] * (a[ij] - a0[ij]) * (a[ij] - a0[ij]);
+		}
+		lambda = move > 0.0 ? fmax(0.0, 1.0 - shrink * var / move) : 0.0;
+		for (j = 0; j < d; j++)
+			a[(size_t) i * d + j] = a0[(size_t) i * d + j] +
+				lambda * (a[(size_t) i * d + j] - a0[(size_t) i * d + j]);
+	}
+	for (i = 0; i < k; i++)
+	{
+		dpk_box_denormalize(box, a + (size_t) i * d, centers + (size_t) i * d);
+		if (sizes)
+			sizes[i] = fmax(mass[i], 0.0);
+	}
+	dpk_free(a);
+	dpk_free(w2);
+	dpk_free(x);
+	dpk_free(mass);
+	dpk_free(pos);
+	dpk_free(a0);
+	dpk_free(ncell);
+	dpk_free(o1);
+	dpk_free(o2);
+	dpk_free(idx);
+	dpk_free(near);
+	return updates;
+}
+
+/* The estimated cost of centres on a noisy histogram (see lowd.h). */
+double
+dpk_lowd_hist_cost(const DpkBox *box, const DpkDenseHist *h, const bool *support, int k,
+				   const double *centers)
+{
+	int			d = box->d,
+				m = h->m,
+				i,
+				j;
+	double		su = 1.0 / ((double) h->units * m),
+				cost = 0.0;
+	double	   *a = dpk_alloc(sizeof(double) * (size_t) k * d),
+			   *w2 = dpk_alloc(sizeof(double) * d),
+			   *x = dpk_alloc(sizeof(double) * d);
+	int64_t    *idx = dpk_alloc(sizeof(int64_t) * d);
+	uint64_t	c;
+
+	for (j = 0; j < d; j++)
+		w2[j] = (box->upper[j] - box->lower[j]) * (box->upper[j] - box->lower[j]);
+	for (i = 0; i < k; i++)
+		dpk_box_normalize(box, centers + (size_t) i * d, a + (size_t) i * d);
+	for (c = 0; c < h->ncells; c++)
+	{
+		double		best = INFINITY;
+		int			bi = 0;
+
+		if ((c & 4095) == 0)
+			dpk_check_interrupts();
+		if (support != NULL && !support[c])
+			continue;
+		dpk_grid_cell_coords(d, m, c, idx);
+		for (j = 0; j < d; j++)
+			x[j] = ((double) idx[j] + 0.5) / m;
+		for (i = 0; i < k; i++)
+		{
+			double		dist = 0.0;
+
+			for (j = 0; j < d && dist < best; j++)
+			{
+				double		diff = a[(size_t) i * d + j] - x[j];
+
+				dist += w2[j] * diff * diff;
+			}
+			if (dist < best)
+			{
+				best = dist;
+				bi = i;
+			}
+		}
+		/* sum over the cell's rows of |a|^2 - 2 <a, row>, rows as in grid.h */
+		for (j = 0; j < d; j++)
+		{
+			double		aj = a[(size_t) bi * d + j],
+						o = ((double) idx[j] + 0.5 / (double) h->units) / m;
+
+			cost += w2[j] * ((double) h->count[c] * (aj * aj - 2.0 * aj * o) -
+							 (h->sum ? 2.0 * su * aj * (double) h->sum[c * d + j] : 0.0));
+		}
+	}
+	dpk_free(a);
+	dpk_free(w2);
+	dpk_free(x);
+	dpk_free(idx);
+	return cost;
+}
+
+/* The coreset of a one-shot's noisy histogram (see lowd.h). */
+double
+dpk_lowd_coreset(const DpkBox *box, const DpkLowdConfig *cfg, const DpkLowdHist *lh,
+				 DpkCoreset *cs, bool *support)
+{
+	int			d = box->d;
+	double		threshold;
+	uint64_t	c;
+
+	threshold = dpk_coreset_threshold(sqrt(lh->count_var), cfg->threshold_sigmas,
+									  (double) lh->hist.ncells);
+	dpk_coreset_from_hist(&lh->hist, box, threshold, lh->sum_var, cs);
+	if (cfg->residual)
+		dpk_coreset_add_residual(&lh->hist, box, threshold, sqrt(lh->count_var),
+								 cfg->threshold_sigmas,
+								 d <= DPK_LOWD_REST_MAX_D ? cfg->rest_sigmas : 0.0, cs,
+								 support);
+	else
+		for (c = 0; support != NULL && c < lh->hist.ncells; c++)
+			support[c] = (double) lh->hist.count[c] > threshold;
+	return threshold;
+}
+
 /*
  * Everything after the noisy histogram: the coreset of the cells above the
- * noise (and the residual blocks), the centres, the mean guard.  Frees lh.
+ * noise (and the residual blocks), the centres, their Lloyd updates on the
+ * histogram, the mean guard.  Frees lh.
  */
 static void
 lowd_cluster_hist(const DpkBox *box, const DpkLowdConfig *cfg, DpkLowdHist *lh, DpkStream *s,
@@ -309,14 +558,12 @@ lowd_cluster_hist(const DpkBox *box, const DpkLowdConfig *cfg, DpkLowdHist *lh, 
 	int			d = box->d;
 	DpkCoreset	cs;
 	double		threshold;
+	bool		refine = cfg->refine_iter > 0 && d <= DPK_LOWD_REFINE_MAX_D &&
+		cfg->objective != DPK_OBJECTIVE_KMEDIAN;
+	bool	   *support = refine
+		? dpk_alloc(sizeof(bool) * (lh->hist.ncells ? lh->hist.ncells : 1)) : NULL;
 
-	threshold = dpk_coreset_threshold(sqrt(lh->count_var), cfg->threshold_sigmas,
-									  (double) lh->hist.ncells);
-	dpk_coreset_from_hist(&lh->hist, box, threshold, lh->sum_var, &cs);
-	if (cfg->residual)
-		dpk_coreset_add_residual(&lh->hist, box, threshold, sqrt(lh->count_var),
-								 cfg->threshold_sigmas,
-								 d <= DPK_LOWD_REST_MAX_D ? cfg->rest_sigmas : 0.0, &cs);
+	threshold = dpk_lowd_coreset(box, cfg, lh, &cs, support);
 
 	res->noisy_n = lh->noisy_n;
 	res->cells_per_dim = lh->cells_per_dim;
@@ -328,6 +575,38 @@ lowd_cluster_hist(const DpkBox *box, const DpkLowdConfig *cfg, DpkLowdHist *lh, 
 	 */
 	res->min_size = threshold;
 	lowd_centres(box, cfg, &cs, s, res);
+	/* the coreset's shares of the mass below the threshold are a guess */
+	if (refine && cs.n > 0)
+	{
+		DpkCoreset	g;
+
+		dpk_lowd_refine(box, lh, support, cfg->k, threshold, cfg->refine_iter,
+						cfg->refine_shrink, res->centers, res->sizes);
+		/*
+		 * A second candidate: the k-means of every cell of positive noisy
+		 * count, as a plain grid has it, refined alike; the lower estimated
+		 * cost on the histogram wins.
+		 */
+		dpk_coreset_from_hist(&lh->hist, box, 0.0, lh->sum_var, &g);
+		if (cfg->grid_candidate && g.n > 0)
+		{
+			DpkOneshotResult gr = {0};
+
+			lowd_centres(box, cfg, &g, s, &gr);
+			dpk_lowd_refine(box, lh, support, cfg->k, threshold, cfg->refine_iter,
+							cfg->refine_shrink, gr.centers, gr.sizes);
+			if (dpk_lowd_hist_cost(box, &lh->hist, support, cfg->k, gr.centers) <
+				dpk_lowd_hist_cost(box, &lh->hist, support, cfg->k, res->centers))
+			{
+				memcpy(res->centers, gr.centers, sizeof(double) * (size_t) cfg->k * d);
+				memcpy(res->sizes, gr.sizes, sizeof(double) * cfg->k);
+			}
+			dpk_oneshot_result_free(&gr);
+		}
+		dpk_coreset_free(&g);
+	}
+	if (support)
+		dpk_free(support);
 	res->mean_guard_fired = cfg->objective != DPK_OBJECTIVE_KMEDIAN &&
 		dpk_lowd_mean_guard(box, lh, cfg->k, res->centers, res->sizes);
 	dpk_hist_free(&lh->hist);

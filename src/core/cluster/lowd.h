@@ -47,6 +47,14 @@ typedef struct DpkLowdConfig
 								 * (kmeans.h: dpk_kmeans_screened) */
 	int			screen_points;	/* screen on a sample of about this many
 								 * coreset points (0: all points) */
+	int			refine_iter;	/* then at most this many Lloyd updates on
+								 * the noisy histogram (dpk_lowd_refine; 0:
+								 * none) */
+	double		refine_shrink;	/* and their moves shrunk by this many
+								 * times their noise (0: not shrunk) */
+	bool		grid_candidate; /* with refine_iter: also cluster every
+								 * cell of positive count, keep the lower
+								 * dpk_lowd_hist_cost */
 	DpkObjective objective;		/* k-means (default) or k-median of the
 								 * coreset: post-processing, same noise */
 	double		delta;			/* 0: pure epsilon; > 0: discrete Gaussians
@@ -104,14 +112,59 @@ bool		dpk_lowd_mean_guard(const DpkBox *box, const DpkLowdHist *lh, int k,
 								double *centers, double *sizes);
 
 /*
+ * The coreset of a one-shot's noisy histogram (the cells above the
+ * threshold, and the residual blocks when cfg->residual) into cs, and in
+ * support (lh->hist.ncells, or NULL) the cells it stands for (coreset.h).
+ * Returns the threshold.  Post-processing of the noisy histogram.
+ */
+double		dpk_lowd_coreset(const DpkBox *box, const DpkLowdConfig *cfg,
+							 const DpkLowdHist *lh, DpkCoreset *cs, bool *support);
+
+/*
+ * The one-shot refines its centres on the histogram up to this many columns
+ * (doc/decisions/055-oneshot-histogram-lloyd.md).
+ */
+#define DPK_LOWD_REFINE_MAX_D 2
+
+/*
+ * Lloyd updates of k centres (centers, k * d, the box's units) on a noisy
+ * histogram h itself (doc/decisions/055-oneshot-histogram-lloyd.md): every
+ * cell of support (NULL: every cell) goes whole to the centre nearest its
+ * middle, with its noisy count, signed, and its rows' noisy sum of
+ * positions (count times the cell's corner plus its noisy in-cell sums);
+ * each centre moves to its cells' noisy sum over their noisy count when
+ * that count is above min_size, else stays.  Stops when no cell changes
+ * centre or after max_iter updates; sizes (k, or NULL) get each centre's
+ * noisy count, at least 0.  On a histogram without noise it is Lloyd's
+ * algorithm on the cells' exact sums.  Post-processing: no draw, no
+ * budget.  Returns the number of updates made.
+ */
+int			dpk_lowd_refine(const DpkBox *box, const DpkLowdHist *lh, const bool *support,
+							int k, double min_size, int max_iter, double shrink,
+							double *centers, double *sizes);
+
+/*
+ * The k-means cost of centres (k * d, the box's units) estimated on a noisy
+ * histogram, less the rows' sum of squared norms (the same for any
+ * centres), in the squared units of the box: every cell of support (NULL:
+ * every cell) at the centre nearest its middle, its rows' |a|^2 - 2 <a, x>
+ * summed from its noisy count and sums, linear in them.  Post-processing.
+ */
+double		dpk_lowd_hist_cost(const DpkBox *box, const DpkDenseHist *h, const bool *support,
+							   int k, const double *centers);
+
+/*
  * One-shot epsilon-DP k-means in the original space: noisy N, grid size by
  * RUGNIK, discrete Laplace on every cell's count and cube noise on its sum
  * vector, coreset of cells above the noise, weighted k-means (or weighted
  * k-median with cfg->objective DPK_OBJECTIVE_KMEDIAN, seeded by the same
  * draw of the stream, so both objectives see the same histogram).  points:
  * n * d, NaN-free (+-Inf allowed, clamped).  Exactly cfg->k centres,
- * whatever the data; k-means centres pass dpk_lowd_mean_guard
- * (res->mean_guard_fired).
+ * whatever the data; up to DPK_LOWD_REFINE_MAX_D columns k-means centres
+ * are refined by dpk_lowd_refine on the coreset's support, and so are the
+ * k-means centres of every cell of positive noisy count; of the two the
+ * lower dpk_lowd_hist_cost on the support is kept.  Then they pass
+ * dpk_lowd_mean_guard (res->mean_guard_fired).
  */
 void		dpk_lowd_cluster(const DpkBox *box, const double *points, size_t n,
 							 const DpkLowdConfig *cfg, DpkStream *s,

@@ -305,7 +305,7 @@ residual_share(const DpkDenseHist *h, const DpkBox *box, int lev, double sd,
 void
 dpk_coreset_add_residual(const DpkDenseHist *h, const DpkBox *box,
 						 double threshold, double sd, double sigmas,
-						 double rest_sigmas, DpkCoreset *cs)
+						 double rest_sigmas, DpkCoreset *cs, bool *support)
 {
 	int			d = h->d;
 	int			m = h->m;
@@ -381,6 +381,8 @@ dpk_coreset_add_residual(const DpkDenseHist *h, const DpkBox *box,
 			residual_share(h, box, lev, sd, rest_sigmas, cells, n, core, core_w,
 						   ncore, cs);
 	}
+	for (c = 0; support != NULL && c < h->ncells; c++)
+		support[c] = freed[c] != 0;
 	dpk_free(core);
 	dpk_free(core_w);
 	dpk_free(idx);

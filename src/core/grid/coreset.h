@@ -64,10 +64,12 @@ double		dpk_coreset_threshold(double sd, double sigmas, double cells);
  * block holding only noise clears its level as rarely as an empty cell
  * clears the first threshold.  Appends to cs, made by dpk_coreset_from_hist
  * with the same threshold; sd is the noise standard deviation of one count.
+ * support (h->ncells, or NULL) gets which cells the coreset stands for:
+ * those above the threshold and those of the blocks that joined it.
  */
 void		dpk_coreset_add_residual(const DpkDenseHist *h, const DpkBox *box,
 									 double threshold, double sd, double sigmas,
-									 double rest_sigmas, DpkCoreset *cs);
+									 double rest_sigmas, DpkCoreset *cs, bool *support);
 
 /* Free a coreset's arrays. */
 void		dpk_coreset_free(DpkCoreset *c);
