@@ -354,15 +354,24 @@ lowd_cells_build(const DpkDenseHist *h, const bool *support, LowdCells *lc)
 	lc->cnt = dpk_alloc(sizeof(double) * n);
 	lc->pos = dpk_alloc(sizeof(double) * n * d);
 	lc->sum = h->sum ? dpk_alloc(sizeof(double) * n * d) : NULL;
+	for (j = 0; j < d; j++)
+		idx[j] = 0;
 	for (c = 0; c < h->ncells; c++)
 	{
 		double		cnt = (double) h->count[c];
 
+		if (c > 0)
+		{
+			/* the next cell's coordinates (dpk_grid_cell_coords: the last fastest) */
+			for (j = d - 1; j > 0 && idx[j] == m - 1; j--)
+				idx[j] = 0;
+			idx[j]++;
+		}
 		if ((c & 65535) == 0)
 			dpk_check_interrupts();
 		if (support != NULL && !support[c])
 			continue;
-		dpk_grid_cell_coords(d, m, c, idx);
+		DPK_ASSERT(idx[0] < m);
 		lc->cnt[t] = cnt;
 		for (j = 0; j < d; j++)
 		{
@@ -500,6 +509,38 @@ lowd_nearest_bounded_d(const double *a, const double *w2, const double *x, int k
 }
 
 /*
+ * The sums of centre i at d = 2 to or from run: its noisy count, cells,
+ * noisy sums of positions, of corners, of their squares.
+ */
+static inline __attribute__((always_inline)) void
+lowd_run_load(int i, double *run, const double *mass, const double *ncell, const double *pos,
+			  const double *o1, const double *o2)
+{
+	run[0] = mass[i];
+	run[1] = ncell[i];
+	run[2] = pos[i * 2];
+	run[3] = pos[i * 2 + 1];
+	run[4] = o1[i * 2];
+	run[5] = o1[i * 2 + 1];
+	run[6] = o2[i * 2];
+	run[7] = o2[i * 2 + 1];
+}
+
+static inline __attribute__((always_inline)) void
+lowd_run_store(int i, const double *run, double *mass, double *ncell, double *pos, double *o1,
+			   double *o2)
+{
+	mass[i] = run[0];
+	ncell[i] = run[1];
+	pos[i * 2] = run[2];
+	pos[i * 2 + 1] = run[3];
+	o1[i * 2] = run[4];
+	o1[i * 2 + 1] = run[5];
+	o2[i * 2] = run[6];
+	o2[i * 2 + 1] = run[7];
+}
+
+/*
  * One assignment pass of dpk_lowd_refine over the cells: each to its nearest
  * centre (near), the centres' noisy counts, cells, noisy sums of positions
  * and sums of corners and their squares, in cell order.  With bounds (bd
@@ -514,7 +555,9 @@ lowd_refine_pass_d(const LowdCells *lc, const double *a, const double *w2, int k
 {
 	bool		moved = false;
 	size_t		c;
-	int			j;
+	int			j,
+				cur = -1;
+	double		run[8] = {0};
 
 	for (c = 0; c < lc->n; c++)
 	{
@@ -551,6 +594,32 @@ lowd_refine_pass_d(const LowdCells *lc, const double *a, const double *w2, int k
 		}
 		moved |= near[c] != bi;
 		near[c] = bi;
+		if (d == 2)
+		{
+			/*
+			 * The same sums in the same order, the current centre's in
+			 * registers: neighbouring cells mostly share a centre, and a run
+			 * of them no longer waits on memory.
+			 */
+			if (bi != cur)
+			{
+				if (cur >= 0)
+					lowd_run_store(cur, run, mass, ncell, pos, o1, o2);
+				cur = bi;
+				lowd_run_load(cur, run, mass, ncell, pos, o1, o2);
+			}
+			run[0] += lc->cnt[c];
+			run[1] += 1.0;
+			for (j = 0; j < 2; j++)
+			{
+				double		o = lc->off[c * 2 + j];
+
+				run[2 + j] += lc->pos[c * 2 + j];
+				run[4 + j] += o;
+				run[6 + j] += o * o;
+			}
+			continue;
+		}
 		mass[bi] += lc->cnt[c];
 		ncell[bi] += 1.0;
 		for (j = 0; j < d; j++)
@@ -562,6 +631,8 @@ lowd_refine_pass_d(const LowdCells *lc, const double *a, const double *w2, int k
 			o2[(size_t) bi * d + j] += o * o;
 		}
 	}
+	if (d == 2 && cur >= 0)
+		lowd_run_store(cur, run, mass, ncell, pos, o1, o2);
 	return moved;
 }
 
