@@ -509,8 +509,8 @@ lowd_nearest_bounded_d(const double *a, const double *w2, const double *x, int k
 }
 
 /*
- * The sums of centre i at d = 2 to or from run: its noisy count, cells,
- * noisy sums of positions, of corners, of their squares.
+ * Centre i's sums at d = 2 into run: its noisy count, cells, noisy sums of
+ * positions, of corners, of their squares.
  */
 static inline __attribute__((always_inline)) void
 lowd_run_load(int i, double *run, const double *mass, const double *ncell, const double *pos,
@@ -526,6 +526,7 @@ lowd_run_load(int i, double *run, const double *mass, const double *ncell, const
 	run[7] = o2[i * 2 + 1];
 }
 
+/* The sums in run back to centre i's (lowd_run_load's order). */
 static inline __attribute__((always_inline)) void
 lowd_run_store(int i, const double *run, double *mass, double *ncell, double *pos, double *o1,
 			   double *o2)
