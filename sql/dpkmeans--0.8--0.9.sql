@@ -15,9 +15,10 @@ ALTER TABLE dpkmeans_internal.tracked
 
 -- ---------------------------------------------------------------------------
 -- Pure low-d tables may count with the share tree (tracked.counter
--- 'share_tree', chosen by dp_attach under dpkmeans.pure_counter =
--- 'share_tree'; doc/privacy.md, "The share-tree counter").  Existing tables
--- keep their counter ('tree') and their published values.
+-- 'share_tree', chosen by dp_attach from a horizon of 64 under
+-- dpkmeans.pure_counter = 'auto', the default, or at any horizon under
+-- 'share_tree'; doc/privacy.md, "The share tree").  Existing tables keep
+-- their counter ('tree') and their published values.
 -- ---------------------------------------------------------------------------
 ALTER TABLE dpkmeans_internal.tracked
     DROP CONSTRAINT tracked_counter_check,
