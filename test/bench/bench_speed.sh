@@ -137,6 +137,16 @@ echo
 echo "# (c) one-shot and attach, d = 2, best of $REPS; peak_mb: the session's"
 echo "#     peak resident memory after one call in a fresh session"
 printf '%-34s %9s %10s %9s %7s %8s\n' what rows ms scan_ms ratio peak_mb
+# Milliseconds of dp_attach on big (after the statements in $1), best of REPS.
+best_attach() {
+	local a="" r t
+	for ((r = 0; r < REPS; r++)); do
+		cluster_psql -c "SELECT dp_detach('big')" >/dev/null 2>&1 || true
+		t=$(one_ms "$1 SELECT dp_attach('big', ARRAY['x','y'], 10, 1.0, ARRAY[0,0], ARRAY[100,100])")
+		a=$(echo "$t $a" | awk '{m=$1; for(i=2;i<=NF;i++) if($i<m) m=$i; print m}')
+	done
+	echo "$a"
+}
 for n in $ONESHOT_ROWS; do
 	fill big "$n"
 	s=$(best_ms "SELECT sum(x + y) FROM big")
@@ -146,20 +156,10 @@ for n in $ONESHOT_ROWS; do
 		printf '%-34s %9d %10.1f %9.1f %7s %8s\n' "dp_kmeans k = 10$([ "$hint" = NULL ] || echo ', n given')" \
 			"$n" "$k" "$s" "$(ratio "$k" "$s")" "$(session_peak_mb "$q")"
 	done
-	a=""
-	for ((r = 0; r < REPS; r++)); do
-		cluster_psql -c "SELECT dp_detach('big')" >/dev/null 2>&1 || true
-		t=$(one_ms "SELECT dp_attach('big', ARRAY['x','y'], 10, 1.0, ARRAY[0,0], ARRAY[100,100])")
-		a=$(echo "$t $a" | awk '{m=$1; for(i=2;i<=NF;i++) if($i<m) m=$i; print m}')
-	done
+	a=$(best_attach "")
 	printf '%-34s %9d %10.1f %9.1f %7s\n' "dp_attach backfill k = 10" "$n" "$a" "$s" "$(ratio "$a" "$s")"
 	# the same backfill read by the session alone (decision 056)
-	a=""
-	for ((r = 0; r < REPS; r++)); do
-		cluster_psql -c "SELECT dp_detach('big')" >/dev/null 2>&1 || true
-		t=$(one_ms "SET max_parallel_maintenance_workers = 0; SELECT dp_attach('big', ARRAY['x','y'], 10, 1.0, ARRAY[0,0], ARRAY[100,100])")
-		a=$(echo "$t $a" | awk '{m=$1; for(i=2;i<=NF;i++) if($i<m) m=$i; print m}')
-	done
+	a=$(best_attach "SET max_parallel_maintenance_workers = 0;")
 	printf '%-34s %9d %10.1f %9.1f %7s\n' "dp_attach backfill, no workers" "$n" "$a" "$s" "$(ratio "$a" "$s")"
 	cluster_psql -c "SELECT dp_detach('big')" >/dev/null 2>&1 || true
 	cluster_psql -c "DROP TABLE big" >/dev/null

@@ -17,6 +17,7 @@
 #include "kmeans.h"
 #include "noise.h"
 #include "unit.h"
+#include "unit_stream.h"
 #include "zcdp.h"
 #include "../bench/highd_research.h"
 
@@ -28,21 +29,6 @@ static double
 test_uniform(void)
 {
 	return unit_uniform(&test_state);
-}
-
-/* A noise stream from a fixed seed (tests only). */
-static void
-open_stream(DpkStream *s, uint64_t seed)
-{
-	uint8_t		key[DPK_KEY_BYTES];
-	uint8_t		nonce[DPK_NONCE_BYTES] = {0};
-
-	dpk_key_from_seed(seed, key);
-	if (!dpk_stream_open(s, key, nonce))
-	{
-		fprintf(stderr, "cannot open stream\n");
-		exit(1);
-	}
 }
 
 /* Every centre finite and inside the box. */
@@ -568,7 +554,7 @@ test_pipeline(void)
 		lo[t] = 0.0;
 		hi[t] = 100.0;
 	}
-	open_stream(&s, 7);
+	unit_open_stream(&s, 7);
 
 	for (mode = 0; mode < 3; mode++)
 	{
@@ -814,7 +800,7 @@ test_box_geometry(void)
 	best[0] = 250.0;
 	best[D] = 750.0;
 	dpk_highd_defaults(&cfg, 1.0, K);
-	open_stream(&s, 77);
+	unit_open_stream(&s, 77);
 	memset(&res, 0, sizeof(res));
 	dpk_highd_oneshot_cluster(&box, x, N, &cfg, &s, &res);
 	ratio = dpk_kmeans_cost(x, NULL, N, D, res.centers, K, NULL) /
@@ -880,7 +866,7 @@ test_oneshot_ball(void)
 			x[i] = scales[v] * dir[i];
 		dpk_highd_defaults(&cfg, 1.0, K);
 		dpk_highd_use_ball(&cfg, &box, 1.0);
-		open_stream(&s, 91);
+		unit_open_stream(&s, 91);
 		dpk_highd_oneshot_cluster(&box, x, N, &cfg, &s, &res);
 		centres[v] = dpk_alloc(sizeof(double) * K * D);
 		memcpy(centres[v], res.centers, sizeof(double) * K * D);
@@ -900,7 +886,7 @@ test_oneshot_ball(void)
 		dpk_highd_defaults(&cfg, 1.0, K);
 		dpk_highd_use_delta(&cfg, g ? 1e-6 : 0.0);
 		dpk_highd_use_ball(&cfg, &box, 1.0);
-		open_stream(&s, 92 + (uint64_t) g);
+		unit_open_stream(&s, 92 + (uint64_t) g);
 		dpk_highd_oneshot_cluster(&box, x, N, &cfg, &s, &res);
 		for (i = 0; i < K; i++)
 		{
@@ -921,7 +907,7 @@ test_oneshot_ball(void)
 
 		dpk_highd_defaults(&cfg, 1.0, K);
 		dpk_highd_use_ball(&cfg, &box, 1.0);
-		open_stream(&s, 95);
+		unit_open_stream(&s, 95);
 		dpk_highd_oneshot_cluster_info(&box, x, N, &cfg, &s, &res, &info);
 		want = sqrt((double) D) * dpk_lift_point_l2(D, 0.5) / info.budget.eps_lift_sum;
 		CHECK(fabs(info.sum_scale - want) <= 1e-6 * want,
@@ -977,7 +963,7 @@ test_metric_points(void)
 			dpk_highd_use_ball(&cfg, &box, 12.0);
 		if (v >= 2)
 			cfg.objective = DPK_OBJECTIVE_KMEDIAN;
-		open_stream(&s, 17 + v);
+		unit_open_stream(&s, 17 + v);
 		dpk_highd_oneshot_cluster(&box, x, N, &cfg, &s, &r1);
 		dpk_stream_close(&s);
 		memcpy(xm, x, sizeof(double) * N * D);
@@ -994,7 +980,7 @@ test_metric_points(void)
 				break;
 		}
 		CHECK(i == N, "variant %d: row %d in other metric positions", v, i);
-		open_stream(&s, 17 + v);
+		unit_open_stream(&s, 17 + v);
 		dpk_highd_oneshot_cluster(&box, xm, N, &cfg, &s, &r2);
 		dpk_stream_close(&s);
 		CHECK(cfg.points_metric &&
@@ -1034,7 +1020,7 @@ test_wide_plan(void)
 		lo[j] = 0.0;
 		hi[j] = 100.0;
 	}
-	open_stream(&s, 5);
+	unit_open_stream(&s, 5);
 	dpk_highd_defaults(&cfg, 1.0, 10);
 	cfg.public_n = 50000.0;
 	same = cfg;
@@ -1097,7 +1083,7 @@ test_partition_row_labels(void)
 		x[i] = 10.0 * unit_uniform(&test_state);
 	dpk_highd_defaults(&cfg, 1.0, K);
 	dpk_highd_metric_points(&box, &cfg, x, N);
-	open_stream(&s, 5);
+	unit_open_stream(&s, 5);
 	dpk_highd_plan(&pl, &box, x, N, &cfg, &s);
 	dpk_stream_close(&s);
 	dpk_projection_init(&proj, D, pl.dhat, 99, cfg.half_width);
@@ -1118,7 +1104,7 @@ test_partition_row_labels(void)
 			DpkHighdPartition pt = {v ? 2 : K, 1, &proj, pc, v ? map : NULL, NULL,
 			w ? labels : NULL};
 
-			open_stream(&s, 11 + v);
+			unit_open_stream(&s, 11 + v);
 			dpk_highd_partition_stats(&pl, &pt, &pl.lift_count_scale, &pl.sum_scale, &s,
 									  cnt[w], sum[w]);
 			dpk_stream_close(&s);
@@ -1205,7 +1191,7 @@ test_tree_seed(void)
 	/* the leaves: every row in one, one cluster per leaf */
 	memcpy(xm, x, sizeof(double) * N * D);
 	dpk_highd_metric_points(&box, &cfg, xm, N);
-	open_stream(&s, 61);
+	unit_open_stream(&s, 61);
 	dpk_highd_plan(&pl, &box, xm, N, &cfg, &s);
 	CHECK(pl.eps.tree_levels == cfg.tree_depth && pl.copies > 0 && pl.eps.eps_tree > 0.0 &&
 		  pl.eps.eps_grid > 0.0 && pl.eps.eps_group > 0.0 &&
@@ -1250,7 +1236,7 @@ test_tree_seed(void)
 			cfg.refine_steps = 0;
 		if (v == 2)
 			cfg.max_lift_values = 2.0 * K * (D + 1);
-		open_stream(&s, 62 + (uint64_t) v);
+		unit_open_stream(&s, 62 + (uint64_t) v);
 		dpk_highd_oneshot_cluster_info(&box, x, N, &cfg, &s, &res, &info);
 		dpk_stream_close(&s);
 		for (c = 0; c < K; c++)

@@ -22,20 +22,9 @@
 #include "lowd.h"
 #include "noise.h"
 #include "unit.h"
+#include "unit_stream.h"
 
 #define M 20
-
-/* A noise stream from a fixed seed (tests only). */
-static void
-open_stream(DpkStream *s, uint64_t seed)
-{
-	uint8_t		key[DPK_KEY_BYTES];
-	uint8_t		nonce[DPK_NONCE_BYTES] = {0};
-
-	memset(s, 0, sizeof(*s));
-	dpk_key_from_seed(seed, key);
-	CHECK(dpk_stream_open(s, key, nonce), "stream open failed");
-}
 
 /*
  * n rows per blob, uniform in squares of side 20 at (10..30)^2,
@@ -274,10 +263,10 @@ test_pipeline(void)
 			off.refine_iter = 0;
 			one = cfg;
 			one.grid_candidate = false;
-			open_stream(&s, 500 + key);
+			unit_open_stream(&s, 500 + key);
 			dpk_lowd_cluster(&box, x, n, &cfg, &s, &on_res);
 			dpk_stream_close(&s);
-			open_stream(&s, 500 + key);
+			unit_open_stream(&s, 500 + key);
 			dpk_lowd_cluster(&box, x, n, &off, &s, &off_res);
 			dpk_stream_close(&s);
 			CHECK(!on_res.mean_guard_fired && !off_res.mean_guard_fired,
@@ -290,14 +279,14 @@ test_pipeline(void)
 				dpk_oneshot_result_free(&off_res);
 				continue;
 			}
-			open_stream(&s, 500 + key);
+			unit_open_stream(&s, 500 + key);
 			dpk_lowd_noisy_histogram(&box, x, n, &cfg, &s, &lh);
 			dpk_stream_close(&s);
 			support = dpk_alloc(sizeof(bool) * lh.hist.ncells);
 			threshold = dpk_lowd_coreset(&box, &cfg, &lh, &cs, support);
 			dpk_lowd_refine(&box, &lh, support, k, threshold, cfg.refine_iter,
 							cfg.refine_shrink, off_res.centers, off_res.sizes);
-			open_stream(&s, 500 + key);
+			unit_open_stream(&s, 500 + key);
 			dpk_lowd_cluster(&box, x, n, &one, &s, &one_res);
 			dpk_stream_close(&s);
 			CHECK(memcmp(one_res.centers, off_res.centers, sizeof(double) * k * d) == 0 &&
@@ -313,7 +302,7 @@ test_pipeline(void)
 			dpk_oneshot_result_free(&one_res);
 			cost_on += dpk_kmeans_cost(x, NULL, (int) n, d, on_res.centers, k, NULL);
 			dpk_oneshot_result_free(&off_res);
-			open_stream(&s, 500 + key);
+			unit_open_stream(&s, 500 + key);
 			dpk_lowd_cluster(&box, x, n, &off, &s, &off_res);
 			dpk_stream_close(&s);
 			cost_off += dpk_kmeans_cost(x, NULL, (int) n, d, off_res.centers, k, NULL);

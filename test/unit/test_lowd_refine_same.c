@@ -25,18 +25,7 @@
 #include "lowd.h"
 #include "noise.h"
 #include "unit.h"
-
-/* A noise stream from a fixed seed (tests only). */
-static void
-open_stream(DpkStream *s, uint64_t seed)
-{
-	uint8_t		key[DPK_KEY_BYTES];
-	uint8_t		nonce[DPK_NONCE_BYTES] = {0};
-
-	memset(s, 0, sizeof(*s));
-	dpk_key_from_seed(seed, key);
-	CHECK(dpk_stream_open(s, key, nonce), "stream open failed");
-}
+#include "unit_stream.h"
 
 /* The plain dpk_lowd_refine (record 055), the reference. */
 static int
@@ -530,7 +519,7 @@ test_pipeline_same(void)
 						DpkStream	s;
 
 						dpk_lowd_defaults(&cfg, eps[e], k);
-						open_stream(&s, 9000 + (uint64_t) key * 131 + (uint64_t) kind);
+						unit_open_stream(&s, 9000 + (uint64_t) key * 131 + (uint64_t) kind);
 						dpk_lowd_cluster(&box, x, sizes[si], &cfg, &s, &a);
 						dpk_stream_close(&s);
 						if (a.coreset_size == 0)
@@ -538,7 +527,7 @@ test_pipeline_same(void)
 							dpk_oneshot_result_free(&a);
 							continue;
 						}
-						open_stream(&s, 9000 + (uint64_t) key * 131 + (uint64_t) kind);
+						unit_open_stream(&s, 9000 + (uint64_t) key * 131 + (uint64_t) kind);
 						ref_cluster(&box, x, sizes[si], &cfg, &s, &b);
 						dpk_stream_close(&s);
 						runs++;

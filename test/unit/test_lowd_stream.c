@@ -16,17 +16,7 @@
 #include "lowd.h"
 #include "noise.h"
 #include "unit.h"
-
-static void
-open_stream(DpkStream *s, uint64_t seed)
-{
-	uint8_t		key[DPK_KEY_BYTES];
-	uint8_t		nonce[DPK_NONCE_BYTES] = {0};
-
-	memset(s, 0, sizeof(*s));
-	dpk_key_from_seed(seed, key);
-	CHECK(dpk_stream_open(s, key, nonce), "stream open failed");
-}
+#include "unit_stream.h"
 
 /* n points in [0, 100]^d around three centres, 2 % of them outside the box. */
 static double *
@@ -81,11 +71,11 @@ check_config(int d, size_t n, double delta, DpkObjective objective, size_t batch
 	cfg.objective = objective;
 	cfg.public_n = (double) n * 0.9;	/* a public guess, not the count */
 
-	open_stream(&s, seed);
+	unit_open_stream(&s, seed);
 	dpk_lowd_cluster(&box, x, n, &cfg, &s, &whole);
 	dpk_stream_close(&s);
 
-	open_stream(&s, seed);
+	unit_open_stream(&s, seed);
 	dpk_lowd_stream_begin(&box, &cfg, &lh);
 	for (at = 0; at < n; at += batch)
 		dpk_lowd_stream_add(&box, &lh, x + at * d, at + batch <= n ? batch : n - at);

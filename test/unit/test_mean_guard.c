@@ -17,6 +17,7 @@
 #include "mean_guard.h"
 #include "noise.h"
 #include "unit.h"
+#include "unit_stream.h"
 
 #define D 32
 #define K 5
@@ -215,21 +216,6 @@ test_noisy(void)
 	dpk_free(labels);
 }
 
-/* A noise stream from a fixed seed (tests only). */
-static void
-open_stream(DpkStream *s, uint64_t seed)
-{
-	uint8_t		key[DPK_KEY_BYTES];
-	uint8_t		nonce[DPK_NONCE_BYTES] = {0};
-
-	dpk_key_from_seed(seed, key);
-	if (!dpk_stream_open(s, key, nonce))
-	{
-		fprintf(stderr, "cannot open stream\n");
-		exit(1);
-	}
-}
-
 /*
  * The one-shot high-d release: well-clustered rows (K tight clusters in
  * [0,100]^16, 4 000 rows) never trip the guard over several keys, pure and
@@ -271,7 +257,7 @@ test_oneshot(void)
 		dpk_highd_defaults(&cfg, 1.0, K);
 		dpk_highd_use_delta(&cfg, key % 2 ? 1e-6 : 0.0);
 		CHECK(cfg.mean_guard, "the one-shot's defaults switch the guard on");
-		open_stream(&s, 300 + (uint64_t) key);
+		unit_open_stream(&s, 300 + (uint64_t) key);
 		dpk_highd_oneshot_cluster_info(&box, x, n, &cfg, &s, &res, &info);
 		fired += info.guard_fired;
 		runs++;
@@ -320,7 +306,7 @@ test_oneshot_blob(void)
 
 		dpk_highd_defaults(&cfg, 0.5, K);
 		cfg.lift_shrink = false;
-		open_stream(&s, 400 + (uint64_t) key);
+		unit_open_stream(&s, 400 + (uint64_t) key);
 		dpk_highd_oneshot_cluster_info(&box, x, n, &cfg, &s, &res, &info);
 		if (info.guard_fired)
 		{
@@ -386,7 +372,7 @@ test_refine_exact(void)
 	cfg.refine_steps = 1;
 	cfg.refine_share = 0.3;
 	cfg.lift_share = 0.5;
-	open_stream(&s, 500);
+	unit_open_stream(&s, 500);
 	dpk_highd_plan(&pl, &box, x, n, &cfg, &s);
 	memcpy(centers, start, sizeof(start));
 	dpk_highd_refine_step(&pl, &s, centers, sizes, true, NULL);

@@ -37,6 +37,7 @@
 #include "noise.h"
 #include "tree_estimator.h"
 #include "unit.h"
+#include "unit_stream.h"
 #ifndef DPK_OBJECTIVE_PRE_KMEDIAN
 #include "kmedian.h"
 #endif
@@ -64,18 +65,6 @@ digest(uint64_t h, const double *v, size_t n)
 		h *= UINT64_C(0x100000001B3);
 	}
 	return h;
-}
-
-/* A noise stream from a fixed seed (tests only). */
-static void
-open_stream(DpkStream *s, uint64_t seed)
-{
-	uint8_t		key[DPK_KEY_BYTES];
-	uint8_t		nonce[DPK_NONCE_BYTES] = {0};
-
-	dpk_key_from_seed(seed, key);
-	if (!dpk_stream_open(s, key, nonce))
-		exit(1);
 }
 
 /* Skewed 2-d data: three clusters of unequal size with heavy tails. */
@@ -121,7 +110,7 @@ run_lowd(const DpkBox *box, const double *x, size_t n, int objective, DpkOneshot
 #else
 	(void) objective;
 #endif
-	open_stream(&s, 99);
+	unit_open_stream(&s, 99);
 	dpk_lowd_cluster(box, x, n, &cfg, &s, res);
 	dpk_stream_close(&s);
 	meta[0] = res->noisy_n;
@@ -220,7 +209,7 @@ run_live(const DpkBox *box, const double *x, size_t n, DpkLiveRelease *rel, bool
 		dpk_cellmap_add_point(&state, cell, relv, +1);
 	}
 	dpk_key_from_seed(7, key);
-	open_stream(&s, 8);
+	unit_open_stream(&s, 8);
 	dpk_live_noisy_histogram(&cfg, key, &state, 3, &s, &hist);
 	seed = dpk_stream_u64(&s);
 	dpk_live_cluster(&cfg, box, &hist, 3, seed, rel);

@@ -19,22 +19,11 @@
 #include "noise.h"
 #include "prng.h"
 #include "unit.h"
+#include "unit_stream.h"
 
 #define D 2
 #define K 4
 #define KEYS 6
-
-/* A noise stream from a fixed seed (tests only). */
-static void
-open_stream(DpkStream *s, uint64_t seed)
-{
-	uint8_t		key[DPK_KEY_BYTES];
-	uint8_t		nonce[DPK_NONCE_BYTES] = {0};
-
-	dpk_key_from_seed(seed, key);
-	if (!dpk_stream_open(s, key, nonce))
-		exit(1);
-}
 
 /* A normal draw (Box-Muller) from a public generator. */
 static double
@@ -115,7 +104,7 @@ test_fires(double delta)
 		int			i;
 
 		make_config(&cfg, 1.0, delta);
-		open_stream(&s, 100 + key);
+		unit_open_stream(&s, 100 + key);
 		dpk_lowd_noisy_histogram(&box, x, n, &cfg, &s, &lh);
 		dpk_stream_close(&s);
 		if (dpk_lowd_mean_guard(&box, &lh, K, centers, sizes))
@@ -169,14 +158,14 @@ test_never_on_clusters(void)
 							sizes[K] = {1, 1, 1, 1};
 
 				make_config(&cfg, eps[e], deltas[dl]);
-				open_stream(&s, 200 + key);
+				unit_open_stream(&s, 200 + key);
 				dpk_lowd_cluster(&box, x, n, &cfg, &s, &res);
 				dpk_stream_close(&s);
 				fired_own += res.mean_guard_fired;
 				dpk_oneshot_result_free(&res);
 
 				memcpy(centers, mean, sizeof(centers));
-				open_stream(&s, 300 + key);
+				unit_open_stream(&s, 300 + key);
 				dpk_lowd_noisy_histogram(&box, x, n, &cfg, &s, &lh);
 				dpk_stream_close(&s);
 				fired_true += dpk_lowd_mean_guard(&box, &lh, K, centers, sizes);
