@@ -409,7 +409,7 @@ bool		dpk_live_uses_guard(const DpkLiveConfig *cfg);
  * by the projection's pseudo-inverse; either way an upper bound of the k'
  * centres' cost) estimates how much more the k' centres cost than the one
  * on those cells' rows.  When under both assignments it
- * exceeds DPK_LIVE_HELDOUT_Z times its standard deviation (count_var,
+ * exceeds cfg->heldout_z (DPK_LIVE_HELDOUT_Z) times its standard deviation (count_var,
  * sum_var: the cells' noise variances), the k' block publishes the one
  * centre (padded with copies at size 0) and k' = 1's cost.  Post-processing
  * (doc/decisions/038-lsh-baseline-and-live-guard.md).
