@@ -120,6 +120,10 @@
  *	 --digits-eps "0.5,1,2"  --digits-horizon 64
  *	 --mnist PATH  also run MNIST; --mnist-eps "1,4"  --mnist-horizon 16
  *	 --verbose  one line per seed and release
+ *	 --heldout-z "2,3,off"  also the K answers under each threshold of the
+ *			 held-out guard (DpkLiveConfig.heldout_z, ascending; off: never
+ *			 fires), one line per threshold, and a "# heldout" line per
+ *			 release whose K answer differs between them
  *	 --box-upper X  the mixtures' declared box is [0, X]^d (default 100, the
  *			 points' own range; larger: loose bounds, the points in a corner)
  *	 --os-refine N, --os-refine-share X, --os-lift-share X,
@@ -183,6 +187,7 @@
 #define BATCH 2048				/* rows the triggers project per dgemm */
 #define MAX_EPS 8
 #define REF_FULL_EVERY 32
+#define MAX_Z 4					/* --heldout-z values */
 
 /* Options.lifting */
 #define LIFT_AUTO 0
@@ -223,6 +228,12 @@ typedef struct Summary
 				matched,		/* --matched: one-shot at the release's eps_t */
 				vsmatched,		/* live / matched */
 				matched_os;		/* matched / oneshot */
+	/* --heldout-z: the K answers under each threshold */
+	BenchFig	zlive[MAX_Z],
+				zratio[MAX_Z],	/* live / oneshot */
+				zvsmean[MAX_Z];	/* live / 1c */
+	long		zfired[MAX_Z],	/* k' blocks the guard replaced */
+				zkone[MAX_Z];	/* releases whose K block it replaced */
 	int			level;
 	uint64_t	cells;
 	double		coreset,
@@ -294,6 +305,8 @@ typedef struct Options
 	double		drift;			/* > 0: the mixtures' clusters move this far
 								 * over the stream (drift_rows) */
 	double		eps_scale;		/* live tables at eps_scale * eps */
+	double		heldout_z[MAX_Z];	/* --heldout-z, ascending (INFINITY: off) */
+	int			nz;
 } Options;
 
 /* One live table: configuration, projections, counted cell map. */
@@ -347,6 +360,7 @@ typedef struct LiveOut
 								 * partition (one Lloyd step), --verbose */
 	int			coreset;
 	int			fired;			/* k' blocks the held-out guard replaced */
+	bool		kone;			/* the guard replaced the K block */
 	int			distinct;		/* distinct centres of the K block */
 	int			used;			/* centres nearest to >= 1 % of the rows, --verbose */
 	double		ms;
@@ -677,6 +691,18 @@ live_release(Live *lv, const DpkBox *box, const uint8_t key[DPK_KEY_BYTES],
 	out.est1 = rel.costs[0];
 	out.estk = rel.costs[k - 1];
 	out.fired = rel.guard_fired;
+	out.kone = false;
+	if (rel.guard_fired > 0)
+	{
+		/* the K block is the one centre, padded at size 0 (live_cost_guard.c) */
+		int			i;
+
+		out.kone = memcmp(rel.centers + (size_t) dpk_live_block(k) * d,
+						  rel.centers + (size_t) dpk_live_block(1) * d,
+						  sizeof(double) * d) == 0;
+		for (i = 1; i < k && out.kone; i++)
+			out.kone = rel.sizes[dpk_live_block(k) + i] == 0.0;
+	}
 	out.distinct = distinct_centers(rel.centers + (size_t) dpk_live_block(k) * d, k, d);
 	if (lv->verbose)
 	{
@@ -789,6 +815,8 @@ matched_eps(const DpkLiveConfig *cfg, double eps, uint32_t t)
 static void
 summary_init(Summary *sm, const Options *opt, uint32_t T)
 {
+	int			i;
+
 	sm->ts = xmalloc(sizeof(uint32_t) * T);
 	sm->w = xmalloc(sizeof(double) * T);
 	sm->nrel = bench_release_list(T, bench_measure_all(opt->releases, T),
@@ -802,6 +830,13 @@ summary_init(Summary *sm, const Options *opt, uint32_t T)
 	bench_fig_init(&sm->matched, sm->nrel);
 	bench_fig_init(&sm->vsmatched, sm->nrel);
 	bench_fig_init(&sm->matched_os, sm->nrel);
+	for (i = 0; i < opt->nz; i++)
+	{
+		bench_fig_init(&sm->zlive[i], sm->nrel);
+		bench_fig_init(&sm->zratio[i], sm->nrel);
+		bench_fig_init(&sm->zvsmean[i], sm->nrel);
+		sm->zfired[i] = sm->zkone[i] = 0;
+	}
 	sm->coreset = sm->ms = 0.0;
 	sm->runs = 0;
 	sm->level = -1;
@@ -834,6 +869,59 @@ summary_add(Summary *sm, int ri, uint32_t t, int seed, const LiveOut *lo, double
 	sm->runs++;
 	sm->level = cfg->level;
 	sm->cells = dpk_live_copy_cells(cfg);
+}
+
+/*
+ * --heldout-z: release t's K answer under each threshold of the held-out
+ * guard (ascending), into the summary's z figures.  The release is the same
+ * up to the guard (its noise depends on the key and t only) and a block
+ * replaced at z is replaced at every smaller z, so a threshold above one
+ * that replaced nothing reuses that answer; only releases where the guard
+ * fired are computed again.  A line for each release whose K answer
+ * differs between thresholds.
+ */
+static void
+heldout_compare(Live *lv, const DpkBox *box, const uint8_t key[DPK_KEY_BYTES], uint32_t t,
+				const double *cur, size_t ncur, const LiveOut *lo, Summary *sm, int ri,
+				int seed, double refc, double os, double mean, const Options *opt)
+{
+	double		z0 = lv->cfg.heldout_z,
+				prev_z = z0;
+	LiveOut		prev = *lo,
+				got[MAX_Z];
+	bool		differ = false;
+	int			i;
+
+	for (i = 0; i < opt->nz; i++)
+	{
+		double		z = opt->heldout_z[i];
+
+		/* tables lifting by regions have no held-out guard (record 038) */
+		if (lv->regions || z == prev_z || (z > prev_z && prev.fired == 0))
+			got[i] = prev;
+		else
+		{
+			lv->cfg.heldout_z = z;
+			got[i] = live_release(lv, box, key, t, cur, ncur);
+		}
+		prev = got[i];
+		prev_z = z;
+		bench_fig_add(&sm->zlive[i], ri, t, seed, got[i].cost / refc);
+		bench_fig_add(&sm->zratio[i], ri, t, seed, got[i].cost / refc / os);
+		bench_fig_add(&sm->zvsmean[i], ri, t, seed, got[i].cost / refc / mean);
+		sm->zfired[i] += got[i].fired;
+		sm->zkone[i] += got[i].kone;
+		differ |= got[i].cost != got[0].cost;
+	}
+	lv->cfg.heldout_z = z0;
+	if (!differ)
+		return;
+	printf("#   heldout d=%d T=%u seed=%d t=%u 1c=%.4f oneshot=%.4f", lv->cfg.d,
+		   lv->cfg.horizon, seed, t, mean, os);
+	for (i = 0; i < opt->nz; i++)
+		printf(" | z=%g live=%.4f fired=%d K=%d", opt->heldout_z[i], got[i].cost / refc,
+			   got[i].fired, got[i].kone);
+	printf("\n");
 }
 
 /*
@@ -916,6 +1004,9 @@ run_stream(const MixData *mx, const DpkBox *box, Row *row, Summary *sm, uint32_t
 					   sqrt(dpk_live_projected_sum_var(&lv.cfg, t)), lo.cost1 / refc,
 					   lo.est1 / refc, lo.estk / refc, lo.fired, lo.distinct, lo.used);
 			summary_add(sm, ri, t, seed, &lo, refc, os, naive, mean, matched, &lv.cfg);
+			if (opt->nz > 0)
+				heldout_compare(&lv, box, key, t, cur, ncur, &lo, sm, ri, seed, refc, os,
+								mean, opt);
 		}
 		ri++;
 	}
@@ -1042,6 +1133,20 @@ print_summary(const Row *row, uint32_t T, int stream, const Summary *sm, const O
 		   (unsigned long long) sm->cells, sm->coreset / sm->runs, sm->ms / sm->runs);
 	bench_print_by_nodes(&sm->ratio, &sm->live, sm->w, sm->ts);
 	print_matched(sm, opt);
+	for (at = 0; at < opt->nz; at++)
+	{
+		char		zl[64],
+					zr[64];
+		int			w;
+
+		fig_text(zl, sizeof(zl), &sm->zlive[at], sm);
+		fig_text(zr, sizeof(zr), &sm->zratio[at], sm);
+		printf("    heldout z=%-4g live %s | live/os %s %7.3f | live/1c %8.3f %7.3f | "
+			   "blocks replaced %ld, K blocks %ld of %ld releases\n",
+			   opt->heldout_z[at], zl, zr, sm->zratio[at].max_single,
+			   bench_fig_worst(&sm->zvsmean[at], &w), sm->zvsmean[at].max_single,
+			   sm->zfired[at], sm->zkone[at], sm->runs);
+	}
 	fflush(stdout);
 }
 
@@ -1320,6 +1425,31 @@ parse_rows(const char *spec, Row *rows)
 	return nrows;
 }
 
+/* --heldout-z: up to MAX_Z ascending thresholds, "off" for INFINITY. */
+static int
+parse_heldout_z(const char *spec, double *z)
+{
+	char	   *copy = strdup(spec);
+	char	   *tok,
+			   *save = NULL;
+	int			n = 0;
+
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+	{
+		double		v = strcmp(tok, "off") == 0 ? INFINITY : atof(tok);
+
+		if (!(v > 0.0) || n >= MAX_Z || (n > 0 && v <= z[n - 1]))
+		{
+			fprintf(stderr, "bench_highd_live: bad --heldout-z \"%s\" (ascending, at most %d)\n",
+					tok, MAX_Z);
+			exit(2);
+		}
+		z[n++] = v;
+	}
+	free(copy);
+	return n;
+}
+
 /* A comma-separated list of positive integers (or of reals when dbl). */
 static int
 parse_list(const char *spec, uint32_t *u, double *x, int max, const char *what)
@@ -1479,6 +1609,8 @@ main(int argc, char **argv)
 		}
 		else if (strcmp(a, "--drift") == 0)
 			opt.drift = atof(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--heldout-z") == 0)
+			opt.nz = parse_heldout_z(arg_value(argc, argv, &i), opt.heldout_z);
 		else if (strcmp(a, "--eps-scale") == 0)
 		{
 			opt.eps_scale = atof(arg_value(argc, argv, &i));

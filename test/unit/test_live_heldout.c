@@ -4,7 +4,8 @@
  *		(dpk_live_heldout_guard, live_core.h): on a table's own noisy
  *		statistics it replaces k' centres that cost about twice one centre
  *		at the mean, and it leaves alone the true centres of well separated
- *		loose clusters; pure tables as Gaussian ones.
+ *		loose clusters; pure tables as Gaussian ones; the constructed case
+ *		half a deviation above DpkLiveConfig.heldout_z's default too.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -190,7 +191,9 @@ test_fires_on_bad_centres(void)
 	int			j,
 				c,
 				moved_keys = 0,
-				pure_moved = 0;
+				pure_moved = 0,
+				margin_moved = 0,
+				off_fired = 0;
 	double		cost_bad,
 				cost_mean;
 	int			pass;
@@ -251,11 +254,21 @@ test_fires_on_bad_centres(void)
 		{
 			bool		moved;
 			int			fired = guard_release(&cfg, &box, &map, key, bad, mean, &moved);
+			DpkLiveConfig margin = cfg,
+						off = cfg;
 
 			if (pass == 0)
 				moved_keys += moved && fired > 0;
 			else
 				pure_moved += moved && fired > 0;
+			/* half a deviation above the threshold: still replaced */
+			margin.heldout_z = DPK_LIVE_HELDOUT_Z + 0.5;
+			fired = guard_release(&margin, &box, &map, key, bad, mean, &moved);
+			margin_moved += moved && fired > 0;
+			/* a threshold of infinity: never */
+			off.heldout_z = INFINITY;
+			fired = guard_release(&off, &box, &map, key, bad, mean, &moved);
+			off_fired += moved || fired > 0;
 		}
 		dpk_cellmap_free(&map);
 	}
@@ -263,6 +276,11 @@ test_fires_on_bad_centres(void)
 		  moved_keys, KEYS);
 	CHECK(pure_moved == KEYS, "pure: the guard replaced the constructed centres under %d of %d keys",
 		  pure_moved, KEYS);
+	CHECK(margin_moved == 2 * KEYS,
+		  "at %.1f deviations the guard replaced the constructed centres in %d of %d releases",
+		  DPK_LIVE_HELDOUT_Z + 0.5, margin_moved, 2 * KEYS);
+	CHECK(off_fired == 0, "with heldout_z infinite the guard fired in %d of %d releases",
+		  off_fired, 2 * KEYS);
 }
 
 /*

@@ -85,6 +85,9 @@ typedef struct DpkLiveConfig
 								 * of this radius around the box's middle, in
 								 * metric positions (dpk_box_ball_clamp,
 								 * norm_bound / w_max); 0, no ball */
+	double		heldout_z;		/* the held-out guard's threshold in standard
+								 * deviations (DPK_LIVE_HELDOUT_Z; INFINITY:
+								 * never fires); post-processing, not stored */
 } DpkLiveConfig;
 
 /*

@@ -409,12 +409,14 @@ bool		dpk_live_uses_guard(const DpkLiveConfig *cfg);
  * by the projection's pseudo-inverse; either way an upper bound of the k'
  * centres' cost) estimates how much more the k' centres cost than the one
  * on those cells' rows.  When under both assignments it
- * exceeds DPK_LIVE_HELDOUT_Z times its standard deviation (count_var,
+ * exceeds cfg->heldout_z (DPK_LIVE_HELDOUT_Z) times its standard deviation (count_var,
  * sum_var: the cells' noise variances), the k' block publishes the one
  * centre (padded with copies at size 0) and k' = 1's cost.  Post-processing
- * (doc/decisions/038-lsh-baseline-and-live-guard.md).
+ * (doc/decisions/038-lsh-baseline-and-live-guard.md).  Three deviations:
+ * at two, chance gaps replaced good K answers by the one centre
+ * (doc/decisions/060-heldout-guard-z.md).
  */
-#define DPK_LIVE_HELDOUT_Z 2.0
+#define DPK_LIVE_HELDOUT_Z 3.0
 
 /*
  * The estimate above for one copy's cells (count m^dhat, sum m^dhat * d in

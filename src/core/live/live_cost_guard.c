@@ -230,7 +230,7 @@ dpk_live_heldout_guard(const DpkLiveConfig *cfg, const DpkProjection *proj,
 									   sum + (size_t) r * ncells * d, threshold, count_var,
 									   sum_var, kp, pos + (size_t) dpk_live_block(kp) * d,
 									   pos + (size_t) dpk_live_block(1) * d, back == 1, &sd);
-			dearer = gap > DPK_LIVE_HELDOUT_Z * sd;
+			dearer = gap > cfg->heldout_z * sd;
 		}
 		if (!dearer)
 			continue;
