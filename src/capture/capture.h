@@ -144,6 +144,17 @@ void		dpk_scan_table(Relation rel, DpkShape *shape, DpkCellMap *map,
 						   bool progress);
 
 /*
+ * Count every row scan returns into map with the shape: each row read in a
+ * scratch context reset after it, interrupts checked every 65 536 rows,
+ * tick(arg, rows) called every `every` rows (0: never) with the rows since
+ * its last call, the projected rows still buffered counted at the end.
+ * Returns the rows since the last tick.  The caller begins and ends scan.
+ */
+struct TableScanDescData;
+uint64		dpk_scan_rows(struct TableScanDescData *scan, Relation rel, DpkShape *shape, DpkCellMap *map,
+						  uint64 every, void (*tick) (void *arg, uint64 rows), void *arg);
+
+/*
  * Count every row of rel into map as dpk_scan_table does, with parallel
  * workers sharing the scan under the active snapshot: the same counts, the
  * points outside the box added into shape->clamp, a worker's error raised

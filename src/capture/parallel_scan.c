@@ -144,6 +144,24 @@ scan_progress(ScanShared *shared, uint64 rows, bool progress, uint64 *reported,
 	}
 }
 
+/* What a process's ticks need (scan_tick). */
+typedef struct ScanTicks
+{
+	ScanShared *shared;
+	bool		progress;
+	uint64	   *reported;
+	Relation	rel;
+} ScanTicks;
+
+/* Every SCAN_PROGRESS_STEP rows of a process (dpk_scan_rows' tick). */
+static void
+scan_tick(void *arg, uint64 rows)
+{
+	ScanTicks  *st = arg;
+
+	scan_progress(st->shared, rows, st->progress, st->reported, st->rel);
+}
+
 /*
  * Count this process's share of the parallel scan into map.  The leader
  * (progress true when asked) reports progress over every process's rows,
@@ -154,30 +172,11 @@ scan_share(Relation rel, ParallelTableScanDesc pscan, ScanShared *shared,
 		   DpkShape *shape, DpkCellMap *map, bool progress, uint64 *reported)
 {
 	TableScanDesc scan = table_beginscan_parallel(rel, pscan);
-	TupleTableSlot *slot = table_slot_create(rel, NULL);
-	MemoryContext rowctx = AllocSetContextCreate(CurrentMemoryContext, "dpkmeans row",
-												 ALLOCSET_SMALL_SIZES);
-	MemoryContext old;
-	uint64		rows = 0;
+	ScanTicks	ticks = {shared, progress, reported, rel};
+	uint64		rest = dpk_scan_rows(scan, rel, shape, map, SCAN_PROGRESS_STEP, scan_tick, &ticks);
 
-	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
-	{
-		old = MemoryContextSwitchTo(rowctx);
-		dpk_shape_add_slot(shape, map, slot, +1);
-		MemoryContextSwitchTo(old);
-		MemoryContextReset(rowctx);
-		if (++rows == SCAN_PROGRESS_STEP)
-		{
-			CHECK_FOR_INTERRUPTS();
-			scan_progress(shared, rows, progress, reported, rel);
-			rows = 0;
-		}
-	}
-	scan_progress(shared, rows, false, reported, rel);
-	ExecDropSingleTupleTableSlot(slot);
+	scan_progress(shared, rest, false, reported, rel);
 	table_endscan(scan);
-	MemoryContextDelete(rowctx);
-	dpk_shape_flush(shape, map);
 }
 
 /*
@@ -247,6 +246,7 @@ scan_receive(shm_mq_handle *mqh, DpkShape *shape, DpkCellMap *map)
 	{
 		Size		len;
 		void	   *data;
+		MemoryContext old;
 		const int64 *msg;
 		size_t		i,
 					n;
@@ -274,15 +274,16 @@ scan_receive(shm_mq_handle *mqh, DpkShape *shape, DpkCellMap *map)
 		if (len % (entry * sizeof(int64)) != 0)
 			elog(ERROR, "dpkmeans: malformed message from a parallel scan");
 		n = len / (entry * sizeof(int64));
+		/* the map grows where the caller's map grows */
+		old = MemoryContextSwitchTo(shape->mapctx);
 		for (i = 0; i < n; i++)
 		{
-			MemoryContext old = MemoryContextSwitchTo(shape->mapctx);
 			int64_t    *v = dpk_cellmap_get(map, (uint64_t) msg[i * entry]);
 
-			MemoryContextSwitchTo(old);
 			for (j = 0; j < w; j++)
 				v[j] += msg[i * entry + 1 + j];
 		}
+		MemoryContextSwitchTo(old);
 		CHECK_FOR_INTERRUPTS();
 	}
 }

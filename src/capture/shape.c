@@ -226,21 +226,18 @@ dpk_shape_add_slot(DpkShape *shape, DpkCellMap *map, TupleTableSlot *slot, int s
 	}
 }
 
-/* Scan every row of rel under the active snapshot (see capture.h). */
-void
-dpk_scan_table(Relation rel, DpkShape *shape, DpkCellMap *map, bool progress)
+/* Count every row a scan returns (see capture.h). */
+uint64
+dpk_scan_rows(TableScanDesc scan, Relation rel, DpkShape *shape, DpkCellMap *map,
+			  uint64 every, void (*tick) (void *arg, uint64 rows), void *arg)
 {
-	TableScanDesc scan;
-	TupleTableSlot *slot;
-	MemoryContext rowctx,
-				old;
-	uint64		rows = 0;
+	TupleTableSlot *slot = table_slot_create(rel, NULL);
+	MemoryContext rowctx = AllocSetContextCreate(CurrentMemoryContext, "dpkmeans row",
+												 ALLOCSET_SMALL_SIZES);
+	MemoryContext old;
+	uint64		rows = 0,
+				since = 0;
 
-	if (shape->parallel && dpk_scan_table_parallel(rel, shape, map, progress))
-		return;
-	scan = table_beginscan(rel, GetActiveSnapshot(), 0, NULL);
-	slot = table_slot_create(rel, NULL);
-	rowctx = AllocSetContextCreate(CurrentMemoryContext, "dpkmeans row", ALLOCSET_SMALL_SIZES);
 	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
 	{
 		old = MemoryContextSwitchTo(rowctx);
@@ -249,15 +246,51 @@ dpk_scan_table(Relation rel, DpkShape *shape, DpkCellMap *map, bool progress)
 		MemoryContextReset(rowctx);
 		if ((++rows & 65535) == 0)
 			CHECK_FOR_INTERRUPTS();
-		if (progress && dpk_progress_rows > 0 && rows % (uint64) dpk_progress_rows == 0)
-			ereport(NOTICE,
-					(errmsg("dpkmeans: %llu rows of \"%s\" counted",
-							(unsigned long long) rows, RelationGetRelationName(rel))));
+		if (every > 0 && ++since == every)
+		{
+			tick(arg, since);
+			since = 0;
+		}
 	}
 	ExecDropSingleTupleTableSlot(slot);
-	table_endscan(scan);
 	MemoryContextDelete(rowctx);
 	dpk_shape_flush(shape, map);
+	return since;
+}
+
+/* The progress of a serial scan: the table and its rows counted so far. */
+typedef struct ScanNotices
+{
+	Relation	rel;
+	uint64		rows;
+} ScanNotices;
+
+/* A NOTICE every dpkmeans.progress_rows rows of a serial scan. */
+static void
+scan_notice(void *arg, uint64 rows)
+{
+	ScanNotices *sn = arg;
+
+	sn->rows += rows;
+	ereport(NOTICE,
+			(errmsg("dpkmeans: %llu rows of \"%s\" counted",
+					(unsigned long long) sn->rows, RelationGetRelationName(sn->rel))));
+}
+
+/* Scan every row of rel under the active snapshot (see capture.h). */
+void
+dpk_scan_table(Relation rel, DpkShape *shape, DpkCellMap *map, bool progress)
+{
+	TableScanDesc scan;
+	ScanNotices notices = {rel, 0};
+
+	if (shape->parallel && dpk_scan_table_parallel(rel, shape, map, progress))
+		return;
+	scan = table_beginscan(rel, GetActiveSnapshot(), 0, NULL);
+	(void) dpk_scan_rows(scan, rel, shape, map,
+						 progress && dpk_progress_rows > 0 ? (uint64) dpk_progress_rows : 0,
+						 scan_notice, &notices);
+	table_endscan(scan);
 }
 
 /* Parse a comma-separated list of doubles from a trigger argument. */
