@@ -212,8 +212,7 @@ choose_pure_counter(DpkLiveConfig *cfg, const DpkBox *box, double size_hint)
 		return;
 	if (dpk_pure_counter == DPK_PURE_COUNTER_AUTO)
 	{
-		if (cfg->dhat == 0 && cfg->horizon >= DPK_LIVE_SHARE_AUTO_MIN_HORIZON &&
-			dpk_store_has_counter())
+		if (dpk_live_share_tree_by_default(cfg) && dpk_store_has_counter())
 			dpk_live_use_share_tree(cfg, box, size_hint, dpk_max_cells);
 		return;
 	}

@@ -42,6 +42,18 @@ test_choice(void)
 		  "its level read the share tree's variance (%d, k-ary %d)", cfg.level, before.level);
 	CHECK(strcmp(dpk_live_counter_name(cfg.counter), "share_tree") == 0, "stored name");
 
+	/* the default asks for it from a horizon of 64, pure low-d tables only */
+	dpk_live_defaults(&cfg, 2, 6, 1.0, 64, false);
+	CHECK(dpk_live_share_tree_by_default(&cfg), "default: T = 64 asks for the share tree");
+	dpk_live_defaults(&cfg, 2, 6, 1.0, 32, false);
+	CHECK(!dpk_live_share_tree_by_default(&cfg), "default: T = 32 keeps the k-ary tree");
+	dpk_live_defaults(&cfg, 2, 6, 1.0, 1024, false);
+	dpk_live_use_delta(&cfg, 1e-6);
+	CHECK(!dpk_live_share_tree_by_default(&cfg), "default: Gaussian keeps its counter");
+	dpk_live_defaults(&cfg, 8, 6, 1.0, 1024, false);
+	dpk_live_use_projection(&cfg, 1);
+	CHECK(!dpk_live_share_tree_by_default(&cfg), "default: projected keeps the k-ary tree");
+
 	/* horizons where it does not beat the k-ary tree, or without a configuration */
 	dpk_live_defaults(&cfg, 2, 6, 1.0, 8, false);
 	dpk_live_use_share_tree(&cfg, NULL, 1e4, 1e6);

@@ -133,6 +133,14 @@ dpk_live_share_draws(const DpkLiveConfig *cfg)
 		(1.0 + (cfg->sum_share > 0.0 ? cfg->d : 0));
 }
 
+/* Whether the default asks for the share tree (see live_config.h). */
+bool
+dpk_live_share_tree_by_default(const DpkLiveConfig *cfg)
+{
+	return cfg->delta <= 0.0 && cfg->dhat == 0 &&
+		cfg->horizon >= DPK_LIVE_SHARE_AUTO_MIN_HORIZON;
+}
+
 /* The share tree for a new pure low-d table (see live_config.h). */
 void
 dpk_live_use_share_tree(DpkLiveConfig *cfg, const DpkBox *box, double size_hint,

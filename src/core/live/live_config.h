@@ -178,6 +178,14 @@ const char *dpk_live_counter_name(int counter);
 void		dpk_live_use_share_tree(DpkLiveConfig *cfg, const DpkBox *box, double size_hint,
 									double max_cells);
 
+/*
+ * Whether dpkmeans.pure_counter = 'auto' (the default) asks for the share
+ * tree (dpk_live_use_share_tree) for a new table: pure, fewer than
+ * DPK_HIGHD_MIN_D columns, a horizon of at least
+ * DPK_LIVE_SHARE_AUTO_MIN_HORIZON.  Public parameters only.
+ */
+bool		dpk_live_share_tree_by_default(const DpkLiveConfig *cfg);
+
 /* Noise draws of a share-tree table's costliest release (cells x nodes x (1 + d)). */
 double		dpk_live_share_draws(const DpkLiveConfig *cfg);
 
