@@ -11,9 +11,12 @@ FROM generate_series(1, 20000) AS i;
 -- existing rows are backfilled as events of release 1, with a progress
 -- notice every dpkmeans.progress_rows rows (1 000 000 by default)
 SET dpkmeans.progress_rows = 8000;
+-- the k-ary tree, whose report the checks below read (pure_counter covers the share tree)
+SET dpkmeans.pure_counter = 'tree';
 SELECT dp_attach('trips', ARRAY['x', 'y'], 4, 1.0, ARRAY[0, 0], ARRAY[100, 100],
                  horizon => 16, size_hint => 40000);
 RESET dpkmeans.progress_rows;
+RESET dpkmeans.pure_counter;
 SELECT tgname FROM pg_trigger WHERE tgrelid = 'trips'::regclass ORDER BY tgname;
 
 -- INSERT, COPY, UPDATE of tracked and untracked columns, DELETE, NULLs,

@@ -1,6 +1,6 @@
 -- The counter of a pure table (dpkmeans.pure_counter, fixed at attach):
 -- 'auto' (the default) gives a low-d table the share tree from a horizon of
--- 64, else the k-ary tree; 'tree' the k-ary tree; 'share_tree' the share
+-- 16, else the k-ary tree; 'tree' the k-ary tree; 'share_tree' the share
 -- tree wherever its horizon has one that beats the k-ary tree (its level
 -- chosen for the share tree's variance), else the k-ary tree with a notice;
 -- Gaussian tables keep their own counter.
@@ -19,7 +19,7 @@ SELECT (ARRAY[20, 80, 20, 80])[1 + i % 4] + ((i::bigint * 7919) % 1000) / 500.0 
        (ARRAY[20, 20, 80, 80])[1 + i % 4] + ((i::bigint * 104729) % 1000) / 500.0 - 1 AS y
 FROM generate_series(1, 20000) AS i;
 CREATE TABLE pauto AS SELECT * FROM pblobs;
-CREATE TABLE pauto32 AS SELECT * FROM pblobs;
+CREATE TABLE pauto12 AS SELECT * FROM pblobs;
 CREATE TABLE pkary AS SELECT * FROM pblobs;
 CREATE TABLE pshare AS SELECT * FROM pblobs;
 CREATE TABLE pshort AS SELECT * FROM pblobs;
@@ -28,11 +28,11 @@ CREATE TABLE pwide AS SELECT x AS a, y AS b, x AS c, y AS e, 100 - x AS f, 100 -
 
 LOAD 'dpkmeans';
 SHOW dpkmeans.pure_counter;
--- the default: the share tree at horizon 64, the k-ary tree at 32, no notice
+-- the default: the share tree at horizon 64, the k-ary tree at 12, no notice
 SELECT dp_attach('pauto', ARRAY['x', 'y'], 4, 1.0, ARRAY[0, 0], ARRAY[100, 100],
                  horizon => 64, size_hint => 20000) IS NOT NULL AS attached;
-SELECT dp_attach('pauto32', ARRAY['x', 'y'], 4, 1.0, ARRAY[0, 0], ARRAY[100, 100],
-                 horizon => 32, size_hint => 20000) IS NOT NULL AS attached;
+SELECT dp_attach('pauto12', ARRAY['x', 'y'], 4, 1.0, ARRAY[0, 0], ARRAY[100, 100],
+                 horizon => 12, size_hint => 20000) IS NOT NULL AS attached;
 SET dpkmeans.pure_counter = 'tree';
 SELECT dp_attach('pkary', ARRAY['x', 'y'], 4, 1.0, ARRAY[0, 0], ARRAY[100, 100],
                  horizon => 64, size_hint => 20000) IS NOT NULL AS attached;
@@ -85,6 +85,6 @@ SELECT count(*) AS centres,
 FROM dp_centers('pshare', 4) c;
 
 SELECT dp_detach('pkary'), dp_detach('pshare'), dp_detach('pshort'), dp_detach('pwide'),
-       dp_detach('pgauss'), dp_detach('pauto'), dp_detach('pauto32');
-DROP TABLE pkary, pshare, pshort, pwide, pgauss, pauto, pauto32, pblobs;
+       dp_detach('pgauss'), dp_detach('pauto'), dp_detach('pauto12');
+DROP TABLE pkary, pshare, pshort, pwide, pgauss, pauto, pauto12, pblobs;
 DROP FUNCTION pc_error(text);

@@ -439,7 +439,7 @@ report_governance(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConf
 			   "with sum_(j<=k) w_j rc_(k-j) + r_k = 2^32 - 1 (every event weighs exactly 1: "
 			   "post-processing of the measurements)"
 			   : DPK_LIVE_SHARE(cfg)
-			   ? "share tree: release t weighs its nodes (every node at horizons up to 32; else every "
+			   ? "share tree: release t weighs its nodes (every node at horizons up to 28; else every "
 			   "block and, at each lower level, the children of the nodes holding t and t + 1) by "
 			   "weighted least squares (node precision (s_v / 4096)^2), weights exact over 2^32 - 1 "
 			   "with every event of releases <= t weighing exactly 1, each value the nearest integer "

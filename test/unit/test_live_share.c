@@ -42,11 +42,11 @@ test_choice(void)
 		  "its level read the share tree's variance (%d, k-ary %d)", cfg.level, before.level);
 	CHECK(strcmp(dpk_live_counter_name(cfg.counter), "share_tree") == 0, "stored name");
 
-	/* the default asks for it from a horizon of 64, pure low-d tables only */
-	dpk_live_defaults(&cfg, 2, 6, 1.0, 64, false);
-	CHECK(dpk_live_share_tree_by_default(&cfg), "default: T = 64 asks for the share tree");
-	dpk_live_defaults(&cfg, 2, 6, 1.0, 32, false);
-	CHECK(!dpk_live_share_tree_by_default(&cfg), "default: T = 32 keeps the k-ary tree");
+	/* the default asks for it from a horizon of 16, pure low-d tables only */
+	dpk_live_defaults(&cfg, 2, 6, 1.0, 16, false);
+	CHECK(dpk_live_share_tree_by_default(&cfg), "default: T = 16 asks for the share tree");
+	dpk_live_defaults(&cfg, 2, 6, 1.0, 15, false);
+	CHECK(!dpk_live_share_tree_by_default(&cfg), "default: T = 15 keeps the k-ary tree");
 	dpk_live_defaults(&cfg, 2, 6, 1.0, 1024, false);
 	dpk_live_use_delta(&cfg, 1e-6);
 	CHECK(!dpk_live_share_tree_by_default(&cfg), "default: Gaussian keeps its counter");

@@ -12,14 +12,20 @@
 #include "dpk_mem.h"
 
 /*
- * The configurations, found by a coordinate search on the larger ratio
- * (mean, worst over [T0/4, T0]) to the optimised per-level row (records
- * 031 and 040): spans, the per-level shares (the proportions the levels
- * under a block split its rest in) and each block's own share.
+ * The configurations: spans, the per-level shares (the proportions the
+ * levels under a block split its rest in; the top level's entry unused)
+ * and each block's own share, found at T0 by a coordinate search on the
+ * mean over [T0/4, T0] of variance / t^2 (the early releases, where an
+ * insert stream holds the fewest rows), with the mean and the worst t at
+ * or below the optimised per-level row (doc/decisions/066; the 1024 row
+ * is record 040's).  Each serves the horizons from its "from" up to the
+ * next one's, its spans scaled to T: the ranges where it beat the others
+ * (record 066).
  */
 typedef struct ShareConfig
 {
 	uint32_t	T0;
+	uint32_t	from;
 	int			levels;
 	uint32_t	span[DPK_SHARE_MAX_LEVELS];
 	double		level_share[DPK_SHARE_MAX_LEVELS];
@@ -28,39 +34,29 @@ typedef struct ShareConfig
 } ShareConfig;
 
 static const ShareConfig share_configs[] = {
-	{16, 2, {1, 10}, {0.573, 0.427}, {0.452, 0.277}, true},
-	{64, 2, {1, 25}, {0.589, 0.411}, {0.483, 0.352, 0.283}, false},
-	{256, 3, {1, 13, 104}, {0.407, 0.290, 0.303}, {0.369, 0.259, 0.022}, false},
-	{1024, 3, {1, 13, 169}, {0.3300, 0.3001, 0.3699},
+	{16, 1, 2, {1, 5}, {0.5, 0.5}, {0.623, 0.562, 0.400, 0.006}, true},
+	{64, 29, 2, {1, 17}, {0.5, 0.5}, {0.580, 0.406, 0.400, 0.267}, false},
+	{128, 128, 2, {1, 17}, {0.5, 0.5}, {0.659, 0.648, 0.444, 0.456, 0.466, 0.475, 0.400, 0.286},
+	false},
+	{256, 256, 3, {1, 11, 77}, {0.443, 0.333, 0.224}, {0.416, 0.303, 0.244, 0.006}, false},
+	{1024, 1024, 3, {1, 13, 169}, {0.3300, 0.3001, 0.3699},
 	{0.526, 0.439, 0.364, 0.332, 0.289, 0.189, 0.023}, false},
 };
 
-/*
- * The tabulated configuration nearest to T in log scale (ties to the
- * larger): the number of blocks it was searched for stays about the same
- * when its spans are scaled to T.
- */
+/* The configuration serving horizon T: the last whose "from" is at most T. */
 static const ShareConfig *
-nearest_config(uint32_t horizon)
+serving_config(uint32_t horizon)
 {
-	const ShareConfig *best = NULL;
-	double		bestd = HUGE_VAL;
+	const ShareConfig *c = &share_configs[0];
 
-	for (size_t i = 0; i < sizeof(share_configs) / sizeof(share_configs[0]); i++)
-	{
-		double		dist = fabs(log((double) horizon / share_configs[i].T0));
-
-		if (dist <= bestd)
-		{
-			bestd = dist;
-			best = &share_configs[i];
-		}
-	}
-	return best;
+	for (size_t i = 1; i < sizeof(share_configs) / sizeof(share_configs[0]); i++)
+		if (share_configs[i].from <= horizon)
+			c = &share_configs[i];
+	return c;
 }
 
 /*
- * The tree of horizon T (see share_tree.h): the nearest configuration
+ * The tree of horizon T (see share_tree.h): the configuration serving T
  * (T0), its level-1 span scaled by (T / T0)^(1 / (h - 1)) and rounded
  * (at least 2; raised until the blocks fit the configuration's), each
  * higher level keeping its ratio to the level below; at T = T0 the
@@ -76,7 +72,7 @@ dpk_share_tree_init(DpkShareTree *st, uint32_t horizon)
 
 	if (horizon < 1 || horizon > DPK_SHARE_MAX_HORIZON)
 		return false;
-	c = nearest_config(horizon);
+	c = serving_config(horizon);
 	memset(st, 0, sizeof(*st));
 	st->horizon = horizon;
 	st->config = c->T0;
@@ -508,7 +504,9 @@ dpk_share_tree_beats_kary(uint32_t horizon)
 	int			k,
 				h;
 	double		share = 0.0,
-				kary = 0.0;
+				kary = 0.0,
+				share_early = 0.0,
+				kary_early = 0.0;
 
 	if (!dpk_share_tree_init(&st, horizon))
 		return false;
@@ -518,11 +516,16 @@ dpk_share_tree_beats_kary(uint32_t horizon)
 	for (int i = 0; i < 33; i++)
 	{
 		uint32_t	t = sampled_release(horizon, i);
+		double		vs = dpk_share_tree_release_units(&st, t, NULL),
+					vk = (double) h * h * dpk_tree_release_norm2(DPK_TREE_LOCAL_BLUE, k, horizon, t);
 
-		share += dpk_share_tree_release_units(&st, t, NULL);
-		kary += (double) h * h * dpk_tree_release_norm2(DPK_TREE_LOCAL_BLUE, k, horizon, t);
+		share += vs;
+		kary += vk;
+		/* relative to the t batches an insert stream holds at t */
+		share_early += vs / ((double) t * t);
+		kary_early += vk / ((double) t * t);
 	}
-	return share < kary;
+	return share < kary && share_early < kary_early;
 }
 
 /* Per-node Laplace scales (see share_tree.h). */

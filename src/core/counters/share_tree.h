@@ -32,13 +32,13 @@
  * lower level the children of the nodes holding releases t and t + 1.
  *
  * The spans and shares are a function of the horizon only (public): a
- * table of four configurations found by search (doc/decisions/
- * 031-counter-options.md, 040-share-tree-counter.md) at T0 = 16, 64, 256,
- * 1024; a horizon T <= 1024 takes the configuration nearest in log scale
+ * table of five configurations found by search at T0 = 16, 64, 128, 256
+ * and 1024 (doc/decisions/040-share-tree-counter.md,
+ * 066-share-tree-early-releases.md), each serving a range of horizons
  * with its spans scaled to T (same number of blocks, same shares).
  * dpk_share_tree_beats_kary says whether that beats the k-ary
- * least-squares counter at T (it does at 1010 of the 1024 horizons; not at
- * T <= 8 and six horizons near 560 and 600).
+ * least-squares counter at T (it does at every horizon from 9 to 1024 but
+ * 560-569 and 603-609, record 066).
  *
  * Noise of node (j, i) of one cell is drawn from the table's key by
  * (grid level, cell, 0x60 | j, i): the same draw at every release.
@@ -133,8 +133,11 @@ int			dpk_share_tree_max_nodes(const DpkShareTree *st);
  * Whether the share tree of horizon T has a lower mean variance over 33
  * releases evenly spaced in [T/4, T] than the k-ary least-squares counter
  * of new pure tables (dpk_tree_choose_arity(T), h^2 ||w_t||^2 in the same
- * units); false above DPK_SHARE_MAX_HORIZON.  A function of the horizon
- * only; tens of milliseconds at T = 1024.
+ * units), and a lower mean of variance / t^2 there (an insert stream's
+ * release t holds about t batches, so a variance weighs on its cost about
+ * as 1 / t^2: the early releases of small tables); false above
+ * DPK_SHARE_MAX_HORIZON.  A function of the horizon only; tens of
+ * milliseconds at T = 1024.
  */
 bool		dpk_share_tree_beats_kary(uint32_t horizon);
 

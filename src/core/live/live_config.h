@@ -117,11 +117,12 @@ typedef enum DpkLiveCounter
 
 /*
  * Shortest horizon for which dpkmeans.pure_counter = 'auto' (the default)
- * gives a new pure low-d table the share tree: from 64 releases its mean
- * cost is no worse than the k-ary tree's on every measured row and up to
- * 22 % lower; at 16 it is 2.3 % worse on one (doc/decisions/053).
+ * gives a new pure low-d table the share tree: the shortest measured end to
+ * end, where its mean cost is within 0.4 % of the k-ary tree's or lower
+ * (doc/decisions/066; record 053 had 64 with shares not yet searched for
+ * the early releases).
  */
-#define DPK_LIVE_SHARE_AUTO_MIN_HORIZON 64
+#define DPK_LIVE_SHARE_AUTO_MIN_HORIZON 16
 
 /*
  * Most noise draws a release of a square-root table may read at its last
