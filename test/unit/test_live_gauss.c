@@ -673,10 +673,11 @@ test_counter_choice(void)
 			  cfg.counter, cfg.level, tree_level, dpk_live_sqrt_draws(&cfg));
 	}
 	/*
-	 * Projected tables: the square root for their counts when 2 T cells
-	 * fit the draws (at the tree's level, never finer; coarser only to
-	 * 1 024 cells a copy), whatever d and the norm counter's unit; else
-	 * the tree.
+	 * Projected tables: the square root for counts and sums when 2 T cells
+	 * (1 + d) fit DPK_LIVE_SQRT_SUMS_MAX_DRAWS at the tree's level, else
+	 * for the counts when 2 T cells fit the draws (at the tree's level,
+	 * never finer; coarser only to 1 024 cells a copy), whatever d and the
+	 * norm counter's unit; else the tree.
 	 */
 	{
 		static const struct
@@ -688,12 +689,13 @@ test_counter_choice(void)
 			int			counter;
 			int			want_level;
 		}			pcases[] = {
-			{16, 1e5, 16, 2, DPK_LIVE_COUNTER_SQRT, 2},
-			{64, 1e5, 64, 2, DPK_LIVE_COUNTER_SQRT, 2},
+			{16, 1e5, 16, 2, DPK_LIVE_COUNTER_SQRT_SUMS, 2},	/* 2.2 M draws */
+			{64, 1e5, 64, 2, DPK_LIVE_COUNTER_SQRT, 2},	/* with the sums 34 M */
 			{384, 5e4, 16, 2, DPK_LIVE_COUNTER_SQRT, 2},	/* norm_shift > 0 */
 			{16, 1e5, 256, 2, DPK_LIVE_COUNTER_TREE, 2},	/* 2^21 draws, 64 cells below */
 			{16, 1e5, 1024, 2, DPK_LIVE_COUNTER_TREE, 2},
-			{16, 1e5, 16, 1, DPK_LIVE_COUNTER_SQRT, 1},	/* never finer than the tree's */
+			{16, 1e5, 16, 1, DPK_LIVE_COUNTER_SQRT_SUMS, 1},	/* never finer than the tree's */
+			{64, 1e5, 16, 2, DPK_LIVE_COUNTER_SQRT_SUMS, 2},	/* 8.5 M draws */
 		};
 
 		for (size_t c = 0; c < sizeof(pcases) / sizeof(pcases[0]); c++)
@@ -712,7 +714,8 @@ test_counter_choice(void)
 			CHECK(cfg.counter == pcases[c].counter && cfg.level == pcases[c].want_level &&
 				  cfg.norm_shift == tree.norm_shift &&
 				  (cfg.counter == DPK_LIVE_COUNTER_TREE ||
-				   dpk_live_sqrt_draws(&cfg) == 2.0 * cfg.horizon * dpk_live_copy_cells(&cfg)),
+				   dpk_live_sqrt_draws(&cfg) == 2.0 * cfg.horizon * dpk_live_copy_cells(&cfg) *
+				   (cfg.counter == DPK_LIVE_COUNTER_SQRT_SUMS ? 1.0 + cfg.d : 1.0)),
 				  "projected counter choice %zu (d = %d, T = %u): counter %d level %d, "
 				  "norm shift %d (tree's %d), draws %.0f", c, pcases[c].d, pcases[c].T,
 				  cfg.counter, cfg.level, cfg.norm_shift, tree.norm_shift,
