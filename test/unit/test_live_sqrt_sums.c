@@ -1,7 +1,8 @@
 /*
  * test_live_sqrt_sums.c
- *		Projected Gaussian tables whose lifting sums count on the square root
- *		too (tracked.counter 'square_root_sums'): the families, sensitivities
+ *		Projected Gaussian tables on the square-root counter: the counts
+ *		alone ('square_root', its sums and norm counter the tree's), and the
+ *		lifting sums too (tracked.counter 'square_root_sums'): the families, sensitivities
  *		and variances, a release exact on its true values, the empirical
  *		variance of the published sums against the formula releases plan
  *		with, a count-only cell's count, and the draws a release reads.
@@ -38,6 +39,106 @@ sums_config(DpkLiveConfig *cfg, DpkLiveConfig *tree, DpkLiveConfig *counts, int 
 	dpk_live_use_norm_shift(cfg);
 	dpk_live_use_norm_shift(tree);
 	dpk_live_use_norm_shift(counts);
+}
+
+/*
+ * A projected square-root table: its counts carry the square root's noise
+ * (sensitivity sens2 per copy), its sums and norm counter exactly the
+ * binary tree's draws and sensitivities (a tree table's variances and norm
+ * unit), in dpk_live_noisy_projected and in the variances a release plans
+ * with.
+ */
+static void
+test_projected_sqrt(void)
+{
+	DpkLiveConfig cfg,
+				tree;
+	const DpkSqrtCounter *sc;
+	DpkNoise	cn,
+				sn,
+				nn;
+	DpkCellMap	empty;
+	DpkStream	s,
+				r;
+	uint8_t		key[DPK_KEY_BYTES];
+	double	   *count,
+			   *sum,
+				sumnorm,
+				v[3],
+				vt[3];
+	int64_t		a[1 + 8],
+				b[1 + 8];
+	uint64_t	c,
+				ncells,
+				total;
+	int			j,
+				bad = 0;
+	uint32_t	t = 11;
+
+	dpk_live_defaults(&cfg, 8, 4, 1.0, 16, false);
+	dpk_live_use_projection(&cfg, 7);
+	dpk_live_use_delta(&cfg, 1e-6);
+	cfg.copies = 2;
+	cfg.level = 1;
+	tree = cfg;
+	cfg.counter = DPK_LIVE_COUNTER_SQRT;
+	dpk_live_use_norm_shift(&cfg);
+	dpk_live_use_norm_shift(&tree);
+	sc = dpk_sqrt_counter_cached(16);
+	CHECK(DPK_LIVE_SQRT_FAMILY(&cfg, 0) && !DPK_LIVE_SQRT_FAMILY(&cfg, 1) &&
+		  !DPK_LIVE_SQRT_FAMILY(&cfg, 2), "projected families");
+	CHECK(dpk_live_count_sensitivity(&cfg) == sc->sens2 * 2.0 * 2 &&
+		  dpk_live_sum_sensitivity(&cfg) == dpk_live_sum_sensitivity(&tree) &&
+		  dpk_live_norm_sensitivity(&cfg) == dpk_live_norm_sensitivity(&tree) &&
+		  dpk_live_sum_sensitivity(&tree) ==
+		  dpk_live_tree_levels(&tree) * 2.0 * 2 * (DPK_LIFT_UNITS / 2.0),
+		  "projected square-root sensitivities: count %g (sens2 %g), sum %g (tree %g)",
+		  dpk_live_count_sensitivity(&cfg), sc->sens2, dpk_live_sum_sensitivity(&cfg),
+		  dpk_live_sum_sensitivity(&tree));
+	dpk_live_gauss_vars(&cfg, v);
+	dpk_live_gauss_vars(&tree, vt);
+	CHECK(v[1] == vt[1] && v[2] == vt[2] && cfg.norm_shift == tree.norm_shift &&
+		  fabs(v[0] / vt[0] - sc->sens2 / dpk_live_tree_levels(&tree)) < 1e-9 * v[0] / vt[0],
+		  "projected square-root variances %g %g %g (tree %g %g %g)", v[0], v[1], v[2],
+		  vt[0], vt[1], vt[2]);
+	CHECK(dpk_live_projected_count_var(&cfg, t) == v[0] * dpk_sqrt_release_norm2(sc, t) &&
+		  dpk_live_projected_sum_var(&cfg, t) == dpk_live_projected_sum_var(&tree, t),
+		  "projected square-root release variances %g %g",
+		  dpk_live_projected_count_var(&cfg, t), dpk_live_projected_sum_var(&cfg, t));
+
+	cn = dpk_live_count_noise(&cfg);
+	sn = dpk_live_sum_noise(&cfg);
+	nn = dpk_live_norm_noise(&cfg);
+	ncells = dpk_live_copy_cells(&cfg);
+	total = (uint64_t) cfg.copies * ncells;
+	count = dpk_alloc(total * sizeof(double));
+	sum = dpk_alloc(total * 8 * sizeof(double));
+	dpk_cellmap_init(&empty, 8);
+	dpk_key_from_seed(31, key);
+	memset(&s, 0, sizeof(s));
+	memset(&r, 0, sizeof(r));
+	dpk_live_noisy_projected(&cfg, key, &empty, t, &s, count, sum, &sumnorm);
+	for (c = 0; c < total; c++)
+	{
+		DpkCellKey	ck = {key, cfg.level + 32 * (int) (c / ncells), c % ncells};
+
+		dpk_live_cell_noise(&r, &ck, t, &(DpkCellNoise) {0, &cn, &sn, DPK_SUMS_NONE, true, 16}, a);
+		dpk_live_cell_noise(&r, &ck, t, &(DpkCellNoise) {8, &cn, &sn, DPK_SUMS_VECTOR, false, 0}, b);
+		if (count[c] != (double) a[0])
+			bad++;
+		for (j = 0; j < 8; j++)
+			if (sum[c * 8 + j] != (double) b[1 + j])
+				bad++;
+	}
+	dpk_live_cell_noise(&r, &(DpkCellKey) {key, 255, 0}, t,
+						&(DpkCellNoise) {0, &nn, &cn, DPK_SUMS_NONE, false, 0}, a);
+	CHECK(bad == 0 && sumnorm == ldexp((double) a[0], cfg.norm_shift),
+		  "projected square-root release: %d values differ from the counters' draws", bad);
+	dpk_stream_close(&s);
+	dpk_stream_close(&r);
+	dpk_cellmap_free(&empty);
+	dpk_free(count);
+	dpk_free(sum);
 }
 
 /*
@@ -314,6 +415,7 @@ int
 main(void)
 {
 	printf("test_live_sqrt_sums:\n");
+	test_projected_sqrt();
 	test_families();
 	test_release_exact();
 	test_sums_variance();
