@@ -86,7 +86,8 @@ SELECT item, value FROM dp_privacy_report('gp6')
 WHERE item IN ('mechanism', 'counter', 'counter estimator',
                'count sensitivity (squared l2, one event over every measurement)',
                'sum sensitivity (squared l2, one event, fixed-point units)')
-   OR item LIKE '%: sigma%' OR item LIKE '%squared l2 sensitivity%' ORDER BY item;
+   OR item LIKE '%: sigma%' OR item LIKE '%squared l2 sensitivity%' OR item LIKE 'tree height%'
+ ORDER BY item;
 UPDATE dpkmeans_internal.keys SET key = decode(repeat('5a', 32), 'hex') WHERE relid = 'gp6'::regclass;
 SELECT dp_release('gp6');
 SELECT count(*) AS centres,

@@ -346,6 +346,9 @@ report_noise(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *c
 								  "bound's l2, d = %d)", dpk_live_point_l2(cfg), tr->d)
 					   : psprintf("count sensitivity x d x %d^2 (the sums on the square root too, d = %d)",
 								  DPK_LIFT_UNITS / 2, tr->d));
+		if (tr->dhat > 0 && DPK_LIVE_SQRT_FAMILY(cfg, 1))
+			report_row(rsinfo, "tree height h = ceil(log2 T) + 1 (the sum of squared norms)",
+					   psprintf("%d", dpk_live_tree_levels(cfg)));
 		else if (tr->dhat > 0)
 			report_row(rsinfo, "sum sensitivity (squared l2, one event, fixed-point units)",
 					   cfg->ball > 0.0
