@@ -3,8 +3,8 @@
  *		dp_kmeans: one-shot epsilon-DP k-means of a query's result.
  *
  * The query runs read-only with the caller's rights; its points are copied
- * into memory (below 6 columns: up to work_mem, the rest to a temporary
- * file, or with a public n none kept), then the plain-C pipeline of lowd.c
+ * into memory up to work_mem and the rest to a temporary file (below 6
+ * columns with a public n: none kept), then the plain-C pipeline of lowd.c
  * (d < 6) or highd.c produces the centres.
  * Nothing is stored: every call spends its epsilon afresh.
  */
@@ -73,12 +73,11 @@ check_read_only_select(SPIPlanPtr plan)
 }
 
 /*
- * Points read from the query: all of them, grown as batches arrive; or (a
- * low-d one-shot of public N) one batch at a time, counted into the
- * histogram when full and not kept; or (a low-d one-shot without it) as
- * many as work_mem holds, each time that is full written to a temporary
- * file, as sorts and hashes spill, and read back in batches once the noisy
- * N is drawn.
+ * Points read from the query: as many as work_mem holds, each time that is
+ * full written to a temporary file, as sorts and hashes spill, and read
+ * back in batches once the noisy N is drawn (low d) or by every pass (high
+ * d); or (a low-d one-shot of public N) one batch at a time, counted into
+ * the histogram when full and not kept.
  */
 typedef struct PointBuffer
 {
@@ -459,6 +458,50 @@ buffer_count(PointBuffer *b, const DpkBox *box, DpkLowdHist *lh)
 	b->spill = NULL;
 }
 
+/* A spilled buffer read a chunk at a time by the high-d one-shot's passes. */
+typedef struct SpillRows
+{
+	PointBuffer *b;
+	uint64		next;			/* the point the file's position is at */
+} SpillRows;
+
+/*
+ * read of a DpkHighdRows: points from .. from + rows - 1 of a spilled
+ * buffer into out, those of the temporary file first (sought only when a
+ * pass starts again from the first point), then those still in memory.
+ */
+static void
+spill_rows_read(void *arg, size_t from, size_t rows, double *out)
+{
+	SpillRows  *sr = (SpillRows *) arg;
+	PointBuffer *b = sr->b;
+	size_t		width = b->d * sizeof(double);
+
+	if (from < b->spilled)
+	{
+		size_t		r = Min((uint64) rows, b->spilled - from),
+					got;
+
+		if (from != sr->next &&
+			BufFileSeek(b->spill, 0, (off_t) from * width, SEEK_SET) != 0)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not seek in the temporary file of dp_kmeans: %m")));
+		got = BufFileRead(b->spill, out, r * width);
+		if (got != r * width)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not read the temporary file of dp_kmeans: read only %zu of %zu bytes",
+							got, r * width)));
+		sr->next = from + r;
+		from += r;
+		rows -= r;
+		out += r * b->d;
+	}
+	if (rows > 0)
+		memcpy(out, b->x + (from - b->spilled) * b->d, rows * width);
+}
+
 /*
  * Which of the k centres of res are returned: those the release supports,
  * that gather a weighted point (their noisy size is not exactly 0) and at
@@ -598,9 +641,12 @@ dp_kmeans(PG_FUNCTION_ARGS)
 		buf.counted = &counted;
 		buf.box = &box;
 	}
-	else if (d < DPK_HIGHD_MIN_D)
+	else
 	{
-		/* the grid waits for the noisy N: points beyond work_mem spill */
+		/*
+		 * the grid waits for the noisy N, or the passes read every point
+		 * several times: points beyond work_mem spill
+		 */
 		buf.limit = Max((size_t) work_mem * 1024 / (d * sizeof(double)), 1);
 	}
 	dpk_clamp_init(&clamped, d);
@@ -620,7 +666,18 @@ dp_kmeans(PG_FUNCTION_ARGS)
 	{
 		/* the rows are metric positions (dpk_highd_metric_points's) */
 		hcfg.points_metric = true;
-		dpk_highd_oneshot_cluster(&box, buf.x, buf.n, &hcfg, stream, &res);
+		if (buf.spill == NULL)
+			dpk_highd_oneshot_cluster(&box, buf.x, buf.n, &hcfg, stream, &res);
+		else
+		{
+			SpillRows	sr = {&buf, PG_UINT64_MAX};
+			DpkHighdRows rows = {spill_rows_read, &sr};
+
+			dpk_highd_oneshot_cluster_rows(&box, &rows, (size_t) (buf.spilled + buf.n), &hcfg,
+										   stream, &res);
+			BufFileClose(buf.spill);
+			buf.spill = NULL;
+		}
 	}
 	else
 	{
