@@ -377,6 +377,26 @@ void		dpk_highd_oneshot_cluster(const DpkBox *box, const double *points,
 									  size_t n, const DpkHighdConfig *cfg,
 									  DpkStream *s, DpkOneshotResult *res);
 
+/*
+ * Rows read a chunk at a time instead of from one array (dp_kmeans's rows
+ * beyond work_mem, in a temporary file): read(arg, from, rows, out) writes
+ * rows from .. from + rows - 1, d doubles each, as the array would hold
+ * them, into out.  Every pass reads its chunks in order from row 0.
+ */
+typedef struct DpkHighdRows
+{
+	void		(*read) (void *arg, size_t from, size_t rows, double *out);
+	void	   *arg;
+} DpkHighdRows;
+
+/*
+ * dpk_highd_oneshot_cluster of the n rows that rows reads: the same draws
+ * and values as from an array of them.
+ */
+void		dpk_highd_oneshot_cluster_rows(const DpkBox *box, const DpkHighdRows *rows,
+										   size_t n, const DpkHighdConfig *cfg,
+										   DpkStream *s, DpkOneshotResult *res);
+
 /* The same, also filling info (may be NULL). */
 void		dpk_highd_oneshot_cluster_info(const DpkBox *box, const double *points,
 										   size_t n, const DpkHighdConfig *cfg,
@@ -396,6 +416,7 @@ typedef struct DpkHighdPlan
 {
 	const DpkBox *box;
 	const double *points;
+	const DpkHighdRows *rows;	/* not NULL: the points are read through it */
 	size_t		n;
 	const DpkHighdConfig *cfg;
 	int			d;
