@@ -124,8 +124,11 @@ dpk_highd_grid_kmeans_cells(const DpkNoisyGrid *grid, double threshold_sigmas,
 	const double *count = grid->count;
 	double		count_var = grid->count_var;
 	uint64_t	ncells = (uint64_t) llround(dpk_grid_cells(dhat, m));
-	double		threshold = dpk_coreset_threshold(sqrt(count_var), threshold_sigmas,
-												  cells > 0.0 ? cells : (double) ncells);
+	double		threshold = grid->gauss_tail
+		? dpk_coreset_threshold_gauss(sqrt(count_var), threshold_sigmas,
+									  cells > 0.0 ? cells : (double) ncells)
+		: dpk_coreset_threshold(sqrt(count_var), threshold_sigmas,
+								cells > 0.0 ? cells : (double) ncells);
 	double	   *pts;
 	double	   *w;
 	int			n = dpk_highd_coreset_cells(dhat, m, count, threshold, &pts, &w),
@@ -221,7 +224,7 @@ joint_copies(const DpkHighdPlan *pl, DpkStream *s, DpkProjection *proj, double *
 		dpk_projection_init(&proj[r], pl->d, dhat,
 							dpk_projection_copy_seed(cfg->proj_seed, r), cfg->half_width);
 		count = histogram_pass(pl, &proj[r], s, NULL, NULL, kept);
-		dpk_highd_grid_kmeans(&(DpkNoisyGrid) {dhat, pl->m, count, pl->count_var},
+		dpk_highd_grid_kmeans(&(DpkNoisyGrid) {dhat, pl->m, count, pl->count_var, false},
 							  cfg->threshold_sigmas,
 							  &(DpkClusterOpts) {k, cfg->restarts, cfg->max_iter,
 												 dpk_stream_u64(s)},

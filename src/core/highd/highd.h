@@ -101,6 +101,9 @@ typedef struct DpkNoisyGrid
 	int			m;				/* cells per dimension */
 	const double *count;		/* m^dhat noisy counts */
 	double		count_var;		/* the variance of each count's noise */
+	bool		gauss_tail;		/* Gaussian count noise: the coreset threshold
+								 * of dpk_coreset_threshold_gauss; false: of
+								 * dpk_coreset_threshold (Laplace) */
 } DpkNoisyGrid;
 
 typedef struct DpkHighdCells
@@ -136,6 +139,8 @@ typedef struct DpkHighdCells
 								 * target there) leans from the box's
 								 * middle toward the other centres' noisy
 								 * mean (dpk_lift_rest_mean) */
+	bool		gauss_tail;		/* Gaussian count noise: coreset thresholds
+								 * of dpk_coreset_threshold_gauss */
 } DpkHighdCells;
 
 /*

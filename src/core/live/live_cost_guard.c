@@ -214,9 +214,10 @@ dpk_live_heldout_guard(const DpkLiveConfig *cfg, const DpkProjection *proj,
 	for (kp = 2; kp <= k; kp++)
 	{
 		int			r = best_copy[kp - 1];
-		double		threshold = dpk_coreset_threshold(sqrt(count_var), cfg->threshold_sigmas,
-													  reachable[r] > 0.0 ? reachable[r]
-													  : (double) ncells);
+		double		cells = reachable[r] > 0.0 ? reachable[r] : (double) ncells;
+		double		threshold = dpk_live_gauss_tail(cfg)
+			? dpk_coreset_threshold_gauss(sqrt(count_var), cfg->threshold_sigmas, cells)
+			: dpk_coreset_threshold(sqrt(count_var), cfg->threshold_sigmas, cells);
 		bool		dearer = true;
 		int			back;
 
