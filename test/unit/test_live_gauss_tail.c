@@ -1,9 +1,10 @@
 /*
  * test_live_gauss_tail.c
  *		The coreset threshold of Gaussian norm-bound tables
- *		(dpk_coreset_threshold_gauss, dpk_live_gauss_tail): the threshold
- *		itself, and a constructed release whose noisy counts support K
- *		distinct centres, which the Laplace rule collapsed to fewer.
+ *		(dpk_coreset_threshold_gauss, dpk_highd_grid_threshold,
+ *		dpk_live_gauss_tail): the threshold itself, when a grid takes it, and
+ *		a constructed release whose noisy counts support K distinct centres,
+ *		which the Laplace rule collapsed to fewer.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -14,6 +15,7 @@
 #include "coreset.h"
 #include "dpk_mem.h"
 #include "grid.h"
+#include "highd.h"
 #include "lift.h"
 #include "live_core.h"
 #include "live_reach.h"
@@ -44,6 +46,30 @@ test_threshold(void)
 	CHECK(fabs(dpk_coreset_threshold_gauss(3.0, 2.0, 1.0) - 6.0) < 1e-12, "one cell");
 	CHECK(fabs(dpk_coreset_threshold_gauss(1.0, 0.0, 262144.0) - 4.6212) < 1e-3,
 		  "2^18 cells %.5f", dpk_coreset_threshold_gauss(1.0, 0.0, 262144.0));
+}
+
+/*
+ * The rule of dpk_highd_grid_threshold on a grid of 4 096 cells, sd 1:
+ * three cells at 7 (above the Laplace rule's 5.88) and one at 5 (above
+ * the Gaussian 3.67 only).  For k = 3 the Laplace rule keeps its three
+ * cells; for k = 4 the Gaussian threshold takes the fourth too; without
+ * gauss_tail the Laplace rule always.
+ */
+static void
+test_grid_rule(void)
+{
+	double	   *count = dpk_alloc0(sizeof(double) * 4096);
+	DpkNoisyGrid g = {6, 4, count, 1.0, true};
+	double		tl = dpk_coreset_threshold(1.0, 2.0, 4096.0),
+				tg = dpk_coreset_threshold_gauss(1.0, 2.0, 4096.0);
+
+	count[10] = count[900] = count[2000] = 7.0;
+	count[3000] = 5.0;
+	CHECK(dpk_highd_grid_threshold(&g, 2.0, 0.0, 3) == tl, "k cells above: Laplace rule");
+	CHECK(dpk_highd_grid_threshold(&g, 2.0, 0.0, 4) == tg, "fewer: Gaussian");
+	g.gauss_tail = false;
+	CHECK(dpk_highd_grid_threshold(&g, 2.0, 0.0, 4) == tl, "no gauss_tail: Laplace rule");
+	dpk_free(count);
 }
 
 /* Distinct rows among the k centres of block k. */
@@ -191,6 +217,7 @@ int
 main(void)
 {
 	test_threshold();
+	test_grid_rule();
 	test_release_distinct();
 	UNIT_DONE("test_live_gauss_tail");
 }

@@ -489,6 +489,19 @@ int			dpk_highd_coreset_cells(int dhat, int m, const double *count, double thres
 									double **pts, double **w);
 
 /*
+ * The coreset threshold of a noisy grid for k centres, with `cells` cells
+ * (0: all m^dhat): dpk_coreset_threshold; with gauss_tail, when fewer than
+ * k cells clear it, dpk_coreset_threshold_gauss instead (Gaussian noise
+ * needs less for the same rate of empty cells, and k-means of fewer than k
+ * cells gives fewer than k distinct centres).  A grid whose counts show k
+ * cells keeps the first: on tight clusters the lower threshold's extra
+ * cells cost 3.6 % (doc/decisions/065-gaussian-coreset-threshold.md).
+ * Noisy counts and public parameters only.
+ */
+double		dpk_highd_grid_threshold(const DpkNoisyGrid *grid, double threshold_sigmas,
+									 double cells, int k);
+
+/*
  * dpk_highd_grid_kmeans with the threshold of `cells` cells (0: all m^dhat),
  * for grids where only that many cells can hold points and the others are
  * zero.

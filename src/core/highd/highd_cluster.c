@@ -409,9 +409,8 @@ dpk_highd_cells_cluster(const DpkProjection *p, const DpkHighdCells *hc,
 	for (j = 0; j < k; j++)
 		dpk_project_back(p, pc + (size_t) j * dhat, fallback + (size_t) j * d);
 	lthreshold = lcount == hc->count ? threshold
-		: hc->gauss_tail ? dpk_coreset_threshold_gauss(sqrt(lcount_var), threshold_sigmas,
-													   (double) nl)
-		: dpk_coreset_threshold(sqrt(lcount_var), threshold_sigmas, (double) nl);
+		: dpk_highd_grid_threshold(&(DpkNoisyGrid) {dhat, lm, lcount, lcount_var, hc->gauss_tail},
+								   threshold_sigmas, (double) nl, k);
 	min_count = dpk_lift_min_count(lcount_var, hc->sum_var);
 
 	cells_assign(dhat, hc, lm, lcount, threshold, lthreshold, pc, k, assign);
