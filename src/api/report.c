@@ -575,13 +575,17 @@ dp_privacy_report(PG_FUNCTION_ARGS)
 	report_ledger(rsinfo, ledger, nledger);
 	report_row(rsinfo, "post-processing",
 			   tr.dhat > 0
-			   ? psprintf("per copy: projected cells above max(%g sd, sd / sqrt(2) x ln(cells)), "
+			   ? psprintf("per copy: projected cells above max(%g sd, sd / sqrt(2) x ln(cells))%s, "
 						  "weighted k-means in the projected space, each centre lifted by the noisy sums "
 						  "of its heaviest cells and shrunk toward its projected-back centre; "
 						  "for each k' = 1..%d the copy with the lowest noisy cost estimate; "
 						  "a mean guard publishes the one centre for a k' its noisy cells "
 						  "estimate clearly dearer than that one centre",
-						  cfg.threshold_sigmas, tr.k)
+						  cfg.threshold_sigmas,
+						  dpk_live_gauss_tail(&cfg)
+						  ? " (where fewer than k' cells clear it: z sd instead, z the normal "
+						  "quantile of 1 / (2 cells))"
+						  : "", tr.k)
 			   : psprintf("cells with noisy count above max(%g sd, sd / sqrt(2) x ln(cells)) kept; "
 						"level chosen among RUGNIK's and its neighbours by a noisy cost estimate; "
 						"weighted k-means for k' = 1..%d; costs estimated from noisy quantities; "

@@ -126,6 +126,25 @@ dpk_highd_grid_kmeans(const DpkNoisyGrid *grid, double threshold_sigmas,
 									   coreset_size);
 }
 
+/* The coreset threshold of a noisy grid for k centres (see highd.h). */
+double
+dpk_highd_grid_threshold(const DpkNoisyGrid *grid, double threshold_sigmas, double cells,
+						 int k)
+{
+	uint64_t	ncells = (uint64_t) llround(dpk_grid_cells(grid->dhat, grid->m)),
+				c;
+	double		sd = sqrt(grid->count_var),
+				n = cells > 0.0 ? cells : (double) ncells,
+				threshold = dpk_coreset_threshold(sd, threshold_sigmas, n);
+	int			above = 0;
+
+	if (!grid->gauss_tail)
+		return threshold;
+	for (c = 0; c < ncells && above < k; c++)
+		above += grid->count[c] > threshold;
+	return above < k ? dpk_coreset_threshold_gauss(sd, threshold_sigmas, n) : threshold;
+}
+
 /* The same with the threshold of `cells` cells (see highd.h). */
 double
 dpk_highd_grid_kmeans_cells(const DpkNoisyGrid *grid, double threshold_sigmas,
@@ -135,10 +154,7 @@ dpk_highd_grid_kmeans_cells(const DpkNoisyGrid *grid, double threshold_sigmas,
 	int			dhat = grid->dhat,
 				m = grid->m;
 	const double *count = grid->count;
-	double		count_var = grid->count_var;
-	uint64_t	ncells = (uint64_t) llround(dpk_grid_cells(dhat, m));
-	double		threshold = dpk_coreset_threshold(sqrt(count_var), threshold_sigmas,
-												  cells > 0.0 ? cells : (double) ncells);
+	double		threshold = dpk_highd_grid_threshold(grid, threshold_sigmas, cells, opt->k);
 	double	   *pts;
 	double	   *w;
 	int			n = dpk_highd_coreset_cells(dhat, m, count, threshold, &pts, &w),
@@ -234,7 +250,7 @@ joint_copies(const DpkHighdPlan *pl, DpkStream *s, DpkProjection *proj, double *
 		dpk_projection_init(&proj[r], pl->d, dhat,
 							dpk_projection_copy_seed(cfg->proj_seed, r), cfg->half_width);
 		count = histogram_pass(pl, &proj[r], s, NULL, NULL, kept);
-		dpk_highd_grid_kmeans(&(DpkNoisyGrid) {dhat, pl->m, count, pl->count_var},
+		dpk_highd_grid_kmeans(&(DpkNoisyGrid) {dhat, pl->m, count, pl->count_var, false},
 							  cfg->threshold_sigmas,
 							  &(DpkClusterOpts) {k, cfg->restarts, cfg->max_iter,
 												 dpk_stream_u64(s)},

@@ -72,6 +72,14 @@ dpk_live_defaults_arity(DpkLiveConfig *cfg, int d, int k, double epsilon,
 	cfg->sum_l1 = 0.0;
 	cfg->ball = 0.0;
 	cfg->heldout_z = DPK_LIVE_HELDOUT_Z;
+	cfg->laplace_tail = false;
+}
+
+/* Gaussian coreset thresholds for a release (see live_config.h). */
+bool
+dpk_live_gauss_tail(const DpkLiveConfig *cfg)
+{
+	return cfg->delta > 0.0 && cfg->dhat > 0 && cfg->ball > 0.0 && !cfg->laplace_tail;
 }
 
 /*

@@ -88,6 +88,10 @@ typedef struct DpkLiveConfig
 	double		heldout_z;		/* the held-out guard's threshold in standard
 								 * deviations (DPK_LIVE_HELDOUT_Z; INFINITY:
 								 * never fires); post-processing, not stored */
+	bool		laplace_tail;	/* true: Gaussian tables with a ball keep the
+								 * Laplace coreset threshold of releases
+								 * before 0.9 (benchmarks only; see
+								 * dpk_live_gauss_tail); not stored */
 } DpkLiveConfig;
 
 /*
@@ -212,6 +216,14 @@ void		dpk_live_use_share_tree(DpkLiveConfig *cfg, const DpkBox *box, double size
  * DPK_LIVE_SHARE_AUTO_MIN_HORIZON.  Public parameters only.
  */
 bool		dpk_live_share_tree_by_default(const DpkLiveConfig *cfg);
+
+/*
+ * Whether a release's coreset thresholds are those of Gaussian count noise
+ * (dpk_coreset_threshold_gauss): projected Gaussian tables with a norm
+ * bound (doc/decisions/065-gaussian-coreset-threshold.md).  Post-processing
+ * of noisy counts by a public rule, so tables attached before get it too.
+ */
+bool		dpk_live_gauss_tail(const DpkLiveConfig *cfg);
 
 /* Noise draws of a share-tree table's costliest release (cells x nodes x (1 + d)). */
 double		dpk_live_share_draws(const DpkLiveConfig *cfg);
