@@ -205,7 +205,7 @@ quickcheck:
 	./scripts/ci.sh --quick
 
 
-test/bench/bin/bench_continual: test/bench/bench_continual.c test/bench/mixture.h test/bench/seed_mp.h $(TEST_LIBS) $(CORE_HDRS)
+test/bench/bin/bench_continual: test/bench/bench_continual.c test/bench/mixture.h test/bench/seed_mp.h test/bench/emz_stream.h $(TEST_LIBS) $(CORE_HDRS)
 	@mkdir -p test/bench/bin
 	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(TEST_LIBS) $(CORE_LIBS)
 
