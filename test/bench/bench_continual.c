@@ -830,19 +830,23 @@ print_summary(const Row *row, int data, uint32_t T, int stream, const Summary *s
 		char		sa[64],
 					nw[64],
 					sl[64],
-					ez[64] = "-";
+					ez[64] = "-",
+					ezs[64] = "";
 
 		fig_text(sa, sizeof(sa), &sm->seedalg, sm);
 		fig_text(nw, sizeof(nw), &sm->naive, sm);
 		fig_text(sl, sizeof(sl), &sm->stale, sm);
 		if (stream == STREAM_INSERT)	/* the streaming baseline cannot delete */
+		{
 			fig_text(ez, sizeof(ez), &sm->emz, sm);
+			snprintf(ezs, sizeof(ezs), " | emz m=%d points %.0f", sm->emz_m,
+					 sm->emz_points / sm->runs);
+		}
 		printf("%-8s %-6s %5u %6zu   baselines | live %-24s | seed %-24s | eps/T %-24s | "
-			   "stale %-24s | emz %-24s | seed L=%d w=%d k'=%d cores %.0f | emz m=%d points "
-			   "%.0f\n",
+			   "stale %-24s | emz %-24s | seed L=%d w=%d k'=%d cores %.0f%s\n",
 			   data_name[data], stream_name[stream], T, sm->n, l, sa, nw, sl, ez,
 			   sm->seed_levels, sm->seed_wlevel, sm->seed_kprime, sm->seed_coreset / sm->runs,
-			   sm->emz_m, sm->emz_points / sm->runs);
+			   ezs);
 		fflush(stdout);
 		return;
 	}
