@@ -205,7 +205,7 @@ quickcheck:
 	./scripts/ci.sh --quick
 
 
-test/bench/bin/bench_continual: test/bench/bench_continual.c test/bench/mixture.h test/bench/seed_mp.h $(TEST_LIBS) $(CORE_HDRS)
+test/bench/bin/bench_continual: test/bench/bench_continual.c test/bench/mixture.h test/bench/seed_mp.h test/bench/emz_stream.h test/bench/baseline_check.h $(TEST_LIBS) $(CORE_HDRS)
 	@mkdir -p test/bench/bin
 	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(TEST_LIBS) $(CORE_LIBS)
 
@@ -219,9 +219,11 @@ bench-continual: test/bench/bin/bench_continual
 	OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_continual $$(test -r $(AIRPORTS_CSV) && echo --airports $(AIRPORTS_CSV)) | tee test/bench/out/continual.txt
 
 # The live mode beside the seed paper's algorithm (test/bench/seed_mp.h), a
-# one-shot per release at eps/T and one one-shot at eps republished, on the
-# same streams, keys and eps (doc/benchmarks.md); exits non-zero when the
-# seed baseline's noiseless self-check fails.
+# one-shot per release at eps/T, one one-shot at eps republished and a
+# streaming clustering of Epasto, Mukherjee and Zhong's kind
+# (test/bench/emz_stream.h, insert streams), on the same streams, keys and
+# eps (doc/benchmarks.md); exits non-zero when a baseline's noiseless
+# self-check fails.
 BASELINE_FLAGS ?= --baselines --no-del --rows 2:6:1 --horizons 16,64 --seeds 3 --releases all
 
 .PHONY: bench-baselines
