@@ -58,7 +58,7 @@ CORE_CC ?= gcc
 CORE_CFLAGS ?= -std=gnu99 -O2 -g -fPIC -Wall -Wextra -Werror $(addprefix -I,$(CORE_DIRS)) \
 	-DDPK_ASSERTIONS $(COPT)
 CORE_LIBS = -lcrypto -lm
-UNIT_TESTS = test_noise test_gserialized test_dgauss test_zcdp test_live_gauss test_kmeans test_kmedian test_kmedian_lifted test_objective test_live_release test_rugnik test_grid test_counter test_tree_estimator test_projection test_lift test_highd test_live_highd test_store_format test_store_config test_budget test_live_regions test_ledger test_mean_guard test_sqrt_counter test_live_heldout test_share_tree test_live_share test_live_lowd_guard test_oneshot_guard test_noise_exact test_highd_exact test_lowd_stream test_lowd_refine test_lowd_refine_same
+UNIT_TESTS = test_noise test_gserialized test_dgauss test_zcdp test_live_gauss test_kmeans test_kmedian test_kmedian_lifted test_objective test_live_release test_rugnik test_grid test_counter test_tree_estimator test_projection test_lift test_highd test_live_highd test_store_format test_store_config test_budget test_live_regions test_ledger test_mean_guard test_sqrt_counter test_live_heldout test_share_tree test_live_share test_live_lowd_guard test_oneshot_guard test_noise_exact test_highd_exact test_lowd_stream test_lowd_refine test_lowd_refine_same test_live_sqrt_sums test_highd_rows test_live_gauss_tail
 UNIT_BINS = $(addprefix test/unit/bin/,$(UNIT_TESTS))
 
 CORE_LIB = build/libdpkcore.a
@@ -205,7 +205,7 @@ quickcheck:
 	./scripts/ci.sh --quick
 
 
-test/bench/bin/bench_continual: test/bench/bench_continual.c test/bench/mixture.h test/bench/seed_mp.h $(TEST_LIBS) $(CORE_HDRS)
+test/bench/bin/bench_continual: test/bench/bench_continual.c test/bench/mixture.h test/bench/seed_mp.h test/bench/emz_stream.h test/bench/baseline_check.h $(TEST_LIBS) $(CORE_HDRS)
 	@mkdir -p test/bench/bin
 	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(TEST_LIBS) $(CORE_LIBS)
 
@@ -219,9 +219,11 @@ bench-continual: test/bench/bin/bench_continual
 	OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_continual $$(test -r $(AIRPORTS_CSV) && echo --airports $(AIRPORTS_CSV)) | tee test/bench/out/continual.txt
 
 # The live mode beside the seed paper's algorithm (test/bench/seed_mp.h), a
-# one-shot per release at eps/T and one one-shot at eps republished, on the
-# same streams, keys and eps (doc/benchmarks.md); exits non-zero when the
-# seed baseline's noiseless self-check fails.
+# one-shot per release at eps/T, one one-shot at eps republished and a
+# streaming clustering of Epasto, Mukherjee and Zhong's kind
+# (test/bench/emz_stream.h, insert streams), on the same streams, keys and
+# eps (doc/benchmarks.md); exits non-zero when a baseline's noiseless
+# self-check fails.
 BASELINE_FLAGS ?= --baselines --no-del --rows 2:6:1 --horizons 16,64 --seeds 3 --releases all
 
 .PHONY: bench-baselines

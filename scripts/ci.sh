@@ -125,9 +125,10 @@ if [ "$mode" != quick ]; then
 		tail -n 5 "$ci_log/bench-regions.log"
 		ci_failed=$((ci_failed + 1))
 	fi
-	# The seed paper's algorithm (a benchmark baseline) recovers separated
-	# clusters without noise (it exits non-zero otherwise).
-	ci_step "bench_continual builds; the seed baseline is exact without noise"
+	# The seed paper's algorithm and the streaming baseline (benchmark
+	# baselines) recover separated clusters without noise (it exits non-zero
+	# otherwise).
+	ci_step "bench_continual builds; the seed and streaming baselines are exact without noise"
 	if make -s test/bench/bin/bench_continual &&
 		OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_continual --self-check \
 			>"$ci_log/bench-seed.log" 2>&1; then

@@ -61,7 +61,9 @@ REVOKE ALL ON SCHEMA dpkmeans_internal FROM PUBLIC;
 --   counter          continual counter of the table's cells: 'tree' (the
 --                    tree of its arity; every table before 0.9), for a
 --                    Gaussian table 'square_root' (the square-root
---                    factorization), for a pure low-d one 'share_tree'
+--                    factorization; 'square_root_sums' for a projected
+--                    one whose lifting sums count on it too), for a pure
+--                    low-d one 'share_tree'
 CREATE TABLE dpkmeans_internal.tracked (
     relid           regclass PRIMARY KEY,
     columns         text[] NOT NULL,
@@ -92,7 +94,8 @@ CREATE TABLE dpkmeans_internal.tracked (
     tree_arity      int NOT NULL DEFAULT 2 CHECK (tree_arity BETWEEN 2 AND 16),
     norm_bound      float8 NOT NULL DEFAULT 0 CHECK (norm_bound >= 0),
     objectives      text[] CHECK (objectives IN ('{kmeans}', '{kmeans,kmedian}')),
-    counter         text NOT NULL DEFAULT 'tree' CHECK (counter IN ('tree', 'square_root', 'share_tree'))
+    counter         text NOT NULL DEFAULT 'tree'
+                    CHECK (counter IN ('tree', 'square_root', 'share_tree', 'square_root_sums'))
 );
 ALTER TABLE dpkmeans_internal.tracked ALTER COLUMN state SET STORAGE EXTERNAL;
 

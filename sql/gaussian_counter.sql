@@ -57,8 +57,10 @@ WHERE item IN ('mechanism', 'counter', 'counts: squared l2 sensitivity (one even
    OR item LIKE 'counts: sigma%' ORDER BY item;
 
 -- projected tables (6 columns or more): the square root for their counts
--- when 2 x horizon x cells fit the draws (the sums and the sum of squared
--- norms keep the tree); a long horizon: the tree
+-- and lifting sums ('square_root_sums') when 2 x horizon x cells x (1 + d)
+-- fit 2^24 draws, for their counts alone ('square_root') when 2 x horizon x
+-- cells fit 2^20 (the sums keep the tree); the sum of squared norms keeps
+-- the tree; a long horizon: the tree
 CREATE TABLE gp6 AS SELECT x AS a, y AS b, x AS c, y AS e, 100 - x AS f, 100 - y AS g FROM gblobs;
 CREATE TABLE gp6long AS SELECT * FROM gp6;
 CREATE TABLE gp6forced AS SELECT * FROM gp6;
@@ -71,13 +73,21 @@ SET dpkmeans.gaussian_counter = 'square_root';
 SELECT dp_attach('gp6forced', ARRAY['a', 'b', 'c', 'e', 'f', 'g'], 4, 1.0, ARRAY[0, 0, 0, 0, 0, 0],
                  ARRAY[100, 100, 100, 100, 100, 100], horizon => 1024, size_hint => 1000, delta => 1e-6);
 RESET dpkmeans.gaussian_counter;
+-- 32 columns at horizon 64: the sums would read 2 x 64 x 4 096 x 33 draws
+CREATE TABLE gp32 (v float8[]);
+SELECT dp_attach('gp32', ARRAY['v'], 4, 1.0, array_fill(0::float8, ARRAY[32]),
+                 array_fill(100::float8, ARRAY[32]), horizon => 64, size_hint => 100000, delta => 1e-6);
 SELECT relid, dhat, level, counter FROM dpkmeans_internal.tracked
-WHERE relid::text LIKE 'gp6%' ORDER BY relid::text;
+WHERE relid::text LIKE 'gp6%' OR relid = 'gp32'::regclass ORDER BY relid::text;
+SELECT value FROM dp_privacy_report('gp32') WHERE item = 'counter estimator';
+SELECT dp_detach('gp32');
+DROP TABLE gp32;
 SELECT item, value FROM dp_privacy_report('gp6')
 WHERE item IN ('mechanism', 'counter', 'counter estimator',
                'count sensitivity (squared l2, one event over every measurement)',
                'sum sensitivity (squared l2, one event, fixed-point units)')
-   OR item LIKE '%: sigma%' OR item LIKE '%squared l2 sensitivity%' ORDER BY item;
+   OR item LIKE '%: sigma%' OR item LIKE '%squared l2 sensitivity%' OR item LIKE 'tree height%'
+ ORDER BY item;
 UPDATE dpkmeans_internal.keys SET key = decode(repeat('5a', 32), 'hex') WHERE relid = 'gp6'::regclass;
 SELECT dp_release('gp6');
 SELECT count(*) AS centres,

@@ -3,8 +3,9 @@
  *		dp_kmeans: one-shot epsilon-DP k-means of a query's result.
  *
  * The query runs read-only with the caller's rights; its points are copied
- * into memory, then the plain-C pipeline of lowd.c (d < 6) or highd.c
- * produces the centres.
+ * into memory up to work_mem and the rest to a temporary file (below 6
+ * columns with a public n: none kept), then the plain-C pipeline of lowd.c
+ * (d < 6) or highd.c produces the centres.
  * Nothing is stored: every call spends its epsilon afresh.
  */
 #include "postgres.h"
@@ -14,11 +15,13 @@
 #include <unistd.h>
 
 #include "access/xact.h"
+#include "commands/tablespace.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
+#include "storage/buffile.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
@@ -70,19 +73,24 @@ check_read_only_select(SPIPlanPtr plan)
 }
 
 /*
- * Points read from the query: all of them, grown as batches arrive, or (a
- * low-d one-shot of public N) one batch at a time, counted into the
- * histogram when full and not kept.
+ * Points read from the query: as many as work_mem holds, each time that is
+ * full written to a temporary file, as sorts and hashes spill, and read
+ * back in batches once the noisy N is drawn (low d) or by every pass (high
+ * d); or (a low-d one-shot of public N) one batch at a time, counted into
+ * the histogram when full and not kept.
  */
 typedef struct PointBuffer
 {
 	double	   *x;
-	size_t		n;
+	size_t		n;				/* points in x */
 	size_t		cap;
 	size_t		populated;		/* bytes from x on whose pages are mapped */
 	int			d;
 	DpkLowdHist *counted;		/* non-NULL: batches are counted here */
 	const DpkBox *box;			/* the box they are clamped to */
+	size_t		limit;			/* > 0: x holds at most this many points... */
+	BufFile    *spill;			/* ... and the earlier ones are here */
+	uint64		spilled;		/* points in spill, before those in x */
 } PointBuffer;
 
 /* Points a counted one-shot holds at a time. */
@@ -96,8 +104,28 @@ typedef struct PointBuffer
 #define DPK_BUFFER_POPULATE (2 * 1024 * 1024)
 
 /*
- * A full buffer: doubled (allocated in ctx the first time), or its batch
- * counted and emptied.
+ * A full buffer of b->limit points: written to the end of the temporary
+ * file (made in ctx the first time, in temp_tablespaces) and emptied.
+ */
+static void
+buffer_spill(PointBuffer *b, MemoryContext ctx)
+{
+	if (b->spill == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(ctx);
+
+		PrepareTempTablespaces();
+		b->spill = BufFileCreateTemp(false);
+		MemoryContextSwitchTo(old);
+	}
+	BufFileWrite(b->spill, b->x, b->n * b->d * sizeof(double));
+	b->spilled += b->n;
+	b->n = 0;
+}
+
+/*
+ * A full buffer: doubled (allocated in ctx the first time) up to b->limit
+ * points if there is one, then spilled; or its batch counted and emptied.
  */
 static pg_noinline void
 buffer_grow(PointBuffer *b, MemoryContext ctx)
@@ -113,7 +141,14 @@ buffer_grow(PointBuffer *b, MemoryContext ctx)
 		b->n = 0;
 		return;
 	}
+	if (b->limit > 0 && b->cap >= b->limit)
+	{
+		buffer_spill(b, ctx);
+		return;
+	}
 	b->cap = b->cap ? b->cap * 2 : 65536;
+	if (b->limit > 0)
+		b->cap = Min(b->cap, b->limit);
 	b->x = b->x ? repalloc_huge(b->x, b->cap * b->d * sizeof(double))
 		: MemoryContextAllocExtended(ctx, b->cap * b->d * sizeof(double), MCXT_ALLOC_HUGE);
 	/* a copy, if the allocator made one, mapped what it wrote */
@@ -386,6 +421,88 @@ read_query_points(const char *query, int d, const double *lo, const double *hi,
 }
 
 /*
+ * Every point of a buffer kept up to work_mem counted into lh: those still
+ * in memory, then those of the temporary file, read back into the buffer a
+ * full buffer at a time (the histogram's counts and fixed-point sums are
+ * integers: any batching and order give the same one).  Closes the file.
+ */
+static void
+buffer_count(PointBuffer *b, const DpkBox *box, DpkLowdHist *lh)
+{
+	uint64		left;
+
+	dpk_lowd_stream_add(box, lh, b->x, b->n);
+	if (b->spill == NULL)
+		return;
+	if (BufFileSeek(b->spill, 0, 0, SEEK_SET) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not rewind the temporary file of dp_kmeans: %m")));
+	for (left = b->spilled; left > 0;)
+	{
+		size_t		rows = Min(left, (uint64) b->cap),
+					bytes = rows * b->d * sizeof(double),
+					got;
+
+		CHECK_FOR_INTERRUPTS();
+		got = BufFileRead(b->spill, b->x, bytes);
+		if (got != bytes)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not read the temporary file of dp_kmeans: read only %zu of %zu bytes",
+							got, bytes)));
+		dpk_lowd_stream_add(box, lh, b->x, rows);
+		left -= rows;
+	}
+	BufFileClose(b->spill);
+	b->spill = NULL;
+}
+
+/* A spilled buffer read a chunk at a time by the high-d one-shot's passes. */
+typedef struct SpillRows
+{
+	PointBuffer *b;
+	uint64		next;			/* the point the file's position is at */
+} SpillRows;
+
+/*
+ * read of a DpkHighdRows: points from .. from + rows - 1 of a spilled
+ * buffer into out, those of the temporary file first (sought only when a
+ * pass starts again from the first point), then those still in memory.
+ */
+static void
+spill_rows_read(void *arg, size_t from, size_t rows, double *out)
+{
+	SpillRows  *sr = (SpillRows *) arg;
+	PointBuffer *b = sr->b;
+	size_t		width = b->d * sizeof(double);
+
+	if (from < b->spilled)
+	{
+		size_t		r = Min((uint64) rows, b->spilled - from),
+					got;
+
+		if (from != sr->next &&
+			BufFileSeek(b->spill, 0, (off_t) from * width, SEEK_SET) != 0)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not seek in the temporary file of dp_kmeans: %m")));
+		got = BufFileRead(b->spill, out, r * width);
+		if (got != r * width)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not read the temporary file of dp_kmeans: read only %zu of %zu bytes",
+							got, r * width)));
+		sr->next = from + r;
+		from += r;
+		rows -= r;
+		out += r * b->d;
+	}
+	if (rows > 0)
+		memcpy(out, b->x + (from - b->spilled) * b->d, rows * width);
+}
+
+/*
  * Which of the k centres of res are returned: those the release supports,
  * that gather a weighted point (their noisy size is not exactly 0) and at
  * least the noisy mass a cell needs to enter the coreset (res->min_size),
@@ -524,6 +641,14 @@ dp_kmeans(PG_FUNCTION_ARGS)
 		buf.counted = &counted;
 		buf.box = &box;
 	}
+	else
+	{
+		/*
+		 * the grid waits for the noisy N, or the passes read every point
+		 * several times: points beyond work_mem spill
+		 */
+		buf.limit = Max((size_t) work_mem * 1024 / (d * sizeof(double)), 1);
+	}
 	dpk_clamp_init(&clamped, d);
 	read_query_points(query, d, lo, hi, d >= DPK_HIGHD_MIN_D ? &metric : NULL, &buf,
 					  &clamped, &names, &ncols);
@@ -541,12 +666,30 @@ dp_kmeans(PG_FUNCTION_ARGS)
 	{
 		/* the rows are metric positions (dpk_highd_metric_points's) */
 		hcfg.points_metric = true;
-		dpk_highd_oneshot_cluster(&box, buf.x, buf.n, &hcfg, stream, &res);
+		if (buf.spill == NULL)
+			dpk_highd_oneshot_cluster(&box, buf.x, buf.n, &hcfg, stream, &res);
+		else
+		{
+			SpillRows	sr = {&buf, PG_UINT64_MAX};
+			DpkHighdRows rows = {spill_rows_read, &sr};
+
+			dpk_highd_oneshot_cluster_rows(&box, &rows, (size_t) (buf.spilled + buf.n), &hcfg,
+										   stream, &res);
+			BufFileClose(buf.spill);
+			buf.spill = NULL;
+		}
 	}
-	else if (buf.counted)
-		dpk_lowd_stream_finish(&box, &cfg, &counted, stream, &res);
 	else
-		dpk_lowd_cluster(&box, buf.x, buf.n, &cfg, stream, &res);
+	{
+		if (!buf.counted)
+		{
+			/* the noisy N of every point, then the points in batches */
+			dpk_lowd_stream_begin_counted(&box, &cfg, (size_t) (buf.spilled + buf.n), stream,
+										  &counted);
+			buffer_count(&buf, &box, &counted);
+		}
+		dpk_lowd_stream_finish(&box, &cfg, &counted, stream, &res);
+	}
 
 	MemoryContextSwitchTo(old);
 	keep = oneshot_supported(&res, k);

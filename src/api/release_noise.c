@@ -27,9 +27,10 @@
 #define NOISE_KEY_OUT	UINT64CONST(0xD9C0000000000103)
 
 /*
- * Fewest noise draws (cells x coordinates x tree nodes of t) a release hands
- * to workers: below, about a tenth of a second, starting them costs more
- * than it saves.
+ * Fewest noise draws (cells x dpk_live_cell_draws: coordinates x the tree
+ * nodes of t, or x 2 t for a family on the square root) a release hands to
+ * workers: below, about a tenth of a second, starting them costs more than
+ * it saves.
  */
 #define DPK_NOISE_SPLIT_MIN_DRAWS 1048576.0
 
@@ -111,7 +112,7 @@ split_begin(const DpkLiveConfig *cfg, const uint8_t *reach, const uint8_t key[DP
 {
 	int			width = 1 + (sums ? cfg->d : 0),
 				workers = dpk_release_noise_workers;
-	double		draws = (double) total * width * Max(1, __builtin_popcount(t));
+	double		draws = (double) total * dpk_live_cell_draws(cfg, t, sums);
 	uint64_t	first;
 	NoiseSplit *ns;
 	NoiseJob   *job;

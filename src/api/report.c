@@ -64,7 +64,12 @@ report_gauss_budget(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveCo
 			   psprintf("approximate (epsilon, delta)-DP, epsilon = %g, delta = %g, over every release of this history "
 						"(rho-zCDP converted by Canonne-Kamath-Steinke 2020; the ledger rows add up every history)", tr->epsilon, tr->delta));
 	report_row(rsinfo, "mechanism",
-			   DPK_LIVE_SQRT(cfg) && tr->dhat > 0
+			   DPK_LIVE_SQRT_FAMILY(cfg, 1) && tr->dhat > 0
+			   ? "discrete Gaussian (exact sampler, Canonne-Kamath-Steinke 2020 Algorithm 3) on every measurement "
+			   "of the square-root counters of the counts and of the lifting sums (release t a fixed combination "
+			   "of the measurements of releases 1 .. t, each first used at its own release) and on every tree "
+			   "node of the sum of squared norms (release t sums the plain binary decomposition of t)"
+			   : DPK_LIVE_SQRT(cfg) && tr->dhat > 0
 			   ? "discrete Gaussian (exact sampler, Canonne-Kamath-Steinke 2020 Algorithm 3) on every measurement "
 			   "of the counts' square-root counter (release t a fixed combination of the measurements of releases "
 			   "1 .. t, each first used at its own release) and on every tree node of the sums and the sum of "
@@ -334,7 +339,17 @@ report_noise(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *c
 		report_row(rsinfo, "count sensitivity (squared l2, one event over every measurement)",
 				   psprintf("%g = (sum_k rc_k^2 + 1 = %.0f) x %s%s", dpk_live_count_sensitivity(cfg),
 							sc->sens2, tr->insert_only ? "1" : "2", tr->dhat > 0 ? " x copies" : ""));
-		if (tr->dhat > 0)
+		if (tr->dhat > 0 && DPK_LIVE_SQRT_FAMILY(cfg, 1))
+			report_row(rsinfo, "sum sensitivity (squared l2, one event, fixed-point units)",
+					   cfg->ball > 0.0
+					   ? psprintf("count sensitivity x %.6g^2 (the sums on the square root too; the norm "
+								  "bound's l2, d = %d)", dpk_live_point_l2(cfg), tr->d)
+					   : psprintf("count sensitivity x d x %d^2 (the sums on the square root too, d = %d)",
+								  DPK_LIFT_UNITS / 2, tr->d));
+		if (tr->dhat > 0 && DPK_LIVE_SQRT_FAMILY(cfg, 1))
+			report_row(rsinfo, "tree height h = ceil(log2 T) + 1 (the sum of squared norms)",
+					   psprintf("%d", dpk_live_tree_levels(cfg)));
+		else if (tr->dhat > 0)
 			report_row(rsinfo, "sum sensitivity (squared l2, one event, fixed-point units)",
 					   cfg->ball > 0.0
 					   ? psprintf("h x %s x copies x %.6g^2 (the sums keep the binary tree, h = %d; the norm "
@@ -427,7 +442,13 @@ report_governance(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConf
 						tr->sampler_version, DPK_SAMPLER_VERSION));
 	report_row(rsinfo, "state format", psprintf("%d", tr->state_format));
 	report_row(rsinfo, "counter estimator",
-			   DPK_LIVE_SQRT(cfg) && tr->dhat > 0
+			   DPK_LIVE_SQRT_FAMILY(cfg, 1) && tr->dhat > 0
+			   ? "square root for the counts and the lifting sums: each is the nearest integer to true value "
+			   "+ sum over s <= t of (w_(t-s) x measurement noise + r_(t-s) x leaf noise) / (2^32 - 1), "
+			   "integer weights with sum_(j<=k) w_j rc_(k-j) + r_k = 2^32 - 1 (every event weighs exactly 1: "
+			   "post-processing of the measurements); the sum of squared norms sums the nodes of the binary "
+			   "decomposition of t"
+			   : DPK_LIVE_SQRT(cfg) && tr->dhat > 0
 			   ? "square root for the counts: release t is the nearest integer to true value + sum over "
 			   "s <= t of (w_(t-s) x measurement noise + r_(t-s) x leaf noise) / (2^32 - 1), integer "
 			   "weights with sum_(j<=k) w_j rc_(k-j) + r_k = 2^32 - 1 (every event weighs exactly 1: "
@@ -554,13 +575,17 @@ dp_privacy_report(PG_FUNCTION_ARGS)
 	report_ledger(rsinfo, ledger, nledger);
 	report_row(rsinfo, "post-processing",
 			   tr.dhat > 0
-			   ? psprintf("per copy: projected cells above max(%g sd, sd / sqrt(2) x ln(cells)), "
+			   ? psprintf("per copy: projected cells above max(%g sd, sd / sqrt(2) x ln(cells))%s, "
 						  "weighted k-means in the projected space, each centre lifted by the noisy sums "
 						  "of its heaviest cells and shrunk toward its projected-back centre; "
 						  "for each k' = 1..%d the copy with the lowest noisy cost estimate; "
 						  "a mean guard publishes the one centre for a k' its noisy cells "
 						  "estimate clearly dearer than that one centre",
-						  cfg.threshold_sigmas, tr.k)
+						  cfg.threshold_sigmas,
+						  dpk_live_gauss_tail(&cfg)
+						  ? " (where fewer than k' cells clear it: z sd instead, z the normal "
+						  "quantile of 1 / (2 cells))"
+						  : "", tr.k)
 			   : psprintf("cells with noisy count above max(%g sd, sd / sqrt(2) x ln(cells)) kept; "
 						"level chosen among RUGNIK's and its neighbours by a noisy cost estimate; "
 						"weighted k-means for k' = 1..%d; costs estimated from noisy quantities; "

@@ -108,11 +108,15 @@
  *				(seed_mp.h: a binary tree counter on every cell of every
  *				level, Mettu-Plaxton selection of 10 K centres, weighted
  *				k-means of them), "eps/T" (dpk_lowd_cluster at eps/T every
- *				release: naive's figures) and "stale" (dpk_lowd_cluster at
- *				eps on the rows of t = 1, republished); runs the seed
- *				self-check first and exits 1 when it fails
- *	 --self-check  only the seed baseline's noiseless self-check (exit 1
- *				when its centres miss well-separated clusters)
+ *				release: naive's figures), "stale" (dpk_lowd_cluster at
+ *				eps on the rows of t = 1, republished) and, on insert
+ *				streams, "emz" (emz_stream.h: a streaming clustering of
+ *				Epasto, Mukherjee and Zhong's kind, a noisy grid per
+ *				release's batch at eps, merge-and-reduce, weighted
+ *				k-means); runs the self-checks first and exits 1 when one
+ *				fails
+ *	 --self-check  only the seed and emz baselines' noiseless self-checks
+ *				(exit 1 when their centres miss well-separated clusters)
  *	 live configuration overrides, for tuning:
  *	 --sum-share X  --threshold X  --max-iter N  --level-delta N
  *	 --screen-iter N  --screen-keep N  (screened k-means restarts of the
@@ -141,6 +145,8 @@
 #include "mixture.h"
 #include "bench_common.h"
 #include "seed_mp.h"
+#include "emz_stream.h"
+#include "baseline_check.h"
 
 #define MAX_ROWS 32
 #define MAX_HORIZONS 4
@@ -166,7 +172,8 @@ enum
 {
 	TAG_LIVE = 0x6c697665, TAG_ONESHOT = 0x6f6e65, TAG_NAIVE = 0x6e6169,
 	TAG_DATA = 0x6d6978, TAG_REF = 0x726566, TAG_ORDER = 0x6f7264,
-	TAG_SEED = 0x736565, TAG_STALE = 0x7374616c, TAG_ONEC = 0x316331
+	TAG_SEED = 0x736565, TAG_STALE = 0x7374616c, TAG_ONEC = 0x316331,
+	TAG_EMZ = 0x656d7a
 };
 
 /* Figures of one (data, row, horizon, stream) over releases and seeds. */
@@ -185,11 +192,14 @@ typedef struct Summary
 				before,			/* live without its mean guard */
 				onec,			/* one centre at the noisy mean at eps */
 				seedalg,		/* --baselines: the seed paper's algorithm */
-				stale;			/* --baselines: one-shot at eps at t = 1, republished */
+				stale,			/* --baselines: one-shot at eps at t = 1, republished */
+				emz;			/* --baselines: the streaming baseline (insert) */
 	int			seed_levels,
 				seed_kprime,
-				seed_wlevel;
-	double		seed_coreset;
+				seed_wlevel,
+				emz_m;
+	double		seed_coreset,
+				emz_points;
 	int			level,
 				old_level,
 				arity;
@@ -508,7 +518,8 @@ summary_init(Summary *sm, const Options *opt, uint32_t T)
 	bench_fig_init(&sm->ratio, sm->nrel);
 	bench_fig_init(&sm->seedalg, sm->nrel);
 	bench_fig_init(&sm->stale, sm->nrel);
-	sm->seed_coreset = 0.0;
+	bench_fig_init(&sm->emz, sm->nrel);
+	sm->seed_coreset = sm->emz_points = 0.0;
 	sm->coreset = sm->ms = 0.0;
 	sm->runs = 0;
 	sm->level = -1;
@@ -534,6 +545,8 @@ run_stream(const Data *ds, Row *row, Summary *sm, uint32_t T, int stream, int se
 				lv_old;
 	bool		del = !window && opt->del;
 	SeedMP		sd;
+	EmzStream	ez;
+	bool		emz = opt->baselines && !window;	/* insertion only */
 	double	   *stale_c = NULL;
 	BenchRef	ref;
 	uint8_t		key[DPK_KEY_BYTES];
@@ -577,6 +590,13 @@ run_stream(const Data *ds, Row *row, Summary *sm, uint32_t T, int stream, int se
 		sm->seed_wlevel = sd.wlevel;
 		stale_c = xmalloc(sizeof(double) * k * d);
 	}
+	if (emz)
+	{
+		/* a block is one release's batch, N / T rows */
+		emz_init(&ez, d, k, row->eps, (double) N / T, opt->restarts,
+				 mix_hash4(keyseed ^ TAG_EMZ, 0, 0, 0));
+		sm->emz_m = ez.m;
+	}
 	bench_ref_init(&ref, d, k, REF_FULL_EVERY);
 	sm->n = N;
 	sm->level = lv.cfg.level;
@@ -592,6 +612,11 @@ run_stream(const Data *ds, Row *row, Summary *sm, uint32_t T, int stream, int se
 		live_apply(&lv, &ds->box, ds->points, b0, b1, +1);
 		if (opt->baselines)
 			seed_apply(&sd, &ds->box, ds->points, b0, b1, +1);
+		if (emz)
+		{
+			emz_insert(&ez, &ds->box, ds->points, b0, b1);
+			emz_close_block(&ez, &ds->box);
+		}
 		if (del)
 			live_apply(&lv_del, &ds->box, ds->points, b0, b1, +1);
 		if (opt->old)
@@ -666,7 +691,8 @@ run_stream(const Data *ds, Row *row, Summary *sm, uint32_t T, int stream, int se
 			{
 				double	   *sc = xmalloc(sizeof(double) * k * d);
 				double		seedc,
-							stalec;
+							stalec,
+							emzc = 0.0;
 
 				sm->seed_coreset += seed_release(&sd, &ds->box, t, k, opt->restarts,
 												 mix_hash4(keyseed ^ TAG_SEED, t, 1, 0), sc);
@@ -674,8 +700,15 @@ run_stream(const Data *ds, Row *row, Summary *sm, uint32_t T, int stream, int se
 				stalec = dpk_kmeans_cost(cur, NULL, (int) ncur, d, stale_c, k, NULL) / refc;
 				bench_fig_add(&sm->seedalg, ri, t, seed, seedc);
 				bench_fig_add(&sm->stale, ri, t, seed, stalec);
+				if (emz)
+				{
+					sm->emz_points += emz_release(&ez, k, opt->restarts,
+												  mix_hash4(keyseed ^ TAG_EMZ, t, 1, 0), sc);
+					emzc = dpk_kmeans_cost(cur, NULL, (int) ncur, d, sc, k, NULL) / refc;
+					bench_fig_add(&sm->emz, ri, t, seed, emzc);
+				}
 				if (opt->verbose)
-					printf("#   seed=%.4f stale=%.4f\n", seedc, stalec);
+					printf("#   seed=%.4f stale=%.4f emz=%.4f\n", seedc, stalec, emzc);
 				free(sc);
 			}
 			sm->coreset += coreset;
@@ -695,6 +728,8 @@ run_stream(const Data *ds, Row *row, Summary *sm, uint32_t T, int stream, int se
 		seed_free(&sd);
 		free(stale_c);
 	}
+	if (emz)
+		emz_free(&ez);
 	live_free(&lv);
 	if (del)
 		live_free(&lv_del);
@@ -794,15 +829,24 @@ print_summary(const Row *row, int data, uint32_t T, int stream, const Summary *s
 	{
 		char		sa[64],
 					nw[64],
-					sl[64];
+					sl[64],
+					ez[64] = "-",
+					ezs[64] = "";
 
 		fig_text(sa, sizeof(sa), &sm->seedalg, sm);
 		fig_text(nw, sizeof(nw), &sm->naive, sm);
 		fig_text(sl, sizeof(sl), &sm->stale, sm);
+		if (stream == STREAM_INSERT)	/* the streaming baseline cannot delete */
+		{
+			fig_text(ez, sizeof(ez), &sm->emz, sm);
+			snprintf(ezs, sizeof(ezs), " | emz m=%d points %.0f", sm->emz_m,
+					 sm->emz_points / sm->runs);
+		}
 		printf("%-8s %-6s %5u %6zu   baselines | live %-24s | seed %-24s | eps/T %-24s | "
-			   "stale %-24s | seed L=%d w=%d k'=%d cores %.0f\n",
-			   data_name[data], stream_name[stream], T, sm->n, l, sa, nw, sl,
-			   sm->seed_levels, sm->seed_wlevel, sm->seed_kprime, sm->seed_coreset / sm->runs);
+			   "stale %-24s | emz %-24s | seed L=%d w=%d k'=%d cores %.0f%s\n",
+			   data_name[data], stream_name[stream], T, sm->n, l, sa, nw, sl, ez,
+			   sm->seed_levels, sm->seed_wlevel, sm->seed_kprime, sm->seed_coreset / sm->runs,
+			   ezs);
 		fflush(stdout);
 		return;
 	}
@@ -890,82 +934,6 @@ data_free(Data *ds)
 		free(ds->points);
 	else
 		mix_free(&ds->mx);
-}
-
-/*
- * Self-check of the seed baseline (--baselines runs it first; --self-check
- * runs only it): noiseless (eps infinite), on four well-separated clusters
- * of unequal weight (sd 1 in [0,100]^2), its K = 4 centres must each lie
- * within 1.5 of a distinct generating centre and cost at most 1.05 times
- * the generating centres' Lloyd optimum.  Returns 0 when it holds.
- */
-static int
-seed_self_check(void)
-{
-	static const double gen[4][2] = {{20, 20}, {20, 80}, {80, 20}, {75, 70}};
-	static const double share[4] = {0.4, 0.3, 0.2, 0.1};
-	const size_t n = 20000;
-	const int	k = 4,
-				d = 2;
-	double	   *x = xmalloc(sizeof(double) * n * d),
-				lo[2] = {0, 0},
-				up[2] = {100, 100},
-				c[8],
-				opt_c[8],
-				cost,
-				opt_cost;
-	DpkBox		box = {d, lo, up};
-	MixRng		r;
-	SeedMP		sd;
-	size_t		i;
-	int			j,
-				a,
-				fails = 0;
-	bool		used[4] = {false, false, false, false};
-
-	mix_rng_seed(&r, 12345);
-	for (i = 0; i < n; i++)
-	{
-		double		u = mix_rng_uniform(&r),
-					acc = 0.0;
-
-		for (j = 0; j < 3 && u >= acc + share[j]; j++)
-			acc += share[j];
-		x[i * d] = gen[j][0] + mix_rng_normal(&r);
-		x[i * d + 1] = gen[j][1] + mix_rng_normal(&r);
-	}
-	seed_init(&sd, d, 7, k, INFINITY, 16, false, (double) n, 1);
-	seed_apply(&sd, &box, x, 0, n, +1);
-	seed_release(&sd, &box, 16, k, 10, 7, c);
-	memcpy(opt_c, gen, sizeof(opt_c));
-	opt_cost = lloyd_from(x, (int) n, d, k, opt_c, 300);
-	cost = dpk_kmeans_cost(x, NULL, (int) n, d, c, k, NULL);
-	for (a = 0; a < k; a++)
-	{
-		int			hit = -1;
-
-		for (j = 0; j < k; j++)
-			if (!used[j] && hypot(c[a * d] - gen[j][0], c[a * d + 1] - gen[j][1]) <= 1.5)
-				hit = j;
-		if (hit < 0)
-		{
-			fprintf(stderr, "seed self-check: centre (%.2f, %.2f) is near no cluster\n",
-					c[a * d], c[a * d + 1]);
-			fails++;
-		}
-		else
-			used[hit] = true;
-	}
-	if (!(cost <= 1.05 * opt_cost))
-	{
-		fprintf(stderr, "seed self-check: cost %.6g > 1.05 x optimum %.6g\n", cost, opt_cost);
-		fails++;
-	}
-	printf("# seed self-check (noiseless, 4 separated clusters): cost / optimum %.4f, %s\n",
-		   cost / opt_cost, fails ? "FAILED" : "ok");
-	seed_free(&sd);
-	free(x);
-	return fails;
 }
 
 static void
@@ -1160,7 +1128,7 @@ main(int argc, char **argv)
 		else if (strcmp(a, "--baselines") == 0)
 			opt.baselines = opt.naive = true;
 		else if (strcmp(a, "--self-check") == 0)
-			return seed_self_check() ? 1 : 0;
+			return self_checks() ? 1 : 0;
 		else if (strcmp(a, "--sum-share") == 0)
 			opt.sum_share = atof(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--threshold") == 0)
@@ -1213,7 +1181,7 @@ main(int argc, char **argv)
 		}
 	}
 
-	if (opt.baselines && seed_self_check() != 0)
+	if (opt.baselines && self_checks() != 0)
 		return 1;
 	print_header(&opt);
 

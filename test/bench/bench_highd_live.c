@@ -124,6 +124,10 @@
  *			 held-out guard (DpkLiveConfig.heldout_z, ascending; off: never
  *			 fires), one line per threshold, and a "# heldout" line per
  *			 release whose K answer differs between them
+ *	 --tail laplace|gauss  the coreset threshold of Gaussian tables with a
+ *			 ball: the Laplace rule of releases before 0.9
+ *			 (DpkLiveConfig.laplace_tail) or the Gaussian one (the default;
+ *			 dpk_live_gauss_tail)
  *	 --box-upper X  the mixtures' declared box is [0, X]^d (default 100, the
  *			 points' own range; larger: loose bounds, the points in a corner)
  *	 --os-refine N, --os-refine-share X, --os-lift-share X,
@@ -307,6 +311,7 @@ typedef struct Options
 	double		eps_scale;		/* live tables at eps_scale * eps */
 	double		heldout_z[MAX_Z];	/* --heldout-z, ascending (INFINITY: off) */
 	int			nz;
+	bool		laplace_tail;	/* --tail laplace: DpkLiveConfig.laplace_tail */
 } Options;
 
 /* One live table: configuration, projections, counted cell map. */
@@ -508,6 +513,7 @@ live_config(DpkLiveConfig *cfg, int d, int k, double eps, uint32_t horizon,
 	cfg->half_width = isnan(opt->half_width) ? LIVE_HALF_WIDTH : opt->half_width;
 	if (opt->restarts_set)
 		cfg->restarts = opt->restarts;
+	cfg->laplace_tail = opt->laplace_tail;
 	{
 		/* as dp_attach: few sides, the ball, the box's configuration, its level */
 		double	   *lo = xmalloc(sizeof(double) * d),
@@ -1549,6 +1555,7 @@ main(int argc, char **argv)
 	opt.drift = 0.0;
 	opt.embed = 0.0;
 	opt.eps_scale = 1.0;
+	opt.laplace_tail = false;
 
 	for (i = 1; i < argc; i++)
 	{
@@ -1616,6 +1623,14 @@ main(int argc, char **argv)
 			opt.eps_scale = atof(arg_value(argc, argv, &i));
 			if (!(opt.eps_scale > 0.0) || !isfinite(opt.eps_scale))
 				usage();
+		}
+		else if (strcmp(a, "--tail") == 0)
+		{
+			const char *v = arg_value(argc, argv, &i);
+
+			if (strcmp(v, "laplace") != 0 && strcmp(v, "gauss") != 0)
+				usage();
+			opt.laplace_tail = strcmp(v, "laplace") == 0;
 		}
 		else if (strcmp(a, "--verbose") == 0)
 			opt.verbose = true;

@@ -305,7 +305,7 @@ copy_unlifted(const DpkHighdPlan *pl, const DpkProjection *proj, const double *c
 				j;
 	double	   *pc = dpk_alloc(sizeof(double) * (size_t) k * dhat);
 
-	dpk_highd_grid_kmeans(&(DpkNoisyGrid) {dhat, pl->m, count, pl->count_var},
+	dpk_highd_grid_kmeans(&(DpkNoisyGrid) {dhat, pl->m, count, pl->count_var, false},
 						  cfg->threshold_sigmas,
 						  &(DpkClusterOpts) {k, cfg->restarts, cfg->max_iter,
 											 dpk_stream_u64(s)},
@@ -344,6 +344,7 @@ copy_cells(const DpkHighdPlan *pl, const DpkProjection *proj, const double *coun
 	hc.threshold_cells = 0.0;
 	hc.plane_cells = -1.0;
 	hc.rest_mean = false;
+	hc.gauss_tail = false;
 	return dpk_highd_cells_cluster(proj, &hc, cfg->threshold_sigmas,
 								   &(DpkClusterOpts) {pl->k, cfg->restarts, cfg->max_iter,
 													  dpk_stream_u64(s)},
@@ -374,7 +375,7 @@ copy_clusters(const DpkHighdPlan *pl, const DpkProjection *proj, const double *c
 	double		score;
 	DpkHighdPartition pt = {k, 1, proj, pc, NULL, NULL, NULL};
 
-	dpk_highd_grid_kmeans(&(DpkNoisyGrid) {dhat, pl->m, count, pl->count_var},
+	dpk_highd_grid_kmeans(&(DpkNoisyGrid) {dhat, pl->m, count, pl->count_var, false},
 						  cfg->threshold_sigmas,
 						  &(DpkClusterOpts) {k, cfg->restarts, cfg->max_iter,
 											 dpk_stream_u64(s)},

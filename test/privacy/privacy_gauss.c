@@ -41,8 +41,8 @@
  *
  * The norm counter of projected tables (the sum of squared norms, counted
  * in units of 2^s) is checked by norm_suite below, a cell of a table with
- * the square-root counter and the counts of a projected one by the suites
- * of privacy_gauss_sqrt.c, and the
+ * the square-root counter and the counts and lifting sums of a projected
+ * one by the suites of privacy_gauss_sqrt.c, and the
  * one-shot releases
  * (dp_kmeans with delta > 0, low d and the high-d joint mode) the same way
  * by the suites of privacy_gauss_oneshot.c, run after this one; the six
@@ -76,7 +76,7 @@
 #define DEL_AT		5
 #define CONFIDENCE	1e-6
 #define NSUITES		6			/* live cell, live norm counter, square-root
-								 * counter, its projected counts, one-shot
+								 * counter, its projected counts and sums, one-shot
 								 * low d, one-shot high d */
 #define B_SEED_OFFSET (UINT64_C(1) << 40)
 #define NTHR		7

@@ -25,12 +25,18 @@
  * DPK_PRIVACY_WEAKEN=2 (sigma halved) and =deletes (sigma^2 of an
  * insert-only table) must fail.
  *
- * A projected table (gauss_sqrt_projected_suite) counts its cells with the
- * same counter and its sums with the tree: d = 8, two copies, the same
- * horizon, epsilon, delta and pair; B's point lies in one cell of each copy
- * (keyed by copy level and cell as releases key them), so the count's
- * statistic reads both cells and rho_moved = 2 <g, s> / (2 sigma^2), within
- * the count family's rho (sens2 x copies x 2).
+ * A projected table (gauss_sqrt_projected_suite, counter square_root_sums)
+ * counts its cells and its lifting sums with the same counter: d = 8, two
+ * copies, the same horizon, epsilon, delta and pair; B's point lies in one
+ * cell of each copy (keyed by copy level and cell as releases key them)
+ * with the largest lifting contribution q (every coordinate +-512, the
+ * sums' per-coordinate bound), so each statistic reads both cells:
+ * rho_moved = 2 <g, s> / (2 sigma^2) for the counts and 2 <g, s> ||q||^2 /
+ * (2 sigma_sum^2) for the sums, within the families' rho (sens2 x copies x
+ * 2, times d 512^2 for the sums).  Its counts are drawn exactly as a
+ * 'square_root' table's (the same nonces and variance: checked), so the
+ * suite covers those too; its norm counter is the tree's (norm_suite).
+ * Both weakened modes halve the sums' variance as well and must fail.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -59,6 +65,10 @@
 #define SQ_CROSS	40			/* runs whose releases dpk_cell_noise_sqrt recomputes */
 
 static const int64_t sq_rel[2] = {1000, 700};	/* the point's in-cell offsets */
+
+/* The projected suite's table: SQ_PD columns; its point's lifting contribution (<= 512 each). */
+#define SQ_PD		8
+static const int64_t sq_lift[SQ_PD] = {512, -512, 512, 512, -512, 512, -512, -512};
 
 /* Solve (L L^T) x = b in place for the Cholesky factor L (lower, n x n). */
 static void
@@ -263,41 +273,51 @@ gauss_sqrt_projected_suite(long runs, double weaken, bool weaken_deletes, uint64
 						   double confidence, int *passed, int *failed)
 {
 	DpkLiveConfig nominal,
-				mech;
+				mech,
+				counts_only;
 	const DpkSqrtCounter *sc;
 	double		v[3],
 				vm[3],
+				vc[3],
 				l2sq[3],
 				g[SQ_T],
 				s_count[SQ_T],
 				gs = 0.0,
+				q2 = 0.0,
 				spent;
 	double	   *chol;
 	DpkCellVars vars;
 	GaussEvents ev;
 	int			mismatches = 0,
-				t;
+				t,
+				j;
 	long		r;
 	/* B's point: cell 5 of copy 0 and cell 9 of copy 1 */
 	static const uint64_t cells[2] = {5, 9};
 
 	unit_passed = unit_failed = 0;
-	dpk_live_defaults(&nominal, 8, 4, SQ_EPS, SQ_T, false);
+	dpk_live_defaults(&nominal, SQ_PD, 4, SQ_EPS, SQ_T, false);
 	dpk_live_use_projection(&nominal, 7);
 	dpk_live_use_delta(&nominal, SQ_DELTA);
 	nominal.copies = 2;
 	nominal.level = 1;
-	nominal.counter = DPK_LIVE_COUNTER_SQRT;
+	counts_only = nominal;
+	nominal.counter = DPK_LIVE_COUNTER_SQRT_SUMS;
+	counts_only.counter = DPK_LIVE_COUNTER_SQRT;
 	dpk_live_use_norm_shift(&nominal);
+	dpk_live_use_norm_shift(&counts_only);
 	mech = nominal;
 	if (weaken_deletes)
 		mech.insert_only = true;
 	dpk_live_gauss_vars(&nominal, v);
 	dpk_live_gauss_vars(&mech, vm);
+	dpk_live_gauss_vars(&counts_only, vc);
 	dpk_live_l2sq(&nominal, l2sq);
-	vars = (DpkCellVars) {0, dpk_gauss_scale_from_double(vm[0] / (weaken * weaken)),
-	dpk_gauss_scale_from_double(vm[1]), DPK_SUMS_NONE};
+	vars = (DpkCellVars) {SQ_PD, dpk_gauss_scale_from_double(vm[0] / (weaken * weaken)),
+	dpk_gauss_scale_from_double(vm[1] / (weaken * weaken)), DPK_SUMS_VECTOR};
 	sc = dpk_sqrt_counter_cached(SQ_T);
+	for (j = 0; j < SQ_PD; j++)
+		q2 += (double) sq_lift[j] * sq_lift[j];
 
 	chol = release_cov_chol(sc);
 	for (t = 1; t <= SQ_T; t++)
@@ -310,22 +330,29 @@ gauss_sqrt_projected_suite(long runs, double weaken, bool weaken_deletes, uint64
 	spent = l2sq[0] / (2.0 * v[0]) + l2sq[1] / (2.0 * v[1]) + l2sq[2] / (2.0 * v[2]);
 	memset(&ev, 0, sizeof(ev));
 	ev.suite = "privacy_gauss square root, projected";
-	ev.nstat = 1;
+	ev.nstat = 3;
 	ev.name[0] = "counts";
+	ev.name[1] = "sums";
+	ev.name[2] = "both";
 	ev.rho_moved[0] = 2.0 * gs / (2.0 * v[0]);
-	CHECK(DPK_LIVE_SQRT_FAMILY(&nominal, 0) && !DPK_LIVE_SQRT_FAMILY(&nominal, 1),
-		  "projected square-root suite: the counts alone on the square root");
+	ev.rho_moved[1] = 2.0 * gs * q2 / (2.0 * v[1]);
+	ev.rho_moved[2] = ev.rho_moved[0] + ev.rho_moved[1];
+	CHECK(DPK_LIVE_SQRT_FAMILY(&nominal, 0) && DPK_LIVE_SQRT_FAMILY(&nominal, 1) &&
+		  !DPK_LIVE_SQRT_FAMILY(&nominal, 2) && v[0] == vc[0],
+		  "projected square-root suite: counts and sums on the square root, the counts "
+		  "those of a 'square_root' table");
 	CHECK(fabs(spent - dpk_live_rho(&nominal)) <= 1e-12 * spent,
 		  "projected square-root suite: families spend rho %.12g of %.12g", spent,
 		  dpk_live_rho(&nominal));
-	CHECK(ev.rho_moved[0] <= l2sq[0] / (2.0 * v[0]) * (1.0 + 1e-9),
-		  "projected square-root suite: the pair moves rho %.6g beyond the family's %.6g",
-		  ev.rho_moved[0], l2sq[0] / (2.0 * v[0]));
-	printf("privacy_gauss square root, projected: d 8, %d copies, horizon %d, epsilon %g, delta %g; "
-		   "sigma per measurement %.1f%s; rho moved %.4f (family %.4f)\n", nominal.copies, SQ_T,
-		   SQ_EPS, SQ_DELTA, sqrt(v[0]),
-		   weaken != 1.0 || weaken_deletes ? " (nominal; WEAKENED in the mechanism)" : "",
-		   ev.rho_moved[0], l2sq[0] / (2.0 * v[0]));
+	CHECK(ev.rho_moved[0] <= l2sq[0] / (2.0 * v[0]) * (1.0 + 1e-9) &&
+		  ev.rho_moved[1] <= l2sq[1] / (2.0 * v[1]) * (1.0 + 1e-9),
+		  "projected square-root suite: the pair moves rho %.6g / %.6g beyond the families' %.6g / %.6g",
+		  ev.rho_moved[0], ev.rho_moved[1], l2sq[0] / (2.0 * v[0]), l2sq[1] / (2.0 * v[1]));
+	printf("privacy_gauss square root, projected: d %d, %d copies, horizon %d, epsilon %g, delta %g; "
+		   "sigma per measurement count %.1f, sums %.1f%s; rho moved counts %.4f (family %.4f), "
+		   "sums %.4f (family %.4f)\n", SQ_PD, nominal.copies, SQ_T, SQ_EPS, SQ_DELTA, sqrt(v[0]),
+		   sqrt(v[1]), weaken != 1.0 || weaken_deletes ? " (nominal; WEAKENED in the mechanism)" : "",
+		   ev.rho_moved[0], l2sq[0] / (2.0 * v[0]), ev.rho_moved[1], l2sq[1] / (2.0 * v[1]));
 
 	for (r = 1; r <= runs; r++)
 	{
@@ -335,8 +362,10 @@ gauss_sqrt_projected_suite(long runs, double weaken, bool weaken_deletes, uint64
 		{
 			uint8_t		key[DPK_KEY_BYTES];
 			DpkStream	st;
-			double		dot = 0.0,
-						z;
+			double		dot[2] = {0.0, 0.0},
+						z[3],
+						mu_c,
+						mu_s;
 			int			copy;
 
 			dpk_key_from_seed(key_base + SQ_KEY + SQ_B_OFFSET / 2 + (w ? SQ_B_OFFSET : 0) +
@@ -345,41 +374,59 @@ gauss_sqrt_projected_suite(long runs, double weaken, bool weaken_deletes, uint64
 			for (copy = 0; copy < 2; copy++)
 			{
 				const DpkCellKey ck = {key, nominal.level + 32 * copy, cells[copy]};
-				int64_t		eta[SQ_T + 1],
-							zeta[SQ_T + 1];
+				int64_t		eta[SQ_T + 1][1 + SQ_PD],
+							zeta[SQ_T + 1][1 + SQ_PD];
 				int			i;
 
 				for (i = 1; i <= SQ_T; i++)
 				{
-					dpk_sqrt_draws(&st, &ck, 0, (uint32_t) i, &vars, &eta[i]);
-					dpk_sqrt_draws(&st, &ck, 1, (uint32_t) i, &vars, &zeta[i]);
+					dpk_sqrt_draws(&st, &ck, 0, (uint32_t) i, &vars, eta[i]);
+					dpk_sqrt_draws(&st, &ck, 1, (uint32_t) i, &vars, zeta[i]);
 				}
 				for (t = 1; t <= SQ_T; t++)
 				{
-					int64_t		truth = w == 1 && t >= SQ_INS && t < SQ_DEL;
-					int64_t		rel;
-					__int128	acc = 0;
+					bool		present = w == 1 && t >= SQ_INS && t < SQ_DEL;
+					int64_t		truth[1 + SQ_PD],
+								rel[1 + SQ_PD];
+					double		qr = 0.0;
 
-					for (i = 1; i <= t; i++)
-						acc += (__int128) sc->w[t - i] * eta[i] + (__int128) sc->r[t - i] * zeta[i];
-					if (!dpk_round_exact(truth, acc, sc->den, &rel))
-						mismatches++;
+					truth[0] = present;
+					for (j = 0; j < SQ_PD; j++)
+						truth[1 + j] = present ? sq_lift[j] : 0;
+					for (j = 0; j <= SQ_PD; j++)
+					{
+						__int128	acc = 0;
+
+						for (i = 1; i <= t; i++)
+							acc += (__int128) sc->w[t - i] * eta[i][j] +
+								(__int128) sc->r[t - i] * zeta[i][j];
+						if (!dpk_round_exact(truth[j], acc, sc->den, &rel[j]))
+							mismatches++;
+					}
 					if (r <= SQ_CROSS)
 					{
-						int64_t		out[1],
-									tmp[1];
-						__int128	acc1[1];
+						int64_t		out[1 + SQ_PD],
+									tmp[1 + SQ_PD];
+						__int128	acc9[1 + SQ_PD];
 
-						dpk_cell_noise_sqrt(&st, &ck, sc, (uint32_t) t, &vars, &truth, out, tmp,
-											acc1);
-						mismatches += out[0] != rel;
+						dpk_cell_noise_sqrt(&st, &ck, sc, (uint32_t) t, &vars, truth, out, tmp,
+											acc9);
+						for (j = 0; j <= SQ_PD; j++)
+							mismatches += out[j] != rel[j];
 					}
-					dot += g[t - 1] * (double) rel;
+					for (j = 0; j < SQ_PD; j++)
+						qr += (double) sq_lift[j] * rel[1 + j];
+					dot[0] += g[t - 1] * (double) rel[0];
+					dot[1] += g[t - 1] * qr;
 				}
 			}
 			dpk_stream_close(&st);
-			z = dot / (sqrt(v[0]) * sqrt(2.0 * gs));
-			ge_add(&ev, w, &z);
+			z[0] = dot[0] / (sqrt(v[0]) * sqrt(2.0 * gs));
+			z[1] = dot[1] / (sqrt(v[1]) * sqrt(2.0 * gs) * sqrt(q2));
+			mu_c = sqrt(2.0 * ev.rho_moved[0]);
+			mu_s = sqrt(2.0 * ev.rho_moved[1]);
+			z[2] = (mu_c * z[0] + mu_s * z[1]) / hypot(mu_c, mu_s);
+			ge_add(&ev, w, z);
 		}
 	}
 	CHECK(mismatches == 0, "projected square-root suite: %d releases differ from dpk_cell_noise_sqrt",

@@ -169,6 +169,7 @@ test_cells_cluster(void)
 		hc.threshold_cells = 0.0;
 		hc.plane_cells = -1.0;
 		hc.rest_mean = false;
+		hc.gauss_tail = false;
 		dpk_highd_cells_cluster(&p, &hc, 2.0, &(DpkClusterOpts) {2, 3, 50, 5},
 								&(DpkClusterOut) {centers, sizes}, &csz);
 		for (a = 0; a < 2; a++)

@@ -673,10 +673,11 @@ test_counter_choice(void)
 			  cfg.counter, cfg.level, tree_level, dpk_live_sqrt_draws(&cfg));
 	}
 	/*
-	 * Projected tables: the square root for their counts when 2 T cells
-	 * fit the draws (at the tree's level, never finer; coarser only to
-	 * 1 024 cells a copy), whatever d and the norm counter's unit; else
-	 * the tree.
+	 * Projected tables: the square root for counts and sums when 2 T cells
+	 * (1 + d) fit DPK_LIVE_SQRT_SUMS_MAX_DRAWS at the tree's level, else
+	 * for the counts when 2 T cells fit the draws (at the tree's level,
+	 * never finer; coarser only to 1 024 cells a copy), whatever d and the
+	 * norm counter's unit; else the tree.
 	 */
 	{
 		static const struct
@@ -688,12 +689,13 @@ test_counter_choice(void)
 			int			counter;
 			int			want_level;
 		}			pcases[] = {
-			{16, 1e5, 16, 2, DPK_LIVE_COUNTER_SQRT, 2},
-			{64, 1e5, 64, 2, DPK_LIVE_COUNTER_SQRT, 2},
+			{16, 1e5, 16, 2, DPK_LIVE_COUNTER_SQRT_SUMS, 2},	/* 2.2 M draws */
+			{64, 1e5, 64, 2, DPK_LIVE_COUNTER_SQRT, 2},	/* with the sums 34 M */
 			{384, 5e4, 16, 2, DPK_LIVE_COUNTER_SQRT, 2},	/* norm_shift > 0 */
 			{16, 1e5, 256, 2, DPK_LIVE_COUNTER_TREE, 2},	/* 2^21 draws, 64 cells below */
 			{16, 1e5, 1024, 2, DPK_LIVE_COUNTER_TREE, 2},
-			{16, 1e5, 16, 1, DPK_LIVE_COUNTER_SQRT, 1},	/* never finer than the tree's */
+			{16, 1e5, 16, 1, DPK_LIVE_COUNTER_SQRT_SUMS, 1},	/* never finer than the tree's */
+			{64, 1e5, 16, 2, DPK_LIVE_COUNTER_SQRT_SUMS, 2},	/* 8.5 M draws */
 		};
 
 		for (size_t c = 0; c < sizeof(pcases) / sizeof(pcases[0]); c++)
@@ -712,113 +714,14 @@ test_counter_choice(void)
 			CHECK(cfg.counter == pcases[c].counter && cfg.level == pcases[c].want_level &&
 				  cfg.norm_shift == tree.norm_shift &&
 				  (cfg.counter == DPK_LIVE_COUNTER_TREE ||
-				   dpk_live_sqrt_draws(&cfg) == 2.0 * cfg.horizon * dpk_live_copy_cells(&cfg)),
+				   dpk_live_sqrt_draws(&cfg) == 2.0 * cfg.horizon * dpk_live_copy_cells(&cfg) *
+				   (cfg.counter == DPK_LIVE_COUNTER_SQRT_SUMS ? 1.0 + cfg.d : 1.0)),
 				  "projected counter choice %zu (d = %d, T = %u): counter %d level %d, "
 				  "norm shift %d (tree's %d), draws %.0f", c, pcases[c].d, pcases[c].T,
 				  cfg.counter, cfg.level, cfg.norm_shift, tree.norm_shift,
 				  dpk_live_sqrt_draws(&cfg));
 		}
 	}
-}
-
-/*
- * A projected square-root table: its counts carry the square root's noise
- * (sensitivity sens2 per copy), its sums and norm counter exactly the
- * binary tree's draws and sensitivities (a tree table's variances and norm
- * unit), in dpk_live_noisy_projected and in the variances a release plans
- * with.
- */
-static void
-test_projected_sqrt(void)
-{
-	DpkLiveConfig cfg,
-				tree;
-	const DpkSqrtCounter *sc;
-	DpkNoise	cn,
-				sn,
-				nn;
-	DpkCellMap	empty;
-	DpkStream	s,
-				r;
-	uint8_t		key[DPK_KEY_BYTES];
-	double	   *count,
-			   *sum,
-				sumnorm,
-				v[3],
-				vt[3];
-	int64_t		a[1 + 8],
-				b[1 + 8];
-	uint64_t	c,
-				ncells,
-				total;
-	int			j,
-				bad = 0;
-	uint32_t	t = 11;
-
-	dpk_live_defaults(&cfg, 8, 4, 1.0, 16, false);
-	dpk_live_use_projection(&cfg, 7);
-	dpk_live_use_delta(&cfg, 1e-6);
-	cfg.copies = 2;
-	cfg.level = 1;
-	tree = cfg;
-	cfg.counter = DPK_LIVE_COUNTER_SQRT;
-	dpk_live_use_norm_shift(&cfg);
-	dpk_live_use_norm_shift(&tree);
-	sc = dpk_sqrt_counter_cached(16);
-	CHECK(DPK_LIVE_SQRT_FAMILY(&cfg, 0) && !DPK_LIVE_SQRT_FAMILY(&cfg, 1) &&
-		  !DPK_LIVE_SQRT_FAMILY(&cfg, 2), "projected families");
-	CHECK(dpk_live_count_sensitivity(&cfg) == sc->sens2 * 2.0 * 2 &&
-		  dpk_live_sum_sensitivity(&cfg) == dpk_live_sum_sensitivity(&tree) &&
-		  dpk_live_norm_sensitivity(&cfg) == dpk_live_norm_sensitivity(&tree) &&
-		  dpk_live_sum_sensitivity(&tree) ==
-		  dpk_live_tree_levels(&tree) * 2.0 * 2 * (DPK_LIFT_UNITS / 2.0),
-		  "projected square-root sensitivities: count %g (sens2 %g), sum %g (tree %g)",
-		  dpk_live_count_sensitivity(&cfg), sc->sens2, dpk_live_sum_sensitivity(&cfg),
-		  dpk_live_sum_sensitivity(&tree));
-	dpk_live_gauss_vars(&cfg, v);
-	dpk_live_gauss_vars(&tree, vt);
-	CHECK(v[1] == vt[1] && v[2] == vt[2] && cfg.norm_shift == tree.norm_shift &&
-		  fabs(v[0] / vt[0] - sc->sens2 / dpk_live_tree_levels(&tree)) < 1e-9 * v[0] / vt[0],
-		  "projected square-root variances %g %g %g (tree %g %g %g)", v[0], v[1], v[2],
-		  vt[0], vt[1], vt[2]);
-	CHECK(dpk_live_projected_count_var(&cfg, t) == v[0] * dpk_sqrt_release_norm2(sc, t) &&
-		  dpk_live_projected_sum_var(&cfg, t) == dpk_live_projected_sum_var(&tree, t),
-		  "projected square-root release variances %g %g",
-		  dpk_live_projected_count_var(&cfg, t), dpk_live_projected_sum_var(&cfg, t));
-
-	cn = dpk_live_count_noise(&cfg);
-	sn = dpk_live_sum_noise(&cfg);
-	nn = dpk_live_norm_noise(&cfg);
-	ncells = dpk_live_copy_cells(&cfg);
-	total = (uint64_t) cfg.copies * ncells;
-	count = dpk_alloc(total * sizeof(double));
-	sum = dpk_alloc(total * 8 * sizeof(double));
-	dpk_cellmap_init(&empty, 8);
-	dpk_key_from_seed(31, key);
-	memset(&s, 0, sizeof(s));
-	memset(&r, 0, sizeof(r));
-	dpk_live_noisy_projected(&cfg, key, &empty, t, &s, count, sum, &sumnorm);
-	for (c = 0; c < total; c++)
-	{
-		DpkCellKey	ck = {key, cfg.level + 32 * (int) (c / ncells), c % ncells};
-
-		dpk_live_cell_noise(&r, &ck, t, &(DpkCellNoise) {0, &cn, &sn, DPK_SUMS_NONE, true, 16}, a);
-		dpk_live_cell_noise(&r, &ck, t, &(DpkCellNoise) {8, &cn, &sn, DPK_SUMS_VECTOR, false, 0}, b);
-		if (count[c] != (double) a[0])
-			bad++;
-		for (j = 0; j < 8; j++)
-			if (sum[c * 8 + j] != (double) b[1 + j])
-				bad++;
-	}
-	dpk_live_cell_noise(&r, &(DpkCellKey) {key, 255, 0}, t,
-						&(DpkCellNoise) {0, &nn, &cn, DPK_SUMS_NONE, false, 0}, a);
-	CHECK(bad == 0 && sumnorm == ldexp((double) a[0], cfg.norm_shift),
-		  "projected square-root release: %d values differ from the counters' draws", bad);
-	dpk_stream_close(&s);
-	dpk_stream_close(&r);
-	dpk_cellmap_free(&empty);
-	dpk_free(count);
-	dpk_free(sum);
 }
 
 int
@@ -833,7 +736,6 @@ main(void)
 	test_release_path();
 	test_norm_shift();
 	test_counter_choice();
-	test_projected_sqrt();
 	test_noise_split();
 	UNIT_DONE("test_live_gauss");
 }

@@ -8,6 +8,10 @@
  * must give dpk_lowd_cluster's noisy N, grid, coreset, centres and sizes
  * bit for bit, for pure and Gaussian noise, k-means and k-median, d = 1..5,
  * points outside the box (clamped) included; without a public N it refuses.
+ * Without a public N, dp_kmeans keeps the rows (in memory, then in a
+ * temporary file) and counts them in batches once the noisy N is drawn
+ * (dpk_lowd_stream_begin_counted): the same bit for bit, in any batching
+ * and with the batches in any order.
  */
 #include <setjmp.h>
 #include <string.h>
@@ -93,6 +97,56 @@ check_config(int d, size_t n, double delta, DpkObjective objective, size_t batch
 	dpk_free(x);
 }
 
+/*
+ * Without a public N: all at once against the noisy N of the n rows drawn
+ * first, then batches of `batch` points, the last one (the rows still in
+ * memory) first when tail_first, as dp_kmeans counts a spilled buffer.
+ */
+static void
+check_counted(int d, size_t n, double delta, DpkObjective objective, size_t batch,
+			  bool tail_first, uint64_t seed)
+{
+	double		lo[5] = {0, 0, 0, 0, 0},
+				hi[5] = {100, 100, 100, 100, 100};
+	DpkBox		box = {d, lo, hi};
+	double	   *x = make_points(d, n, seed);
+	DpkLowdConfig cfg;
+	DpkOneshotResult whole = {0},
+				counted = {0};
+	DpkLowdHist lh;
+	DpkStream	s;
+	size_t		tail = !tail_first || n == 0 ? 0 : n % batch ? n % batch : batch,
+				at;
+
+	dpk_lowd_defaults(&cfg, 1.0, 4);
+	dpk_lowd_use_delta(&cfg, delta);
+	cfg.objective = objective;
+
+	unit_open_stream(&s, seed);
+	dpk_lowd_cluster(&box, x, n, &cfg, &s, &whole);
+	dpk_stream_close(&s);
+
+	unit_open_stream(&s, seed);
+	dpk_lowd_stream_begin_counted(&box, &cfg, n, &s, &lh);
+	if (tail > 0)
+		dpk_lowd_stream_add(&box, &lh, x + (n - tail) * d, tail);
+	for (at = 0; at < n - tail; at += batch)
+		dpk_lowd_stream_add(&box, &lh, x + at * d, at + batch <= n ? batch : n - at);
+	dpk_lowd_stream_finish(&box, &cfg, &lh, &s, &counted);
+	dpk_stream_close(&s);
+
+	CHECK(same_result(&whole, &counted, cfg.k, d),
+		  "d = %d, n = %zu, delta = %g, objective %d, batches of %zu%s, noisy N: counted "
+		  "after the count differs from all at once (N %g / %g, coreset %d / %d)",
+		  d, n, delta, (int) objective, batch, tail_first ? ", the last first" : "",
+		  whole.noisy_n, counted.noisy_n, (int) whole.coreset_size,
+		  (int) counted.coreset_size);
+	CHECK(n == 0 || counted.coreset_size > 0, "d = %d: nothing rose above the noise", d);
+	dpk_oneshot_result_free(&whole);
+	dpk_oneshot_result_free(&counted);
+	dpk_free(x);
+}
+
 /* Without a public N the grid is not known before the rows: refused. */
 static jmp_buf refusal;
 
@@ -116,6 +170,15 @@ main(void)
 		check_config(d, 20000, 0.0, DPK_OBJECTIVE_KMEDIAN, 1, 30 + d);
 	}
 	check_config(2, 300000, 0.0, DPK_OBJECTIVE_KMEANS, 8192, 41);
+	for (d = 1; d <= 5; d++)
+	{
+		check_counted(d, 20000, 0.0, DPK_OBJECTIVE_KMEANS, 4096, true, 50 + d);
+		check_counted(d, 20000, 1e-6, DPK_OBJECTIVE_KMEANS, 777, false, 60 + d);
+		check_counted(d, 20000, 0.0, DPK_OBJECTIVE_KMEDIAN, 1, false, 70 + d);
+		check_counted(d, 20000, 1e-6, DPK_OBJECTIVE_KMEDIAN, 3000, true, 80 + d);
+	}
+	check_counted(2, 300000, 0.0, DPK_OBJECTIVE_KMEANS, 262144, true, 91);
+	check_counted(2, 0, 0.0, DPK_OBJECTIVE_KMEANS, 4096, true, 92);
 
 	{
 		double		lo[2] = {0, 0},

@@ -423,15 +423,24 @@ dpk_lowd_cluster(const DpkBox *box, const double *points, size_t n,
 void
 dpk_lowd_stream_begin(const DpkBox *box, const DpkLowdConfig *cfg, DpkLowdHist *lh)
 {
+	if (cfg->public_n < 0.0)
+		dpk_fail("a one-shot counts its rows as they arrive only with a public N");
+	/* a public N draws nothing: the stream is not needed yet */
+	dpk_lowd_stream_begin_counted(box, cfg, 0, NULL, lh);
+}
+
+/* Open a one-shot whose n rows are known but not yet added (see lowd.h). */
+void
+dpk_lowd_stream_begin_counted(const DpkBox *box, const DpkLowdConfig *cfg, size_t n,
+							  DpkStream *s, DpkLowdHist *lh)
+{
 	DpkNoise	n_noise,
 				count_noise,
 				sum_noise;
 
-	if (cfg->public_n < 0.0)
-		dpk_fail("a one-shot counts its rows as they arrive only with a public N");
+	/* the first draw of dpk_lowd_noisy_histogram, before any point is added */
 	dpk_lowd_noise(cfg, box->d, &n_noise, &count_noise, &sum_noise);
-	/* a public N draws nothing: the stream is not needed yet */
-	lowd_hist_open(cfg, box->d, lowd_noisy_n(cfg, 0, &n_noise, NULL), &count_noise,
+	lowd_hist_open(cfg, box->d, lowd_noisy_n(cfg, n, &n_noise, s), &count_noise,
 				   &sum_noise, lh);
 }
 

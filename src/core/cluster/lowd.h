@@ -184,6 +184,19 @@ void		dpk_lowd_stream_begin(const DpkBox *box, const DpkLowdConfig *cfg,
 								  DpkLowdHist *lh);
 void		dpk_lowd_stream_add(const DpkBox *box, DpkLowdHist *lh, const double *points,
 								size_t n);
+
+/*
+ * The same without a public N, once the rows are counted: the grid's size
+ * follows the noisy count of all n points, so they are kept (dp_kmeans
+ * spills them to a temporary file beyond work_mem) and added after this
+ * call, which draws the noisy N of n from s (nothing with a public N) and
+ * opens the histogram; dpk_lowd_stream_add then counts the n points in any
+ * batches and any order, and dpk_lowd_stream_finish ends it on the same s.
+ * Draws and values are those of dpk_lowd_cluster on the n points with the
+ * same stream.
+ */
+void		dpk_lowd_stream_begin_counted(const DpkBox *box, const DpkLowdConfig *cfg,
+										  size_t n, DpkStream *s, DpkLowdHist *lh);
 void		dpk_lowd_stream_finish(const DpkBox *box, const DpkLowdConfig *cfg,
 								   DpkLowdHist *lh, DpkStream *s, DpkOneshotResult *res);
 

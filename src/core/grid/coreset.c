@@ -75,6 +75,31 @@ dpk_coreset_threshold(double sd, double sigmas, double cells)
 	return fmax(sigmas * sd, sd / sqrt(2.0) * log(fmax(cells, 1.0)));
 }
 
+/*
+ * Threshold on Gaussian noisy counts (see coreset.h): z solves
+ * erfc(z / sqrt 2) = 1 / cells by bisection (erfc falls with z; 60 halvings
+ * of [0, 40] leave an interval below 1e-16).
+ */
+double
+dpk_coreset_threshold_gauss(double sd, double sigmas, double cells)
+{
+	double		target = 1.0 / fmax(cells, 1.0),
+				lo = 0.0,
+				hi = 40.0;
+	int			i;
+
+	for (i = 0; i < 60; i++)
+	{
+		double		mid = 0.5 * (lo + hi);
+
+		if (erfc(mid / sqrt(2.0)) > target)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return fmax(sigmas * sd, sd * hi);
+}
+
 /* Make room for `more` points after the coreset's n. */
 static void
 coreset_grow(DpkCoreset *cs, int more)

@@ -44,6 +44,15 @@ void		dpk_coreset_from_hist(const DpkDenseHist *h, const DpkBox *box,
 double		dpk_coreset_threshold(double sd, double sigmas, double cells);
 
 /*
+ * The same for Gaussian count noise: `sigmas` standard deviations, raised
+ * to the z whose upper normal tail is 1 / (2 cells), the rate of the
+ * Laplace rule above (expected empty cells clearing it: half a cell).  The
+ * Laplace rule's b ln(cells) is 5.9 sd at 4 096 cells, where Gaussian noise
+ * needs 3.7 sd for the same rate.  Public inputs only.
+ */
+double		dpk_coreset_threshold_gauss(double sd, double sigmas, double cells);
+
+/*
  * Mass below the threshold, gathered from coarser blocks of the same noisy
  * histogram (post-processing: no new noise).  The cells of h whose noisy
  * count is not above `threshold` (those dpk_coreset_from_hist left out) are

@@ -23,6 +23,7 @@
  * Rows of chunk `done` of the input, clamped into the box, in metric
  * positions (dpk_box_to_metric: k-means in the columns' units), computed
  * into u; or, when they already are (cfg->points_metric), read in place.
+ * With pl->rows the chunk is read into u first and computed there.
  * Returns the rows, their count in *rows (see highd_int.h).
  */
 const double *
@@ -30,13 +31,25 @@ dpk_highd_load_chunk(const DpkHighdPlan *pl, size_t done, double *u, size_t *row
 {
 	size_t		i;
 
+	const double *x;
+
 	*rows = pl->n - done < DPK_PROJ_CHUNK ? pl->n - done : DPK_PROJ_CHUNK;
 	dpk_check_interrupts();
-	if (pl->cfg->points_metric)
+	if (pl->rows)
+	{
+		pl->rows->read(pl->rows->arg, done, *rows, u);
+		if (pl->cfg->points_metric)
+			return u;
+		/* computed in place: each coordinate is read before it is written */
+		x = u;
+	}
+	else if (pl->cfg->points_metric)
 		return pl->points + done * pl->d;
+	else
+		x = pl->points + done * pl->d;
 	for (i = 0; i < *rows; i++)
 	{
-		dpk_box_normalize(pl->box, pl->points + (done + i) * pl->d, u + i * pl->d);
+		dpk_box_normalize(pl->box, x + i * pl->d, u + i * pl->d);
 		dpk_box_to_metric(pl->box, u + i * pl->d);
 		dpk_box_ball_clamp(pl->d, pl->cfg->ball, u + i * pl->d);
 	}
@@ -113,6 +126,25 @@ dpk_highd_grid_kmeans(const DpkNoisyGrid *grid, double threshold_sigmas,
 									   coreset_size);
 }
 
+/* The coreset threshold of a noisy grid for k centres (see highd.h). */
+double
+dpk_highd_grid_threshold(const DpkNoisyGrid *grid, double threshold_sigmas, double cells,
+						 int k)
+{
+	uint64_t	ncells = (uint64_t) llround(dpk_grid_cells(grid->dhat, grid->m)),
+				c;
+	double		sd = sqrt(grid->count_var),
+				n = cells > 0.0 ? cells : (double) ncells,
+				threshold = dpk_coreset_threshold(sd, threshold_sigmas, n);
+	int			above = 0;
+
+	if (!grid->gauss_tail)
+		return threshold;
+	for (c = 0; c < ncells && above < k; c++)
+		above += grid->count[c] > threshold;
+	return above < k ? dpk_coreset_threshold_gauss(sd, threshold_sigmas, n) : threshold;
+}
+
 /* The same with the threshold of `cells` cells (see highd.h). */
 double
 dpk_highd_grid_kmeans_cells(const DpkNoisyGrid *grid, double threshold_sigmas,
@@ -122,10 +154,7 @@ dpk_highd_grid_kmeans_cells(const DpkNoisyGrid *grid, double threshold_sigmas,
 	int			dhat = grid->dhat,
 				m = grid->m;
 	const double *count = grid->count;
-	double		count_var = grid->count_var;
-	uint64_t	ncells = (uint64_t) llround(dpk_grid_cells(dhat, m));
-	double		threshold = dpk_coreset_threshold(sqrt(count_var), threshold_sigmas,
-												  cells > 0.0 ? cells : (double) ncells);
+	double		threshold = dpk_highd_grid_threshold(grid, threshold_sigmas, cells, opt->k);
 	double	   *pts;
 	double	   *w;
 	int			n = dpk_highd_coreset_cells(dhat, m, count, threshold, &pts, &w),
@@ -221,7 +250,7 @@ joint_copies(const DpkHighdPlan *pl, DpkStream *s, DpkProjection *proj, double *
 		dpk_projection_init(&proj[r], pl->d, dhat,
 							dpk_projection_copy_seed(cfg->proj_seed, r), cfg->half_width);
 		count = histogram_pass(pl, &proj[r], s, NULL, NULL, kept);
-		dpk_highd_grid_kmeans(&(DpkNoisyGrid) {dhat, pl->m, count, pl->count_var},
+		dpk_highd_grid_kmeans(&(DpkNoisyGrid) {dhat, pl->m, count, pl->count_var, false},
 							  cfg->threshold_sigmas,
 							  &(DpkClusterOpts) {k, cfg->restarts, cfg->max_iter,
 												 dpk_stream_u64(s)},
@@ -542,29 +571,23 @@ dpk_highd_finish(const DpkHighdPlan *pl, const DpkHighdOut *out, DpkOneshotResul
 	info->tree_leaves = out->tree_leaves;
 }
 
-/* One-shot high-d k-means (see highd.h). */
-void
-dpk_highd_oneshot_cluster(const DpkBox *box, const double *points, size_t n,
-						  const DpkHighdConfig *cfg, DpkStream *s,
-						  DpkOneshotResult *res)
-{
-	dpk_highd_oneshot_cluster_info(box, points, n, cfg, s, res, NULL);
-}
-
-/* One-shot high-d k-means with details (see highd.h). */
-void
-dpk_highd_oneshot_cluster_info(const DpkBox *box, const double *points, size_t n,
-							   const DpkHighdConfig *cfg, DpkStream *s,
-							   DpkOneshotResult *res, DpkHighdInfo *info)
+/*
+ * The stages of a one-shot (see highd.h) on the n points of an array, or
+ * of rows read a chunk at a time.
+ */
+static void
+oneshot_run(const DpkBox *box, const double *points, const DpkHighdRows *rows, size_t n,
+			const DpkHighdConfig *cfg, DpkStream *s, DpkOneshotResult *res,
+			DpkHighdInfo *info)
 {
 	DpkHighdPlan pl;
 	DpkHighdOut out;
-
 	int			j;
 
 	if (cfg->refine_steps > 0 && cfg->objective != DPK_OBJECTIVE_KMEANS)
 		dpk_fail("refinement steps of a high-dimensional release refine only k-means");
 	dpk_highd_plan(&pl, box, points, n, cfg, s);
+	pl.rows = rows;
 	dpk_highd_out_init(&out, pl.k, pl.d);
 	if (pl.eps.tree_levels > 0)
 		dpk_highd_tree_seed(&pl, s, &out);
@@ -575,4 +598,29 @@ dpk_highd_oneshot_cluster_info(const DpkBox *box, const double *points, size_t n
 							  cfg->mean_guard && j == cfg->refine_steps - 1, &out.guard_fired);
 	dpk_highd_finish(&pl, &out, res, info);
 	dpk_highd_out_free(&out);
+}
+
+/* One-shot high-d k-means (see highd.h). */
+void
+dpk_highd_oneshot_cluster(const DpkBox *box, const double *points, size_t n,
+						  const DpkHighdConfig *cfg, DpkStream *s, DpkOneshotResult *res)
+{
+	oneshot_run(box, points, NULL, n, cfg, s, res, NULL);
+}
+
+/* The same of rows read a chunk at a time (see highd.h). */
+void
+dpk_highd_oneshot_cluster_rows(const DpkBox *box, const DpkHighdRows *rows, size_t n,
+							   const DpkHighdConfig *cfg, DpkStream *s, DpkOneshotResult *res)
+{
+	oneshot_run(box, NULL, rows, n, cfg, s, res, NULL);
+}
+
+/* One-shot high-d k-means with details (see highd.h). */
+void
+dpk_highd_oneshot_cluster_info(const DpkBox *box, const double *points, size_t n,
+							   const DpkHighdConfig *cfg, DpkStream *s,
+							   DpkOneshotResult *res, DpkHighdInfo *info)
+{
+	oneshot_run(box, points, NULL, n, cfg, s, res, info);
 }

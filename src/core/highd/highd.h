@@ -101,6 +101,9 @@ typedef struct DpkNoisyGrid
 	int			m;				/* cells per dimension */
 	const double *count;		/* m^dhat noisy counts */
 	double		count_var;		/* the variance of each count's noise */
+	bool		gauss_tail;		/* Gaussian count noise: the coreset threshold
+								 * of dpk_coreset_threshold_gauss; false: of
+								 * dpk_coreset_threshold (Laplace) */
 } DpkNoisyGrid;
 
 typedef struct DpkHighdCells
@@ -136,6 +139,8 @@ typedef struct DpkHighdCells
 								 * target there) leans from the box's
 								 * middle toward the other centres' noisy
 								 * mean (dpk_lift_rest_mean) */
+	bool		gauss_tail;		/* Gaussian count noise: coreset thresholds
+								 * of dpk_coreset_threshold_gauss */
 } DpkHighdCells;
 
 /*
@@ -377,6 +382,26 @@ void		dpk_highd_oneshot_cluster(const DpkBox *box, const double *points,
 									  size_t n, const DpkHighdConfig *cfg,
 									  DpkStream *s, DpkOneshotResult *res);
 
+/*
+ * Rows read a chunk at a time instead of from one array (dp_kmeans's rows
+ * beyond work_mem, in a temporary file): read(arg, from, rows, out) writes
+ * rows from .. from + rows - 1, d doubles each, as the array would hold
+ * them, into out.  Every pass reads its chunks in order from row 0.
+ */
+typedef struct DpkHighdRows
+{
+	void		(*read) (void *arg, size_t from, size_t rows, double *out);
+	void	   *arg;
+} DpkHighdRows;
+
+/*
+ * dpk_highd_oneshot_cluster of the n rows that rows reads: the same draws
+ * and values as from an array of them.
+ */
+void		dpk_highd_oneshot_cluster_rows(const DpkBox *box, const DpkHighdRows *rows,
+										   size_t n, const DpkHighdConfig *cfg,
+										   DpkStream *s, DpkOneshotResult *res);
+
 /* The same, also filling info (may be NULL). */
 void		dpk_highd_oneshot_cluster_info(const DpkBox *box, const double *points,
 										   size_t n, const DpkHighdConfig *cfg,
@@ -396,6 +421,7 @@ typedef struct DpkHighdPlan
 {
 	const DpkBox *box;
 	const double *points;
+	const DpkHighdRows *rows;	/* not NULL: the points are read through it */
 	size_t		n;
 	const DpkHighdConfig *cfg;
 	int			d;
@@ -482,6 +508,19 @@ double		dpk_highd_grid_kmeans(const DpkNoisyGrid *grid, double threshold_sigmas,
  */
 int			dpk_highd_coreset_cells(int dhat, int m, const double *count, double threshold,
 									double **pts, double **w);
+
+/*
+ * The coreset threshold of a noisy grid for k centres, with `cells` cells
+ * (0: all m^dhat): dpk_coreset_threshold; with gauss_tail, when fewer than
+ * k cells clear it, dpk_coreset_threshold_gauss instead (Gaussian noise
+ * needs less for the same rate of empty cells, and k-means of fewer than k
+ * cells gives fewer than k distinct centres).  A grid whose counts show k
+ * cells keeps the first: on tight clusters the lower threshold's extra
+ * cells cost 3.6 % (doc/decisions/065-gaussian-coreset-threshold.md).
+ * Noisy counts and public parameters only.
+ */
+double		dpk_highd_grid_threshold(const DpkNoisyGrid *grid, double threshold_sigmas,
+									 double cells, int k);
 
 /*
  * dpk_highd_grid_kmeans with the threshold of `cells` cells (0: all m^dhat),

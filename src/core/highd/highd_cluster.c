@@ -401,7 +401,7 @@ dpk_highd_cells_cluster(const DpkProjection *p, const DpkHighdCells *hc,
 	double	   *target = NULL;
 
 	threshold = dpk_highd_grid_kmeans_cells(&(DpkNoisyGrid) {dhat, hc->m, hc->count,
-															 hc->count_var},
+															 hc->count_var, hc->gauss_tail},
 											threshold_sigmas, hc->threshold_cells,
 											opt, pc, &csz);
 	if (coreset_size)
@@ -409,7 +409,8 @@ dpk_highd_cells_cluster(const DpkProjection *p, const DpkHighdCells *hc,
 	for (j = 0; j < k; j++)
 		dpk_project_back(p, pc + (size_t) j * dhat, fallback + (size_t) j * d);
 	lthreshold = lcount == hc->count ? threshold
-		: dpk_coreset_threshold(sqrt(lcount_var), threshold_sigmas, (double) nl);
+		: dpk_highd_grid_threshold(&(DpkNoisyGrid) {dhat, lm, lcount, lcount_var, hc->gauss_tail},
+								   threshold_sigmas, (double) nl, k);
 	min_count = dpk_lift_min_count(lcount_var, hc->sum_var);
 
 	cells_assign(dhat, hc, lm, lcount, threshold, lthreshold, pc, k, assign);

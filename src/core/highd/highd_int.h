@@ -1,7 +1,8 @@
 /*
  * highd_int.h
  *		Helpers shared by the high-dimensional pipeline's own files
- *		(highd.c, highd_cluster.c); not part of highd.h's interface.
+ *		(highd.c, highd_cluster.c, highd_tree.c, kmedian_lifted.c); not part
+ *		of highd.h's interface.
  */
 #ifndef HIGHD_INT_H
 #define HIGHD_INT_H
@@ -13,7 +14,7 @@
 
 /*
  * Rows of chunk `done` of the input in metric positions, into u or read in
- * place; their count in *rows.
+ * place (through pl->rows: into u); their count in *rows.
  */
 const double *dpk_highd_load_chunk(const DpkHighdPlan *pl, size_t done, double *u,
 								   size_t *rows);

@@ -11,6 +11,7 @@
 #include "coreset.h"
 #include "dpk_mem.h"
 #include "highd.h"
+#include "highd_int.h"
 #include "kmeans.h"
 #include "lift.h"
 
@@ -180,21 +181,11 @@ oneshot_cell_stats(const DpkHighdPlan *pl, const DpkProjection *proj0, int lm,
 
 	for (done = 0; done < pl->n; done += DPK_PROJ_CHUNK)
 	{
-		size_t		rows = pl->n - done < DPK_PROJ_CHUNK ? pl->n - done : DPK_PROJ_CHUNK;
+		size_t		rows;
 
-		const double *uc = u;
+		/* metric positions, as the rest of the one-shot pipeline */
+		const double *uc = dpk_highd_load_chunk(pl, done, u, &rows);
 
-		dpk_check_interrupts();
-		if (pl->cfg->points_metric)
-			uc = pl->points + done * d;
-		else
-			for (i = 0; i < rows; i++)
-			{
-				/* metric positions, as the rest of the one-shot pipeline */
-				dpk_box_normalize(pl->box, pl->points + (done + i) * d, u + i * d);
-				dpk_box_to_metric(pl->box, u + i * d);
-				dpk_box_ball_clamp(d, pl->cfg->ball, u + i * d);
-			}
 		dpk_project_batch(proj0, uc, rows, t);
 		for (i = 0; i < rows; i++)
 		{

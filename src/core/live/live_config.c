@@ -72,6 +72,14 @@ dpk_live_defaults_arity(DpkLiveConfig *cfg, int d, int k, double epsilon,
 	cfg->sum_l1 = 0.0;
 	cfg->ball = 0.0;
 	cfg->heldout_z = DPK_LIVE_HELDOUT_Z;
+	cfg->laplace_tail = false;
+}
+
+/* Gaussian coreset thresholds for a release (see live_config.h). */
+bool
+dpk_live_gauss_tail(const DpkLiveConfig *cfg)
+{
+	return cfg->delta > 0.0 && cfg->dhat > 0 && cfg->ball > 0.0 && !cfg->laplace_tail;
 }
 
 /*
@@ -110,10 +118,22 @@ dpk_live_sqrt_draws(const DpkLiveConfig *cfg)
 		: pow(2.0, (double) cfg->level * cfg->d);
 	double		coords = 1.0 + (cfg->sum_share > 0.0 ? cfg->d : 0);
 
-	/* a projected table: the counts alone (DPK_LIVE_SQRT_FAMILY) */
+	/* a projected table: the counts, and the sums with square_root_sums (DPK_LIVE_SQRT_FAMILY) */
 	if (cfg->dhat > 0)
-		return 2.0 * cfg->horizon * cells;
+		return 2.0 * cfg->horizon * cells *
+			(DPK_LIVE_SQRT_FAMILY(cfg, 1) ? coords : 1.0);
 	return 2.0 * cfg->horizon * (cells * coords + (cfg->norm_share > 0.0 ? 1.0 : 0.0));
+}
+
+/* Noise draws of one cell of a projected Gaussian table (see live_config.h). */
+double
+dpk_live_cell_draws(const DpkLiveConfig *cfg, uint32_t t, bool sums)
+{
+	double		tree = (double) (t > 0 ? __builtin_popcount(t) : 1);
+	double		count = DPK_LIVE_SQRT_FAMILY(cfg, 0) ? 2.0 * t : tree;
+	double		sum = DPK_LIVE_SQRT_FAMILY(cfg, 1) ? 2.0 * t : tree;
+
+	return count + (sums ? cfg->d * sum : 0.0);
 }
 
 /* The counter's stored name (see live_config.h). */
@@ -121,7 +141,8 @@ const char *
 dpk_live_counter_name(int counter)
 {
 	return counter == DPK_LIVE_COUNTER_SQRT ? "square_root"
-		: counter == DPK_LIVE_COUNTER_SHARE ? "share_tree" : "tree";
+		: counter == DPK_LIVE_COUNTER_SHARE ? "share_tree"
+		: counter == DPK_LIVE_COUNTER_SQRT_SUMS ? "square_root_sums" : "tree";
 }
 
 /* Noise draws of a share-tree table's costliest release (see live_config.h). */
@@ -160,6 +181,40 @@ dpk_live_use_share_tree(DpkLiveConfig *cfg, const DpkBox *box, double size_hint,
 	*cfg = probe;
 }
 
+/*
+ * A projected Gaussian table with its counts and lifting sums on the square
+ * root (DPK_LIVE_COUNTER_SQRT_SUMS), its level chosen for that noise and
+ * never finer than the tree's (only the tree's level was measured: doc/
+ * decisions/059), not coarsened: true and *cfg set when forced, or when its
+ * last release reads at most DPK_LIVE_SQRT_SUMS_MAX_DRAWS draws with every
+ * variance representable under the norm unit attach will give it; else
+ * false and *cfg unchanged.
+ */
+static bool
+live_use_sqrt_sums(DpkLiveConfig *cfg, const DpkLiveConfig *tree, const DpkBox *box,
+				   double size_hint, double max_cells, bool forced)
+{
+	DpkLiveConfig probe = *cfg,
+				normed;
+	double		largest;
+
+	probe.counter = DPK_LIVE_COUNTER_SQRT_SUMS;
+	probe.level = box ? dpk_live_choose_level_box(&probe, box, size_hint, max_cells)
+		: dpk_live_choose_level(&probe, size_hint, max_cells);
+	if (!forced)
+	{
+		if (probe.level > tree->level)
+			probe.level = tree->level;
+		normed = probe;
+		dpk_live_use_norm_shift(&normed);
+		if (dpk_live_sqrt_draws(&probe) > DPK_LIVE_SQRT_SUMS_MAX_DRAWS ||
+			!dpk_live_scales_representable(&normed, &largest))
+			return false;
+	}
+	*cfg = probe;
+	return true;
+}
+
 /* The counter of a new Gaussian table (see live_config.h). */
 void
 dpk_live_use_counter(DpkLiveConfig *cfg, const DpkBox *box, double size_hint,
@@ -174,6 +229,9 @@ dpk_live_use_counter(DpkLiveConfig *cfg, const DpkBox *box, double size_hint,
 	if (cfg->delta <= 0.0)
 		return;
 	if (!forced && cfg->horizon > DPK_LIVE_SQRT_MAX_HORIZON)
+		return;
+	/* a projected table: its lifting sums on the square root too, if they fit */
+	if (cfg->dhat > 0 && live_use_sqrt_sums(cfg, &tree, box, size_hint, max_cells, forced))
 		return;
 	cfg->counter = DPK_LIVE_COUNTER_SQRT;
 	cfg->level = box ? dpk_live_choose_level_box(cfg, box, size_hint, max_cells)

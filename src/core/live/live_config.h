@@ -88,6 +88,10 @@ typedef struct DpkLiveConfig
 	double		heldout_z;		/* the held-out guard's threshold in standard
 								 * deviations (DPK_LIVE_HELDOUT_Z; INFINITY:
 								 * never fires); post-processing, not stored */
+	bool		laplace_tail;	/* true: Gaussian tables with a ball keep the
+								 * Laplace coreset threshold of releases
+								 * before 0.9 (benchmarks only; see
+								 * dpk_live_gauss_tail); not stored */
 } DpkLiveConfig;
 
 /*
@@ -103,7 +107,8 @@ typedef enum DpkLiveCounter
 {
 	DPK_LIVE_COUNTER_TREE = 0,
 	DPK_LIVE_COUNTER_SQRT = 1,
-	DPK_LIVE_COUNTER_SHARE = 2
+	DPK_LIVE_COUNTER_SHARE = 2,
+	DPK_LIVE_COUNTER_SQRT_SUMS = 3
 } DpkLiveCounter;
 
 /*
@@ -133,6 +138,16 @@ typedef enum DpkLiveCounter
  */
 #define DPK_LIVE_SQRT_MAX_DRAWS 1048576.0
 
+/*
+ * Most noise draws the last release of a projected square-root table may
+ * read when its lifting sums are counted on the square root too (counts and
+ * d sums a cell, every copy): about 2 s of noise on a 2-core machine with
+ * the release's parallel workers (doc/decisions/059-projected-sqrt-sums.md,
+ * 061-projected-sqrt-sums-shipped.md); d = 16 and 64 fit at horizon 16,
+ * d = 384 does not and keeps the tree sums.
+ */
+#define DPK_LIVE_SQRT_SUMS_MAX_DRAWS 16777216.0
+
 /* Fewest cells a square-root table is coarsened to, to fit the draws. */
 #define DPK_LIVE_SQRT_MIN_CELLS 1024.0
 
@@ -140,12 +155,21 @@ typedef enum DpkLiveCounter
 #define DPK_LIVE_SQRT_MAX_HORIZON 4096
 
 /*
- * The draws the last release of a Gaussian table would read with the
+ * The draws the last release of a Gaussian table would read with its
  * square-root counter (a function of the public configuration): of every
- * family without projections, of the counts alone with them
+ * family without projections, with them of the counts, and of the lifting
+ * sums too when the counter is DPK_LIVE_COUNTER_SQRT_SUMS
  * (DPK_LIVE_SQRT_FAMILY).
  */
 double		dpk_live_sqrt_draws(const DpkLiveConfig *cfg);
+
+/*
+ * Noise draws one cell of a Gaussian projected table reads at release t:
+ * per coordinate (the count, and the d sums when `sums`) the measurements
+ * and leaves of a family on the square root (2 t), else the nodes of the
+ * binary decomposition of t (its popcount).
+ */
+double		dpk_live_cell_draws(const DpkLiveConfig *cfg, uint32_t t, bool sums);
 
 /*
  * The counter of a new Gaussian table whose level was chosen for the binary
@@ -157,13 +181,20 @@ double		dpk_live_sqrt_draws(const DpkLiveConfig *cfg);
  * (dpk_live_sqrt_draws: a projected table's counts alone) at its own level
  * (a projected table's never finer than the tree's) or, coarsened to fit, at most one level below the tree's and to no fewer
  * than DPK_LIVE_SQRT_MIN_CELLS cells (a copy's), with every noise variance
- * representable; otherwise the tree.  Pure tables keep
- * DPK_LIVE_COUNTER_TREE.  Public parameters only.
+ * representable; otherwise the tree.  A projected table counts its lifting
+ * sums on the square root too (DPK_LIVE_COUNTER_SQRT_SUMS) when, at its
+ * level so chosen (never finer than the tree's), its last release reads at
+ * most DPK_LIVE_SQRT_SUMS_MAX_DRAWS draws with every variance representable
+ * (forced: always).  Pure tables keep DPK_LIVE_COUNTER_TREE.  Public
+ * parameters only.
  */
 void		dpk_live_use_counter(DpkLiveConfig *cfg, const DpkBox *box, double size_hint,
 								 double max_cells, bool forced);
 
-/* The counter's name in tracked.counter and reports: "tree", "square_root", "share_tree". */
+/*
+ * The counter's name in tracked.counter and reports: "tree", "square_root",
+ * "share_tree", "square_root_sums".
+ */
 const char *dpk_live_counter_name(int counter);
 
 /*
@@ -187,6 +218,14 @@ void		dpk_live_use_share_tree(DpkLiveConfig *cfg, const DpkBox *box, double size
  */
 bool		dpk_live_share_tree_by_default(const DpkLiveConfig *cfg);
 
+/*
+ * Whether a release's coreset thresholds are those of Gaussian count noise
+ * (dpk_coreset_threshold_gauss): projected Gaussian tables with a norm
+ * bound (doc/decisions/065-gaussian-coreset-threshold.md).  Post-processing
+ * of noisy counts by a public rule, so tables attached before get it too.
+ */
+bool		dpk_live_gauss_tail(const DpkLiveConfig *cfg);
+
 /* Noise draws of a share-tree table's costliest release (cells x nodes x (1 + d)). */
 double		dpk_live_share_draws(const DpkLiveConfig *cfg);
 
@@ -195,17 +234,23 @@ double		dpk_live_share_draws(const DpkLiveConfig *cfg);
 	((cfg)->delta <= 0.0 && (cfg)->dhat == 0 && (cfg)->counter == DPK_LIVE_COUNTER_SHARE)
 
 /* Whether a configuration counts with the square-root factorization. */
-#define DPK_LIVE_SQRT(cfg) ((cfg)->delta > 0.0 && (cfg)->counter == DPK_LIVE_COUNTER_SQRT)
+#define DPK_LIVE_SQRT(cfg) \
+	((cfg)->delta > 0.0 && \
+	 ((cfg)->counter == DPK_LIVE_COUNTER_SQRT || (cfg)->counter == DPK_LIVE_COUNTER_SQRT_SUMS))
 
 /*
  * Whether counter family `which` (0 counts, 1 sums, 2 the norm counter) of
  * a square-root table counts with the square root: every family of a table
- * without projections, only the counts of a projected one (its sums carry
- * d coordinates a cell, and its norm counter's unit is derived by shards
- * too: both keep the binary tree; doc/decisions/041).
+ * without projections; of a projected one the counts, and the lifting sums
+ * when its counter is DPK_LIVE_COUNTER_SQRT_SUMS ('square_root_sums', a
+ * release reads d times the draws: doc/decisions/061).  A projected
+ * table's norm counter keeps the binary tree (its unit is derived by
+ * shards too; doc/decisions/041).
  */
 #define DPK_LIVE_SQRT_FAMILY(cfg, which) \
-	(DPK_LIVE_SQRT(cfg) && ((which) == 0 || (cfg)->dhat == 0))
+	(DPK_LIVE_SQRT(cfg) && \
+	 ((which) == 0 || (cfg)->dhat == 0 || \
+	  ((which) == 1 && (cfg)->counter == DPK_LIVE_COUNTER_SQRT_SUMS)))
 
 /*
  * Defaults for a table (shares settled by test/bench); the tree of a new

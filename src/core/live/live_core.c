@@ -566,6 +566,7 @@ dpk_live_cluster_projected_inplace(const DpkLiveConfig *cfg, const DpkBox *box,
 			hc.lift_weighted = cfg->lift_weighted;
 			hc.plane_cells = DPK_LIVE_PLANE_CELLS;
 			hc.rest_mean = cfg->rest_mean;
+			hc.gauss_tail = dpk_live_gauss_tail(cfg);
 			score = dpk_highd_cells_cluster(&proj[r], &hc, cfg->threshold_sigmas,
 											&(DpkClusterOpts) {kp, cfg->restarts,
 															   cfg->max_iter,

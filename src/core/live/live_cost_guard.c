@@ -214,9 +214,13 @@ dpk_live_heldout_guard(const DpkLiveConfig *cfg, const DpkProjection *proj,
 	for (kp = 2; kp <= k; kp++)
 	{
 		int			r = best_copy[kp - 1];
-		double		threshold = dpk_coreset_threshold(sqrt(count_var), cfg->threshold_sigmas,
-													  reachable[r] > 0.0 ? reachable[r]
-													  : (double) ncells);
+		double		cells = reachable[r] > 0.0 ? reachable[r] : (double) ncells;
+		/* the threshold block k' was clustered with (dpk_highd_grid_kmeans_cells) */
+		double		threshold =
+			dpk_highd_grid_threshold(&(DpkNoisyGrid) {cfg->dhat, 1 << cfg->level,
+													  count + (size_t) r * ncells, count_var,
+													  dpk_live_gauss_tail(cfg)},
+									 cfg->threshold_sigmas, cells, kp);
 		bool		dearer = true;
 		int			back;
 

@@ -8,7 +8,8 @@
  *
  * Gaussian tables (delta > 0) sum the nodes of the binary decomposition of t,
  * or combine the measurements of the square-root counter (sqrt_counter.h;
- * a projected table's counts alone, DPK_LIVE_SQRT_FAMILY), whatever the
+ * a projected table's counts, and its lifting sums with 'square_root_sums';
+ * DPK_LIVE_SQRT_FAMILY), whatever the
  * estimator (dpk_live_cell_noise, live_scales.c): their zCDP accounting and
  * the privacy tests privacy_gauss* assume exactly that.
  */
@@ -253,9 +254,12 @@ const DpkNoiseSplit *dpk_live_noise_split = NULL;
 
 /*
  * The noise of one cell of a Gaussian projected table (d sums, 0: the count
- * alone), without its true values: the draws of the sums' counter (and of
- * the count, unless the square root's below), then a square-root table's
- * count from its own measurements.
+ * alone), without its true values: the draws of the sums' counter with the
+ * count (the tree's, or with square_root_sums both on the square root),
+ * then a square-root table's count from its own measurements where the
+ * sums keep the tree or the cell draws no sums.  The count's draws come
+ * first from each measurement's nonce, so they are the same with or
+ * without the sums.
  */
 static void
 live_gauss_cell_noise(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYTES], uint64_t c,
@@ -267,12 +271,14 @@ live_gauss_cell_noise(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYTES]
 	/* The level byte carries the copy, so copies never share a node. */
 	DpkCellKey	ck = {key, cfg->level + 32 * (int) (c / ncells), c % ncells};
 
+	bool		sums_sqrt = DPK_LIVE_SQRT_FAMILY(cfg, 1);
+
 	if (d > 0 || !DPK_LIVE_SQRT(cfg))
 		dpk_live_cell_noise(s, &ck, t,
 							&(DpkCellNoise) {d, cs, ss, d > 0 ? DPK_SUMS_VECTOR : DPK_SUMS_NONE,
-							DPK_LIVE_SQRT_FAMILY(cfg, 1), cfg->horizon},
+							sums_sqrt, cfg->horizon},
 							noise);
-	if (DPK_LIVE_SQRT(cfg) && !DPK_LIVE_SQRT_FAMILY(cfg, 1))
+	if (DPK_LIVE_SQRT(cfg) && (d == 0 || !sums_sqrt))
 		dpk_live_cell_noise(s, &ck, t,
 							&(DpkCellNoise) {0, cs, ss, DPK_SUMS_NONE, true, cfg->horizon},
 							noise);

@@ -407,7 +407,7 @@ dpk_regions_release(DpkRegions *rs, const DpkRegionsTable *tbl,
 	dpk_regions_fold_step(rs, t, state);
 
 	/* the k centres: restarts against the previous release's, refined */
-	threshold = dpk_highd_grid_kmeans_cells(&(DpkNoisyGrid) {dhat, rs->m, count, count_var},
+	threshold = dpk_highd_grid_kmeans_cells(&(DpkNoisyGrid) {dhat, rs->m, count, count_var, false},
 											cfg->threshold_sigmas, threshold_cells,
 											&(DpkClusterOpts) {k, cfg->restarts,
 															   cfg->max_iter, seed},
@@ -570,7 +570,7 @@ dpk_regions_release(DpkRegions *rs, const DpkRegionsTable *tbl,
 		{
 			int			unused;
 
-			dpk_highd_grid_kmeans_cells(&(DpkNoisyGrid) {dhat, rs->m, count, count_var},
+			dpk_highd_grid_kmeans_cells(&(DpkNoisyGrid) {dhat, rs->m, count, count_var, false},
 										cfg->threshold_sigmas, threshold_cells,
 										&(DpkClusterOpts) {kp, cfg->restarts, cfg->max_iter,
 														   seed + (uint64_t) kp},

@@ -56,7 +56,7 @@ dpk_live_count_sensitivity(const DpkLiveConfig *cfg)
 
 /*
  * The same for the sums' counter: equal to the count sensitivity except in
- * a projected square-root table, whose sums keep the tree.
+ * a projected table counted with 'square_root', whose sums keep the tree.
  */
 static double
 live_sum_events(const DpkLiveConfig *cfg)
@@ -203,7 +203,7 @@ dpk_live_rho(const DpkLiveConfig *cfg)
  * touches: each touched (node, cell) entry of a count moves by 1, so [0] is
  * the count's l1 sensitivity; each coordinate of a touched sum entry by at
  * most the per-coordinate unit, so [1] is the sums' touched entries (the
- * count's, but a projected square-root table's sums keep the tree) times
+ * count's, but a projected 'square_root' table's sums keep the tree) times
  * d unit^2 (sqrt(d) times
  * the per-coordinate bound in l2, not d times); the norm counter [2] moves by
  * at most d U^2 / 4 in each of its touched nodes.
