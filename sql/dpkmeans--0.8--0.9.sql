@@ -15,7 +15,7 @@ ALTER TABLE dpkmeans_internal.tracked
 
 -- ---------------------------------------------------------------------------
 -- Pure low-d tables may count with the share tree (tracked.counter
--- 'share_tree', chosen by dp_attach from a horizon of 64 under
+-- 'share_tree', chosen by dp_attach from a horizon of 16 under
 -- dpkmeans.pure_counter = 'auto', the default, or at any horizon under
 -- 'share_tree'; doc/privacy.md, "The share tree").  Existing tables keep
 -- their counter ('tree') and their published values.

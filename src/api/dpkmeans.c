@@ -88,7 +88,7 @@ _PG_init(void)
 							 gaussian_counter_options, PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomEnumVariable("dpkmeans.pure_counter",
 							 "The continual counter dp_attach gives a pure table with fewer than 6 columns.",
-							 "auto (the default): the share tree from a horizon of 64 where it "
+							 "auto (the default): the share tree from a horizon of 16 where it "
 							 "applies, else the k-ary tree; tree: the k-ary least-squares tree; "
 							 "share_tree: the share tree (lower noise from about a quarter of the "
 							 "horizon on, more at the first releases) wherever its horizon (up to "
