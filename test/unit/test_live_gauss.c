@@ -630,7 +630,7 @@ test_norm_shift(void)
 /*
  * The counter a new Gaussian table gets (dpk_live_use_counter): the square
  * root at the tree's level when its draws fit; one level coarser when only
- * that fits (and keeps 1 024 cells); the tree when nothing fits, for
+ * that fits (and keeps 1 024 cells, 256 without projections); the tree when nothing fits, for
  * projected tables and for pure ones; forced, the square root at its own
  * level whatever its draws.
  */
@@ -653,6 +653,10 @@ test_counter_choice(void)
 		{5, 1e5, 365, 1e-6, false, DPK_LIVE_COUNTER_TREE, 0},
 		{2, 1e5, 16, 0.0, false, DPK_LIVE_COUNTER_TREE, 0},
 		{5, 1e5, 365, 1e-6, true, DPK_LIVE_COUNTER_SQRT, 0},
+		/* low d: one level coarser to 256 cells, not the tree (doc/decisions/068) */
+		{2, 1e5, 256, 1e-6, false, DPK_LIVE_COUNTER_SQRT, -1},
+		{3, 1e5, 64, 1e-6, false, DPK_LIVE_COUNTER_SQRT, -1},
+		{3, 1e5, 256, 1e-6, false, DPK_LIVE_COUNTER_SQRT, -1},
 	};
 
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)

@@ -222,7 +222,8 @@ dpk_live_use_counter(DpkLiveConfig *cfg, const DpkBox *box, double size_hint,
 {
 	DpkLiveConfig tree = *cfg,
 				probe;
-	double		largest;
+	double		largest,
+				min_cells;
 	int			dims = cfg->dhat > 0 ? cfg->dhat : cfg->d;
 
 	cfg->counter = DPK_LIVE_COUNTER_TREE;
@@ -248,12 +249,16 @@ dpk_live_use_counter(DpkLiveConfig *cfg, const DpkBox *box, double size_hint,
 	/*
 	 * Coarser within the budget: at most one level below the tree's, and
 	 * only to a level of DPK_LIVE_SQRT_MIN_CELLS cells (a copy's) or more
-	 * (doc/decisions/039: measured there).
+	 * (doc/decisions/039: measured there); a low-d table to
+	 * DPK_LIVE_SQRT_MIN_CELLS_LOWD, where the square root one level coarser
+	 * still beats the tree's decomposition it would fall back to (doc/
+	 * decisions/068).
 	 */
+	min_cells = cfg->dhat > 0 ? DPK_LIVE_SQRT_MIN_CELLS : DPK_LIVE_SQRT_MIN_CELLS_LOWD;
 	while (dpk_live_sqrt_draws(cfg) > DPK_LIVE_SQRT_MAX_DRAWS && cfg->level > 0 &&
 		   (cfg->level > tree.level ||
 			(cfg->level == tree.level &&
-			 pow(2.0, (double) (cfg->level - 1) * dims) >= DPK_LIVE_SQRT_MIN_CELLS)))
+			 pow(2.0, (double) (cfg->level - 1) * dims) >= min_cells)))
 		cfg->level--;
 	/* representable with the norm counter's unit attach will give it */
 	probe = *cfg;

@@ -151,6 +151,9 @@ typedef enum DpkLiveCounter
 /* Fewest cells a square-root table is coarsened to, to fit the draws. */
 #define DPK_LIVE_SQRT_MIN_CELLS 1024.0
 
+/* The same for a table without projections (doc/decisions/068). */
+#define DPK_LIVE_SQRT_MIN_CELLS_LOWD 256.0
+
 /* Largest horizon a square-root table takes (its factorization is O(T^2) to build). */
 #define DPK_LIVE_SQRT_MAX_HORIZON 4096
 
@@ -180,7 +183,8 @@ double		dpk_live_cell_draws(const DpkLiveConfig *cfg, uint32_t t, bool sums);
  * and whose last release reads at most DPK_LIVE_SQRT_MAX_DRAWS draws
  * (dpk_live_sqrt_draws: a projected table's counts alone) at its own level
  * (a projected table's never finer than the tree's) or, coarsened to fit, at most one level below the tree's and to no fewer
- * than DPK_LIVE_SQRT_MIN_CELLS cells (a copy's), with every noise variance
+ * than DPK_LIVE_SQRT_MIN_CELLS cells (a copy's; DPK_LIVE_SQRT_MIN_CELLS_LOWD
+ * without projections), with every noise variance
  * representable; otherwise the tree.  A projected table counts its lifting
  * sums on the square root too (DPK_LIVE_COUNTER_SQRT_SUMS) when, at its
  * level so chosen (never finer than the tree's), its last release reads at
