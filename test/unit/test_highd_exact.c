@@ -15,6 +15,7 @@
 #include "dpk_mem.h"
 #include "grid.h"
 #include "highd.h"
+#include "lift.h"
 #include "unit.h"
 
 static uint64_t test_state = 0x243F6A8885A308D3ULL;
@@ -203,10 +204,52 @@ test_metric_row(void)
 	CHECK(bad == 0, "%d rows have other metric positions", bad);
 }
 
+/*
+ * dpk_lift_quantize_add against the scalar loop it replaced (sum[j] +=
+ * dpk_lift_quantize_one(u[j])): d 1 .. 40, coordinates anywhere in and
+ * around [0, 1], on the ties (x = n + 1/2 exactly) and one ulp either side
+ * of them, -0, 0, 1 and +-Inf, added to sums of any sign (a NaN has no
+ * quantized value: rows holding one are never read).
+ */
+static void
+test_quantize_add(void)
+{
+	int			bad = 0,
+				t;
+
+	for (t = 0; t < 200000; t++)
+	{
+		int			d = 1 + t % 40,
+					j;
+		double		u[40];
+		int64_t		fast[40],
+					plain[40];
+
+		for (j = 0; j < d; j++)
+		{
+			int			kind = (int) (unit_uniform(&test_state) * 12);
+			double		tie = 0.5 + (floor(unit_uniform(&test_state) * 1024) - 511.5) / DPK_LIFT_UNITS;
+
+			u[j] = kind == 0 ? -0.0 : kind == 1 ? 0.0 : kind == 2 ? 1.0
+				: kind == 3 ? (t % 2 ? INFINITY : -INFINITY) : kind == 4 ? 0.25
+				: kind == 5 ? tie : kind == 6 ? nextafter(tie, 2.0) : kind == 7 ? nextafter(tie, -1.0)
+				: kind == 8 ? 1e-300 * unit_uniform(&test_state)
+				: -0.2 + 1.4 * unit_uniform(&test_state);
+			fast[j] = plain[j] = (int64_t) (unit_uniform(&test_state) * 2e6) - 1000000;
+		}
+		dpk_lift_quantize_add(u, d, fast);
+		for (j = 0; j < d; j++)
+			plain[j] += dpk_lift_quantize_one(u[j]);
+		bad += memcmp(fast, plain, sizeof(int64_t) * d) != 0;
+	}
+	CHECK(bad == 0, "%d rows quantized into other sums", bad);
+}
+
 int
 main(void)
 {
 	printf("test_highd_exact:\n");
+	test_quantize_add();
 	test_metric_row();
 	test_nearest_ties();
 	test_nearest_append();

@@ -598,3 +598,80 @@ dpk_lift_cost(int d, int k, size_t ncells, const double *count, const double *su
 	return cost;
 }
 
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+
+/*
+ * Four lanes of dpk_lift_quantize_one added to sum: the clamp by
+ * comparisons and blends (NaN lanes are refused by the caller), x = (v -
+ * 1/2) U as the scalar form, its truncation (|x| <= U / 2 fits 32 bits), the
+ * dropped part x - r and the step of one where it is at least one half.
+ */
+__attribute__((target("avx2"))) static void
+quantize_add4(const double *u, int64_t *sum)
+{
+	__m256d		v = _mm256_loadu_pd(u),
+				zero = _mm256_setzero_pd(),
+				one = _mm256_set1_pd(1.0),
+				x,
+				f;
+	__m128i		r,
+				up,
+				down,
+				q;
+
+	v = _mm256_blendv_pd(v, zero, _mm256_cmp_pd(v, zero, _CMP_LT_OQ));
+	v = _mm256_blendv_pd(v, one, _mm256_cmp_pd(v, one, _CMP_GT_OQ));
+	x = _mm256_mul_pd(_mm256_sub_pd(v, _mm256_set1_pd(0.5)), _mm256_set1_pd(DPK_LIFT_UNITS));
+	r = _mm256_cvttpd_epi32(x);
+	f = _mm256_sub_pd(x, _mm256_cvtepi32_pd(r));
+	/* comparison masks are -1 where true: r - (f >= 1/2) + (f <= -1/2) */
+	up = _mm256_cvtpd_epi32(_mm256_and_pd(_mm256_cmp_pd(f, _mm256_set1_pd(0.5), _CMP_GE_OQ), one));
+	down = _mm256_cvtpd_epi32(_mm256_and_pd(_mm256_cmp_pd(f, _mm256_set1_pd(-0.5), _CMP_LE_OQ), one));
+	q = _mm_sub_epi32(_mm_add_epi32(r, up), down);
+	_mm256_storeu_si256((__m256i *) sum,
+						_mm256_add_epi64(_mm256_loadu_si256((const __m256i *) sum),
+										 _mm256_cvtepi32_epi64(q)));
+}
+
+/* Whether four coordinates are all numbers (not NaN). */
+__attribute__((target("avx2"))) static int
+ordered4(const double *u)
+{
+	__m256d		v = _mm256_loadu_pd(u);
+
+	return _mm256_movemask_pd(_mm256_cmp_pd(v, v, _CMP_ORD_Q)) == 0xF;
+}
+
+/* Whether the CPU has AVX2 (asked once). */
+static int
+have_avx2(void)
+{
+	static int	known = -1;
+	int			k = __atomic_load_n(&known, __ATOMIC_RELAXED);
+
+	if (k < 0)
+	{
+		__builtin_cpu_init();
+		k = __builtin_cpu_supports("avx2") ? 1 : 0;
+		__atomic_store_n(&known, k, __ATOMIC_RELAXED);
+	}
+	return k;
+}
+#endif
+
+/* Quantized coordinates added to a sum (see lift.h). */
+void
+dpk_lift_quantize_add(const double *u, int d, int64_t *sum)
+{
+	int			j = 0;
+
+#if defined(__GNUC__) && defined(__x86_64__)
+	if (have_avx2())
+		for (; j + 4 <= d && ordered4(u + j); j += 4)
+			quantize_add4(u + j, sum + j);
+#endif
+	for (; j < d; j++)
+		sum[j] += dpk_lift_quantize_one(u[j]);
+}

@@ -71,6 +71,14 @@ dpk_lift_quantize_one(double u)
 }
 
 /*
+ * sum[j] += dpk_lift_quantize_one(u[j]) for j < d: four coordinates at a
+ * time where the CPU has AVX2 and they are numbers (the same integers: the
+ * truncation of |x| <= U / 2 in 32 bits, the dropped part and its two
+ * comparisons per lane), the rest one at a time.
+ */
+void		dpk_lift_quantize_add(const double *u, int d, int64_t *sum);
+
+/*
  * The smallest (noisy) count whose lifted mean is trusted over the fallback:
  * 3 count noise sd, at least 4 sd of one coordinate sum (sum_var_norm, in
  * normalized units) so the mean's noise stays below a quarter box, at least 1.

@@ -203,8 +203,7 @@ dpk_highd_partition_stats(const DpkHighdPlan *pl, const DpkHighdPartition *pt,
 				if (i + DPK_ROW_PREFETCH < rows)
 					for (j = 0; j < d; j += 8)
 						__builtin_prefetch(ui + DPK_ROW_PREFETCH * d + j);
-				for (j = 0; j < d; j++)
-					gsg[j] += dpk_lift_quantize_one(ui[j]);
+				dpk_lift_quantize_add(ui, d, gsg);
 			}
 		}
 	}
