@@ -47,8 +47,8 @@
  *			   the square-root counter of new small Gaussian tables
  *			   (sqrt_counter.h), sens2 sum_{k<t} (w_k^2 + r_k^2) / den^2 from
  *			   its integer weights, with the draws a release reads.
- * A line "share tree" gives the counter of share_tree.h (pure low-d tables
- * attached under dpkmeans.pure_counter = 'share_tree') from its integer weights, with its draws against the
+ * A line "share tree" gives the counter of share_tree.h (new pure low-d
+ * tables from a horizon of 16) from its integer weights, with its draws against the
  * k-ary counter's and its ratio to the optimised per-level row, which it must
  * not exceed (else MISMATCH and exit status 1).
  * A line "same tree, least squares all nodes" gives, not shipped, the bound
@@ -801,7 +801,7 @@ print_release_units(void)
 		   "# continuous variances (a discrete Laplace node has 2b^2 - 1/6 + O(1/b^2),\n"
 		   "# a discrete Gaussian ~sigma^2); mean over t in [T/4, T], worst t in it.\n"
 		   "# 'ref' rows: computed in the counter issue, copied here as constants;\n"
-		   "# ratio = shipped / ref (pure rows against the new pure tables' counter,\n"
+		   "# ratio = shipped / ref (pure rows against the share tree of new pure tables,\n"
 		   "# Gaussian rows against the square-root counter of new Gaussian tables)\n");
 	printf("%5s %-6s %2s %2s %-46s %8s %8s %6s %7s %7s\n", "T", "table", "k", "h", "counter",
 		   "mean", "worst", "@t", "mean/", "worst/");
@@ -809,11 +809,12 @@ print_release_units(void)
 	{
 		uint32_t	T = unit_horizons[hi];
 		Fig			f[4] = {{0}},
-					g[4] = {{0}};
+					g[4] = {{0}},
+					fshare = {0};
 		DpkLiveConfig cfg[4];
 		static const char *const table[4] = {"pure", "pure", "gauss", "gauss"};
 		static const char *const what[4] = {
-			"k-ary least squares (new tables, shipped)",
+			"k-ary least squares (T < 16, or 'tree')",
 			"binary least squares (old tables, shipped)",
 			"plain binary decomposition (shipped)",
 			"square root, integer measurements (shipped)"};
@@ -864,7 +865,7 @@ print_release_units(void)
 				dpk_tree_weights_free(&tw);
 			}
 			printf("%5u %-6s %2s %2d %-46s %8.2f %8.2f %6u %7.3f %7.3f  (vs per-level row)\n", T,
-				   "pure", "", st.levels, "share tree (dpkmeans.pure_counter)",
+				   "pure", "", st.levels, "share tree (new tables, T >= 16)",
 				   fs.sum_q / fs.n_q, fs.worst, fs.worst_t, (fs.sum_q / fs.n_q) / rr->mean[hi],
 				   fs.worst / rr->worst[hi]);
 			printf("%5u %-6s %2s %2s %-46s draws per release %.1f mean, %d max (k-ary: %.1f, %d)\n",
@@ -905,6 +906,7 @@ print_release_units(void)
 					   "cells (k-ary: %.1f / %.0f)\n", T, "pure", "", "", "share tree: noise time",
 					   tmax, sm[0], sm[1], km[0], km[1]);
 			}
+			fshare = fs;
 			if ((fs.sum_q / fs.n_q) > rr->mean[hi] || fs.worst > rr->worst[hi])
 			{
 				printf("# MISMATCH: the share tree is above the optimised per-level row\n");
@@ -994,7 +996,7 @@ print_release_units(void)
 		for (size_t r = 0; r < sizeof(ref_rows) / sizeof(ref_rows[0]); r++)
 		{
 			const RefRow *rr = &ref_rows[r];
-			const Fig  *s = rr->gauss ? &f[3] : &f[0];
+			const Fig  *s = rr->gauss ? &f[3] : &fshare;
 			char		name[64];
 
 			snprintf(name, sizeof(name), "ref: %s", rr->name);
