@@ -32,6 +32,7 @@
 #include "highd.h"
 #include "capture.h"
 #include "pgutil.h"
+#include "tempfile.h"
 
 /* Positions of dp_kmeans's delta, objective and norm_bound arguments (0-based). */
 #define DP_KMEANS_ARG_DELTA 6
@@ -671,7 +672,11 @@ dp_kmeans(PG_FUNCTION_ARGS)
 		else
 		{
 			SpillRows	sr = {&buf, PG_UINT64_MAX};
-			DpkHighdRows rows = {spill_rows_read, &sr};
+			DpkHighdSpill spill;
+			DpkHighdRows rows = {spill_rows_read, &sr, &spill};
+
+			/* what the passes keep per row, beyond work_mem, in files too */
+			dpk_pg_spill_init(&spill);
 
 			dpk_highd_oneshot_cluster_rows(&box, &rows, (size_t) (buf.spilled + buf.n), &hcfg,
 										   stream, &res);

@@ -373,7 +373,7 @@ copy_clusters(const DpkHighdPlan *pl, const DpkProjection *proj, const double *c
 	int		   *assign = dpk_alloc(sizeof(int) * k);
 	double		min_count = dpk_lift_min_count(pl->lift_count_var, sum_var_norm);
 	double		score;
-	DpkHighdPartition pt = {k, 1, proj, pc, NULL, NULL, NULL};
+	DpkHighdPartition pt = {k, 1, proj, pc, NULL, NULL, NULL, NULL};
 
 	dpk_highd_grid_kmeans(&(DpkNoisyGrid) {dhat, pl->m, count, pl->count_var, false},
 						  cfg->threshold_sigmas,

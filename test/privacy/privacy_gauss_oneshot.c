@@ -516,8 +516,8 @@ os_highd(long runs, double weaken, uint64_t key_base, double confidence)
 		for (b = 0; b < 2; b++)
 		{
 			size_t		n = OS_NBASE + b;
-			DpkHighdPartition pt = {OS_K, 1, &proj, pc, NULL, NULL, NULL};
-			DpkHighdPartition rpt = {OS_K, 0, NULL, NULL, NULL, oc, NULL};
+			DpkHighdPartition pt = {OS_K, 1, &proj, pc, NULL, NULL, NULL, NULL};
+			DpkHighdPartition rpt = {OS_K, 0, NULL, NULL, NULL, oc, NULL, NULL};
 			double		cnt[OS_K],
 						sum[OS_K * OS_HIGH_D],
 						rcnt[OS_K],

@@ -1103,7 +1103,7 @@ test_partition_row_labels(void)
 		for (w = 0; w < 2; w++)
 		{
 			DpkHighdPartition pt = {v ? 2 : K, 1, &proj, pc, v ? map : NULL, NULL,
-			w ? labels : NULL};
+			w ? labels : NULL, NULL};
 
 			unit_open_stream(&s, 11 + v);
 			dpk_highd_partition_stats(&pl, &pt, &pl.lift_count_scale, &pl.sum_scale, &s,

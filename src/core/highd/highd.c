@@ -58,13 +58,13 @@ dpk_highd_load_chunk(const DpkHighdPlan *pl, size_t done, double *u, size_t *row
 
 /*
  * One copy's noisy projected grid; with keep, every point's projection is
- * written there (n * dhat) instead of into a scratch.  The cells of a chunk
- * are found first and counted after, each count's cache line fetched a few
- * points ahead: the grid is larger than the caches.
+ * stored there (a column of dhat doubles a row) as well.  The cells of a
+ * chunk are found first and counted after, each count's cache line fetched
+ * a few points ahead: the grid is larger than the caches.
  */
 static double *
 histogram_pass(const DpkHighdPlan *pl, const DpkProjection *proj, DpkStream *s,
-			   DpkHighdVisit visit, void *arg, double *keep)
+			   DpkHighdVisit visit, void *arg, DpkHighdColumn *keep)
 {
 	int			d = pl->d,
 				dhat = pl->dhat;
@@ -72,7 +72,7 @@ histogram_pass(const DpkHighdPlan *pl, const DpkProjection *proj, DpkStream *s,
 	int64_t    *count = dpk_alloc0(sizeof(int64_t) * ncells);
 	double	   *out = dpk_alloc(sizeof(double) * ncells);
 	double	   *u = dpk_alloc(sizeof(double) * DPK_PROJ_CHUNK * d);
-	double	   *t = keep ? NULL : dpk_alloc(sizeof(double) * DPK_PROJ_CHUNK * dhat);
+	double	   *t = dpk_alloc(sizeof(double) * DPK_PROJ_CHUNK * dhat);
 	uint64_t   *cells = dpk_alloc(sizeof(uint64_t) * DPK_PROJ_CHUNK);
 	size_t		done,
 				i;
@@ -82,7 +82,7 @@ histogram_pass(const DpkHighdPlan *pl, const DpkProjection *proj, DpkStream *s,
 	{
 		size_t		rows;
 		const double *uc = dpk_highd_load_chunk(pl, done, u, &rows);
-		double	   *tc = keep ? keep + done * dhat : t;
+		double	   *tc = keep ? dpk_highd_column_slot(keep, done, rows, t) : t;
 
 		dpk_project_batch(proj, uc, rows, tc);
 		dpk_grid_cell_batch(dhat, pl->m, tc, rows, cells);
@@ -94,6 +94,8 @@ histogram_pass(const DpkHighdPlan *pl, const DpkProjection *proj, DpkStream *s,
 			if (visit)
 				visit(arg, uc + i * d, tc + i * dhat, cells[i]);
 		}
+		if (keep)
+			dpk_highd_column_put(keep, done, rows, tc);
 	}
 	for (c = 0; c < ncells; c++)
 	{
@@ -103,8 +105,7 @@ histogram_pass(const DpkHighdPlan *pl, const DpkProjection *proj, DpkStream *s,
 	}
 	dpk_free(count);
 	dpk_free(u);
-	if (t)
-		dpk_free(t);
+	dpk_free(t);
 	dpk_free(cells);
 	return out;
 }
@@ -223,24 +224,26 @@ dpk_highd_out_free(DpkHighdOut *o)
 /*
  * Joint mode, first stage: every copy's projection, noisy grid and k
  * projected centres (pc: copies * k * dhat); out gets the largest coreset.
- * labels gets every point's tuple of nearest projected centres, read in
- * base k (the joint partition's label), from the projections the
- * histogram pass made: the later passes need not project again.
- * Returns the number of groups, k^copies.
+ * labels (a column of n ints) gets every point's tuple of nearest
+ * projected centres, read in base k (the joint partition's label), from
+ * the projections the histogram pass kept: the later passes need not
+ * project again.  Returns the number of groups, k^copies.
  */
 static int
 joint_copies(const DpkHighdPlan *pl, DpkStream *s, DpkProjection *proj, double *pc,
-			 int *labels, DpkHighdOut *out)
+			 DpkHighdColumn *labels, DpkHighdOut *out)
 {
 	const DpkHighdConfig *cfg = pl->cfg;
 	int			k = pl->k,
 				dhat = pl->dhat,
 				r,
 				ngroups = 1;
-	double	   *kept = dpk_alloc(sizeof(double) * (pl->n ? pl->n : 1) * dhat);
+	DpkHighdColumn kept;
+	double	   *tbuf = dpk_alloc(sizeof(double) * DPK_PROJ_CHUNK * dhat);
+	int		   *lbuf = dpk_alloc(sizeof(int) * DPK_PROJ_CHUNK);
 	size_t		i;
 
-	memset(labels, 0, sizeof(int) * pl->n);
+	dpk_highd_column_init(&kept, pl->n, sizeof(double) * dhat, dpk_highd_plan_spill(pl));
 	for (r = 0; r < pl->copies; r++)
 	{
 		double	   *count;
@@ -249,24 +252,33 @@ joint_copies(const DpkHighdPlan *pl, DpkStream *s, DpkProjection *proj, double *
 
 		dpk_projection_init(&proj[r], pl->d, dhat,
 							dpk_projection_copy_seed(cfg->proj_seed, r), cfg->half_width);
-		count = histogram_pass(pl, &proj[r], s, NULL, NULL, kept);
+		count = histogram_pass(pl, &proj[r], s, NULL, NULL, &kept);
 		dpk_highd_grid_kmeans(&(DpkNoisyGrid) {dhat, pl->m, count, pl->count_var, false},
 							  cfg->threshold_sigmas,
 							  &(DpkClusterOpts) {k, cfg->restarts, cfg->max_iter,
 												 dpk_stream_u64(s)},
 							  pc + (size_t) r * k * dhat, &csz);
 		dpk_free(count);
-		for (i = 0; i < pl->n; i += 65536)
+		for (i = 0; i < pl->n; i += DPK_PROJ_CHUNK)
 		{
+			size_t		rows = pl->n - i < DPK_PROJ_CHUNK ? pl->n - i : DPK_PROJ_CHUNK;
+			const double *t = dpk_highd_column_get(&kept, i, rows, tbuf);
+			int		   *lab = r == 0 ? dpk_highd_column_slot(labels, i, rows, lbuf)
+				: dpk_highd_column_get(labels, i, rows, lbuf);
+
 			dpk_check_interrupts();
-			dpk_highd_nearest_append(kept + i * dhat, pl->n - i < 65536 ? pl->n - i : 65536,
-									 pcr, k, dhat, labels + i);
+			if (r == 0)
+				memset(lab, 0, sizeof(int) * rows);
+			dpk_highd_nearest_append(t, rows, pcr, k, dhat, lab);
+			dpk_highd_column_put(labels, i, rows, lab);
 		}
 		if (r == 0 || csz > out->coreset_size)
 			out->coreset_size = csz;
 		ngroups *= k;
 	}
-	dpk_free(kept);
+	dpk_highd_column_free(&kept);
+	dpk_free(tbuf);
+	dpk_free(lbuf);
 	return ngroups;
 }
 
@@ -279,7 +291,7 @@ joint_copies(const DpkHighdPlan *pl, DpkStream *s, DpkProjection *proj, double *
  */
 static int
 joint_group_map(const DpkHighdPlan *pl, DpkStream *s, const DpkProjection *proj,
-				const double *pc, const int *labels, int ngroups, double *ec, int *map)
+				const double *pc, DpkHighdColumn *labels, int ngroups, double *ec, int *map)
 {
 	const DpkHighdConfig *cfg = pl->cfg;
 	int			k = pl->k,
@@ -294,7 +306,7 @@ joint_group_map(const DpkHighdPlan *pl, DpkStream *s, const DpkProjection *proj,
 	double	   *kept = dpk_alloc(sizeof(double) * (size_t) ngroups * e);
 	double	   *w = dpk_alloc(sizeof(double) * ngroups);
 	double		threshold;
-	DpkHighdPartition pt = {ngroups, R, proj, pc, NULL, NULL, labels};
+	DpkHighdPartition pt = {ngroups, R, proj, pc, NULL, NULL, NULL, labels};
 
 	dpk_highd_partition_stats(pl, &pt, &pl->group_scale, &pl->group_scale, s, gcnt, NULL);
 	threshold = dpk_coreset_threshold(sqrt(pl->group_var), cfg->threshold_sigmas,
@@ -342,8 +354,8 @@ joint_group_map(const DpkHighdPlan *pl, DpkStream *s, const DpkProjection *proj,
  */
 static void
 joint_lift(const DpkHighdPlan *pl, DpkStream *s, const DpkProjection *proj,
-		   const double *pc, const int *labels, const int *map, const double *ec, int nkept,
-		   DpkHighdOut *out)
+		   const double *pc, DpkHighdColumn *labels, const int *map, const double *ec,
+		   int nkept, DpkHighdOut *out)
 {
 	int			d = pl->d,
 				k = pl->k,
@@ -354,7 +366,7 @@ joint_lift(const DpkHighdPlan *pl, DpkStream *s, const DpkProjection *proj,
 	double	   *fallback = dpk_alloc(sizeof(double) * (size_t) k * d);
 	int		   *ident = dpk_alloc(sizeof(int) * k);
 	double		sum_var_norm = pl->sum_var / ((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS);
-	DpkHighdPartition pt = {k, pl->copies, proj, pc, map, NULL, labels};
+	DpkHighdPartition pt = {k, pl->copies, proj, pc, map, NULL, NULL, labels};
 
 	for (j = 0; j < k; j++)
 	{
@@ -403,8 +415,8 @@ typedef struct JointGroups
  * draws in that order.
  */
 static void
-joint_groups_make(const DpkHighdPlan *pl, DpkStream *s, int *labels, DpkHighdOut *out,
-				  JointGroups *jg)
+joint_groups_make(const DpkHighdPlan *pl, DpkStream *s, DpkHighdColumn *labels,
+				  DpkHighdOut *out, JointGroups *jg)
 {
 	int			R = pl->copies,
 				ngroups;
@@ -439,7 +451,7 @@ void
 dpk_highd_run_joint(const DpkHighdPlan *pl, DpkStream *s, DpkHighdOut *out)
 {
 	JointGroups jg;
-	int		   *labels;
+	DpkHighdColumn labels;
 	int			r;
 
 	if (!(pl->have_lift && pl->eps.eps_group > 0.0))
@@ -449,32 +461,43 @@ dpk_highd_run_joint(const DpkHighdPlan *pl, DpkStream *s, DpkHighdOut *out)
 			out->centers[r] = 0.5;
 		return;
 	}
-	labels = dpk_alloc(sizeof(int) * (pl->n ? pl->n : 1));
-	joint_groups_make(pl, s, labels, out, &jg);
+	dpk_highd_column_init(&labels, pl->n, sizeof(int), dpk_highd_plan_spill(pl));
+	joint_groups_make(pl, s, &labels, out, &jg);
 	if (pl->cfg->objective == DPK_OBJECTIVE_KMEDIAN)
 		dpk_highd_joint_kmedian(pl, s, &jg.proj[0], out);
 	else
-		joint_lift(pl, s, jg.proj, jg.pc, labels, jg.map, jg.ec, jg.nkept, out);
-	dpk_free(labels);
+		joint_lift(pl, s, jg.proj, jg.pc, &labels, jg.map, jg.ec, jg.nkept, out);
+	dpk_highd_column_free(&labels);
 	joint_groups_free(pl, &jg);
 }
 
 /* The joint mode's partition without its lift (see highd.h). */
 void
-dpk_highd_joint_parts(const DpkHighdPlan *pl, DpkStream *s, int *part, DpkHighdOut *out)
+dpk_highd_joint_parts(const DpkHighdPlan *pl, DpkStream *s, DpkHighdColumn *part,
+					  DpkHighdOut *out)
 {
 	JointGroups jg;
-	size_t		i;
+	int		   *buf = dpk_alloc(sizeof(int) * DPK_PROJ_CHUNK);
+	bool		none = !(pl->eps.eps_group > 0.0) || pl->copies < 1;
+	size_t		done,
+				i;
 
-	if (!(pl->eps.eps_group > 0.0) || pl->copies < 1)
+	if (!none)
+		joint_groups_make(pl, s, part, out, &jg);
+	for (done = 0; done < pl->n; done += DPK_PROJ_CHUNK)
 	{
-		memset(part, 0, sizeof(int) * pl->n);
-		return;
+		size_t		rows = pl->n - done < DPK_PROJ_CHUNK ? pl->n - done : DPK_PROJ_CHUNK;
+		int		   *p = none ? dpk_highd_column_slot(part, done, rows, buf)
+			: dpk_highd_column_get(part, done, rows, buf);
+
+		dpk_check_interrupts();
+		for (i = 0; i < rows; i++)
+			p[i] = none ? 0 : jg.map[p[i]];
+		dpk_highd_column_put(part, done, rows, p);
 	}
-	joint_groups_make(pl, s, part, out, &jg);
-	for (i = 0; i < pl->n; i++)
-		part[i] = jg.map[part[i]];
-	joint_groups_free(pl, &jg);
+	if (!none)
+		joint_groups_free(pl, &jg);
+	dpk_free(buf);
 }
 
 /*
@@ -496,7 +519,7 @@ dpk_highd_refine_step(const DpkHighdPlan *pl, DpkStream *s, double *centers, dou
 	int		   *ident = dpk_alloc(sizeof(int) * k);
 	double		sum_var_norm = pl->refine_sum_var / ((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS),
 				min_count = dpk_lift_min_count(pl->refine_count_var, sum_var_norm);
-	DpkHighdPartition pt = {k, 0, NULL, NULL, NULL, centers, NULL};
+	DpkHighdPartition pt = {k, 0, NULL, NULL, NULL, centers, NULL, NULL};
 
 	dpk_highd_partition_stats(pl, &pt, &pl->refine_count_scale, &pl->refine_sum_scale, s,
 							  cnt, sum);

@@ -40,6 +40,7 @@
 #include <stdint.h>
 
 #include "highd_budget.h"
+#include "highd_column.h"
 #include "coreset.h"
 #include "dgauss.h"
 #include "grid.h"
@@ -386,12 +387,16 @@ void		dpk_highd_oneshot_cluster(const DpkBox *box, const double *points,
  * Rows read a chunk at a time instead of from one array (dp_kmeans's rows
  * beyond work_mem, in a temporary file): read(arg, from, rows, out) writes
  * rows from .. from + rows - 1, d doubles each, as the array would hold
- * them, into out.  Every pass reads its chunks in order from row 0.
+ * them, into out.  Every pass reads its chunks in order from row 0.  With
+ * spill, what the passes keep per row (projections, labels, sign
+ * patterns) stays in memory up to its budget per column and goes to its
+ * files beyond (highd_column.h); NULL: all in memory.
  */
 typedef struct DpkHighdRows
 {
 	void		(*read) (void *arg, size_t from, size_t rows, double *out);
 	void	   *arg;
+	const DpkHighdSpill *spill;
 } DpkHighdRows;
 
 /*
@@ -547,6 +552,7 @@ typedef struct DpkHighdPartition
 	const double *centers;		/* or: original-space centres (k * d) */
 	const int  *row_labels;		/* or: every point's tuple label, computed
 								 * before (NULL: computed in the pass) */
+	DpkHighdColumn *label_col;	/* or: the same labels in a column (ints) */
 } DpkHighdPartition;
 
 /*
@@ -585,11 +591,11 @@ void		dpk_highd_run_joint(const DpkHighdPlan *pl, DpkStream *s, DpkHighdOut *out
 
 /*
  * The joint mode's partition of the rows into k parts (its copies' grids,
- * group counts and group map, without the lift): part (n) gets every row's
- * part; out the largest coreset.  Without group budget every row is in
- * part 0.
+ * group counts and group map, without the lift): part (a column of n ints)
+ * gets every row's part; out the largest coreset.  Without group budget
+ * every row is in part 0.
  */
-void		dpk_highd_joint_parts(const DpkHighdPlan *pl, DpkStream *s, int *part,
+void		dpk_highd_joint_parts(const DpkHighdPlan *pl, DpkStream *s, DpkHighdColumn *part,
 								  DpkHighdOut *out);
 
 /*
@@ -620,9 +626,13 @@ uint64_t   *dpk_highd_tree_codes(const DpkHighdPlan *pl);
 size_t		dpk_highd_tree_split(size_t *perm, const uint64_t *code, size_t start, size_t end,
 								 int bit);
 
+/* The most levels of a SimHash tree (its codes' histogram: 2^levels). */
+#define DPK_HIGHD_TREE_MAX_LEVELS 20
+
 /*
- * The SimHash tree of a plan with tree levels (cfg->tree_depth), on the
- * rows' sign patterns (dpk_highd_tree_codes).  Level by
+ * The SimHash tree of a plan with tree levels (cfg->tree_depth, 1 to
+ * DPK_HIGHD_TREE_MAX_LEVELS), on the rows' sign patterns
+ * (dpk_highd_tree_codes).  Level by
  * level every node whose noisy count reaches 3 min_node splits in its two
  * children, each with a noisy count at the plan's tree scale (every row is
  * in one node per level: sensitivity 1 per level), and a child is kept

@@ -145,7 +145,7 @@ partition_labels(const DpkHighdPlan *pl, const DpkHighdPartition *pt, size_t don
 		return;
 	}
 	memset(label, 0, sizeof(int) * rows);
-	for (r = 0; r < pt->copies && !pt->row_labels; r++)
+	for (r = 0; r < pt->copies && !pt->row_labels && !pt->label_col; r++)
 	{
 		dpk_project_batch(&pt->proj[r], u, rows, t);
 		for (i = 0; i < rows; i++)
@@ -154,6 +154,13 @@ partition_labels(const DpkHighdPlan *pl, const DpkHighdPartition *pt, size_t don
 	}
 	if (pt->row_labels)
 		memcpy(label, pt->row_labels + done, sizeof(int) * rows);
+	else if (pt->label_col)
+	{
+		const int  *lc = dpk_highd_column_get(pt->label_col, done, rows, label);
+
+		if (lc != label)
+			memcpy(label, lc, sizeof(int) * rows);
+	}
 	if (pt->map)
 		for (i = 0; i < rows; i++)
 			label[i] = pt->map[label[i]];
@@ -179,8 +186,8 @@ dpk_highd_partition_stats(const DpkHighdPlan *pl, const DpkHighdPartition *pt,
 	for (done = 0; done < pl->n; done += DPK_PROJ_CHUNK)
 	{
 		size_t		rows = pl->n - done < DPK_PROJ_CHUNK ? pl->n - done : DPK_PROJ_CHUNK;
-		/* labels read from row_labels need the rows only for sums */
-		const double *uc = pt->row_labels && !gs ? NULL
+		/* labels computed before need the rows only for sums */
+		const double *uc = (pt->row_labels || pt->label_col) && !gs ? NULL
 			: dpk_highd_load_chunk(pl, done, u, &rows);
 
 		if (!uc)

@@ -20,6 +20,16 @@ const double *dpk_highd_load_chunk(const DpkHighdPlan *pl, size_t done, double *
 								   size_t *rows);
 
 /*
+ * Where the plan's per-row columns go beyond their budget: its reader's
+ * spill, NULL (all in memory) for rows in an array.
+ */
+static inline const DpkHighdSpill *
+dpk_highd_plan_spill(const DpkHighdPlan *pl)
+{
+	return pl->rows ? pl->rows->spill : NULL;
+}
+
+/*
  * Fallback rows' parts outside the projection's row space moved toward the
  * other centres' noisy mean there, from noisy counts and sums only.
  */

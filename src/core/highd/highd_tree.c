@@ -24,11 +24,13 @@
 /* The public seed of the tree's hyperplanes (apart from the copies'). */
 #define TREE_SEED_TAG UINT64_C(0x73696d68617368)
 
-/* A node of the tree: rows perm[start .. end) and its noisy count. */
+/*
+ * A node of the tree: the rows whose code starts with prefix (as many bits
+ * as the node's depth), and its noisy count.
+ */
 typedef struct TreeNode
 {
-	size_t		start,
-				end;
+	uint64_t	prefix;
 	double		noisy;
 } TreeNode;
 
@@ -86,85 +88,142 @@ dpk_highd_tree_split(size_t *perm, const uint64_t *code, size_t start, size_t en
 	return a;
 }
 
-/* The tree's leaves (see highd.h). */
-int
-dpk_highd_tree_leaves(const DpkHighdPlan *pl, DpkStream *s, int *leaf_of_row,
-					  double *min_node, double *node_noisy)
+/*
+ * The exact count of the rows whose code starts (bits 0 .. depth - 1) with
+ * prefix: a sum over the codes' histogram (2^levels values).
+ */
+static int64_t
+prefix_count(const int64_t *hist, int levels, uint64_t prefix, int depth)
+{
+	uint64_t	j,
+				ext = UINT64_C(1) << (levels - depth);
+	int64_t		c = 0;
+
+	for (j = 0; j < ext; j++)
+		c += hist[prefix | (j << depth)];
+	return c;
+}
+
+/*
+ * The SimHash tree of a plan (dpk_highd_tree_leaves's rule and draws) from
+ * the histogram of its rows' codes: one pass over the rows computes every
+ * code (kept in codes, a column of uint32, when not NULL) and counts it;
+ * a node at depth t is the rows whose code starts with its t-bit prefix, so
+ * its exact count is a sum over the histogram and nothing per row is kept.
+ * Nodes are visited level by level in the order of the rows' split (the
+ * child with the bit clear first).  Returns the number of leaves;
+ * *leaf_of_code (dpk_alloc'd, 2^levels) gets the leaf of every code (-1:
+ * none); prefix_noisy (NULL or 2^(levels + 1)) at 2^t + prefix the noisy
+ * count of every node counted at depth t, NaN elsewhere.
+ */
+static int
+tree_build(const DpkHighdPlan *pl, DpkStream *s, DpkHighdColumn *codes, int **leaf_of_code,
+		   double *min_node, double *prefix_noisy)
 {
 	int			levels = pl->eps.tree_levels,
 				nleaves = 0,
 				l;
-	uint64_t   *code;
-	size_t	   *perm = dpk_alloc(sizeof(size_t) * (pl->n ? pl->n : 1));
-	TreeNode   *cur = dpk_alloc(sizeof(TreeNode)),
+	uint64_t	ncodes,
+				c;
+	int64_t    *hist;
+	int		   *leaf;
+	DpkProjection proj;
+	double	   *u,
+			   *t;
+	uint32_t   *cbuf;
+	TreeNode   *cur,
 			   *next;
 	size_t		ncur = 1,
+				done,
 				i;
 	double		sum_var = pl->sum_var / ((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS),
 				mn = pl->cfg->ball > 0.0
 				? pl->cfg->tree_node * sqrt(pl->d * sum_var) / pl->cfg->ball : 1.0,
 				branch;
 
-	if (levels < 1 || levels > 62)
-		dpk_fail("a SimHash tree has 1 to 62 levels");
+	if (levels < 1 || levels > DPK_HIGHD_TREE_MAX_LEVELS)
+		dpk_fail("a SimHash tree has 1 to 20 levels");
+	ncodes = UINT64_C(1) << levels;
 	mn = fmax(1.0, floor(fmin(mn, pl->noisy_n / (2.0 * pl->k))));
 	branch = 3.0 * mn;
 	*min_node = mn;
-	code = dpk_highd_tree_codes(pl);
-	for (i = 0; i < pl->n; i++)
+
+	/* every row's code, counted (dpk_highd_tree_codes's bits) */
+	hist = dpk_alloc0(sizeof(int64_t) * ncodes);
+	u = dpk_alloc(sizeof(double) * DPK_PROJ_CHUNK * pl->d);
+	t = dpk_alloc(sizeof(double) * DPK_PROJ_CHUNK * levels);
+	cbuf = dpk_alloc(sizeof(uint32_t) * DPK_PROJ_CHUNK);
+	dpk_projection_init(&proj, pl->d, levels, pl->cfg->proj_seed ^ TREE_SEED_TAG, 1.0);
+	for (done = 0; done < pl->n; done += DPK_PROJ_CHUNK)
 	{
-		perm[i] = i;
-		leaf_of_row[i] = -1;
+		size_t		rows;
+		const double *uc = dpk_highd_load_chunk(pl, done, u, &rows);
+		uint32_t   *cc = codes ? dpk_highd_column_slot(codes, done, rows, cbuf) : cbuf;
+
+		dpk_project_batch(&proj, uc, rows, t);
+		for (i = 0; i < rows; i++)
+		{
+			uint32_t	code = 0;
+
+			for (l = 0; l < levels; l++)
+				if (t[i * levels + l] >= 0.5)
+					code |= UINT32_C(1) << l;
+			cc[i] = code;
+			hist[code]++;
+		}
+		if (codes)
+			dpk_highd_column_put(codes, done, rows, cc);
 	}
-	if (node_noisy)
-		for (i = 0; i < pl->n * (size_t) levels; i++)
-			node_noisy[i] = NAN;
-	cur[0].start = 0;
-	cur[0].end = pl->n;
+	dpk_projection_free(&proj);
+	dpk_free(u);
+	dpk_free(t);
+	dpk_free(cbuf);
+
+	leaf = dpk_alloc(sizeof(int) * ncodes);
+	for (c = 0; c < ncodes; c++)
+		leaf[c] = -1;
+	if (prefix_noisy)
+		for (c = 0; c < 2 * ncodes; c++)
+			prefix_noisy[c] = NAN;
+	cur = dpk_alloc(sizeof(TreeNode));
+	cur[0].prefix = 0;
 	cur[0].noisy = pl->noisy_n;
 	for (l = 0; ncur > 0; l++)
 	{
 		size_t		nnext = 0,
-					c;
+					q;
 
 		dpk_check_interrupts();
 		next = dpk_alloc(sizeof(TreeNode) * 2 * ncur);
-		for (c = 0; c < ncur; c++)
+		for (q = 0; q < ncur; q++)
 		{
-			TreeNode	nd = cur[c];
+			TreeNode	nd = cur[q];
 			int			kept = 0,
 						b;
 
 			if (l < levels && nd.noisy >= branch)
 			{
-				TreeNode	ch[2];
-				size_t		a = dpk_highd_tree_split(perm, code, nd.start, nd.end, l);
-
-				ch[0].start = nd.start;
-				ch[0].end = a;
-				ch[1].start = a;
-				ch[1].end = nd.end;
 				for (b = 0; b < 2; b++)
 				{
-					size_t		q;
+					TreeNode	ch;
 
-					ch[b].noisy = (double) (ch[b].end - ch[b].start) +
+					ch.prefix = nd.prefix | ((uint64_t) b << l);
+					ch.noisy = (double) prefix_count(hist, levels, ch.prefix, l + 1) +
 						(double) dpk_noise_draw(s, &pl->tree_count_scale);
-					if (node_noisy)
-						for (q = ch[b].start; q < ch[b].end; q++)
-							node_noisy[perm[q] * levels + l] = ch[b].noisy;
-					if (ch[b].noisy >= mn)
+					if (prefix_noisy)
+						prefix_noisy[(UINT64_C(1) << (l + 1)) + ch.prefix] = ch.noisy;
+					if (ch.noisy >= mn)
 					{
-						next[nnext++] = ch[b];
+						next[nnext++] = ch;
 						kept++;
 					}
 				}
 				if (kept > 0)
 					continue;
 			}
-			/* a leaf (its rows not in a kept child of an earlier split stay -1) */
-			for (i = nd.start; i < nd.end; i++)
-				leaf_of_row[perm[i]] = nleaves;
+			/* a leaf (rows not in a kept child of an earlier split stay -1) */
+			for (c = 0; c < (UINT64_C(1) << (levels - l)); c++)
+				leaf[nd.prefix | (c << l)] = nleaves;
 			nleaves++;
 		}
 		dpk_free(cur);
@@ -172,8 +231,41 @@ dpk_highd_tree_leaves(const DpkHighdPlan *pl, DpkStream *s, int *leaf_of_row,
 		ncur = nnext;
 	}
 	dpk_free(cur);
-	dpk_free(perm);
-	dpk_free(code);
+	dpk_free(hist);
+	*leaf_of_code = leaf;
+	return nleaves;
+}
+
+/* The tree's leaves (see highd.h). */
+int
+dpk_highd_tree_leaves(const DpkHighdPlan *pl, DpkStream *s, int *leaf_of_row,
+					  double *min_node, double *node_noisy)
+{
+	int			levels = pl->eps.tree_levels,
+				nleaves,
+				l;
+	DpkHighdColumn codes;
+	const uint32_t *code;
+	int		   *leaf;
+	double	   *prefix_noisy = NULL;
+	size_t		i;
+
+	if (node_noisy && levels >= 1 && levels <= DPK_HIGHD_TREE_MAX_LEVELS)
+		prefix_noisy = dpk_alloc(sizeof(double) * (UINT64_C(2) << levels));
+	dpk_highd_column_init(&codes, pl->n, sizeof(uint32_t), NULL);
+	nleaves = tree_build(pl, s, &codes, &leaf, min_node, prefix_noisy);
+	code = (const uint32_t *) codes.mem;
+	for (i = 0; i < pl->n; i++)
+	{
+		leaf_of_row[i] = leaf[code[i]];
+		for (l = 0; node_noisy && l < levels; l++)
+			node_noisy[i * levels + l] =
+				prefix_noisy[(UINT64_C(1) << (l + 1)) + (code[i] & ((UINT32_C(2) << l) - 1))];
+	}
+	dpk_highd_column_free(&codes);
+	dpk_free(leaf);
+	if (prefix_noisy)
+		dpk_free(prefix_noisy);
 	return nleaves;
 }
 
@@ -188,8 +280,11 @@ dpk_highd_tree_seed(const DpkHighdPlan *pl, DpkStream *s, DpkHighdOut *out)
 				nc = 0,
 				i,
 				j;
-	int		   *cell = dpk_alloc(sizeof(int) * (pl->n ? pl->n : 1)),
-			   *leaf = dpk_alloc(sizeof(int) * (pl->n ? pl->n : 1));
+	DpkHighdColumn cell,
+				code;
+	int		   *leaf,
+			   *cbuf;
+	uint32_t   *dbuf;
 	double		min_node,
 				sum_var = pl->sum_var / ((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS),
 				min_count;
@@ -200,18 +295,19 @@ dpk_highd_tree_seed(const DpkHighdPlan *pl, DpkStream *s, DpkHighdOut *out)
 			   *seed;
 	int		   *assign;
 	bool		cross;
-	size_t		r;
+	size_t		r,
+				done;
 
 	if (!pl->have_lift)
 	{
 		for (i = 0; i < k * d; i++)
 			out->centers[i] = 0.5;
-		dpk_free(cell);
-		dpk_free(leaf);
 		return;
 	}
-	dpk_highd_joint_parts(pl, s, cell, out);
-	nl = dpk_highd_tree_leaves(pl, s, leaf, &min_node, NULL);
+	dpk_highd_column_init(&cell, pl->n, sizeof(int), dpk_highd_plan_spill(pl));
+	dpk_highd_column_init(&code, pl->n, sizeof(uint32_t), dpk_highd_plan_spill(pl));
+	dpk_highd_joint_parts(pl, s, &cell, out);
+	nl = tree_build(pl, s, &code, &leaf, &min_node, NULL);
 	/*
 	 * A row's cell: its leaf (rows of dropped nodes: leaf nl) and its part;
 	 * the leaf alone when the cells' sums would pass the public cap on
@@ -219,12 +315,32 @@ dpk_highd_tree_seed(const DpkHighdPlan *pl, DpkStream *s, DpkHighdOut *out)
 	 */
 	cross = (double) (nl + 1) * k * (d + 1) <= pl->cfg->max_lift_values;
 	ncells = cross ? (nl + 1) * k : nl + 1;
-	for (r = 0; r < pl->n; r++)
-		cell[r] = (leaf[r] < 0 ? nl : leaf[r]) * (cross ? k : 1) + (cross ? cell[r] : 0);
+	cbuf = dpk_alloc(sizeof(int) * DPK_PROJ_CHUNK);
+	dbuf = dpk_alloc(sizeof(uint32_t) * DPK_PROJ_CHUNK);
+	for (done = 0; done < pl->n; done += DPK_PROJ_CHUNK)
+	{
+		size_t		rows = pl->n - done < DPK_PROJ_CHUNK ? pl->n - done : DPK_PROJ_CHUNK;
+		int		   *cp = dpk_highd_column_get(&cell, done, rows, cbuf);
+		const uint32_t *cd = dpk_highd_column_get(&code, done, rows, dbuf);
+
+		dpk_check_interrupts();
+		for (r = 0; r < rows; r++)
+		{
+			int			lf = leaf[cd[r]];
+
+			cp[r] = (lf < 0 ? nl : lf) * (cross ? k : 1) + (cross ? cp[r] : 0);
+		}
+		dpk_highd_column_put(&cell, done, rows, cp);
+	}
+	dpk_highd_column_free(&code);
+	dpk_free(cbuf);
+	dpk_free(dbuf);
+	dpk_free(leaf);
 	cnt = dpk_alloc(sizeof(double) * ncells);
 	sum = dpk_alloc(sizeof(double) * (size_t) ncells * d);
-	dpk_highd_partition_stats(pl, &(DpkHighdPartition) {ncells, 0, NULL, NULL, NULL, NULL, cell},
+	dpk_highd_partition_stats(pl, &(DpkHighdPartition) {ncells, 0, NULL, NULL, NULL, NULL, NULL, &cell},
 							  &pl->lift_count_scale, &pl->sum_scale, s, cnt, sum);
+	dpk_highd_column_free(&cell);
 	min_count = dpk_lift_min_count(pl->lift_count_var, sum_var);
 
 	/* the coreset: every cell's noisy mean from the lift's least count on */
@@ -260,8 +376,6 @@ dpk_highd_tree_seed(const DpkHighdPlan *pl, DpkStream *s, DpkHighdOut *out)
 							  &(DpkLiftRule) {sum_var, min_count, seed, NULL},
 							  out->centers, out->sizes);
 	out->tree_leaves = nl;
-	dpk_free(cell);
-	dpk_free(leaf);
 	dpk_free(cnt);
 	dpk_free(sum);
 	dpk_free(pts);
