@@ -26,8 +26,10 @@ SELECT abs(sum(noisy_size) - 20000) < 2000 AS sizes_ok FROM r1;
 -- the same at work_mem 64kB (128 rows of d = 64): the rows beyond it go to a
 -- temporary file that every pass reads; the centres and sizes hold as well
 -- (rows read wrong from the file, the centres are not found), and the file's
--- bytes show in pg_stat_database
-SELECT temp_bytes AS temp_before FROM pg_stat_database WHERE datname = current_database() \gset
+-- bytes show in pg_stat_database; so does what the passes keep per row
+-- (every row's projection and label, in a file each beside the rows')
+SELECT temp_bytes AS temp_before, temp_files AS files_before
+FROM pg_stat_database WHERE datname = current_database() \gset
 SET work_mem = '64kB';
 CREATE TABLE r1s AS SELECT * FROM dp_kmeans('SELECT v FROM emb64', 4, 2.0,
     array_fill(0::float8, ARRAY[64]), array_fill(100::float8, ARRAY[64]));
@@ -37,9 +39,25 @@ WHERE EXISTS (SELECT 1 FROM r1s
               WHERE sqrt((SELECT sum((r1s.center[j] - t.center[j]) ^ 2) FROM generate_series(1, 64) j)) < 40);
 SELECT abs(sum(noisy_size) - 20000) < 2000 AS sizes_ok FROM r1s;
 SELECT pg_stat_force_next_flush();
-SELECT temp_bytes - :temp_before >= 10000000 AS spilled
+SELECT temp_bytes - :temp_before >= 10000000 AS spilled,
+       temp_files - :files_before >= 3 AS row_state_spilled
 FROM pg_stat_database WHERE datname = current_database();
 DROP TABLE r1s;
+-- with delta and a norm bound (the SimHash tree seed, refinement steps) at
+-- 64kB: the rows' sign patterns and cells go to files too
+SELECT temp_files AS files_before FROM pg_stat_database WHERE datname = current_database() \gset
+SET work_mem = '64kB';
+CREATE TABLE r1t AS SELECT * FROM dp_kmeans('SELECT v FROM emb64', 4, 2.0,
+    array_fill(0::float8, ARRAY[64]), array_fill(100::float8, ARRAY[64]),
+    delta => 1e-6, norm_bound => 300);
+RESET work_mem;
+SELECT count(*) AS true_centres_found FROM truth t
+WHERE EXISTS (SELECT 1 FROM r1t
+              WHERE sqrt((SELECT sum((r1t.center[j] - t.center[j]) ^ 2) FROM generate_series(1, 64) j)) < 40);
+SELECT pg_stat_force_next_flush();
+SELECT temp_files - :files_before >= 4 AS tree_state_spilled
+FROM pg_stat_database WHERE datname = current_database();
+DROP TABLE r1t;
 
 -- 64 numeric columns
 SELECT count(*) FROM dp_kmeans('SELECT * FROM cols64', 4, 2.0,
