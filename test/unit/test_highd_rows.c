@@ -134,6 +134,15 @@ make_points(size_t n, uint64_t seed)
 	return x;
 }
 
+/* Two releases with the same N, coreset, centres and sizes, bit for bit. */
+static bool
+same_release(const DpkOneshotResult *a, const DpkOneshotResult *b)
+{
+	return a->coreset_size == b->coreset_size && a->noisy_n == b->noisy_n &&
+		memcmp(a->centers, b->centers, sizeof(double) * K * D) == 0 &&
+		memcmp(a->sizes, b->sizes, sizeof(double) * K) == 0;
+}
+
 /* One configuration: the array against the reader over it. */
 static void
 check_config(double delta, DpkObjective objective, double norm_bound, bool metric,
@@ -175,10 +184,7 @@ check_config(double delta, DpkObjective objective, double norm_bound, bool metri
 	dpk_highd_oneshot_cluster_rows(&box, &rows, N, &cfg, &s, &read);
 	dpk_stream_close(&s);
 
-	CHECK(whole.coreset_size == read.coreset_size &&
-		  whole.noisy_n == read.noisy_n &&
-		  memcmp(whole.centers, read.centers, sizeof(double) * K * D) == 0 &&
-		  memcmp(whole.sizes, read.sizes, sizeof(double) * K) == 0,
+	CHECK(same_release(&whole, &read),
 		  "delta %g, objective %d, norm bound %g, metric %d: rows read in chunks "
 		  "released differently (N %g / %g, coreset %d / %d)",
 		  delta, (int) objective, norm_bound, (int) metric, whole.noisy_n, read.noisy_n,
@@ -200,10 +206,7 @@ check_config(double delta, DpkObjective objective, double norm_bound, bool metri
 		unit_open_stream(&s, seed);
 		dpk_highd_oneshot_cluster_rows(&box, &srows, N, &cfg, &s, &spilled);
 		dpk_stream_close(&s);
-		CHECK(whole.coreset_size == spilled.coreset_size &&
-			  whole.noisy_n == spilled.noisy_n &&
-			  memcmp(whole.centers, spilled.centers, sizeof(double) * K * D) == 0 &&
-			  memcmp(whole.sizes, spilled.sizes, sizeof(double) * K) == 0,
+		CHECK(same_release(&whole, &spilled),
 			  "delta %g, objective %d, norm bound %g, metric %d: per-row values in files "
 			  "beyond %zu bytes released differently (N %g / %g, coreset %d / %d)",
 			  delta, (int) objective, norm_bound, (int) metric, budgets[b],
