@@ -240,8 +240,8 @@ point_receiver_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
 /*
  * A row's d doubles into the buffer's next slot, counted as a point unless
  * one is NaN (the row is then skipped); points outside the box go to the
- * clamp count.  With a metric map the slot then holds the row's metric
- * position (dpk_highd_metric_row), made while the row is in the cache.
+ * clamp count.  With a metric map the slot holds the row's metric position
+ * instead (dpk_highd_metric_take), made while the row is in the cache.
  */
 static inline void
 receive_doubles(PointReceiver *pr, const double *v)
@@ -251,6 +251,20 @@ receive_doubles(PointReceiver *pr, const double *v)
 	double	   *x = buffer_slot(pr->buf, pr->callerctx);
 	bool		inside = true;
 
+	if (pr->metric)
+	{
+		/* v read once, straight into its metric position */
+		int			r = dpk_highd_metric_take(pr->metric, v, x);
+
+		if (r == DPK_METRIC_NAN)
+			return;
+		pr->buf->n++;
+		if (r == DPK_METRIC_INSIDE)
+			pr->cc->points++;
+		else
+			dpk_clamp_add(pr->cc, pr->lo, pr->hi, v);
+		return;
+	}
 	for (j = 0; j < d; j++)
 	{
 		x[j] = v[j];
@@ -264,8 +278,6 @@ receive_doubles(PointReceiver *pr, const double *v)
 		pr->cc->points++;
 	else
 		dpk_clamp_add(pr->cc, pr->lo, pr->hi, x);
-	if (pr->metric)
-		dpk_highd_metric_row(pr->metric, x);
 }
 
 /*
