@@ -81,7 +81,8 @@ nearest4_append(const double *x, size_t n, const double *c, int k, int *labels)
 					t3 = _mm256_set1_pd(t[3]);
 		__m256d		least = _mm256_set1_pd(INFINITY);
 		double		bd;
-		int			best = -1;
+		uint64_t	bits;
+		int			best;
 
 		if (r + 16 < n && r % 2 == 0)
 			__builtin_prefetch(t + 16 * 4);
@@ -103,19 +104,17 @@ nearest4_append(const double *x, size_t n, const double *c, int k, int *labels)
 		least = _mm256_min_pd(least, _mm256_permute2f128_pd(least, least, 1));
 		least = _mm256_min_pd(least, _mm256_permute_pd(least, 5));
 		bd = _mm256_cvtsd_f64(least);
-		/* the first distance equal to the least (never -0: sums of squares) */
-		for (j = 0; j < kp && bd < INFINITY; j += 4)
-		{
-			int			eq = _mm256_movemask_pd(_mm256_cmp_pd(_mm256_loadu_pd(dist + j),
-															  least, _CMP_EQ_OQ));
-
-			if (eq)
-			{
-				best = j + __builtin_ctz(eq);
-				break;
-			}
-		}
-		if (best < 0)
+		/*
+		 * the first distance equal to the least (never -0: sums of
+		 * squares), from a bit per centre: no branch on where it lies
+		 */
+		bits = 0;
+		for (j = 0; j < kp; j += 4)
+			bits |= (uint64_t) _mm256_movemask_pd(_mm256_cmp_pd(_mm256_loadu_pd(dist + j),
+																least, _CMP_EQ_OQ)) << j;
+		if (bits != 0 && bd < INFINITY)
+			best = __builtin_ctzll(bits);
+		else
 		{
 			/* no finite distance: the scalar loop's strict scan */
 			bd = INFINITY;
