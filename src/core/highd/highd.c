@@ -20,6 +20,13 @@
 /* ---- histograms and grids ---- */
 
 /*
+ * Points ahead of the one counted whose count's line is fetched: a count
+ * is a few instructions, so the fetch must start a few dozen counts early
+ * to arrive in time (8 waited on most of them).
+ */
+#define DPK_COUNT_PREFETCH 32
+
+/*
  * Rows of chunk `done` of the input, clamped into the box, in metric
  * positions (dpk_box_to_metric: k-means in the columns' units), computed
  * into u; or, when they already are (cfg->points_metric), read in place.
@@ -59,8 +66,8 @@ dpk_highd_load_chunk(const DpkHighdPlan *pl, size_t done, double *u, size_t *row
 /*
  * One copy's noisy projected grid; with keep, every point's projection is
  * written there (n * dhat) instead of into a scratch.  The cells of a chunk
- * are found first and counted after, each count's cache line fetched a few
- * points ahead: the grid is larger than the caches.
+ * are found first and counted after, each count's cache line fetched
+ * DPK_COUNT_PREFETCH points ahead: the grid is larger than the caches.
  */
 static double *
 histogram_pass(const DpkHighdPlan *pl, const DpkProjection *proj, DpkStream *s,
@@ -88,8 +95,8 @@ histogram_pass(const DpkHighdPlan *pl, const DpkProjection *proj, DpkStream *s,
 		dpk_grid_cell_batch(dhat, pl->m, tc, rows, cells);
 		for (i = 0; i < rows; i++)
 		{
-			if (i + 8 < rows)
-				__builtin_prefetch(count + cells[i + 8], 1);
+			if (i + DPK_COUNT_PREFETCH < rows)
+				__builtin_prefetch(count + cells[i + DPK_COUNT_PREFETCH], 1);
 			count[cells[i]]++;
 			if (visit)
 				visit(arg, uc + i * d, tc + i * dhat, cells[i]);
