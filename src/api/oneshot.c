@@ -303,11 +303,22 @@ point_receiver_receive(TupleTableSlot *slot, DestReceiver *self)
 
 		slot_getsomeattrs(slot, d);
 		for (j = 0; j < d; j++)
-		{
 			if (slot->tts_isnull[j])
 				return true;
-			v[j] = DatumGetFloat8(slot->tts_values[j]);
+#if FLOAT8PASSBYVAL
+		/*
+		 * a float8 Datum holds the double's bits: the values read in place
+		 * (a copy by scalar stores stalled the vector loads that read it)
+		 */
+		StaticAssertStmt(sizeof(Datum) == sizeof(double), "a Datum holds a float8");
+		if (pr->metric)
+		{
+			receive_doubles(pr, (const double *) slot->tts_values);
+			return true;
 		}
+#endif
+		for (j = 0; j < d; j++)
+			v[j] = DatumGetFloat8(slot->tts_values[j]);
 		receive_doubles(pr, v);
 		return true;
 	}
