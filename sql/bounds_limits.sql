@@ -90,6 +90,28 @@ SELECT bl_wrapped() > 0 AS reader_not_told;
 RESET ROLE;
 RESET client_min_messages;
 
+-- from 6 columns on a row is read once into its position in the box (a
+-- float8[] of 16 from the array in place): a row with a NaN is not a point,
+-- a row on the faces is inside, the clamped coordinates are counted from
+-- the values as they came; the same from float8 columns
+CREATE FUNCTION pg_temp.row16(at int, x float8) RETURNS float8[] LANGUAGE sql AS
+$$ SELECT array_agg(CASE WHEN j = at THEN x ELSE 5 END ORDER BY j) FROM generate_series(1, 16) j $$;
+CREATE TABLE bl_hd AS
+SELECT ARRAY(SELECT 10 + (i * j) % 70 FROM generate_series(1, 16) j)::float8[] AS v
+FROM generate_series(1, 300) i;
+INSERT INTO bl_hd
+SELECT ARRAY(SELECT 100 * (j % 2) FROM generate_series(1, 16) j)::float8[]
+UNION ALL SELECT pg_temp.row16(2, 'NaN') UNION ALL SELECT pg_temp.row16(16, 'NaN');
+INSERT INTO bl_hd SELECT pg_temp.row16(2, 150) FROM generate_series(1, 4);
+INSERT INTO bl_hd SELECT pg_temp.row16(16, -1) FROM generate_series(1, 3);
+SELECT count(*) > 0 AS centres FROM dp_kmeans('SELECT v FROM bl_hd', 3, 1.0,
+    array_fill(0::float8, ARRAY[16]), array_fill(100::float8, ARRAY[16]));
+SELECT count(*) > 0 AS centres
+FROM dp_kmeans('SELECT v[1] c1, v[2] c2, v[3] c3, v[4] c4, v[5] c5, v[6] c6, v[7] c7, v[8] c8, v[9] c9, v[10] c10, v[11] c11, v[12] c12, v[13] c13, v[14] c14, v[15] c15, v[16] c16
+                FROM bl_hd', 3, 1.0,
+    array_fill(0::float8, ARRAY[16]), array_fill(100::float8, ARRAY[16]));
+DROP TABLE bl_hd;
+
 -- Limits on k: 100 for live tables, 1000 for dp_kmeans
 SELECT pg_temp.err($$SELECT dp_attach('bl_far', ARRAY['x', 'y'], 101, 1.0, ARRAY[0, 0], ARRAY[100, 100])$$);
 SELECT pg_temp.err($$SELECT * FROM dp_kmeans('SELECT x, y FROM bl_far', 1001, 1.0, ARRAY[0, 0], ARRAY[100, 100])$$);

@@ -241,8 +241,8 @@ point_receiver_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
 /*
  * A row's d doubles into the buffer's next slot, counted as a point unless
  * one is NaN (the row is then skipped); points outside the box go to the
- * clamp count.  With a metric map the slot then holds the row's metric
- * position (dpk_highd_metric_row), made while the row is in the cache.
+ * clamp count.  With a metric map the slot holds the row's metric position
+ * instead (dpk_highd_metric_take), made while the row is in the cache.
  */
 static inline void
 receive_doubles(PointReceiver *pr, const double *v)
@@ -252,6 +252,20 @@ receive_doubles(PointReceiver *pr, const double *v)
 	double	   *x = buffer_slot(pr->buf, pr->callerctx);
 	bool		inside = true;
 
+	if (pr->metric)
+	{
+		/* v read once, straight into its metric position */
+		int			r = dpk_highd_metric_take(pr->metric, v, x);
+
+		if (r == DPK_METRIC_NAN)
+			return;
+		pr->buf->n++;
+		if (r == DPK_METRIC_INSIDE)
+			pr->cc->points++;
+		else
+			dpk_clamp_add(pr->cc, pr->lo, pr->hi, v);
+		return;
+	}
 	for (j = 0; j < d; j++)
 	{
 		x[j] = v[j];
@@ -265,8 +279,6 @@ receive_doubles(PointReceiver *pr, const double *v)
 		pr->cc->points++;
 	else
 		dpk_clamp_add(pr->cc, pr->lo, pr->hi, x);
-	if (pr->metric)
-		dpk_highd_metric_row(pr->metric, x);
 }
 
 /*
@@ -292,11 +304,22 @@ point_receiver_receive(TupleTableSlot *slot, DestReceiver *self)
 
 		slot_getsomeattrs(slot, d);
 		for (j = 0; j < d; j++)
-		{
 			if (slot->tts_isnull[j])
 				return true;
-			v[j] = DatumGetFloat8(slot->tts_values[j]);
+#if FLOAT8PASSBYVAL
+		/*
+		 * a float8 Datum holds the double's bits: the values read in place
+		 * (a copy by scalar stores stalled the vector loads that read it)
+		 */
+		StaticAssertStmt(sizeof(Datum) == sizeof(double), "a Datum holds a float8");
+		if (pr->metric)
+		{
+			receive_doubles(pr, (const double *) slot->tts_values);
+			return true;
 		}
+#endif
+		for (j = 0; j < d; j++)
+			v[j] = DatumGetFloat8(slot->tts_values[j]);
 		receive_doubles(pr, v);
 		return true;
 	}

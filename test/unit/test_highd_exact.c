@@ -150,14 +150,18 @@ test_nearest_ties(void)
  * were made metric once: dpk_box_normalize, dpk_box_to_metric and the
  * ball's clamp, bit for bit (the sign of a zero included), on boxes whose
  * sides are all equal (the vector path) or not, with and without a ball,
- * for coordinates inside, on the faces, outside, -0 and +-Inf.
+ * for coordinates inside, on the faces, outside, -0 and +-Inf; and
+ * dpk_highd_metric_take from the same rows (the same doubles, the box
+ * test, NaN rows refused).
  */
 static void
 test_metric_row(void)
 {
 	int			d,
 				shape,
-				bad = 0;
+				bad = 0,
+				take_bad = 0,
+				take_inside = 0;
 
 	for (d = 6; d <= 19; d += 13 - 6 * (d > 6))
 		for (shape = 0; shape < 4; shape++)
@@ -182,13 +186,17 @@ test_metric_row(void)
 			{
 				double		x[19],
 							a[19],
-							b[19];
+							b[19],
+							c[19];
+				bool		inside;
+				int			got;
 
 				for (j = 0; j < d; j++)
 				{
 					int			kind = (r * 7 + j * 3) % 23;
 
-					x[j] = kind == 0 ? -0.0 : kind == 1 ? lo[j] : kind == 2 ? hi[j]
+					x[j] = r % 5 == 0 ? lo[j] + (hi[j] - lo[j]) * unit_uniform(&test_state)
+						: kind == 0 ? -0.0 : kind == 1 ? lo[j] : kind == 2 ? hi[j]
 						: kind == 3 ? INFINITY : kind == 4 ? -INFINITY
 						: lo[j] + (hi[j] - lo[j]) * (1.4 * unit_uniform(&test_state) - 0.2);
 				}
@@ -198,10 +206,26 @@ test_metric_row(void)
 				dpk_box_to_metric(&box, b);
 				dpk_box_ball_clamp(d, cfg.ball, b);
 				bad += memcmp(a, b, sizeof(double) * d) != 0;
+				/* the arriving row read once: the same doubles, its box test */
+				inside = true;
+				for (j = 0; j < d; j++)
+					inside = inside && x[j] >= lo[j] && x[j] <= hi[j];
+				memcpy(a, x, sizeof(double) * d);
+				got = dpk_highd_metric_take(&mm, a, c);
+				take_bad += memcmp(c, b, sizeof(double) * d) != 0 ||
+					memcmp(a, x, sizeof(double) * d) != 0 ||
+					got != (inside ? DPK_METRIC_INSIDE : DPK_METRIC_OUTSIDE);
+				/* a NaN anywhere: not a point */
+				a[r % d] = NAN;
+				take_bad += dpk_highd_metric_take(&mm, a, c) != DPK_METRIC_NAN;
+				if (inside)
+					take_inside++;
 			}
 			dpk_highd_metric_map_free(&mm);
 		}
 	CHECK(bad == 0, "%d rows have other metric positions", bad);
+	CHECK(take_bad == 0 && take_inside > 0,
+		  "dpk_highd_metric_take: %d rows differ (%d inside)", take_bad, take_inside);
 }
 
 /*

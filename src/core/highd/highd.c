@@ -20,6 +20,13 @@
 /* ---- histograms and grids ---- */
 
 /*
+ * Points ahead of the one counted whose count's line is fetched: a count
+ * is a few instructions, so the fetch must start a few dozen counts early
+ * to arrive in time (8 waited on most of them).
+ */
+#define DPK_COUNT_PREFETCH 32
+
+/*
  * Rows of chunk `done` of the input, clamped into the box, in metric
  * positions (dpk_box_to_metric: k-means in the columns' units), computed
  * into u; or, when they already are (cfg->points_metric), read in place.
@@ -56,11 +63,20 @@ dpk_highd_load_chunk(const DpkHighdPlan *pl, size_t done, double *u, size_t *row
 	return u;
 }
 
+/* A grid cell's count while the rows are counted, then its noisy count. */
+typedef union HistCell
+{
+	int64_t		count;
+	double		noisy;
+} HistCell;
+
+_Static_assert(sizeof(HistCell) == sizeof(double), "a noisy grid is an array of doubles");
+
 /*
  * One copy's noisy projected grid; with keep, every point's projection is
  * stored there (a column of dhat doubles a row) as well.  The cells of a
  * chunk are found first and counted after, each count's cache line fetched
- * a few points ahead: the grid is larger than the caches.
+ * DPK_COUNT_PREFETCH points ahead: the grid is larger than the caches.
  */
 static double *
 histogram_pass(const DpkHighdPlan *pl, const DpkProjection *proj, DpkStream *s,
@@ -69,8 +85,8 @@ histogram_pass(const DpkHighdPlan *pl, const DpkProjection *proj, DpkStream *s,
 	int			d = pl->d,
 				dhat = pl->dhat;
 	uint64_t	ncells = (uint64_t) llround(dpk_grid_cells(dhat, pl->m));
-	int64_t    *count = dpk_alloc0(sizeof(int64_t) * ncells);
-	double	   *out = dpk_alloc(sizeof(double) * ncells);
+	/* each cell's count, then in the same place its noisy count */
+	HistCell   *cell = dpk_alloc0(sizeof(HistCell) * ncells);
 	double	   *u = dpk_alloc(sizeof(double) * DPK_PROJ_CHUNK * d);
 	double	   *t = dpk_alloc(sizeof(double) * DPK_PROJ_CHUNK * dhat);
 	uint64_t   *cells = dpk_alloc(sizeof(uint64_t) * DPK_PROJ_CHUNK);
@@ -88,9 +104,9 @@ histogram_pass(const DpkHighdPlan *pl, const DpkProjection *proj, DpkStream *s,
 		dpk_grid_cell_batch(dhat, pl->m, tc, rows, cells);
 		for (i = 0; i < rows; i++)
 		{
-			if (i + 8 < rows)
-				__builtin_prefetch(count + cells[i + 8], 1);
-			count[cells[i]]++;
+			if (i + DPK_COUNT_PREFETCH < rows)
+				__builtin_prefetch(cell + cells[i + DPK_COUNT_PREFETCH], 1);
+			cell[cells[i]].count++;
 			if (visit)
 				visit(arg, uc + i * d, tc + i * dhat, cells[i]);
 		}
@@ -101,13 +117,12 @@ histogram_pass(const DpkHighdPlan *pl, const DpkProjection *proj, DpkStream *s,
 	{
 		if ((c & 4095) == 0)
 			dpk_check_interrupts();
-		out[c] = (double) (count[c] + dpk_noise_draw(s, &pl->count_scale));
+		cell[c].noisy = (double) (cell[c].count + dpk_noise_draw(s, &pl->count_scale));
 	}
-	dpk_free(count);
 	dpk_free(u);
 	dpk_free(t);
 	dpk_free(cells);
-	return out;
+	return &cell[0].noisy;
 }
 
 /* One copy's noisy projected grid (see highd.h). */

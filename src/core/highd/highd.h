@@ -311,6 +311,7 @@ typedef struct DpkHighdMetricMap
 	int			d;
 	double		ball;
 	double	   *lo,
+			   *hi,				/* the box's upper corner (the clamp count's) */
 			   *w,
 			   *ratio;
 	bool	   *narrow;
@@ -324,6 +325,19 @@ void		dpk_highd_metric_map_free(DpkHighdMetricMap *mm);
 
 /* One row in place: the same doubles as dpk_highd_metric_points gives it. */
 void		dpk_highd_metric_row(const DpkHighdMetricMap *mm, double *x);
+
+/*
+ * A row v as it arrives, written to x as dpk_highd_metric_row makes it
+ * (the same doubles), read once: DPK_METRIC_NAN if a coordinate is NaN (x
+ * is then partly written and the row is not a point), else
+ * DPK_METRIC_INSIDE when every coordinate is in [lo, hi] of the box, and
+ * DPK_METRIC_OUTSIDE when one is not (v is left as it came, for the clamp
+ * count).
+ */
+#define DPK_METRIC_NAN (-1)
+#define DPK_METRIC_OUTSIDE 0
+#define DPK_METRIC_INSIDE 1
+int			dpk_highd_metric_take(const DpkHighdMetricMap *mm, const double *v, double *x);
 
 /* Approximate DP: delta and, delta > 0, the Gaussian lift share (0: no change). */
 void		dpk_highd_use_delta(DpkHighdConfig *cfg, double delta);

@@ -54,7 +54,9 @@ dpk_highd_nearest(const double *t, const double *pc, int k, int dhat)
  * four centres at a time, each lane summing ((d0^2 + d1^2) + d2^2) + d3^2
  * with every product and sum rounded as the scalar loop does (no FMA is
  * enabled here, so none is fused), then the lowest index of the least,
- * as the scalar loop's strict comparison in index order keeps it.
+ * as the scalar loop's strict comparison in index order keeps it: the
+ * least by a tree of MINPD (exact, so in any order), then the first lane
+ * equal to it, instead of a chain of k dependent comparisons.
  */
 __attribute__((target("avx"))) static void
 nearest4_append(const double *x, size_t n, const double *c, int k, int *labels)
@@ -66,10 +68,10 @@ nearest4_append(const double *x, size_t n, const double *c, int k, int *labels)
 	double		dist[DPK_NEAREST_VEC_K];
 	size_t		r;
 
-	/* the centres by coordinate; the padding lanes are never compared */
+	/* the centres by coordinate; the padding lanes' distances are NaN */
 	for (j = 0; j < kp; j++)
 		for (i = 0; i < 4; i++)
-			ct[i][j] = j < k ? c[(size_t) j * 4 + i] : 0.0;
+			ct[i][j] = j < k ? c[(size_t) j * 4 + i] : NAN;
 	for (r = 0; r < n; r++)
 	{
 		const double *t = x + r * 4;
@@ -77,8 +79,10 @@ nearest4_append(const double *x, size_t n, const double *c, int k, int *labels)
 					t1 = _mm256_set1_pd(t[1]),
 					t2 = _mm256_set1_pd(t[2]),
 					t3 = _mm256_set1_pd(t[3]);
-		double		bd = INFINITY;
-		int			best = 0;
+		__m256d		least = _mm256_set1_pd(INFINITY);
+		double		bd;
+		uint64_t	bits;
+		int			best;
 
 		if (r + 16 < n && r % 2 == 0)
 			__builtin_prefetch(t + 16 * 4);
@@ -94,13 +98,33 @@ nearest4_append(const double *x, size_t n, const double *c, int k, int *labels)
 			sv = _mm256_add_pd(sv, _mm256_mul_pd(e2, e2));
 			sv = _mm256_add_pd(sv, _mm256_mul_pd(e3, e3));
 			_mm256_storeu_pd(dist + j, sv);
+			/* sv first: a NaN lane leaves the least as it was */
+			least = _mm256_min_pd(sv, least);
 		}
-		for (j = 0; j < k; j++)
+		least = _mm256_min_pd(least, _mm256_permute2f128_pd(least, least, 1));
+		least = _mm256_min_pd(least, _mm256_permute_pd(least, 5));
+		bd = _mm256_cvtsd_f64(least);
+		/*
+		 * the first distance equal to the least (never -0: sums of
+		 * squares), from a bit per centre: no branch on where it lies
+		 */
+		bits = 0;
+		for (j = 0; j < kp; j += 4)
+			bits |= (uint64_t) _mm256_movemask_pd(_mm256_cmp_pd(_mm256_loadu_pd(dist + j),
+																least, _CMP_EQ_OQ)) << j;
+		if (bits != 0 && bd < INFINITY)
+			best = __builtin_ctzll(bits);
+		else
 		{
-			bool		lt = dist[j] < bd;
-
-			bd = lt ? dist[j] : bd;
-			best = lt ? j : best;
+			/* no finite distance: the scalar loop's strict scan */
+			bd = INFINITY;
+			best = 0;
+			for (j = 0; j < k; j++)
+				if (dist[j] < bd)
+				{
+					bd = dist[j];
+					best = j;
+				}
 		}
 		labels[r] = labels[r] * k + best;
 	}

@@ -156,6 +156,7 @@ dpk_highd_metric_map_init(DpkHighdMetricMap *mm, const DpkBox *box, const DpkHig
 	mm->d = d;
 	mm->ball = cfg->ball;
 	mm->lo = dpk_alloc(sizeof(double) * d);
+	mm->hi = dpk_alloc(sizeof(double) * d);
 	mm->w = dpk_alloc(sizeof(double) * d);
 	mm->ratio = dpk_alloc(sizeof(double) * d);
 	mm->narrow = dpk_alloc(sizeof(bool) * d);
@@ -163,6 +164,7 @@ dpk_highd_metric_map_init(DpkHighdMetricMap *mm, const DpkBox *box, const DpkHig
 	for (j = 0; j < d; j++)
 	{
 		mm->lo[j] = box->lower[j];
+		mm->hi[j] = box->upper[j];
 		mm->w[j] = box->upper[j] - box->lower[j];
 		mm->ratio[j] = mm->w[j] / wmax;
 		mm->narrow[j] = mm->w[j] < wmax;
@@ -181,6 +183,7 @@ void
 dpk_highd_metric_map_free(DpkHighdMetricMap *mm)
 {
 	dpk_free(mm->lo);
+	dpk_free(mm->hi);
 	dpk_free(mm->w);
 	dpk_free(mm->ratio);
 	dpk_free(mm->narrow);
@@ -190,29 +193,71 @@ dpk_highd_metric_map_free(DpkHighdMetricMap *mm)
 /*
  * The positions of coordinates 0 .. 4 * floor(d / 4) - 1 of a box whose
  * sides are all as wide as the widest, four at a time: per lane the
- * subtraction, the division and the clamp of the scalar loop (the clamp by
- * comparisons and blends, so that -0 stays -0 as there).
+ * subtraction, the division and the clamp of the scalar loop.  The clamp
+ * is max(0, v) then min(1, v) with the bound as the first operand: MAXPD
+ * and MINPD return their second operand unless the first is strictly
+ * greater (smaller), so -0 stays -0 and NaN stays NaN as in `v < 0 ? 0 :
+ * (v > 1 ? 1 : v)` (blends of comparisons compiled into a branch per lane).
  */
+__attribute__((target("avx"))) static inline __m256d
+metric_lanes(const DpkHighdMetricMap *mm, int j, __m256d v)
+{
+	v = _mm256_div_pd(_mm256_sub_pd(v, _mm256_loadu_pd(mm->lo + j)),
+					  _mm256_loadu_pd(mm->w + j));
+	v = _mm256_max_pd(_mm256_setzero_pd(), v);
+	return _mm256_min_pd(_mm256_set1_pd(1.0), v);
+}
+
+/* metric_lanes over the row x in place; returns the coordinates done. */
 __attribute__((target("avx"))) static int
 metric_row_avx(const DpkHighdMetricMap *mm, double *x)
 {
-	__m256d		zero = _mm256_setzero_pd(),
-				one = _mm256_set1_pd(1.0);
+	int			j;
+
+	for (j = 0; j + 4 <= mm->d; j += 4)
+		_mm256_storeu_pd(x + j, metric_lanes(mm, j, _mm256_loadu_pd(x + j)));
+	return j;
+}
+
+/*
+ * metric_lanes from the arriving row v into x (v read once, four
+ * coordinates a load: copying v into x with scalar stores and reading x
+ * back in vectors stalled every load on the stores), with the NaN and box
+ * tests of those lanes.  Returns the coordinates done; *nan and *outside
+ * are set when a lane had a NaN or lay outside [lo, hi].
+ */
+__attribute__((target("avx"))) static int
+metric_take_avx(const DpkHighdMetricMap *mm, const double *v, double *x, bool *nan,
+				bool *outside)
+{
+	__m256d		bad = _mm256_setzero_pd(),
+				out = _mm256_setzero_pd();
 	int			j;
 
 	for (j = 0; j + 4 <= mm->d; j += 4)
 	{
-		__m256d		v = _mm256_div_pd(_mm256_sub_pd(_mm256_loadu_pd(x + j),
-												  _mm256_loadu_pd(mm->lo + j)),
-									  _mm256_loadu_pd(mm->w + j));
+		__m256d		a = _mm256_loadu_pd(v + j);
 
-		v = _mm256_blendv_pd(v, zero, _mm256_cmp_pd(v, zero, _CMP_LT_OQ));
-		v = _mm256_blendv_pd(v, one, _mm256_cmp_pd(v, one, _CMP_GT_OQ));
-		_mm256_storeu_pd(x + j, v);
+		bad = _mm256_or_pd(bad, _mm256_cmp_pd(a, a, _CMP_UNORD_Q));
+		/* not (a >= lo and a <= hi), NaN included */
+		out = _mm256_or_pd(out, _mm256_cmp_pd(a, _mm256_loadu_pd(mm->lo + j), _CMP_NGE_UQ));
+		out = _mm256_or_pd(out, _mm256_cmp_pd(a, _mm256_loadu_pd(mm->hi + j), _CMP_NLE_UQ));
+		_mm256_storeu_pd(x + j, metric_lanes(mm, j, a));
 	}
+	*nan = _mm256_movemask_pd(bad) != 0;
+	*outside = _mm256_movemask_pd(out) != 0;
 	return j;
 }
 #endif
+
+/* The position of coordinate j of value v: the scalar loop's expressions. */
+static inline double
+metric_one(const DpkHighdMetricMap *mm, int j, double v)
+{
+	v = (v - mm->lo[j]) / mm->w[j];
+	v = v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);
+	return mm->narrow[j] ? 0.5 + (v - 0.5) * mm->ratio[j] : v;
+}
 
 /* One row in place (see highd.h). */
 void
@@ -225,13 +270,32 @@ dpk_highd_metric_row(const DpkHighdMetricMap *mm, double *x)
 		j = metric_row_avx(mm, x);
 #endif
 	for (; j < mm->d; j++)
-	{
-		double		v = (x[j] - mm->lo[j]) / mm->w[j];
-
-		v = v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);
-		x[j] = mm->narrow[j] ? 0.5 + (v - 0.5) * mm->ratio[j] : v;
-	}
+		x[j] = metric_one(mm, j, x[j]);
 	dpk_box_ball_clamp(mm->d, mm->ball, x);
+}
+
+/* An arriving row into x, with its NaN and box tests (see highd.h). */
+int
+dpk_highd_metric_take(const DpkHighdMetricMap *mm, const double *v, double *x)
+{
+	int			j = 0;
+	bool		nan = false,
+				outside = false;
+
+#ifdef DPK_METRIC_X86
+	if (mm->avx && !mm->any_narrow)
+		j = metric_take_avx(mm, v, x, &nan, &outside);
+#endif
+	for (; j < mm->d && !nan; j++)
+	{
+		nan = isnan(v[j]);
+		outside |= !(v[j] >= mm->lo[j] && v[j] <= mm->hi[j]);
+		x[j] = metric_one(mm, j, v[j]);
+	}
+	if (nan)
+		return DPK_METRIC_NAN;
+	dpk_box_ball_clamp(mm->d, mm->ball, x);
+	return outside ? DPK_METRIC_OUTSIDE : DPK_METRIC_INSIDE;
 }
 
 /*
