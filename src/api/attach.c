@@ -579,7 +579,6 @@ dp_attach(PG_FUNCTION_ARGS)
 		dpk_regions_init(&rs, &cfg);
 		bytes = dpk_regions_serialize(&rs, 0, &len);
 		dpk_store_regions_write(tr.relid, bytes, len);
-		dpk_free(bytes);
 		dpk_regions_free(&rs);
 	}
 	/* Triggers, created as the extension owner (their functions are not public). */

@@ -212,7 +212,6 @@ release_regions(const DpkTracked *tr, const DpkLiveConfig *cfg, const DpkBox *bo
 				 errhint("Run dp_detach and dp_attach on the table.")));
 	bytes = dpk_regions_serialize(&rs, regions_prev_pad(cfg, released, sharded), &len);
 	dpk_store_regions_write(tr->relid, bytes, len);
-	dpk_free(bytes);
 	dpk_regions_free(&rs);
 	pfree(count);
 }

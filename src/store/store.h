@@ -155,8 +155,11 @@ bool		dpk_store_regions_read(Oid relid, bool latest, MemoryContext ctx, bytea **
 void		dpk_store_regions_parse(Oid relid, const DpkLiveConfig *cfg, const bytea *state,
 									DpkRegions *rs);
 
-/* Store a table's region state (a new row or over its old one). */
-void		dpk_store_regions_write(Oid relid, const uint8 *buf, size_t len);
+/*
+ * Store a table's region state (a new row or over its old one); buf, from
+ * dpk_alloc (dpk_regions_serialize), is freed.
+ */
+void		dpk_store_regions_write(Oid relid, uint8 *buf, size_t len);
 
 /* Forget a table's region state, if any (detach). */
 void		dpk_store_regions_delete(Oid relid);

@@ -14,7 +14,9 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 
+#include "dpk_mem.h"
 #include "store.h"
+#include "store_int.h"
 
 /* Whether the installed objects have the regions table (0.6). */
 bool
@@ -69,9 +71,14 @@ dpk_store_regions_read(Oid relid, bool latest, MemoryContext ctx, bytea **state)
 	return true;
 }
 
-/* Store a table's region state, a new row or over the old one (see store.h). */
+/*
+ * Store a table's region state, a new row or over the old one (see
+ * store.h); buf is freed once copied, before the statement runs, which
+ * keeps its parameter as such (a generic plan) rather than copying it into
+ * a constant.
+ */
 void
-dpk_store_regions_write(Oid relid, const uint8 *buf, size_t len)
+dpk_store_regions_write(Oid relid, uint8 *buf, size_t len)
 {
 	Oid			types[2] = {OIDOID, BYTEAOID};
 	Datum		values[2];
@@ -79,12 +86,13 @@ dpk_store_regions_write(Oid relid, const uint8 *buf, size_t len)
 
 	SET_VARSIZE(b, VARHDRSZ + len);
 	memcpy(VARDATA(b), buf, len);
+	dpk_free(buf);
 	values[0] = ObjectIdGetDatum(relid);
 	values[1] = PointerGetDatum(b);
-	dpk_store_exec("INSERT INTO dpkmeans_internal.regions (relid, state) "
-				   "VALUES ($1::oid::regclass, $2) "
-				   "ON CONFLICT (relid) DO UPDATE SET state = excluded.state",
-				   2, types, values, false, SPI_OK_INSERT);
+	dpk_store_exec_large("INSERT INTO dpkmeans_internal.regions (relid, state) "
+						 "VALUES ($1::oid::regclass, $2) "
+						 "ON CONFLICT (relid) DO UPDATE SET state = excluded.state",
+						 2, types, values, SPI_OK_INSERT);
 	pfree(b);
 }
 

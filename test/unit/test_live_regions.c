@@ -1056,6 +1056,19 @@ test_serialize(void)
 	CHECK(len2 == len && memcmp(buf, buf2, len) == 0,
 		  "round trip: %zu bytes, again %zu, or different bytes", len, len2);
 	dpk_free(buf2);
+	/* the padded map of the released cells last: its length, then its bytes */
+	{
+		size_t		plen;
+		uint8_t    *pm = dpk_cellmap_serialize_padded(&ta.rs.prev, prev_pad, &plen);
+		uint64_t	n = 0;
+
+		CHECK(len >= plen + 8, "stored map: %zu bytes in all, the map %zu", len, plen);
+		if (len >= plen + 8)
+			memcpy(&n, buf + len - plen - 8, 8);
+		CHECK(len >= plen + 8 && n == plen && memcmp(buf + len - plen, pm, plen) == 0,
+			  "stored map: not the padded map's %zu bytes", plen);
+		dpk_free(pm);
+	}
 
 	/* the next release from either state, on the same inputs */
 	table_step(&ta, &sa, TS + 1);

@@ -382,16 +382,21 @@ typedef struct Buf
 	bool		bad;
 } Buf;
 
+/*
+ * Room for n more bytes: the capacity doubled, or exactly what is needed
+ * when that is more (a padded map of cells x coordinates is written once,
+ * not doubled into).
+ */
 static void
-put(Buf *b, const void *v, size_t n)
+reserve(Buf *b, size_t n)
 {
 	if (b->len + n > b->cap)
 	{
-		size_t		cap = b->cap ? b->cap : 256;
+		size_t		cap = b->cap ? 2 * b->cap : 256;
 		uint8_t    *p;
 
-		while (cap < b->len + n)
-			cap *= 2;
+		if (cap < b->len + n)
+			cap = b->len + n;
 		p = dpk_alloc(cap);
 		if (b->len)
 			memcpy(p, b->p, b->len);
@@ -400,6 +405,12 @@ put(Buf *b, const void *v, size_t n)
 		b->p = p;
 		b->cap = cap;
 	}
+}
+
+static void
+put(Buf *b, const void *v, size_t n)
+{
+	reserve(b, n);
 	memcpy(b->p + b->len, v, n);
 	b->len += n;
 }
@@ -413,17 +424,17 @@ put_u32(Buf *b, uint32_t v)
 /*
  * A map padded to pad_to entries: the stored size must depend on public
  * bounds only, never on how many regions or cells hold rows (cellmap.h).
+ * Serialised in place, without a copy of its own.
  */
 static void
 put_map(Buf *b, const DpkCellMap *m, uint64_t pad_to)
 {
-	size_t		len;
-	uint8_t    *bytes = dpk_cellmap_serialize_padded(m, pad_to, &len);
-	uint64_t	n = len;
+	uint64_t	n = dpk_cellmap_serialized_len(m, true, pad_to);
 
 	put(b, &n, sizeof(n));
-	put(b, bytes, len);
-	dpk_free(bytes);
+	reserve(b, (size_t) n);
+	dpk_cellmap_serialize_to(m, true, pad_to, b->p + b->len);
+	b->len += (size_t) n;
 }
 
 static void
