@@ -9,8 +9,10 @@
  * and the same cost; successive passes on one tree must say "changed"
  * exactly when some point's centre changed.  The sets include grids (many
  * equal coordinates, exact ties between centres), zero weights, repeated
- * points and duplicated centres.  Whole runs of dpk_kmeans and the
- * screened restarts must match with the filter on and off.
+ * points and duplicated centres.  Lloyd's loop on the tree, empty clusters
+ * re-seeded, must match the point-by-point loop, and whole runs of
+ * dpk_kmeans and the screened restarts must match with the filter on and
+ * off.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -217,6 +219,90 @@ compare_passes(uint64_t *st, int shape, int n, int d, int k, int passes)
 }
 
 /*
+ * Lloyd's loop from the centres of make_centres (a duplicated one and one
+ * far from every point, so clusters go empty and are re-seeded): the
+ * point-by-point loop (dpk_km_assign, dpk_km_update) against
+ * dpk_km_lloyd_filter, the same centres to rounding, assignment and cost.
+ */
+static void
+compare_lloyd(uint64_t *st, int shape, int n, int d, int k)
+{
+	double	   *x = dpk_alloc(sizeof(double) * n * d),
+			   *w = dpk_alloc(sizeof(double) * n),
+			   *sw = dpk_alloc(sizeof(double) * n),
+			   *c0 = dpk_alloc(sizeof(double) * k * d),
+			   *c1 = dpk_alloc(sizeof(double) * k * d),
+			   *mind = dpk_alloc(sizeof(double) * n),
+			   *contrib = dpk_alloc(sizeof(double) * n),
+			   *sums = dpk_alloc(sizeof(double) * k * d),
+			   *wsum = dpk_alloc(sizeof(double) * k),
+				cost0 = 0.0,
+				cost1,
+				scale;
+	int		   *a0 = dpk_alloc(sizeof(int) * n),
+			   *a1 = dpk_alloc(sizeof(int) * n),
+			   *ref = dpk_alloc(sizeof(int) * k);
+	KmUpdateScratch u = {sums, wsum, mind, contrib, ref};
+	KmWork		ws0,
+				ws1;
+	KmTree	   *t;
+	int			iter,
+				i,
+				bad = 0;
+
+	make_points(st, shape, n, d, x, w);
+	make_centres(st, n, d, k, x, c0);
+	memcpy(c1, c0, sizeof(double) * k * d);
+	for (i = 0; i < n; i++)
+	{
+		sw[i] = w[i] > 0.0 ? w[i] : 0.0;
+		a0[i] = -1;
+	}
+	/* the reference: every point evaluated on every pass */
+	dpk_kmeans_prune = false;
+	dpk_km_work_init(&ws0, x, n, d, k);
+	dpk_kmeans_prune = true;
+	for (iter = 0;; iter++)
+	{
+		bool		changed;
+
+		cost0 = dpk_km_assign(&ws0, x, w, c0, a0, mind, &changed);
+		if (!changed || iter >= 30)
+			break;
+		dpk_km_update(x, sw, n, d, k, a0, true, c0, &u);
+	}
+	dpk_km_work_init(&ws1, x, n, d, k);
+	t = dpk_km_tree_build(x, sw, ws1.xnorm, n, d, k);
+	cost1 = dpk_km_lloyd_filter(t, &ws1, x, sw, &u, c1, a1, 30);
+	scale = scale_of(x, n, c0, k, d);
+	for (i = 0; i < n; i++)
+		bad += a0[i] != a1[i];
+	CHECK(bad == 0, "lloyd shape %d d %d k %d: %d points assigned otherwise", shape, d, k, bad);
+	CHECK(fabs(cost1 - cost0) <= 1e-11 * fmax(cost0, 1e-300) + 1e-300,
+		  "lloyd shape %d d %d k %d: cost %.17g, point by point %.17g", shape, d, k, cost1,
+		  cost0);
+	for (i = 0; i < k * d; i++)
+		CHECK(fabs(c1[i] - c0[i]) <= 1e-11 * scale,
+			  "lloyd shape %d d %d k %d: centre value %d %.17g, point by point %.17g",
+			  shape, d, k, i, c1[i], c0[i]);
+	dpk_km_tree_free(t);
+	dpk_km_work_free(&ws0);
+	dpk_km_work_free(&ws1);
+	dpk_free(x);
+	dpk_free(w);
+	dpk_free(sw);
+	dpk_free(c0);
+	dpk_free(c1);
+	dpk_free(mind);
+	dpk_free(contrib);
+	dpk_free(sums);
+	dpk_free(wsum);
+	dpk_free(a0);
+	dpk_free(a1);
+	dpk_free(ref);
+}
+
+/*
  * Whole runs: dpk_kmeans and dpk_kmeans_screened with the filter and
  * without give the same centres (to rounding), sizes and cost.
  */
@@ -286,10 +372,19 @@ main(void)
 				compare_passes(&st, shape, 3000, d, ks[q], 4);
 			}
 	for (d = 1; d <= DPK_KM_FILTER_MAX_D; d += 2)
-		for (shape = 0; shape < 3; shape++)
+		for (shape = 0; shape < 4; shape++)
 		{
 			compare_runs(&st, shape, 2000, d, 5, false);
 			compare_runs(&st, shape, 2000, d, 9, true);
 		}
+	for (d = 1; d <= DPK_KM_FILTER_MAX_D; d++)
+		for (shape = 0; shape < 4; shape++)
+		{
+			compare_lloyd(&st, shape, 1500, d, 6);
+			compare_lloyd(&st, shape, 1500, d, 13);
+		}
+	/* more centres than distinct points: duplicated seeds, empty clusters */
+	for (d = 1; d <= DPK_KM_FILTER_MAX_D; d++)
+		compare_runs(&st, 3, 1000, d, 16, d % 2 == 0);
 	UNIT_DONE("test_kmeans_filter");
 }
