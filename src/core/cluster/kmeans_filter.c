@@ -57,7 +57,6 @@ typedef struct KmPass
 	bool		want_cost;		/* false: p->cost is not needed */
 } KmPass;
 
-
 /* Add weight W at mean (with residual res, spread m2) to cluster j. */
 static inline __attribute__((always_inline)) void
 km_pass_add(KmPass *p, int j, double W, const double *mean, const double *res, double m2,
