@@ -58,7 +58,7 @@ CORE_CC ?= gcc
 CORE_CFLAGS ?= -std=gnu99 -O2 -g -fPIC -Wall -Wextra -Werror $(addprefix -I,$(CORE_DIRS)) \
 	-DDPK_ASSERTIONS $(COPT)
 CORE_LIBS = -lcrypto -lm
-UNIT_TESTS = test_noise test_gserialized test_dgauss test_zcdp test_live_gauss test_kmeans test_kmedian test_kmedian_lifted test_objective test_live_release test_rugnik test_grid test_counter test_tree_estimator test_projection test_lift test_highd test_live_highd test_store_format test_store_config test_budget test_live_regions test_ledger test_mean_guard test_sqrt_counter test_live_heldout test_share_tree test_live_share test_live_lowd_guard test_oneshot_guard test_noise_exact test_highd_exact test_lowd_stream test_lowd_refine test_lowd_refine_same test_live_sqrt_sums test_highd_rows test_live_gauss_tail
+UNIT_TESTS = test_noise test_gserialized test_dgauss test_zcdp test_live_gauss test_kmeans test_kmeans_filter test_kmedian test_kmedian_lifted test_objective test_live_release test_rugnik test_grid test_counter test_tree_estimator test_projection test_lift test_highd test_live_highd test_store_format test_store_config test_budget test_live_regions test_ledger test_mean_guard test_sqrt_counter test_live_heldout test_share_tree test_live_share test_live_lowd_guard test_oneshot_guard test_noise_exact test_highd_exact test_lowd_stream test_lowd_refine test_lowd_refine_same test_live_sqrt_sums test_highd_rows test_live_gauss_tail
 UNIT_BINS = $(addprefix test/unit/bin/,$(UNIT_TESTS))
 
 CORE_LIB = build/libdpkcore.a
@@ -134,6 +134,12 @@ unittest: $(UNIT_BINS)
 	@fail=0; for t in $(UNIT_BINS); do OPENBLAS_NUM_THREADS=1 ./$$t || fail=1; done; exit $$fail
 
 test/bench/bin/bench_oneshot: test/bench/bench_oneshot.c test/bench/mixture.h $(TEST_LIBS) $(CORE_HDRS)
+	@mkdir -p test/bench/bin
+	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(TEST_LIBS) $(CORE_LIBS)
+
+# The k-means stage alone, point by point against the kd-tree filter
+# (doc/decisions/071-kmeans-filter.md).
+test/bench/bin/bench_kmeans_stage: test/bench/bench_kmeans_stage.c test/bench/mixture.h $(TEST_LIBS) $(CORE_HDRS)
 	@mkdir -p test/bench/bin
 	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(TEST_LIBS) $(CORE_LIBS)
 

@@ -873,7 +873,8 @@ test_large(void)
  * The pruned assignment (Hamerly's bounds, d <= 16) gives exactly the
  * centres, sizes and cost of evaluating every point every time: uniform,
  * lattice (many exact ties) and far-from-origin data, d = 1 ... 16,
- * k = 2 ... 300, weights with zeros and negatives.
+ * k = 2 ... 300, weights with zeros and negatives.  The kd-tree filter,
+ * which sums in another order, is off here (test_kmeans_filter.c).
  */
 static void
 test_pruned_identical(void)
@@ -881,6 +882,7 @@ test_pruned_identical(void)
 	uint64_t	st = 0x5eedf00dULL;
 	int			trial;
 
+	dpk_kmeans_filter = false;
 	for (trial = 0; trial < 60; trial++)
 	{
 		int			d = trial % 5 == 4 ? 16 : 1 + trial % 8;
@@ -924,6 +926,7 @@ test_pruned_identical(void)
 		free(s1);
 		free(s2);
 	}
+	dpk_kmeans_filter = true;
 }
 
 /*

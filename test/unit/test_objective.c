@@ -22,6 +22,11 @@
  * was printed again when the 2-d one-shot's centres took Lloyd updates on
  * the noisy histogram and a second candidate (record 055); with
  * cfg.refine_iter = 0 it gives the digest before, 0xC33BCFE1B231F6E1.
+ * PIN_LOWD was printed again when Lloyd's iterations in low dimension
+ * moved to a kd-tree (record 071), which sums the centres in another
+ * order; with the point-by-point passes (dpk_kmeans_filter = false) the
+ * one-shot still gives the digest before, PIN_LOWD_POINTWISE, checked
+ * here too.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -39,15 +44,18 @@
 #include "unit.h"
 #include "unit_stream.h"
 #ifndef DPK_OBJECTIVE_PRE_KMEDIAN
+#include "kmeans.h"
 #include "kmedian.h"
 #endif
 
 /*
  * Digests of the default (k-means) outputs before k-median existed; the
  * one-shot's since its 2-d centres take Lloyd updates on the noisy
- * histogram, and a second candidate (record 055).
+ * histogram, and a second candidate (record 055), and since Lloyd's passes
+ * run on a kd-tree (record 071; point by point, the digest of 055).
  */
-#define PIN_LOWD	UINT64_C(0x9E619D58E451016D)
+#define PIN_LOWD	UINT64_C(0x2DA20CB413B2518E)
+#define PIN_LOWD_POINTWISE	UINT64_C(0x9E619D58E451016D)
 #define PIN_LIVE	UINT64_C(0x8C8813D07E294367)
 
 static uint64_t data_state = UINT64_C(0x1234567);
@@ -420,6 +428,33 @@ main(void)
 	bool		print = getenv("DPK_OBJECTIVE_PRINT") != NULL;
 
 	hl = run_lowd(&box, x, n, -1, &res);
+#ifndef DPK_OBJECTIVE_PRE_KMEDIAN
+	{
+		DpkOneshotResult pw;
+		uint64_t	hp;
+		int			j;
+
+		/*
+		 * the same release with Lloyd's passes point by point: the digest
+		 * before, and the same centres and sizes up to rounding
+		 */
+		dpk_kmeans_filter = false;
+		hp = run_lowd(&box, x, n, -1, &pw);
+		dpk_kmeans_filter = true;
+		if (print)
+			printf("PIN_LOWD_POINTWISE 0x%016llX\n", (unsigned long long) hp);
+		CHECK(hp == PIN_LOWD_POINTWISE, "one-shot k-means point by point changed: 0x%016llX",
+			  (unsigned long long) hp);
+		for (j = 0; j < 3 * 2; j++)
+			CHECK(fabs(res.centers[j] - pw.centers[j]) < 1e-9,
+				  "centre value %d: %.17g, point by point %.17g", j, res.centers[j],
+				  pw.centers[j]);
+		for (j = 0; j < 3; j++)
+			CHECK(fabs(res.sizes[j] - pw.sizes[j]) < 1e-9 * fmax(1.0, pw.sizes[j]),
+				  "size %d: %.17g, point by point %.17g", j, res.sizes[j], pw.sizes[j]);
+		dpk_oneshot_result_free(&pw);
+	}
+#endif
 	dpk_oneshot_result_free(&res);
 	/*
 	 * the previous library's releases: the signed decomposition of the

@@ -1,13 +1,15 @@
 /*
  * kmeans.c
  *		Weighted k-means (k-means++ seeding, Lloyd, restarts) on BLAS: the
- *		seeding, the centre update, the Lloyd loop, plain and screened
- *		restarts, and the cost of fixed centres.
+ *		seeding, the Lloyd loop, plain and screened restarts, and the cost
+ *		of fixed centres.
  *
- * The assignment step is in kmeans_assign.c: point-to-centre distances come
- * from dgemm, ||x||^2 - 2 x.c + ||c||^2, and the distance of a point to the
- * centre it ends up with is then recomputed directly from the coordinates,
- * which keeps reported costs free of the cancellation of the expanded form.
+ * The centre update, and Lloyd's loop on a kd-tree in low dimension, are in
+ * kmeans_filter.c.  The assignment step is in kmeans_assign.c: point-to-
+ * centre distances come from dgemm, ||x||^2 - 2 x.c + ||c||^2, and the
+ * distance of a point to the centre it ends up with is then recomputed
+ * directly from the coordinates, which keeps reported costs free of the
+ * cancellation of the expanded form.
  *
  * Conventions that make the result deterministic and NaN-free:
  *
@@ -82,6 +84,38 @@ km_sample(KmRng *rng, const double *p, int n, double total)
 	return last >= 0 ? last : 0;
 }
 
+/*
+ * km_sample on the running sums acc[i] = p[0] + ... + p[i] (summed in that
+ * order, so they are km_sample's own acc values): the first i with target
+ * < acc[i], found by bisection.  That i has p[i] > 0 (acc rose there); past
+ * the end, the last index whose p was positive, as km_sample.
+ */
+static int
+km_sample_sums(KmRng *rng, const double *acc, int n)
+{
+	double		target = km_rng_uniform(rng) * acc[n - 1];
+	int			lo = 0,
+				hi = n - 1;
+
+	if (!(target < acc[n - 1]))
+	{
+		/* the last rise of the sums */
+		while (hi > 0 && !(acc[hi] > acc[hi - 1]))
+			hi--;
+		return hi;
+	}
+	while (lo < hi)
+	{
+		int			mid = lo + (hi - lo) / 2;
+
+		if (target < acc[mid])
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
 /* Seeding weights of a weighted point set (see kmeans.h). */
 const double *
 dpk_seeding_weights(const double *w, int n, double *sw, double **ones, double *total)
@@ -123,6 +157,7 @@ km_seed(const double *x, const double *sw, int n, int d, int k,
 		double stotal, KmRng *rng, double *c, double *d2, int *near,
 		double *p)
 {
+	double		total = 0.0;
 	int			first,
 				i,
 				j;
@@ -135,22 +170,21 @@ km_seed(const double *x, const double *sw, int n, int d, int k,
 		near[i] = 0;
 	}
 
+	/* p holds the running sums of the draw's masses sw * D^2 */
+	for (i = 0; i < n; i++)
+	{
+		total += sw[i] * d2[i];
+		p[i] = total;
+	}
 	for (j = 1; j < k; j++)
 	{
-		double		total = 0.0;
 		double	   *cj = c + (size_t) j * d;
 
 		dpk_check_interrupts();
 
-		for (i = 0; i < n; i++)
-		{
-			p[i] = sw[i] * d2[i];
-			total += p[i];
-		}
-
 		if (total > 0.0 && isfinite(total))
 		{
-			int			pick = km_sample(rng, p, n, total);
+			int			pick = km_sample_sums(rng, p, n);
 
 			memcpy(cj, x + (size_t) pick * d, sizeof(double) * (size_t) d);
 		}
@@ -164,6 +198,10 @@ km_seed(const double *x, const double *sw, int n, int d, int k,
 			continue;			/* distances cannot shrink */
 		}
 
+		if (j == k - 1)
+			break;				/* no draw follows */
+		/* the next draw's masses, summed in the same order */
+		total = 0.0;
 		for (i = 0; i < n; i++)
 		{
 			double		v = km_sqdist(x + (size_t) i * d, cj, d);
@@ -173,163 +211,10 @@ km_seed(const double *x, const double *sw, int n, int d, int k,
 				d2[i] = v;
 				near[i] = j;
 			}
+			total += sw[i] * d2[i];
+			p[i] = total;
 		}
 	}
-}
-
-/*
- * Lloyd update: move each centre to the weighted mean of its points.  The
- * mean is accumulated relative to the cluster's first point of positive
- * weight (ref, k ints of scratch): that avoids cancellation when the data
- * sit far from the origin, and makes a cluster of identical points keep
- * exactly their coordinates, so duplicate detection stays exact.  A
- * centre with no assigned weight is re-seeded at the point with the largest
- * weighted contribution w_i * mind_i to the cost (that point's contribution
- * is then zeroed in contrib, so two empty clusters take different points);
- * if every contribution is 0 it keeps its previous position.  When
- * mind_valid is false, mind is first computed here if a cluster is empty.
- */
-static inline __attribute__((always_inline)) void
-km_update_d(const double *x, const double *sw, int n, int d, int k,
-			const int *assign, double *mind, bool mind_valid, double *c,
-			double *sums, double *wsum, int *ref, double *contrib)
-{
-	int			i,
-				j,
-				t;
-	bool		have_contrib = false;
-
-	memset(sums, 0, sizeof(double) * (size_t) k * d);
-	memset(wsum, 0, sizeof(double) * (size_t) k);
-	for (j = 0; j < k; j++)
-		ref[j] = -1;
-	if (d == 2)
-	{
-		/*
-		 * The same sums in the same order, the current cluster's in
-		 * registers: runs of points of one cluster no longer wait on memory.
-		 */
-		int			cur = -1;
-		double		a0 = 0.0,
-					a1 = 0.0,
-					aw = 0.0;
-		const double *xr = x;
-
-		for (i = 0; i < n; i++)
-		{
-			double		wi = sw[i];
-			const double *xi = x + (size_t) i * 2;
-
-			if (!(wi > 0.0))
-				continue;
-			j = assign[i];
-			if (j != cur)
-			{
-				if (cur >= 0)
-				{
-					sums[cur * 2] = a0;
-					sums[cur * 2 + 1] = a1;
-					wsum[cur] = aw;
-				}
-				cur = j;
-				if (ref[j] < 0)
-					ref[j] = i;
-				xr = x + (size_t) ref[j] * 2;
-				a0 = sums[j * 2];
-				a1 = sums[j * 2 + 1];
-				aw = wsum[j];
-			}
-			a0 += wi * (xi[0] - xr[0]);
-			a1 += wi * (xi[1] - xr[1]);
-			aw += wi;
-		}
-		if (cur >= 0)
-		{
-			sums[cur * 2] = a0;
-			sums[cur * 2 + 1] = a1;
-			wsum[cur] = aw;
-		}
-	}
-	else
-		for (i = 0; i < n; i++)
-		{
-			double		wi = sw[i];
-			const double *xi = x + (size_t) i * d;
-			const double *xr;
-			double	   *sj;
-
-			if (!(wi > 0.0))
-				continue;
-			j = assign[i];
-			if (ref[j] < 0)
-				ref[j] = i;
-			xr = x + (size_t) ref[j] * d;
-			sj = sums + (size_t) j * d;
-			for (t = 0; t < d; t++)
-				sj[t] += wi * (xi[t] - xr[t]);
-			wsum[j] += wi;
-		}
-
-	/* an empty cluster needs the distances to the centres still in c */
-	if (!mind_valid)
-		for (j = 0; j < k; j++)
-			if (!(wsum[j] > 0.0))
-			{
-				for (i = 0; i < n; i++)
-					mind[i] = km_sqdist(x + (size_t) i * d, c + (size_t) assign[i] * d, d);
-				break;
-			}
-
-	for (j = 0; j < k; j++)
-	{
-		double	   *cj = c + (size_t) j * d;
-
-		if (wsum[j] > 0.0)
-		{
-			const double *sj = sums + (size_t) j * d;
-			const double *xr = x + (size_t) ref[j] * d;
-
-			for (t = 0; t < d; t++)
-				cj[t] = xr[t] + sj[t] / wsum[j];
-		}
-		else
-		{
-			double		bestv = 0.0;
-			int			besti = -1;
-
-			if (!have_contrib)
-			{
-				for (i = 0; i < n; i++)
-					contrib[i] = sw[i] * mind[i];
-				have_contrib = true;
-			}
-			for (i = 0; i < n; i++)
-			{
-				if (contrib[i] > bestv)
-				{
-					bestv = contrib[i];
-					besti = i;
-				}
-			}
-			if (besti >= 0)
-			{
-				memcpy(cj, x + (size_t) besti * d, sizeof(double) * (size_t) d);
-				contrib[besti] = 0.0;
-			}
-		}
-	}
-}
-
-/* km_update_d, compiled apart for d = 2 (the same operations in order). */
-static void
-km_update(const double *x, const double *sw, int n, int d, int k,
-		  const int *assign, double *mind, bool mind_valid, double *c,
-		  double *sums, double *wsum, int *ref, double *contrib)
-{
-	if (d == 2)
-		km_update_d(x, sw, n, 2, k, assign, mind, mind_valid, c, sums, wsum, ref, contrib);
-	else
-		km_update_d(x, sw, n, d, k, assign, mind, mind_valid, c, sums, wsum, ref, contrib);
 }
 
 /* Scratch of one dpk_kmeans call, shared by its restarts. */
@@ -348,6 +233,8 @@ typedef struct KmRun
 	int		   *assign;			/* n: the restart's assignment */
 	int		   *near;			/* n */
 	int		   *ref;			/* k */
+	KmUpdateScratch u;			/* the update's view of the above */
+	KmTree	   *tree;			/* the filter's kd-tree, or NULL */
 } KmRun;
 
 /*
@@ -369,6 +256,10 @@ km_run_init(KmRun *run, const double *x, const double *w, int n, int d, int k)
 	run->ref = dpk_alloc(sizeof(int) * (size_t) k);
 
 	run->seedw = dpk_seeding_weights(w, n, run->sw, &run->ones, &run->seedtotal);
+	run->u = (KmUpdateScratch) {run->sums, run->wsum, run->mind, run->p, run->ref};
+	run->tree = NULL;
+	if (dpk_kmeans_filter && run->ws.ub && d <= DPK_KM_FILTER_MAX_D && n >= DPK_KM_FILTER_MIN_N)
+		run->tree = dpk_km_tree_build(x, run->sw, run->ws.xnorm, n, d, k);
 }
 
 /* Free a run's scratch. */
@@ -376,6 +267,7 @@ static void
 km_run_free(KmRun *run)
 {
 	dpk_km_work_free(&run->ws);
+	dpk_km_tree_free(run->tree);
 	dpk_free(run->sw);
 	dpk_free(run->mind);
 	dpk_free(run->p);
@@ -421,6 +313,9 @@ km_lloyd(KmRun *run, const double *x, int n, int d, int k, int max_iter)
 	int			iter = 0,
 				i;
 
+	if (run->tree)
+		return dpk_km_lloyd_filter(run->tree, &run->ws, x, run->sw, &run->u, run->c,
+								   run->assign, max_iter);
 	for (i = 0; i < n; i++)
 		run->assign[i] = -1;
 	for (;;)
@@ -437,8 +332,7 @@ km_lloyd(KmRun *run, const double *x, int n, int d, int k, int max_iter)
 			break;
 		if (run->ws.ub)
 			memcpy(run->ws.cold, run->c, sizeof(double) * (size_t) k * d);
-		km_update(x, run->sw, n, d, k, run->assign, run->mind, !run->ws.no_cost,
-				  run->c, run->sums, run->wsum, run->ref, run->p);
+		dpk_km_update(x, run->sw, n, d, k, run->assign, !run->ws.no_cost, run->c, &run->u);
 		if (run->ws.ub)
 			dpk_km_bounds_move(&run->ws, run->c, run->assign);
 		iter++;
@@ -667,7 +561,11 @@ km_sample_rate(const double *w, int n, double size)
 
 		for (i = 0; i < n; i++)
 			if (w[i] > 0.0)
-				sum += fmin(1.0, mid * w[i]);
+			{
+				double		pi = mid * w[i];
+
+				sum += pi < 1.0 ? pi : 1.0; /* fmin, without its call */
+			}
 		if (sum < size)
 			lo = mid;
 		else

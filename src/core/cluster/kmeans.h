@@ -19,6 +19,14 @@
  */
 extern bool dpk_kmeans_prune;
 
+/*
+ * Whether Lloyd's iterations in low dimension run on a kd-tree of the
+ * points (the filtering algorithm; the same assignments, and centres and
+ * costs up to the order of summation).  Only tests and benchmarks set it
+ * false, to compare with the point-by-point passes.
+ */
+extern bool dpk_kmeans_filter;
+
 /* A weighted point set, the input of a clustering run. */
 typedef struct DpkPoints
 {

@@ -483,24 +483,14 @@ dpk_km_bounds_move(KmWork *ws, const double *c, const int *assign)
 }
 
 /*
- * Assign every point to its nearest centre and return the weighted cost.
- *
- * The nearest centre is chosen on dgemm distances (clamped at 0), ties to the
- * lowest index, ignoring centres that duplicate an earlier one; mind[i] (if
- * not NULL) gets the exactly recomputed squared distance to the chosen
- * centre.  *changed (if not NULL) tells whether any assign[i] differs from
- * its value on entry.
+ * Before an assignment to the centres c: their squared norms, and which
+ * equal an earlier centre (those never compete for a point).
  */
-double
-dpk_km_assign(KmWork *ws, const double *x, const double *w,
-			  const double *c, int *assign, double *mind, bool *changed)
+void
+dpk_km_prepare(KmWork *ws, const double *c)
 {
-	int			n = ws->n,
-				d = ws->d,
-				k = ws->k;
-	double		cost = 0.0;
-	bool		any_change = false;
-	int			i0,
+	int			d = ws->d,
+				k = ws->k,
 				j,
 				jj;
 
@@ -529,7 +519,82 @@ dpk_km_assign(KmWork *ws, const double *x, const double *w,
 					ws->dup[j] = true;
 			}
 		}
+}
 
+/*
+ * g[r * nc + q] = -2 x_r.c_j for the m rows x_r of x and the nc centres
+ * j = cand[q], each as km_dots_fma computes it (the first product
+ * rounded, then fused multiply-adds in coordinate order, then the exact
+ * scaling by -2): one call for a whole leaf of the filter.
+ */
+DPK_KM_TARGET_FMA static void
+km_dots_rows_fma(const double *x, int m, int d, const double *c, const int *cand, int nc,
+				 double *g)
+{
+	int			r,
+				q,
+				t;
+
+	for (r = 0; r < m; r++)
+	{
+		const double *xr = x + (size_t) r * d;
+
+		for (q = 0; q < nc; q++)
+		{
+			const double *cj = c + (size_t) cand[q] * d;
+			double		s = xr[0] * cj[0];
+
+			for (t = 1; t < d; t++)
+				s = __builtin_fma(xr[t], cj[t], s);
+			g[r * nc + q] = -2.0 * s;
+		}
+	}
+}
+
+/*
+ * The dots of km_dots_rows_fma as dgemm's values on this CPU: with FMA, or
+ * rounded product by product as km_dots_plain (d <= DPK_KM_PRUNE_MAX_D).
+ */
+void
+dpk_km_dots_rows(const KmWork *ws, const double *x, int m, const double *c,
+				 const int *cand, int nc, double *g)
+{
+	int			r,
+				q;
+
+	if (ws->fma)
+	{
+		km_dots_rows_fma(x, m, ws->d, c, cand, nc, g);
+		return;
+	}
+	for (r = 0; r < m; r++)
+		for (q = 0; q < nc; q++)
+			km_dots_plain(x + (size_t) r * ws->d, c + (size_t) cand[q] * ws->d, 1, ws->d,
+						  g + r * nc + q);
+}
+
+/*
+ * Assign every point to its nearest centre and return the weighted cost.
+ *
+ * The nearest centre is chosen on dgemm distances (clamped at 0), ties to the
+ * lowest index, ignoring centres that duplicate an earlier one; mind[i] (if
+ * not NULL) gets the exactly recomputed squared distance to the chosen
+ * centre.  *changed (if not NULL) tells whether any assign[i] differs from
+ * its value on entry.
+ */
+double
+dpk_km_assign(KmWork *ws, const double *x, const double *w,
+			  const double *c, int *assign, double *mind, bool *changed)
+{
+	int			n = ws->n,
+				d = ws->d,
+				k = ws->k;
+	double		cost = 0.0;
+	bool		any_change = false;
+	int			i0,
+				j;
+
+	dpk_km_prepare(ws, c);
 	if (ws->ub)
 		return km_assign_pruned(ws, x, w, c, assign, mind, changed);
 

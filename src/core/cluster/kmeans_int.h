@@ -65,6 +65,9 @@ typedef struct KmWork
 
 /* The assignment step, defined and documented in kmeans_assign.c. */
 extern void dpk_km_work_init(KmWork *ws, const double *x, int n, int d, int k);
+extern void dpk_km_prepare(KmWork *ws, const double *c);
+extern void dpk_km_dots_rows(const KmWork *ws, const double *x, int m, const double *c,
+							 const int *cand, int nc, double *g);
 extern void dpk_km_work_free(KmWork *ws);
 extern double dpk_km_assign(KmWork *ws, const double *x, const double *w,
 							const double *c, int *assign, double *mind,
@@ -73,5 +76,112 @@ extern double dpk_km_cost_pass(const KmWork *ws, const double *x,
 							   const double *w, const double *c,
 							   const int *assign, double *mind);
 extern void dpk_km_bounds_move(KmWork *ws, const double *c, const int *assign);
+
+/* The scratch of a Lloyd update. */
+typedef struct KmUpdateScratch
+{
+	double	   *sums;			/* k * d */
+	double	   *wsum;			/* k */
+	double	   *mind;			/* n: distance of each point to its centre */
+	double	   *contrib;		/* n */
+	int		   *ref;			/* k */
+} KmUpdateScratch;
+
+/*
+ * The Lloyd update point by point (kmeans_filter.c): each centre to the
+ * weighted mean of its points, an empty cluster re-seeded (mind computed
+ * first unless mind_valid).
+ */
+extern void dpk_km_update(const double *x, const double *sw, int n, int d, int k,
+						  const int *assign, bool mind_valid, double *c,
+						  const KmUpdateScratch *u);
+
+/*
+ * Up to this dimension, and from this many points, Lloyd's iterations run
+ * on a kd-tree by the filtering algorithm (kmeans_filter.c); the same
+ * assignments, centres and costs up to the order of summation.
+ */
+#define DPK_KM_FILTER_MAX_D 5
+#define DPK_KM_FILTER_MIN_N 256
+
+/*
+ * The kd-tree of the filtering algorithm (kmeans_tree.c) and the state its
+ * walks leave (kmeans_filter.c).
+ */
+typedef struct KmTree
+{
+	int			n;
+	int			d;
+	int			k;
+	int			nnodes;
+	int			depth;			/* deepest level, root 0 */
+	int			maxleaf;		/* most points in a leaf */
+	double	   *x;				/* n * d: the points in tree order */
+	double	   *w;				/* n: their clipped weights */
+	double	   *xn;				/* n: their ||x||^2 as dpk_km_assign has it */
+	int		   *perm;			/* n: original index of each tree position */
+	int		   *label;			/* n: centre of each point at the last pass
+								 * that evaluated its leaf point by point */
+	/* nodes, in preorder: the left child of node v is v + 1 */
+	int		   *begin;			/* first tree position */
+	int		   *end;			/* one past the last */
+	int		   *right;			/* right child, -1 for a leaf */
+	double	   *lo;				/* nnodes * d: bounding box */
+	double	   *hi;
+	double	   *mean;			/* nnodes * d: weighted mean (box middle if
+								 * no weight) */
+	double	   *res;			/* nnodes * d: sum w (x - mean), the mean's
+								 * rounding */
+	double	   *wsum;			/* nnodes: total weight */
+	double	   *m2;				/* nnodes: sum w ||x - mean||^2 */
+	double	   *xnmax;			/* nnodes: largest ||x||^2 of its points */
+	int		   *origin;			/* nnodes: tree position of its first point of
+								 * positive weight, -1 if none */
+	int		   *owner;			/* nnodes: centre of all its points at the
+								 * last pass, -1 if mixed or unknown */
+	int		   *cand;			/* (depth + 2) * k: candidates per level */
+	double	   *g;				/* maxleaf * k: dot products of a leaf */
+	double	   *refx;			/* k * d: each cluster's reference point */
+	bool	   *has_ref;		/* k */
+} KmTree;
+
+/*
+ * Build the tree of the n points x (n * d) with clipped weights sw and
+ * norms xnorm (KmWork's), for k centres.  Free with dpk_km_tree_free.
+ */
+extern KmTree *dpk_km_tree_build(const double *x, const double *sw, const double *xnorm,
+								 int n, int d, int k);
+extern void dpk_km_tree_free(KmTree *t);
+
+/* Forget the last assignment: the next pass counts as a change. */
+extern void dpk_km_tree_reset(KmTree *t);
+
+/*
+ * One assignment of every point to its nearest centre of c, as
+ * dpk_km_assign chooses it (dpk_km_prepare(ws, c) first): into sums (k *
+ * d, relative to dpk_km_tree_ref) and wsum (k) each cluster's weighted
+ * sum and weight; *changed tells whether any point's centre differs from
+ * the last pass (or since dpk_km_tree_reset).  Returns the weighted cost
+ * (0 unless want_cost).
+ */
+extern double dpk_km_filter_pass(KmTree *t, const KmWork *ws, const double *c,
+								 double *sums, double *wsum, bool want_cost,
+								 bool *changed);
+
+/* The last pass's centre of every point, in the original order. */
+extern void dpk_km_tree_assign(const KmTree *t, int *assign);
+
+/* The point cluster j's sums are relative to (NULL: no weight). */
+extern const double *dpk_km_tree_ref(const KmTree *t, int j);
+
+/*
+ * Lloyd from the centres c (k * d) with the tree: assignment and update
+ * until the assignment no longer changes or max_iter updates were made.
+ * Leaves the centres in c and the assignment in assign (n); returns the
+ * cost of that assignment.  x and sw are the points in the original order.
+ */
+extern double dpk_km_lloyd_filter(KmTree *t, KmWork *ws, const double *x,
+								  const double *sw, const KmUpdateScratch *u,
+								  double *c, int *assign, int max_iter);
 
 #endif							/* DPK_KMEANS_INT_H */
