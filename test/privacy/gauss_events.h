@@ -147,4 +147,12 @@ void		gauss_sqrt_projected_suite(long runs, double weaken, bool weaken_deletes,
 									   uint64_t key_base, double confidence, int *passed,
 									   int *failed);
 
+/*
+ * The refined lifting sums of a large-d norm-bound projected table
+ * (privacy_gauss_refine.c), weakened the same way.
+ */
+void		gauss_refine_suite(long runs, double weaken, bool weaken_deletes,
+							   uint64_t key_base, double confidence, int *passed,
+							   int *failed);
+
 #endif
