@@ -60,40 +60,6 @@
 #define RF_CROSS	24			/* runs whose releases dpk_live_refine_sums recomputes */
 #define RF_NODES	31			/* the binary tree of horizon 16 */
 
-/* Solve (A) x = b in place for symmetric positive definite A (n x n), by Cholesky. */
-static void
-spd_solve(double *A, int n, double *b)
-{
-	int			i,
-				j,
-				k;
-
-	for (j = 0; j < n; j++)
-	{
-		for (k = 0; k < j; k++)
-			A[j * n + j] -= A[j * n + k] * A[j * n + k];
-		A[j * n + j] = sqrt(A[j * n + j]);
-		for (i = j + 1; i < n; i++)
-		{
-			for (k = 0; k < j; k++)
-				A[i * n + j] -= A[i * n + k] * A[j * n + k];
-			A[i * n + j] /= A[j * n + j];
-		}
-	}
-	for (i = 0; i < n; i++)
-	{
-		for (j = 0; j < i; j++)
-			b[i] -= A[i * n + j] * b[j];
-		b[i] /= A[i * n + i];
-	}
-	for (i = n - 1; i >= 0; i--)
-	{
-		for (j = i + 1; j < n; j++)
-			b[i] -= A[j * n + i] * b[j];
-		b[i] /= A[i * n + i];
-	}
-}
-
 /* Slot of tree node (level, index) among the RF_NODES: levels 0..4 in a row. */
 static int
 node_slot(int level, uint32_t index)
@@ -201,7 +167,8 @@ gauss_refine_suite(long runs, double weaken, bool weaken_deletes, uint64_t key_b
 		}
 		s[t] = g[t] = t + 1 >= RF_INS && t + 1 < RF_DEL ? 1.0 : 0.0;
 	}
-	spd_solve(cov, RF_T, g);
+	ge_cholesky(cov, RF_T);
+	ge_chol_solve(cov, RF_T, g);
 	for (t = 0; t < RF_T; t++)
 		gs += g[t] * s[t];
 
