@@ -127,6 +127,51 @@ ge_check(const GaussEvents *ev, double confidence)
 	return failed;
 }
 
+/* Cholesky factor of A (n x n, symmetric positive definite) in place: lower, upper zeroed. */
+static inline void
+ge_cholesky(double *A, int n)
+{
+	int			i,
+				j,
+				k;
+
+	for (j = 0; j < n; j++)
+	{
+		for (k = 0; k < j; k++)
+			A[j * n + j] -= A[j * n + k] * A[j * n + k];
+		A[j * n + j] = sqrt(A[j * n + j]);
+		for (i = j + 1; i < n; i++)
+		{
+			for (k = 0; k < j; k++)
+				A[i * n + j] -= A[i * n + k] * A[j * n + k];
+			A[i * n + j] /= A[j * n + j];
+		}
+		for (i = 0; i < j; i++)
+			A[i * n + j] = 0.0;
+	}
+}
+
+/* Solve (L L^T) x = b in place for the Cholesky factor L (lower, n x n). */
+static inline void
+ge_chol_solve(const double *L, int n, double *b)
+{
+	int			i,
+				j;
+
+	for (i = 0; i < n; i++)
+	{
+		for (j = 0; j < i; j++)
+			b[i] -= L[i * n + j] * b[j];
+		b[i] /= L[i * n + i];
+	}
+	for (i = n - 1; i >= 0; i--)
+	{
+		for (j = i + 1; j < n; j++)
+			b[i] -= L[j * n + i] * b[j];
+		b[i] /= L[i * n + i];
+	}
+}
+
 /*
  * The one-shot suites (privacy_gauss_oneshot.c), weaken as in privacy_gauss;
  * adds their passed and failed checks to *passed and *failed.
@@ -146,5 +191,13 @@ void		gauss_sqrt_suite(long runs, double weaken, bool weaken_deletes,
 void		gauss_sqrt_projected_suite(long runs, double weaken, bool weaken_deletes,
 									   uint64_t key_base, double confidence, int *passed,
 									   int *failed);
+
+/*
+ * The refined lifting sums of a large-d norm-bound projected table
+ * (privacy_gauss_refine.c), weakened the same way.
+ */
+void		gauss_refine_suite(long runs, double weaken, bool weaken_deletes,
+							   uint64_t key_base, double confidence, int *passed,
+							   int *failed);
 
 #endif

@@ -42,10 +42,11 @@
  * The norm counter of projected tables (the sum of squared norms, counted
  * in units of 2^s) is checked by norm_suite below, a cell of a table with
  * the square-root counter and the counts and lifting sums of a projected
- * one by the suites of privacy_gauss_sqrt.c, and the
+ * one by the suites of privacy_gauss_sqrt.c, the refined lifting sums of
+ * a large-d norm-bound one by privacy_gauss_refine.c, and the
  * one-shot releases
  * (dp_kmeans with delta > 0, low d and the high-d joint mode) the same way
- * by the suites of privacy_gauss_oneshot.c, run after this one; the six
+ * by the suites of privacy_gauss_oneshot.c, run after this one; the seven
  * suites share the confidence (1e-6 in all), and DPK_PRIVACY_WEAKEN=2 must
  * fail in each (the norm suite through its noise variance: its moved rho is
  * too small for a half-space to show it).
@@ -75,9 +76,9 @@
 #define INS_AT		1
 #define DEL_AT		5
 #define CONFIDENCE	1e-6
-#define NSUITES		6			/* live cell, live norm counter, square-root
-								 * counter, its projected counts and sums, one-shot
-								 * low d, one-shot high d */
+#define NSUITES		7			/* live cell, live norm counter, square-root
+								 * counter, its projected counts and sums, refined
+								 * lifting sums, one-shot low d, one-shot high d */
 #define B_SEED_OFFSET (UINT64_C(1) << 40)
 #define NTHR		7
 #define NEPS		3
@@ -471,8 +472,11 @@ main(int argc, char **argv)
 	/* the counts of a projected square-root table (two copies) */
 	gauss_sqrt_projected_suite(runs, weaken, weaken_deletes, key_base, CONFIDENCE / NSUITES,
 							   &unit_passed, &unit_failed);
+	/* the refined lifting sums of a large-d norm-bound projected table */
+	gauss_refine_suite(runs, weaken, weaken_deletes, key_base, CONFIDENCE / NSUITES,
+					   &unit_passed, &unit_failed);
 	/* the one-shot releases; no deletions there, so "deletes" leaves them be */
-	gauss_oneshot_suites(runs, weaken, key_base, CONFIDENCE * (NSUITES - 4) / NSUITES,
+	gauss_oneshot_suites(runs, weaken, key_base, CONFIDENCE * (NSUITES - 5) / NSUITES,
 						 &unit_passed, &unit_failed);
 	UNIT_DONE("privacy_gauss");
 }

@@ -70,27 +70,6 @@ static const int64_t sq_rel[2] = {1000, 700};	/* the point's in-cell offsets */
 #define SQ_PD		8
 static const int64_t sq_lift[SQ_PD] = {512, -512, 512, 512, -512, 512, -512, -512};
 
-/* Solve (L L^T) x = b in place for the Cholesky factor L (lower, n x n). */
-static void
-chol_solve(const double *L, int n, double *b)
-{
-	int			i,
-				j;
-
-	for (i = 0; i < n; i++)
-	{
-		for (j = 0; j < i; j++)
-			b[i] -= L[i * n + j] * b[j];
-		b[i] /= L[i * n + i];
-	}
-	for (i = n - 1; i >= 0; i--)
-	{
-		for (j = i + 1; j < n; j++)
-			b[i] -= L[j * n + i] * b[j];
-		b[i] /= L[i * n + i];
-	}
-}
-
 /* Cholesky factor of the releases' noise covariance in measurement variances. */
 static double *
 release_cov_chol(const DpkSqrtCounter *sc)
@@ -113,20 +92,7 @@ release_cov_chol(const DpkSqrtCounter *sc)
 						(double) sc->r[i - k] * sc->r[j - k]) / (den * den);
 			A[(i - 1) * n + (j - 1)] = A[(j - 1) * n + (i - 1)] = acc;
 		}
-	for (j = 0; j < n; j++)
-	{
-		for (k = 0; k < j; k++)
-			A[j * n + j] -= A[j * n + k] * A[j * n + k];
-		A[j * n + j] = sqrt(A[j * n + j]);
-		for (i = j + 1; i < n; i++)
-		{
-			for (k = 0; k < j; k++)
-				A[i * n + j] -= A[i * n + k] * A[j * n + k];
-			A[i * n + j] /= A[j * n + j];
-		}
-		for (i = 0; i < j; i++)
-			A[i * n + j] = 0.0;
-	}
+	ge_cholesky(A, n);
 	return A;
 }
 
@@ -170,7 +136,7 @@ gauss_sqrt_suite(long runs, double weaken, bool weaken_deletes, uint64_t key_bas
 	chol = release_cov_chol(sc);
 	for (t = 1; t <= SQ_T; t++)
 		s_count[t - 1] = g[t - 1] = t >= SQ_INS && t < SQ_DEL ? 1.0 : 0.0;
-	chol_solve(chol, SQ_T, g);
+	ge_chol_solve(chol, SQ_T, g);
 	for (t = 0; t < SQ_T; t++)
 		gs += g[t] * s_count[t];
 	free(chol);
@@ -322,7 +288,7 @@ gauss_sqrt_projected_suite(long runs, double weaken, bool weaken_deletes, uint64
 	chol = release_cov_chol(sc);
 	for (t = 1; t <= SQ_T; t++)
 		s_count[t - 1] = g[t - 1] = t >= SQ_INS && t < SQ_DEL ? 1.0 : 0.0;
-	chol_solve(chol, SQ_T, g);
+	ge_chol_solve(chol, SQ_T, g);
 	for (t = 0; t < SQ_T; t++)
 		gs += g[t] * s_count[t];
 	free(chol);

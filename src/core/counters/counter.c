@@ -202,3 +202,18 @@ dpk_cell_noise_gauss(DpkStream *s, const DpkCellKey *ck, uint32_t t,
 			dpk_gauss_vector_noise(s, vars->sum, vars->d, 1, out + 1);
 	}
 }
+
+/* One binary node's Gaussian noise of one cell (see counter.h). */
+void
+dpk_node_noise_gauss(DpkStream *s, const DpkCellKey *ck, int node_level, uint32_t node_index,
+					 const DpkCellVars *vars, int64_t *out)
+{
+	uint8_t		nonce[DPK_NONCE_BYTES];
+
+	memset(out, 0, (1 + vars->d) * sizeof(int64_t));
+	node_nonce(ck->level, ck->cell, 2, node_level, node_index, nonce);
+	dpk_stream_reseed(s, ck->key, nonce);
+	out[0] = dpk_discrete_gaussian(s, vars->count);
+	if (vars->sums == DPK_SUMS_VECTOR)
+		dpk_gauss_vector_noise(s, vars->sum, vars->d, 1, out + 1);
+}

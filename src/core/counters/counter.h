@@ -125,4 +125,14 @@ void		dpk_cell_noise(DpkStream *s, const DpkCellKey *ck, uint32_t t,
 void		dpk_cell_noise_gauss(DpkStream *s, const DpkCellKey *ck, uint32_t t,
 								 const DpkCellVars *vars, int64_t *out);
 
+/*
+ * The draws of one node (node_level, node_index) of the binary tree of one
+ * cell of a Gaussian table, as dpk_cell_noise_gauss draws them: out[0] its
+ * count noise, out[1..d] its sums' noise (set, not added).  Any complete
+ * node's draw, read by a release that may read it (counters/
+ * tree_estimator.h, condition (*)), keeps the tree's privacy.
+ */
+void		dpk_node_noise_gauss(DpkStream *s, const DpkCellKey *ck, int node_level,
+								 uint32_t node_index, const DpkCellVars *vars, int64_t *out);
+
 #endif

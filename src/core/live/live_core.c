@@ -430,7 +430,8 @@ dpk_live_projected_sum_var(const DpkLiveConfig *cfg, uint32_t t)
 {
 	DpkNoise	sn = dpk_live_sum_noise(cfg);
 
-	return dpk_live_sum_tree_norm2(cfg, t) * dpk_noise_variance(&sn, cfg->d) /
+	return (dpk_live_refines_sums(cfg) ? dpk_live_refined_norm2(t)
+			: dpk_live_sum_tree_norm2(cfg, t)) * dpk_noise_variance(&sn, cfg->d) /
 		((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS);
 }
 

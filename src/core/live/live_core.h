@@ -351,6 +351,40 @@ double		dpk_live_projected_count_var(const DpkLiveConfig *cfg, uint32_t t);
 double		dpk_live_projected_sum_var(const DpkLiveConfig *cfg, uint32_t t);
 
 /*
+ * Gaussian projected tables with a norm bound, d >= DPK_LIVE_REFINE_MIN_D
+ * and their lifting sums on the binary tree (d = 384 at the default cells;
+ * not the d = 16 and 64 tables of 'square_root_sums'): a release replaces
+ * the sums of every cell whose noisy count clears the lowest coreset
+ * threshold any k' applies (the cells a release lifts from, scores and
+ * guards with) by the least-squares estimate from each decomposition
+ * node's complete subtree, at most DPK_LIVE_REFINE_DEPTH levels deep
+ * (live_refine.c), whose variance is dpk_live_refined_norm2(t) node
+ * variances; dpk_live_projected_sum_var gives that variance.  Reads only
+ * nodes the tree draws anyway and picks cells by released noisy counts:
+ * post-processing (doc/privacy.md).  count: the release's noisy counts
+ * (copies * cells), reach as dpk_live_noisy_projected_reach; sum is
+ * overwritten for the chosen cells.
+ */
+#define DPK_LIVE_REFINE_MIN_D 128
+#define DPK_LIVE_REFINE_DEPTH 4
+bool		dpk_live_refines_sums(const DpkLiveConfig *cfg);
+double		dpk_live_refined_norm2(uint32_t t);
+
+/*
+ * The nodes a refined sum at release t reads, (level[i], index[i]) as
+ * counter.h numbers them, and their weights weight[i] / *den (integers):
+ * for every position p <= t the weights of the nodes holding p sum to
+ * *den, and to 0 beyond t (condition (*) of tree_estimator.h).  Returns the
+ * number of nodes, at most DPK_LIVE_REFINE_MAX_NODES.
+ */
+#define DPK_LIVE_REFINE_MAX_NODES 1024
+int			dpk_live_refine_nodes(uint32_t t, int *level, uint32_t *index, int64_t *weight,
+								  int64_t *den);
+void		dpk_live_refine_sums(const DpkLiveConfig *cfg, const uint8_t *reach,
+								 const uint8_t key[DPK_KEY_BYTES], const DpkCellMap *state,
+								 uint32_t t, const double *count, double *sum);
+
+/*
  * Squared distance in the box per unit of squared distance between
  * positions: the widest side squared in metric positions (exact), the mean
  * squared side in normalized ones (an approximation).

@@ -174,6 +174,8 @@ dpk_live_noisy_projected_box(const DpkLiveConfig *cfg, const DpkBox *box,
 	uint8_t    *reach = dpk_live_reach_mask(cfg, box);
 
 	dpk_live_noisy_projected_reach(cfg, reach, key, state, t, s, count, sum, sumnorm);
+	if (sum && dpk_live_refines_sums(cfg))
+		dpk_live_refine_sums(cfg, reach, key, state, t, count, sum);
 	if (reach)
 		dpk_free(reach);
 }
