@@ -39,6 +39,8 @@
  * Options (all optional):
  *	 --seeds N  --n N  --rows "d:K:eps,..."  --data mixture|skewed|pickups
  *	 --sum-share X  --n-share X  --grid-scale X  --threshold X
+ *	 --gauss-grid-scale X  --gauss-grid-max-d N  with --delta: the grid's
+ *				  further multiple and the d it applies up to
  *	 --restarts N     k-means restarts of EVERY method (default 20, the
  *					  dp_kmeans default)
  *	 --screen-iter N  A's k-means restarts stop after N Lloyd updates and
@@ -107,6 +109,8 @@ typedef struct Options
 	double		sum_share;
 	double		n_share;
 	double		grid_scale;
+	double		gauss_grid_scale;	/* NAN: the default */
+	int			gauss_grid_max_d;	/* < 0: the default */
 	double		threshold;
 	int			restarts;
 	int			screen_iter;	/* >= 0: A's restarts screened after this many
@@ -279,6 +283,10 @@ oneshot(const MixData *mx, const DpkBox *box, const Row *row, int seed,
 		cfg.n_share = opt->n_share;
 	if (!isnan(opt->grid_scale))
 		cfg.grid_scale = opt->grid_scale;
+	if (!isnan(opt->gauss_grid_scale))
+		cfg.gauss_grid_scale = opt->gauss_grid_scale;
+	if (opt->gauss_grid_max_d >= 0)
+		cfg.gauss_grid_max_d = opt->gauss_grid_max_d;
 	if (!isnan(opt->threshold))
 		cfg.threshold_sigmas = opt->threshold;
 	if (opt->restarts > 0)
@@ -339,6 +347,7 @@ usage(void)
 	fprintf(stderr,
 			"usage: bench_oneshot [--seeds N] [--n N] [--rows \"d:K:eps,...\"]\n"
 			"       [--sum-share X] [--n-share X] [--grid-scale X] [--threshold X]\n"
+			"       [--delta X] [--gauss-grid-scale X] [--gauss-grid-max-d N]\n"
 			"       [--restarts N] [--screen-iter N] [--screen-keep N] [--seed-base N] [--no-baselines] [--ref-cache FILE]\n"
 			"       [--threshold-log X] [--data mixture|skewed|pickups] [--no-residual]\n"
 			"       [--refine-iter N] [--refine-shrink X] [--no-grid-candidate]\n");
@@ -408,6 +417,8 @@ main(int argc, char **argv)
 	opt.sum_share = NAN;
 	opt.n_share = NAN;
 	opt.grid_scale = NAN;
+	opt.gauss_grid_scale = NAN;
+	opt.gauss_grid_max_d = -1;
 	opt.threshold = NAN;
 	opt.restarts = 20;
 	opt.screen_iter = -1;
@@ -437,6 +448,10 @@ main(int argc, char **argv)
 			opt.n_share = atof(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--grid-scale") == 0)
 			opt.grid_scale = atof(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--gauss-grid-scale") == 0)
+			opt.gauss_grid_scale = atof(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--gauss-grid-max-d") == 0)
+			opt.gauss_grid_max_d = atoi(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--threshold") == 0)
 			opt.threshold = atof(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--restarts") == 0)
@@ -490,6 +505,10 @@ main(int argc, char **argv)
 		def.n_share = opt.n_share;
 	if (!isnan(opt.grid_scale))
 		def.grid_scale = opt.grid_scale;
+	if (!isnan(opt.gauss_grid_scale))
+		def.gauss_grid_scale = opt.gauss_grid_scale;
+	if (opt.gauss_grid_max_d >= 0)
+		def.gauss_grid_max_d = opt.gauss_grid_max_d;
 	if (!isnan(opt.threshold))
 		def.threshold_sigmas = opt.threshold;
 	if (opt.restarts > 0)
@@ -508,6 +527,8 @@ main(int argc, char **argv)
 		   strcmp(opt.data, "mixture") == 0
 		   ? " (centres uniform, separation>=15, sd in [2,6])" : "",
 		   opt.restarts);
+	printf("# A config: delta=%g gauss_grid_scale=%g (d <= %d)\n", bench_delta,
+		   def.gauss_grid_scale, def.gauss_grid_max_d);
 	printf("# A config: n_share=%g sum_share=%g grid_scale=%g threshold_sigmas=%g "
 		   "residual=%d max_cells=%g restarts=%d max_iter=%d refine_iter=%d refine_shrink=%g grid_candidate=%d\n",
 		   def.n_share, def.sum_share, def.grid_scale, def.threshold_sigmas,

@@ -50,6 +50,20 @@
 #define DPK_LOWD_REFINE_SHRINK 1.0
 #endif
 
+/*
+ * With delta > 0 the grid at d <= DPK_LOWD_GAUSS_GRID_MAX_D is this multiple
+ * of RUGNIK's size: the in-cell sums and the Lloyd updates on them place the
+ * rows better than cell middles, so fewer, fuller cells pay where the
+ * Gaussian count noise is the larger
+ * (doc/decisions/078-oneshot-gauss-coarser-grid.md).
+ */
+#ifndef DPK_LOWD_GAUSS_GRID_SCALE
+#define DPK_LOWD_GAUSS_GRID_SCALE 0.7
+#endif
+#ifndef DPK_LOWD_GAUSS_GRID_MAX_D
+#define DPK_LOWD_GAUSS_GRID_MAX_D 2
+#endif
+
 /* Defaults for dp_kmeans below DPK_HIGHD_MIN_D. */
 void
 dpk_lowd_defaults(DpkLowdConfig *cfg, double epsilon, int k)
@@ -60,6 +74,8 @@ dpk_lowd_defaults(DpkLowdConfig *cfg, double epsilon, int k)
 	cfg->n_share = 0.05;
 	cfg->sum_share = 0.5;
 	cfg->grid_scale = 1.0;
+	cfg->gauss_grid_scale = DPK_LOWD_GAUSS_GRID_SCALE;
+	cfg->gauss_grid_max_d = DPK_LOWD_GAUSS_GRID_MAX_D;
 	cfg->threshold_sigmas = 2.0;
 	cfg->residual = true;
 	cfg->rest_sigmas = DPK_LOWD_REST_SIGMAS;
@@ -81,6 +97,15 @@ void
 dpk_lowd_use_delta(DpkLowdConfig *cfg, double delta)
 {
 	cfg->delta = delta;
+}
+
+/* RUGNIK's multiple for a d-column grid (see lowd.h). */
+double
+dpk_lowd_grid_scale(const DpkLowdConfig *cfg, int d)
+{
+	if (cfg->delta > 0.0 && d <= cfg->gauss_grid_max_d)
+		return cfg->grid_scale * cfg->gauss_grid_scale;
+	return cfg->grid_scale;
 }
 
 /*
@@ -139,7 +164,7 @@ lowd_cells_per_dim(const DpkLowdConfig *cfg, int d, double noisy_n, double count
 	int			max_per_dim;
 
 	m = dpk_grid_m(DPK_RULE_RUGNIK, noisy_n,
-				   dpk_rugnik_eps_for_variance(count_var), cfg->k, d) * cfg->grid_scale;
+				   dpk_rugnik_eps_for_variance(count_var), cfg->k, d) * dpk_lowd_grid_scale(cfg, d);
 	max_per_dim = (int) floor(pow(cfg->max_cells, 1.0 / d) + 1e-9);
 	if (max_per_dim < 1)
 		max_per_dim = 1;

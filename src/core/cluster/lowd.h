@@ -32,6 +32,9 @@ typedef struct DpkLowdConfig
 	double		n_share;		/* share of epsilon for the noisy N */
 	double		sum_share;		/* share of the rest for in-cell sums */
 	double		grid_scale;		/* multiplies RUGNIK's m */
+	double		gauss_grid_scale;	/* with delta > 0 at d <= gauss_grid_max_d:
+									 * multiplies it again (dpk_lowd_grid_scale) */
+	int			gauss_grid_max_d;
 	double		threshold_sigmas;	/* keep cells above this many noise sd */
 	bool		residual;		/* gather the mass below the threshold
 								 * from coarser blocks (coreset.h) */
@@ -66,6 +69,12 @@ void		dpk_lowd_defaults(DpkLowdConfig *cfg, double epsilon, int k);
 
 /* Approximate DP: delta and the Gaussian default shares (delta 0: no change). */
 void		dpk_lowd_use_delta(DpkLowdConfig *cfg, double delta);
+
+/*
+ * The multiple of RUGNIK's m the grid of a d-column one-shot uses:
+ * grid_scale, times gauss_grid_scale with delta > 0 at d <= gauss_grid_max_d.
+ */
+double		dpk_lowd_grid_scale(const DpkLowdConfig *cfg, int d);
 
 /*
  * The noise of a configuration: noisy N, counts and sum vectors (Laplace /
