@@ -1,11 +1,11 @@
 /*
  * test_lowd_grid.c
  *		The grid of a low-d one-shot: RUGNIK's size at the count noise used,
- *		a coarser one for (epsilon, delta) at d <= 2.
+ *		a coarser one for (epsilon, delta) at d <= 3.
  *
- * With delta > 0 the one-shot's grid at d <= 2 is 0.7 times RUGNIK's m at
+ * With delta > 0 the one-shot's grid at d <= 3 is 0.7 times RUGNIK's m at
  * its Gaussian count noise (doc/decisions/078-oneshot-gauss-coarser-grid.md);
- * at d >= 3 and for pure epsilon it is RUGNIK's own size, as before.  The
+ * at d >= 4 and for pure epsilon it is RUGNIK's own size, as before.  The
  * expected sizes are computed here from the rule itself, on public N so
  * that nothing is drawn.
  */
@@ -17,7 +17,7 @@
 
 /* The shipped multiple for (epsilon, delta) one-shots and its last d. */
 #define EXPECT_GAUSS_SCALE 0.7
-#define EXPECT_GAUSS_MAX_D 2
+#define EXPECT_GAUSS_MAX_D 3
 
 /* Cells per dimension of RUGNIK's m times scale at the configuration's noise. */
 static int

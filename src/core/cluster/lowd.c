@@ -61,7 +61,7 @@
 #define DPK_LOWD_GAUSS_GRID_SCALE 0.7
 #endif
 #ifndef DPK_LOWD_GAUSS_GRID_MAX_D
-#define DPK_LOWD_GAUSS_GRID_MAX_D 2
+#define DPK_LOWD_GAUSS_GRID_MAX_D 3
 #endif
 
 /* Defaults for dp_kmeans below DPK_HIGHD_MIN_D. */
