@@ -52,8 +52,8 @@
 
 /*
  * With delta > 0 the grid at d <= DPK_LOWD_GAUSS_GRID_MAX_D is this multiple
- * of RUGNIK's size: the in-cell sums and the Lloyd updates on them place the
- * rows better than cell middles, so fewer, fuller cells pay where the
+ * of RUGNIK's size: the in-cell sums (and the Lloyd updates on them) place
+ * the rows better than cell middles, so fewer, fuller cells pay where the
  * Gaussian count noise is the larger
  * (doc/decisions/078-oneshot-gauss-coarser-grid.md).
  */
