@@ -1,12 +1,17 @@
 /*
  * tempfile.c
- *		BufFile temporary files behind DpkHighdSpill (see tempfile.h).
+ *		BufFile temporary files behind DpkHighdSpill, and unbuffered ones
+ *		(see tempfile.h).
  */
 #include "tempfile.h"
 
 #include "commands/tablespace.h"
 #include "miscadmin.h"
+#include "pgstat.h"
 #include "storage/buffile.h"
+
+/* The most bytes one FileWrite or FileRead moves (its length is an int). */
+#define DPK_TEMP_IO_MAX ((size_t) 1 << 30)
 
 /* open of a DpkHighdSpill: an empty BufFile in temp_tablespaces. */
 static void *
@@ -68,4 +73,62 @@ dpk_pg_spill_init(DpkHighdSpill *spill)
 	spill->close = spill_close;
 	spill->arg = NULL;
 	spill->mem_bytes = (size_t) work_mem * 1024;
+}
+
+/* An empty unbuffered temporary file (see tempfile.h). */
+File
+dpk_pg_temp_open(void)
+{
+	PrepareTempTablespaces();
+	return OpenTemporaryFile(false);
+}
+
+/* bytes of data written at offset, a gigabyte at most per call. */
+void
+dpk_pg_temp_write(File file, off_t offset, const void *data, size_t bytes)
+{
+	while (bytes > 0)
+	{
+		int			put = FileWrite(file, unconstify(void *, data),
+									(int) Min(bytes, DPK_TEMP_IO_MAX), offset,
+									WAIT_EVENT_BUFFILE_WRITE);
+
+		if (put <= 0)
+		{
+			/* a write that wrote nothing and set no error: out of space */
+			if (put == 0)
+				errno = ENOSPC;
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not write the temporary file of dp_kmeans: %m")));
+		}
+		data = (const char *) data + put;
+		offset += put;
+		bytes -= put;
+	}
+}
+
+/* bytes written before at offset read into data, all of them. */
+void
+dpk_pg_temp_read(File file, off_t offset, void *data, size_t bytes)
+{
+	CHECK_FOR_INTERRUPTS();
+	while (bytes > 0)
+	{
+		int			got = FileRead(file, data, (int) Min(bytes, DPK_TEMP_IO_MAX), offset,
+								   WAIT_EVENT_BUFFILE_READ);
+
+		if (got < 0)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not read the temporary file of dp_kmeans: %m")));
+		if (got == 0)
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not read the temporary file of dp_kmeans: %zu bytes missing",
+							bytes)));
+		data = (char *) data + got;
+		offset += got;
+		bytes -= got;
+	}
 }
