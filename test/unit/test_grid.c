@@ -394,14 +394,14 @@ main(void)
 
 	/*
 	 * dpk_hist_add_points: the counts and sums of dpk_hist_add after
-	 * dpk_box_normalize, point by point (d = 1, 2, 3, 5; points on and
-	 * outside the faces, and infinite ones).
+	 * dpk_box_normalize, point by point (d = 1 to 5; points on and
+	 * outside the faces, on the edges between cells, and infinite ones).
 	 */
 	{
-		int			dims[4] = {1, 2, 3, 5};
+		int			dims[5] = {1, 2, 3, 4, 5};
 		int			t;
 
-		for (t = 0; t < 4; t++)
+		for (t = 0; t < 5; t++)
 		{
 			int			d = dims[t],
 						j;
@@ -428,6 +428,7 @@ main(void)
 					double		r = (double) ((i * 7919 + j * 104729) % 10007) / 10007.0;
 
 					pts[i * d + j] = i % 97 == 0 ? (j % 2 ? INFINITY : phi[j])
+						: i % 5 == 0 ? plo[j] + (phi[j] - plo[j]) * (double) ((i / 5 + j) % (13 - 2 * t)) / (13 - 2 * t)
 						: plo[j] - 1.0 + r * (phi[j] - plo[j] + 2.0);
 				}
 			dpk_hist_init(&h1, d, 13 - 2 * t, true);
