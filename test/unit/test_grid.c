@@ -395,7 +395,8 @@ main(void)
 	/*
 	 * dpk_hist_add_points: the counts and sums of dpk_hist_add after
 	 * dpk_box_normalize, point by point (d = 1 to 5; points on and
-	 * outside the faces, on the edges between cells, and infinite ones).
+	 * outside the faces, on the edges between cells, infinite ones, and
+	 * NaN ones: the first cell of their coordinate, offset 0).
 	 */
 	{
 		int			dims[5] = {1, 2, 3, 4, 5};
@@ -427,7 +428,8 @@ main(void)
 				{
 					double		r = (double) ((i * 7919 + j * 104729) % 10007) / 10007.0;
 
-					pts[i * d + j] = i % 97 == 0 ? (j % 2 ? INFINITY : phi[j])
+					pts[i * d + j] = i % 101 == 0 && j == 0 ? NAN
+						: i % 97 == 0 ? (j % 2 ? INFINITY : phi[j])
 						: i % 5 == 0 ? plo[j] + (phi[j] - plo[j]) * (double) ((i / 5 + j) % (13 - 2 * t)) / (13 - 2 * t)
 						: plo[j] - 1.0 + r * (phi[j] - plo[j] + 2.0);
 				}
