@@ -71,6 +71,20 @@ SELECT count(*) > 0 AS centres FROM dp_kmeans($$SELECT CASE i % 100 WHEN 0 THEN 
                                    WHEN 2 THEN -1 ELSE (i % 97)::float8 END AS x, (i % 89)::float8 AS y
                                  FROM generate_series(1, 1000) i$$,
                                2, 1, ARRAY[0, 0], ARRAY[100, 100]);
+-- the rows of a table of float8 columns are read from its heap tuples in
+-- place (os_heap2), those with a NULL (x or y) and those of a query that
+-- projects (os_heap, before and after a dropped column) from the slot: the
+-- same points each time (x: 10 below, y: 10 above, of 970 points)
+CREATE TABLE os_heap (z int, x float8, y float8);
+INSERT INTO os_heap SELECT i, CASE i % 100 WHEN 0 THEN NULL WHEN 2 THEN -1 ELSE (i % 97)::float8 END,
+                           CASE i % 100 WHEN 1 THEN 'NaN' WHEN 3 THEN 200 WHEN 4 THEN NULL ELSE (i % 89)::float8 END
+                    FROM generate_series(1, 1000) i;
+SELECT count(*) > 0 AS centres FROM dp_kmeans('SELECT x, y FROM os_heap', 2, 1, ARRAY[0, 0], ARRAY[100, 100]);
+ALTER TABLE os_heap DROP COLUMN z;
+SELECT count(*) > 0 AS centres FROM dp_kmeans('SELECT x, y FROM os_heap', 2, 1, ARRAY[0, 0], ARRAY[100, 100]);
+CREATE TABLE os_heap2 AS SELECT x, y FROM os_heap;
+SELECT count(*) > 0 AS centres FROM dp_kmeans('SELECT x, y FROM os_heap2', 2, 1, ARRAY[0, 0], ARRAY[100, 100]);
+DROP TABLE os_heap, os_heap2;
 -- more clusters than occupied cells is not an error: fewer rows
 SELECT count(*) BETWEEN 1 AND 20 AS centres FROM dp_kmeans('SELECT 1.0::float8, 1.0::float8', 20, 1, ARRAY[0, 0], ARRAY[100, 100]);
 

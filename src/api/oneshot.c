@@ -15,13 +15,11 @@
 #include <unistd.h>
 
 #include "access/xact.h"
-#include "commands/tablespace.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
-#include "storage/buffile.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
@@ -32,6 +30,7 @@
 #include "highd.h"
 #include "capture.h"
 #include "pgutil.h"
+#include "slotread.h"
 #include "tempfile.h"
 
 /* Positions of dp_kmeans's delta, objective and norm_bound arguments (0-based). */
@@ -90,7 +89,7 @@ typedef struct PointBuffer
 	DpkLowdHist *counted;		/* non-NULL: batches are counted here */
 	const DpkBox *box;			/* the box they are clamped to */
 	size_t		limit;			/* > 0: x holds at most this many points... */
-	BufFile    *spill;			/* ... and the earlier ones are here */
+	File		spill;			/* ... and the earlier ones are here (0: none) */
 	uint64		spilled;		/* points in spill, before those in x */
 } PointBuffer;
 
@@ -106,20 +105,17 @@ typedef struct PointBuffer
 
 /*
  * A full buffer of b->limit points: written to the end of the temporary
- * file (made in ctx the first time, in temp_tablespaces) and emptied.
+ * file (made the first time, in temp_tablespaces) in one piece, not
+ * through a BufFile's 8 kB blocks, and emptied (doc/decisions/077).
  */
 static void
-buffer_spill(PointBuffer *b, MemoryContext ctx)
+buffer_spill(PointBuffer *b)
 {
-	if (b->spill == NULL)
-	{
-		MemoryContext old = MemoryContextSwitchTo(ctx);
+	size_t		width = b->d * sizeof(double);
 
-		PrepareTempTablespaces();
-		b->spill = BufFileCreateTemp(false);
-		MemoryContextSwitchTo(old);
-	}
-	BufFileWrite(b->spill, b->x, b->n * b->d * sizeof(double));
+	if (b->spill == 0)
+		b->spill = dpk_pg_temp_open();
+	dpk_pg_temp_write(b->spill, (off_t) (b->spilled * width), b->x, b->n * width);
 	b->spilled += b->n;
 	b->n = 0;
 }
@@ -144,7 +140,7 @@ buffer_grow(PointBuffer *b, MemoryContext ctx)
 	}
 	if (b->limit > 0 && b->cap >= b->limit)
 	{
-		buffer_spill(b, ctx);
+		buffer_spill(b);
 		return;
 	}
 	b->cap = b->cap ? b->cap * 2 : 65536;
@@ -207,6 +203,7 @@ typedef struct PointReceiver
 	double	   *x;
 	DpkPointReader reader;
 	bool		float8_columns; /* d float8 columns: read from the slot in place */
+	DpkSlotFloat8s heap;		/* ... or from its heap tuple, without deforming it */
 	bool		float8_array;	/* one float8[] column: read from the array in place */
 	const DpkHighdMetricMap *metric;	/* not NULL: rows stored as metric positions */
 	char	 ***names;
@@ -230,6 +227,7 @@ point_receiver_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
 	pr->float8_columns = pr->reader.source == DPK_POINT_COLUMNS;
 	for (i = 0; i < pr->reader.ncols; i++)
 		pr->float8_columns = pr->float8_columns && pr->reader.types[i] == FLOAT8OID;
+	dpk_pg_slot_float8s_init(&pr->heap, pr->buf->d);
 	pr->float8_array = pr->reader.source == DPK_POINT_FLOAT8_ARRAY;
 	*pr->ncols = typeinfo->natts;
 	*pr->names = palloc(typeinfo->natts * sizeof(char *));
@@ -283,7 +281,8 @@ receive_doubles(PointReceiver *pr, const double *v)
 
 /*
  * One row: its point into the buffer (rows that are not points skipped).
- * Plain float8 columns are copied from the slot's values, and a float8[]
+ * Plain float8 columns are copied from the slot's heap tuple when it has
+ * no null (dpk_pg_slot_float8s), else from the slot's values, and a float8[]
  * stored plainly (not compressed or out of line: every row of a few dozen
  * coordinates) from the array's data, straight into the buffer, with
  * nothing allocated; other columns go through the point reader, whose
@@ -300,8 +299,15 @@ point_receiver_receive(TupleTableSlot *slot, DestReceiver *self)
 	if (pr->float8_columns)
 	{
 		double		v[DPK_MAX_TRACKED_COLUMNS];
+		const double *in = dpk_pg_slot_float8s(&pr->heap, slot);
 		int			j;
 
+		if (in)
+		{
+			/* a heap tuple without nulls: its doubles where they are */
+			receive_doubles(pr, in);
+			return true;
+		}
 		slot_getsomeattrs(slot, d);
 		for (j = 0; j < d; j++)
 			if (slot->tts_isnull[j])
@@ -453,71 +459,40 @@ read_query_points(const char *query, int d, const double *lo, const double *hi,
 static void
 buffer_count(PointBuffer *b, const DpkBox *box, DpkLowdHist *lh)
 {
-	uint64		left;
+	uint64		done;
 
 	dpk_lowd_stream_add(box, lh, b->x, b->n);
-	if (b->spill == NULL)
+	if (b->spill == 0)
 		return;
-	if (BufFileSeek(b->spill, 0, 0, SEEK_SET) != 0)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not rewind the temporary file of dp_kmeans: %m")));
-	for (left = b->spilled; left > 0;)
+	for (done = 0; done < b->spilled;)
 	{
-		size_t		rows = Min(left, (uint64) b->cap),
-					bytes = rows * b->d * sizeof(double),
-					got;
+		size_t		rows = Min(b->spilled - done, (uint64) b->cap),
+					width = b->d * sizeof(double);
 
-		CHECK_FOR_INTERRUPTS();
-		got = BufFileRead(b->spill, b->x, bytes);
-		if (got != bytes)
-			ereport(ERROR,
-					(errcode_for_file_access(),
-					 errmsg("could not read the temporary file of dp_kmeans: read only %zu of %zu bytes",
-							got, bytes)));
+		dpk_pg_temp_read(b->spill, (off_t) (done * width), b->x, rows * width);
 		dpk_lowd_stream_add(box, lh, b->x, rows);
-		left -= rows;
+		done += rows;
 	}
-	BufFileClose(b->spill);
-	b->spill = NULL;
+	FileClose(b->spill);
+	b->spill = 0;
 }
 
-/* A spilled buffer read a chunk at a time by the high-d one-shot's passes. */
-typedef struct SpillRows
-{
-	PointBuffer *b;
-	uint64		next;			/* the point the file's position is at */
-} SpillRows;
-
 /*
- * read of a DpkHighdRows: points from .. from + rows - 1 of a spilled
- * buffer into out, those of the temporary file first (sought only when a
- * pass starts again from the first point), then those still in memory.
+ * read of a DpkHighdRows (arg: a spilled PointBuffer): points from ..
+ * from + rows - 1 into out, those of the temporary file first, then those
+ * still in memory.
  */
 static void
 spill_rows_read(void *arg, size_t from, size_t rows, double *out)
 {
-	SpillRows  *sr = (SpillRows *) arg;
-	PointBuffer *b = sr->b;
+	PointBuffer *b = (PointBuffer *) arg;
 	size_t		width = b->d * sizeof(double);
 
 	if (from < b->spilled)
 	{
-		size_t		r = Min((uint64) rows, b->spilled - from),
-					got;
+		size_t		r = Min((uint64) rows, b->spilled - from);
 
-		if (from != sr->next &&
-			BufFileSeek(b->spill, 0, (off_t) from * width, SEEK_SET) != 0)
-			ereport(ERROR,
-					(errcode_for_file_access(),
-					 errmsg("could not seek in the temporary file of dp_kmeans: %m")));
-		got = BufFileRead(b->spill, out, r * width);
-		if (got != r * width)
-			ereport(ERROR,
-					(errcode_for_file_access(),
-					 errmsg("could not read the temporary file of dp_kmeans: read only %zu of %zu bytes",
-							got, r * width)));
-		sr->next = from + r;
+		dpk_pg_temp_read(b->spill, (off_t) (from * width), out, r * width);
 		from += r;
 		rows -= r;
 		out += r * b->d;
@@ -690,21 +665,20 @@ dp_kmeans(PG_FUNCTION_ARGS)
 	{
 		/* the rows are metric positions (dpk_highd_metric_points's) */
 		hcfg.points_metric = true;
-		if (buf.spill == NULL)
+		if (buf.spill == 0)
 			dpk_highd_oneshot_cluster(&box, buf.x, buf.n, &hcfg, stream, &res);
 		else
 		{
-			SpillRows	sr = {&buf, PG_UINT64_MAX};
 			DpkHighdSpill spill;
-			DpkHighdRows rows = {spill_rows_read, &sr, &spill};
+			DpkHighdRows rows = {spill_rows_read, &buf, &spill};
 
 			/* what the passes keep per row, beyond work_mem, in files too */
 			dpk_pg_spill_init(&spill);
 
 			dpk_highd_oneshot_cluster_rows(&box, &rows, (size_t) (buf.spilled + buf.n), &hcfg,
 										   stream, &res);
-			BufFileClose(buf.spill);
-			buf.spill = NULL;
+			FileClose(buf.spill);
+			buf.spill = 0;
 		}
 	}
 	else

@@ -394,14 +394,15 @@ main(void)
 
 	/*
 	 * dpk_hist_add_points: the counts and sums of dpk_hist_add after
-	 * dpk_box_normalize, point by point (d = 1, 2, 3, 5; points on and
-	 * outside the faces, and infinite ones).
+	 * dpk_box_normalize, point by point (d = 1 to 5; points on and
+	 * outside the faces, on the edges between cells, infinite ones, and
+	 * NaN ones: the first cell of their coordinate, offset 0).
 	 */
 	{
-		int			dims[4] = {1, 2, 3, 5};
+		int			dims[5] = {1, 2, 3, 4, 5};
 		int			t;
 
-		for (t = 0; t < 4; t++)
+		for (t = 0; t < 5; t++)
 		{
 			int			d = dims[t],
 						j;
@@ -427,7 +428,9 @@ main(void)
 				{
 					double		r = (double) ((i * 7919 + j * 104729) % 10007) / 10007.0;
 
-					pts[i * d + j] = i % 97 == 0 ? (j % 2 ? INFINITY : phi[j])
+					pts[i * d + j] = i % 101 == 0 && j == 0 ? NAN
+						: i % 97 == 0 ? (j % 2 ? INFINITY : phi[j])
+						: i % 5 == 0 ? plo[j] + (phi[j] - plo[j]) * (double) ((i / 5 + j) % (13 - 2 * t)) / (13 - 2 * t)
 						: plo[j] - 1.0 + r * (phi[j] - plo[j] + 2.0);
 				}
 			dpk_hist_init(&h1, d, 13 - 2 * t, true);

@@ -264,23 +264,32 @@ dpk_hist_add(DpkDenseHist *h, const double *u)
 		dpk_free(relp);
 }
 
+/* Points hist_add_rows_d places before it counts them (a block). */
+#define HIST_BLOCK 256
+
 /*
  * Count n points of the box (d <= 64) with every operation of
  * dpk_hist_add_points; compiled apart for d = 2, with the box's corners,
  * widths and the arrays in locals, since stores to the counts could
- * otherwise alias them and force reloads on every row.
+ * otherwise alias them and force reloads on every row.  A block of points
+ * is placed first, coordinate by coordinate and without a branch (the
+ * points are independent: their divisions and conversions overlap), then
+ * counted: the same cells and offsets as grid_cell's, since a clamped
+ * position u * m is >= 0 or NaN, where floor_int is the plain cast, and
+ * cell and offset fit an int32 (doc/decisions/077).
  */
 static inline __attribute__((always_inline)) void
 hist_add_rows_d(DpkDenseHist *h, const DpkBox *box, const double *points, size_t n, int d)
 {
 	double		lower[64],
-				width[64],
-				u[64];
-	int64_t		rel[64];
+				width[64];
+	uint64_t	cell[HIST_BLOCK];
+	int32_t		rel[64 * HIST_BLOCK];
 	int64_t    *count = h->count;
 	int64_t    *sum = h->sum;
 	int			m = h->m;
-	size_t		i;
+	double		md = (double) m;
+	size_t		from;
 	int			j;
 
 	for (j = 0; j < d; j++)
@@ -288,26 +297,118 @@ hist_add_rows_d(DpkDenseHist *h, const DpkBox *box, const double *points, size_t
 		lower[j] = box->lower[j];
 		width[j] = box->upper[j] - box->lower[j];
 	}
-	for (i = 0; i < n; i++)
+	for (from = 0; from < n; from += HIST_BLOCK)
 	{
-		const double *x = points + i * d;
-		uint64_t	cell;
+		const double *x = points + from * d;
+		int			rows = n - from < HIST_BLOCK ? (int) (n - from) : HIST_BLOCK,
+					i;
 
-		if ((i & 65535) == 0)
+		if ((from & 65535) == 0)
 			dpk_check_interrupts();
+		for (i = 0; i < rows; i++)
+			cell[i] = 0;
 		for (j = 0; j < d; j++)
 		{
-			double		v = (x[j] - lower[j]) / width[j];
+			int32_t    *rj = rel + j * HIST_BLOCK;
 
-			u[j] = v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);
+			for (i = 0; i < rows; i++)
+			{
+				double		v = (x[i * d + j] - lower[j]) / width[j],
+							u = v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v),
+							p = u * md;
+				int32_t		c = (int32_t) p,
+							r;
+
+				c = c > m - 1 ? m - 1 : c;
+				c = c < 0 ? 0 : c;
+				r = (int32_t) ((p - (double) c) * DPK_REL_UNITS);
+				r = r > DPK_REL_UNITS - 1 ? DPK_REL_UNITS - 1 : r;
+				r = r < 0 ? 0 : r;
+				rj[i] = r;
+				cell[i] = cell[i] * (uint64_t) m + (uint64_t) c;
+			}
 		}
-		cell = grid_cell(d, m, u, NULL, rel);
-		count[cell]++;
-		if (sum)
-			for (j = 0; j < d; j++)
-				sum[cell * d + j] += rel[j];
+		for (i = 0; i < rows; i++)
+		{
+			count[cell[i]]++;
+			if (sum)
+				for (j = 0; j < d; j++)
+					sum[cell[i] * d + j] += rel[j * HIST_BLOCK + i];
+		}
 	}
 }
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+
+/* The lanes of a (int32 lanes) above the same lanes of max, made max. */
+static inline __m128i
+hist_min_epi32(__m128i a, __m128i max)
+{
+	__m128i		above = _mm_cmpgt_epi32(a, max);
+
+	return _mm_or_si128(_mm_and_si128(above, max), _mm_andnot_si128(above, a));
+}
+
+/*
+ * hist_add_rows_d at d = 2 with both coordinates of a point in one SSE2
+ * register: one division for the two, and the same cells and offsets.
+ * max(v, 0) then min(., 1) is the clamp v < 0 ? 0 : (v > 1 ? 1 : v) but
+ * for -0 and NaN, which it makes +0: a position 0 either way, and NaN
+ * fell to cell 0, offset 0 through the integer clamps (x86's conversion of
+ * NaN is the most negative integer).  Then u * m >= 0: the conversions
+ * truncate toward zero as floor_int does, and only the upper clamps act.
+ */
+static void
+hist_add_rows_2(DpkDenseHist *h, const DpkBox *box, const double *points, size_t n)
+{
+	__m128d		lower = _mm_set_pd(box->lower[1], box->lower[0]),
+				width = _mm_set_pd(box->upper[1] - box->lower[1], box->upper[0] - box->lower[0]),
+				zero = _mm_setzero_pd(),
+				one = _mm_set1_pd(1.0),
+				md = _mm_set1_pd((double) h->m),
+				units = _mm_set1_pd((double) DPK_REL_UNITS);
+	__m128i		last_cell = _mm_set1_epi32(h->m - 1),
+				last_rel = _mm_set1_epi32(DPK_REL_UNITS - 1);
+	uint64_t	cell[HIST_BLOCK];
+	int32_t		rel[2 * HIST_BLOCK];
+	int64_t    *count = h->count;
+	int64_t    *sum = h->sum;
+	uint64_t	m = (uint64_t) h->m;
+	size_t		from;
+
+	for (from = 0; from < n; from += HIST_BLOCK)
+	{
+		const double *x = points + from * 2;
+		int			rows = n - from < HIST_BLOCK ? (int) (n - from) : HIST_BLOCK,
+					i;
+
+		if ((from & 65535) == 0)
+			dpk_check_interrupts();
+		for (i = 0; i < rows; i++)
+		{
+			__m128d		v = _mm_div_pd(_mm_sub_pd(_mm_loadu_pd(x + 2 * i), lower), width),
+						p = _mm_mul_pd(_mm_min_pd(_mm_max_pd(v, zero), one), md);
+			__m128i		c = hist_min_epi32(_mm_cvttpd_epi32(p), last_cell),
+						r = _mm_cvttpd_epi32(_mm_mul_pd(_mm_sub_pd(p, _mm_cvtepi32_pd(c)), units));
+
+			r = hist_min_epi32(r, last_rel);
+			cell[i] = (uint64_t) _mm_cvtsi128_si32(c) * m +
+				(uint64_t) _mm_cvtsi128_si32(_mm_shuffle_epi32(c, 1));
+			_mm_storel_epi64((__m128i *) (rel + 2 * i), r);
+		}
+		for (i = 0; i < rows; i++)
+		{
+			count[cell[i]]++;
+			if (sum)
+			{
+				sum[cell[i] * 2] += rel[2 * i];
+				sum[cell[i] * 2 + 1] += rel[2 * i + 1];
+			}
+		}
+	}
+}
+#endif
 
 /* Count n points of the box, normalized one by one (see grid.h). */
 void
@@ -330,7 +431,15 @@ dpk_hist_add_points(DpkDenseHist *h, const DpkBox *box, const double *points, si
 		dpk_free(ub);
 	}
 	else if (d == 2)
+#ifdef __SSE2__
+		hist_add_rows_2(h, box, points, n);
+#else
 		hist_add_rows_d(h, box, points, n, 2);
+#endif
+	else if (d == 3)
+		hist_add_rows_d(h, box, points, n, 3);
+	else if (d == 5)
+		hist_add_rows_d(h, box, points, n, 5);
 	else
 		hist_add_rows_d(h, box, points, n, d);
 }
