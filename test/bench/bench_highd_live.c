@@ -124,9 +124,9 @@
  *			 held-out guard (DpkLiveConfig.heldout_z, ascending; off: never
  *			 fires), one line per threshold, and a "# heldout" line per
  *			 release whose K answer differs between them
- *	 --sign-cells on|off  new Gaussian tables of 64 columns count sign
- *			 cells as dp_attach gives them (dpk_live_use_sign_cells, on),
- *			 or the grid of releases before (off)
+ *	 --sign-cells on|off  new insert-only Gaussian tables of 64 columns
+ *			 count sign cells as dp_attach gives them
+ *			 (dpk_live_use_sign_cells, on), or the grid before (off)
  *	 --tail laplace|gauss  the coreset threshold of Gaussian tables with a
  *			 ball: the Laplace rule of releases before 0.9
  *			 (DpkLiveConfig.laplace_tail) or the Gaussian one (the default;

@@ -421,8 +421,8 @@ test_choice(void)
  * norm bound, centred on the origin.
  */
 static void
-sign_config(DpkLiveConfig *cfg, int d, uint32_t T, double delta, double norm_bound,
-			int wide, double *lo, double *up)
+sign_config(DpkLiveConfig *cfg, int d, uint32_t T, bool insert_only, double delta,
+			double norm_bound, int wide, double *lo, double *up)
 {
 	DpkBox		box = {d, lo, up};
 
@@ -432,7 +432,7 @@ sign_config(DpkLiveConfig *cfg, int d, uint32_t T, double delta, double norm_bou
 		lo[j] = norm_bound > 0.0 ? -50.0 : 0.0;
 		up[j] = lo[j] + (wide > 0 && j >= wide ? 10.0 : 100.0);
 	}
-	dpk_live_defaults(cfg, d, 10, 1.0, T, true);
+	dpk_live_defaults(cfg, d, 10, 1.0, T, insert_only);
 	dpk_live_use_projection(cfg, 7);
 	dpk_live_use_delta(cfg, delta);
 	dpk_live_use_few_sides(cfg, &box, 1e5);
@@ -444,12 +444,13 @@ sign_config(DpkLiveConfig *cfg, int d, uint32_t T, double delta, double norm_bou
 }
 
 /*
- * Sign cells (dpk_live_use_sign_cells): a cube-box Gaussian table of 64
- * columns on square_root_sums at horizon 16 counts DPK_LIVE_SIGN_DHAT
+ * Sign cells (dpk_live_use_sign_cells): an insert-only cube-box Gaussian
+ * table of 64 columns on square_root_sums at horizon 16 counts DPK_LIVE_SIGN_DHAT
  * projected dimensions at level 1, its draws within the budget, its norm
  * unit and scales as before, and a row's cell is its side of each
  * projected direction through the box's middle; every other configuration
- * (d = 16 and 384, a horizon of 64, pure, a norm bound, unequal sides) is
+ * (d = 16 and 384, a horizon of 64, pure, a norm bound, unequal sides,
+ * deletions) is
  * left as dpk_live_use_counter chose it.
  */
 static void
@@ -459,19 +460,21 @@ test_sign_cells(void)
 	{
 		int			d;
 		uint32_t	T;
+		bool		insert_only;
 		double		delta;
 		double		norm_bound;
 		int			wide;
 		bool		sign;
 	}			cases[] = {
-		{64, 16, 1e-6, 0.0, 0, true},
-		{64, 8, 1e-6, 0.0, 0, true},
-		{16, 16, 1e-6, 0.0, 0, false},
-		{384, 16, 1e-6, 0.0, 0, false},
-		{64, 64, 1e-6, 0.0, 0, false},	/* counts alone on the square root */
-		{64, 16, 0.0, 0.0, 0, false},	/* pure */
-		{64, 16, 1e-6, 200.0, 0, false},	/* a norm bound */
-		{64, 16, 1e-6, 0.0, 32, false},	/* unequal sides: fewer dimensions */
+		{64, 16, true, 1e-6, 0.0, 0, true},
+		{64, 8, true, 1e-6, 0.0, 0, true},
+		{16, 16, true, 1e-6, 0.0, 0, false},
+		{384, 16, true, 1e-6, 0.0, 0, false},
+		{64, 64, true, 1e-6, 0.0, 0, false},	/* counts alone on the square root */
+		{64, 16, true, 0.0, 0.0, 0, false},	/* pure */
+		{64, 16, true, 1e-6, 200.0, 0, false},	/* a norm bound */
+		{64, 16, true, 1e-6, 0.0, 32, false},	/* unequal sides: fewer dimensions */
+		{64, 16, false, 1e-6, 0.0, 0, false},	/* deletions: not measured better */
 	};
 	double		lo[384],
 				up[384];
@@ -482,8 +485,8 @@ test_sign_cells(void)
 					before;
 		double		largest;
 
-		sign_config(&cfg, cases[c].d, cases[c].T, cases[c].delta, cases[c].norm_bound,
-					cases[c].wide, lo, up);
+		sign_config(&cfg, cases[c].d, cases[c].T, cases[c].insert_only, cases[c].delta,
+					cases[c].norm_bound, cases[c].wide, lo, up);
 		before = cfg;
 		dpk_live_use_sign_cells(&cfg);
 		dpk_live_use_norm_shift(&cfg);
@@ -514,7 +517,7 @@ test_sign_cells(void)
 		uint64_t	st = 11;
 		int			wrong = 0;
 
-		sign_config(&cfg, 64, 16, 1e-6, 0.0, 0, lo, up);
+		sign_config(&cfg, 64, 16, true, 1e-6, 0.0, 0, lo, up);
 		dpk_live_use_sign_cells(&cfg);
 		dpk_projection_init(&p, 64, cfg.dhat, dpk_projection_copy_seed(cfg.proj_seed, 0),
 							cfg.half_width);
