@@ -77,11 +77,22 @@ RESET dpkmeans.gaussian_counter;
 CREATE TABLE gp32 (v float8[]);
 SELECT dp_attach('gp32', ARRAY['v'], 4, 1.0, array_fill(0::float8, ARRAY[32]),
                  array_fill(100::float8, ARRAY[32]), horizon => 64, size_hint => 100000, delta => 1e-6);
+-- 64 columns at horizon 16 in a cube box: the sums on the square root; insert
+-- only, the same 4 096 cells as sign cells of 12 projected dimensions at
+-- level 1; with deletions, 6 dimensions at level 2
+CREATE TABLE gp64 (v float8[]);
+CREATE TABLE gp64d (v float8[]);
+SELECT dp_attach('gp64', ARRAY['v'], 4, 1.0, array_fill(0::float8, ARRAY[64]),
+                 array_fill(100::float8, ARRAY[64]), horizon => 16, size_hint => 100000, delta => 1e-6,
+                 mode => 'insert_only');
+SELECT dp_attach('gp64d', ARRAY['v'], 4, 1.0, array_fill(0::float8, ARRAY[64]),
+                 array_fill(100::float8, ARRAY[64]), horizon => 16, size_hint => 100000, delta => 1e-6);
 SELECT relid, dhat, level, counter FROM dpkmeans_internal.tracked
-WHERE relid::text LIKE 'gp6%' OR relid = 'gp32'::regclass ORDER BY relid::text;
+WHERE relid::text LIKE 'gp6%' OR relid IN ('gp32'::regclass, 'gp64'::regclass, 'gp64d'::regclass)
+ORDER BY relid::text;
 SELECT value FROM dp_privacy_report('gp32') WHERE item = 'counter estimator';
-SELECT dp_detach('gp32');
-DROP TABLE gp32;
+SELECT dp_detach('gp32'), dp_detach('gp64'), dp_detach('gp64d');
+DROP TABLE gp32, gp64, gp64d;
 SELECT item, value FROM dp_privacy_report('gp6')
 WHERE item IN ('mechanism', 'counter', 'counter estimator',
                'count sensitivity (squared l2, one event over every measurement)',

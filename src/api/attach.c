@@ -493,6 +493,8 @@ dp_attach(PG_FUNCTION_ARGS)
 		cfg.level = dpk_live_choose_level_box(&cfg, &box, tr.size_hint, dpk_max_cells);
 		choose_counter(&cfg, &box, tr.size_hint);
 		choose_pure_counter(&cfg, &box, tr.size_hint);
+		/* insert-only 64-column Gaussian tables on square_root_sums: sign cells (doc/decisions/074) */
+		dpk_live_use_sign_cells(&cfg);
 	}
 	dpk_live_use_norm_shift(&cfg);
 	check_scales(&cfg);

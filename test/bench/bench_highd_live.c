@@ -124,6 +124,9 @@
  *			 held-out guard (DpkLiveConfig.heldout_z, ascending; off: never
  *			 fires), one line per threshold, and a "# heldout" line per
  *			 release whose K answer differs between them
+ *	 --sign-cells on|off  new insert-only Gaussian tables of 64 columns
+ *			 count sign cells as dp_attach gives them
+ *			 (dpk_live_use_sign_cells, on), or the grid before (off)
  *	 --tail laplace|gauss  the coreset threshold of Gaussian tables with a
  *			 ball: the Laplace rule of releases before 0.9
  *			 (DpkLiveConfig.laplace_tail) or the Gaussian one (the default;
@@ -312,6 +315,7 @@ typedef struct Options
 	double		heldout_z[MAX_Z];	/* --heldout-z, ascending (INFINITY: off) */
 	int			nz;
 	bool		laplace_tail;	/* --tail laplace: DpkLiveConfig.laplace_tail */
+	bool		no_sign_cells;	/* --sign-cells off: not dpk_live_use_sign_cells */
 } Options;
 
 /* One live table: configuration, projections, counted cell map. */
@@ -368,6 +372,10 @@ typedef struct LiveOut
 	bool		kone;			/* the guard replaced the K block */
 	int			distinct;		/* distinct centres of the K block */
 	int			used;			/* centres nearest to >= 1 % of the rows, --verbose */
+	double		lift_pred;		/* --verbose: the cost the K centres' lifting noise
+								 * is expected to add (live_lift_parts) */
+	double		one_sum;		/* the same with one noisy sum a centre */
+	double		lift_cells;		/* cells a centre, (sum c)^2 / sum c^2, mean */
 	double		ms;
 } LiveOut;
 
@@ -537,6 +545,8 @@ live_config(DpkLiveConfig *cfg, int d, int k, double eps, uint32_t horizon,
 		/* the counter as dp_attach chooses it, or forced (--counter) */
 		if (opt->counter >= 0)
 			dpk_live_use_counter(cfg, &box, size_hint, MAX_CELLS, opt->counter > 0);
+		if (!opt->no_sign_cells)
+			dpk_live_use_sign_cells(cfg);
 		free(lo);
 		free(up);
 	}
@@ -641,6 +651,65 @@ live_apply(Live *lv, const DpkBox *box, const double *pts, size_t from, size_t t
 	}
 }
 
+/*
+ * Where a release's excess over its partition's exact means comes from
+ * (--verbose): each counted cell of copy 0 goes to the released centre
+ * nearest its exact mean; a centre lifted by count-weighted sums over its
+ * cells above the coreset threshold (Laplace's rule, (sigma/sqrt 2) ln
+ * cells, at least 2 sigma) has noise sum_var / sum c^2 a coordinate (exact
+ * counts c), so adds about n d sum_var / sum c^2 to the cost ("pred");
+ * with one noisy sum a centre, as the one-shot's lift, n d sum_var / n^2
+ * ("one_sum"); (sum c)^2 / sum c^2 is its number of cells.  Box [0,100]^d
+ * (the mixtures') assumed for the units.
+ */
+static void
+live_lift_parts(const Live *lv, uint32_t t, const double *centers, const double *count,
+				LiveOut *out)
+{
+	const DpkLiveConfig *cfg = &lv->cfg;
+	int			d = cfg->d,
+				k = cfg->k,
+				a,
+				j;
+	size_t		pos = 0;
+	uint64_t	cell;
+	const int64_t *v;
+	double	   *nc = calloc(k, sizeof(double)),
+			   *n2 = calloc(k, sizeof(double)),
+			   *n2core = calloc(k, sizeof(double)),
+			   *mu = xmalloc(sizeof(double) * d);
+	double		csd = sqrt(dpk_live_projected_count_var(cfg, t)),
+				svar = dpk_live_projected_sum_var(cfg, t) * 1e4,
+				thr = fmax(2.0, log((double) dpk_live_copy_cells(cfg)) / sqrt(2.0)) * csd;
+
+	while (dpk_cellmap_next(&lv->map, &pos, &cell, &v))
+	{
+		double		cn = (double) v[0];
+
+		if (cell >= dpk_live_copy_cells(cfg) || cn <= 0)
+			continue;
+		for (j = 0; j < d; j++)
+			mu[j] = (0.5 + (double) v[1 + j] / (DPK_LIFT_UNITS * cn)) * 100.0;
+		a = dpk_highd_nearest(mu, centers, k, d);
+		nc[a] += cn;
+		n2[a] += cn * cn;
+		if (count[cell] > thr)
+			n2core[a] += cn * cn;
+	}
+	out->lift_pred = out->one_sum = out->lift_cells = 0.0;
+	for (a = 0; a < k; a++)
+		if (nc[a] > 0)
+		{
+			out->lift_pred += n2core[a] > 0 ? nc[a] * d * svar / n2core[a] : NAN;
+			out->one_sum += d * svar / nc[a];
+			out->lift_cells += nc[a] * nc[a] / n2[a] / k;
+		}
+	free(nc);
+	free(n2);
+	free(n2core);
+	free(mu);
+}
+
 /* Release t of a live table: its K centres' cost on cur[0 .. ncur). */
 static LiveOut
 live_release(Live *lv, const DpkBox *box, const uint8_t key[DPK_KEY_BYTES],
@@ -693,7 +762,7 @@ live_release(Live *lv, const DpkBox *box, const uint8_t key[DPK_KEY_BYTES],
 	out.cost = dpk_kmeans_cost(cur, NULL, (int) ncur, d,
 							   rel.centers + (size_t) dpk_live_block(k) * d, k, NULL);
 	out.coreset = rel.coreset_size;
-	out.cost1 = out.part = NAN;
+	out.cost1 = out.part = out.lift_pred = out.one_sum = out.lift_cells = NAN;
 	out.est1 = rel.costs[0];
 	out.estk = rel.costs[k - 1];
 	out.fired = rel.guard_fired;
@@ -733,6 +802,7 @@ live_release(Live *lv, const DpkBox *box, const uint8_t key[DPK_KEY_BYTES],
 			for (j = 0; j < d; j++)
 				c[(size_t) a * d + j] = w[a] > 0.0 ? c[(size_t) a * d + j] / w[a] : 50.0;
 		out.part = dpk_kmeans_cost(cur, NULL, (int) ncur, d, c, k, NULL);
+		live_lift_parts(lv, t, rel.centers + (size_t) dpk_live_block(k) * d, count, &out);
 		out.used = 0;
 		for (a = 0; a < k; a++)
 			out.used += w[a] >= 0.01 * (double) ncur;
@@ -1002,13 +1072,16 @@ run_stream(const MixData *mx, const DpkBox *box, Row *row, Summary *sm, uint32_t
 			if (opt->verbose)
 				printf("#   %s T=%u d=%d eps=%g seed=%d t=%u nodes=%d live=%.4f "
 					   "oneshot=%.4f naive=%.4f matched=%.4f mean=%.4f part=%.4f coreset=%d "
-					   "ms=%.1f count_sd=%.1f sum_sd=%.3g one=%.4f est1=%.4f estk=%.4f fired=%d distinct=%d used=%d\n",
+					   "ms=%.1f count_sd=%.1f sum_sd=%.3g one=%.4f est1=%.4f estk=%.4f fired=%d distinct=%d used=%d "
+					   "lift=%.4f pred=%.4f one_sum=%.4f lift_cells=%.2f\n",
 					   stream_name[stream], T, d, row->eps, seed, t, bench_nodes(t),
 					   lo.cost / refc, os, naive, matched, mean, lo.part / refc, lo.coreset,
 					   lo.ms,
 					   sqrt(dpk_live_projected_count_var(&lv.cfg, t)),
 					   sqrt(dpk_live_projected_sum_var(&lv.cfg, t)), lo.cost1 / refc,
-					   lo.est1 / refc, lo.estk / refc, lo.fired, lo.distinct, lo.used);
+					   lo.est1 / refc, lo.estk / refc, lo.fired, lo.distinct, lo.used,
+					   (lo.cost - lo.part) / refc, lo.lift_pred / refc, lo.one_sum / refc,
+					   lo.lift_cells);
 			summary_add(sm, ri, t, seed, &lo, refc, os, naive, mean, matched, &lv.cfg);
 			if (opt->nz > 0)
 				heldout_compare(&lv, box, key, t, cur, ncur, &lo, sm, ri, seed, refc, os,
@@ -1408,7 +1481,7 @@ usage(void)
 			"       [--dhat N] [--half-width X] [--level-delta N] [--level N]\n"
 			"       [--lift heavy|weighted]\n"
 			"       [--counter tree|auto|square_root] [--family mix|tight|loose]\n"
-			"       [--rest-mean on|off] [--arity N]\n");
+			"       [--rest-mean on|off] [--arity N] [--sign-cells on|off]\n");
 	exit(2);
 }
 
@@ -1623,6 +1696,14 @@ main(int argc, char **argv)
 			opt.eps_scale = atof(arg_value(argc, argv, &i));
 			if (!(opt.eps_scale > 0.0) || !isfinite(opt.eps_scale))
 				usage();
+		}
+		else if (strcmp(a, "--sign-cells") == 0)
+		{
+			const char *v = arg_value(argc, argv, &i);
+
+			if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
+				usage();
+			opt.no_sign_cells = strcmp(v, "off") == 0;
 		}
 		else if (strcmp(a, "--tail") == 0)
 		{

@@ -19,6 +19,9 @@
 #include "lift.h"
 #include "sqrt_counter.h"
 #include "cellmap.h"
+#include "grid.h"
+#include "projection.h"
+#include "prng.h"
 #include "noise.h"
 
 #define D 8
@@ -411,6 +414,133 @@ test_choice(void)
 	}
 }
 
+/*
+ * A new table configured as dp_attach does (few sides, ball, box, level,
+ * counter; dpk_live_use_sign_cells is the caller's) in a box of sides 100,
+ * 10 beyond the first `wide` columns (0: a cube), at [0, 100] or, with a
+ * norm bound, centred on the origin.
+ */
+static void
+sign_config(DpkLiveConfig *cfg, int d, uint32_t T, bool insert_only, double delta,
+			double norm_bound, int wide, double *lo, double *up)
+{
+	DpkBox		box = {d, lo, up};
+
+	for (int j = 0; j < d; j++)
+	{
+		/* centred on the origin where a norm bound is declared */
+		lo[j] = norm_bound > 0.0 ? -50.0 : 0.0;
+		up[j] = lo[j] + (wide > 0 && j >= wide ? 10.0 : 100.0);
+	}
+	dpk_live_defaults(cfg, d, 10, 1.0, T, insert_only);
+	dpk_live_use_projection(cfg, 7);
+	dpk_live_use_delta(cfg, delta);
+	dpk_live_use_few_sides(cfg, &box, 1e5);
+	dpk_live_use_ball(cfg, &box, norm_bound);
+	dpk_live_use_box(cfg, &box);
+	cfg->level = dpk_live_choose_level_box(cfg, &box, 1e5, 4194304.0);
+	if (delta > 0.0)
+		dpk_live_use_counter(cfg, &box, 1e5, 4194304.0, false);
+}
+
+/*
+ * Sign cells (dpk_live_use_sign_cells): an insert-only cube-box Gaussian
+ * table of 64 columns on square_root_sums at horizon 16 counts DPK_LIVE_SIGN_DHAT
+ * projected dimensions at level 1, its draws within the budget, its norm
+ * unit and scales as before, and a row's cell is its side of each
+ * projected direction through the box's middle; every other configuration
+ * (d = 16 and 384, a horizon of 64, pure, a norm bound, unequal sides,
+ * deletions) is
+ * left as dpk_live_use_counter chose it.
+ */
+static void
+test_sign_cells(void)
+{
+	static const struct
+	{
+		int			d;
+		uint32_t	T;
+		bool		insert_only;
+		double		delta;
+		double		norm_bound;
+		int			wide;
+		bool		sign;
+	}			cases[] = {
+		{64, 16, true, 1e-6, 0.0, 0, true},
+		{64, 8, true, 1e-6, 0.0, 0, true},
+		{16, 16, true, 1e-6, 0.0, 0, false},
+		{384, 16, true, 1e-6, 0.0, 0, false},
+		{64, 64, true, 1e-6, 0.0, 0, false},	/* counts alone on the square root */
+		{64, 16, true, 0.0, 0.0, 0, false},	/* pure */
+		{64, 16, true, 1e-6, 200.0, 0, false},	/* a norm bound */
+		{64, 16, true, 1e-6, 0.0, 32, false},	/* unequal sides: fewer dimensions */
+		{64, 16, false, 1e-6, 0.0, 0, false},	/* deletions: not measured better */
+	};
+	double		lo[384],
+				up[384];
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
+	{
+		DpkLiveConfig cfg,
+					before;
+		double		largest;
+
+		sign_config(&cfg, cases[c].d, cases[c].T, cases[c].insert_only, cases[c].delta,
+					cases[c].norm_bound, cases[c].wide, lo, up);
+		before = cfg;
+		dpk_live_use_sign_cells(&cfg);
+		dpk_live_use_norm_shift(&cfg);
+		dpk_live_use_norm_shift(&before);
+		if (cases[c].sign)
+			CHECK(cfg.dhat == DPK_LIVE_SIGN_DHAT && cfg.level == 1 && before.level >= 2 &&
+				  cfg.counter == DPK_LIVE_COUNTER_SQRT_SUMS &&
+				  dpk_live_copy_cells(&cfg) == ((uint64_t) 1 << DPK_LIVE_SIGN_DHAT) &&
+				  dpk_live_sqrt_draws(&cfg) <= DPK_LIVE_SQRT_SUMS_MAX_DRAWS &&
+				  cfg.norm_shift == before.norm_shift &&
+				  dpk_live_scales_representable(&cfg, &largest),
+				  "sign cells %zu (d = %d, T = %u): dhat %d level %d (before %d, %d), "
+				  "counter %d, draws %.0f", c, cases[c].d, cases[c].T, cfg.dhat, cfg.level,
+				  before.dhat, before.level, cfg.counter, dpk_live_sqrt_draws(&cfg));
+		else
+			CHECK(memcmp(&cfg, &before, sizeof(cfg)) == 0 && cfg.dhat != DPK_LIVE_SIGN_DHAT,
+				  "sign cells %zu (d = %d, T = %u): changed to dhat %d level %d", c,
+				  cases[c].d, cases[c].T, cfg.dhat, cfg.level);
+	}
+
+	/* a row's cell: its side of each projected direction through the middle */
+	{
+		DpkLiveConfig cfg;
+		DpkProjection p;
+		double		u[64],
+					t[DPK_LIVE_SIGN_DHAT];
+		int64_t		idx[DPK_LIVE_SIGN_DHAT];
+		uint64_t	st = 11;
+		int			wrong = 0;
+
+		sign_config(&cfg, 64, 16, true, 1e-6, 0.0, 0, lo, up);
+		dpk_live_use_sign_cells(&cfg);
+		dpk_projection_init(&p, 64, cfg.dhat, dpk_projection_copy_seed(cfg.proj_seed, 0),
+							cfg.half_width);
+		for (int r = 0; r < 1000; r++)
+		{
+			for (int j = 0; j < 64; j++)
+				u[j] = (double) (dpk_splitmix64(&st) >> 11) / 9007199254740992.0;
+			dpk_project_rows(&p, u, 1, t);
+			dpk_grid_cell(cfg.dhat, 1 << cfg.level, t, idx, NULL);
+			for (int i = 0; i < cfg.dhat; i++)
+			{
+				double		side = 0.0;
+
+				for (int j = 0; j < 64; j++)
+					side += p.mat[(size_t) i * 64 + j] * (u[j] - 0.5);
+				wrong += (idx[i] == 1) != (side >= 0.0);
+			}
+		}
+		CHECK(wrong == 0, "sign cells: %d of %d sides wrong", wrong, 1000 * cfg.dhat);
+		dpk_projection_free(&p);
+	}
+}
+
 int
 main(void)
 {
@@ -420,5 +550,6 @@ main(void)
 	test_release_exact();
 	test_sums_variance();
 	test_choice();
+	test_sign_cells();
 	UNIT_DONE("test_live_sqrt_sums");
 }

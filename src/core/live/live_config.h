@@ -318,6 +318,27 @@ uint64_t	dpk_live_copy_cells(const DpkLiveConfig *cfg);
 #define DPK_LIVE_DHAT 6
 
 /*
+ * Sign cells for a new insert-only projected Gaussian table of
+ * DPK_LIVE_SIGN_MIN_D to DPK_LIVE_SIGN_MAX_D columns (the range measured:
+ * d = 64) whose counts and lifting sums are on the square root
+ * (DPK_LIVE_COUNTER_SQRT_SUMS) at a level of 2 or more, in a cube box
+ * without a norm bound and with one copy:
+ * DPK_LIVE_SIGN_DHAT projected dimensions at level 1, every cell the side
+ * of each of DPK_LIVE_SIGN_DHAT hyperplanes through the box's middle (the
+ * same 4 096 cells as DPK_LIVE_DHAT at level 2, cut by 12 hyperplanes
+ * instead of 18).  A cluster lifts from fewer cells, each adding its sum's
+ * noise, most of a release's excess at d = 64, and two clusters share a
+ * cell less often (doc/decisions/074-sign-cells-d64-gaussian.md).  The
+ * counters, their noise, sensitivities and draws are unchanged (a row is
+ * in one cell a copy).  Other configurations are left as they are.  Call
+ * after dpk_live_use_counter, before dpk_live_use_norm_shift.
+ */
+#define DPK_LIVE_SIGN_MIN_D 64
+#define DPK_LIVE_SIGN_MAX_D 64
+#define DPK_LIVE_SIGN_DHAT 12
+void		dpk_live_use_sign_cells(DpkLiveConfig *cfg);
+
+/*
  * The l1 bound of one point's lifting contribution (dpk_lift_quantize of
  * its metric position, U = DPK_LIFT_UNITS) in a box: sum_j B_j with B_j =
  * U/2 for the widest sides and floor(U/2 w_j / w_max) + 1 for the others
