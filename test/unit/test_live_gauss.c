@@ -729,9 +729,10 @@ test_counter_choice(void)
 }
 
 /*
- * A low-d table on the square root counts one level below the Gaussian
- * tree's RUGNIK level (doc/decisions/076), but not where the tree's level
- * is already coarser; the tree's own level is unchanged.
+ * A low-d table on the square root counts one level below RUGNIK's level
+ * for its noise, not below 64 cells (doc/decisions/076): one below the
+ * Gaussian tree's, or at the tree's where that is already coarser; the
+ * tree's own level is unchanged.
  */
 static void
 test_sqrt_lowd_level(void)
@@ -747,6 +748,8 @@ test_sqrt_lowd_level(void)
 	}			cases[] = {
 		{2, 1e4, 16, 1.0, 4, 3}, {2, 1e4, 64, 0.5, 3, 3}, {2, 1e5, 64, 1.0, 5, 4},
 		{3, 1e4, 256, 0.5, 2, 2}, {3, 1e4, 256, 1.0, 3, 2}, {3, 1e5, 16, 0.5, 4, 3},
+		/* not below 64 cells: 16 lost at d = 4 */
+		{4, 1e4, 16, 1.0, 2, 2}, {4, 1e4, 16, 0.5, 2, 2},
 	};
 
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)

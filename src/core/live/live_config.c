@@ -364,8 +364,10 @@ dpk_live_choose_level(const DpkLiveConfig *cfg, double size_hint, double max_cel
 	 * clusters but hurts a small real table
 	 * (doc/decisions/006-lowd-counted-level.md).  A low-d Gaussian table on
 	 * the square root has noise correlated over releases like least
-	 * squares: one level below m too (doc/decisions/076); on the plain
-	 * decomposition it keeps RUGNIK's level.
+	 * squares: one level below m too, but not below
+	 * DPK_LIVE_SQRT_LOWD_SHIFT_MIN_CELLS cells (16 and 32 cells at d = 4, 5
+	 * lost: doc/decisions/076); on the plain decomposition it keeps
+	 * RUGNIK's level.
 	 */
 	if (cfg->dhat > 0)
 		shift = 0.0;
@@ -377,6 +379,14 @@ dpk_live_choose_level(const DpkLiveConfig *cfg, double size_hint, double max_cel
 	level = isinf(m) ? INT_MAX : (int) ceil(log2(fmax(m, 1.0)) - 0.25 - shift);
 	if (level < 0)
 		level = 0;
+	if (cfg->delta > 0.0 && shift > 0.0 && !isinf(m))
+	{
+		int			unshifted = (int) ceil(log2(fmax(m, 1.0)) - 0.25);
+
+		while (level < unshifted &&
+			   ldexp(1.0, level * cfg->d) < DPK_LIVE_SQRT_LOWD_SHIFT_MIN_CELLS)
+			level++;
+	}
 	max_level = live_max_level(cfg, max_cells);
 	if (level > max_level)
 		level = max_level;

@@ -160,6 +160,9 @@ typedef enum DpkLiveCounter
  */
 #define DPK_LIVE_SQRT_LOWD_LEVEL_SHIFT 1.0
 
+/* Fewest cells that shift takes such a table to (doc/decisions/076). */
+#define DPK_LIVE_SQRT_LOWD_SHIFT_MIN_CELLS 64.0
+
 /* Largest horizon a square-root table takes (its factorization is O(T^2) to build). */
 #define DPK_LIVE_SQRT_MAX_HORIZON 4096
 
