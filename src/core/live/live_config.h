@@ -192,7 +192,8 @@ double		dpk_live_cell_draws(const DpkLiveConfig *cfg, uint32_t t, bool sums);
  * and whose last release reads at most DPK_LIVE_SQRT_MAX_DRAWS draws
  * (dpk_live_sqrt_draws: a projected table's counts alone) at its own level
  * (a projected table's never finer than the tree's; a table without
- * projections counts DPK_LIVE_SQRT_LOWD_LEVEL_SHIFT below RUGNIK's) or, coarsened to fit, at most one level below the tree's and to no fewer
+ * projections counts DPK_LIVE_SQRT_LOWD_LEVEL_SHIFT below RUGNIK's) or,
+ * coarsened to fit, at most one level below the tree's and to no fewer
  * than DPK_LIVE_SQRT_MIN_CELLS cells (a copy's; DPK_LIVE_SQRT_MIN_CELLS_LOWD
  * without projections), with every noise variance
  * representable; otherwise the tree.  A projected table counts its lifting
