@@ -29,7 +29,7 @@ SELECT dp_attach('gsqrt', ARRAY['x', 'y'], 4, 1.0, ARRAY[0, 0], ARRAY[100, 100],
 SHOW dpkmeans.gaussian_counter;
 -- a long horizon makes the last release read too many draws: the tree
 SELECT dp_attach('glong', ARRAY['x', 'y'], 4, 1.0, ARRAY[0, 0], ARRAY[100, 100],
-                 horizon => 1024, size_hint => 20000, delta => 1e-6);
+                 horizon => 4096, size_hint => 20000, delta => 1e-6);
 SELECT dp_attach('gpure', ARRAY['x', 'y'], 4, 1.0, ARRAY[0, 0], ARRAY[100, 100],
                  horizon => 16, size_hint => 20000);
 SET dpkmeans.gaussian_counter = 'tree';

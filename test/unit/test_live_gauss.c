@@ -647,7 +647,7 @@ test_counter_choice(void)
 		int			counter;
 		int			level_change;	/* against the tree's level */
 	}			cases[] = {
-		{2, 1e5, 16, 1e-6, false, DPK_LIVE_COUNTER_SQRT, 0},
+		{2, 1e5, 16, 1e-6, false, DPK_LIVE_COUNTER_SQRT, -1},	/* doc/decisions/076 */
 		{2, 1e5, 1024, 1e-6, false, DPK_LIVE_COUNTER_TREE, 0},
 		{5, 1e5, 16, 1e-6, false, DPK_LIVE_COUNTER_SQRT, -1},
 		{5, 1e5, 365, 1e-6, false, DPK_LIVE_COUNTER_TREE, 0},
@@ -728,6 +728,47 @@ test_counter_choice(void)
 	}
 }
 
+/*
+ * A low-d table on the square root counts one level below RUGNIK's level
+ * for its noise, not below 64 cells (doc/decisions/076): one below the
+ * Gaussian tree's, or at the tree's where that is already coarser; the
+ * tree's own level is unchanged.
+ */
+static void
+test_sqrt_lowd_level(void)
+{
+	static const struct
+	{
+		int			d;
+		double		n;
+		uint32_t	T;
+		double		eps;
+		int			tree_level;
+		int			sqrt_level;
+	}			cases[] = {
+		{2, 1e4, 16, 1.0, 4, 3}, {2, 1e4, 64, 0.5, 3, 3}, {2, 1e5, 64, 1.0, 5, 4},
+		{3, 1e4, 256, 0.5, 2, 2}, {3, 1e4, 256, 1.0, 3, 2}, {3, 1e5, 16, 0.5, 4, 3},
+		/* not below 64 cells: 16 lost at d = 4 */
+		{4, 1e4, 16, 1.0, 2, 2}, {4, 1e4, 16, 0.5, 2, 2},
+	};
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
+	{
+		DpkLiveConfig tree,
+					root;
+
+		dpk_live_defaults(&tree, cases[c].d, 6, cases[c].eps, cases[c].T, true);
+		dpk_live_use_delta(&tree, 1e-6);
+		tree.level = dpk_live_choose_level(&tree, cases[c].n, 4194304.0);
+		root = tree;
+		dpk_live_use_counter(&root, NULL, cases[c].n, 4194304.0, false);
+		CHECK(tree.level == cases[c].tree_level && root.counter == DPK_LIVE_COUNTER_SQRT &&
+			  root.level == cases[c].sqrt_level,
+			  "low-d square-root level %zu: tree %d, square root %d (counter %d)", c,
+			  tree.level, root.level, root.counter);
+	}
+}
+
 int
 main(void)
 {
@@ -740,6 +781,7 @@ main(void)
 	test_release_path();
 	test_norm_shift();
 	test_counter_choice();
+	test_sqrt_lowd_level();
 	test_noise_split();
 	UNIT_DONE("test_live_gauss");
 }

@@ -362,14 +362,31 @@ dpk_live_choose_level(const DpkLiveConfig *cfg, double size_hint, double max_cel
 	 * tree's lower noise moves m up by about one level; one and a half
 	 * below m is where it is counted: two below helps synthetic skewed
 	 * clusters but hurts a small real table
-	 * (doc/decisions/006-lowd-counted-level.md).  Gaussian tables sum the
-	 * plain decomposition and keep RUGNIK's level.
+	 * (doc/decisions/006-lowd-counted-level.md).  A low-d Gaussian table on
+	 * the square root has noise correlated over releases like least
+	 * squares: one level below m too, but not below
+	 * DPK_LIVE_SQRT_LOWD_SHIFT_MIN_CELLS cells (16 and 32 cells at d = 4, 5
+	 * lost: doc/decisions/076); on the plain decomposition it keeps
+	 * RUGNIK's level.
 	 */
-	shift = cfg->delta <= 0.0 && cfg->estimator != DPK_TREE_SIGNED && cfg->dhat == 0
-		? (cfg->arity > DPK_TREE_ARITY_BINARY ? 1.5 : 1.0) : 0.0;
+	if (cfg->dhat > 0)
+		shift = 0.0;
+	else if (cfg->delta > 0.0)
+		shift = cfg->counter == DPK_LIVE_COUNTER_SQRT ? DPK_LIVE_SQRT_LOWD_LEVEL_SHIFT : 0.0;
+	else
+		shift = cfg->estimator != DPK_TREE_SIGNED
+			? (cfg->arity > DPK_TREE_ARITY_BINARY ? 1.5 : 1.0) : 0.0;
 	level = isinf(m) ? INT_MAX : (int) ceil(log2(fmax(m, 1.0)) - 0.25 - shift);
 	if (level < 0)
 		level = 0;
+	if (cfg->delta > 0.0 && shift > 0.0 && !isinf(m))
+	{
+		int			unshifted = (int) ceil(log2(fmax(m, 1.0)) - 0.25);
+
+		while (level < unshifted &&
+			   ldexp(1.0, level * cfg->d) < DPK_LIVE_SQRT_LOWD_SHIFT_MIN_CELLS)
+			level++;
+	}
 	max_level = live_max_level(cfg, max_cells);
 	if (level > max_level)
 		level = max_level;

@@ -154,6 +154,15 @@ typedef enum DpkLiveCounter
 /* The same for a table without projections (doc/decisions/068). */
 #define DPK_LIVE_SQRT_MIN_CELLS_LOWD 256.0
 
+/*
+ * Levels below RUGNIK's m a table without projections counts at on the
+ * square root (dpk_live_choose_level; doc/decisions/076).
+ */
+#define DPK_LIVE_SQRT_LOWD_LEVEL_SHIFT 1.0
+
+/* Fewest cells that shift takes such a table to (doc/decisions/076). */
+#define DPK_LIVE_SQRT_LOWD_SHIFT_MIN_CELLS 64.0
+
 /* Largest horizon a square-root table takes (its factorization is O(T^2) to build). */
 #define DPK_LIVE_SQRT_MAX_HORIZON 4096
 
@@ -182,7 +191,9 @@ double		dpk_live_cell_draws(const DpkLiveConfig *cfg, uint32_t t, bool sums);
  * square root for a table whose horizon is within DPK_LIVE_SQRT_MAX_HORIZON
  * and whose last release reads at most DPK_LIVE_SQRT_MAX_DRAWS draws
  * (dpk_live_sqrt_draws: a projected table's counts alone) at its own level
- * (a projected table's never finer than the tree's) or, coarsened to fit, at most one level below the tree's and to no fewer
+ * (a projected table's never finer than the tree's; a table without
+ * projections counts DPK_LIVE_SQRT_LOWD_LEVEL_SHIFT below RUGNIK's) or,
+ * coarsened to fit, at most one level below the tree's and to no fewer
  * than DPK_LIVE_SQRT_MIN_CELLS cells (a copy's; DPK_LIVE_SQRT_MIN_CELLS_LOWD
  * without projections), with every noise variance
  * representable; otherwise the tree.  A projected table counts its lifting
