@@ -449,9 +449,8 @@ sign_config(DpkLiveConfig *cfg, int d, uint32_t T, bool insert_only, double delt
  * projected dimensions at level 1, its draws within the budget, its norm
  * unit and scales as before, and a row's cell is its side of each
  * projected direction through the box's middle; every other configuration
- * (d = 16 and 384, a horizon of 64, pure, a norm bound, unequal sides,
- * deletions) is
- * left as dpk_live_use_counter chose it.
+ * (d = 16, 32, 48, 96 and 384, a horizon of 64, pure, a norm bound,
+ * unequal sides, deletions) is left as dpk_live_use_counter chose it.
  */
 static void
 test_sign_cells(void)
@@ -469,6 +468,9 @@ test_sign_cells(void)
 		{64, 16, true, 1e-6, 0.0, 0, true},
 		{64, 8, true, 1e-6, 0.0, 0, true},
 		{16, 16, true, 1e-6, 0.0, 0, false},
+		{32, 16, true, 1e-6, 0.0, 0, false},	/* d = 32, 48, 96: not measured better */
+		{48, 16, true, 1e-6, 0.0, 0, false},
+		{96, 16, true, 1e-6, 0.0, 0, false},
 		{384, 16, true, 1e-6, 0.0, 0, false},
 		{64, 64, true, 1e-6, 0.0, 0, false},	/* counts alone on the square root */
 		{64, 16, true, 0.0, 0.0, 0, false},	/* pure */

@@ -330,10 +330,11 @@ uint64_t	dpk_live_copy_cells(const DpkLiveConfig *cfg);
 
 /*
  * Sign cells for a new insert-only projected Gaussian table of
- * DPK_LIVE_SIGN_MIN_D to DPK_LIVE_SIGN_MAX_D columns (the range measured:
- * d = 64) whose counts and lifting sums are on the square root
- * (DPK_LIVE_COUNTER_SQRT_SUMS) at a level of 2 or more, in a cube box
- * without a norm bound and with one copy:
+ * DPK_LIVE_SIGN_MIN_D to DPK_LIVE_SIGN_MAX_D columns (d = 64: at d = 32,
+ * 48 and 96 one family's worst release was measured worse) whose counts
+ * and lifting sums are on the square root (DPK_LIVE_COUNTER_SQRT_SUMS) at
+ * a level of 2 or more, in a cube box without a norm bound and with one
+ * copy:
  * DPK_LIVE_SIGN_DHAT projected dimensions at level 1, every cell the side
  * of each of DPK_LIVE_SIGN_DHAT hyperplanes through the box's middle (the
  * same 4 096 cells as DPK_LIVE_DHAT at level 2, cut by 12 hyperplanes
