@@ -506,22 +506,50 @@ spill_rows_read(void *arg, size_t from, size_t rows, double *out)
  * that gather a weighted point (their noisy size is not exactly 0) and at
  * least the noisy mass a cell needs to enter the coreset (res->min_size),
  * and at least the largest one (the first of the largest); the others are
- * duplicates of size 0 or noise.  Post-processing of noisy sizes only.
+ * duplicates of size 0 or noise.  A centre equal to an earlier one in
+ * every coordinate is the same cluster: its noisy size is added to the
+ * earlier one's and it is not returned again.  Post-processing of the
+ * released centres and noisy sizes only.
  */
 static bool *
-oneshot_supported(const DpkOneshotResult *res, int k)
+oneshot_supported(DpkOneshotResult *res, int k, int d)
 {
 	bool	   *keep = palloc(k * sizeof(bool));
 	bool		any = false;
-	int			largest = 0,
-				c;
+	int			largest = -1,
+				c,
+				e,
+				j;
 
 	for (c = 0; c < k; c++)
 	{
+		const double *x = res->centers + (size_t) c * d;
+
+		keep[c] = true;
+		for (e = 0; e < c && keep[c]; e++)
+		{
+			const double *y = res->centers + (size_t) e * d;
+
+			if (!keep[e])
+				continue;
+			for (j = 0; j < d && x[j] == y[j]; j++)
+				;
+			if (j == d)
+			{
+				res->sizes[e] += res->sizes[c];
+				res->sizes[c] = 0.0;
+				keep[c] = false;
+			}
+		}
+	}
+	for (c = 0; c < k; c++)
+	{
+		if (!keep[c])
+			continue;			/* a repeated centre */
+		if (largest < 0 || res->sizes[c] > res->sizes[largest])
+			largest = c;
 		keep[c] = res->sizes[c] != 0.0 && res->sizes[c] >= res->min_size;
 		any = any || keep[c];
-		if (res->sizes[c] > res->sizes[largest])
-			largest = c;
 	}
 	if (!any)
 		keep[largest] = true;
@@ -694,7 +722,7 @@ dp_kmeans(PG_FUNCTION_ARGS)
 	}
 
 	MemoryContextSwitchTo(old);
-	keep = oneshot_supported(&res, k);
+	keep = oneshot_supported(&res, k, d);
 	for (c = 0, i = 0; c < k; c++)
 	{
 		Datum	   *elems;
