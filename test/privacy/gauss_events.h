@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "live_core.h"
 #include "zcdp.h"
 #include "privacy_common.h"
 
@@ -41,6 +42,25 @@ typedef struct GaussEvents
 	long		hits[GE_MAXSTAT][2][GE_NTHR][2];	/* stat, <= ?, threshold, B? */
 	double		sq[GE_MAXSTAT]; /* sum of Z^2 under A */
 } GaussEvents;
+
+/*
+ * A live suite's noise: the variances v and squared sensitivities l2sq of
+ * the nominal table, the variances vm of the mechanism run (the nominal
+ * table, or with deletions at the insert_only sensitivity when
+ * weaken_deletes).
+ */
+static inline void
+ge_live_vars(const DpkLiveConfig *nominal, bool weaken_deletes, double v[3], double vm[3],
+			 double l2sq[3])
+{
+	DpkLiveConfig mech = *nominal;
+
+	if (weaken_deletes)
+		mech.insert_only = true;
+	dpk_live_gauss_vars(nominal, v);
+	dpk_live_gauss_vars(&mech, vm);
+	dpk_live_l2sq(nominal, l2sq);
+}
 
 /* Count one run's statistics z[0..nstat) of stream A (b = 0) or B (b = 1). */
 static inline void

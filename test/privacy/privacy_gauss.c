@@ -204,8 +204,7 @@ static int
 norm_suite(long runs, double weaken, bool weaken_deletes, uint64_t key_base,
 		   double confidence)
 {
-	DpkLiveConfig nominal,
-				mech;
+	DpkLiveConfig nominal;
 	double		v[3],
 				vm[3],
 				l2sq[3],
@@ -230,12 +229,7 @@ norm_suite(long runs, double weaken, bool weaken_deletes, uint64_t key_base,
 	dpk_live_use_norm_shift(&nominal);
 	CHECK(nominal.norm_shift > 0, "norm suite: unit 2^%d, the suite needs a coarser one",
 		  nominal.norm_shift);
-	mech = nominal;
-	if (weaken_deletes)
-		mech.insert_only = true;
-	dpk_live_gauss_vars(&nominal, v);
-	dpk_live_gauss_vars(&mech, vm);
-	dpk_live_l2sq(&nominal, l2sq);
+	ge_live_vars(&nominal, weaken_deletes, v, vm, l2sq);
 	ns = dpk_noise_gauss(dpk_gauss_scale_from_double(vm[2] / (weaken * weaken)));
 	cs = dpk_noise_gauss(dpk_gauss_scale_from_double(vm[0] / (weaken * weaken)));
 
@@ -322,8 +316,7 @@ main(int argc, char **argv)
 				moved = 0.0;
 	bool		weaken_deletes = false;
 	uint64_t	key_base = 0;
-	DpkLiveConfig nominal,
-				mech;
+	DpkLiveConfig nominal;
 	DpkGaussScale cv,
 				sv;
 	GNode		nodes[64];
@@ -341,14 +334,9 @@ main(int argc, char **argv)
 	dpk_live_defaults(&nominal, 2, 2, EPS_G, T_G, false);
 	nominal.level = 3;
 	dpk_live_use_delta(&nominal, DELTA_G);
-	mech = nominal;
-	if (weaken_deletes)
-		mech.insert_only = true;
-	dpk_live_gauss_vars(&nominal, v);
-	dpk_live_gauss_vars(&mech, vm);
+	ge_live_vars(&nominal, weaken_deletes, v, vm, l2sq);
 	cv = dpk_gauss_scale_from_double(vm[0] / (weaken * weaken));
 	sv = dpk_gauss_scale_from_double(vm[1] / (weaken * weaken));
-	dpk_live_l2sq(&nominal, l2sq);
 
 	/* the accounting: the families' rho add up, and meet (epsilon, delta) */
 	{

@@ -72,8 +72,7 @@ void
 gauss_refine_suite(long runs, double weaken, bool weaken_deletes, uint64_t key_base,
 				   double confidence, int *passed, int *failed)
 {
-	DpkLiveConfig nominal,
-				mech;
+	DpkLiveConfig nominal;
 	double		v[3],
 				vm[3],
 				l2sq[3],
@@ -117,12 +116,7 @@ gauss_refine_suite(long runs, double weaken, bool weaken_deletes, uint64_t key_b
 	dpk_live_use_norm_shift(&nominal);
 	nominal.copies = 1;
 	nominal.level = 1;
-	mech = nominal;
-	if (weaken_deletes)
-		mech.insert_only = true;
-	dpk_live_gauss_vars(&nominal, v);
-	dpk_live_gauss_vars(&mech, vm);
-	dpk_live_l2sq(&nominal, l2sq);
+	ge_live_vars(&nominal, weaken_deletes, v, vm, l2sq);
 	vars = (DpkCellVars) {RF_D, dpk_gauss_scale_from_double(vm[0] / (weaken * weaken)),
 	dpk_gauss_scale_from_double(vm[1] / (weaken * weaken)), DPK_SUMS_VECTOR};
 

@@ -101,8 +101,7 @@ void
 gauss_sqrt_suite(long runs, double weaken, bool weaken_deletes, uint64_t key_base,
 				 double confidence, int *passed, int *failed)
 {
-	DpkLiveConfig nominal,
-				mech;
+	DpkLiveConfig nominal;
 	const DpkSqrtCounter *sc;
 	double		v[3],
 				vm[3],
@@ -122,12 +121,7 @@ gauss_sqrt_suite(long runs, double weaken, bool weaken_deletes, uint64_t key_bas
 	dpk_live_use_delta(&nominal, SQ_DELTA);
 	nominal.level = 3;
 	nominal.counter = DPK_LIVE_COUNTER_SQRT;
-	mech = nominal;
-	if (weaken_deletes)
-		mech.insert_only = true;
-	dpk_live_gauss_vars(&nominal, v);
-	dpk_live_gauss_vars(&mech, vm);
-	dpk_live_l2sq(&nominal, l2sq);
+	ge_live_vars(&nominal, weaken_deletes, v, vm, l2sq);
 	vars = (DpkCellVars) {2, dpk_gauss_scale_from_double(vm[0] / (weaken * weaken)),
 	dpk_gauss_scale_from_double(vm[1] / (weaken * weaken)), DPK_SUMS_VECTOR};
 	sc = dpk_sqrt_counter_cached(SQ_T);
@@ -239,7 +233,6 @@ gauss_sqrt_projected_suite(long runs, double weaken, bool weaken_deletes, uint64
 						   double confidence, int *passed, int *failed)
 {
 	DpkLiveConfig nominal,
-				mech,
 				counts_only;
 	const DpkSqrtCounter *sc;
 	double		v[3],
@@ -272,13 +265,8 @@ gauss_sqrt_projected_suite(long runs, double weaken, bool weaken_deletes, uint64
 	counts_only.counter = DPK_LIVE_COUNTER_SQRT;
 	dpk_live_use_norm_shift(&nominal);
 	dpk_live_use_norm_shift(&counts_only);
-	mech = nominal;
-	if (weaken_deletes)
-		mech.insert_only = true;
-	dpk_live_gauss_vars(&nominal, v);
-	dpk_live_gauss_vars(&mech, vm);
+	ge_live_vars(&nominal, weaken_deletes, v, vm, l2sq);
 	dpk_live_gauss_vars(&counts_only, vc);
-	dpk_live_l2sq(&nominal, l2sq);
 	vars = (DpkCellVars) {SQ_PD, dpk_gauss_scale_from_double(vm[0] / (weaken * weaken)),
 	dpk_gauss_scale_from_double(vm[1] / (weaken * weaken)), DPK_SUMS_VECTOR};
 	sc = dpk_sqrt_counter_cached(SQ_T);
