@@ -11,8 +11,8 @@
  * first rows (a whole number of DPK_PROJ_CHUNK) are in memory, the others
  * in the file in row order; the values read back are the bytes written.
  *
- * Plain C on dpk_alloc; the file is behind callbacks (dp_kmeans gives a
- * PostgreSQL BufFile).
+ * Plain C on dpk_alloc; the file is behind callbacks (dp_kmeans gives an
+ * unbuffered PostgreSQL temporary file, src/pg/tempfile.c).
  */
 #ifndef DPK_HIGHD_COLUMN_H
 #define DPK_HIGHD_COLUMN_H
