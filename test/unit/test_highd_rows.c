@@ -19,6 +19,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dpk_mem.h"
@@ -143,6 +144,39 @@ same_release(const DpkOneshotResult *a, const DpkOneshotResult *b)
 		memcmp(a->sizes, b->sizes, sizeof(double) * K) == 0;
 }
 
+/*
+ * FNV-1a of a release's bytes (centres, sizes, noisy N, coreset size) and
+ * the stream's next word: the pinned digests below were printed
+ * (DPK_HIGHD_ROWS_PRINT=1) by the one-shot that made the joint k-means's
+ * labels a column of their own and summed the rows per part in a third
+ * pass (doc/decisions/080): its two passes must give the same bits and
+ * leave the stream where that left it.
+ */
+static uint64_t
+release_digest(const DpkOneshotResult *r, DpkStream *s)
+{
+	uint64_t	h = UINT64_C(1469598103934665603),
+				next = dpk_stream_u64(s);
+	int			c = r->coreset_size;
+	const unsigned char *parts[] = {(const void *) r->centers, (const void *) r->sizes,
+		(const void *) &r->noisy_n, (const void *) &c, (const void *) &next};
+	const size_t lens[] = {sizeof(double) * K * D, sizeof(double) * K, sizeof(double),
+	sizeof(int), sizeof(uint64_t)};
+	size_t		p,
+				i;
+
+	for (p = 0; p < 5; p++)
+		for (i = 0; i < lens[p]; i++)
+			h = (h ^ parts[p][i]) * UINT64_C(1099511628211);
+	return h;
+}
+
+/* The pinned digests of check_config's seeds 1 .. 9 (release_digest). */
+static const uint64_t pinned[] = {0,
+	UINT64_C(0x096BA5B422D45D83), UINT64_C(0xAE90528012F0D663), UINT64_C(0xF9789D3D9D89A956),
+	UINT64_C(0x1B04C852E2A4752C), UINT64_C(0xBA6362DBEC8B5178), UINT64_C(0x3F2AE25DEE95EE89),
+	UINT64_C(0xD7CDD0A4CC769D9A), UINT64_C(0xE79411663AB6CDA6), UINT64_C(0x4CEC1CABE340548A)};
+
 /* One configuration: the array against the reader over it. */
 static void
 check_config(double delta, DpkObjective objective, double norm_bound, bool metric,
@@ -158,6 +192,10 @@ check_config(double delta, DpkObjective objective, double norm_bound, bool metri
 	ArrayRows	a = {x, D, 0, 0, 0};
 	DpkHighdRows rows = {array_read, &a, NULL};
 	DpkStream	s;
+	uint64_t	h;
+	size_t		chunks = (N + DPK_PROJ_CHUNK - 1) / DPK_PROJ_CHUNK;
+	/* the joint mode (no tree) of k-means */
+	bool		joint = objective == DPK_OBJECTIVE_KMEANS && !(norm_bound > 0.0 && delta > 0.0);
 	int			j,
 				b;
 	/* no row in memory; two chunks of ints, none of projections; most */
@@ -178,7 +216,13 @@ check_config(double delta, DpkObjective objective, double norm_bound, bool metri
 
 	unit_open_stream(&s, seed);
 	dpk_highd_oneshot_cluster(&box, x, N, &cfg, &s, &whole);
+	h = release_digest(&whole, &s);
 	dpk_stream_close(&s);
+	if (getenv("DPK_HIGHD_ROWS_PRINT"))
+		printf("  seed %d: 0x%016llX\n", (int) seed, (unsigned long long) h);
+	CHECK(h == pinned[seed], "delta %g, objective %d, norm bound %g, metric %d: digest "
+		  "0x%016llX, pinned 0x%016llX", delta, (int) objective, norm_bound, (int) metric,
+		  (unsigned long long) h, (unsigned long long) pinned[seed]);
 
 	unit_open_stream(&s, seed);
 	dpk_highd_oneshot_cluster_rows(&box, &rows, N, &cfg, &s, &read);
@@ -189,9 +233,11 @@ check_config(double delta, DpkObjective objective, double norm_bound, bool metri
 		  "released differently (N %g / %g, coreset %d / %d)",
 		  delta, (int) objective, norm_bound, (int) metric, whole.noisy_n, read.noisy_n,
 		  (int) whole.coreset_size, (int) read.coreset_size);
-	CHECK(a.reads >= (size_t) (N + DPK_PROJ_CHUNK - 1) / DPK_PROJ_CHUNK,
-		  "delta %g, objective %d: %zu chunks read, fewer than one pass", delta,
-		  (int) objective, a.reads);
+	CHECK(a.reads >= chunks, "delta %g, objective %d: %zu chunks read, fewer than one pass",
+		  delta, (int) objective, a.reads);
+	/* the joint k-means: two passes, nothing kept per row */
+	CHECK(!joint || a.reads == 2 * chunks, "delta %g, metric %d: the joint k-means read "
+		  "%zu chunks, not two passes of %zu", delta, (int) metric, a.reads, chunks);
 	CHECK(a.out_of_order == 0, "delta %g, objective %d: %zu reads out of order", delta,
 		  (int) objective, a.out_of_order);
 
@@ -212,9 +258,13 @@ check_config(double delta, DpkObjective objective, double norm_bound, bool metri
 			  delta, (int) objective, norm_bound, (int) metric, budgets[b],
 			  whole.noisy_n, spilled.noisy_n, (int) whole.coreset_size,
 			  (int) spilled.coreset_size);
-		/* the projections (and with the tree its codes and cells) in files */
-		CHECK(b == 2 || (fs.opened >= (norm_bound > 0.0 && delta > 0.0 &&
-										 objective == DPK_OBJECTIVE_KMEANS ? 3u : 1u) &&
+		/*
+		 * the projections (and with the tree its codes and cells) in files;
+		 * none for the joint k-means
+		 */
+		CHECK(joint ? fs.opened == 0 :
+			  b == 2 || (fs.opened >= (norm_bound > 0.0 && delta > 0.0 &&
+									   objective == DPK_OBJECTIVE_KMEANS ? 3u : 1u) &&
 						 fs.written >= (uint64_t) N * sizeof(int) / 2),
 			  "delta %g, objective %d, budget %zu: %zu files, %llu bytes written",
 			  delta, (int) objective, budgets[b], fs.opened, (unsigned long long) fs.written);

@@ -1,9 +1,10 @@
 /*
  * highd.c
  *		The high-dimensional one-shot pipeline: projected histograms and
- *		their grid k-means, the joint mode, refinement and the result
- *		(see highd.h; configuration in highd_config.c, partitions and
- *		cell-mode clustering in highd_cluster.c).
+ *		their grid k-means, the joint mode and refinement
+ *		(see highd.h; configuration in highd_config.c, the plan and the
+ *		published result in highd_plan.c, partitions and cell-mode
+ *		clustering in highd_cluster.c).
  */
 #include "highd.h"
 
@@ -18,6 +19,13 @@
 #include "rugnik.h"
 
 /* ---- histograms and grids ---- */
+
+/*
+ * The most bytes of the groups' counts and sums the joint k-means keeps to
+ * make its parts' from them in two passes (joint_two_passes); beyond, a
+ * third pass sums the rows per part.
+ */
+#define DPK_JOINT_GROUP_SUMS_MAX (64.0 * 1024 * 1024)
 
 /*
  * Points ahead of the one counted whose count's line is fetched: a count
@@ -72,6 +80,35 @@ typedef union HistCell
 
 _Static_assert(sizeof(HistCell) == sizeof(double), "a noisy grid is an array of doubles");
 
+/* Every cell's count plus its noise, over the count; the noisy grid. */
+static double *
+grid_noise(const DpkHighdPlan *pl, DpkStream *s, HistCell *cell, uint64_t ncells)
+{
+	uint64_t	c;
+
+	for (c = 0; c < ncells; c++)
+	{
+		if ((c & 4095) == 0)
+			dpk_check_interrupts();
+		cell[c].noisy = (double) (cell[c].count + dpk_noise_draw(s, &pl->count_scale));
+	}
+	return &cell[0].noisy;
+}
+
+/* n points counted into their cells, each count's line fetched ahead. */
+static inline void
+grid_count(HistCell *cell, const uint64_t *cells, size_t n)
+{
+	size_t		i;
+
+	for (i = 0; i < n; i++)
+	{
+		if (i + DPK_COUNT_PREFETCH < n)
+			__builtin_prefetch(cell + cells[i + DPK_COUNT_PREFETCH], 1);
+		cell[cells[i]].count++;
+	}
+}
+
 /*
  * One copy's noisy projected grid; with keep, every point's projection is
  * stored there (a column of dhat doubles a row) as well.  The cells of a
@@ -92,7 +129,6 @@ histogram_pass(const DpkHighdPlan *pl, const DpkProjection *proj, DpkStream *s,
 	uint64_t   *cells = dpk_alloc(sizeof(uint64_t) * DPK_PROJ_CHUNK);
 	size_t		done,
 				i;
-	uint64_t	c;
 
 	for (done = 0; done < pl->n; done += DPK_PROJ_CHUNK)
 	{
@@ -102,27 +138,16 @@ histogram_pass(const DpkHighdPlan *pl, const DpkProjection *proj, DpkStream *s,
 
 		dpk_project_batch(proj, uc, rows, tc);
 		dpk_grid_cell_batch(dhat, pl->m, tc, rows, cells);
-		for (i = 0; i < rows; i++)
-		{
-			if (i + DPK_COUNT_PREFETCH < rows)
-				__builtin_prefetch(cell + cells[i + DPK_COUNT_PREFETCH], 1);
-			cell[cells[i]].count++;
-			if (visit)
-				visit(arg, uc + i * d, tc + i * dhat, cells[i]);
-		}
+		grid_count(cell, cells, rows);
+		for (i = 0; visit && i < rows; i++)
+			visit(arg, uc + i * d, tc + i * dhat, cells[i]);
 		if (keep)
 			dpk_highd_column_put(keep, done, rows, tc);
-	}
-	for (c = 0; c < ncells; c++)
-	{
-		if ((c & 4095) == 0)
-			dpk_check_interrupts();
-		cell[c].noisy = (double) (cell[c].count + dpk_noise_draw(s, &pl->count_scale));
 	}
 	dpk_free(u);
 	dpk_free(t);
 	dpk_free(cells);
-	return &cell[0].noisy;
+	return grid_noise(pl, s, cell, ncells);
 }
 
 /* One copy's noisy projected grid (see highd.h). */
@@ -301,12 +326,14 @@ joint_copies(const DpkHighdPlan *pl, DpkStream *s, DpkProjection *proj, double *
  * Joint mode, second stage: one noisy count per group; groups embedded at
  * the concatenation of their projected centres; weighted k-means (ec: k
  * centres of dimension copies * dhat) of the groups above the noise, then
- * every group to its nearest centre (map).  Returns how many groups were
- * kept (0: map is g mod k and ec unset).
+ * every group to its nearest centre (map).  The groups' counts are made
+ * from labels, or were counted before (counted not NULL).  Returns how many
+ * groups were kept (0: map is g mod k and ec unset).
  */
 static int
 joint_group_map(const DpkHighdPlan *pl, DpkStream *s, const DpkProjection *proj,
-				const double *pc, DpkHighdColumn *labels, int ngroups, double *ec, int *map)
+				const double *pc, DpkHighdColumn *labels, const int64_t *counted,
+				int ngroups, double *ec, int *map)
 {
 	const DpkHighdConfig *cfg = pl->cfg;
 	int			k = pl->k,
@@ -323,7 +350,11 @@ joint_group_map(const DpkHighdPlan *pl, DpkStream *s, const DpkProjection *proj,
 	double		threshold;
 	DpkHighdPartition pt = {ngroups, R, proj, pc, NULL, NULL, NULL, labels};
 
-	dpk_highd_partition_stats(pl, &pt, &pl->group_scale, &pl->group_scale, s, gcnt, NULL);
+	if (counted)
+		dpk_highd_partition_noise(pl->d, ngroups, counted, NULL, &pl->group_scale,
+								  &pl->group_scale, s, gcnt, NULL);
+	else
+		dpk_highd_partition_stats(pl, &pt, &pl->group_scale, &pl->group_scale, s, gcnt, NULL);
 	threshold = dpk_coreset_threshold(sqrt(pl->group_var), cfg->threshold_sigmas,
 									  (double) ngroups);
 	for (g = 0; g < ngroups; g++)
@@ -366,11 +397,14 @@ joint_group_map(const DpkHighdPlan *pl, DpkStream *s, const DpkProjection *proj,
  * Joint mode, last stage: one noisy (count, sum) per part of the map, each
  * part lifted; fallback the pseudo-inverse of the first block of its
  * embedded centre (or of copy 0's projected centre when no group was kept).
+ * The parts' counts and sums are made from the rows and labels, or from
+ * the groups' (gc, gs; ngroups of them): a part's integers are its groups'
+ * added, the same integers.
  */
 static void
 joint_lift(const DpkHighdPlan *pl, DpkStream *s, const DpkProjection *proj,
 		   const double *pc, DpkHighdColumn *labels, const int *map, const double *ec,
-		   int nkept, DpkHighdOut *out)
+		   int nkept, const int64_t *gc, const int64_t *gs, int ngroups, DpkHighdOut *out)
 {
 	int			d = pl->d,
 				k = pl->k,
@@ -389,7 +423,26 @@ joint_lift(const DpkHighdPlan *pl, DpkStream *s, const DpkProjection *proj,
 						 fallback + (size_t) j * d);
 		ident[j] = j;
 	}
-	dpk_highd_partition_stats(pl, &pt, &pl->lift_count_scale, &pl->sum_scale, s, cnt, sum);
+	if (gc)
+	{
+		int64_t    *pcnt = dpk_alloc0(sizeof(int64_t) * k);
+		int64_t    *psum = dpk_alloc0(sizeof(int64_t) * (size_t) k * d);
+		int			g,
+					c;
+
+		for (g = 0; g < ngroups; g++)
+		{
+			pcnt[map[g]] += gc[g];
+			for (c = 0; c < d; c++)
+				psum[(size_t) map[g] * d + c] += gs[(size_t) g * d + c];
+		}
+		dpk_highd_partition_noise(d, k, pcnt, psum, &pl->lift_count_scale, &pl->sum_scale, s,
+								  cnt, sum);
+		dpk_free(pcnt);
+		dpk_free(psum);
+	}
+	else
+		dpk_highd_partition_stats(pl, &pt, &pl->lift_count_scale, &pl->sum_scale, s, cnt, sum);
 	if (pl->cfg->lift_shrink)
 	{
 		/* each part one cell of its own, weighed by its noisy count */
@@ -441,7 +494,8 @@ joint_groups_make(const DpkHighdPlan *pl, DpkStream *s, DpkHighdColumn *labels,
 	jg->ec = dpk_alloc(sizeof(double) * (size_t) pl->k * R * pl->dhat);
 	ngroups = joint_copies(pl, s, jg->proj, jg->pc, labels, out);
 	jg->map = dpk_alloc(sizeof(int) * ngroups);
-	jg->nkept = joint_group_map(pl, s, jg->proj, jg->pc, labels, ngroups, jg->ec, jg->map);
+	jg->nkept = joint_group_map(pl, s, jg->proj, jg->pc, labels, NULL, ngroups, jg->ec,
+								jg->map);
 }
 
 /* Free what joint_groups_make made. */
@@ -456,6 +510,109 @@ joint_groups_free(const DpkHighdPlan *pl, JointGroups *jg)
 	dpk_free(jg->pc);
 	dpk_free(jg->ec);
 	dpk_free(jg->map);
+}
+
+/* The joint mode's groups: k^copies. */
+static int
+joint_ngroups(const DpkHighdPlan *pl)
+{
+	int			r,
+				ngroups = 1;
+
+	for (r = 0; r < pl->copies; r++)
+		ngroups *= pl->k;
+	return ngroups;
+}
+
+/*
+ * The joint k-means in two passes over the rows instead of copies + 1, and
+ * no per-row column: the first counts every copy's grid (the projections
+ * are public: no copy waits for another's result), then each copy's noise
+ * and centres as joint_copies draws them; the second projects the rows
+ * again for their groups and adds each row to its group's count and
+ * fixed-point sum.  The groups' counts, map and lift then follow from
+ * those integers, in joint_groups_make and joint_lift's order of draws
+ * (doc/decisions/080).
+ */
+static void
+joint_two_passes(const DpkHighdPlan *pl, DpkStream *s, DpkHighdOut *out)
+{
+	const DpkHighdConfig *cfg = pl->cfg;
+	int			k = pl->k,
+				d = pl->d,
+				dhat = pl->dhat,
+				R = pl->copies,
+				ngroups = joint_ngroups(pl),
+				r,
+				csz;
+	uint64_t	ncells = (uint64_t) llround(dpk_grid_cells(dhat, pl->m));
+	HistCell  **cell = dpk_alloc(sizeof(HistCell *) * R);
+	double	   *u = dpk_alloc(sizeof(double) * DPK_PROJ_CHUNK * d);
+	double	   *t = dpk_alloc(sizeof(double) * DPK_PROJ_CHUNK * dhat);
+	uint64_t   *cells = dpk_alloc(sizeof(uint64_t) * DPK_PROJ_CHUNK);
+	int		   *lab = dpk_alloc(sizeof(int) * DPK_PROJ_CHUNK);
+	int64_t    *gc = dpk_alloc0(sizeof(int64_t) * ngroups);
+	int64_t    *gs = dpk_alloc0(sizeof(int64_t) * (size_t) ngroups * d);
+	JointGroups jg;
+	size_t		done,
+				rows;
+
+	jg.proj = dpk_alloc(sizeof(DpkProjection) * R);
+	jg.pc = dpk_alloc(sizeof(double) * (size_t) R * k * dhat);
+	jg.ec = dpk_alloc(sizeof(double) * (size_t) k * R * dhat);
+	jg.map = dpk_alloc(sizeof(int) * ngroups);
+	for (r = 0; r < R; r++)
+	{
+		dpk_projection_init(&jg.proj[r], d, dhat, dpk_projection_copy_seed(cfg->proj_seed, r),
+							cfg->half_width);
+		cell[r] = dpk_alloc0(sizeof(HistCell) * ncells);
+	}
+	for (done = 0; done < pl->n; done += DPK_PROJ_CHUNK)
+	{
+		const double *uc = dpk_highd_load_chunk(pl, done, u, &rows);
+
+		for (r = 0; r < R; r++)
+		{
+			dpk_project_batch(&jg.proj[r], uc, rows, t);
+			dpk_grid_cell_batch(dhat, pl->m, t, rows, cells);
+			grid_count(cell[r], cells, rows);
+		}
+	}
+	for (r = 0; r < R; r++)
+	{
+		double	   *count = grid_noise(pl, s, cell[r], ncells);
+
+		dpk_highd_grid_kmeans(&(DpkNoisyGrid) {dhat, pl->m, count, pl->count_var, false},
+							  cfg->threshold_sigmas,
+							  &(DpkClusterOpts) {k, cfg->restarts, cfg->max_iter,
+												 dpk_stream_u64(s)},
+							  jg.pc + (size_t) r * k * dhat, &csz);
+		dpk_free(count);
+		if (r == 0 || csz > out->coreset_size)
+			out->coreset_size = csz;
+	}
+	for (done = 0; done < pl->n; done += DPK_PROJ_CHUNK)
+	{
+		const double *uc = dpk_highd_load_chunk(pl, done, u, &rows);
+
+		memset(lab, 0, sizeof(int) * rows);
+		for (r = 0; r < R; r++)
+		{
+			dpk_project_batch(&jg.proj[r], uc, rows, t);
+			dpk_highd_nearest_append(t, rows, jg.pc + (size_t) r * k * dhat, k, dhat, lab);
+		}
+		dpk_highd_rows_add(d, uc, rows, lab, gc, gs);
+	}
+	jg.nkept = joint_group_map(pl, s, jg.proj, jg.pc, NULL, gc, ngroups, jg.ec, jg.map);
+	joint_lift(pl, s, jg.proj, jg.pc, NULL, jg.map, jg.ec, jg.nkept, gc, gs, ngroups, out);
+	joint_groups_free(pl, &jg);
+	dpk_free(cell);
+	dpk_free(u);
+	dpk_free(t);
+	dpk_free(cells);
+	dpk_free(lab);
+	dpk_free(gc);
+	dpk_free(gs);
 }
 
 /*
@@ -476,12 +633,18 @@ dpk_highd_run_joint(const DpkHighdPlan *pl, DpkStream *s, DpkHighdOut *out)
 			out->centers[r] = 0.5;
 		return;
 	}
+	if (pl->cfg->objective == DPK_OBJECTIVE_KMEANS &&
+		(double) joint_ngroups(pl) * (pl->d + 1) * sizeof(int64_t) <= DPK_JOINT_GROUP_SUMS_MAX)
+	{
+		joint_two_passes(pl, s, out);
+		return;
+	}
 	dpk_highd_column_init(&labels, pl->n, sizeof(int), dpk_highd_plan_spill(pl));
 	joint_groups_make(pl, s, &labels, out, &jg);
 	if (pl->cfg->objective == DPK_OBJECTIVE_KMEDIAN)
 		dpk_highd_joint_kmedian(pl, s, &jg.proj[0], out);
 	else
-		joint_lift(pl, s, jg.proj, jg.pc, &labels, jg.map, jg.ec, jg.nkept, out);
+		joint_lift(pl, s, jg.proj, jg.pc, &labels, jg.map, jg.ec, jg.nkept, NULL, NULL, 0, out);
 	dpk_highd_column_free(&labels);
 	joint_groups_free(pl, &jg);
 }
@@ -561,52 +724,6 @@ dpk_highd_refine_step(const DpkHighdPlan *pl, DpkStream *s, double *centers, dou
 	dpk_free(sum);
 	dpk_free(prev);
 	dpk_free(ident);
-}
-
-/* ---- publish ---- */
-
-/* Centres in box coordinates, sizes, and the plan's details (see highd.h). */
-void
-dpk_highd_finish(const DpkHighdPlan *pl, const DpkHighdOut *out, DpkOneshotResult *res,
-				 DpkHighdInfo *info)
-{
-	int			d = pl->d,
-				k = pl->k,
-				j;
-
-	res->noisy_n = pl->noisy_n;
-	res->cells_per_dim = pl->m;
-	res->cells = dpk_grid_cells(pl->dhat, pl->m);
-	res->coreset_size = out->coreset_size;
-	res->centers = dpk_alloc(sizeof(double) * (size_t) k * d);
-	res->sizes = dpk_alloc(sizeof(double) * k);
-	for (j = 0; j < k; j++)
-	{
-		/* every row is in the ball, so its nearest point is nearer to all */
-		dpk_box_ball_clamp(d, pl->cfg->ball, out->centers + (size_t) j * d);
-		dpk_box_from_metric(pl->box, out->centers + (size_t) j * d,
-							res->centers + (size_t) j * d);
-		res->sizes[j] = out->sizes[j] > 0.0 ? out->sizes[j] : 0.0;
-	}
-	if (!info)
-		return;
-	info->dhat = pl->dhat;
-	info->guard_fired = out->guard_fired;
-	info->budget = pl->eps;
-	info->count_scale = dpk_noise_scale_value(&pl->count_scale);
-	info->group_scale = pl->eps.eps_group > 0.0 ? dpk_noise_scale_value(&pl->group_scale) : 0.0;
-	info->lift_count_scale = pl->eps.eps_lift_count > 0.0
-		? dpk_noise_scale_value(&pl->lift_count_scale) : 0.0;
-	info->sum_scale = pl->have_lift ? dpk_noise_scale_value(&pl->sum_scale) : 0.0;
-	info->sum_var = pl->have_lift
-		? pl->sum_var / ((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS) : 0.0;
-	info->refine_count_scale = pl->eps.eps_refine > 0.0
-		? dpk_noise_scale_value(&pl->refine_count_scale) : 0.0;
-	info->refine_sum_scale = pl->eps.eps_refine > 0.0
-		? dpk_noise_scale_value(&pl->refine_sum_scale) : 0.0;
-	info->tree_count_scale = pl->eps.tree_levels > 0
-		? dpk_noise_scale_value(&pl->tree_count_scale) : 0.0;
-	info->tree_leaves = out->tree_leaves;
 }
 
 /*

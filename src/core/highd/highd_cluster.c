@@ -190,55 +190,48 @@ partition_labels(const DpkHighdPlan *pl, const DpkHighdPartition *pt, size_t don
 			label[i] = pt->map[label[i]];
 }
 
-/* Noisy counts (and sums) of every part of a partition (see highd.h). */
+/* Rows counted (and summed) into their labels' parts (see highd_int.h). */
 void
-dpk_highd_partition_stats(const DpkHighdPlan *pl, const DpkHighdPartition *pt,
-						  const DpkNoise *count_noise, const DpkNoise *sum_noise, DpkStream *s,
-						  double *cnt, double *sum)
+dpk_highd_rows_add(int d, const double *uc, size_t rows, const int *label, int64_t *gc,
+				   int64_t *gs)
 {
-	int			d = pl->d,
-				g,
-				j;
-	double	   *u = dpk_alloc(sizeof(double) * DPK_PROJ_CHUNK * d);
-	double	   *t = dpk_alloc(sizeof(double) * DPK_PROJ_CHUNK * pl->dhat);
-	int		   *label = dpk_alloc0(sizeof(int) * DPK_PROJ_CHUNK);
-	int64_t    *gc = dpk_alloc0(sizeof(int64_t) * pt->nlabels);
-	int64_t    *gs = sum ? dpk_alloc0(sizeof(int64_t) * (size_t) pt->nlabels * d) : NULL;
-	size_t		done,
-				i;
+	size_t		i;
+	int			j;
 
-	for (done = 0; done < pl->n; done += DPK_PROJ_CHUNK)
+	for (i = 0; i < rows; i++)
 	{
-		size_t		rows = pl->n - done < DPK_PROJ_CHUNK ? pl->n - done : DPK_PROJ_CHUNK;
-		/* labels computed before need the rows only for sums */
-		const double *uc = (pt->row_labels || pt->label_col) && !gs ? NULL
-			: dpk_highd_load_chunk(pl, done, u, &rows);
-
-		if (!uc)
-			dpk_check_interrupts();
-		partition_labels(pl, pt, done, uc, rows, t, label);
-		for (i = 0; i < rows; i++)
+		gc[label[i]]++;
+		if (gs)
 		{
-			g = label[i];
-			gc[g]++;
-			if (gs)
-			{
-				/* dpk_lift_quantize's coordinates, inlined */
-				int64_t    *gsg = gs + (size_t) g * d;
-				const double *ui = uc + i * d;
+			/* dpk_lift_quantize's coordinates, inlined */
+			int64_t    *gsg = gs + (size_t) label[i] * d;
+			const double *ui = uc + i * d;
 
-				/*
-				 * the rows a few ahead fetched: the loop is long enough
-				 * per byte that the CPU alone would wait for each line
-				 */
-				if (i + DPK_ROW_PREFETCH < rows)
-					for (j = 0; j < d; j += 8)
-						__builtin_prefetch(ui + DPK_ROW_PREFETCH * d + j);
-				dpk_lift_quantize_add(ui, d, gsg);
-			}
+			/*
+			 * the rows a few ahead fetched: the loop is long enough per
+			 * byte that the CPU alone would wait for each line
+			 */
+			if (i + DPK_ROW_PREFETCH < rows)
+				for (j = 0; j < d; j += 8)
+					__builtin_prefetch(ui + DPK_ROW_PREFETCH * d + j);
+			dpk_lift_quantize_add(ui, d, gsg);
 		}
 	}
-	for (g = 0; g < pt->nlabels; g++)
+}
+
+/*
+ * Every part's count plus its noise, and with gs its fixed-point sums plus
+ * theirs, in normalized units (see highd_int.h).  gs gets the noise.
+ */
+void
+dpk_highd_partition_noise(int d, int nlabels, const int64_t *gc, int64_t *gs,
+						  const DpkNoise *count_noise, const DpkNoise *sum_noise,
+						  DpkStream *s, double *cnt, double *sum)
+{
+	int			g,
+				j;
+
+	for (g = 0; g < nlabels; g++)
 	{
 		if ((g & 255) == 0)
 			dpk_check_interrupts();
@@ -250,6 +243,35 @@ dpk_highd_partition_stats(const DpkHighdPlan *pl, const DpkHighdPartition *pt,
 				sum[(size_t) g * d + j] = (double) gs[(size_t) g * d + j] / DPK_LIFT_UNITS;
 		}
 	}
+}
+
+/* Noisy counts (and sums) of every part of a partition (see highd.h). */
+void
+dpk_highd_partition_stats(const DpkHighdPlan *pl, const DpkHighdPartition *pt,
+						  const DpkNoise *count_noise, const DpkNoise *sum_noise, DpkStream *s,
+						  double *cnt, double *sum)
+{
+	int			d = pl->d;
+	double	   *u = dpk_alloc(sizeof(double) * DPK_PROJ_CHUNK * d);
+	double	   *t = dpk_alloc(sizeof(double) * DPK_PROJ_CHUNK * pl->dhat);
+	int		   *label = dpk_alloc0(sizeof(int) * DPK_PROJ_CHUNK);
+	int64_t    *gc = dpk_alloc0(sizeof(int64_t) * pt->nlabels);
+	int64_t    *gs = sum ? dpk_alloc0(sizeof(int64_t) * (size_t) pt->nlabels * d) : NULL;
+	size_t		done;
+
+	for (done = 0; done < pl->n; done += DPK_PROJ_CHUNK)
+	{
+		size_t		rows = pl->n - done < DPK_PROJ_CHUNK ? pl->n - done : DPK_PROJ_CHUNK;
+		/* labels computed before need the rows only for sums */
+		const double *uc = (pt->row_labels || pt->label_col) && !gs ? NULL
+			: dpk_highd_load_chunk(pl, done, u, &rows);
+
+		if (!uc)
+			dpk_check_interrupts();
+		partition_labels(pl, pt, done, uc, rows, t, label);
+		dpk_highd_rows_add(d, uc, rows, label, gc, gs);
+	}
+	dpk_highd_partition_noise(d, pt->nlabels, gc, gs, count_noise, sum_noise, s, cnt, sum);
 	dpk_free(u);
 	dpk_free(t);
 	dpk_free(label);

@@ -30,6 +30,24 @@ dpk_highd_plan_spill(const DpkHighdPlan *pl)
 }
 
 /*
+ * Rows uc (rows of d metric coordinates) added to their parts: gc[label]
+ * counts them and, with gs, gs[label * d ..] their fixed-point sums
+ * (dpk_lift_quantize_add).
+ */
+void		dpk_highd_rows_add(int d, const double *uc, size_t rows, const int *label,
+							   int64_t *gc, int64_t *gs);
+
+/*
+ * dpk_highd_partition_stats's draws on counts already made: part g's count
+ * gc[g] plus noise into cnt[g] and, with gs (nlabels * d fixed-point sums,
+ * noised in place), its noisy sums / DPK_LIFT_UNITS into sum; the draws in
+ * part order, each part's count before its sums.
+ */
+void		dpk_highd_partition_noise(int d, int nlabels, const int64_t *gc, int64_t *gs,
+									  const DpkNoise *count_noise, const DpkNoise *sum_noise,
+									  DpkStream *s, double *cnt, double *sum);
+
+/*
  * Fallback rows' parts outside the projection's row space moved toward the
  * other centres' noisy mean there, from noisy counts and sums only.
  */

@@ -2,7 +2,8 @@
  * highd_plan.c
  *		The plan of a high-dimensional one-shot release (see highd.h): its
  *		budget (of epsilon, or with delta > 0 of rho), the noisy N, the
- *		noise of every family and the projected grid.
+ *		noise of every family and the projected grid; and the release's
+ *		published form at the end (dpk_highd_finish).
  */
 #include "highd.h"
 
@@ -196,3 +197,48 @@ dpk_highd_plan_budget(DpkHighdPlan *pl, const DpkBox *box, const double *points,
 	plan_grid(pl);
 }
 
+/* ---- publish ---- */
+
+/* Centres in box coordinates, sizes, and the plan's details (see highd.h). */
+void
+dpk_highd_finish(const DpkHighdPlan *pl, const DpkHighdOut *out, DpkOneshotResult *res,
+				 DpkHighdInfo *info)
+{
+	int			d = pl->d,
+				k = pl->k,
+				j;
+
+	res->noisy_n = pl->noisy_n;
+	res->cells_per_dim = pl->m;
+	res->cells = dpk_grid_cells(pl->dhat, pl->m);
+	res->coreset_size = out->coreset_size;
+	res->centers = dpk_alloc(sizeof(double) * (size_t) k * d);
+	res->sizes = dpk_alloc(sizeof(double) * k);
+	for (j = 0; j < k; j++)
+	{
+		/* every row is in the ball, so its nearest point is nearer to all */
+		dpk_box_ball_clamp(d, pl->cfg->ball, out->centers + (size_t) j * d);
+		dpk_box_from_metric(pl->box, out->centers + (size_t) j * d,
+							res->centers + (size_t) j * d);
+		res->sizes[j] = out->sizes[j] > 0.0 ? out->sizes[j] : 0.0;
+	}
+	if (!info)
+		return;
+	info->dhat = pl->dhat;
+	info->guard_fired = out->guard_fired;
+	info->budget = pl->eps;
+	info->count_scale = dpk_noise_scale_value(&pl->count_scale);
+	info->group_scale = pl->eps.eps_group > 0.0 ? dpk_noise_scale_value(&pl->group_scale) : 0.0;
+	info->lift_count_scale = pl->eps.eps_lift_count > 0.0
+		? dpk_noise_scale_value(&pl->lift_count_scale) : 0.0;
+	info->sum_scale = pl->have_lift ? dpk_noise_scale_value(&pl->sum_scale) : 0.0;
+	info->sum_var = pl->have_lift
+		? pl->sum_var / ((double) DPK_LIFT_UNITS * DPK_LIFT_UNITS) : 0.0;
+	info->refine_count_scale = pl->eps.eps_refine > 0.0
+		? dpk_noise_scale_value(&pl->refine_count_scale) : 0.0;
+	info->refine_sum_scale = pl->eps.eps_refine > 0.0
+		? dpk_noise_scale_value(&pl->refine_sum_scale) : 0.0;
+	info->tree_count_scale = pl->eps.tree_levels > 0
+		? dpk_noise_scale_value(&pl->tree_count_scale) : 0.0;
+	info->tree_leaves = out->tree_leaves;
+}
