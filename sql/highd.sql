@@ -26,8 +26,10 @@ SELECT abs(sum(noisy_size) - 20000) < 2000 AS sizes_ok FROM r1;
 -- the same at work_mem 64kB (128 rows of d = 64): the rows beyond it go to a
 -- temporary file that every pass reads; the centres and sizes hold as well
 -- (rows read wrong from the file, the centres are not found), and the file's
--- bytes show in pg_stat_database; so does what the passes keep per row
--- (every row's projection and label, in a file each beside the rows')
+-- bytes show in pg_stat_database; the joint k-means keeps no label per row
+-- (its groups' counts and sums are made in its second pass over the rows),
+-- only (above 16 columns) every row's projections, in one file beside the
+-- rows'
 SELECT temp_bytes AS temp_before, temp_files AS files_before
 FROM pg_stat_database WHERE datname = current_database() \gset
 SET work_mem = '64kB';
@@ -40,7 +42,7 @@ WHERE EXISTS (SELECT 1 FROM r1s
 SELECT abs(sum(noisy_size) - 20000) < 2000 AS sizes_ok FROM r1s;
 SELECT pg_stat_force_next_flush();
 SELECT temp_bytes - :temp_before >= 10000000 AS spilled,
-       temp_files - :files_before >= 3 AS row_state_spilled
+       temp_files - :files_before >= 2 AS rows_and_projections
 FROM pg_stat_database WHERE datname = current_database();
 DROP TABLE r1s;
 -- with delta and a norm bound (the SimHash tree seed, refinement steps) at

@@ -153,14 +153,14 @@ same_release(const DpkOneshotResult *a, const DpkOneshotResult *b)
  * leave the stream where that left it.
  */
 static uint64_t
-release_digest(const DpkOneshotResult *r, DpkStream *s)
+release_digest(const DpkOneshotResult *r, int d, DpkStream *s)
 {
 	uint64_t	h = UINT64_C(1469598103934665603),
 				next = dpk_stream_u64(s);
 	int			c = r->coreset_size;
 	const unsigned char *parts[] = {(const void *) r->centers, (const void *) r->sizes,
 		(const void *) &r->noisy_n, (const void *) &c, (const void *) &next};
-	const size_t lens[] = {sizeof(double) * K * D, sizeof(double) * K, sizeof(double),
+	const size_t lens[] = {sizeof(double) * K * d, sizeof(double) * K, sizeof(double),
 	sizeof(int), sizeof(uint64_t)};
 	size_t		p,
 				i;
@@ -216,7 +216,7 @@ check_config(double delta, DpkObjective objective, double norm_bound, bool metri
 
 	unit_open_stream(&s, seed);
 	dpk_highd_oneshot_cluster(&box, x, N, &cfg, &s, &whole);
-	h = release_digest(&whole, &s);
+	h = release_digest(&whole, D, &s);
 	dpk_stream_close(&s);
 	if (getenv("DPK_HIGHD_ROWS_PRINT"))
 		printf("  seed %d: 0x%016llX\n", (int) seed, (unsigned long long) h);
@@ -274,6 +274,73 @@ check_config(double delta, DpkObjective objective, double norm_bound, bool metri
 	}
 	dpk_oneshot_result_free(&whole);
 	dpk_oneshot_result_free(&read);
+	dpk_free(x);
+}
+
+/*
+ * Above DPK_PROJ_EXACT_MAX_D (24 columns: the 16 of make_points and the
+ * first 8 again) the joint k-means keeps its first pass's projections in a
+ * column: in memory, and beyond a budget of none in one file, the release
+ * pinned as before the change (release_digest) and two passes read.
+ */
+static void
+check_wide(uint64_t seed, uint64_t pin)
+{
+	enum
+	{
+		W = 24
+	};
+	double		lo[W],
+				hi[W];
+	DpkBox		box = {W, lo, hi};
+	double	   *x16 = make_points(N, seed),
+			   *x = dpk_alloc(sizeof(double) * N * W);
+	DpkHighdConfig cfg;
+	ArrayRows	a = {x, W, 0, 0, 0};
+	FileSpill	fs = {0, 0, 0};
+	DpkHighdSpill spill = {file_open, file_write, file_read, file_close, &fs, 0};
+	DpkHighdRows rows = {array_read, &a, &spill};
+	DpkOneshotResult whole = {0},
+				spilled = {0};
+	DpkStream	s;
+	uint64_t	h;
+	size_t		i;
+	int			j;
+
+	for (j = 0; j < W; j++)
+	{
+		lo[j] = 0.0;
+		hi[j] = 100.0;
+	}
+	for (i = 0; i < N; i++)
+		for (j = 0; j < W; j++)
+			x[i * W + j] = x16[i * D + j % D];
+	dpk_highd_defaults(&cfg, 1.0, K);
+	unit_open_stream(&s, seed);
+	dpk_highd_oneshot_cluster(&box, x, N, &cfg, &s, &whole);
+	h = release_digest(&whole, W, &s);
+	dpk_stream_close(&s);
+	if (getenv("DPK_HIGHD_ROWS_PRINT"))
+		printf("  wide seed %d: 0x%016llX\n", (int) seed, (unsigned long long) h);
+	CHECK(h == pin, "d = %d: digest 0x%016llX, pinned 0x%016llX", W, (unsigned long long) h,
+		  (unsigned long long) pin);
+
+	current_spill = &fs;
+	unit_open_stream(&s, seed);
+	dpk_highd_oneshot_cluster_rows(&box, &rows, N, &cfg, &s, &spilled);
+	dpk_stream_close(&s);
+	CHECK(whole.noisy_n == spilled.noisy_n &&
+		  memcmp(whole.centers, spilled.centers, sizeof(double) * K * W) == 0 &&
+		  memcmp(whole.sizes, spilled.sizes, sizeof(double) * K) == 0,
+		  "d = %d: projections in a file released differently", W);
+	CHECK(a.reads == 2 * ((N + DPK_PROJ_CHUNK - 1) / DPK_PROJ_CHUNK),
+		  "d = %d: %zu chunks read, not two passes", W, a.reads);
+	CHECK(fs.opened == 1 && fs.closed == 1 && fs.written == (uint64_t) N * 2 * 4 * sizeof(double),
+		  "d = %d: %zu files (%zu closed), %llu bytes written; one file of the projections "
+		  "expected", W, fs.opened, fs.closed, (unsigned long long) fs.written);
+	dpk_oneshot_result_free(&whole);
+	dpk_oneshot_result_free(&spilled);
+	dpk_free(x16);
 	dpk_free(x);
 }
 
@@ -458,6 +525,8 @@ main(void)
 	check_config(1e-6, DPK_OBJECTIVE_KMEANS, 150.0, false, 7);
 	check_config(0.0, DPK_OBJECTIVE_KMEANS, 150.0, true, 8);
 	check_config(1e-6, DPK_OBJECTIVE_KMEDIAN, 150.0, true, 9);
+	check_wide(21, UINT64_C(0x83D7449670E1CA07));
+	check_wide(22, UINT64_C(0x048F896FA1910D85));
 	check_tree(N, DPK_HIGHD_BALL_TREE_DEPTH, 150.0, 1.0, 10);
 	check_tree(N, DPK_HIGHD_BALL_TREE_DEPTH, 150.0, 50.0, 11);
 	check_tree(N, 3, 150.0, 1.0, 12);

@@ -162,17 +162,6 @@ projected_coordinate(const DpkProjection *p, int k, double y)
 	return v < 0.0 ? 0.0 : (v > 1.0 ? 1.0 : v);
 }
 
-/*
- * Up to this dimension dpk_project_batch computes dgemm's dot products
- * itself, as OpenBLAS's kernels do (the k-means assignment does the same
- * up to DPK_KM_PRUNE_MAX_D, doc/decisions/030-exact-speedups.md): with FMA
- * the first product rounded and then one fused multiply-add per further
- * coordinate in index order, without FMA products and sums rounded one by
- * one; alpha = 1 and beta = 0 change nothing.  test_projection compares
- * them with dgemm bit for bit.
- */
-#define DPK_PROJ_EXACT_MAX_D 16
-
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #define DPK_PROJ_X86 1
 #include <immintrin.h>

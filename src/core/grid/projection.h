@@ -27,6 +27,17 @@
 /* Rows normalized and projected per chunk (bounds the scratch memory). */
 #define DPK_PROJ_CHUNK 4096
 
+/*
+ * Up to this dimension dpk_project_batch computes dgemm's dot products
+ * itself, as OpenBLAS's kernels do (the k-means assignment does the same
+ * up to DPK_KM_PRUNE_MAX_D, doc/decisions/030-exact-speedups.md): with FMA
+ * the first product rounded and then one fused multiply-add per further
+ * coordinate in index order, without FMA products and sums rounded one by
+ * one; alpha = 1 and beta = 0 change nothing.  test_projection compares
+ * them with dgemm bit for bit.
+ */
+#define DPK_PROJ_EXACT_MAX_D 16
+
 /* One data-independent projection R^d -> R^d_hat. */
 /*
  * Default half-width of the projected box: projected unit-cube points rarely

@@ -529,8 +529,9 @@ joint_ngroups(const DpkHighdPlan *pl)
  * no per-row column: the first counts every copy's grid (the projections
  * are public: no copy waits for another's result), then each copy's noise
  * and centres as joint_copies draws them; the second projects the rows
- * again for their groups and adds each row to its group's count and
- * fixed-point sum.  The groups' counts, map and lift then follow from
+ * again for their groups (above DPK_PROJ_EXACT_MAX_D, where a projection
+ * costs more than reading it back, the first pass's are kept in a column
+ * instead) and adds each row to its group's count and fixed-point sum.  The groups' counts, map and lift then follow from
  * those integers, in joint_groups_make and joint_lift's order of draws
  * (doc/decisions/080).
  */
@@ -548,11 +549,14 @@ joint_two_passes(const DpkHighdPlan *pl, DpkStream *s, DpkHighdOut *out)
 	uint64_t	ncells = (uint64_t) llround(dpk_grid_cells(dhat, pl->m));
 	HistCell  **cell = dpk_alloc(sizeof(HistCell *) * R);
 	double	   *u = dpk_alloc(sizeof(double) * DPK_PROJ_CHUNK * d);
-	double	   *t = dpk_alloc(sizeof(double) * DPK_PROJ_CHUNK * dhat);
+	double	   *t = dpk_alloc(sizeof(double) * DPK_PROJ_CHUNK * R * dhat);
 	uint64_t   *cells = dpk_alloc(sizeof(uint64_t) * DPK_PROJ_CHUNK);
 	int		   *lab = dpk_alloc(sizeof(int) * DPK_PROJ_CHUNK);
 	int64_t    *gc = dpk_alloc0(sizeof(int64_t) * ngroups);
 	int64_t    *gs = dpk_alloc0(sizeof(int64_t) * (size_t) ngroups * d);
+	/* above dgemm's exact kernel the first pass's projections are kept */
+	bool		keep = d > DPK_PROJ_EXACT_MAX_D;
+	DpkHighdColumn kept;
 	JointGroups jg;
 	size_t		done,
 				rows;
@@ -567,16 +571,22 @@ joint_two_passes(const DpkHighdPlan *pl, DpkStream *s, DpkHighdOut *out)
 							cfg->half_width);
 		cell[r] = dpk_alloc0(sizeof(HistCell) * ncells);
 	}
+	if (keep)
+		dpk_highd_column_init(&kept, pl->n, sizeof(double) * R * dhat, dpk_highd_plan_spill(pl));
 	for (done = 0; done < pl->n; done += DPK_PROJ_CHUNK)
 	{
 		const double *uc = dpk_highd_load_chunk(pl, done, u, &rows);
+		/* a chunk's projections copy after copy */
+		double	   *tc = keep ? dpk_highd_column_slot(&kept, done, rows, t) : t;
 
 		for (r = 0; r < R; r++)
 		{
-			dpk_project_batch(&jg.proj[r], uc, rows, t);
-			dpk_grid_cell_batch(dhat, pl->m, t, rows, cells);
+			dpk_project_batch(&jg.proj[r], uc, rows, tc + (size_t) r * rows * dhat);
+			dpk_grid_cell_batch(dhat, pl->m, tc + (size_t) r * rows * dhat, rows, cells);
 			grid_count(cell[r], cells, rows);
 		}
+		if (keep)
+			dpk_highd_column_put(&kept, done, rows, tc);
 	}
 	for (r = 0; r < R; r++)
 	{
@@ -594,15 +604,20 @@ joint_two_passes(const DpkHighdPlan *pl, DpkStream *s, DpkHighdOut *out)
 	for (done = 0; done < pl->n; done += DPK_PROJ_CHUNK)
 	{
 		const double *uc = dpk_highd_load_chunk(pl, done, u, &rows);
+		double	   *tc = keep ? dpk_highd_column_get(&kept, done, rows, t) : t;
 
 		memset(lab, 0, sizeof(int) * rows);
 		for (r = 0; r < R; r++)
 		{
-			dpk_project_batch(&jg.proj[r], uc, rows, t);
-			dpk_highd_nearest_append(t, rows, jg.pc + (size_t) r * k * dhat, k, dhat, lab);
+			if (!keep)
+				dpk_project_batch(&jg.proj[r], uc, rows, tc + (size_t) r * rows * dhat);
+			dpk_highd_nearest_append(tc + (size_t) r * rows * dhat, rows,
+									 jg.pc + (size_t) r * k * dhat, k, dhat, lab);
 		}
 		dpk_highd_rows_add(d, uc, rows, lab, gc, gs);
 	}
+	if (keep)
+		dpk_highd_column_free(&kept);
 	jg.nkept = joint_group_map(pl, s, jg.proj, jg.pc, NULL, gc, ngroups, jg.ec, jg.map);
 	joint_lift(pl, s, jg.proj, jg.pc, NULL, jg.map, jg.ec, jg.nkept, gc, gs, ngroups, out);
 	joint_groups_free(pl, &jg);
