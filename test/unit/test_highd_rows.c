@@ -171,6 +171,26 @@ release_digest(const DpkOneshotResult *r, int d, DpkStream *s)
 	return h;
 }
 
+/*
+ * The one-shot of the N rows of x on seed's stream into *res; returns its
+ * release_digest (printed with DPK_HIGHD_ROWS_PRINT set).
+ */
+static uint64_t
+pinned_release(const DpkBox *box, const double *x, const DpkHighdConfig *cfg, uint64_t seed,
+			   DpkOneshotResult *res)
+{
+	DpkStream	s;
+	uint64_t	h;
+
+	unit_open_stream(&s, seed);
+	dpk_highd_oneshot_cluster(box, x, N, cfg, &s, res);
+	h = release_digest(res, box->d, &s);
+	dpk_stream_close(&s);
+	if (getenv("DPK_HIGHD_ROWS_PRINT"))
+		printf("  seed %d, d = %d: 0x%016llX\n", (int) seed, box->d, (unsigned long long) h);
+	return h;
+}
+
 /* The pinned digests of check_config's seeds 1 .. 9 (release_digest). */
 static const uint64_t pinned[] = {0,
 	UINT64_C(0x096BA5B422D45D83), UINT64_C(0xAE90528012F0D663), UINT64_C(0xF9789D3D9D89A956),
@@ -214,12 +234,7 @@ check_config(double delta, DpkObjective objective, double norm_bound, bool metri
 	if (metric)
 		dpk_highd_metric_points(&box, &cfg, x, N);
 
-	unit_open_stream(&s, seed);
-	dpk_highd_oneshot_cluster(&box, x, N, &cfg, &s, &whole);
-	h = release_digest(&whole, D, &s);
-	dpk_stream_close(&s);
-	if (getenv("DPK_HIGHD_ROWS_PRINT"))
-		printf("  seed %d: 0x%016llX\n", (int) seed, (unsigned long long) h);
+	h = pinned_release(&box, x, &cfg, seed, &whole);
 	CHECK(h == pinned[seed], "delta %g, objective %d, norm bound %g, metric %d: digest "
 		  "0x%016llX, pinned 0x%016llX", delta, (int) objective, norm_bound, (int) metric,
 		  (unsigned long long) h, (unsigned long long) pinned[seed]);
@@ -316,12 +331,7 @@ check_wide(uint64_t seed, uint64_t pin)
 		for (j = 0; j < W; j++)
 			x[i * W + j] = x16[i * D + j % D];
 	dpk_highd_defaults(&cfg, 1.0, K);
-	unit_open_stream(&s, seed);
-	dpk_highd_oneshot_cluster(&box, x, N, &cfg, &s, &whole);
-	h = release_digest(&whole, W, &s);
-	dpk_stream_close(&s);
-	if (getenv("DPK_HIGHD_ROWS_PRINT"))
-		printf("  wide seed %d: 0x%016llX\n", (int) seed, (unsigned long long) h);
+	h = pinned_release(&box, x, &cfg, seed, &whole);
 	CHECK(h == pin, "d = %d: digest 0x%016llX, pinned 0x%016llX", W, (unsigned long long) h,
 		  (unsigned long long) pin);
 
