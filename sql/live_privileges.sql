@@ -81,6 +81,10 @@ INSERT INTO dpkmeans_internal.delta (relid, payload) VALUES ('secret', '\x00');
 RESET ROLE;
 REVOKE USAGE ON SCHEMA dpkmeans_internal FROM dpk_analyst;
 SET ROLE dpk_analyst;
+-- the grid cap is a superuser's setting: it sets how much memory the
+-- one-shot every role may run takes
+SET dpkmeans.max_cells = 1e9;
+SHOW dpkmeans.max_cells;
 -- owner-only functions, even with EXECUTE
 SELECT dp_release('secret');
 SELECT dp_verify('secret');
