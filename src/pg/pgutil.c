@@ -262,6 +262,12 @@ dpk_pg_check_box(ArrayType *lower, ArrayType *upper, double **lo, double **hi, i
 				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
 				 errmsg("lower and upper must have the same length, got %d and %d", nl, nu),
 				 errdetail("The box has one lower and one upper bound per dimension.")));
+	if (nl > DPK_MAX_D)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("the box has %d dimensions, more than the %d dpkmeans supports", nl, DPK_MAX_D),
+				 errdetail("Memory and time grow with the number of dimensions times k."),
+				 errhint("Reduce the dimension first, e.g. with a random projection of the points.")));
 	for (j = 0; j < nl; j++)
 	{
 		if (!((*lo)[j] < (*hi)[j]))
