@@ -552,7 +552,7 @@ dp_attach(PG_FUNCTION_ARGS)
 	}
 
 	dpk_store_begin(&sw);
-	attached = dpk_store_is_attached(tr.relid);
+	attached = dpk_store_is_attached_now(tr.relid);
 	dpk_store_end(&sw);
 	if (attached)
 		ereport(ERROR,
@@ -642,7 +642,7 @@ dpk_detach_table(Oid relid)
 
 	rel = table_open(relid, ShareRowExclusiveLock);
 	dpk_store_begin(&sw);
-	if (!dpk_store_is_attached(relid))
+	if (!dpk_store_is_attached_now(relid))
 		dpk_store_not_attached(relid);
 	wal = dpk_store_wal_read(relid, &wc);
 	if (wal)
