@@ -163,13 +163,14 @@ projected_coordinate(const DpkProjection *p, int k, double y)
 }
 
 /*
- * Up to this dimension dpk_project_batch computes dgemm's dot products
- * itself, as OpenBLAS's kernels do (the k-means assignment does the same
- * up to DPK_KM_PRUNE_MAX_D, doc/decisions/030-exact-speedups.md): with FMA
- * the first product rounded and then one fused multiply-add per further
- * coordinate in index order, without FMA products and sums rounded one by
- * one; alpha = 1 and beta = 0 change nothing.  test_projection compares
- * them with dgemm bit for bit.
+ * Up to this dimension dpk_project_batch computes its dot products itself
+ * (doc/decisions/030-exact-speedups.md): with FMA the first product rounded
+ * and then one fused multiply-add per further coordinate in index order,
+ * without FMA products and sums rounded one by one.  That is the order of
+ * OpenBLAS's Haswell kernel on the CPUs it was taken from; other CPUs'
+ * kernels sum otherwise (on some, in an order that depends on the batch's
+ * size), so the images equal dgemm's within rounding, and the chain is the
+ * same whatever the CPU's BLAS.  test_projection checks both.
  */
 #define DPK_PROJ_EXACT_MAX_D 16
 
@@ -324,8 +325,8 @@ project_fma4(const DpkProjection *p, const double *u, size_t n, double *t)
 
 /*
  * Project normalized points (see projection.h): up to DPK_PROJ_EXACT_MAX_D
- * dimensions dgemm's values computed here (no BLAS loaded), above them
- * dgemm.
+ * dimensions a fixed chain of products computed here (no BLAS loaded),
+ * above them dgemm.
  */
 void
 dpk_project_batch(const DpkProjection *p, const double *u, size_t n, double *t)

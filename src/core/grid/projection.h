@@ -67,9 +67,9 @@ uint64_t	dpk_projection_copy_seed(uint64_t seed, int r);
  * Project a batch of normalized points: u is n * d in [0,1], t receives
  * n * dhat projected normalized coordinates in [0,1] (clamped onto the
  * projected box).  Above 16 dimensions one dgemm (n x d times d x dhat,
- * blas.h) per chunk of rows; up to 16 the same products computed here, bit
- * for bit, without BLAS.  u is used in place (the centring is folded into an
- * offset).
+ * blas.h) per chunk of rows; up to 16 the products computed here without
+ * BLAS, in a fixed order (within rounding of dgemm's).  u is used in place
+ * (the centring is folded into an offset).
  */
 void		dpk_project_batch(const DpkProjection *p, const double *u, size_t n,
 							  double *t);
