@@ -46,6 +46,15 @@ typedef enum DpkPureCounterChoice
 } DpkPureCounterChoice;
 extern int	dpk_pure_counter;
 
+/*
+ * glibc's malloc in a backend that loaded dpkmeans: chunks from this size
+ * are mapped apart (the one-shot's work_mem buffer of 4 MB stays below),
+ * and a free heap top is returned to the kernel from this size
+ * (doc/decisions/079-oneshot-keep-freed-memory.md).
+ */
+#define DPK_PG_MMAP_THRESHOLD (8 * 1024 * 1024)
+#define DPK_PG_TRIM_THRESHOLD (32 * 1024 * 1024)
+
 /* Point the core's allocation and interrupt hooks at the backend. */
 void		dpk_pg_install_hooks(void);
 
