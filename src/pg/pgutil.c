@@ -72,17 +72,7 @@ dpk_pg_fail(const char *what)
 			 errhint("Use a larger epsilon, fewer dimensions or a smaller horizon.")));
 }
 
-/*
- * Route the core's memory, interrupt checks and failures through the
- * backend.  With glibc, also keep freed memory in the process: palloc gives
- * every chunk above 8 kB its own malloc, and glibc's starting thresholds
- * (chunks from 128 kB mapped apart, a heap top above 128 kB returned) send
- * most of a one-shot's scratch back to the kernel when it is freed, so each
- * call faulted about 2 500 fresh pages in again, a quarter of its CPU here
- * (doc/decisions/079-oneshot-keep-freed-memory.md).  The values are within
- * glibc's own range: its dynamic rule raises them to a freed mapped chunk's
- * size (up to 32 MB) and twice that.
- */
+/* Route the core's memory, interrupt checks and failures through the backend. */
 void
 dpk_pg_install_hooks(void)
 {
@@ -90,9 +80,32 @@ dpk_pg_install_hooks(void)
 	dpk_free_hook = dpk_pg_free;
 	dpk_interrupt_hook = dpk_pg_interrupts;
 	dpk_fail_hook = dpk_pg_fail;
+}
+
+/*
+ * From a session's first one-shot on, keep the memory it frees (glibc):
+ * palloc gives every chunk above 8 kB its own malloc, and glibc's starting
+ * thresholds (chunks from 128 kB mapped apart, a heap top above 128 kB
+ * returned) send most of a one-shot's scratch back to the kernel when it is
+ * freed, so each call faulted about 2 500 fresh pages in again, a quarter of
+ * its CPU (doc/decisions/079-oneshot-keep-freed-memory.md).  Only backends
+ * that call dp_kmeans: writers, whose triggers load the library, and release
+ * workers keep glibc's defaults.  The values are within glibc's own range:
+ * its dynamic rule raises them to a freed mapped chunk's size (up to 32 MB)
+ * and twice that.
+ */
+void
+dpk_pg_keep_freed_memory(void)
+{
 #ifdef __GLIBC__
-	mallopt(M_MMAP_THRESHOLD, DPK_PG_MMAP_THRESHOLD);
-	mallopt(M_TRIM_THRESHOLD, DPK_PG_TRIM_THRESHOLD);
+	static bool done = false;
+
+	if (!done)
+	{
+		mallopt(M_MMAP_THRESHOLD, DPK_PG_MMAP_THRESHOLD);
+		mallopt(M_TRIM_THRESHOLD, DPK_PG_TRIM_THRESHOLD);
+		done = true;
+	}
 #endif
 }
 

@@ -47,7 +47,7 @@ typedef enum DpkPureCounterChoice
 extern int	dpk_pure_counter;
 
 /*
- * glibc's malloc in a backend that loaded dpkmeans: chunks from this size
+ * glibc's malloc in a backend that ran a one-shot: chunks from this size
  * are mapped apart (the one-shot's work_mem buffer of 4 MB stays below),
  * and a free heap top is returned to the kernel from this size
  * (doc/decisions/079-oneshot-keep-freed-memory.md).
@@ -57,6 +57,9 @@ extern int	dpk_pure_counter;
 
 /* Point the core's allocation and interrupt hooks at the backend. */
 void		dpk_pg_install_hooks(void);
+
+/* Keep freed memory in this backend from now on (glibc; once per backend). */
+void		dpk_pg_keep_freed_memory(void);
 
 /* ERROR unless epsilon is finite and > 0 (argname names it in the message). */
 void		dpk_pg_check_epsilon(double epsilon, const char *argname);
