@@ -1094,7 +1094,13 @@ run_stream(const MixData *mx, const DpkBox *box, Row *row, Summary *sm, uint32_t
 			summary_add(sm, ri, t, seed, &lo, refc, os, naive, mean, matched, &lv.cfg);
 			if (opt->oracle)
 				oracle_release(&sm->oracle, ri, t, &lv.cfg, box, cur, ncur, ref.centers,
-							   refc, lo.cost / refc, os, keyseed ^ TAG_ORACLE);
+							   refc, lo.cost / refc, os,
+							   oneshot_cost(box, cur, ncur, k,
+											oracle_eps(row->eps, bench_delta,
+													   oracle_units_opt(T)),
+											opt->restarts,
+											mix_hash4(keyseed ^ TAG_ORACLE, t, 0, 0)) / refc,
+							   keyseed ^ TAG_ORACLE);
 			if (opt->nz > 0)
 				heldout_compare(&lv, box, key, t, cur, ncur, &lo, sm, ri, seed, refc, os,
 								mean, opt);

@@ -42,6 +42,11 @@
  * release of this family (release centres as noisy sums over noisy counts
  * of a partition) up to a better estimator than the plain ratio.
  *
+ * Beside them "os@opt": the one-shot column's pipeline at rho / 2.91
+ * (oracle_eps), i.e. with the optimal counter's variance on every noisy
+ * value (a reference, not a bound: the one-shot's stages are adaptive, so
+ * no continual counter runs them as they are).
+ *
  * Output (oracle_print): per release, geometric mean over seeds and worst
  * seed of each cost over the non-private reference and of each over the
  * one-shot column, beside the table's own per-release count and sum
@@ -56,11 +61,11 @@
 /* Columns of the oracle's figures. */
 enum
 {
-	OR_LIVE = 0, OR_OS, OR_OPT, OR_SQRT, OR_ONE, OR_SUMS, OR_TAB, OR_N
+	OR_LIVE = 0, OR_OS, OR_OPT, OR_SQRT, OR_ONE, OR_SUMS, OR_TAB, OR_OSOPT, OR_N
 };
 
 static const char *const oracle_col[OR_N] = {"live", "oneshot", "or-opt", "or-sqrt",
-"or-1", "or-sums", "or-table"};
+"or-1", "or-sums", "or-table", "os@opt"};
 
 /* Per release of one (row, horizon, stream): sums of logs and worst seeds. */
 typedef struct OracleSummary
@@ -93,6 +98,13 @@ static inline double
 oracle_units_opt(uint32_t T)
 {
 	return T == 16 ? 2.91 : T == 64 ? 4.46 : T == 256 ? 6.41 : T == 1024 ? 8.77 : NAN;
+}
+
+/* The epsilon (at delta) whose rho is rho(eps, delta) / units. */
+static inline double
+oracle_eps(double eps, double delta, double units)
+{
+	return dpk_zcdp_epsilon(dpk_zcdp_rho(eps, delta) / units, delta);
 }
 
 /* An empty summary of nrel releases ts of horizon T. */
@@ -217,13 +229,13 @@ oracle_add(OracleSummary *o, int ri, int col, double v, double os)
 
 /*
  * Release t of one seed: the oracle's four variants on the reference's
- * partition ref_centers, beside live and oneshot (all over refc).
+ * partition ref_centers, beside live, oneshot and os@opt (all over refc).
  */
 static inline void
 oracle_release(OracleSummary *o, int ri, uint32_t t, const DpkLiveConfig *cfg,
 			   const DpkBox *box, const double *cur, size_t ncur,
 			   const double *ref_centers, double refc, double live, double os,
-			   uint64_t seed)
+			   double os_opt, uint64_t seed)
 {
 	OraclePart	p;
 	double		vc,
@@ -241,7 +253,8 @@ oracle_release(OracleSummary *o, int ri, uint32_t t, const DpkLiveConfig *cfg,
 	units[OR_ONE] = 1.0;
 	oracle_add(o, ri, OR_LIVE, live, os);
 	oracle_add(o, ri, OR_OS, os, os);
-	for (col = OR_OPT; col < OR_N; col++)
+	oracle_add(o, ri, OR_OSOPT, os_opt, os);
+	for (col = OR_OPT; col < OR_OSOPT; col++)
 	{
 		bool		sums = col == OR_SUMS;
 		double		v = col == OR_TAB
