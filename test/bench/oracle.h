@@ -14,9 +14,11 @@
  *
  *	 opt   2.91 at T = 16 (4.46, 6.41, 8.77 at 64, 256, 1024): the optimal
  *		   factorization of the prefix sums under rho-zCDP, the smallest
- *		   worst-release variance of ANY continual counter (it is the same at
- *		   every release, so it also bounds the mean over releases of a
- *		   counter that must serve them all alike);
+ *		   worst-release variance of any factorization (linear Gaussian)
+ *		   counter, the same at every release (a counter that trades
+ *		   variance between releases is bounded on their mean by the
+ *		   nuclear norm of the prefix sums instead: 2.575 over releases
+ *		   4-16, doc/decisions/082);
  *	 sqrt  the shipped square-root factorization's variance at t
  *		   (dpk_sqrt_release_units), for comparison;
  *	 one   1 unit: what one full-budget release of the same partition gets,
@@ -228,7 +230,7 @@ oracle_add(OracleSummary *o, int ri, int col, double v, double os)
 }
 
 /*
- * Release t of one seed: the oracle's four variants on the reference's
+ * Release t of one seed: the oracle's five variants on the reference's
  * partition ref_centers, beside live, oneshot and os@opt (all over refc).
  */
 static inline void
