@@ -350,7 +350,7 @@ bench-matched: test/bench/bin/bench_highd_live
 # the optimal continual counter's variance, beside live and the (epsilon,
 # delta) one-shot: d = 64 tight and mixture (10^5 rows), d = 384 tight unit
 # clusters (50 000 rows) and unit-norm embeddings (20 000), horizon 16,
-# seeds 100-105, every release from T/4 (doc/decisions/082); about 30
+# seeds 100-105, every release from T/4 (doc/decisions/082); about 35
 # minutes on one core.
 bench_oracle_run = OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_highd_live --rows $(1):10:1 \
 	--stream insert --horizons 16 --seeds 6 --releases all --no-naive --delta 1e-6 --oracle $(2)
