@@ -318,7 +318,7 @@ bench-highd-families: test/bench/bin/bench_highd
 # (1797 x 64; installed, or taken by scripts/real-data.sh) it also runs that.
 DIGITS_CSV ?= $(firstword $(wildcard test/bench/data/digits.csv.gz) /usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz)
 
-test/bench/bin/bench_highd_live: test/bench/bench_highd_live.c test/bench/mixture.h $(TEST_LIBS) $(CORE_HDRS)
+test/bench/bin/bench_highd_live: test/bench/bench_highd_live.c test/bench/mixture.h test/bench/oracle.h $(TEST_LIBS) $(CORE_HDRS)
 	@mkdir -p test/bench/bin
 	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(TEST_LIBS) $(CORE_LIBS)
 
@@ -344,6 +344,24 @@ issue15_live_rows = OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_highd_live \
 bench-matched: test/bench/bin/bench_highd_live
 	@mkdir -p test/bench/out
 	( $(call issue15_live_rows,--matched --cells) ) | tee test/bench/out/matched.txt
+
+# Research lower bound, not shipped (--oracle, test/bench/oracle.h): each
+# release's k-means partition released as noisy sums over noisy counts at
+# the optimal continual counter's variance, beside live and the (epsilon,
+# delta) one-shot: d = 64 tight and mixture (10^5 rows), d = 384 tight unit
+# clusters (50 000 rows) and unit-norm embeddings (20 000), horizon 16,
+# seeds 100-105, every release from T/4 (doc/decisions/082); about 35
+# minutes on one core.
+bench_oracle_run = OPENBLAS_NUM_THREADS=1 ./test/bench/bin/bench_highd_live --rows $(1):10:1 \
+	--stream insert --horizons 16 --seeds 6 --releases all --no-naive --delta 1e-6 --oracle $(2)
+
+.PHONY: bench-oracle
+bench-oracle: test/bench/bin/bench_highd_live
+	@mkdir -p test/bench/out
+	( $(call bench_oracle_run,64,--family tight) && $(call bench_oracle_run,64,) && \
+	  $(call bench_oracle_run,384,--sphere --norm-bound 1 --n 50000) && \
+	  $(call bench_oracle_run,384,--embed 0.65 --norm-bound 1 --n 20000) ) \
+		| tee test/bench/out/oracle.txt
 
 # Lifting sums keyed by public regions (src/core/live/live_regions.h) forced on those
 # rows and on the d = 64 window at horizon 1024, against the cells

@@ -53,6 +53,9 @@ SELECT expect_error($$SELECT * FROM dp_kmeans('SELECT x, y FROM pts', 2, 1, ARRA
 SELECT expect_error($$SELECT * FROM dp_kmeans('SELECT x, y FROM pts', 2, 1, ARRAY[0, 2], ARRAY[1, 1])$$);
 SELECT expect_error($$SELECT * FROM dp_kmeans('SELECT x, y FROM pts', 2, 1, ARRAY[]::float8[], ARRAY[]::float8[])$$);
 SELECT expect_error($$SELECT * FROM dp_kmeans('SELECT x, y FROM pts', 2, 1, ARRAY[-1e308, 0], ARRAY[1e308, 1])$$);
+-- more dimensions than any function accepts (dp_kmeans is every role's: its
+-- memory grows with d)
+SELECT expect_error($$SELECT * FROM dp_kmeans('SELECT v FROM pts WHERE false', 2, 1, array_fill(0::float8, ARRAY[16385]), array_fill(1::float8, ARRAY[16385]))$$);
 
 -- dp_kmeans: the query
 SELECT expect_error($$SELECT * FROM dp_kmeans('DELETE FROM pts RETURNING x, y', 2, 1, ARRAY[0, 0], ARRAY[1, 1])$$);

@@ -36,6 +36,14 @@ SELECT expect_error($$SELECT dp_attach('t', ARRAY['x', 'y'], 3, 'NaN', ARRAY[0, 
 SELECT expect_error($$SELECT dp_attach('t', ARRAY['x', 'y'], 3, 'Infinity', ARRAY[0, 0], ARRAY[10, 10])$$);
 SELECT expect_error($$SELECT dp_attach('t', ARRAY['x', 'y'], 3, 1, ARRAY[0, 0], ARRAY[10, 0])$$);
 SELECT expect_error($$SELECT dp_attach('t', ARRAY['x', 'y'], 3, 1, ARRAY[0, 0, 0], ARRAY[10, 10, 10])$$);
+CREATE TABLE wide (v float8[]);
+SELECT expect_error($$SELECT dp_attach('wide', ARRAY['v'], 3, 1, array_fill(0::float8, ARRAY[16385]), array_fill(1::float8, ARRAY[16385]))$$);
+-- a projected table whose releases would hold a 1 536-vector for each of
+-- 262 144 cells (3 GB): refused, a smaller size_hint attaches
+SELECT expect_error($$SELECT dp_attach('wide', ARRAY['v'], 3, 1, array_fill(0::float8, ARRAY[1536]), array_fill(1::float8, ARRAY[1536]), size_hint => 1e6, horizon => 16)$$);
+SELECT expect_error($$SELECT dp_attach('wide', ARRAY['v'], 3, 1, array_fill(0::float8, ARRAY[1536]), array_fill(1::float8, ARRAY[1536]), size_hint => 3e5, horizon => 16)$$);
+SELECT dp_detach('wide');
+DROP TABLE wide;
 SELECT expect_error($$SELECT dp_attach('t', ARRAY['x', 'y'], 3, 1, NULL, ARRAY[10, 10])$$);
 SELECT expect_error($$SELECT dp_attach('t', ARRAY['x', 'y'], 3, 1, ARRAY[0, 'NaN'::float8], ARRAY[10, 10])$$);
 SELECT expect_error($$SELECT dp_attach('t', ARRAY['x', 'y'], 3, 1, ARRAY[0, 0], ARRAY[10, 10], horizon => 0)$$);

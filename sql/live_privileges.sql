@@ -45,6 +45,9 @@ SELECT count(*) FROM dp_centers('secret', 3);
 SELECT count(*) > 0 AS has_cells FROM dp_histogram('secret');
 SELECT count(*) FROM dp_cost_curve('secret');
 SELECT count(*) > 0 AS has_items FROM dp_privacy_report('secret');
+-- the other roles granted reading are the owner's to see (as in dp_tables)
+SELECT value FROM dp_privacy_report('secret') WHERE item = 'who reads releases';
+SELECT readers FROM dp_tables() WHERE tbl = 'secret'::regclass;
 -- the table, the state, the key: denied
 SELECT count(*) FROM secret;
 SELECT count(*) FROM dpkmeans_internal.tracked;
@@ -78,6 +81,10 @@ INSERT INTO dpkmeans_internal.delta (relid, payload) VALUES ('secret', '\x00');
 RESET ROLE;
 REVOKE USAGE ON SCHEMA dpkmeans_internal FROM dpk_analyst;
 SET ROLE dpk_analyst;
+-- the grid cap is a superuser's setting: it sets how much memory the
+-- one-shot every role may run takes
+SET dpkmeans.max_cells = 1e9;
+SHOW dpkmeans.max_cells;
 -- owner-only functions, even with EXECUTE
 SELECT dp_release('secret');
 SELECT dp_verify('secret');

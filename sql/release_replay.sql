@@ -89,6 +89,8 @@ SELECT value FROM dp_privacy_report('pts') WHERE item = 'who reads releases';
 SELECT dp_release('pts');
 SELECT count(*) FROM pts;
 RESET ROLE;
+-- the owner's report names the group (a reader's names no one)
+SELECT value FROM dp_privacy_report('pts') WHERE item = 'who reads releases';
 SELECT dp_revoke_reader('pts', 'replay_team');
 SELECT dp_revoke_reader('pts', 'replay_team') AS revoked_again;
 SET ROLE replay_analyst;

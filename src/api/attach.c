@@ -167,6 +167,38 @@ check_scales(const DpkLiveConfig *cfg)
 }
 
 /*
+ * Most per-cell coordinate sums (doubles) a release of a projected table may
+ * hold: 2 GB.  A release keeps a d-vector for every cell of every copy, so
+ * its memory is copies x cells x d x 8 bytes, about twice that at its peak:
+ * a 1 536-d table at level 3 (262 144 cells, any size_hint from 5 x 10^5
+ * on) took 86 s and 6 GB per release of 10 rows, and 4 096 columns would
+ * ask for 17 GB.
+ */
+#define DPK_MAX_RELEASE_SUMS ((double) (1 << 28))
+
+/*
+ * ERROR when a release of cfg (d columns) would hold more per-cell sums
+ * than DPK_MAX_RELEASE_SUMS: a function of the public configuration.
+ */
+static void
+check_release_size(const DpkLiveConfig *cfg, int d)
+{
+	double		sums;
+
+	if (cfg->dhat <= 0)
+		return;
+	sums = (double) cfg->copies * (double) dpk_live_copy_cells(cfg) * d;
+	if (sums > DPK_MAX_RELEASE_SUMS)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("a release of this configuration would hold %.0f MB of per-cell sums, more than %.0f MB",
+						sums * sizeof(double) / 1048576.0, DPK_MAX_RELEASE_SUMS * sizeof(double) / 1048576.0),
+				 errdetail("Level %d of %d projected dimensions has " UINT64_FORMAT " cells in each of %d copies, each cell a sum of %d coordinates.",
+						   cfg->level, cfg->dhat, dpk_live_copy_cells(cfg), cfg->copies, d),
+				 errhint("Give a smaller size_hint (it sets the level), or reduce the dimension before attaching.")));
+}
+
+/*
  * The counter of a new Gaussian table (dpkmeans.gaussian_counter), after
  * its level was chosen for the binary tree: dpk_live_use_counter, once what
  * a forced square root cannot do is refused.
@@ -498,6 +530,7 @@ dp_attach(PG_FUNCTION_ARGS)
 	}
 	dpk_live_use_norm_shift(&cfg);
 	check_scales(&cfg);
+	check_release_size(&cfg, tr.d);
 	regions = use_regions(&cfg);
 	tr.level = cfg.level;
 	tr.counter = cfg.counter;
@@ -519,7 +552,7 @@ dp_attach(PG_FUNCTION_ARGS)
 	}
 
 	dpk_store_begin(&sw);
-	attached = dpk_store_is_attached(tr.relid);
+	attached = dpk_store_is_attached_now(tr.relid);
 	dpk_store_end(&sw);
 	if (attached)
 		ereport(ERROR,
@@ -609,7 +642,7 @@ dpk_detach_table(Oid relid)
 
 	rel = table_open(relid, ShareRowExclusiveLock);
 	dpk_store_begin(&sw);
-	if (!dpk_store_is_attached(relid))
+	if (!dpk_store_is_attached_now(relid))
 		dpk_store_not_attached(relid);
 	wal = dpk_store_wal_read(relid, &wc);
 	if (wal)

@@ -617,6 +617,7 @@ dp_kmeans(PG_FUNCTION_ARGS)
 	dpk_pg_check_k(k, 0);
 	dpk_pg_check_k_max(k, DPK_MAX_K_ONESHOT, "dp_kmeans", false);
 	dpk_pg_check_epsilon(eps, "epsilon");
+	dpk_pg_keep_freed_memory();
 	dpk_pg_check_box(PG_ARGISNULL(3) ? NULL : PG_GETARG_ARRAYTYPE_P(3),
 					 PG_ARGISNULL(4) ? NULL : PG_GETARG_ARRAYTYPE_P(4),
 					 &lo, &hi, &d);

@@ -424,7 +424,10 @@ report_noise(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *c
 							units));
 }
 
-/* Rows on the noise source, formats, who reads, how releases are made and used. */
+/*
+ * Rows on the noise source, formats, who reads, how releases are made and
+ * used; readers is NULL for a caller who is not the owner.
+ */
 static void
 report_governance(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *cfg,
 				  const char *readers)
@@ -481,10 +484,12 @@ report_governance(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConf
 			   : "least squares: release t weighs the signed nodes of t, their children and their "
 			   "ancestors' children, weights exact over 2^32 - 1, each value the nearest integer "
 			   "to true value + weighted noise (post-processing of the same node noise)");
+	/* the granted roles are the owner's to see, as in dp_tables() */
 	report_row(rsinfo, "who reads releases",
 			   psprintf("the owner (%s), superusers, and roles granted with dp_grant_reader%s%s",
 						GetUserNameFromId(dpk_pg_rel_owner(relid), false),
-						readers[0] ? ": " : " (none)", readers));
+						readers == NULL ? " (listed to the owner)" : readers[0] ? ": " : " (none)",
+						readers ? readers : ""));
 	report_row(rsinfo, "how releases are made",
 			   "only by dp_release, each committed durably by a worker of its own before anyone can read it; "
 			   "readers never draw noise; no release number ever meets two data states");
@@ -561,10 +566,11 @@ dp_privacy_report(PG_FUNCTION_ARGS)
 
 	/* the caller's context: SPI_finish frees the one current inside */
 	MemoryContext caller = CurrentMemoryContext;
+	bool		owner = pg_class_ownercheck(relid, GetUserId());
 
 	InitMaterializedSRF(fcinfo, 0);
 	dpk_reader_begin(relid, false, caller, &tr, &sw);
-	readers = MemoryContextStrdup(caller, dpk_store_reader_names(relid));
+	readers = owner ? MemoryContextStrdup(caller, dpk_store_reader_names(relid)) : NULL;
 	nledger = dpk_store_ledger_read(relid, caller, &ledger);
 	dpk_store_end(&sw);
 	dpk_tracked_config(&tr, &cfg);

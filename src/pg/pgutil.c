@@ -5,6 +5,9 @@
 #include "postgres.h"
 
 #include <math.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "access/genam.h"
 #include "access/xlog.h"
@@ -77,6 +80,33 @@ dpk_pg_install_hooks(void)
 	dpk_free_hook = dpk_pg_free;
 	dpk_interrupt_hook = dpk_pg_interrupts;
 	dpk_fail_hook = dpk_pg_fail;
+}
+
+/*
+ * From a session's first one-shot on, keep the memory it frees (glibc):
+ * palloc gives every chunk above 8 kB its own malloc, and glibc's starting
+ * thresholds (chunks from 128 kB mapped apart, a heap top above 128 kB
+ * returned) send most of a one-shot's scratch back to the kernel when it is
+ * freed, so each call faulted about 2 500 fresh pages in again, a quarter of
+ * its CPU (doc/decisions/079-oneshot-keep-freed-memory.md).  Only backends
+ * that call dp_kmeans: writers, whose triggers load the library, and release
+ * workers keep glibc's defaults.  The values are within glibc's own range:
+ * its dynamic rule raises them to a freed mapped chunk's size (up to 32 MB)
+ * and twice that.
+ */
+void
+dpk_pg_keep_freed_memory(void)
+{
+#ifdef __GLIBC__
+	static bool done = false;
+
+	if (!done)
+	{
+		mallopt(M_MMAP_THRESHOLD, DPK_PG_MMAP_THRESHOLD);
+		mallopt(M_TRIM_THRESHOLD, DPK_PG_TRIM_THRESHOLD);
+		done = true;
+	}
+#endif
 }
 
 /* epsilon must be a positive finite number. */
@@ -262,6 +292,12 @@ dpk_pg_check_box(ArrayType *lower, ArrayType *upper, double **lo, double **hi, i
 				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
 				 errmsg("lower and upper must have the same length, got %d and %d", nl, nu),
 				 errdetail("The box has one lower and one upper bound per dimension.")));
+	if (nl > DPK_MAX_D)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("the box has %d dimensions, more than the %d dpkmeans supports", nl, DPK_MAX_D),
+				 errdetail("Memory and time grow with the number of dimensions times k."),
+				 errhint("Reduce the dimension first, e.g. with a random projection of the points.")));
 	for (j = 0; j < nl; j++)
 	{
 		if (!((*lo)[j] < (*hi)[j]))

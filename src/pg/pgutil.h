@@ -46,8 +46,20 @@ typedef enum DpkPureCounterChoice
 } DpkPureCounterChoice;
 extern int	dpk_pure_counter;
 
+/*
+ * glibc's malloc in a backend that ran a one-shot: chunks from this size
+ * are mapped apart (the one-shot's work_mem buffer of 4 MB stays below),
+ * and a free heap top is returned to the kernel from this size
+ * (doc/decisions/079-oneshot-keep-freed-memory.md).
+ */
+#define DPK_PG_MMAP_THRESHOLD (8 * 1024 * 1024)
+#define DPK_PG_TRIM_THRESHOLD (32 * 1024 * 1024)
+
 /* Point the core's allocation and interrupt hooks at the backend. */
 void		dpk_pg_install_hooks(void);
+
+/* Keep freed memory in this backend from now on (glibc; once per backend). */
+void		dpk_pg_keep_freed_memory(void);
 
 /* ERROR unless epsilon is finite and > 0 (argname names it in the message). */
 void		dpk_pg_check_epsilon(double epsilon, const char *argname);
@@ -85,6 +97,14 @@ extern int	dpk_max_k_live;
 /* Largest k of dp_kmeans: one clustering of one coreset. */
 #define DPK_MAX_K_ONESHOT 1000
 
+/*
+ * Most dimensions (box bounds) any function accepts.  A one-shot's memory
+ * grows with d times k and with d times its 4 096-point projection chunk
+ * (550 MB measured at d = 16 384, k = 1 000; 32 GB asked for at d = 10^6),
+ * and dp_kmeans is callable by every role.
+ */
+#define DPK_MAX_D 16384
+
 /* ERROR unless k <= kmax, the documented largest k of `function`. */
 void		dpk_pg_check_k_max(int k, int kmax, const char *function, bool live);
 
@@ -96,8 +116,8 @@ void		dpk_pg_check_k_max(int k, int kmax, const char *function, bool live);
 DpkObjective dpk_pg_objective_arg(FunctionCallInfo fcinfo, int argno);
 
 /*
- * Validate the box arrays (non-NULL, one-dimensional, same length, no NULL,
- * finite, lower < upper with a finite width) and return their values in
+ * Validate the box arrays (non-NULL, one-dimensional, same length, at most
+ * DPK_MAX_D, no NULL, finite, lower < upper with a finite width) and return their values in
  * palloc'd arrays; the dimension goes to *d.
  */
 void		dpk_pg_check_box(ArrayType *lower, ArrayType *upper,

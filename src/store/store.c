@@ -372,6 +372,20 @@ dpk_store_is_attached(Oid relid)
 	return SPI_processed > 0;
 }
 
+/*
+ * The same as committed now (a snapshot of its own, in READ COMMITTED): an
+ * attach or detach asks this after taking the table's lock, which it may
+ * have waited for while another one committed; its statement's snapshot
+ * predates that commit.
+ */
+bool
+dpk_store_is_attached_now(Oid relid)
+{
+	store_exec_rel("SELECT 1 FROM dpkmeans_internal.tracked WHERE relid = $1::oid::regclass",
+				   relid, false, SPI_OK_SELECT);
+	return SPI_processed > 0;
+}
+
 /* Store a new table (see store.h). */
 void
 dpk_store_insert_tracked(const DpkTracked *tr, const char *mode,

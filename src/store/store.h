@@ -245,6 +245,9 @@ bool		dpk_store_read_config(Oid relid, MemoryContext ctx, DpkTracked *tr);
 /* Whether the table is attached (no lock). */
 bool		dpk_store_is_attached(Oid relid);
 
+/* The same in a fresh snapshot: for attach and detach, after their lock. */
+bool		dpk_store_is_attached_now(Oid relid);
+
 /*
  * Store a new table's configuration (empty state), its key and its home;
  * key NULL: a shard table, which has none (src/api/shard_side.c).

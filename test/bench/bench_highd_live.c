@@ -144,6 +144,10 @@
  *	 --sphere  the mixtures' points moved onto the unit sphere about the
  *			 box's middle, x <- (x - 50) / ||x - 50|| (unit-norm embeddings),
  *			 declared box [-1, 1]^d
+ *	 --oracle  (research lower bound, not shipped; Gaussian tables, with the
+ *			 baselines) also each release's k-means partition released as
+ *			 noisy sums over noisy counts at the best continual counter's
+ *			 variance (oracle.h), a table per release beside live and oneshot
  *	 --norm-bound R  dp_attach's norm_bound => R (dpk_live_use_ball; 0, the
  *			 default: no ball), rows clamped into the ball; the one-shot
  *			 column as dp_kmeans(..., norm_bound => R)
@@ -186,6 +190,7 @@
 
 #include "mixture.h"
 #include "bench_common.h"
+#include "oracle.h"
 
 #define MAX_ROWS 64
 #define MAX_HORIZONS 4
@@ -216,7 +221,7 @@ enum
 	TAG_PROJ = 0x70726f6a, TAG_DIGITS = 0x646967, TAG_MEAN = 0x6d65616e,
 	TAG_MNIST = 0x6d6e6973, TAG_GLOVE = 0x676c6f76, TAG_MATCHED = 0x6d617463,
 	TAG_DRIFT = 0x64726966,
-	TAG_EMBED = 0x656d6264
+	TAG_EMBED = 0x656d6264, TAG_ORACLE = 0x6f726163
 };
 
 /* Figures of one (row, horizon, stream) over releases and seeds. */
@@ -241,6 +246,7 @@ typedef struct Summary
 				zvsmean[MAX_Z];	/* live / 1c */
 	long		zfired[MAX_Z],	/* k' blocks the guard replaced */
 				zkone[MAX_Z];	/* releases whose K block it replaced */
+	OracleSummary oracle;		/* --oracle */
 	int			level;
 	uint64_t	cells;
 	double		coreset,
@@ -269,6 +275,7 @@ typedef struct Options
 	bool		baselines;
 	bool		no_naive;		/* skip only the naive column */
 	bool		matched;		/* also the one-shot at each release's eps_t */
+	bool		oracle;			/* --oracle: the research lower bound */
 	int			lifting;		/* LIFT_AUTO (dp_attach's choice,
 								 * dpk_live_use_regions), LIFT_CELLS,
 								 * LIFT_REGIONS (live_regions.h) */
@@ -913,6 +920,8 @@ summary_init(Summary *sm, const Options *opt, uint32_t T)
 		bench_fig_init(&sm->zvsmean[i], sm->nrel);
 		sm->zfired[i] = sm->zkone[i] = 0;
 	}
+	if (opt->oracle)
+		oracle_init(&sm->oracle, T, sm->nrel, sm->ts);
 	sm->coreset = sm->ms = 0.0;
 	sm->runs = 0;
 	sm->level = -1;
@@ -1083,6 +1092,15 @@ run_stream(const MixData *mx, const DpkBox *box, Row *row, Summary *sm, uint32_t
 					   (lo.cost - lo.part) / refc, lo.lift_pred / refc, lo.one_sum / refc,
 					   lo.lift_cells);
 			summary_add(sm, ri, t, seed, &lo, refc, os, naive, mean, matched, &lv.cfg);
+			if (opt->oracle)
+				oracle_release(&sm->oracle, ri, t, &lv.cfg, box, cur, ncur, ref.centers,
+							   refc, lo.cost / refc, os,
+							   oneshot_cost(box, cur, ncur, k,
+											oracle_eps(row->eps, bench_delta,
+													   oracle_units_opt(T)),
+											opt->restarts,
+											mix_hash4(keyseed ^ TAG_ORACLE, t, 0, 0)) / refc,
+							   keyseed ^ TAG_ORACLE);
 			if (opt->nz > 0)
 				heldout_compare(&lv, box, key, t, cur, ncur, &lo, sm, ri, seed, refc, os,
 								mean, opt);
@@ -1212,6 +1230,8 @@ print_summary(const Row *row, uint32_t T, int stream, const Summary *sm, const O
 		   (unsigned long long) sm->cells, sm->coreset / sm->runs, sm->ms / sm->runs);
 	bench_print_by_nodes(&sm->ratio, &sm->live, sm->w, sm->ts);
 	print_matched(sm, opt);
+	if (opt->oracle)
+		oracle_print(&sm->oracle, stream_name[stream]);
 	for (at = 0; at < opt->nz; at++)
 	{
 		char		zl[64],
@@ -1471,7 +1491,8 @@ usage(void)
 			"usage: bench_highd_live [--seeds N] [--seed-base N] [--n N]\n"
 			"       [--rows \"d:K:eps,...\"] [--horizons \"1024\"]\n"
 			"       [--stream insert|window|both] [--releases all|sample|auto] [--stride N]\n"
-			"       [--restarts N] [--no-baselines] [--no-naive] [--matched] [--regions]\n"
+			"       [--restarts N] [--no-baselines] [--no-naive] [--matched] [--oracle]\n"
+			"       [--regions]\n"
 			"       [--drift D] [--embed S] [--eps-scale X] [--verbose]\n"
 			"       [--digits PATH] [--digits-only] [--digits-eps \"0.5,1,2\"]"
 			" [--digits-horizon T]\n"
@@ -1670,6 +1691,8 @@ main(int argc, char **argv)
 			opt.no_naive = true;
 		else if (strcmp(a, "--matched") == 0)
 			opt.matched = true;
+		else if (strcmp(a, "--oracle") == 0)
+			opt.oracle = true;
 		else if (strcmp(a, "--regions") == 0)
 			opt.lifting = LIFT_REGIONS;
 		else if (strcmp(a, "--cells") == 0)
@@ -1824,6 +1847,11 @@ main(int argc, char **argv)
 	{
 		fprintf(stderr, "--matched: pure tables only (a Gaussian table's releases are "
 				"accounted in zCDP)\n");
+		return 2;
+	}
+	if (opt.oracle && (!(bench_delta > 0.0) || !opt.baselines))
+	{
+		fprintf(stderr, "--oracle: Gaussian tables (--delta) with the baselines\n");
 		return 2;
 	}
 	if (opt.copies == 0 || opt.copies > 16 || opt.dhat == 0 || opt.dhat > 16 ||

@@ -163,5 +163,33 @@ is($node->safe_psql('postgres', q{SELECT string_agg(t::text, ',' ORDER BY t)
 	'both releases were made, one after the other');
 is($node->safe_psql('postgres', "SELECT dp_release('reg')"), '3', 'and the next one too');
 
+# Two sessions attaching one table: the second waits for the first's lock,
+# then finds the table attached (42710), not a unique violation of the
+# internal table; the same for two detaches.
+$node->safe_psql('postgres', q{
+	CREATE TABLE twice (x float8, y float8);
+	INSERT INTO twice SELECT random() * 100, random() * 100 FROM generate_series(1, 100);
+});
+my $attach_sql = q{SELECT dp_attach('twice', ARRAY['x', 'y'], 2, 1.0, ARRAY[0, 0], ARRAY[100, 100])};
+for my $step (['attach', $attach_sql, qr/is already attached/],
+	['detach', q{SELECT dp_detach('twice')}, qr/is not attached/])
+{
+	my ($what, $sql, $expect) = @$step;
+	my $first = $node->background_psql('postgres', on_error_stop => 1);
+	$first->query_safe('BEGIN');
+	$first->query_safe($sql);
+	my $second = $node->background_psql('postgres', on_error_stop => 0);
+	$second->query_until(qr/go/, "\\echo go\n$sql;\n");
+	ok($node->poll_query_until('postgres',
+		q{SELECT count(*) > 0 FROM pg_locks WHERE relation = 'twice'::regclass AND NOT granted}),
+		"a second $what waits for the first");
+	$first->query_safe('COMMIT');
+	$first->quit;
+	$second->query('SELECT 1');
+	like($second->{stderr}, $expect, "the second $what says so after the first committed");
+	unlike($second->{stderr}, qr/duplicate key|unique/, "the second $what hits no internal constraint");
+	$second->quit;
+}
+
 $node->stop;
 done_testing();

@@ -1285,6 +1285,69 @@ test_screened_sample_weighted(void)
 	dpk_free(w);
 }
 
+/*
+ * k-means++ seeding at d = 2 (compiled apart, kmeans.c) against the
+ * general loop: the same points with a third coordinate 0 have the same
+ * squared distances, so with no Lloyd update (max_iter 0) the centres must
+ * agree bit for bit; weights zero and repeated, and k above the number of
+ * distinct points (the duplicating branch).
+ */
+static void
+test_seed_d2(void)
+{
+	int			n = 400,
+				bad = 0,
+				runs = 0,
+				trial,
+				i,
+				j;
+	double	   *x2 = dpk_alloc(sizeof(double) * n * 2),
+			   *x3 = dpk_alloc(sizeof(double) * n * 3),
+			   *w = dpk_alloc(sizeof(double) * n),
+			   *c2 = dpk_alloc(sizeof(double) * 16 * 2),
+			   *c3 = dpk_alloc(sizeof(double) * 16 * 3);
+
+	for (trial = 0; trial < 30; trial++)
+	{
+		int			k = trial % 3 == 0 ? 2 : trial % 3 == 1 ? 7 : 16,
+					distinct = trial % 5 == 4 ? 5 : n;
+
+		for (i = 0; i < n; i++)
+		{
+			int			src = i % distinct;
+
+			if (src == i)
+			{
+				x2[2 * i] = 1000.0 * test_uniform() - 300.0;
+				x2[2 * i + 1] = trial % 2 ? 1e-3 * test_normal() : 50.0 * test_normal();
+			}
+			else
+			{
+				x2[2 * i] = x2[2 * src];
+				x2[2 * i + 1] = x2[2 * src + 1];
+			}
+			w[i] = i % 11 == 3 ? 0.0 : 0.5 + 10.0 * test_uniform();
+			x3[3 * i] = x2[2 * i];
+			x3[3 * i + 1] = x2[2 * i + 1];
+			x3[3 * i + 2] = 0.0;
+		}
+		dpk_kmeans(&(DpkPoints) {x2, w, n, 2}, &(DpkClusterOpts) {k, 1, 0, 100 + trial},
+				   &(DpkClusterOut) {c2, NULL});
+		dpk_kmeans(&(DpkPoints) {x3, w, n, 3}, &(DpkClusterOpts) {k, 1, 0, 100 + trial},
+				   &(DpkClusterOut) {c3, NULL});
+		for (j = 0; j < k; j++)
+			bad += memcmp(c2 + 2 * j, c3 + 3 * j, sizeof(double) * 2) != 0;
+		runs++;
+	}
+	CHECK(bad == 0, "seeding at d = 2: %d of the centres of %d runs differ from the general loop's",
+		  bad, runs);
+	dpk_free(x2);
+	dpk_free(x3);
+	dpk_free(w);
+	dpk_free(c2);
+	dpk_free(c3);
+}
+
 int
 main(void)
 {
@@ -1301,5 +1364,6 @@ main(void)
 	test_screened();
 	test_screened_sample();
 	test_screened_sample_weighted();
+	test_seed_d2();
 	UNIT_DONE("test_kmeans");
 }

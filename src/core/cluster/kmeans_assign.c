@@ -527,9 +527,9 @@ dpk_km_prepare(KmWork *ws, const double *c)
  * rounded, then fused multiply-adds in coordinate order, then the exact
  * scaling by -2): one call for a whole leaf of the filter.
  */
-DPK_KM_TARGET_FMA static void
-km_dots_rows_fma(const double *x, int m, int d, const double *c, const int *cand, int nc,
-				 double *g)
+DPK_KM_TARGET_FMA static inline __attribute__((always_inline)) void
+km_dots_rows_fma_d(const double *x, int m, int d, const double *c, const int *cand, int nc,
+				   double *g)
 {
 	int			r,
 				q,
@@ -549,6 +549,17 @@ km_dots_rows_fma(const double *x, int m, int d, const double *c, const int *cand
 			g[r * nc + q] = -2.0 * s;
 		}
 	}
+}
+
+/* km_dots_rows_fma_d, compiled apart for d = 2 (the same operations). */
+DPK_KM_TARGET_FMA static void
+km_dots_rows_fma(const double *x, int m, int d, const double *c, const int *cand, int nc,
+				 double *g)
+{
+	if (d == 2)
+		km_dots_rows_fma_d(x, m, 2, c, cand, nc, g);
+	else
+		km_dots_rows_fma_d(x, m, d, c, cand, nc, g);
 }
 
 /*

@@ -167,6 +167,73 @@ km_dominated(const KmPass *p, int v, int z, int zs, int d)
 	return dz - dzs > 2.0 * err + DPK_KM_FILTER_SLACK * (dz + dzs);
 }
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+
+/*
+ * The candidates of node v at d = 2 that z* (the one nearest the box's
+ * middle) does not remove, into next; returns their number.  The same
+ * operations as the scalar loops of km_pass_node_d and km_dominated, both
+ * coordinates in one SSE2 register and the corner chosen by a mask
+ * instead of a branch: a distance (0 + a0^2) + a1^2 is a0^2 + a1^2, since
+ * a square is +0, positive or NaN.
+ */
+static inline __attribute__((always_inline)) int
+km_filter_cands2(const KmPass *p, int v, const int *cand, int nc, int *next)
+{
+	const KmTree *t = p->t;
+	__m128d		lo = _mm_loadu_pd(t->lo + (size_t) v * 2),
+				hi = _mm_loadu_pd(t->hi + (size_t) v * 2),
+				mid = _mm_mul_pd(_mm_set1_pd(0.5), _mm_add_pd(lo, hi)),
+				cs;
+	double		bestd = HUGE_VAL,
+				err2 = 2.0 * (p->unit * (t->xnmax[v] + p->cnmax));
+	int			q,
+				nn = 0,
+				zs = cand[0];
+
+	for (q = 0; q < nc; q++)
+	{
+		__m128d		diff = _mm_sub_pd(mid, _mm_loadu_pd(p->c + (size_t) cand[q] * 2)),
+					sq = _mm_mul_pd(diff, diff);
+		double		dist = _mm_cvtsd_f64(_mm_add_sd(sq, _mm_unpackhi_pd(sq, sq)));
+
+		if (dist < bestd)
+		{
+			bestd = dist;
+			zs = cand[q];
+		}
+	}
+	cs = _mm_loadu_pd(p->c + (size_t) zs * 2);
+	for (q = 0; q < nc; q++)
+	{
+		__m128d		cz,
+					above,
+					corner,
+					a,
+					b,
+					sums;
+		double		dz,
+					dzs;
+
+		cz = _mm_loadu_pd(p->c + (size_t) cand[q] * 2);
+		above = _mm_cmpgt_pd(cz, cs);
+		corner = _mm_or_pd(_mm_and_pd(above, hi), _mm_andnot_pd(above, lo));
+		a = _mm_sub_pd(corner, cz);
+		b = _mm_sub_pd(corner, cs);
+		a = _mm_mul_pd(a, a);
+		b = _mm_mul_pd(b, b);
+		/* (dz, dzs): (a0^2 + a1^2, b0^2 + b1^2) */
+		sums = _mm_add_pd(_mm_unpacklo_pd(a, b), _mm_unpackhi_pd(a, b));
+		dz = _mm_cvtsd_f64(sums);
+		dzs = _mm_cvtsd_f64(_mm_unpackhi_pd(sums, sums));
+		if (cand[q] == zs || !(dz - dzs > err2 + DPK_KM_FILTER_SLACK * (dz + dzs)))
+			next[nn++] = cand[q];
+	}
+	return nn;
+}
+#endif
+
 /*
  * Assign node v at level lev among the nc candidates cand (index order);
  * old >= 0: the centre all its points had at the last pass, else -1 (then
@@ -185,6 +252,16 @@ km_pass_node_d(KmPass *p, int v, int lev, const int *cand, int nc, int old, int 
 
 	if (old < 0)
 		old = t->owner[v];
+#ifdef __SSE2__
+	if (nc > 1 && d == 2)
+	{
+		int		   *next = t->cand + (size_t) (lev + 1) * k;
+
+		nc = km_filter_cands2(p, v, cand, nc, next);
+		cand = next;
+	}
+	else
+#endif
 	if (nc > 1)
 	{
 		const double *lo = t->lo + (size_t) v * d,

@@ -313,8 +313,8 @@ project_fma4(const DpkProjection *p, const double *u, size_t n, double *t)
 
 /*
  * Project normalized points (see projection.h): up to DPK_PROJ_EXACT_MAX_D
- * dimensions dgemm's values computed here (no BLAS loaded), above them
- * dgemm.
+ * dimensions a fixed chain of products computed here (no BLAS loaded),
+ * above them dgemm.
  */
 void
 dpk_project_batch(const DpkProjection *p, const double *u, size_t n, double *t)

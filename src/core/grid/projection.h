@@ -28,13 +28,14 @@
 #define DPK_PROJ_CHUNK 4096
 
 /*
- * Up to this dimension dpk_project_batch computes dgemm's dot products
- * itself, as OpenBLAS's kernels do (the k-means assignment does the same
- * up to DPK_KM_PRUNE_MAX_D, doc/decisions/030-exact-speedups.md): with FMA
- * the first product rounded and then one fused multiply-add per further
- * coordinate in index order, without FMA products and sums rounded one by
- * one; alpha = 1 and beta = 0 change nothing.  test_projection compares
- * them with dgemm bit for bit.
+ * Up to this dimension dpk_project_batch computes its dot products itself
+ * (doc/decisions/030-exact-speedups.md): with FMA the first product rounded
+ * and then one fused multiply-add per further coordinate in index order,
+ * without FMA products and sums rounded one by one.  That is the order of
+ * OpenBLAS's Haswell kernel on the CPUs it was taken from; other CPUs'
+ * kernels sum otherwise (on some, in an order that depends on the batch's
+ * size), so the images equal dgemm's within rounding, and the chain is the
+ * same whatever the CPU's BLAS.  test_projection checks both.
  */
 #define DPK_PROJ_EXACT_MAX_D 16
 
@@ -78,9 +79,9 @@ uint64_t	dpk_projection_copy_seed(uint64_t seed, int r);
  * Project a batch of normalized points: u is n * d in [0,1], t receives
  * n * dhat projected normalized coordinates in [0,1] (clamped onto the
  * projected box).  Above 16 dimensions one dgemm (n x d times d x dhat,
- * blas.h) per chunk of rows; up to 16 the same products computed here, bit
- * for bit, without BLAS.  u is used in place (the centring is folded into an
- * offset).
+ * blas.h) per chunk of rows; up to 16 the products computed here without
+ * BLAS, in a fixed order (within rounding of dgemm's).  u is used in place
+ * (the centring is folded into an offset).
  */
 void		dpk_project_batch(const DpkProjection *p, const double *u, size_t n,
 							  double *t);
