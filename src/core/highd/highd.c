@@ -530,8 +530,9 @@ joint_ngroups(const DpkHighdPlan *pl)
  * are public: no copy waits for another's result), then each copy's noise
  * and centres as joint_copies draws them; the second projects the rows
  * again for their groups (above DPK_PROJ_EXACT_MAX_D, where a projection
- * costs more than reading it back, the first pass's are kept in a column
- * instead) and adds each row to its group's count and fixed-point sum.  The groups' counts, map and lift then follow from
+ * costs more than reading it back, and wherever they all fit the spill's
+ * memory, the first pass's are kept in a column instead) and adds each row
+ * to its group's count and fixed-point sum.  The groups' counts, map and lift then follow from
  * those integers, in joint_groups_make and joint_lift's order of draws
  * (doc/decisions/080).
  */
@@ -554,8 +555,10 @@ joint_two_passes(const DpkHighdPlan *pl, DpkStream *s, DpkHighdOut *out)
 	int		   *lab = dpk_alloc(sizeof(int) * DPK_PROJ_CHUNK);
 	int64_t    *gc = dpk_alloc0(sizeof(int64_t) * ngroups);
 	int64_t    *gs = dpk_alloc0(sizeof(int64_t) * (size_t) ngroups * d);
-	/* above dgemm's exact kernel the first pass's projections are kept */
-	bool		keep = d > DPK_PROJ_EXACT_MAX_D;
+	const DpkHighdSpill *spill = dpk_highd_plan_spill(pl);
+	/* projections kept above the exact kernel or when all stay in memory */
+	bool		keep = d > DPK_PROJ_EXACT_MAX_D || spill == NULL ||
+		(double) pl->n * R * dhat * sizeof(double) <= (double) spill->mem_bytes;
 	DpkHighdColumn kept;
 	JointGroups jg;
 	size_t		done,
@@ -572,7 +575,7 @@ joint_two_passes(const DpkHighdPlan *pl, DpkStream *s, DpkHighdOut *out)
 		cell[r] = dpk_alloc0(sizeof(HistCell) * ncells);
 	}
 	if (keep)
-		dpk_highd_column_init(&kept, pl->n, sizeof(double) * R * dhat, dpk_highd_plan_spill(pl));
+		dpk_highd_column_init(&kept, pl->n, sizeof(double) * R * dhat, spill);
 	for (done = 0; done < pl->n; done += DPK_PROJ_CHUNK)
 	{
 		const double *uc = dpk_highd_load_chunk(pl, done, u, &rows);
