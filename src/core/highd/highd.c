@@ -21,13 +21,6 @@
 /* ---- histograms and grids ---- */
 
 /*
- * The most bytes of the groups' counts and sums the joint k-means keeps to
- * make its parts' from them in two passes (joint_two_passes); beyond, a
- * third pass sums the rows per part.
- */
-#define DPK_JOINT_GROUP_SUMS_MAX (64.0 * 1024 * 1024)
-
-/*
  * Points ahead of the one counted whose count's line is fetched: a count
  * is a few instructions, so the fetch must start a few dozen counts early
  * to arrive in time (8 waited on most of them).
@@ -652,7 +645,7 @@ dpk_highd_run_joint(const DpkHighdPlan *pl, DpkStream *s, DpkHighdOut *out)
 		return;
 	}
 	if (pl->cfg->objective == DPK_OBJECTIVE_KMEANS &&
-		(double) joint_ngroups(pl) * (pl->d + 1) * sizeof(int64_t) <= DPK_JOINT_GROUP_SUMS_MAX)
+		(double) joint_ngroups(pl) * (pl->d + 1) * sizeof(int64_t) <= pl->cfg->joint_group_bytes)
 	{
 		joint_two_passes(pl, s, out);
 		return;

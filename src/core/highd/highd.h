@@ -79,6 +79,12 @@
 #define DPK_HIGHD_BALL_TREE_LIFT_SHARE 0.30
 
 /*
+ * Default joint_group_bytes: the groups' counts and sums the joint k-means
+ * keeps for its two passes, 64 MB (doc/decisions/080).
+ */
+#define DPK_JOINT_GROUP_BYTES (64.0 * 1024 * 1024)
+
+/*
  * Pure k-means releases without a norm bound from this d on
  * (dpk_highd_is_wide): the lift takes this share of epsilon after N and
  * the projected grids are this multiple of RUGNIK's size
@@ -225,6 +231,12 @@ typedef struct DpkHighdConfig
 	double		max_lift_values;	/* cap on k^R groups * (1 + R dhat) (fewer
 									 * copies are combined) and on the
 									 * k-median lifting grid's cells * (d + 1) */
+	double		joint_group_bytes;	/* most bytes of the groups' counts and
+									 * sums the joint k-means keeps to make
+									 * its parts' in two passes over the rows;
+									 * beyond, a third pass sums the rows per
+									 * part (the same values;
+									 * doc/decisions/080) */
 	uint64_t	proj_seed;		/* public seed of the projections */
 	int			restarts;
 	int			max_iter;

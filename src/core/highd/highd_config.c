@@ -31,6 +31,7 @@ dpk_highd_defaults(DpkHighdConfig *cfg, double epsilon, int k)
 	cfg->threshold_sigmas = 2.0;
 	cfg->max_cells = 1048576.0;
 	cfg->max_lift_values = DPK_DEFAULT_MAX_CELLS;
+	cfg->joint_group_bytes = DPK_JOINT_GROUP_BYTES;
 	cfg->proj_seed = UINT64_C(0x64706B6D65616E73);
 	cfg->restarts = 5;
 	cfg->max_iter = 100;
