@@ -136,7 +136,9 @@ SELECT dp_attach('live_hd', ARRAY['v'], 3, 1.0, array_fill(0::float8, ARRAY[8]),
                  array_fill(100::float8, ARRAY[8]), horizon => 8);
 SELECT dp_set_objectives('live_hd', ARRAY['kmeans', 'kmedian']);
 SELECT dp_release('live_hd');
-SELECT count(*) FROM dp_centers('live_hd', 2);
+-- 1 or 2 k-means centres: how many clear the noise depends on the key (the
+-- mean guard, or a second cluster whose cells stay below the noise)
+SELECT count(*) BETWEEN 1 AND 2 AS kmeans_rows FROM dp_centers('live_hd', 2);
 SELECT k, (SELECT count(*) FROM dp_centers('live_hd', k, 'kmedian')) AS rows,
        (SELECT bool_and(array_length(center, 1) = 8) FROM dp_centers('live_hd', k, 'kmedian')) AS dims
 FROM generate_series(1, 3) k;
