@@ -29,9 +29,12 @@ ALTER TABLE dpkmeans_internal.tracked
 -- too (tracked.counter 'square_root_sums', chosen by dp_attach under
 -- dpkmeans.gaussian_counter = 'auto' where a release's noise draws fit its
 -- budget, always under 'square_root'; doc/privacy.md, "The square-root
--- counter").  Existing tables keep their counter and their published values.
+-- counter"); 'square_root_lifted' where a release draws them only for the
+-- cells it lifts from.  Existing tables keep their counter and their
+-- published values.
 -- ---------------------------------------------------------------------------
 ALTER TABLE dpkmeans_internal.tracked
     DROP CONSTRAINT tracked_counter_check,
     ADD CONSTRAINT tracked_counter_check
-        CHECK (counter IN ('tree', 'square_root', 'share_tree', 'square_root_sums'));
+        CHECK (counter IN ('tree', 'square_root', 'share_tree', 'square_root_sums',
+                                       'square_root_lifted'));

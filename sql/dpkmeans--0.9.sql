@@ -62,8 +62,10 @@ REVOKE ALL ON SCHEMA dpkmeans_internal FROM PUBLIC;
 --                    tree of its arity; every table before 0.9), for a
 --                    Gaussian table 'square_root' (the square-root
 --                    factorization; 'square_root_sums' for a projected
---                    one whose lifting sums count on it too), for a pure
---                    low-d one 'share_tree'
+--                    one whose lifting sums count on it too,
+--                    'square_root_lifted' when a release draws them only
+--                    for the cells it lifts from), for a pure low-d one
+--                    'share_tree'
 CREATE TABLE dpkmeans_internal.tracked (
     relid           regclass PRIMARY KEY,
     columns         text[] NOT NULL,
@@ -95,7 +97,8 @@ CREATE TABLE dpkmeans_internal.tracked (
     norm_bound      float8 NOT NULL DEFAULT 0 CHECK (norm_bound >= 0),
     objectives      text[] CHECK (objectives IN ('{kmeans}', '{kmeans,kmedian}')),
     counter         text NOT NULL DEFAULT 'tree'
-                    CHECK (counter IN ('tree', 'square_root', 'share_tree', 'square_root_sums'))
+                    CHECK (counter IN ('tree', 'square_root', 'share_tree', 'square_root_sums',
+                                       'square_root_lifted'))
 );
 ALTER TABLE dpkmeans_internal.tracked ALTER COLUMN state SET STORAGE EXTERNAL;
 

@@ -27,9 +27,9 @@
 #define NOISE_KEY_OUT	UINT64CONST(0xD9C0000000000103)
 
 /*
- * Fewest noise draws (cells x dpk_live_cell_draws: coordinates x the tree
- * nodes of t, or x 2 t for a family on the square root) a release hands to
- * workers: below, about a tenth of a second, starting them costs more than
+ * Fewest noise draws (the cells the mask keeps x dpk_live_cell_draws:
+ * coordinates x the tree nodes of t, or x 2 t for a family on the square
+ * root) a release hands to workers: below, about a tenth of a second, starting them costs more than
  * it saves.
  */
 #define DPK_NOISE_SPLIT_MIN_DRAWS 1048576.0
@@ -114,12 +114,19 @@ split_begin(const DpkLiveConfig *cfg, const uint8_t *reach, const uint8_t key[DP
 {
 	int			width = 1 + (sums ? cfg->d : 0),
 				workers = dpk_release_noise_workers;
-	double		draws = (double) total * dpk_live_cell_draws(cfg, t, sums);
-	uint64_t	first;
+	double		cells = (double) total,
+				draws;
+	uint64_t	first,
+				c;
 	NoiseSplit *ns;
 	NoiseJob   *job;
 	Size		out_bytes;
 
+	/* a masked cell draws nothing */
+	if (reach)
+		for (c = 0, cells = 0.0; c < total; c++)
+			cells += reach[c] != 0;
+	draws = cells * dpk_live_cell_draws(cfg, t, sums);
 	if (cfg->delta <= 0.0 || workers <= 0 || draws < DPK_NOISE_SPLIT_MIN_DRAWS ||
 		!IsTransactionState() || IsInParallelMode() || total < 2)
 		return NULL;

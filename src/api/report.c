@@ -346,6 +346,12 @@ report_noise(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *c
 								  "bound's l2, d = %d)", dpk_live_point_l2(cfg), tr->d)
 					   : psprintf("count sensitivity x d x %d^2 (the sums on the square root too, d = %d)",
 								  DPK_LIFT_UNITS / 2, tr->d));
+		if (dpk_live_lifts_sums(cfg))
+			report_row(rsinfo, "lifting sums read",
+					   psprintf("at each release only those of the cells whose noisy count clears the "
+								"release's lowest coreset threshold (at most %.0f cells, the heaviest), "
+								"chosen from the released counts: post-processing; the other cells' sums "
+								"are never drawn", dpk_live_lifted_cap(cfg)));
 		if (tr->dhat > 0 && DPK_LIVE_SQRT_FAMILY(cfg, 1))
 			report_row(rsinfo, "tree height h = ceil(log2 T) + 1 (the sum of squared norms)",
 					   psprintf("%d", dpk_live_tree_levels(cfg)));

@@ -328,6 +328,8 @@ read_tracked(Oid relid, bool lock, bool with_state, MemoryContext ctx, DpkTracke
 			tr->counter = DPK_LIVE_COUNTER_SHARE;
 		else if (strcmp(counter, "square_root_sums") == 0)
 			tr->counter = DPK_LIVE_COUNTER_SQRT_SUMS;
+		else if (strcmp(counter, "square_root_lifted") == 0)
+			tr->counter = DPK_LIVE_COUNTER_SQRT_LIFTED;
 		else if (strcmp(counter, "tree") != 0)
 			elog(ERROR, "unknown counter \"%s\" in dpkmeans_internal.tracked", counter);
 	}

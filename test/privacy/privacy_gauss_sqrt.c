@@ -37,6 +37,8 @@
  * 'square_root' table's (the same nonces and variance: checked), so the
  * suite covers those too; its norm counter is the tree's (norm_suite).
  * Both weakened modes halve the sums' variance as well and must fail.
+ * A 'square_root_lifted' table has exactly these variances and rho (its
+ * releases read the same counter's sums for fewer cells): checked.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -298,6 +300,24 @@ gauss_sqrt_projected_suite(long runs, double weaken, bool weaken_deletes, uint64
 	CHECK(fabs(spent - dpk_live_rho(&nominal)) <= 1e-12 * spent,
 		  "projected square-root suite: families spend rho %.12g of %.12g", spent,
 		  dpk_live_rho(&nominal));
+	{
+		/*
+		 * 'square_root_lifted' is this counter with the sums read for the
+		 * lifted cells alone (post-processing): the same variances,
+		 * sensitivities and rho, so this suite covers it.
+		 */
+		DpkLiveConfig lifted = nominal;
+		double		lv[3],
+					lvm[3],
+					ll2[3];
+
+		lifted.counter = DPK_LIVE_COUNTER_SQRT_LIFTED;
+		ge_live_vars(&lifted, weaken_deletes, lv, lvm, ll2);
+		CHECK(DPK_LIVE_SQRT_FAMILY(&lifted, 1) && memcmp(lv, v, sizeof(lv)) == 0 &&
+			  memcmp(lvm, vm, sizeof(lvm)) == 0 && memcmp(ll2, l2sq, sizeof(ll2)) == 0 &&
+			  dpk_live_rho(&lifted) == dpk_live_rho(&nominal),
+			  "projected square-root suite: square_root_lifted's noise differs from square_root_sums'");
+	}
 	CHECK(ev.rho_moved[0] <= l2sq[0] / (2.0 * v[0]) * (1.0 + 1e-9) &&
 		  ev.rho_moved[1] <= l2sq[1] / (2.0 * v[1]) * (1.0 + 1e-9),
 		  "projected square-root suite: the pair moves rho %.6g / %.6g beyond the families' %.6g / %.6g",

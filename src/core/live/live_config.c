@@ -118,11 +118,29 @@ dpk_live_sqrt_draws(const DpkLiveConfig *cfg)
 		: pow(2.0, (double) cfg->level * cfg->d);
 	double		coords = 1.0 + (cfg->sum_share > 0.0 ? cfg->d : 0);
 
-	/* a projected table: the counts, and the sums with square_root_sums (DPK_LIVE_SQRT_FAMILY) */
+	/*
+	 * A projected table: the counts, and the sums with square_root_sums
+	 * (DPK_LIVE_SQRT_FAMILY); with square_root_lifted the sums of at most
+	 * dpk_live_lifted_cap cells.
+	 */
+	if (cfg->counter == DPK_LIVE_COUNTER_SQRT_LIFTED && cfg->dhat > 0)
+		return 2.0 * cfg->horizon * (cells + dpk_live_lifted_cap(cfg) * cfg->d);
 	if (cfg->dhat > 0)
 		return 2.0 * cfg->horizon * cells *
 			(DPK_LIVE_SQRT_FAMILY(cfg, 1) ? coords : 1.0);
 	return 2.0 * cfg->horizon * (cells * coords + (cfg->norm_share > 0.0 ? 1.0 : 0.0));
+}
+
+/* Cells whose lifting sums a square_root_lifted release may draw (see live_config.h). */
+double
+dpk_live_lifted_cap(const DpkLiveConfig *cfg)
+{
+	double		counts = 2.0 * cfg->horizon * (double) cfg->copies *
+		(double) dpk_live_copy_cells(cfg);
+
+	if (cfg->d <= 0 || counts >= DPK_LIVE_SQRT_SUMS_MAX_DRAWS)
+		return 0.0;
+	return floor((DPK_LIVE_SQRT_SUMS_MAX_DRAWS - counts) / (2.0 * cfg->horizon * cfg->d));
 }
 
 /* Noise draws of one cell of a projected Gaussian table (see live_config.h). */
@@ -142,7 +160,8 @@ dpk_live_counter_name(int counter)
 {
 	return counter == DPK_LIVE_COUNTER_SQRT ? "square_root"
 		: counter == DPK_LIVE_COUNTER_SHARE ? "share_tree"
-		: counter == DPK_LIVE_COUNTER_SQRT_SUMS ? "square_root_sums" : "tree";
+		: counter == DPK_LIVE_COUNTER_SQRT_SUMS ? "square_root_sums"
+		: counter == DPK_LIVE_COUNTER_SQRT_LIFTED ? "square_root_lifted" : "tree";
 }
 
 /* Noise draws of a share-tree table's costliest release (see live_config.h). */
@@ -182,8 +201,22 @@ dpk_live_use_share_tree(DpkLiveConfig *cfg, const DpkBox *box, double size_hint,
 }
 
 /*
+ * Whether a projected Gaussian table may draw the lifting sums of the cells
+ * a release lifts from alone (square_root_lifted; a release reads no
+ * other's): at least DPK_LIVE_REFINE_MIN_D columns, where it was measured
+ * (doc/decisions/084).
+ */
+static bool
+live_may_lift_sums(const DpkLiveConfig *cfg)
+{
+	return cfg->delta > 0.0 && cfg->dhat > 0 && cfg->d >= DPK_LIVE_REFINE_MIN_D &&
+		cfg->sum_share > 0.0;
+}
+
+/*
  * A projected Gaussian table with its counts and lifting sums on the square
- * root (DPK_LIVE_COUNTER_SQRT_SUMS), its level chosen for that noise and
+ * root (DPK_LIVE_COUNTER_SQRT_SUMS, or DPK_LIVE_COUNTER_SQRT_LIFTED where
+ * every cell's sums would not fit but the lifted cells' do), its level chosen for that noise and
  * never finer than the tree's (only the tree's level was measured: doc/
  * decisions/059), not coarsened: true and *cfg set when forced, or when its
  * last release reads at most DPK_LIVE_SQRT_SUMS_MAX_DRAWS draws with every
@@ -205,9 +238,18 @@ live_use_sqrt_sums(DpkLiveConfig *cfg, const DpkLiveConfig *tree, const DpkBox *
 	{
 		if (probe.level > tree->level)
 			probe.level = tree->level;
+		/*
+		 * Too many draws for every cell's sums: those of the cells a release
+		 * lifts from alone, where its consumers read no others.
+		 */
+		if (dpk_live_sqrt_draws(&probe) > DPK_LIVE_SQRT_SUMS_MAX_DRAWS &&
+			live_may_lift_sums(&probe))
+			probe.counter = DPK_LIVE_COUNTER_SQRT_LIFTED;
 		normed = probe;
 		dpk_live_use_norm_shift(&normed);
 		if (dpk_live_sqrt_draws(&probe) > DPK_LIVE_SQRT_SUMS_MAX_DRAWS ||
+			(probe.counter == DPK_LIVE_COUNTER_SQRT_LIFTED &&
+			 dpk_live_lifted_cap(&probe) < DPK_LIVE_LIFTED_MIN_CAP) ||
 			!dpk_live_scales_representable(&normed, &largest))
 			return false;
 	}

@@ -101,14 +101,18 @@ typedef struct DpkLiveConfig
  * measurements (sqrt_counter.h).  Pure tables: their k-ary tree (every
  * table attached before 0.9, projected tables, and the default) or, for
  * low-d tables that ask for it, the share tree (share_tree.h; doc/
- * decisions/053-share-tree-in-tables.md).
+ * decisions/053-share-tree-in-tables.md).  DPK_LIVE_COUNTER_SQRT_LIFTED
+ * ('square_root_lifted') is DPK_LIVE_COUNTER_SQRT_SUMS whose releases draw
+ * the lifting sums of the cells they lift from alone (dpk_live_lifts_sums,
+ * live_core.h; doc/decisions/084-lifted-sums-on-the-square-root.md).
  */
 typedef enum DpkLiveCounter
 {
 	DPK_LIVE_COUNTER_TREE = 0,
 	DPK_LIVE_COUNTER_SQRT = 1,
 	DPK_LIVE_COUNTER_SHARE = 2,
-	DPK_LIVE_COUNTER_SQRT_SUMS = 3
+	DPK_LIVE_COUNTER_SQRT_SUMS = 3,
+	DPK_LIVE_COUNTER_SQRT_LIFTED = 4
 } DpkLiveCounter;
 
 /*
@@ -148,6 +152,14 @@ typedef enum DpkLiveCounter
  */
 #define DPK_LIVE_SQRT_SUMS_MAX_DRAWS 16777216.0
 
+/*
+ * Fewest cells the lifting-sum draws of a 'square_root_lifted' table must
+ * allow a release (dpk_live_lifted_cap): below, the table keeps the tree's
+ * sums.  Its releases lift from 19-38 cells at d = 384, 50 000 rows
+ * (doc/decisions/084).
+ */
+#define DPK_LIVE_LIFTED_MIN_CAP 256.0
+
 /* Fewest cells a square-root table is coarsened to, to fit the draws. */
 #define DPK_LIVE_SQRT_MIN_CELLS 1024.0
 
@@ -184,6 +196,14 @@ double		dpk_live_sqrt_draws(const DpkLiveConfig *cfg);
 double		dpk_live_cell_draws(const DpkLiveConfig *cfg, uint32_t t, bool sums);
 
 /*
+ * Most cells (of every copy) whose lifting sums a release of a
+ * square_root_lifted table draws: what DPK_LIVE_SQRT_SUMS_MAX_DRAWS leaves
+ * after every cell's count at the last release, 2 x horizon x d draws a
+ * cell (0 when the counts alone exceed it).  Public parameters only.
+ */
+double		dpk_live_lifted_cap(const DpkLiveConfig *cfg);
+
+/*
  * The counter of a new Gaussian table whose level was chosen for the binary
  * tree (box NULL: dpk_live_choose_level, else dpk_live_choose_level_box, as
  * the level was chosen).  forced: the square root, its level chosen again
@@ -200,8 +220,12 @@ double		dpk_live_cell_draws(const DpkLiveConfig *cfg, uint32_t t, bool sums);
  * sums on the square root too (DPK_LIVE_COUNTER_SQRT_SUMS) when, at its
  * level so chosen (never finer than the tree's), its last release reads at
  * most DPK_LIVE_SQRT_SUMS_MAX_DRAWS draws with every variance representable
- * (forced: always).  Pure tables keep DPK_LIVE_COUNTER_TREE.  Public
- * parameters only.
+ * (forced: always).  Where every cell's sums would exceed that, a table
+ * of at least DPK_LIVE_REFINE_MIN_D columns counts them
+ * on the square root too but draws them only for the cells a release lifts
+ * from (DPK_LIVE_COUNTER_SQRT_LIFTED), when dpk_live_lifted_cap allows at
+ * least DPK_LIVE_LIFTED_MIN_CAP cells.  Pure tables keep
+ * DPK_LIVE_COUNTER_TREE.  Public parameters only.
  */
 void		dpk_live_use_counter(DpkLiveConfig *cfg, const DpkBox *box, double size_hint,
 								 double max_cells, bool forced);
@@ -251,21 +275,25 @@ double		dpk_live_share_draws(const DpkLiveConfig *cfg);
 /* Whether a configuration counts with the square-root factorization. */
 #define DPK_LIVE_SQRT(cfg) \
 	((cfg)->delta > 0.0 && \
-	 ((cfg)->counter == DPK_LIVE_COUNTER_SQRT || (cfg)->counter == DPK_LIVE_COUNTER_SQRT_SUMS))
+	 ((cfg)->counter == DPK_LIVE_COUNTER_SQRT || (cfg)->counter == DPK_LIVE_COUNTER_SQRT_SUMS || \
+	  (cfg)->counter == DPK_LIVE_COUNTER_SQRT_LIFTED))
 
 /*
  * Whether counter family `which` (0 counts, 1 sums, 2 the norm counter) of
  * a square-root table counts with the square root: every family of a table
  * without projections; of a projected one the counts, and the lifting sums
  * when its counter is DPK_LIVE_COUNTER_SQRT_SUMS ('square_root_sums', a
- * release reads d times the draws: doc/decisions/061).  A projected
+ * release reads d times the draws: doc/decisions/061) or
+ * DPK_LIVE_COUNTER_SQRT_LIFTED (the same counter, read for fewer cells:
+ * doc/decisions/084).  A projected
  * table's norm counter keeps the binary tree (its unit is derived by
  * shards too; doc/decisions/041).
  */
 #define DPK_LIVE_SQRT_FAMILY(cfg, which) \
 	(DPK_LIVE_SQRT(cfg) && \
 	 ((which) == 0 || (cfg)->dhat == 0 || \
-	  ((which) == 1 && (cfg)->counter == DPK_LIVE_COUNTER_SQRT_SUMS)))
+	  ((which) == 1 && ((cfg)->counter == DPK_LIVE_COUNTER_SQRT_SUMS || \
+						(cfg)->counter == DPK_LIVE_COUNTER_SQRT_LIFTED))))
 
 /*
  * Defaults for a table (shares settled by test/bench); the tree of a new

@@ -385,6 +385,38 @@ void		dpk_live_refine_sums(const DpkLiveConfig *cfg, const uint8_t *reach,
 								 uint32_t t, const double *count, double *sum);
 
 /*
+ * Tables on DPK_LIVE_COUNTER_SQRT_LIFTED ('square_root_lifted': Gaussian,
+ * projected, with lifting sums): a release draws every cell's count, then
+ * the lifting sums, on the square root, of the cells it lifts from alone
+ * (dpk_live_lifted_cells; the others' sums are never drawn, doc/decisions/
+ * 084).  Reading the square-root sums of cells chosen by released counts is
+ * post-processing of the square_root_sums mechanism (doc/privacy.md).
+ */
+bool		dpk_live_lifts_sums(const DpkLiveConfig *cfg);
+
+/*
+ * The cells a release lifts from: in each copy those reach allows (NULL:
+ * all) whose noisy count clears the lowest coreset threshold any k'
+ * applies (the cells dpk_live_refine_sums refines), at most cap of them
+ * over every copy, the heaviest (then the lowest index).  lifted[c] is set
+ * to 1 for them and 0 for the others (copies * cells); returns how many.
+ */
+uint64_t	dpk_live_lifted_cells(const DpkLiveConfig *cfg, const uint8_t *reach, uint32_t t,
+								  const double *count, double cap, uint8_t *lifted);
+
+/*
+ * A square_root_lifted release's lifting sums, given its noisy counts:
+ * the true sums plus the square-root counter's noise (exactly the values
+ * the same table on square_root_sums releases) for the cells
+ * dpk_live_lifted_cells picks within dpk_live_lifted_cap, each other cell
+ * its count times its back-projected middle (in lift units), no noise
+ * drawn for it.  sum (copies * cells * d) is overwritten.
+ */
+void		dpk_live_lifted_sums(const DpkLiveConfig *cfg, const uint8_t *reach,
+								 const uint8_t key[DPK_KEY_BYTES], const DpkCellMap *state,
+								 uint32_t t, const double *count, double *sum);
+
+/*
  * Squared distance in the box per unit of squared distance between
  * positions: the widest side squared in metric positions (exact), the mean
  * squared side in normalized ones (an approximation).

@@ -173,7 +173,14 @@ dpk_live_noisy_projected_box(const DpkLiveConfig *cfg, const DpkBox *box,
 {
 	uint8_t    *reach = dpk_live_reach_mask(cfg, box);
 
-	dpk_live_noisy_projected_reach(cfg, reach, key, state, t, s, count, sum, sumnorm);
+	if (sum && dpk_live_lifts_sums(cfg))
+	{
+		/* every cell's count, then the lifted cells' sums alone */
+		dpk_live_noisy_projected_reach(cfg, reach, key, state, t, s, count, NULL, sumnorm);
+		dpk_live_lifted_sums(cfg, reach, key, state, t, count, sum);
+	}
+	else
+		dpk_live_noisy_projected_reach(cfg, reach, key, state, t, s, count, sum, sumnorm);
 	if (sum && dpk_live_refines_sums(cfg))
 		dpk_live_refine_sums(cfg, reach, key, state, t, count, sum);
 	if (reach)

@@ -1,9 +1,11 @@
 /*
  * live_refine.c
- *		Large-d Gaussian live tables with a norm bound: the lifting sums of
- *		the cells a release can lift from, re-estimated from every complete
- *		node under the binary decomposition's nodes (see live_core.h,
- *		dpk_live_refines_sums; doc/decisions/075-lifting-sums-subtree-estimate.md).
+ *		Large-d Gaussian live tables: the lifting sums of the cells a
+ *		release can lift from, with a norm bound re-estimated from every
+ *		complete node under the binary decomposition's nodes (see live_core.h,
+ *		dpk_live_refines_sums; doc/decisions/075-lifting-sums-subtree-estimate.md)
+ *		or, on the square root, drawn for those cells alone
+ *		(dpk_live_lifts_sums; doc/decisions/084-lifted-sums-on-the-square-root.md).
  *
  * The plain binary decomposition reads one node per 1 bit of t; each of
  * those nodes is the root of a complete subtree whose nodes the tree has
@@ -21,12 +23,15 @@
 #include "live_reach.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "coreset.h"
 #include "counter.h"
 #include "dpk_mem.h"
+#include "lift.h"
 #include "noise.h"
+#include "projection.h"
 
 /* Whether a table's releases refine their lifting sums (see live_core.h). */
 bool
@@ -204,4 +209,155 @@ dpk_live_refine_sums(const DpkLiveConfig *cfg, const uint8_t *reach,
 	dpk_free(weight);
 	dpk_free(draw);
 	dpk_free(acc);
+}
+
+/* Whether a table's releases draw the lifted cells' sums alone (see live_core.h). */
+bool
+dpk_live_lifts_sums(const DpkLiveConfig *cfg)
+{
+	return cfg->counter == DPK_LIVE_COUNTER_SQRT_LIFTED && cfg->delta > 0.0 &&
+		cfg->dhat > 0 && cfg->sum_share > 0.0;
+}
+
+/* A candidate lifted cell: its noisy count and index. */
+typedef struct LiftedCandidate
+{
+	double		count;
+	uint64_t	cell;
+} LiftedCandidate;
+
+/* Heavier first, then the lower index: a total order on released values. */
+static int
+lifted_cmp(const void *pa, const void *pb)
+{
+	const LiftedCandidate *a = pa,
+			   *b = pb;
+
+	if (a->count != b->count)
+		return a->count > b->count ? -1 : 1;
+	return a->cell < b->cell ? -1 : a->cell > b->cell;
+}
+
+/* The cells a release lifts from (see live_core.h). */
+uint64_t
+dpk_live_lifted_cells(const DpkLiveConfig *cfg, const uint8_t *reach, uint32_t t,
+					  const double *count, double cap, uint8_t *lifted)
+{
+	uint64_t	ncells = dpk_live_copy_cells(cfg),
+				total = (uint64_t) cfg->copies * ncells,
+				n = 0,
+				c,
+				i;
+	int			r;
+	LiftedCandidate *cand;
+
+	memset(lifted, 0, total);
+	for (r = 0; r < cfg->copies; r++)
+	{
+		uint64_t	c0 = (uint64_t) r * ncells;
+		double		cells = 0.0,
+					th;
+
+		for (c = 0; c < ncells; c++)
+			cells += reach ? (reach[c0 + c] != 0) : 1.0;
+		th = refine_threshold(cfg, t, cells);
+		for (c = 0; c < ncells; c++)
+			if (count[c0 + c] > th && (!reach || reach[c0 + c]))
+			{
+				lifted[c0 + c] = 1;
+				n++;
+			}
+	}
+	if ((double) n <= cap)
+		return n;
+	/* more than the draws allow: the heaviest cap of them */
+	cand = dpk_alloc(n * sizeof(LiftedCandidate));
+	for (c = 0, i = 0; c < total; c++)
+		if (lifted[c])
+			cand[i++] = (LiftedCandidate) {count[c], c};
+	qsort(cand, n, sizeof(LiftedCandidate), lifted_cmp);
+	for (i = (uint64_t) cap; i < n; i++)
+		lifted[cand[i].cell] = 0;
+	dpk_free(cand);
+	return (uint64_t) cap;
+}
+
+/*
+ * A cell whose sums a release does not draw: its count times its
+ * back-projected middle (the centre dpk_live_projected_cell_centre shows
+ * for a cell without rows), so histograms show it there.  Public values
+ * and a released count.
+ */
+static void
+unlifted_sum(const DpkLiveConfig *cfg, const DpkProjection *proj, uint64_t c,
+			 double count, double *u, double *sum)
+{
+	int			j;
+
+	dpk_live_projected_cell_centre(cfg, proj, cfg->level, c, 0.0, NULL, u);
+	for (j = 0; j < cfg->d; j++)
+		sum[j] = count * DPK_LIFT_UNITS * (u[j] - 0.5);
+}
+
+/* The lifted cells' sums on the square root (see live_core.h). */
+void
+dpk_live_lifted_sums(const DpkLiveConfig *cfg, const uint8_t *reach,
+					 const uint8_t key[DPK_KEY_BYTES], const DpkCellMap *state,
+					 uint32_t t, const double *count, double *sum)
+{
+	int			d = cfg->d,
+				j,
+				r;
+	uint64_t	ncells = dpk_live_copy_cells(cfg),
+				total = (uint64_t) cfg->copies * ncells,
+				split = total,
+				c;
+	uint8_t    *lifted = dpk_alloc(total);
+	int64_t    *noise = dpk_alloc((1 + d) * sizeof(int64_t));
+	double	   *u = dpk_alloc(d * sizeof(double));
+	const int64_t *split_noise = NULL;
+	void	   *handle = NULL;
+
+	if (!dpk_live_lifts_sums(cfg))
+		dpk_fail("lifted sums for a table without them");
+	dpk_live_lifted_cells(cfg, reach, t, count, dpk_live_lifted_cap(cfg), lifted);
+	/* other processes may draw the cells from split on (unlifted ones: zeros) */
+	if (dpk_live_noise_split != NULL)
+		handle = dpk_live_noise_split->begin(cfg, lifted, key, t, true, total, &split);
+	for (r = 0; r < cfg->copies; r++)
+	{
+		DpkProjection proj;
+
+		dpk_live_projection(cfg, r, &proj);
+		for (c = (uint64_t) r * ncells; c < (uint64_t) (r + 1) * ncells; c++)
+		{
+			const int64_t *vals;
+
+			if ((c & 255) == 0)
+				dpk_check_interrupts();
+			if (!lifted[c])
+			{
+				unlifted_sum(cfg, &proj, c - (uint64_t) r * ncells, count[c], u, sum + c * d);
+				continue;
+			}
+			if (c >= split)
+			{
+				if (split_noise == NULL)
+					split_noise = dpk_live_noise_split->finish(handle);
+				memcpy(noise, split_noise + (c - split) * (1 + d), (1 + d) * sizeof(int64_t));
+			}
+			else
+				dpk_live_projected_noise_range(cfg, NULL, key, t, true, c, c + 1, noise);
+			/* the exact integer, then a double: as every other released value */
+			vals = dpk_cellmap_find(state, c);
+			for (j = 0; j < d; j++)
+				sum[c * d + j] = (double) (noise[1 + j] + (vals ? vals[1 + j] : 0));
+		}
+		dpk_projection_free(&proj);
+	}
+	if (handle != NULL)
+		dpk_live_noise_split->end(handle);
+	dpk_free(lifted);
+	dpk_free(noise);
+	dpk_free(u);
 }
