@@ -109,6 +109,30 @@ FROM dp_centers('gp6', 4) c;
 SELECT dp_detach('gp6'), dp_detach('gp6long'), dp_detach('gp6forced');
 DROP TABLE gp6, gp6long, gp6forced;
 
+-- 128 columns at horizon 16: every cell's sums would read 2 x 16 x 4 096 x
+-- 129 draws (over 2^24), so a release draws the sums of the cells it lifts
+-- from alone ('square_root_lifted'); four blobs of 500 rows, each far above
+-- the coreset threshold, give four centres on the blobs
+CREATE TABLE gp128 (v float8[]);
+INSERT INTO gp128
+SELECT array_agg(CASE WHEN j % 4 = b THEN 80 ELSE 20 END + (random() - 0.5) ORDER BY j)
+FROM generate_series(0, 1999) i, LATERAL (SELECT i % 4 AS b) bb, generate_series(0, 127) j
+GROUP BY i, b;
+SELECT dp_attach('gp128', ARRAY['v'], 4, 1.0, array_fill(0::float8, ARRAY[128]),
+                 array_fill(100::float8, ARRAY[128]), horizon => 16, size_hint => 100000, delta => 1e-6);
+SELECT dhat, level, counter FROM dpkmeans_internal.tracked WHERE relid = 'gp128'::regclass;
+SELECT value FROM dp_privacy_report('gp128') WHERE item = 'lifting sums read';
+UPDATE dpkmeans_internal.keys SET key = decode(repeat('5a', 32), 'hex') WHERE relid = 'gp128'::regclass;
+SELECT dp_release('gp128');
+-- each centre's nearest blob: every blob has one, nearer than half way to
+-- the others (blobs are 480 apart; the centres' noise is about 130)
+SELECT count(*) AS centres, count(DISTINCT b) AS blobs, max(dist) < 240 AS near
+FROM (SELECT DISTINCT ON (c.center) b.b, sqrt(sum((c.center[j] - CASE WHEN (j - 1) % 4 = b.b THEN 80 ELSE 20 END) ^ 2)) AS dist
+      FROM dp_centers('gp128', 4) c, generate_series(0, 3) b(b), generate_series(1, 128) j
+      GROUP BY c.center, b.b ORDER BY c.center, dist) x;
+SELECT dp_detach('gp128');
+DROP TABLE gp128;
+
 -- releases: every read of a release is the same until the next release;
 -- the centres find the four blobs
 UPDATE dpkmeans_internal.keys SET key = decode(repeat('5a', 32), 'hex')
