@@ -84,6 +84,20 @@ refine_threshold(const DpkLiveConfig *cfg, uint32_t t, double cells)
 	return th * (1.0 - 1e-9);
 }
 
+/* refine_threshold of copy r, from its reachable cells (reach NULL: all). */
+static double
+copy_threshold(const DpkLiveConfig *cfg, const uint8_t *reach, uint32_t t, int r)
+{
+	uint64_t	ncells = dpk_live_copy_cells(cfg),
+				c0 = (uint64_t) r * ncells,
+				c;
+	double		cells = 0.0;
+
+	for (c = 0; c < ncells; c++)
+		cells += reach ? (reach[c0 + c] != 0) : 1.0;
+	return refine_threshold(cfg, t, cells);
+}
+
 /* Greatest common divisor of two positive integers. */
 static int64_t
 gcd64(int64_t a, int64_t b)
@@ -174,12 +188,8 @@ dpk_live_refine_sums(const DpkLiveConfig *cfg, const uint8_t *reach,
 	{
 		uint64_t	c,
 					c0 = (uint64_t) r * ncells;
-		double		cells = 0.0,
-					th;
+		double		th = copy_threshold(cfg, reach, t, r);
 
-		for (c = 0; c < ncells; c++)
-			cells += reach ? (reach[c0 + c] != 0) : 1.0;
-		th = refine_threshold(cfg, t, cells);
 		for (c = 0; c < ncells; c++)
 		{
 			/* the key of live_gauss_cell_noise: the level byte carries the copy */
@@ -255,12 +265,8 @@ dpk_live_lifted_cells(const DpkLiveConfig *cfg, const uint8_t *reach, uint32_t t
 	for (r = 0; r < cfg->copies; r++)
 	{
 		uint64_t	c0 = (uint64_t) r * ncells;
-		double		cells = 0.0,
-					th;
+		double		th = copy_threshold(cfg, reach, t, r);
 
-		for (c = 0; c < ncells; c++)
-			cells += reach ? (reach[c0 + c] != 0) : 1.0;
-		th = refine_threshold(cfg, t, cells);
 		for (c = 0; c < ncells; c++)
 			if (count[c0 + c] > th && (!reach || reach[c0 + c]))
 			{
