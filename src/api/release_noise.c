@@ -29,8 +29,8 @@
 /*
  * Fewest noise draws (the cells the mask keeps x dpk_live_cell_draws:
  * coordinates x the tree nodes of t, or x 2 t for a family on the square
- * root) a release hands to workers: below, about a tenth of a second, starting them costs more than
- * it saves.
+ * root) a release hands to workers: below, about a tenth of a second,
+ * starting them costs more than it saves.
  */
 #define DPK_NOISE_SPLIT_MIN_DRAWS 1048576.0
 

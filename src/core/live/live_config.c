@@ -216,9 +216,9 @@ live_may_lift_sums(const DpkLiveConfig *cfg)
 /*
  * A projected Gaussian table with its counts and lifting sums on the square
  * root (DPK_LIVE_COUNTER_SQRT_SUMS, or DPK_LIVE_COUNTER_SQRT_LIFTED where
- * every cell's sums would not fit but the lifted cells' do), its level chosen for that noise and
- * never finer than the tree's (only the tree's level was measured: doc/
- * decisions/059), not coarsened: true and *cfg set when forced, or when its
+ * every cell's sums would not fit but the lifted cells' do), its level
+ * chosen for that noise and never finer than the tree's (only the tree's
+ * level was measured: doc/decisions/059), not coarsened: true and *cfg set when forced, or when its
  * last release reads at most DPK_LIVE_SQRT_SUMS_MAX_DRAWS draws with every
  * variance representable under the norm unit attach will give it; else
  * false and *cfg unchanged.

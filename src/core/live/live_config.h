@@ -155,7 +155,7 @@ typedef enum DpkLiveCounter
 /*
  * Fewest cells the lifting-sum draws of a 'square_root_lifted' table must
  * allow a release (dpk_live_lifted_cap): below, the table keeps the tree's
- * sums.  Its releases lift from 19-38 cells at d = 384, 50 000 rows
+ * sums.  Its releases lift from 13-40 cells at d = 384, 50 000 rows
  * (doc/decisions/084).
  */
 #define DPK_LIVE_LIFTED_MIN_CAP 256.0
@@ -221,11 +221,11 @@ double		dpk_live_lifted_cap(const DpkLiveConfig *cfg);
  * level so chosen (never finer than the tree's), its last release reads at
  * most DPK_LIVE_SQRT_SUMS_MAX_DRAWS draws with every variance representable
  * (forced: always).  Where every cell's sums would exceed that, a table
- * of at least DPK_LIVE_REFINE_MIN_D columns counts them
- * on the square root too but draws them only for the cells a release lifts
- * from (DPK_LIVE_COUNTER_SQRT_LIFTED), when dpk_live_lifted_cap allows at
- * least DPK_LIVE_LIFTED_MIN_CAP cells.  Pure tables keep
- * DPK_LIVE_COUNTER_TREE.  Public parameters only.
+ * of at least DPK_LIVE_REFINE_MIN_D columns counts them on the square root
+ * too but draws them only for the cells a release lifts from
+ * (DPK_LIVE_COUNTER_SQRT_LIFTED), when dpk_live_lifted_cap allows at least
+ * DPK_LIVE_LIFTED_MIN_CAP cells.  Pure tables keep DPK_LIVE_COUNTER_TREE.
+ * Public parameters only.
  */
 void		dpk_live_use_counter(DpkLiveConfig *cfg, const DpkBox *box, double size_hint,
 								 double max_cells, bool forced);
@@ -285,9 +285,8 @@ double		dpk_live_share_draws(const DpkLiveConfig *cfg);
  * when its counter is DPK_LIVE_COUNTER_SQRT_SUMS ('square_root_sums', a
  * release reads d times the draws: doc/decisions/061) or
  * DPK_LIVE_COUNTER_SQRT_LIFTED (the same counter, read for fewer cells:
- * doc/decisions/084).  A projected
- * table's norm counter keeps the binary tree (its unit is derived by
- * shards too; doc/decisions/041).
+ * doc/decisions/084).  A projected table's norm counter keeps the binary
+ * tree (its unit is derived by shards too; doc/decisions/041).
  */
 #define DPK_LIVE_SQRT_FAMILY(cfg, which) \
 	(DPK_LIVE_SQRT(cfg) && \
