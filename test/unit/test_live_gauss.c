@@ -695,7 +695,8 @@ test_counter_choice(void)
 		}			pcases[] = {
 			{16, 1e5, 16, 2, DPK_LIVE_COUNTER_SQRT_SUMS, 2},	/* 2.2 M draws */
 			{64, 1e5, 64, 2, DPK_LIVE_COUNTER_SQRT, 2},	/* with the sums 34 M */
-			{384, 5e4, 16, 2, DPK_LIVE_COUNTER_SQRT, 2},	/* norm_shift > 0 */
+			{384, 5e4, 16, 2, DPK_LIVE_COUNTER_SQRT_LIFTED, 2},	/* norm_shift > 0 */
+			{384, 5e4, 256, 2, DPK_LIVE_COUNTER_TREE, 2},	/* the lifted cells' cap below 256 */
 			{16, 1e5, 256, 2, DPK_LIVE_COUNTER_TREE, 2},	/* 2^21 draws, 64 cells below */
 			{16, 1e5, 1024, 2, DPK_LIVE_COUNTER_TREE, 2},
 			{16, 1e5, 16, 1, DPK_LIVE_COUNTER_SQRT_SUMS, 1},	/* never finer than the tree's */
@@ -718,8 +719,11 @@ test_counter_choice(void)
 			CHECK(cfg.counter == pcases[c].counter && cfg.level == pcases[c].want_level &&
 				  cfg.norm_shift == tree.norm_shift &&
 				  (cfg.counter == DPK_LIVE_COUNTER_TREE ||
-				   dpk_live_sqrt_draws(&cfg) == 2.0 * cfg.horizon * dpk_live_copy_cells(&cfg) *
-				   (cfg.counter == DPK_LIVE_COUNTER_SQRT_SUMS ? 1.0 + cfg.d : 1.0)),
+				   dpk_live_sqrt_draws(&cfg) == 2.0 * cfg.horizon *
+				   (cfg.counter == DPK_LIVE_COUNTER_SQRT_LIFTED
+					? dpk_live_copy_cells(&cfg) + dpk_live_lifted_cap(&cfg) * cfg.d
+					: dpk_live_copy_cells(&cfg) *
+					(cfg.counter == DPK_LIVE_COUNTER_SQRT_SUMS ? 1.0 + cfg.d : 1.0))),
 				  "projected counter choice %zu (d = %d, T = %u): counter %d level %d, "
 				  "norm shift %d (tree's %d), draws %.0f", c, pcases[c].d, pcases[c].T,
 				  cfg.counter, cfg.level, cfg.norm_shift, tree.norm_shift,
