@@ -2,7 +2,7 @@
 EXTENSION = dpkmeans
 MODULE_big = dpkmeans
 DATA = sql/dpkmeans--0.9.sql sql/dpkmeans--0.1.sql sql/dpkmeans--0.1--0.2.sql sql/dpkmeans--0.2--0.3.sql sql/dpkmeans--0.3--0.4.sql sql/dpkmeans--0.4--0.5.sql sql/dpkmeans--0.5--0.6.sql sql/dpkmeans--0.6--0.7.sql sql/dpkmeans--0.7--0.8.sql sql/dpkmeans--0.8--0.9.sql \
-	postgis/dpkmeans_postgis.control postgis/dpkmeans_postgis--0.8.sql
+	postgis/dpkmeans_postgis.control postgis/dpkmeans_postgis--0.8.sql postgis/dpkmeans_postgis--0.8--0.9.sql
 
 # The sources by layer, lowest first; a folder includes only its own headers
 # and those of the folders before it (scripts/check-layers.sh checks it).

@@ -331,7 +331,7 @@ COMMENT ON FUNCTION dp_cost_curve(regclass, text, int) IS
 
 CREATE FUNCTION dp_box(tbl regclass)
 RETURNS TABLE(lower float8[], upper float8[])
-AS 'MODULE_PATHNAME', 'dp_box' LANGUAGE C STABLE;
+AS 'MODULE_PATHNAME', 'dp_box' LANGUAGE C STABLE ROWS 1;
 COMMENT ON FUNCTION dp_box(regclass) IS
 'reader: the box the table was attached with (public configuration), one bound per dimension';
 

@@ -181,6 +181,7 @@ SELECT dp_verify('logs');
 
 -- a tracked column cannot be dropped while attached; DROP TABLE cleans up
 ALTER TABLE logs DROP COLUMN a;
+ALTER TABLE logs DROP COLUMN a CASCADE;
 ALTER TABLE logs DROP COLUMN note;
 -- nor can the triggers be switched off, dropped or renamed, nor a tracked
 -- column retyped or renamed: each would let writes go uncounted

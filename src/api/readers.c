@@ -38,12 +38,14 @@ static Datum
 make_float8_array(const double *v, int n)
 {
 	Datum	   *elems = palloc(n * sizeof(Datum));
+	ArrayType  *a;
 	int			i;
 
 	for (i = 0; i < n; i++)
 		elems[i] = Float8GetDatum(v[i]);
-	return PointerGetDatum(construct_array(elems, n, FLOAT8OID, sizeof(float8),
-										   FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+	a = construct_array(elems, n, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
+	pfree(elems);
+	return PointerGetDatum(a);
 }
 
 /*
@@ -202,7 +204,10 @@ histogram_row(ReturnSetInfo *rsinfo, const DpkTracked *tr, const HistRelease *hr
 	out[4] = Int32GetDatum(hr->t);
 	out[5] = TimestampTzGetDatum(hr->made_at);
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, out, nulls);
+	/* the tuplestore keeps its own copy: reuse the memory for the next row */
 	pfree(cellv);
+	pfree(DatumGetPointer(out[1]));
+	pfree(DatumGetPointer(out[2]));
 }
 
 /*

@@ -205,6 +205,11 @@ guard_alter_table(AlterTableStmt *stmt)
 				if (is_tracked_column(tr, cmd->name))
 					refuse(relid, psprintf("change the type of tracked column \"%s\"", cmd->name));
 				break;
+			case AT_DropColumn:
+				/* before PostgreSQL's own check, whose hint (CASCADE) leads nowhere */
+				if (is_tracked_column(tr, cmd->name))
+					refuse(relid, psprintf("drop tracked column \"%s\"", cmd->name));
+				break;
 			case AT_ReplicaIdentity:
 				/* the WAL capture reads the old rows REPLICA IDENTITY FULL logs */
 				if (tr->capture_wal)

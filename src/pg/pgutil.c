@@ -305,7 +305,8 @@ dpk_pg_check_box(ArrayType *lower, ArrayType *upper, double **lo, double **hi, i
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("lower must be below upper in every dimension (dimension %d: %g >= %g)",
 							j + 1, (*lo)[j], (*hi)[j]),
-					 errdetail("The box must have a positive width in every dimension.")));
+					 errdetail("The box must have a positive width in every dimension."),
+					 errhint("Give each dimension's smaller bound in lower and its larger in upper.")));
 		if (isinf((*hi)[j] - (*lo)[j]))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -125,6 +125,7 @@ dpk_store_merge_stored(DpkCellMap *m, Datum value, int sign)
 									   len, m->d, &head, &n))
 		cells_corrupt();
 	pfree(slice);
+	dpk_cellmap_reserve(m, Max(m->n, n));
 	per = Max(1, DPK_STORE_SLICE_BYTES / entry);
 	for (i = 0; i < n; i += per)
 	{

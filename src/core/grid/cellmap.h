@@ -27,6 +27,12 @@ void		dpk_cellmap_init(DpkCellMap *m, int d);
 /* Free a map's arrays. */
 void		dpk_cellmap_free(DpkCellMap *m);
 
+/*
+ * Make room for n cells, so that the map holds n without growing; never
+ * shrinks.  Merging a map of n cells into m holds at least max(m->n, n).
+ */
+void		dpk_cellmap_reserve(DpkCellMap *m, size_t n);
+
 /* The counters of a cell, created zeroed if absent (1 + d values). */
 int64_t    *dpk_cellmap_get(DpkCellMap *m, uint64_t cell);
 
