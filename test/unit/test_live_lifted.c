@@ -102,6 +102,22 @@ test_choice(void)
 			   cases[c].d, cases[c].T, (unsigned long long) dpk_live_copy_cells(&cfg) * cfg.copies,
 			   cfg.counter, cap);
 	}
+	/* forced (dpkmeans.gaussian_counter = 'square_root'): the same rule */
+	{
+		DpkLiveConfig cfg;
+		DpkBox		box = {384, lo, up};
+
+		attach_config(&cfg, 384, 16, 1e-6, 0.0, lo, up);
+		dpk_live_use_counter(&cfg, &box, 1e5, 4194304.0, true);
+		CHECK(cfg.counter == DPK_LIVE_COUNTER_SQRT_LIFTED &&
+			  dpk_live_lifted_cap(&cfg) >= DPK_LIVE_LIFTED_MIN_CAP,
+			  "forced, d = 384, T = 16: counter %d, cap %.0f", cfg.counter,
+			  dpk_live_lifted_cap(&cfg));
+		attach_config(&cfg, 384, 1024, 1e-6, 0.0, lo, up);
+		dpk_live_use_counter(&cfg, &box, 1e5, 4194304.0, true);
+		CHECK(cfg.counter == DPK_LIVE_COUNTER_SQRT_SUMS,
+			  "forced, d = 384, T = 1024 (cap below the minimum): counter %d", cfg.counter);
+	}
 	CHECK(strcmp(dpk_live_counter_name(DPK_LIVE_COUNTER_SQRT_LIFTED), "square_root_lifted") == 0,
 		  "stored name %s", dpk_live_counter_name(DPK_LIVE_COUNTER_SQRT_LIFTED));
 }

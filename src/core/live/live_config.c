@@ -234,22 +234,25 @@ live_use_sqrt_sums(DpkLiveConfig *cfg, const DpkLiveConfig *tree, const DpkBox *
 	probe.counter = DPK_LIVE_COUNTER_SQRT_SUMS;
 	probe.level = box ? dpk_live_choose_level_box(&probe, box, size_hint, max_cells)
 		: dpk_live_choose_level(&probe, size_hint, max_cells);
+	if (!forced && probe.level > tree->level)
+		probe.level = tree->level;
+
+	/*
+	 * Too many draws for every cell's sums: those of the cells a release
+	 * lifts from alone (the same values where it reads them), forced or not,
+	 * when at least DPK_LIVE_LIFTED_MIN_CAP cells fit.
+	 */
+	if (dpk_live_sqrt_draws(&probe) > DPK_LIVE_SQRT_SUMS_MAX_DRAWS && live_may_lift_sums(&probe))
+	{
+		probe.counter = DPK_LIVE_COUNTER_SQRT_LIFTED;
+		if (dpk_live_lifted_cap(&probe) < DPK_LIVE_LIFTED_MIN_CAP)
+			probe.counter = DPK_LIVE_COUNTER_SQRT_SUMS;
+	}
 	if (!forced)
 	{
-		if (probe.level > tree->level)
-			probe.level = tree->level;
-		/*
-		 * Too many draws for every cell's sums: those of the cells a release
-		 * lifts from alone, where its consumers read no others.
-		 */
-		if (dpk_live_sqrt_draws(&probe) > DPK_LIVE_SQRT_SUMS_MAX_DRAWS &&
-			live_may_lift_sums(&probe))
-			probe.counter = DPK_LIVE_COUNTER_SQRT_LIFTED;
 		normed = probe;
 		dpk_live_use_norm_shift(&normed);
 		if (dpk_live_sqrt_draws(&probe) > DPK_LIVE_SQRT_SUMS_MAX_DRAWS ||
-			(probe.counter == DPK_LIVE_COUNTER_SQRT_LIFTED &&
-			 dpk_live_lifted_cap(&probe) < DPK_LIVE_LIFTED_MIN_CAP) ||
 			!dpk_live_scales_representable(&normed, &largest))
 			return false;
 	}

@@ -224,8 +224,8 @@ double		dpk_live_lifted_cap(const DpkLiveConfig *cfg);
  * of at least DPK_LIVE_REFINE_MIN_D columns counts them on the square root
  * too but draws them only for the cells a release lifts from
  * (DPK_LIVE_COUNTER_SQRT_LIFTED), when dpk_live_lifted_cap allows at least
- * DPK_LIVE_LIFTED_MIN_CAP cells.  Pure tables keep DPK_LIVE_COUNTER_TREE.
- * Public parameters only.
+ * DPK_LIVE_LIFTED_MIN_CAP cells (forced too).  Pure tables keep
+ * DPK_LIVE_COUNTER_TREE.  Public parameters only.
  */
 void		dpk_live_use_counter(DpkLiveConfig *cfg, const DpkBox *box, double size_hint,
 								 double max_cells, bool forced);
