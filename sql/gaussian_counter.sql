@@ -73,7 +73,9 @@ SET dpkmeans.gaussian_counter = 'square_root';
 SELECT dp_attach('gp6forced', ARRAY['a', 'b', 'c', 'e', 'f', 'g'], 4, 1.0, ARRAY[0, 0, 0, 0, 0, 0],
                  ARRAY[100, 100, 100, 100, 100, 100], horizon => 1024, size_hint => 1000, delta => 1e-6);
 RESET dpkmeans.gaussian_counter;
--- 32 columns at horizon 64: the sums would read 2 x 64 x 4 096 x 33 draws
+-- 32 columns at horizon 64: every cell's sums would read 2 x 64 x 4 096 x
+-- 33 draws; its counts fit 2^20, so the lifted cells' sums alone
+-- ('square_root_lifted')
 CREATE TABLE gp32 (v float8[]);
 SELECT dp_attach('gp32', ARRAY['v'], 4, 1.0, array_fill(0::float8, ARRAY[32]),
                  array_fill(100::float8, ARRAY[32]), horizon => 64, size_hint => 100000, delta => 1e-6);

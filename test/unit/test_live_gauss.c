@@ -694,7 +694,7 @@ test_counter_choice(void)
 			int			want_level;
 		}			pcases[] = {
 			{16, 1e5, 16, 2, DPK_LIVE_COUNTER_SQRT_SUMS, 2},	/* 2.2 M draws */
-			{64, 1e5, 64, 2, DPK_LIVE_COUNTER_SQRT, 2},	/* with the sums 34 M */
+			{64, 1e5, 64, 2, DPK_LIVE_COUNTER_SQRT_LIFTED, 2},	/* every cell's sums 34 M */
 			{384, 5e4, 16, 2, DPK_LIVE_COUNTER_SQRT_LIFTED, 2},	/* norm_shift > 0 */
 			{384, 5e4, 256, 2, DPK_LIVE_COUNTER_TREE, 2},	/* the lifted cells' cap below 256 */
 			{16, 1e5, 256, 2, DPK_LIVE_COUNTER_TREE, 2},	/* 2^21 draws, 64 cells below */

@@ -51,11 +51,11 @@ attach_config(DpkLiveConfig *cfg, int d, uint32_t T, double delta, double norm_b
 }
 
 /*
- * The choice: square_root_lifted for d >= 128 where every cell's sums
- * exceed the draws and the lifted ones fit, with or without a norm bound;
- * square_root_sums where every cell's fit (d = 64, 96; 1 536 at 64 cells);
- * counts alone below 128 columns; the tree where even the counts' draws
- * exceed theirs, and for pure tables.  The cap is what the budget leaves.
+ * The choice: square_root_lifted where every cell's sums exceed the draws,
+ * the lifted ones fit and the counts alone fit 2^20 draws, with or without
+ * a norm bound; square_root_sums where every cell's fit (d = 64, 96; 1 536
+ * at 64 cells); the tree where even the counts' draws exceed theirs, and
+ * for pure tables.  The cap is what the budget leaves.
  */
 static void
 test_choice(void)
@@ -73,7 +73,9 @@ test_choice(void)
 		{384, 64, 1e-6, 50.0, DPK_LIVE_COUNTER_SQRT_LIFTED},
 		{384, 1024, 1e-6, 50.0, DPK_LIVE_COUNTER_TREE},	/* beyond the cap, and the counts' draws */
 		{384, 16, 1e-6, 0.0, DPK_LIVE_COUNTER_SQRT_LIFTED},	/* no norm bound */
-		{64, 64, 1e-6, 50.0, DPK_LIVE_COUNTER_SQRT},	/* below 128 columns: counts alone */
+		{64, 64, 1e-6, 50.0, DPK_LIVE_COUNTER_SQRT_LIFTED},
+		{64, 64, 1e-6, 0.0, DPK_LIVE_COUNTER_SQRT_LIFTED},
+		{16, 256, 1e-6, 0.0, DPK_LIVE_COUNTER_TREE},	/* the counts alone over 2^20 draws */
 		{64, 16, 1e-6, 50.0, DPK_LIVE_COUNTER_SQRT_SUMS},	/* every cell's sums fit */
 		{96, 16, 1e-6, 50.0, DPK_LIVE_COUNTER_SQRT_SUMS},
 		{384, 16, 0.0, 50.0, DPK_LIVE_COUNTER_TREE},	/* pure */
@@ -224,21 +226,21 @@ add_rows(const DpkLiveConfig *cfg, DpkCellMap *state, int rows, int nc, uint64_t
 }
 
 /*
- * A release of 6 000 rows in 5 clusters at d = 128 (t = 7), with and
- * without a norm bound: the table on
+ * A release of 6 000 rows in 5 clusters (t = 7) at d = 128 and at d = 64
+ * (horizon 64), with and without a norm bound: the table on
  * square_root_lifted and the same table on square_root_sums give the same
  * counts (every cell), the same sums for every lifted cell, the same noisy
  * sum of norms, and the same centres, sizes and costs for every k'; an
  * unlifted cell's sums put it at its back-projected middle.
  */
 static void
-test_release_same(double norm_bound)
+test_release_same(int d, uint32_t T, double norm_bound)
 {
 	DpkLiveConfig lifted,
 				sums;
 	static double lo[128],
 				up[128];
-	DpkBox		box = {128, lo, up};
+	DpkBox		box = {d, lo, up};
 	DpkCellMap	state;
 	uint8_t		key[DPK_KEY_BYTES],
 				nonce[DPK_NONCE_BYTES] = {0};
@@ -249,8 +251,7 @@ test_release_same(double norm_bound)
 				count_diff = 0,
 				sum_diff = 0,
 				middle_off = 0;
-	int			d = 128,
-				k,
+	int			k,
 				j;
 	double	   *count[2],
 			   *sum[2],
@@ -260,9 +261,9 @@ test_release_same(double norm_bound)
 	DpkLiveRelease rel[2];
 	DpkProjection proj;
 
-	attach_config(&lifted, d, 16, 1e-6, norm_bound, lo, up);
-	CHECK(lifted.counter == DPK_LIVE_COUNTER_SQRT_LIFTED, "d = 128, norm bound %g: counter %d",
-		  norm_bound, lifted.counter);
+	attach_config(&lifted, d, T, 1e-6, norm_bound, lo, up);
+	CHECK(lifted.counter == DPK_LIVE_COUNTER_SQRT_LIFTED, "d = %d, T = %u, norm bound %g: counter %d",
+		  d, T, norm_bound, lifted.counter);
 	sums = lifted;
 	sums.counter = DPK_LIVE_COUNTER_SQRT_SUMS;
 	k = lifted.k;
@@ -320,9 +321,9 @@ test_release_same(double norm_bound)
 		  rel[0].coreset_size == rel[1].coreset_size,
 		  "release: centres, sizes or costs differ from square_root_sums' (coreset %d vs %d)",
 		  rel[0].coreset_size, rel[1].coreset_size);
-	printf("  norm bound %g, t = 7: %llu of %llu cells lifted, coreset %d, the same release as "
-		   "square_root_sums\n", norm_bound, (unsigned long long) nl, (unsigned long long) total,
-		   rel[0].coreset_size);
+	printf("  d = %d, T = %u, norm bound %g, t = 7: %llu of %llu cells lifted, coreset %d, "
+		   "the same release as square_root_sums\n", d, T, norm_bound, (unsigned long long) nl,
+		   (unsigned long long) total, rel[0].coreset_size);
 	dpk_projection_free(&proj);
 	dpk_cellmap_free(&state);
 	for (int v = 0; v < 2; v++)
@@ -341,7 +342,9 @@ main(void)
 	printf("test_live_lifted:\n");
 	test_choice();
 	test_cells();
-	test_release_same(50.0);
-	test_release_same(0.0);
+	test_release_same(128, 16, 50.0);
+	test_release_same(128, 16, 0.0);
+	test_release_same(64, 64, 0.0);
+	test_release_same(64, 64, 50.0);
 	UNIT_DONE("test_live_lifted");
 }

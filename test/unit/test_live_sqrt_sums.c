@@ -377,8 +377,8 @@ test_sums_variance(void)
 /*
  * The counter dp_attach gives: square_root_sums where the last release's
  * draws fit DPK_LIVE_SQRT_SUMS_MAX_DRAWS, and never at a finer level than
- * the tree's; 'square_root' (counts only) where only the counts fit, and
- * from 128 columns square_root_lifted (test_live_lifted).
+ * the tree's; square_root_lifted where only the lifted cells' fit
+ * (test_live_lifted).
  */
 static void
 test_choice(void)
@@ -392,7 +392,7 @@ test_choice(void)
 		{16, 16, DPK_LIVE_COUNTER_SQRT_SUMS},
 		{64, 16, DPK_LIVE_COUNTER_SQRT_SUMS},
 		{16, 64, DPK_LIVE_COUNTER_SQRT_SUMS},
-		{64, 64, DPK_LIVE_COUNTER_SQRT},
+		{64, 64, DPK_LIVE_COUNTER_SQRT_LIFTED},	/* every cell's sums: 34 M draws */
 		{384, 16, DPK_LIVE_COUNTER_SQRT_LIFTED},	/* every cell's sums: 50 M draws */
 	};
 

@@ -203,14 +203,15 @@ dpk_live_use_share_tree(DpkLiveConfig *cfg, const DpkBox *box, double size_hint,
 /*
  * Whether a projected Gaussian table may draw the lifting sums of the cells
  * a release lifts from alone (square_root_lifted; a release reads no
- * other's): at least DPK_LIVE_REFINE_MIN_D columns, where it was measured
- * (doc/decisions/084).
+ * other's): when its counts alone fit DPK_LIVE_SQRT_MAX_DRAWS, as a
+ * 'square_root' table's must (doc/decisions/084).
  */
 static bool
 live_may_lift_sums(const DpkLiveConfig *cfg)
 {
-	return cfg->delta > 0.0 && cfg->dhat > 0 && cfg->d >= DPK_LIVE_REFINE_MIN_D &&
-		cfg->sum_share > 0.0;
+	return cfg->delta > 0.0 && cfg->dhat > 0 && cfg->sum_share > 0.0 &&
+		2.0 * cfg->horizon * (double) cfg->copies * (double) dpk_live_copy_cells(cfg) <=
+		DPK_LIVE_SQRT_MAX_DRAWS;
 }
 
 /*
