@@ -257,7 +257,8 @@ test_release_same(int d, uint32_t T, double norm_bound)
 			   *sum[2],
 			   sumnorm[2],
 			   *u = dpk_alloc(d * sizeof(double));
-	uint8_t    *mask;
+	uint8_t    *mask,
+			   *reach;
 	DpkLiveRelease rel[2];
 	DpkProjection proj;
 
@@ -286,8 +287,10 @@ test_release_same(int d, uint32_t T, double norm_bound)
 		dpk_stream_close(&s);
 	}
 	mask = dpk_alloc(total);
-	dpk_live_lifted_cells(&lifted, dpk_live_reach_mask(&lifted, &box), 7, count[0],
-						  dpk_live_lifted_cap(&lifted), mask);
+	reach = dpk_live_reach_mask(&lifted, &box);
+	dpk_live_lifted_cells(&lifted, reach, 7, count[0], dpk_live_lifted_cap(&lifted), mask);
+	if (reach)
+		dpk_free(reach);
 	dpk_live_projection(&lifted, 0, &proj);
 	for (c = 0; c < total; c++)
 	{
