@@ -56,4 +56,43 @@ like($hist, qr/^4096 /, 'every cell of the grid released');
 is($node->safe_psql('dst', $q_hist), $hist, 'the same noisy histogram with and without workers');
 is($node->safe_psql('dst', $q_centers), $node->safe_psql('src', $q_centers), 'the same centres');
 
+# A square_root_lifted table (doc/decisions/084): the lifted cells' sums
+# drawn by parallel workers, the other cells masked.  250 corners of the
+# box, 150 rows each, lift about 220 cells; from release 6 their sums read
+# 385 x 2t draws each, past the split threshold.
+$node->safe_psql('postgres', 'CREATE DATABASE lsrc');
+$node->safe_psql('lsrc', q{
+	CREATE EXTENSION dpkmeans;
+	CREATE TABLE emb (v float4[]);
+	SELECT setseed(0.5);
+	CREATE TEMP TABLE corners AS SELECT i, array_agg(CASE WHEN random() < 0.5 THEN 0 ELSE 100 END::float4 ORDER BY j) AS v
+		FROM generate_series(1, 250) i, generate_series(1, 384) j GROUP BY i;
+	INSERT INTO emb SELECT v FROM corners, generate_series(1, 150);
+	SELECT dp_attach('emb', ARRAY['v'], 10, 4.0, array_fill(0::float8, ARRAY[384]),
+		array_fill(100::float8, ARRAY[384]), horizon => 16, delta => 1e-6, size_hint => 100000);
+});
+is($node->safe_psql('lsrc', "SELECT counter FROM dpkmeans_internal.tracked"), 'square_root_lifted',
+	'the 384-column table counts on square_root_lifted');
+$dump = $node->basedir . '/lsrc.dump';
+$node->command_ok([ 'pg_dump', '-Fc', '-h', $node->host, '-p', $node->port, '-f', $dump, 'lsrc' ], 'pg_dump');
+$node->safe_psql('postgres', 'CREATE DATABASE ldst');
+$node->command_ok([ 'pg_restore', '--exit-on-error', '-h', $node->host, '-p', $node->port, '-d', 'ldst', $dump ],
+	'pg_restore');
+$node->safe_psql('ldst', "SELECT dp_confirm_history('emb')");
+my $split = 0;
+for my $t (1 .. 8)
+{
+	$node->safe_psql('lsrc', "SET max_parallel_workers_per_gather = 0; SELECT dp_release('emb')");
+	$log_at = -s $node->logfile;
+	$node->safe_psql('ldst', "SET max_parallel_workers_per_gather = 2; SELECT dp_release('emb')");
+	$split++ if $node->log_contains(qr/drawn by [12] parallel workers/, $log_at);
+	is($node->safe_psql('ldst', $q_hist), $node->safe_psql('lsrc', $q_hist),
+		"lifted release $t: the same noisy histogram with and without workers");
+	is($node->safe_psql('ldst', $q_centers), $node->safe_psql('lsrc', $q_centers),
+		"lifted release $t: the same centres");
+}
+ok($split >= 2, "workers drew the lifted cells' sums at $split of 8 releases");
+like($node->safe_psql('lsrc', "SELECT count(*) FROM dp_histogram('emb') WHERE noisy_count > 100"),
+	qr/^(1[89]|2\d)\d$/, 'about 220 cells above the noise');
+
 done_testing();
