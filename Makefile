@@ -95,7 +95,7 @@ $(shlib): $(CORE_LIB)
 .PHONY: corelib
 corelib: $(CORE_LIB) $(RESEARCH_LIB)
 
-test/unit/bin/%: test/unit/%.c $(TEST_LIBS) $(CORE_HDRS) test/bench/highd_research.h test/unit/unit.h
+test/unit/bin/%: test/unit/%.c $(TEST_LIBS) $(CORE_HDRS) test/bench/highd_research.h test/unit/unit.h test/unit/live_attach.h
 	@mkdir -p test/unit/bin
 	$(CORE_CC) $(CORE_CFLAGS) -o $@ $< $(TEST_LIBS) $(CORE_LIBS)
 
@@ -119,7 +119,7 @@ test/unit/bin-san/obj/%.o: %.c $(CORE_HDRS)
 	@mkdir -p test/unit/bin-san/obj
 	$(CORE_CC) $(SAN_CFLAGS) -c -o $@ $<
 
-test/unit/bin-san/%: test/unit/%.c $(SAN_OBJS) $(RESEARCH_SRCS) test/bench/highd_research.h test/unit/unit.h
+test/unit/bin-san/%: test/unit/%.c $(SAN_OBJS) $(RESEARCH_SRCS) test/bench/highd_research.h test/unit/unit.h test/unit/live_attach.h
 	$(CORE_CC) $(SAN_CFLAGS) -o $@ $< $(SAN_OBJS) $(RESEARCH_SRCS) $(CORE_LIBS)
 
 test/unit/bin-san/test_store_config: test/unit/test_store_config.c src/store/store_config.c $(SAN_OBJS) $(RESEARCH_SRCS) test/bench/highd_research.h test/unit/unit.h

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "unit.h"
+#include "live_attach.h"
 #include "cellmap.h"
 #include "dpk_mem.h"
 #include "lift.h"
@@ -38,15 +39,7 @@ attach_config(DpkLiveConfig *cfg, int d, uint32_t T, double delta, double norm_b
 		lo[j] = -50.0;
 		up[j] = 50.0;
 	}
-	dpk_live_defaults(cfg, d, 10, 1.0, T, true);
-	dpk_live_use_projection(cfg, 7);
-	dpk_live_use_delta(cfg, delta);
-	dpk_live_use_few_sides(cfg, &box, 1e5);
-	dpk_live_use_ball(cfg, &box, norm_bound);
-	dpk_live_use_box(cfg, &box);
-	cfg->level = dpk_live_choose_level_box(cfg, &box, 1e5, 4194304.0);
-	if (delta > 0.0)
-		dpk_live_use_counter(cfg, &box, 1e5, 4194304.0, false);
+	unit_live_attach(cfg, &box, T, true, delta, norm_bound);
 	dpk_live_use_norm_shift(cfg);
 }
 

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "unit.h"
+#include "live_attach.h"
 #include "dpk_mem.h"
 #include "live_config.h"
 #include "live_core.h"
@@ -433,15 +434,7 @@ sign_config(DpkLiveConfig *cfg, int d, uint32_t T, bool insert_only, double delt
 		lo[j] = norm_bound > 0.0 ? -50.0 : 0.0;
 		up[j] = lo[j] + (wide > 0 && j >= wide ? 10.0 : 100.0);
 	}
-	dpk_live_defaults(cfg, d, 10, 1.0, T, insert_only);
-	dpk_live_use_projection(cfg, 7);
-	dpk_live_use_delta(cfg, delta);
-	dpk_live_use_few_sides(cfg, &box, 1e5);
-	dpk_live_use_ball(cfg, &box, norm_bound);
-	dpk_live_use_box(cfg, &box);
-	cfg->level = dpk_live_choose_level_box(cfg, &box, 1e5, 4194304.0);
-	if (delta > 0.0)
-		dpk_live_use_counter(cfg, &box, 1e5, 4194304.0, false);
+	unit_live_attach(cfg, &box, T, insert_only, delta, norm_bound);
 }
 
 /*

@@ -155,8 +155,8 @@ typedef enum DpkLiveCounter
 /*
  * Fewest cells the lifting-sum draws of a 'square_root_lifted' table must
  * allow a release (dpk_live_lifted_cap): below, the table keeps the tree's
- * sums.  Its releases lift from 13-40 cells at d = 384, 50 000 rows
- * (doc/decisions/084).
+ * sums.  The benchmark's d = 384 releases of 50 000 rows had coresets of
+ * 13-40 cells (doc/decisions/084).
  */
 #define DPK_LIVE_LIFTED_MIN_CAP 256.0
 

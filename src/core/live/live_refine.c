@@ -84,20 +84,6 @@ refine_threshold(const DpkLiveConfig *cfg, uint32_t t, double cells)
 	return th * (1.0 - 1e-9);
 }
 
-/* refine_threshold of copy r, from its reachable cells (reach NULL: all). */
-static double
-copy_threshold(const DpkLiveConfig *cfg, const uint8_t *reach, uint32_t t, int r)
-{
-	uint64_t	ncells = dpk_live_copy_cells(cfg),
-				c0 = (uint64_t) r * ncells,
-				c;
-	double		cells = 0.0;
-
-	for (c = 0; c < ncells; c++)
-		cells += reach ? (reach[c0 + c] != 0) : 1.0;
-	return refine_threshold(cfg, t, cells);
-}
-
 /* Greatest common divisor of two positive integers. */
 static int64_t
 gcd64(int64_t a, int64_t b)
@@ -175,12 +161,15 @@ dpk_live_refine_sums(const DpkLiveConfig *cfg, const uint8_t *reach,
 	DpkCellVars vars = {d, cs.var, ss.var, DPK_SUMS_VECTOR};
 	int64_t    *draw = dpk_alloc((1 + d) * sizeof(int64_t));
 	__int128   *acc = dpk_alloc(d * sizeof(__int128));
+	uint8_t    *heavy = dpk_alloc((size_t) cfg->copies * ncells);
 	uint8_t		nonce[DPK_NONCE_BYTES] = {0};
 	DpkStream	s;
 
 	if (!dpk_live_refines_sums(cfg))
 		dpk_fail("refined lifting sums for a table without them");
 	n = dpk_live_refine_nodes(t, level, index, weight, &den);
+	/* the cells a release lifts from, however many */
+	dpk_live_lifted_cells(cfg, reach, t, count, HUGE_VAL, heavy);
 	/* a stream of its own: the caller's stream stays where the release left it */
 	if (!dpk_stream_open(&s, key, nonce))
 		dpk_fail("cannot open the noise stream");
@@ -188,7 +177,6 @@ dpk_live_refine_sums(const DpkLiveConfig *cfg, const uint8_t *reach,
 	{
 		uint64_t	c,
 					c0 = (uint64_t) r * ncells;
-		double		th = copy_threshold(cfg, reach, t, r);
 
 		for (c = 0; c < ncells; c++)
 		{
@@ -196,7 +184,7 @@ dpk_live_refine_sums(const DpkLiveConfig *cfg, const uint8_t *reach,
 			DpkCellKey	ck = {key, cfg->level + 32 * r, c};
 			const int64_t *vals;
 
-			if (!(count[c0 + c] > th) || (reach && !reach[c0 + c]))
+			if (!heavy[c0 + c])
 				continue;
 			dpk_check_interrupts();
 			vals = dpk_cellmap_find(state, c0 + c);
@@ -219,6 +207,7 @@ dpk_live_refine_sums(const DpkLiveConfig *cfg, const uint8_t *reach,
 	dpk_free(weight);
 	dpk_free(draw);
 	dpk_free(acc);
+	dpk_free(heavy);
 }
 
 /* Whether a table's releases draw the lifted cells' sums alone (see live_core.h). */
@@ -265,8 +254,12 @@ dpk_live_lifted_cells(const DpkLiveConfig *cfg, const uint8_t *reach, uint32_t t
 	for (r = 0; r < cfg->copies; r++)
 	{
 		uint64_t	c0 = (uint64_t) r * ncells;
-		double		th = copy_threshold(cfg, reach, t, r);
+		double		cells = 0.0,
+					th;
 
+		for (c = 0; c < ncells; c++)
+			cells += reach ? (reach[c0 + c] != 0) : 1.0;
+		th = refine_threshold(cfg, t, cells);
 		for (c = 0; c < ncells; c++)
 			if (count[c0 + c] > th && (!reach || reach[c0 + c]))
 			{
