@@ -249,6 +249,7 @@ if [ -f "$deb" ] && apt-get install -y -qq --reinstall "$deb" >>"$ci_log/package
 	echo "ci: package $(basename "$deb"): pg_regress $p_ok ok, $p_bad failed"
 	if [ "$rc" -ne 0 ] || [ "$p_ok" -eq 0 ]; then
 		cat "$ci_log/pkg-regress"
+		[ -f "$pcopy/regression.diffs" ] && head -200 "$pcopy/regression.diffs"
 		[ "$p_bad" -eq 0 ] && p_bad=1
 	fi
 	ci_passed=$((ci_passed + p_ok))
