@@ -362,6 +362,15 @@ dpk_lowd_coreset(const DpkBox *box, const DpkLowdConfig *cfg, const DpkLowdHist 
 	return threshold;
 }
 
+/* Whether two coresets hold the same weighted points in the same order. */
+static bool
+coreset_same(const DpkCoreset *a, const DpkCoreset *b)
+{
+	return a->n == b->n && a->d == b->d &&
+		memcmp(a->weights, b->weights, sizeof(double) * (size_t) a->n) == 0 &&
+		memcmp(a->points, b->points, sizeof(double) * (size_t) a->n * a->d) == 0;
+}
+
 /*
  * Everything after the noisy histogram: the coreset of the cells above the
  * noise (and the residual blocks), the centres, their Lloyd updates on the
@@ -407,7 +416,8 @@ lowd_cluster_hist(const DpkBox *box, const DpkLowdConfig *cfg, DpkLowdHist *lh, 
 		 * cost on the histogram wins.
 		 */
 		dpk_coreset_from_hist(&lh->hist, box, 0.0, lh->sum_var, &g);
-		if (cfg->grid_candidate && g.n > 0)
+		/* the same weighted points as the coreset: nothing new to find */
+		if (cfg->grid_candidate && g.n > 0 && !coreset_same(&g, &cs))
 		{
 			DpkOneshotResult gr = {0};
 
