@@ -128,8 +128,8 @@ FROM (SELECT DISTINCT ON (c.center) b.b, sqrt(sum((c.center[j] - CASE WHEN (j - 
       FROM dp_centers('gp128', 4) c, generate_series(0, 3) b(b), generate_series(1, 128) j
       GROUP BY c.center, b.b ORDER BY c.center, dist) x
 $f$;
--- The projection's seed is drawn at attach, and about one projection in
--- twenty puts two of the blobs in one cell, where no counter can part them;
+-- The projection's seed is drawn at attach, and a few projections in a
+-- hundred put two of the blobs in one cell, where no counter can part them;
 -- so the table is attached afresh (a new projection) up to five times until
 -- a release finds the four blobs.  Sums at the cells' middles never do.
 CREATE FUNCTION gp128_attach() RETURNS void LANGUAGE plpgsql AS $f$
