@@ -390,9 +390,9 @@ test_random_histograms(void)
 /*
  * The plain 2-d one-shot of record 055 from the public steps: the noisy
  * histogram, the coreset, its k-means (screened on a sample when large,
- * as lowd.c's lowd_centres), the updates by ref_refine, the positive cells' candidate alike
- * unless they are the coreset's points (counted in *skipped), the lower
- * ref_hist_cost, the mean guard.
+ * as lowd.c's lowd_centres), the updates by ref_refine, the positive
+ * cells' candidate alike unless they are the coreset's points (counted in
+ * *skipped), the lower ref_hist_cost, the mean guard.
  */
 static void
 ref_cluster(const DpkBox *box, const double *x, size_t n, const DpkLowdConfig *cfg,

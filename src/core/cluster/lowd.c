@@ -416,7 +416,7 @@ lowd_cluster_hist(const DpkBox *box, const DpkLowdConfig *cfg, DpkLowdHist *lh, 
 		 * cost on the histogram wins.
 		 */
 		dpk_coreset_from_hist(&lh->hist, box, 0.0, lh->sum_var, &g);
-		/* the same weighted points as the coreset: nothing new to find */
+		/* the coreset's own points: only other restarts of one k-means (record 085) */
 		if (cfg->grid_candidate && g.n > 0 && !coreset_same(&g, &cs))
 		{
 			DpkOneshotResult gr = {0};
