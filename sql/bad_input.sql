@@ -28,6 +28,9 @@ SELECT expect_error($$SELECT * FROM dp_grid_size(100, 1, 2, 0)$$);
 SELECT expect_error($$SELECT * FROM dp_grid_size(-1, 1, 2, 2)$$);
 SELECT expect_error($$SELECT * FROM dp_grid_size('NaN', 1, 2, 2)$$);
 SELECT expect_error($$SELECT * FROM dp_grid_size(100, 1, 2, 2, 'hexagons')$$);
+SELECT expect_error($$SELECT * FROM dp_grid_size(1e300, 1, 2, 2)$$);
+SELECT expect_error($$SELECT * FROM dp_grid_size(1e300, 1e300, 2, 10)$$);
+SELECT expect_error($$SELECT * FROM dp_grid_size(1e100, 1e100, 2, 1100)$$);
 SELECT expect_error($$SELECT * FROM dp_grid_size(NULL, 1, 2, 2)$$);
 
 -- dp_kmeans: budget, k, n

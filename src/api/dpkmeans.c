@@ -171,7 +171,20 @@ dp_grid_size(PG_FUNCTION_ARGS)
 	if (n < 1.0)
 		n = 1.0;
 	m = dpk_grid_m(rule, n, eps, k, d);
+	if (!isfinite(m) || m > (double) PG_INT32_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("the grid for n = %g and epsilon = %g has more than %d cells per dimension",
+						n, eps, PG_INT32_MAX),
+				 errdetail("The rule gives m = %g.", m),
+				 errhint("Give the number of rows and the epsilon the grid is meant for.")));
 	per_dim = dpk_grid_cells_per_dim(rule, m, n, eps, k, d, PG_INT32_MAX);
+	if (!isfinite(pow((double) per_dim, (double) d)))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("the grid of %d cells per dimension in %d dimensions has more cells than float8 holds",
+						per_dim, d),
+				 errhint("High-dimensional tables count cells of a projection (doc/design.md, \"High dimensions\").")));
 
 	InitMaterializedSRF(fcinfo, 0);
 	values[0] = Float8GetDatum(m);
