@@ -132,7 +132,8 @@ dp_grid_size(PG_FUNCTION_ARGS)
 {
 	double		n,
 				eps,
-				m;
+				m,
+				cells;
 	int			k,
 				d,
 				per_dim;
@@ -179,7 +180,8 @@ dp_grid_size(PG_FUNCTION_ARGS)
 				 errdetail("The rule gives m = %g.", m),
 				 errhint("Give the number of rows and the epsilon the grid is meant for.")));
 	per_dim = dpk_grid_cells_per_dim(rule, m, n, eps, k, d, PG_INT32_MAX);
-	if (!isfinite(pow((double) per_dim, (double) d)))
+	cells = pow((double) per_dim, (double) d);
+	if (!isfinite(cells))
 		ereport(ERROR,
 				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 				 errmsg("the grid of %d cells per dimension in %d dimensions has more cells than float8 holds",
@@ -189,7 +191,7 @@ dp_grid_size(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	values[0] = Float8GetDatum(m);
 	values[1] = Int32GetDatum(per_dim);
-	values[2] = Float8GetDatum(pow((double) per_dim, (double) d));
+	values[2] = Float8GetDatum(cells);
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	return (Datum) 0;
 }
