@@ -25,8 +25,9 @@ WHERE EXISTS (SELECT 1 FROM r1
 SELECT abs(sum(noisy_size) - 20000) < 2000 AS sizes_ok FROM r1;
 -- the same at work_mem 64kB (128 rows of d = 64): the rows beyond it go to a
 -- temporary file that every pass reads; the centres and sizes hold as well
--- (rows read wrong from the file, the centres are not found), and the file's
--- bytes show in pg_stat_database; the joint k-means keeps no label per row
+-- (rows read wrong from the file, the centres are not found), and the files'
+-- bytes show in pg_stat_database (the rows' codes take 2 bytes a coordinate,
+-- 2.5 MB here, the projections 1.3 MB); the joint k-means keeps no label per row
 -- (its groups' counts and sums are made in its second pass over the rows),
 -- only (above 16 columns) every row's projections, in one file beside the
 -- rows'
@@ -41,7 +42,7 @@ WHERE EXISTS (SELECT 1 FROM r1s
               WHERE sqrt((SELECT sum((r1s.center[j] - t.center[j]) ^ 2) FROM generate_series(1, 64) j)) < 40);
 SELECT abs(sum(noisy_size) - 20000) < 2000 AS sizes_ok FROM r1s;
 SELECT pg_stat_force_next_flush();
-SELECT temp_bytes - :temp_before >= 10000000 AS spilled,
+SELECT temp_bytes - :temp_before >= 3000000 AS spilled,
        temp_files - :files_before >= 2 AS rows_and_projections
 FROM pg_stat_database WHERE datname = current_database();
 DROP TABLE r1s;

@@ -11,8 +11,6 @@
 #include "postgres.h"
 
 #include <math.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "access/xact.h"
 #include "executor/spi.h"
@@ -30,6 +28,8 @@
 #include "highd.h"
 #include "capture.h"
 #include "pgutil.h"
+#include "oneshot_rows.h"
+#include "row_codes.h"
 #include "slotread.h"
 #include "tempfile.h"
 
@@ -73,121 +73,6 @@ check_read_only_select(SPIPlanPtr plan)
 }
 
 /*
- * Points read from the query: as many as work_mem holds, each time that is
- * full written to a temporary file, as sorts and hashes spill, and read
- * back in batches once the noisy N is drawn (low d) or by every pass (high
- * d); or (a low-d one-shot of public N) one batch at a time, counted into
- * the histogram when full and not kept.
- */
-typedef struct PointBuffer
-{
-	double	   *x;
-	size_t		n;				/* points in x */
-	size_t		cap;
-	size_t		populated;		/* bytes from x on whose pages are mapped */
-	int			d;
-	DpkLowdHist *counted;		/* non-NULL: batches are counted here */
-	const DpkBox *box;			/* the box they are clamped to */
-	size_t		limit;			/* > 0: x holds at most this many points... */
-	File		spill;			/* ... and the earlier ones are here (0: none) */
-	uint64		spilled;		/* points in spill, before those in x */
-} PointBuffer;
-
-/* Points a counted one-shot holds at a time. */
-#define ONESHOT_BATCH_POINTS 8192
-
-/*
- * The buffer's pages are mapped this many bytes at a time ahead of the
- * rows written (one madvise instead of a page fault every 4 kB: a third
- * less time to fill 128 MB of fresh memory; doc/decisions/049).
- */
-#define DPK_BUFFER_POPULATE (2 * 1024 * 1024)
-
-/*
- * A full buffer of b->limit points: written to the end of the temporary
- * file (made the first time, in temp_tablespaces) in one piece, not
- * through a BufFile's 8 kB blocks, and emptied (doc/decisions/077).
- */
-static void
-buffer_spill(PointBuffer *b)
-{
-	size_t		width = b->d * sizeof(double);
-
-	if (b->spill == 0)
-		b->spill = dpk_pg_temp_open();
-	dpk_pg_temp_write(b->spill, (off_t) (b->spilled * width), b->x, b->n * width);
-	b->spilled += b->n;
-	b->n = 0;
-}
-
-/*
- * A full buffer: doubled (allocated in ctx the first time) up to b->limit
- * points if there is one, then spilled; or its batch counted and emptied.
- */
-static pg_noinline void
-buffer_grow(PointBuffer *b, MemoryContext ctx)
-{
-	if (b->counted)
-	{
-		if (b->x == NULL)
-		{
-			b->cap = ONESHOT_BATCH_POINTS;
-			b->x = MemoryContextAlloc(ctx, b->cap * b->d * sizeof(double));
-		}
-		dpk_lowd_stream_add(b->box, b->counted, b->x, b->n);
-		b->n = 0;
-		return;
-	}
-	if (b->limit > 0 && b->cap >= b->limit)
-	{
-		buffer_spill(b);
-		return;
-	}
-	b->cap = b->cap ? b->cap * 2 : 65536;
-	if (b->limit > 0)
-		b->cap = Min(b->cap, b->limit);
-	b->x = b->x ? repalloc_huge(b->x, b->cap * b->d * sizeof(double))
-		: MemoryContextAllocExtended(ctx, b->cap * b->d * sizeof(double), MCXT_ALLOC_HUGE);
-	/* a copy, if the allocator made one, mapped what it wrote */
-	b->populated = Min(b->populated, b->n * b->d * sizeof(double));
-}
-
-/*
- * Map the pages of the next DPK_BUFFER_POPULATE bytes of the buffer from
- * the end of the row being written (within its capacity), where the kernel
- * can (MADV_POPULATE_WRITE, Linux 5.14); else the writes fault them in.
- */
-static pg_noinline void
-buffer_populate(PointBuffer *b)
-{
-	size_t		end = Min(b->cap * b->d * sizeof(double),
-						  (b->n + 1) * b->d * sizeof(double) + DPK_BUFFER_POPULATE);
-#ifdef MADV_POPULATE_WRITE
-	uintptr_t	page = (uintptr_t) sysconf(_SC_PAGESIZE),
-				from = ((uintptr_t) b->x + b->populated + page - 1) & ~(page - 1),
-				to = ((uintptr_t) b->x + end) & ~(page - 1);
-
-	if (to > from)
-		(void) madvise((void *) from, to - from, MADV_POPULATE_WRITE);
-#endif
-	b->populated = end;
-}
-
-/*
- * Room for one more point at the end of the buffer, grown when full; the
- * caller fills it and counts it with b->n++.
- */
-static inline double *
-buffer_slot(PointBuffer *b, MemoryContext ctx)
-{
-	if (unlikely(b->n == b->cap))
-		buffer_grow(b, ctx);
-	if (unlikely((b->n + 1) * b->d * sizeof(double) > b->populated))
-		buffer_populate(b);
-	return b->x + b->n * b->d;
-}
-
-/*
  * A DestReceiver that copies each row's point straight from the executor's
  * slot into the buffer: no tuple is copied or kept.
  */
@@ -196,11 +81,11 @@ typedef struct PointReceiver
 	DestReceiver pub;
 	MemoryContext callerctx;	/* the buffer, reader and names live here */
 	MemoryContext rowctx;		/* a row's detoasted values, reset per row */
-	PointBuffer *buf;
+	DpkPointBuffer *buf;
 	DpkClampCount *cc;
 	const double *lo;
 	const double *hi;
-	double	   *x;
+	double	   *x;				/* a row read, before it is kept */
 	DpkPointReader reader;
 	bool		float8_columns; /* d float8 columns: read from the slot in place */
 	DpkSlotFloat8s heap;		/* ... or from its heap tuple, without deforming it */
@@ -239,24 +124,26 @@ point_receiver_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
 /*
  * A row's d doubles into the buffer's next slot, counted as a point unless
  * one is NaN (the row is then skipped); points outside the box go to the
- * clamp count.  With a metric map the slot holds the row's metric position
- * instead (dpk_highd_metric_take), made while the row is in the cache.
+ * clamp count.  With a metric map the slot holds the codes of the row's
+ * metric position instead (dpk_highd_metric_take, then row_codes.h), made
+ * while the row is in the cache.
  */
 static inline void
 receive_doubles(PointReceiver *pr, const double *v)
 {
 	int			d = pr->buf->d,
 				j;
-	double	   *x = buffer_slot(pr->buf, pr->callerctx);
 	bool		inside = true;
+	double	   *x;
 
 	if (pr->metric)
 	{
 		/* v read once, straight into its metric position */
-		int			r = dpk_highd_metric_take(pr->metric, v, x);
+		int			r = dpk_highd_metric_take(pr->metric, v, pr->x);
 
 		if (r == DPK_METRIC_NAN)
 			return;
+		dpk_row_codes_pack(pr->x, 1, d, dpk_points_slot(pr->buf));
 		pr->buf->n++;
 		if (r == DPK_METRIC_INSIDE)
 			pr->cc->points++;
@@ -264,6 +151,7 @@ receive_doubles(PointReceiver *pr, const double *v)
 			dpk_clamp_add(pr->cc, pr->lo, pr->hi, v);
 		return;
 	}
+	x = dpk_points_slot(pr->buf);
 	for (j = 0; j < d; j++)
 	{
 		x[j] = v[j];
@@ -353,13 +241,15 @@ point_receiver_receive(TupleTableSlot *slot, DestReceiver *self)
 		MemoryContextSwitchTo(old);
 		if (ok)
 		{
-			double	   *x = buffer_slot(pr->buf, pr->callerctx);
-
-			memcpy(x, pr->x, d * sizeof(double));
-			pr->buf->n++;
 			dpk_clamp_add(pr->cc, pr->lo, pr->hi, pr->x);
 			if (pr->metric)
-				dpk_highd_metric_row(pr->metric, x);
+			{
+				dpk_highd_metric_row(pr->metric, pr->x);
+				dpk_row_codes_pack(pr->x, 1, d, dpk_points_slot(pr->buf));
+			}
+			else
+				memcpy(dpk_points_slot(pr->buf), pr->x, d * sizeof(double));
+			pr->buf->n++;
 		}
 		MemoryContextReset(pr->rowctx);
 	}
@@ -389,7 +279,7 @@ point_receiver_destroy(DestReceiver *self)
  */
 static void
 read_query_points(const char *query, int d, const double *lo, const double *hi,
-				  const DpkHighdMetricMap *metric, PointBuffer *buf, DpkClampCount *cc,
+				  const DpkHighdMetricMap *metric, DpkPointBuffer *buf, DpkClampCount *cc,
 				  char ***names, int *ncols)
 {
 	MemoryContext callerctx = CurrentMemoryContext;
@@ -448,57 +338,6 @@ read_query_points(const char *query, int d, const double *lo, const double *hi,
 
 	MemoryContextDelete(pr.rowctx);
 	SPI_finish();
-}
-
-/*
- * Every point of a buffer kept up to work_mem counted into lh: those still
- * in memory, then those of the temporary file, read back into the buffer a
- * full buffer at a time (the histogram's counts and fixed-point sums are
- * integers: any batching and order give the same one).  Closes the file.
- */
-static void
-buffer_count(PointBuffer *b, const DpkBox *box, DpkLowdHist *lh)
-{
-	uint64		done;
-
-	dpk_lowd_stream_add(box, lh, b->x, b->n);
-	if (b->spill == 0)
-		return;
-	for (done = 0; done < b->spilled;)
-	{
-		size_t		rows = Min(b->spilled - done, (uint64) b->cap),
-					width = b->d * sizeof(double);
-
-		dpk_pg_temp_read(b->spill, (off_t) (done * width), b->x, rows * width);
-		dpk_lowd_stream_add(box, lh, b->x, rows);
-		done += rows;
-	}
-	FileClose(b->spill);
-	b->spill = 0;
-}
-
-/*
- * read of a DpkHighdRows (arg: a spilled PointBuffer): points from ..
- * from + rows - 1 into out, those of the temporary file first, then those
- * still in memory.
- */
-static void
-spill_rows_read(void *arg, size_t from, size_t rows, double *out)
-{
-	PointBuffer *b = (PointBuffer *) arg;
-	size_t		width = b->d * sizeof(double);
-
-	if (from < b->spilled)
-	{
-		size_t		r = Min((uint64) rows, b->spilled - from);
-
-		dpk_pg_temp_read(b->spill, (off_t) (from * width), out, r * width);
-		from += r;
-		rows -= r;
-		out += r * b->d;
-	}
-	if (rows > 0)
-		memcpy(out, b->x + (from - b->spilled) * b->d, rows * width);
 }
 
 /*
@@ -586,7 +425,7 @@ dp_kmeans(PG_FUNCTION_ARGS)
 	DpkHighdConfig hcfg;
 	DpkHighdMetricMap metric;
 	DpkOneshotResult res = {0};
-	PointBuffer buf = {0};
+	DpkPointBuffer buf;
 	DpkLowdHist counted;
 	DpkStream  *stream;
 	uint8		key[DPK_KEY_BYTES];
@@ -657,31 +496,27 @@ dp_kmeans(PG_FUNCTION_ARGS)
 		hcfg.max_cells = cfg.max_cells;
 		hcfg.objective = cfg.objective;
 		dpk_highd_use_ball(&hcfg, &box, norm_bound);
-		/* every row stored as its metric position as it arrives */
+		/*
+		 * every row kept as the codes of its metric position as it arrives;
+		 * every pass reads them (beyond work_mem from a temporary file)
+		 */
 		dpk_highd_metric_map_init(&metric, &box, &hcfg);
+		dpk_points_init_kept(&buf, d, true, hcfg.ball, workctx);
 	}
-
-	buf.d = d;
-	if (d < DPK_HIGHD_MIN_D && cfg.public_n >= 0.0)
+	else if (cfg.public_n >= 0.0)
 	{
 		/* the grid is known before the rows: count them as they arrive */
 		dpk_lowd_stream_begin(&box, &cfg, &counted);
-		buf.counted = &counted;
-		buf.box = &box;
+		dpk_points_init_counted(&buf, d, &box, &counted, workctx);
 	}
 	else
-	{
-		/*
-		 * the grid waits for the noisy N, or the passes read every point
-		 * several times: points beyond work_mem spill
-		 */
-		buf.limit = Max((size_t) work_mem * 1024 / (d * sizeof(double)), 1);
-	}
+		/* the grid waits for the noisy N: points beyond work_mem spill */
+		dpk_points_init_kept(&buf, d, false, 0.0, workctx);
 	dpk_clamp_init(&clamped, d);
 	read_query_points(query, d, lo, hi, d >= DPK_HIGHD_MIN_D ? &metric : NULL, &buf,
 					  &clamped, &names, &ncols);
 	if (buf.counted && buf.n > 0)
-		dpk_lowd_stream_add(&box, &counted, buf.x, buf.n);
+		dpk_lowd_stream_add(&box, &counted, (const double *) buf.x, buf.n);
 	dpk_clamp_report(&clamped, "the query result", names, ncols,
 					 "Points clamped onto a face of the box count at its edge; check lower and upper, "
 					 "or leave such rows out of the query.");
@@ -692,32 +527,25 @@ dp_kmeans(PG_FUNCTION_ARGS)
 	explicit_bzero(key, sizeof(key));
 	if (d >= DPK_HIGHD_MIN_D)
 	{
-		/* the rows are metric positions (dpk_highd_metric_points's) */
+		DpkHighdSpill spill;
+		DpkHighdRows rows = {dpk_points_read, &buf, &spill};
+
+		/* the rows read back are metric positions (dpk_highd_metric_points's) */
 		hcfg.points_metric = true;
-		if (buf.spill == 0)
-			dpk_highd_oneshot_cluster(&box, buf.x, buf.n, &hcfg, stream, &res);
-		else
-		{
-			DpkHighdSpill spill;
-			DpkHighdRows rows = {spill_rows_read, &buf, &spill};
-
-			/* what the passes keep per row, beyond work_mem, in files too */
-			dpk_pg_spill_init(&spill);
-
-			dpk_highd_oneshot_cluster_rows(&box, &rows, (size_t) (buf.spilled + buf.n), &hcfg,
-										   stream, &res);
-			FileClose(buf.spill);
-			buf.spill = 0;
-		}
+		/* what the passes keep per row, beyond work_mem, in files too */
+		dpk_pg_spill_init(&spill);
+		dpk_highd_oneshot_cluster_rows(&box, &rows, (size_t) dpk_points_total(&buf), &hcfg,
+									   stream, &res);
+		dpk_points_close(&buf);
 	}
 	else
 	{
 		if (!buf.counted)
 		{
 			/* the noisy N of every point, then the points in batches */
-			dpk_lowd_stream_begin_counted(&box, &cfg, (size_t) (buf.spilled + buf.n), stream,
+			dpk_lowd_stream_begin_counted(&box, &cfg, (size_t) dpk_points_total(&buf), stream,
 										  &counted);
-			buffer_count(&buf, &box, &counted);
+			dpk_points_count(&buf, &box, &counted);
 		}
 		dpk_lowd_stream_finish(&box, &cfg, &counted, stream, &res);
 	}

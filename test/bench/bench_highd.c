@@ -34,6 +34,8 @@
  *
  * Options (all optional; the H overrides are for tuning):
  *	 --seeds N  --n N  --rows "d:K:eps,..."  --no-baselines (H only)
+ *	 --codes    H reads the rows as dp_kmeans keeps them, the 16-bit codes of
+ *				 their metric positions (row_codes.h); the cost is on the rows
  *	 --dhat N  --copies N  --half-width X  --group-share X  --lift-share X
  *	 --lift-count-share X  --mode joint|cluster|cell  --norm-share X
  *	 --coarsen N  --refine N  --refine-share X  --grid-scale X
@@ -83,6 +85,7 @@
 #include "kmeans.h"
 #include "lowd.h"
 #include "noise.h"
+#include "row_codes.h"
 #include "rugnik.h"
 #include "zcdp.h"
 
@@ -138,6 +141,7 @@ typedef struct Options
 	double		threshold;
 	double		n_share;
 	int			restarts;
+	int			codes;			/* --codes: H reads its rows as dp_kmeans keeps them */
 	int			seed_base;		/* first data seed (tuning used 0-9) */
 	const char *ref_cache;
 	int			verbose;
@@ -259,7 +263,23 @@ highd(const MixData *mx, const DpkBox *box, const Row *row, int seed,
 		highd_config(opt, row->eps, row->k, seed, &cfg);
 	open_row_stream(&s, row->d, row->k, row->eps, seed, cell ? METHOD_C : METHOD_H);
 	t0 = now_ms();
-	highd_research_cluster(box, mx->points, mx->n, &cfg, &s, &res, info);
+	if (opt->codes)
+	{
+		/* the rows as dp_kmeans keeps them: metric positions' codes */
+		size_t		len = mx->n * (size_t) mx->d;
+		double	   *u = dpk_alloc(sizeof(double) * len);
+		uint16_t   *code = dpk_alloc(sizeof(uint16_t) * len);
+
+		memcpy(u, mx->points, sizeof(double) * len);
+		dpk_highd_metric_points(box, &cfg.base, u, mx->n);
+		dpk_row_codes_pack(u, mx->n, mx->d, code);
+		dpk_row_codes_unpack(code, mx->n, mx->d, cfg.base.ball, u);
+		highd_research_cluster(box, u, mx->n, &cfg, &s, &res, info);
+		dpk_free(u);
+		dpk_free(code);
+	}
+	else
+		highd_research_cluster(box, mx->points, mx->n, &cfg, &s, &res, info);
 	*ms = now_ms() - t0;
 	*m_out = res.cells_per_dim;
 	cost = dpk_kmeans_cost(mx->points, NULL, (int) mx->n, mx->d, res.centers, row->k, NULL);
@@ -370,7 +390,7 @@ usage(void)
 			" [--refine-share X] [--grid-scale X] [--threshold X] [--n-share X]\n"
 			"       [--restarts N] [--seed-base N] [--verbose] [--ref-cache FILE]\n"
 			"       [--lift-shrink on|off] [--box-upper X] [--sd LO:HI] [--zipf X]\n"
-			"       [--family mix|tight|loose] [--wide-d N]\n");
+			"       [--family mix|tight|loose] [--wide-d N] [--codes]\n");
 	exit(2);
 }
 
@@ -450,6 +470,8 @@ main(int argc, char **argv)
 
 		if (strcmp(a, "--delta") == 0)
 			bench_delta = atof(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--codes") == 0)
+			opt.codes = 1;
 		else if (strcmp(a, "--seeds") == 0)
 			opt.seeds = atoi(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--n") == 0)

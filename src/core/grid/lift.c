@@ -602,6 +602,8 @@ dpk_lift_cost(int d, int k, size_t ncells, const double *count, const double *su
 #if defined(__GNUC__) && defined(__x86_64__)
 #include <immintrin.h>
 
+#include "cpu.h"
+
 /*
  * Four lanes of dpk_lift_quantize_one added to sum: the clamp by
  * comparisons and blends (NaN lanes are refused by the caller), x = (v -
@@ -643,22 +645,6 @@ ordered4(const double *u)
 
 	return _mm256_movemask_pd(_mm256_cmp_pd(v, v, _CMP_ORD_Q)) == 0xF;
 }
-
-/* Whether the CPU has AVX2 (asked once). */
-static int
-have_avx2(void)
-{
-	static int	known = -1;
-	int			k = __atomic_load_n(&known, __ATOMIC_RELAXED);
-
-	if (k < 0)
-	{
-		__builtin_cpu_init();
-		k = __builtin_cpu_supports("avx2") ? 1 : 0;
-		__atomic_store_n(&known, k, __ATOMIC_RELAXED);
-	}
-	return k;
-}
 #endif
 
 /* Quantized coordinates added to a sum (see lift.h). */
@@ -668,7 +654,7 @@ dpk_lift_quantize_add(const double *u, int d, int64_t *sum)
 	int			j = 0;
 
 #if defined(__GNUC__) && defined(__x86_64__)
-	if (have_avx2())
+	if (dpk_cpu_has_avx2())
 		for (; j + 4 <= d && ordered4(u + j); j += 4)
 			quantize_add4(u + j, sum + j);
 #endif

@@ -1,0 +1,45 @@
+/*
+ * row_codes.h
+ *		A high-dimensional one-shot's rows kept between its passes as 16-bit
+ *		codes of their metric positions.
+ *
+ * dp_kmeans keeps every row until the one-shot's passes have read it, beyond
+ * work_mem in a temporary file (doc/decisions/063).  At 8 bytes a coordinate
+ * that file was most of a large call's time; at 2 it is a quarter of it
+ * (doc/decisions/088).  A metric position lies in [0, 1] (grid.h); it is kept
+ * as the nearest of DPK_ROW_CODE_STEPS + 1 evenly spaced values, 64 times
+ * finer than the lifting sums' fixed point (DPK_LIFT_UNITS steps a box
+ * width, lift.h), the finest thing the passes resolve.
+ *
+ * A row read back is moved into the norm bound's ball again: a code's
+ * rounding can move a position out of it by up to sqrt(d) / (2 STEPS), and
+ * every noisy quantity's sensitivity assumes the rows within it.  So the
+ * one-shot is the same mechanism on rows mapped one by one, each within the
+ * box and the ball.
+ *
+ * Plain C, no PostgreSQL headers.
+ */
+#ifndef DPK_ROW_CODES_H
+#define DPK_ROW_CODES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The largest code: a metric position of 1. */
+#define DPK_ROW_CODE_STEPS 65535
+
+/*
+ * rows metric positions of d coordinates (u, in [0, 1]; anything else is
+ * clamped there first, NaN to 0) as codes: round(u * DPK_ROW_CODE_STEPS).
+ */
+void		dpk_row_codes_pack(const double *u, size_t rows, int d, uint16_t *code);
+
+/*
+ * The metric positions of rows coded rows (code / DPK_ROW_CODE_STEPS, at
+ * most 1), each then moved into the ball of radius ball around the box's
+ * middle (dpk_box_ball_clamp; ball 0: none).
+ */
+void		dpk_row_codes_unpack(const uint16_t *code, size_t rows, int d, double ball,
+								 double *u);
+
+#endif							/* DPK_ROW_CODES_H */
