@@ -146,6 +146,13 @@ test/bench/bin/bench_kmeans_stage: test/bench/bench_kmeans_stage.c test/bench/mi
 bench: test/bench/bin/bench_oneshot
 	./test/bench/run.sh
 
+# The one-shot against the plain grid on the pickups, paired seed by seed
+# over 200 reported seeds (about 15 minutes on one core).
+.PHONY: bench-pickups-paired
+bench-pickups-paired: test/bench/bin/bench_oneshot
+	@mkdir -p test/bench/out
+	./test/bench/pickups_paired.sh | tee test/bench/out/pickups_paired.txt
+
 # Inside PostgreSQL (PG_CONFIG's installation, dpkmeans installed there): write
 # cost of live tables against plain ones, then release times.  bench-writes
 # alone with BASE_PG_CONFIG=... also measures a second installation (e.g. the
