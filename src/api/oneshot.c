@@ -121,12 +121,26 @@ point_receiver_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
 	MemoryContextSwitchTo(old);
 }
 
+/* A point (not NaN) into the buffer's next slot, in the buffer's form. */
+static inline void
+receive_point(DpkPointBuffer *b, const double *v)
+{
+	void	   *slot = dpk_points_slot(b);
+
+	if (b->form == DPK_POINTS_BOX_CODES)
+		dpk_row_codes_pack_box(b->box, v, 1, slot);
+	else
+		memcpy(slot, v, b->d * sizeof(double));
+	b->n++;
+}
+
 /*
- * A row's d doubles into the buffer's next slot, counted as a point unless
- * one is NaN (the row is then skipped); points outside the box go to the
- * clamp count.  With a metric map the slot holds the codes of the row's
- * metric position instead (dpk_highd_metric_take, then row_codes.h), made
- * while the row is in the cache.
+ * A row's d doubles into the buffer's next slot, as the buffer keeps them
+ * (oneshot_rows.h), counted as a point unless one is NaN (the row is then
+ * skipped); points outside the box go to the clamp count.  With a metric
+ * map the slot holds the codes of the row's metric position
+ * (dpk_highd_metric_take, then row_codes.h), made while the row is in the
+ * cache.
  */
 static inline void
 receive_doubles(PointReceiver *pr, const double *v)
@@ -134,7 +148,6 @@ receive_doubles(PointReceiver *pr, const double *v)
 	int			d = pr->buf->d,
 				j;
 	bool		inside = true;
-	double	   *x;
 
 	if (pr->metric)
 	{
@@ -151,20 +164,18 @@ receive_doubles(PointReceiver *pr, const double *v)
 			dpk_clamp_add(pr->cc, pr->lo, pr->hi, v);
 		return;
 	}
-	x = dpk_points_slot(pr->buf);
 	for (j = 0; j < d; j++)
 	{
-		x[j] = v[j];
-		if (isnan(x[j]))
+		if (isnan(v[j]))
 			return;
-		inside &= x[j] >= pr->lo[j] && x[j] <= pr->hi[j];
+		inside &= v[j] >= pr->lo[j] && v[j] <= pr->hi[j];
 	}
-	pr->buf->n++;
+	receive_point(pr->buf, v);
 	/* a point inside the box only counts as a point */
 	if (inside)
 		pr->cc->points++;
 	else
-		dpk_clamp_add(pr->cc, pr->lo, pr->hi, x);
+		dpk_clamp_add(pr->cc, pr->lo, pr->hi, v);
 }
 
 /*
@@ -246,10 +257,10 @@ point_receiver_receive(TupleTableSlot *slot, DestReceiver *self)
 			{
 				dpk_highd_metric_row(pr->metric, pr->x);
 				dpk_row_codes_pack(pr->x, 1, d, dpk_points_slot(pr->buf));
+				pr->buf->n++;
 			}
 			else
-				memcpy(dpk_points_slot(pr->buf), pr->x, d * sizeof(double));
-			pr->buf->n++;
+				receive_point(pr->buf, pr->x);
 		}
 		MemoryContextReset(pr->rowctx);
 	}
@@ -501,7 +512,7 @@ dp_kmeans(PG_FUNCTION_ARGS)
 		 * every pass reads them (beyond work_mem from a temporary file)
 		 */
 		dpk_highd_metric_map_init(&metric, &box, &hcfg);
-		dpk_points_init_kept(&buf, d, true, hcfg.ball, workctx);
+		dpk_points_init_kept(&buf, &box, DPK_POINTS_METRIC_CODES, hcfg.ball, workctx);
 	}
 	else if (cfg.public_n >= 0.0)
 	{
@@ -510,8 +521,11 @@ dp_kmeans(PG_FUNCTION_ARGS)
 		dpk_points_init_counted(&buf, d, &box, &counted, workctx);
 	}
 	else
-		/* the grid waits for the noisy N: points beyond work_mem spill */
-		dpk_points_init_kept(&buf, d, false, 0.0, workctx);
+		/*
+		 * the grid waits for the noisy N: every point kept as the codes of
+		 * its position in the box, beyond work_mem in a temporary file
+		 */
+		dpk_points_init_kept(&buf, &box, DPK_POINTS_BOX_CODES, 0.0, workctx);
 	dpk_clamp_init(&clamped, d);
 	read_query_points(query, d, lo, hi, d >= DPK_HIGHD_MIN_D ? &metric : NULL, &buf,
 					  &clamped, &names, &ncols);

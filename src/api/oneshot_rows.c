@@ -25,15 +25,20 @@
  */
 #define DPK_BUFFER_POPULATE (2 * 1024 * 1024)
 
+/* Rows a kept buffer decodes at a time when its points are counted. */
+#define DPK_POINTS_DECODE_ROWS 8192
+
 /* A kept buffer (see oneshot_rows.h). */
 void
-dpk_points_init_kept(DpkPointBuffer *b, int d, bool codes, double ball, MemoryContext ctx)
+dpk_points_init_kept(DpkPointBuffer *b, const DpkBox *box, DpkPointForm form, double ball,
+					 MemoryContext ctx)
 {
 	memset(b, 0, sizeof(*b));
-	b->d = d;
-	b->codes = codes;
+	b->d = box->d;
+	b->box = box;
+	b->form = form;
 	b->ball = ball;
-	b->width = d * (codes ? sizeof(uint16) : sizeof(double));
+	b->width = b->d * (form == DPK_POINTS_METRIC_CODES ? sizeof(uint16) : sizeof(uint32));
 	b->ctx = ctx;
 	b->limit = Max((size_t) work_mem * 1024 / b->width, 1);
 }
@@ -45,6 +50,7 @@ dpk_points_init_counted(DpkPointBuffer *b, int d, const DpkBox *box, DpkLowdHist
 {
 	memset(b, 0, sizeof(*b));
 	b->d = d;
+	b->form = DPK_POINTS_DOUBLES;
 	b->width = d * sizeof(double);
 	b->ctx = ctx;
 	b->box = box;
@@ -119,27 +125,50 @@ dpk_points_populate(DpkPointBuffer *b)
 }
 
 /*
- * Every point counted (see oneshot_rows.h), the file's read back into the
- * buffer a full buffer at a time (the histogram's counts and fixed-point
- * sums are integers: any batching and order give the same one).
+ * Codes of rows from .. from + rows - 1 (at most scratch_rows): a pointer
+ * into the buffer when they are in memory, else read from the file into
+ * the scratch (made the first time).
+ */
+static const char *
+points_codes(DpkPointBuffer *b, uint64 from, size_t rows)
+{
+	if (from >= b->spilled)
+		return b->x + (from - b->spilled) * b->width;
+	if (rows > b->scratch_rows)
+	{
+		if (b->scratch)
+			pfree(b->scratch);
+		b->scratch = MemoryContextAlloc(b->ctx, rows * b->width);
+		b->scratch_rows = rows;
+	}
+	dpk_pg_temp_read(b->spill, (off_t) (from * b->width), b->scratch, rows * b->width);
+	return b->scratch;
+}
+
+/*
+ * Every point counted (see oneshot_rows.h), decoded a batch at a time (the
+ * histogram's counts and fixed-point sums are integers: any batching and
+ * order give the same one).
  */
 void
 dpk_points_count(DpkPointBuffer *b, const DpkBox *box, DpkLowdHist *lh)
 {
-	uint64		done;
+	double	   *x = MemoryContextAlloc(b->ctx, DPK_POINTS_DECODE_ROWS * b->d * sizeof(double));
+	uint64		total = dpk_points_total(b),
+				done;
 
-	Assert(!b->codes);
-	dpk_lowd_stream_add(box, lh, (const double *) b->x, b->n);
-	if (b->spill == 0)
-		return;
-	for (done = 0; done < b->spilled;)
+	Assert(b->form == DPK_POINTS_BOX_CODES);
+	for (done = 0; done < total;)
 	{
-		size_t		rows = Min(b->spilled - done, (uint64) b->cap);
+		/* a batch lies in the file or in memory, not across */
+		uint64		end = done < b->spilled ? b->spilled : total;
+		size_t		rows = Min(end - done, (uint64) DPK_POINTS_DECODE_ROWS);
 
-		dpk_pg_temp_read(b->spill, (off_t) (done * b->width), b->x, rows * b->width);
-		dpk_lowd_stream_add(box, lh, (const double *) b->x, rows);
+		dpk_row_codes_unpack_box(box, (const uint32 *) points_codes(b, done, rows), rows, x);
+		dpk_lowd_stream_add(box, lh, x, rows);
 		done += rows;
 	}
+	pfree(x);
 	dpk_points_close(b);
 }
 
@@ -149,27 +178,17 @@ dpk_points_read(void *arg, size_t from, size_t rows, double *out)
 {
 	DpkPointBuffer *b = (DpkPointBuffer *) arg;
 
-	Assert(b->codes);
-	if (from < b->spilled)
+	Assert(b->form == DPK_POINTS_METRIC_CODES);
+	while (rows > 0)
 	{
-		size_t		r = Min((uint64) rows, b->spilled - from);
+		/* the rows in the file, then those in memory */
+		size_t		r = from < b->spilled ? Min((uint64) rows, b->spilled - from) : rows;
 
-		if (r > b->scratch_rows)
-		{
-			if (b->scratch)
-				pfree(b->scratch);
-			b->scratch = MemoryContextAlloc(b->ctx, r * b->width);
-			b->scratch_rows = r;
-		}
-		dpk_pg_temp_read(b->spill, (off_t) (from * b->width), b->scratch, r * b->width);
-		dpk_row_codes_unpack(b->scratch, r, b->d, b->ball, out);
+		dpk_row_codes_unpack((const uint16 *) points_codes(b, from, r), r, b->d, b->ball, out);
 		from += r;
 		rows -= r;
 		out += r * b->d;
 	}
-	if (rows > 0)
-		dpk_row_codes_unpack((const uint16 *) (b->x + (from - b->spilled) * b->width), rows,
-							 b->d, b->ball, out);
 }
 
 /* The file removed (see oneshot_rows.h). */

@@ -19,6 +19,14 @@
 
 #include "lowd.h"
 
+/* How a buffer holds its points (row_codes.h). */
+typedef enum DpkPointForm
+{
+	DPK_POINTS_DOUBLES,			/* as read (a counted buffer's batch) */
+	DPK_POINTS_BOX_CODES,		/* 32-bit codes of their positions in the box */
+	DPK_POINTS_METRIC_CODES		/* 16-bit codes of their metric positions */
+} DpkPointForm;
+
 typedef struct DpkPointBuffer
 {
 	char	   *x;				/* the points in memory, width bytes each */
@@ -27,10 +35,10 @@ typedef struct DpkPointBuffer
 	size_t		cap;
 	size_t		populated;		/* bytes from x on whose pages are mapped */
 	int			d;
-	bool		codes;			/* points kept as row codes, else doubles */
-	double		ball;			/* codes: the ball they are read back into */
-	MemoryContext ctx;			/* x and the read scratch live here */
-	uint16	   *scratch;		/* codes: rows read back from the file */
+	DpkPointForm form;
+	double		ball;			/* metric codes: the ball they are read into */
+	MemoryContext ctx;			/* x and the scratch live here */
+	char	   *scratch;		/* codes read back from the file */
 	size_t		scratch_rows;
 	DpkLowdHist *counted;		/* non-NULL: batches are counted here */
 	const DpkBox *box;			/* the box they are clamped to */
@@ -40,12 +48,12 @@ typedef struct DpkPointBuffer
 } DpkPointBuffer;
 
 /*
- * A buffer of d-coordinate points allocated in ctx, kept up to work_mem and
- * then spilled: doubles, or (codes) the row codes of metric positions that
- * are read back into the ball of radius ball.
+ * A buffer of points of box allocated in ctx, kept up to work_mem and then
+ * spilled: their box codes, or (form DPK_POINTS_METRIC_CODES) the codes of
+ * their metric positions, read back into the ball of radius ball.
  */
-void		dpk_points_init_kept(DpkPointBuffer *b, int d, bool codes, double ball,
-								 MemoryContext ctx);
+void		dpk_points_init_kept(DpkPointBuffer *b, const DpkBox *box, DpkPointForm form,
+								 double ball, MemoryContext ctx);
 
 /* A buffer whose batches of points are counted into counted and not kept. */
 void		dpk_points_init_counted(DpkPointBuffer *b, int d, const DpkBox *box,
@@ -76,13 +84,13 @@ dpk_points_slot(DpkPointBuffer *b)
 }
 
 /*
- * Every point of a kept buffer of doubles counted into lh: those in memory,
- * then those of the file.  Closes the file.
+ * Every point of a kept buffer of box codes counted into lh: those of the
+ * file, then those in memory.  Closes the file.
  */
 void		dpk_points_count(DpkPointBuffer *b, const DpkBox *box, DpkLowdHist *lh);
 
 /*
- * read of a DpkHighdRows (arg: a kept buffer of codes): the metric
+ * read of a DpkHighdRows (arg: a kept buffer of metric codes): the metric
  * positions of points from .. from + rows - 1 into out, those of the file
  * first, then those in memory.
  */

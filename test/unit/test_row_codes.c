@@ -9,7 +9,9 @@
  * bound every sensitivity assumes (dpk_lift_point_l2's slack of 1e-9):
  * the codes' rounding alone moves many rows of the ball's surface out of
  * it.  A one-shot through a reader of codes is the one-shot of the
- * positions they decode to.
+ * positions they decode to.  Below 6 columns, 32-bit codes of positions in
+ * the box: their definition, and points read back within the box and half
+ * a step of the clamped point.
  */
 #include <math.h>
 #include <stdio.h>
@@ -211,9 +213,59 @@ check_oneshot(double norm_bound, double delta)
 	dpk_free(c);
 }
 
+/* Wide codes of points in a box: their definition, and read back within half a step. */
+static void
+check_box_codes(void)
+{
+	static const double lo[3] = {-74.3, 0.0, -1e6},
+				hi[3] = {-73.7, 1.0, 3e6};
+	enum
+	{
+		M = 100001
+	};
+	DpkBox		box = {3, lo, hi};
+	double	   *x = dpk_alloc(sizeof(double) * M * 3),
+			   *back = dpk_alloc(sizeof(double) * M * 3);
+	uint32_t   *c = dpk_alloc(sizeof(uint32_t) * M * 3);
+	uint64_t	st = 23;
+	size_t		i,
+				wrong = 0,
+				outside = 0,
+				far = 0;
+	int			j;
+
+	for (i = 0; i < M; i++)
+		for (j = 0; j < 3; j++)
+			x[i * 3 + j] = i == 0 ? lo[j] : i == 1 ? hi[j] : i == 2 ? lo[j] - 5.0 :
+				i == 3 ? NAN : lo[j] + (1.1 * unit_uniform(&st) - 0.05) * (hi[j] - lo[j]);
+	dpk_row_codes_pack_box(&box, x, M, c);
+	dpk_row_codes_unpack_box(&box, c, M, back);
+	for (i = 0; i < M; i++)
+		for (j = 0; j < 3; j++)
+		{
+			double		w = hi[j] - lo[j],
+						v = (x[i * 3 + j] - lo[j]) / w,
+						u = !(v > 0.0) ? 0.0 : v < 1.0 ? v : 1.0;
+
+			wrong += c[i * 3 + j] != (uint32_t) floor(u * DPK_ROW_WIDE_STEPS + 0.5);
+			outside += !(back[i * 3 + j] >= lo[j] - 1e-9 * w && back[i * 3 + j] <= hi[j] + 1e-9 * w);
+			far += fabs(back[i * 3 + j] - (lo[j] + u * w)) > (0.5 / DPK_ROW_WIDE_STEPS + 1e-15) * w;
+		}
+	CHECK(wrong == 0, "%zu wide codes differ from round(u (2^32 - 1))", wrong);
+	CHECK(outside == 0, "%zu coordinates read back outside the box", outside);
+	CHECK(far == 0, "%zu coordinates read back more than half a step away", far);
+	CHECK(c[0] == 0 && c[3] == UINT32_MAX && c[6] == 0 && c[9] == 0 && back[0] == lo[0],
+		  "the lower side, the upper side, below it and NaN coded %u %u %u %u",
+		  c[0], c[3], c[6], c[9]);
+	dpk_free(x);
+	dpk_free(back);
+	dpk_free(c);
+}
+
 int
 main(void)
 {
+	check_box_codes();
 	check_round_trip();
 	check_ball();
 	check_oneshot(0.0, 0.0);

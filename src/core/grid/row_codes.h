@@ -1,7 +1,8 @@
 /*
  * row_codes.h
- *		A high-dimensional one-shot's rows kept between its passes as 16-bit
- *		codes of their metric positions.
+ *		A one-shot's rows kept until its passes have read them: from 6
+ *		columns as 16-bit codes of their metric positions, below as 32-bit
+ *		codes of their positions in the box.
  *
  * dp_kmeans keeps every row until the one-shot's passes have read it, beyond
  * work_mem in a temporary file (doc/decisions/063).  At 8 bytes a coordinate
@@ -25,6 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "grid.h"
+
 /* The largest code: a metric position of 1. */
 #define DPK_ROW_CODE_STEPS 65535
 
@@ -41,5 +44,22 @@ void		dpk_row_codes_pack(const double *u, size_t rows, int d, uint16_t *code);
  */
 void		dpk_row_codes_unpack(const uint16_t *code, size_t rows, int d, double ball,
 								 double *u);
+
+/*
+ * Below 6 columns the one-shot's grid resolves more, up to 2 048 cells a side
+ * times DPK_REL_UNITS in-cell steps at 2 columns (grid.h): there a row is
+ * kept as 4 bytes a coordinate, its position in the box (dpk_box_normalize)
+ * rounded to the nearest of DPK_ROW_WIDE_STEPS + 1 values, and read back in
+ * the box's units.
+ */
+#define DPK_ROW_WIDE_STEPS 4294967295.0
+
+/* rows of x (d = box->d coordinates each) as wide codes. */
+void		dpk_row_codes_pack_box(const DpkBox *box, const double *x, size_t rows,
+								   uint32_t *code);
+
+/* The points of rows wide codes, in the box's units. */
+void		dpk_row_codes_unpack_box(const DpkBox *box, const uint32_t *code, size_t rows,
+									 double *x);
 
 #endif							/* DPK_ROW_CODES_H */

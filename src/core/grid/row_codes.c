@@ -1,14 +1,13 @@
 /*
  * row_codes.c
- *		16-bit codes of metric positions (see row_codes.h).
+ *		Codes of the rows a one-shot keeps: 16-bit metric positions, 32-bit
+ *		positions in the box (see row_codes.h).
  *
  * Both directions run four coordinates at a time where the CPU has AVX2,
  * with the scalar form's operations in the same order (a clamp, one
  * multiply, one add, a truncation), so the same codes and positions.
  */
 #include "row_codes.h"
-
-#include "grid.h"
 
 /* One coordinate's code: clamped into [0, 1] (NaN to 0), then rounded. */
 static inline uint16_t
@@ -96,4 +95,41 @@ dpk_row_codes_unpack(const uint16_t *code, size_t rows, int d, double ball, doub
 	if (ball > 0.0)
 		for (i = 0; i < rows; i++)
 			dpk_box_ball_clamp(d, ball, u + i * d);
+}
+
+/* Points as wide codes of their positions in the box (see row_codes.h). */
+void
+dpk_row_codes_pack_box(const DpkBox *box, const double *x, size_t rows, uint32_t *code)
+{
+	int			d = box->d,
+				j;
+	size_t		i;
+
+	for (i = 0; i < rows; i++)
+		for (j = 0; j < d; j++)
+		{
+			double		v = (x[i * d + j] - box->lower[j]) / (box->upper[j] - box->lower[j]);
+
+			/* NaN fails both tests and is coded as the lower side */
+			v = v > 0.0 ? v : 0.0;
+			v = v < 1.0 ? v : 1.0;
+			code[i * d + j] = (uint32_t) (v * DPK_ROW_WIDE_STEPS + 0.5);
+		}
+}
+
+/* Wide codes as points in the box's units (see row_codes.h). */
+void
+dpk_row_codes_unpack_box(const DpkBox *box, const uint32_t *code, size_t rows, double *x)
+{
+	int			d = box->d,
+				j;
+	size_t		i;
+
+	for (i = 0; i < rows; i++)
+		for (j = 0; j < d; j++)
+		{
+			double		v = code[i * d + j] / DPK_ROW_WIDE_STEPS;
+
+			x[i * d + j] = box->lower[j] + v * (box->upper[j] - box->lower[j]);
+		}
 }
