@@ -128,7 +128,7 @@ receive_point(DpkPointBuffer *b, const double *v)
 	void	   *slot = dpk_points_slot(b);
 
 	if (b->form == DPK_POINTS_BOX_CODES)
-		dpk_row_codes_pack_box(b->box, v, 1, slot);
+		dpk_row_codes_pack_box(&b->coder, v, 1, slot);
 	else
 		memcpy(slot, v, b->d * sizeof(double));
 	b->n++;

@@ -39,6 +39,8 @@ dpk_points_init_kept(DpkPointBuffer *b, const DpkBox *box, DpkPointForm form, do
 	b->form = form;
 	b->ball = ball;
 	b->width = b->d * (form == DPK_POINTS_METRIC_CODES ? sizeof(uint16) : sizeof(uint32));
+	if (form == DPK_POINTS_BOX_CODES)
+		dpk_box_coder_init(&b->coder, box);
 	b->ctx = ctx;
 	b->limit = Max((size_t) work_mem * 1024 / b->width, 1);
 }
@@ -164,7 +166,8 @@ dpk_points_count(DpkPointBuffer *b, const DpkBox *box, DpkLowdHist *lh)
 		uint64		end = done < b->spilled ? b->spilled : total;
 		size_t		rows = Min(end - done, (uint64) DPK_POINTS_DECODE_ROWS);
 
-		dpk_row_codes_unpack_box(box, (const uint32 *) points_codes(b, done, rows), rows, x);
+		dpk_row_codes_unpack_box(&b->coder, (const uint32 *) points_codes(b, done, rows), rows,
+								 x);
 		dpk_lowd_stream_add(box, lh, x, rows);
 		done += rows;
 	}

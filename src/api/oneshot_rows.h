@@ -18,6 +18,7 @@
 #include "storage/fd.h"
 
 #include "lowd.h"
+#include "row_codes.h"
 
 /* How a buffer holds its points (row_codes.h). */
 typedef enum DpkPointForm
@@ -36,6 +37,7 @@ typedef struct DpkPointBuffer
 	size_t		populated;		/* bytes from x on whose pages are mapped */
 	int			d;
 	DpkPointForm form;
+	DpkBoxCoder coder;			/* box codes: the box's sides */
 	double		ball;			/* metric codes: the ball they are read into */
 	MemoryContext ctx;			/* x and the scratch live here */
 	char	   *scratch;		/* codes read back from the file */

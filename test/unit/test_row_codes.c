@@ -224,6 +224,7 @@ check_box_codes(void)
 		M = 100001
 	};
 	DpkBox		box = {3, lo, hi};
+	DpkBoxCoder bc;
 	double	   *x = dpk_alloc(sizeof(double) * M * 3),
 			   *back = dpk_alloc(sizeof(double) * M * 3);
 	uint32_t   *c = dpk_alloc(sizeof(uint32_t) * M * 3);
@@ -238,25 +239,28 @@ check_box_codes(void)
 		for (j = 0; j < 3; j++)
 			x[i * 3 + j] = i == 0 ? lo[j] : i == 1 ? hi[j] : i == 2 ? lo[j] - 5.0 :
 				i == 3 ? NAN : lo[j] + (1.1 * unit_uniform(&st) - 0.05) * (hi[j] - lo[j]);
-	dpk_row_codes_pack_box(&box, x, M, c);
-	dpk_row_codes_unpack_box(&box, c, M, back);
+	dpk_box_coder_init(&bc, &box);
+	dpk_row_codes_pack_box(&bc, x, M, c);
+	dpk_row_codes_unpack_box(&bc, c, M, back);
 	for (i = 0; i < M; i++)
 		for (j = 0; j < 3; j++)
 		{
 			double		w = hi[j] - lo[j],
-						v = (x[i * 3 + j] - lo[j]) / w,
-						u = !(v > 0.0) ? 0.0 : v < 1.0 ? v : 1.0;
+						v = (x[i * 3 + j] - lo[j]) * (DPK_ROW_WIDE_STEPS / w),
+						s = !(v > 0.0) ? 0.0 : v < DPK_ROW_WIDE_STEPS ? v : DPK_ROW_WIDE_STEPS,
+						u = s / DPK_ROW_WIDE_STEPS;
 
-			wrong += c[i * 3 + j] != (uint32_t) floor(u * DPK_ROW_WIDE_STEPS + 0.5);
+			wrong += c[i * 3 + j] != (uint32_t) floor(s + 0.5);
 			outside += !(back[i * 3 + j] >= lo[j] - 1e-9 * w && back[i * 3 + j] <= hi[j] + 1e-9 * w);
 			far += fabs(back[i * 3 + j] - (lo[j] + u * w)) > (0.5 / DPK_ROW_WIDE_STEPS + 1e-15) * w;
 		}
-	CHECK(wrong == 0, "%zu wide codes differ from round(u (2^32 - 1))", wrong);
+	CHECK(wrong == 0, "%zu wide codes differ from round((x - lower) (2^32 - 1) / width)", wrong);
 	CHECK(outside == 0, "%zu coordinates read back outside the box", outside);
 	CHECK(far == 0, "%zu coordinates read back more than half a step away", far);
 	CHECK(c[0] == 0 && c[3] == UINT32_MAX && c[6] == 0 && c[9] == 0 && back[0] == lo[0],
 		  "the lower side, the upper side, below it and NaN coded %u %u %u %u",
 		  c[0], c[3], c[6], c[9]);
+	dpk_box_coder_free(&bc);
 	dpk_free(x);
 	dpk_free(back);
 	dpk_free(c);

@@ -9,6 +9,8 @@
  */
 #include "row_codes.h"
 
+#include "dpk_mem.h"
+
 /* One coordinate's code: clamped into [0, 1] (NaN to 0), then rounded. */
 static inline uint16_t
 pack_one(double v)
@@ -97,39 +99,44 @@ dpk_row_codes_unpack(const uint16_t *code, size_t rows, int d, double ball, doub
 			dpk_box_ball_clamp(d, ball, u + i * d);
 }
 
-/* Points as wide codes of their positions in the box (see row_codes.h). */
+/* A box's coder (see row_codes.h). */
 void
-dpk_row_codes_pack_box(const DpkBox *box, const double *x, size_t rows, uint32_t *code)
+dpk_box_coder_init(DpkBoxCoder *bc, const DpkBox *box)
 {
-	int			d = box->d,
-				j;
-	size_t		i;
+	int			j;
 
-	for (i = 0; i < rows; i++)
-		for (j = 0; j < d; j++)
-		{
-			double		v = (x[i * d + j] - box->lower[j]) / (box->upper[j] - box->lower[j]);
+	bc->d = box->d;
+	bc->lower = dpk_alloc(sizeof(double) * box->d);
+	bc->to_code = dpk_alloc(sizeof(double) * box->d);
+	bc->from_code = dpk_alloc(sizeof(double) * box->d);
+	for (j = 0; j < box->d; j++)
+	{
+		double		w = box->upper[j] - box->lower[j];
 
-			/* NaN fails both tests and is coded as the lower side */
-			v = v > 0.0 ? v : 0.0;
-			v = v < 1.0 ? v : 1.0;
-			code[i * d + j] = (uint32_t) (v * DPK_ROW_WIDE_STEPS + 0.5);
-		}
+		bc->lower[j] = box->lower[j];
+		bc->to_code[j] = DPK_ROW_WIDE_STEPS / w;
+		bc->from_code[j] = w / DPK_ROW_WIDE_STEPS;
+	}
+}
+
+/* Free a box's coder. */
+void
+dpk_box_coder_free(DpkBoxCoder *bc)
+{
+	dpk_free(bc->lower);
+	dpk_free(bc->to_code);
+	dpk_free(bc->from_code);
 }
 
 /* Wide codes as points in the box's units (see row_codes.h). */
 void
-dpk_row_codes_unpack_box(const DpkBox *box, const uint32_t *code, size_t rows, double *x)
+dpk_row_codes_unpack_box(const DpkBoxCoder *bc, const uint32_t *code, size_t rows, double *x)
 {
-	int			d = box->d,
+	int			d = bc->d,
 				j;
 	size_t		i;
 
 	for (i = 0; i < rows; i++)
 		for (j = 0; j < d; j++)
-		{
-			double		v = code[i * d + j] / DPK_ROW_WIDE_STEPS;
-
-			x[i * d + j] = box->lower[j] + v * (box->upper[j] - box->lower[j]);
-		}
+			x[i * d + j] = bc->lower[j] + code[i * d + j] * bc->from_code[j];
 }

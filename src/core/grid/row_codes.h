@@ -48,18 +48,53 @@ void		dpk_row_codes_unpack(const uint16_t *code, size_t rows, int d, double ball
 /*
  * Below 6 columns the one-shot's grid resolves more, up to 2 048 cells a side
  * times DPK_REL_UNITS in-cell steps at 2 columns (grid.h): there a row is
- * kept as 4 bytes a coordinate, its position in the box (dpk_box_normalize)
- * rounded to the nearest of DPK_ROW_WIDE_STEPS + 1 values, and read back in
- * the box's units.
+ * kept as 4 bytes a coordinate, its position along each side of the box
+ * rounded to the nearest of DPK_ROW_WIDE_STEPS + 1 evenly spaced values
+ * (a wide code), and read back in the box's units.
  */
 #define DPK_ROW_WIDE_STEPS 4294967295.0
 
-/* rows of x (d = box->d coordinates each) as wide codes. */
-void		dpk_row_codes_pack_box(const DpkBox *box, const double *x, size_t rows,
-								   uint32_t *code);
+/*
+ * A box's sides as wide codes need them: the lower corner, the codes a
+ * unit of each side spans and the reverse (dpk_box_coder_free frees them).
+ */
+typedef struct DpkBoxCoder
+{
+	int			d;
+	double	   *lower;
+	double	   *to_code;		/* DPK_ROW_WIDE_STEPS / width */
+	double	   *from_code;		/* width / DPK_ROW_WIDE_STEPS */
+} DpkBoxCoder;
 
-/* The points of rows wide codes, in the box's units. */
-void		dpk_row_codes_unpack_box(const DpkBox *box, const uint32_t *code, size_t rows,
+void		dpk_box_coder_init(DpkBoxCoder *bc, const DpkBox *box);
+void		dpk_box_coder_free(DpkBoxCoder *bc);
+
+/*
+ * rows of x (d coordinates each) as wide codes: round((x - lower) to_code)
+ * clamped into [0, DPK_ROW_WIDE_STEPS] (NaN to 0).  Inline: dp_kmeans codes
+ * each row as it arrives.
+ */
+static inline void
+dpk_row_codes_pack_box(const DpkBoxCoder *bc, const double *x, size_t rows, uint32_t *code)
+{
+	int			d = bc->d,
+				j;
+	size_t		i;
+
+	for (i = 0; i < rows; i++)
+		for (j = 0; j < d; j++)
+		{
+			double		v = (x[i * d + j] - bc->lower[j]) * bc->to_code[j];
+
+			/* NaN fails both tests and is coded as the lower side */
+			v = v > 0.0 ? v : 0.0;
+			v = v < DPK_ROW_WIDE_STEPS ? v : DPK_ROW_WIDE_STEPS;
+			code[i * d + j] = (uint32_t) (v + 0.5);
+		}
+}
+
+/* The points of rows wide codes, in the box's units: lower + code from_code. */
+void		dpk_row_codes_unpack_box(const DpkBoxCoder *bc, const uint32_t *code, size_t rows,
 									 double *x);
 
 #endif							/* DPK_ROW_CODES_H */
