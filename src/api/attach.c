@@ -517,6 +517,7 @@ dp_attach(PG_FUNCTION_ARGS)
 		dpk_live_use_ball(&cfg, &box, tr.norm_bound);
 		if (cfg.ball == 0.0)
 			tr.norm_bound = 0.0;	/* the box bounds more: nothing to store */
+		dpk_live_use_ball_dims(&cfg, &box, tr.size_hint, dpk_max_cells);
 		dpk_live_use_box(&cfg, &box);
 		/* objects older than 0.3 cannot record another tree than the binary one */
 		if (!dpk_store_has_tree_arity())

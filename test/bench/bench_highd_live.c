@@ -9,7 +9,8 @@
  *	 cfg = dpk_live_defaults(d, K, eps, T, insert_only);
  *	 dpk_live_use_projection(&cfg, seed);	(then the tuning overrides below)
  *	 on the declared box, as dp_attach (attach.c): dpk_live_use_few_sides,
- *	 dpk_live_use_ball (--norm-bound; none: no ball), dpk_live_use_box,
+ *	 dpk_live_use_ball (--norm-bound; none: no ball), dpk_live_use_ball_dims
+ *	 (unless --dhat), dpk_live_use_box,
  *	 cfg.level = dpk_live_choose_level_box(&cfg, &box, N, 4194304);
  *	 copy r projects with dpk_projection_init(d, cfg.dhat,
  *		dpk_projection_copy_seed(cfg.proj_seed, r), DPK_LIVE_HALF_WIDTH = 0.75);
@@ -543,6 +544,8 @@ live_config(DpkLiveConfig *cfg, int d, int k, double eps, uint32_t horizon,
 		}
 		dpk_live_use_few_sides(cfg, &box, size_hint);
 		dpk_live_use_ball(cfg, &box, norm_bound > 0.0 ? norm_bound : 0.0);
+		if (opt->dhat <= 0)
+			dpk_live_use_ball_dims(cfg, &box, size_hint, MAX_CELLS);	/* --dhat wins */
 		dpk_live_use_box(cfg, &box);
 		if (!isnan(opt->sum_share))
 			cfg->sum_share = opt->sum_share;	/* the override wins */

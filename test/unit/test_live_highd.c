@@ -552,6 +552,66 @@ test_mean_only_level(void)
 }
 
 /*
+ * dpk_live_use_ball_dims: a d = 384 (epsilon, delta) table with a unit
+ * ball (K = 10, epsilon 1, horizon 16) projects to DPK_LIVE_BALL_DHAT
+ * dimensions at a size hint of 20 000 rows (256 cells against six
+ * dimensions' 4 096) and keeps DPK_LIVE_DHAT at 50 000 (4 096 cells
+ * either way); without delta, without a ball, and at d = 64 it keeps
+ * DPK_LIVE_DHAT.  Its level then is the one the rule compared.
+ */
+static void
+test_ball_dims(void)
+{
+	static const struct
+	{
+		int			d;
+		double		delta,
+					norm,
+					hint;
+		int			want;
+	}			cases[] = {
+		{384, 1e-6, 1.0, 20000.0, DPK_LIVE_BALL_DHAT},
+		{384, 1e-6, 1.0, 50000.0, DPK_LIVE_DHAT},
+		{384, 0.0, 1.0, 20000.0, DPK_LIVE_DHAT},
+		{384, 1e-6, 0.0, 20000.0, DPK_LIVE_DHAT},
+		{64, 1e-6, 1.0, 20000.0, DPK_LIVE_DHAT},
+	};
+	int			i,
+				j;
+
+	for (i = 0; i < (int) (sizeof(cases) / sizeof(cases[0])); i++)
+	{
+		int			d = cases[i].d;
+		double	   *lo = malloc(sizeof(double) * d),
+				   *hi = malloc(sizeof(double) * d);
+		DpkBox		box = {d, lo, hi};
+		DpkLiveConfig cfg;
+
+		for (j = 0; j < d; j++)
+		{
+			lo[j] = -1.0;
+			hi[j] = 1.0;
+		}
+		dpk_live_defaults(&cfg, d, 10, 1.0, 16, true);
+		dpk_live_use_projection(&cfg, 4242);
+		dpk_live_use_delta(&cfg, cases[i].delta);
+		dpk_live_use_ball(&cfg, &box, cases[i].norm);
+		dpk_live_use_ball_dims(&cfg, &box, cases[i].hint, 4194304.0);
+		dpk_live_use_box(&cfg, &box);
+		cfg.level = dpk_live_choose_level_box(&cfg, &box, cases[i].hint, 4194304.0);
+		CHECK(cfg.dhat == cases[i].want,
+			  "d %d, delta %g, norm bound %g, size hint %.0f: %d projected dimensions (%d)",
+			  d, cases[i].delta, cases[i].norm, cases[i].hint, cfg.dhat, cases[i].want);
+		if (i < 2)
+			CHECK(dpk_live_copy_cells(&cfg) == (i == 0 ? 256 : 4096),
+				  "size hint %.0f: %llu cells", cases[i].hint,
+				  (unsigned long long) dpk_live_copy_cells(&cfg));
+		free(lo);
+		free(hi);
+	}
+}
+
+/*
  * dpk_live_use_few_sides: a box with fewer than DPK_LIVE_FEW_SIDES wide
  * sides' worth of squared widths (diamonds: 1.00; its columns without
  * price: 1.57) and a size hint from DPK_LIVE_FEW_SIDES_ROWS on projects to
@@ -1508,6 +1568,7 @@ main(void)
 	test_reach_level();
 	test_mean_only_level();
 	test_few_sides_dhat();
+	test_ball_dims();
 	test_box_sum_l1_bound();
 	test_use_sum_l1_choice();
 	test_sum_l1_scale();

@@ -587,6 +587,27 @@ dpk_live_use_ball(DpkLiveConfig *cfg, const DpkBox *box, double norm_bound)
 							   DPK_BALL_HALF_WIDTH * cfg->ball / sqrt((double) box->d));
 }
 
+/* A new wide (epsilon, delta) table's projected dimensions under a ball (see live_config.h). */
+void
+dpk_live_use_ball_dims(DpkLiveConfig *cfg, const DpkBox *box, double size_hint,
+					   double max_cells)
+{
+	DpkLiveConfig probe = *cfg;
+	double		cells;
+
+	if (!(cfg->ball > 0.0) || cfg->delta <= 0.0 || cfg->d < DPK_LIVE_BALL_DHAT_MIN_D ||
+		cfg->dhat <= DPK_LIVE_BALL_DHAT)
+		return;
+	/* the level each would get, as dpk_live_use_box leaves a ball's table */
+	probe.box_metric = true;
+	probe.level = dpk_live_choose_level_box(&probe, box, size_hint, max_cells);
+	cells = (double) dpk_live_copy_cells(&probe);
+	probe.dhat = DPK_LIVE_BALL_DHAT;
+	probe.level = dpk_live_choose_level_box(&probe, box, size_hint, max_cells);
+	if ((double) dpk_live_copy_cells(&probe) < cells)
+		cfg->dhat = DPK_LIVE_BALL_DHAT;
+}
+
 /* Copy r of a projected table's projection (see live_config.h). */
 void
 dpk_live_projection(const DpkLiveConfig *cfg, int r, DpkProjection *p)

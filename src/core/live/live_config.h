@@ -356,6 +356,19 @@ uint64_t	dpk_live_copy_cells(const DpkLiveConfig *cfg);
 #define DPK_LIVE_DHAT 6
 
 /*
+ * Projected dimensions of a new (epsilon, delta) table of at least
+ * DPK_LIVE_BALL_DHAT_MIN_D columns whose norm bound gives a ball, where
+ * their level has fewer cells than DPK_LIVE_DHAT's (dpk_live_use_ball_dims):
+ * a level of six dimensions has 64 times the cells of the one below, and
+ * where the rule rounds up to 4 096 for 20 000 rows clusters spread over
+ * cells under the counts' threshold; four give 256.  Where both give the
+ * same cells (50 000 rows: 4 096) six keep clusters apart better
+ * (d = 384: doc/decisions/087-ball-projected-dims.md).
+ */
+#define DPK_LIVE_BALL_DHAT 4
+#define DPK_LIVE_BALL_DHAT_MIN_D 384
+
+/*
  * Sign cells for a new insert-only projected Gaussian table of
  * DPK_LIVE_SIGN_MIN_D to DPK_LIVE_SIGN_MAX_D columns (d = 64: at d = 32,
  * 48 and 96 one family's worst release was measured worse) whose counts
@@ -429,6 +442,18 @@ void		dpk_live_use_sum_l1(DpkLiveConfig *cfg, const DpkBox *box);
  * dpk_live_use_sum_l1, which take the ball's bounds.
  */
 void		dpk_live_use_ball(DpkLiveConfig *cfg, const DpkBox *box, double norm_bound);
+
+/*
+ * A new table's projected dimensions once its ball and delta are known:
+ * an (epsilon, delta) table of at least DPK_LIVE_BALL_DHAT_MIN_D columns
+ * with a ball takes DPK_LIVE_BALL_DHAT where the level chosen for them
+ * (dpk_live_choose_level_box at size_hint) gives fewer cells than its
+ * dimensions' would, else keeps them.  Call after dpk_live_use_ball and
+ * dpk_live_use_delta, before dpk_live_use_box; at attach only (a stored
+ * table keeps its dhat).  Public parameters only.
+ */
+void		dpk_live_use_ball_dims(DpkLiveConfig *cfg, const DpkBox *box, double size_hint,
+								   double max_cells);
 
 /*
  * Copy r of a projected table's projection: the copy's seed of
