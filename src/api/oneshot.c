@@ -504,7 +504,12 @@ dp_kmeans(PG_FUNCTION_ARGS)
 		dpk_highd_defaults(&hcfg, eps, k);
 		dpk_highd_use_delta(&hcfg, cfg.delta);
 		hcfg.public_n = cfg.public_n;
-		hcfg.max_cells = cfg.max_cells;
+		/*
+		 * each projected grid within the core's cap (a million cells) or the
+		 * setting's, whichever is lower: finer ones cost time and fresh
+		 * memory at 10^7 rows and nothing in accuracy (doc/decisions/089)
+		 */
+		hcfg.max_cells = Min(hcfg.max_cells, cfg.max_cells);
 		hcfg.objective = cfg.objective;
 		dpk_highd_use_ball(&hcfg, &box, norm_bound);
 		/*

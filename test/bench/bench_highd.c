@@ -36,6 +36,7 @@
  *	 --seeds N  --n N  --rows "d:K:eps,..."  --no-baselines (H only)
  *	 --codes    H reads the rows as dp_kmeans keeps them, the 16-bit codes of
  *				 their metric positions (row_codes.h); the cost is on the rows
+ *	 --max-cells X  H's cap on a projected grid's cells (DpkHighdConfig.max_cells)
  *	 --dhat N  --copies N  --half-width X  --group-share X  --lift-share X
  *	 --lift-count-share X  --mode joint|cluster|cell  --norm-share X
  *	 --coarsen N  --refine N  --refine-share X  --grid-scale X
@@ -142,6 +143,7 @@ typedef struct Options
 	double		n_share;
 	int			restarts;
 	int			codes;			/* --codes: H reads its rows as dp_kmeans keeps them */
+	double		max_cells;		/* --max-cells: H's cap on a projected grid's cells */
 	int			seed_base;		/* first data seed (tuning used 0-9) */
 	const char *ref_cache;
 	int			verbose;
@@ -222,6 +224,8 @@ highd_config(const Options *opt, double eps, int k, int seed, HighdResearchConfi
 		cfg->n_share = opt->n_share;
 	if (opt->restarts > 0)
 		cfg->restarts = opt->restarts;
+	if (opt->max_cells > 0.0)
+		cfg->max_cells = opt->max_cells;
 	if (opt->lift_shrink >= 0)
 		cfg->lift_shrink = opt->lift_shrink > 0;
 	if (opt->mean_guard >= 0)
@@ -390,7 +394,8 @@ usage(void)
 			" [--refine-share X] [--grid-scale X] [--threshold X] [--n-share X]\n"
 			"       [--restarts N] [--seed-base N] [--verbose] [--ref-cache FILE]\n"
 			"       [--lift-shrink on|off] [--box-upper X] [--sd LO:HI] [--zipf X]\n"
-			"       [--family mix|tight|loose] [--wide-d N] [--codes]\n");
+			"       [--family mix|tight|loose] [--wide-d N] [--codes]\n"
+			"       [--max-cells X]\n");
 	exit(2);
 }
 
@@ -472,6 +477,8 @@ main(int argc, char **argv)
 			bench_delta = atof(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--codes") == 0)
 			opt.codes = 1;
+		else if (strcmp(a, "--max-cells") == 0)
+			opt.max_cells = atof(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--seeds") == 0)
 			opt.seeds = atoi(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--n") == 0)

@@ -533,6 +533,53 @@ make_clusters(int d, int k, size_t n, double sd, double *truth, double *x)
 	}
 }
 
+/*
+ * The projected grid's cap: at a public N of 10^8 RUGNIK's rule asks for
+ * more than 60 cells a side of the 4 projected dimensions, the defaults'
+ * cap (what dp_kmeans keeps each grid within, doc/decisions/089) gives 32:
+ * 2^20 cells; a lower cap gives fewer.
+ */
+static void
+test_grid_cap(void)
+{
+	enum
+	{
+		D = 16, N = 2000, K = 4
+	};
+	double		lo[D],
+				hi[D],
+				truth[K * D];
+	double	   *x = malloc(sizeof(double) * N * D);
+	DpkBox		box = {D, lo, hi};
+	DpkHighdConfig cfg;
+	DpkOneshotResult res = {0};
+	DpkStream	s;
+	int			j;
+
+	for (j = 0; j < D; j++)
+	{
+		lo[j] = 0.0;
+		hi[j] = 100.0;
+	}
+	make_clusters(D, K, N, 3.0, truth, x);
+	dpk_highd_defaults(&cfg, 1.0, K);
+	cfg.public_n = 1e8;
+	unit_open_stream(&s, 41);
+	dpk_highd_oneshot_cluster(&box, x, N, &cfg, &s, &res);
+	dpk_stream_close(&s);
+	CHECK(cfg.max_cells == 1048576.0 && res.cells_per_dim == 32 && res.cells == 1048576.0,
+		  "defaults' cap %g: %d cells a side, %g cells", cfg.max_cells, res.cells_per_dim,
+		  res.cells);
+	dpk_oneshot_result_free(&res);
+	cfg.max_cells = 65536.0;
+	unit_open_stream(&s, 41);
+	dpk_highd_oneshot_cluster(&box, x, N, &cfg, &s, &res);
+	dpk_stream_close(&s);
+	CHECK(res.cells_per_dim == 16, "a cap of 65 536 cells: %d cells a side", res.cells_per_dim);
+	dpk_oneshot_result_free(&res);
+	free(x);
+}
+
 /* Every mode: degenerate inputs, budgets, and recovery at huge epsilon. */
 static void
 test_pipeline(void)
@@ -1300,5 +1347,6 @@ main(void)
 	test_metric_points();
 	test_partition_row_labels();
 	test_tree_seed();
+	test_grid_cap();
 	UNIT_DONE("test_highd");
 }
