@@ -5,10 +5,10 @@
  *
  * As many as work_mem holds stay in memory; each time that is full they are
  * written to a temporary file, as sorts and hashes spill, and read back in
- * batches once the noisy N is drawn (low d) or by every pass (high d, as
- * 16-bit codes of their metric positions, row_codes.h); or (a low-d
- * one-shot of public N) one batch at a time is counted into the histogram
- * when full and not kept.
+ * batches once the noisy N is drawn (low d, as 32-bit codes of their
+ * positions in the box) or by every pass (high d, as 16-bit codes of their
+ * metric positions; row_codes.h); or (a low-d one-shot of public N) one
+ * batch at a time is counted into the histogram when full and not kept.
  */
 #ifndef DPK_ONESHOT_ROWS_H
 #define DPK_ONESHOT_ROWS_H
