@@ -523,7 +523,7 @@ dp_kmeans(PG_FUNCTION_ARGS)
 	{
 		/* the grid is known before the rows: count them as they arrive */
 		dpk_lowd_stream_begin(&box, &cfg, &counted);
-		dpk_points_init_counted(&buf, d, &box, &counted, workctx);
+		dpk_points_init_counted(&buf, &box, &counted, workctx);
 	}
 	else
 		/*
@@ -564,7 +564,7 @@ dp_kmeans(PG_FUNCTION_ARGS)
 			/* the noisy N of every point, then the points in batches */
 			dpk_lowd_stream_begin_counted(&box, &cfg, (size_t) dpk_points_total(&buf), stream,
 										  &counted);
-			dpk_points_count(&buf, &box, &counted);
+			dpk_points_count(&buf, &counted);
 		}
 		dpk_lowd_stream_finish(&box, &cfg, &counted, stream, &res);
 	}

@@ -47,13 +47,13 @@ dpk_points_init_kept(DpkPointBuffer *b, const DpkBox *box, DpkPointForm form, do
 
 /* A counted buffer (see oneshot_rows.h). */
 void
-dpk_points_init_counted(DpkPointBuffer *b, int d, const DpkBox *box, DpkLowdHist *counted,
+dpk_points_init_counted(DpkPointBuffer *b, const DpkBox *box, DpkLowdHist *counted,
 						MemoryContext ctx)
 {
 	memset(b, 0, sizeof(*b));
-	b->d = d;
+	b->d = box->d;
 	b->form = DPK_POINTS_DOUBLES;
-	b->width = d * sizeof(double);
+	b->width = b->d * sizeof(double);
 	b->ctx = ctx;
 	b->box = box;
 	b->counted = counted;
@@ -153,7 +153,7 @@ points_codes(DpkPointBuffer *b, uint64 from, size_t rows)
  * order give the same one).
  */
 void
-dpk_points_count(DpkPointBuffer *b, const DpkBox *box, DpkLowdHist *lh)
+dpk_points_count(DpkPointBuffer *b, DpkLowdHist *lh)
 {
 	double	   *x = MemoryContextAlloc(b->ctx, DPK_POINTS_DECODE_ROWS * b->d * sizeof(double));
 	uint64		total = dpk_points_total(b),
@@ -168,7 +168,7 @@ dpk_points_count(DpkPointBuffer *b, const DpkBox *box, DpkLowdHist *lh)
 
 		dpk_row_codes_unpack_box(&b->coder, (const uint32 *) points_codes(b, done, rows), rows,
 								 x);
-		dpk_lowd_stream_add(box, lh, x, rows);
+		dpk_lowd_stream_add(b->box, lh, x, rows);
 		done += rows;
 	}
 	pfree(x);

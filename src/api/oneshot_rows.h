@@ -58,8 +58,8 @@ void		dpk_points_init_kept(DpkPointBuffer *b, const DpkBox *box, DpkPointForm fo
 								 double ball, MemoryContext ctx);
 
 /* A buffer whose batches of points are counted into counted and not kept. */
-void		dpk_points_init_counted(DpkPointBuffer *b, int d, const DpkBox *box,
-									DpkLowdHist *counted, MemoryContext ctx);
+void		dpk_points_init_counted(DpkPointBuffer *b, const DpkBox *box, DpkLowdHist *counted,
+									MemoryContext ctx);
 
 /* The points the buffer has taken, spilled or in memory. */
 static inline uint64
@@ -89,7 +89,7 @@ dpk_points_slot(DpkPointBuffer *b)
  * Every point of a kept buffer of box codes counted into lh: those of the
  * file, then those in memory.  Closes the file.
  */
-void		dpk_points_count(DpkPointBuffer *b, const DpkBox *box, DpkLowdHist *lh);
+void		dpk_points_count(DpkPointBuffer *b, DpkLowdHist *lh);
 
 /*
  * read of a DpkHighdRows (arg: a kept buffer of metric codes): the metric
