@@ -58,7 +58,7 @@ CORE_CC ?= gcc
 CORE_CFLAGS ?= -std=gnu99 -O2 -g -fPIC -Wall -Wextra -Werror $(addprefix -I,$(CORE_DIRS)) \
 	-DDPK_ASSERTIONS $(COPT)
 CORE_LIBS = -lcrypto -lm
-UNIT_TESTS = test_noise test_gserialized test_dgauss test_zcdp test_live_gauss test_kmeans test_kmeans_filter test_kmedian test_kmedian_lifted test_objective test_live_release test_rugnik test_grid test_counter test_tree_estimator test_projection test_lift test_highd test_live_highd test_store_format test_store_config test_budget test_live_regions test_ledger test_mean_guard test_sqrt_counter test_live_heldout test_share_tree test_live_share test_live_lowd_guard test_oneshot_guard test_noise_exact test_highd_exact test_lowd_stream test_lowd_refine test_lowd_refine_same test_live_sqrt_sums test_highd_rows test_row_codes test_live_gauss_tail test_live_refine test_live_lifted test_lowd_grid
+UNIT_TESTS = test_noise test_gserialized test_dgauss test_zcdp test_live_gauss test_kmeans test_kmeans_filter test_kmedian test_kmedian_lifted test_objective test_live_release test_rugnik test_grid test_counter test_tree_estimator test_projection test_lift test_highd test_live_highd test_store_format test_store_config test_budget test_live_regions test_ledger test_mean_guard test_sqrt_counter test_live_heldout test_share_tree test_live_share test_live_lowd_guard test_oneshot_guard test_noise_exact test_highd_exact test_lowd_stream test_lowd_refine test_lowd_refine_same test_live_sqrt_sums test_highd_rows test_row_codes test_live_gauss_tail test_live_refine test_live_lifted test_lowd_grid test_recentre
 UNIT_BINS = $(addprefix test/unit/bin/,$(UNIT_TESTS))
 
 CORE_LIB = build/libdpkcore.a
@@ -152,6 +152,13 @@ bench: test/bench/bin/bench_oneshot
 bench-pickups-paired: test/bench/bin/bench_oneshot
 	@mkdir -p test/bench/out
 	./test/bench/pickups_paired.sh | tee test/bench/out/pickups_paired.txt
+
+# Low-d live tables with delta against pure ones, paired release by release
+# (SEEDS, ROWS, HORIZON, N as test/bench/gauss_lowd_paired.sh reads them).
+.PHONY: bench-gauss-lowd-paired
+bench-gauss-lowd-paired: test/bench/bin/bench_continual
+	@mkdir -p test/bench/out
+	./test/bench/gauss_lowd_paired.sh | tee test/bench/out/gauss_lowd_paired.txt
 
 # Inside PostgreSQL (PG_CONFIG's installation, dpkmeans installed there): write
 # cost of live tables against plain ones, then release times.  bench-writes

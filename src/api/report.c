@@ -211,6 +211,16 @@ report_budget(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *
 }
 
 /*
+ * What a low-d table's sum sensitivity bounds: offsets about the cell's
+ * middle for tables of trigger format 5 (grid.h), from its corner before.
+ */
+static const char *
+report_offsets(const DpkLiveConfig *cfg)
+{
+	return cfg->centred_offsets ? "in-cell offsets about the cell's middle" : "in-cell offsets";
+}
+
+/*
  * Rows of a share-tree table (after the horizon and deletion rows): its
  * spans and shares, full-budget sensitivities and each node's scales.
  */
@@ -261,9 +271,9 @@ report_share(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *c
 						dpk_live_count_sensitivity(cfg), tr->insert_only ? "1" : "2",
 						DPK_SHARE_DEN));
 	report_row(rsinfo, "sum sensitivity (l-infinity, one event, fixed-point units)",
-			   psprintf("%g = %d%s per coordinate (in-cell offsets, d = %d), scaled per node likewise",
-						dpk_live_sum_sensitivity(cfg), DPK_REL_UNITS,
-						tr->insert_only ? "" : " x 2", tr->d));
+			   psprintf("%g = %d%s per coordinate (%s, d = %d), scaled per node likewise",
+						dpk_live_sum_sensitivity(cfg), (int) dpk_live_offset_bound(cfg),
+						tr->insert_only ? "" : " x 2", report_offsets(cfg), tr->d));
 	report_row(rsinfo, "count noise per tree node",
 			   psprintf("discrete Laplace, scale %.6g x %d / s_v, rounded up (per block, levels 0 up): %s",
 						dpk_live_count_sensitivity(cfg) / dpk_budget_live(cfg).eps_count,
@@ -366,7 +376,8 @@ report_noise(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *c
 								  dpk_live_tree_levels(cfg), tr->d));
 		else
 			report_row(rsinfo, "sum sensitivity (squared l2, one event, fixed-point units)",
-					   psprintf("count sensitivity x d x %d^2 (d = %d)", DPK_REL_UNITS, tr->d));
+					   psprintf("count sensitivity x d x %d^2 (%s, d = %d)",
+								(int) dpk_live_offset_bound(cfg), report_offsets(cfg), tr->d));
 		return;
 	}
 	if (tr->delta > 0.0)
@@ -378,8 +389,10 @@ report_noise(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *c
 				   cfg->ball > 0.0
 				   ? psprintf("count sensitivity x %.6g^2 (the norm bound's l2, d = %d)",
 							  dpk_live_point_l2(cfg), tr->d)
-				   : psprintf("count sensitivity x d x %d^2 (d = %d)",
-							  tr->dhat > 0 ? DPK_LIFT_UNITS / 2 : DPK_REL_UNITS, tr->d));
+				   : tr->dhat > 0
+				   ? psprintf("count sensitivity x d x %d^2 (d = %d)", DPK_LIFT_UNITS / 2, tr->d)
+				   : psprintf("count sensitivity x d x %d^2 (%s, d = %d)",
+							  (int) dpk_live_offset_bound(cfg), report_offsets(cfg), tr->d));
 		return;
 	}
 	report_row(rsinfo, "count sensitivity (L1, one event)",
@@ -405,9 +418,9 @@ report_noise(ReturnSetInfo *rsinfo, const DpkTracked *tr, const DpkLiveConfig *c
 							  dpk_live_sum_sensitivity(scfg), DPK_LIFT_UNITS / 2,
 							  tr->insert_only ? "" : " x 2", tr->d,
 							  sd > tr->d ? ", and the region's count coordinate" : "")
-				   : psprintf("%g = h x %d%s per coordinate (in-cell offsets, d = %d)",
-							  dpk_live_sum_sensitivity(cfg), DPK_REL_UNITS,
-							  tr->insert_only ? "" : " x 2", tr->d));
+				   : psprintf("%g = h x %d%s per coordinate (%s, d = %d)",
+							  dpk_live_sum_sensitivity(cfg), (int) dpk_live_offset_bound(cfg),
+							  tr->insert_only ? "" : " x 2", report_offsets(cfg), tr->d));
 	report_row(rsinfo, "count noise per tree node",
 			   psprintf("discrete Laplace, scale %.6g (variance %.6g)", dpk_scale_value(cs),
 						dpk_discrete_laplace_variance(cs)));

@@ -393,8 +393,8 @@ void
 dpk_store_insert_tracked(const DpkTracked *tr, const char *mode,
 						 const AttrNumber *attnums, const uint8 *key)
 {
-	Oid			types[25];
-	Datum		values[25];
+	Oid			types[26];
+	Datum		values[26];
 	Datum	   *names = palloc(tr->ncols * sizeof(Datum));
 	Datum	   *atts = palloc(tr->ncols * sizeof(Datum));
 	bytea	   *keyb = palloc(VARHDRSZ + DPK_KEY_BYTES);
@@ -458,6 +458,8 @@ dpk_store_insert_tracked(const DpkTracked *tr, const char *mode,
 	values[23] = Float8GetDatum(tr->delta);
 	types[24] = INT4OID;
 	values[24] = Int32GetDatum(tr->tree_arity);
+	types[25] = INT4OID;
+	values[25] = Int32GetDatum(tr->trigger_format);
 	if (!store_has_delta && tr->delta != 0.0)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -479,9 +481,8 @@ dpk_store_insert_tracked(const DpkTracked *tr, const char *mode,
 				   "trigger_format, home_system_id, home_timeline, home_database, delta, "
 				   "tree_arity) VALUES "
 				   "($1::oid::regclass, $2, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
-				   "$14, $15, $16, $17, $18, $19, $20, " CppAsString2(DPK_TRIGGER_FORMAT)
-				   ", $21, $22, $23, $24, $25)",
-				   25, types, values, false, SPI_OK_INSERT);
+				   "$14, $15, $16, $17, $18, $19, $20, $26, $21, $22, $23, $24, $25)",
+				   26, types, values, false, SPI_OK_INSERT);
 	else
 		dpk_store_exec(store_has_delta
 				   ? "INSERT INTO dpkmeans_internal.tracked (relid, columns, d, k, "
@@ -489,16 +490,14 @@ dpk_store_insert_tracked(const DpkTracked *tr, const char *mode,
 				   "dhat, copies, proj_seed, norm_share, sampler_version, state_format, "
 				   "trigger_format, home_system_id, home_timeline, home_database, delta) VALUES "
 				   "($1::oid::regclass, $2, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
-				   "$14, $15, $16, $17, $18, $19, $20, " CppAsString2(DPK_TRIGGER_FORMAT)
-				   ", $21, $22, $23, $24)"
+				   "$14, $15, $16, $17, $18, $19, $20, $26, $21, $22, $23, $24)"
 				   : "INSERT INTO dpkmeans_internal.tracked (relid, columns, d, k, "
 				   "epsilon, lower, upper, horizon, mode, size_hint, level, sum_share, state, "
 				   "dhat, copies, proj_seed, norm_share, sampler_version, state_format, "
 				   "trigger_format, home_system_id, home_timeline, home_database) VALUES "
 				   "($1::oid::regclass, $2, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, "
-				   "$14, $15, $16, $17, $18, $19, $20, " CppAsString2(DPK_TRIGGER_FORMAT)
-				   ", $21, $22, $23)",
-				   store_has_delta ? 24 : 23, types, values, false, SPI_OK_INSERT);
+				   "$14, $15, $16, $17, $18, $19, $20, $26, $21, $22, $23)",
+				   26, types, values, false, SPI_OK_INSERT);
 
 	if (tr->norm_bound > 0.0)
 	{

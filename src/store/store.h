@@ -36,11 +36,16 @@
  *	own geometry, dpk_box_to_metric); all read.  4 = the triggers of 3, and
  *	a projected pure table's lifting sums get per-coordinate noise at the
  *	box's l1 bound when that is the lower variance (dpk_live_use_sum_l1,
- *	decided again at every release from the box)
+ *	decided again at every release from the box).  5 = the triggers of 4,
+ *	and a low-d table's in-cell sums get their noise centred in the cell, at
+ *	half the sensitivity (DpkLiveConfig.centred_offsets, grid.h's
+ *	DPK_REL_CENTRE)
  */
 #define DPK_STATE_FORMAT 2
 #define DPK_STATE_FORMAT_REGIONS 3
-#define DPK_TRIGGER_FORMAT 4
+#define DPK_TRIGGER_FORMAT 5
+/* What a table attached under a schema before 0.9 (no tracked.counter) gets. */
+#define DPK_TRIGGER_FORMAT_PRE_09 4
 
 /*
  * Where a table's release history lives: the cluster (system identifier),

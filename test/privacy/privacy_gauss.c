@@ -87,7 +87,8 @@
 static const double thresholds[NTHR] = {-0.5, 0.0, 0.5, 1.0, 1.5, 2.0, 2.5};
 static const double eps_check[NEPS] = {0.0, 0.5, 1.0};
 static const char *const stat_name[NSTAT] = {"counts", "sums", "both"};
-static const int64_t rel_pt[2] = {1000, 700};	/* the point's in-cell offsets */
+/* the point's in-cell offsets (1000, 700) about the cell's middle, as the sums' noise is drawn */
+static const int64_t rel_pt[2] = {1000 - DPK_REL_CENTRE, 700 - DPK_REL_CENTRE};
 
 /* A used tree node of the plain decomposition: read as y[tp] - y[tm]. */
 typedef struct GNode

@@ -66,7 +66,8 @@
 #define SQ_B_OFFSET (UINT64_C(1) << 40)
 #define SQ_CROSS	40			/* runs whose releases dpk_cell_noise_sqrt recomputes */
 
-static const int64_t sq_rel[2] = {1000, 700};	/* the point's in-cell offsets */
+/* the point's in-cell offsets (1000, 700) about the cell's middle, as the sums' noise is drawn */
+static const int64_t sq_rel[2] = {1000 - DPK_REL_CENTRE, 700 - DPK_REL_CENTRE};
 
 /* The projected suite's table: SQ_PD columns; its point's lifting contribution (<= 512 each). */
 #define SQ_PD		8

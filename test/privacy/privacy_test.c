@@ -473,10 +473,19 @@ setup_nodes(Ctx *cx)
 	}
 	CHECK(consistent, "%s: node shifts do not reproduce B - A", cx->sc->name);
 
-	/* the cube noise's density ratio for a shift is exp(||shift||_inf / b) */
+	/*
+	 * the cube noise's density ratio for a shift is exp(||shift||_inf / b);
+	 * the noise is drawn for offsets about the cell's middle (grid.h), or
+	 * from its corner in tables attached before trigger format 5
+	 */
 	for (v = 0; v < DIM; v++)
-		if ((double) cx->rel[v] > relmax)
-			relmax = (double) cx->rel[v];
+	{
+		double		shift = (double) cx->rel[v] -
+			(cx->nominal.centred_offsets ? DPK_REL_CENTRE : 0);
+
+		if (fabs(shift) > relmax)
+			relmax = fabs(shift);
+	}
 	cx->l_count = 0.0;
 	cx->l_sum = 0.0;
 	for (u = 0; u < cx->nnodes; u++)
@@ -1456,6 +1465,8 @@ cell_suite_setup(CellSuite *cs, uint32_t T, double weaken, bool weaken_deletes)
 	cs->nominal.level = LEVEL;
 	/* the binary tree of tables attached before the k-ary trees */
 	cs->nominal.arity = DPK_TREE_ARITY_BINARY;
+	/* ... which draw their sums' noise for offsets from the cell's corner */
+	cs->nominal.centred_offsets = false;
 	/* reads nodes off signed releases: the per-node noise, estimator aside */
 	cs->nominal.estimator = DPK_TREE_SIGNED;
 	cs->mech = cs->nominal;

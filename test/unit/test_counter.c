@@ -379,8 +379,11 @@ main(void)
 		dpk_live_defaults(&cfg, 2, 6, 1.0, 1024, false);
 		cfg.arity = DPK_TREE_ARITY_BINARY;
 		CHECK(dpk_live_count_sensitivity(&cfg) == 22.0, "count sensitivity 2h");
+		CHECK(dpk_live_sum_sensitivity(&cfg) == 22.0 * DPK_REL_CENTRE,
+			  "sum sensitivity: l-infinity, no factor d, offsets about the middle");
+		cfg.centred_offsets = false;
 		CHECK(dpk_live_sum_sensitivity(&cfg) == 22.0 * DPK_REL_UNITS,
-			  "sum sensitivity: l-infinity, no factor d");
+			  "sum sensitivity of a table attached before: offsets from the corner");
 		/* d = 2: 70 % of epsilon on counts */
 		CHECK(fabs(dpk_scale_value(dpk_live_count_scale(&cfg)) - 22.0 / 0.7) < 1e-5,
 			  "count scale");
@@ -396,7 +399,7 @@ main(void)
 		CHECK(cfg.arity == 13 && dpk_live_tree_levels(&cfg) == 3,
 			  "T = 1024: arity %d, %d levels", cfg.arity, dpk_live_tree_levels(&cfg));
 		CHECK(dpk_live_count_sensitivity(&cfg) == 6.0, "k-ary count sensitivity 2h");
-		CHECK(dpk_live_sum_sensitivity(&cfg) == 6.0 * DPK_REL_UNITS, "k-ary sum sensitivity");
+		CHECK(dpk_live_sum_sensitivity(&cfg) == 6.0 * DPK_REL_CENTRE, "k-ary sum sensitivity");
 		CHECK(fabs(dpk_scale_value(dpk_live_count_scale(&cfg)) - 6.0 / 0.7) < 1e-5,
 			  "k-ary count scale");
 	}

@@ -26,7 +26,8 @@
  * moved to a kd-tree (record 071), which sums the centres in another
  * order; with the point-by-point passes (dpk_kmeans_filter = false) the
  * one-shot still gives the digest before, PIN_LOWD_POINTWISE, checked
- * here too.
+ * here too.  PIN_LIVE's tables draw their sums' noise from the cell's
+ * corner, as tables attached before trigger format 5 do.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -203,6 +204,8 @@ run_live(const DpkBox *box, const double *x, size_t n, DpkLiveRelease *rel, bool
 		cfg.estimator = estimator;
 	if (arity >= 2)
 		cfg.arity = arity;
+	/* tables attached before trigger format 5 draw their sums from the corner */
+	cfg.centred_offsets = false;
 	cfg.level = dpk_live_choose_level(&cfg, (double) n, 4194304.0);
 	dpk_cellmap_init(&state, 2);
 	for (i = 0; i < n; i++)

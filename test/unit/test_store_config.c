@@ -110,7 +110,7 @@ test_sum_l1_roundtrip(void)
 				cube_tables = 0,
 				differ = 0;
 
-	CHECK(DPK_TRIGGER_FORMAT == 4, "trigger format %d", DPK_TRIGGER_FORMAT);
+	CHECK(DPK_TRIGGER_FORMAT == 5, "trigger format %d", DPK_TRIGGER_FORMAT);
 	for (h = 0; h < 2; h++)
 		for (ins = 0; ins < 2; ins++)
 		{
@@ -167,6 +167,17 @@ test_sum_l1_roundtrip(void)
 	CHECK(differ == 0 && l1_tables > 0 && cube_tables > 0,
 		  "boxes: %d of 60 reopened with other sums (%d per coordinate, %d cube)", differ,
 		  l1_tables, cube_tables);
+
+	/* low-d sums: centred from trigger format 5, from the corner before */
+	attach(&tr, &at, 3, cube_lo, cube_hi, 64, false, 0.0, 0);
+	dpk_tracked_config(&tr, &back);
+	CHECK(at.centred_offsets && back.centred_offsets && same_sums(&at, &back),
+		  "trigger format 5: centred in-cell sums");
+	tr.trigger_format = 4;
+	dpk_tracked_config(&tr, &back);
+	CHECK(!back.centred_offsets &&
+		  dpk_live_sum_sensitivity(&back) == 2.0 * dpk_live_sum_sensitivity(&at),
+		  "trigger format 4: in-cell sums from the corner, twice the sensitivity");
 
 	/* a table attached with trigger format 3 keeps the cube noise */
 	attach(&tr, &at, 7, diamonds_lo, diamonds_hi, 16, false, 0.0, 77);

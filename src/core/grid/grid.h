@@ -23,6 +23,17 @@
 #define DPK_REL_UNITS 1024
 
 /*
+ * The middle of a cell in those steps.  Live tables of trigger format 5
+ * draw their sums' noise for offsets taken about it: each offset r in
+ * [0, DPK_REL_UNITS) moves by |r - DPK_REL_CENTRE| <= DPK_REL_CENTRE, half of
+ * r's own range, so the same privacy costs a quarter of the noise variance.
+ * The published sum is that noisy centred sum plus DPK_REL_CENTRE times the
+ * cell's noisy count (dpk_hist_recentre), which keeps sum / count the cell's
+ * mean offset.
+ */
+#define DPK_REL_CENTRE (DPK_REL_UNITS / 2)
+
+/*
  * Default cap on the cells of one grid (2^22): a dense histogram of this many
  * cells fits in 32 MB per value (doc/decisions/003-cell-caps.md).
  */
@@ -168,5 +179,20 @@ void		dpk_hist_add_points(DpkDenseHist *h, const DpkBox *box, const double *poin
  */
 void		dpk_hist_add_noise(DpkDenseHist *h, DpkStream *s, DpkScale count_scale,
 							   DpkScale sum_scale);
+
+/*
+ * Publish a cell's noisy centred sums: each of its d sums, holding the true
+ * offsets' sum plus noise, gets DPK_REL_CENTRE times count_noise (the noise
+ * its count got).  Equivalently: the noisy sum of r - DPK_REL_CENTRE plus
+ * DPK_REL_CENTRE times the noisy count, post-processing of two noisy values.
+ */
+static inline void
+dpk_hist_recentre(int64_t *sum, int d, int64_t count_noise)
+{
+	int			j;
+
+	for (j = 0; j < d; j++)
+		sum[j] += count_noise * DPK_REL_CENTRE;
+}
 
 #endif

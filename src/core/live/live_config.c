@@ -72,6 +72,7 @@ dpk_live_defaults_arity(DpkLiveConfig *cfg, int d, int k, double epsilon,
 	cfg->sum_l1 = 0.0;
 	cfg->ball = 0.0;
 	cfg->heldout_z = DPK_LIVE_HELDOUT_Z;
+	cfg->centred_offsets = true;
 	cfg->laplace_tail = false;
 }
 

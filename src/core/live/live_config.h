@@ -88,6 +88,11 @@ typedef struct DpkLiveConfig
 	double		heldout_z;		/* the held-out guard's threshold in standard
 								 * deviations (DPK_LIVE_HELDOUT_Z; INFINITY:
 								 * never fires); post-processing, not stored */
+	bool		centred_offsets;	/* low-d tables: noise drawn for in-cell
+									 * sums centred in the cell, at half the
+									 * sensitivity (DPK_REL_CENTRE, grid.h);
+									 * false for tables attached before
+									 * trigger format 5 */
 	bool		laplace_tail;	/* true: Gaussian tables with a ball keep the
 								 * Laplace coreset threshold of releases
 								 * before 0.9 (benchmarks only; see

@@ -41,6 +41,12 @@ int			dpk_live_tree_levels(const DpkLiveConfig *cfg);
 double		dpk_live_count_sensitivity(const DpkLiveConfig *cfg);
 double		dpk_live_sum_sensitivity(const DpkLiveConfig *cfg);
 
+/*
+ * How far one row moves each of its cell's in-cell sums: DPK_REL_CENTRE for
+ * centred offsets (cfg->centred_offsets), DPK_REL_UNITS before them.
+ */
+double		dpk_live_offset_bound(const DpkLiveConfig *cfg);
+
 /* Noise scales per tree node (sensitivity / its share of epsilon). */
 DpkScale	dpk_live_count_scale(const DpkLiveConfig *cfg);
 DpkScale	dpk_live_sum_scale(const DpkLiveConfig *cfg);

@@ -114,6 +114,8 @@ live_noisy_histogram_share(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_B
 		if (with_sums)
 			for (j = 0; j < d; j++)
 				out->sum[c * d + j] = noise[1 + j];
+		if (with_sums && cfg->centred_offsets)
+			dpk_hist_recentre(out->sum + c * d, d, noise[0] - truth[0]);
 	}
 	dpk_free(sc);
 	dpk_share_weights_free(&w);
@@ -150,7 +152,9 @@ dpk_live_count_variance(const DpkLiveConfig *cfg, int level, uint32_t t)
 
 /*
  * Sum noise variance of one coarse cell in its own fixed point: the fine
- * sums' noise plus the count noise carried by each child's offset.
+ * sums' noise plus the count noise carried by each child's offset (centred
+ * sums: to first order in the cell's mean, about the coarse cell's middle,
+ * where dpk_hist_recentre's share of it cancels against the noisy count).
  */
 double
 dpk_live_sum_variance(const DpkLiveConfig *cfg, int level, uint32_t t)
@@ -161,7 +165,9 @@ dpk_live_sum_variance(const DpkLiveConfig *cfg, int level, uint32_t t)
 				sn = dpk_live_sum_noise(cfg);
 	double		sum_node = cfg->sum_share > 0.0 ? dpk_noise_variance(&sn, cfg->d) : 0.0;
 	double		count_node = dpk_noise_variance(&cn, 0);
-	double		off2 = (f - 1.0) * (2.0 * f - 1.0) / 6.0;	/* E[offset^2] */
+	double		off2 = cfg->centred_offsets
+		? (f * f - 1.0) / 12.0	/* E[(offset + 1/2 - f/2)^2] */
+		: (f - 1.0) * (2.0 * f - 1.0) / 6.0;	/* E[offset^2] */
 
 	return children * (dpk_live_sum_tree_norm2(cfg, t) * sum_node +
 					   dpk_live_tree_norm2(cfg, t) * count_node * DPK_REL_UNITS * DPK_REL_UNITS * off2);
@@ -219,6 +225,8 @@ dpk_live_noisy_histogram(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYT
 			if (with_sums)
 				for (j = 0; j < d; j++)
 					out->sum[c * d + j] += noise[1 + j];
+			if (with_sums && cfg->centred_offsets)
+				dpk_hist_recentre(out->sum + c * d, d, noise[0]);
 			continue;
 		}
 		/* the published values: true + weighted noise, rounded exactly */
@@ -232,6 +240,8 @@ dpk_live_noisy_histogram(const DpkLiveConfig *cfg, const uint8_t key[DPK_KEY_BYT
 		if (with_sums)
 			for (j = 0; j < d; j++)
 				out->sum[c * d + j] = noise[1 + j];
+		if (with_sums && cfg->centred_offsets)
+			dpk_hist_recentre(out->sum + c * d, d, noise[0] - truth[0]);
 	}
 	dpk_tree_weights_free(&w);
 	dpk_free(noise);

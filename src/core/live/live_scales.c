@@ -64,12 +64,19 @@ live_sum_events(const DpkLiveConfig *cfg)
 	return live_event_nodes(cfg, 1) * (cfg->insert_only ? 1.0 : 2.0) * cfg->copies;
 }
 
+/* One row's move of an in-cell sum (see live_core.h). */
+double
+dpk_live_offset_bound(const DpkLiveConfig *cfg)
+{
+	return cfg->centred_offsets ? (double) DPK_REL_CENTRE : (double) DPK_REL_UNITS;
+}
+
 /*
  * Sum sensitivity, an l-infinity bound per node for the vector noise of
- * dpk_vector_noise (no factor d): each of a cell's d sums moves by
- * < DPK_REL_UNITS (in-cell offsets) or by at most DPK_LIFT_UNITS / 2
- * (centred lifting sums) in h nodes; for a pure table with sum_l1 > 0 an
- * l1 bound, the lifting sums moving by at most sum_l1 together.
+ * dpk_vector_noise (no factor d): each of a cell's d sums moves by at most
+ * dpk_live_offset_bound (in-cell offsets) or DPK_LIFT_UNITS / 2 (centred
+ * lifting sums) in h nodes; for a pure table with sum_l1 > 0 an l1 bound,
+ * the lifting sums moving by at most sum_l1 together.
  */
 double
 dpk_live_sum_sensitivity(const DpkLiveConfig *cfg)
@@ -78,7 +85,7 @@ dpk_live_sum_sensitivity(const DpkLiveConfig *cfg)
 		return live_sum_events(cfg) * cfg->sum_l1;	/* an l1 bound */
 	if (cfg->dhat > 0)
 		return live_sum_events(cfg) * (DPK_LIFT_UNITS / 2.0);
-	return live_sum_events(cfg) * DPK_REL_UNITS;
+	return live_sum_events(cfg) * dpk_live_offset_bound(cfg);
 }
 
 /* One row's largest contribution to the norm counter (see live_core.h). */
@@ -211,7 +218,7 @@ dpk_live_rho(const DpkLiveConfig *cfg)
 void
 dpk_live_l2sq(const DpkLiveConfig *cfg, double l2sq[3])
 {
-	double		unit = cfg->dhat > 0 ? DPK_LIFT_UNITS / 2.0 : (double) DPK_REL_UNITS;
+	double		unit = cfg->dhat > 0 ? DPK_LIFT_UNITS / 2.0 : dpk_live_offset_bound(cfg);
 
 	l2sq[0] = dpk_live_count_sensitivity(cfg);
 	l2sq[1] = live_sum_events(cfg) * cfg->d * unit * unit;
