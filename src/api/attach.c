@@ -500,7 +500,9 @@ dp_attach(PG_FUNCTION_ARGS)
 	dpk_shape_init(&shape, rel, tr.d, 0, attnums, tr.ncols, tr.lower, tr.upper);
 
 	dpk_live_defaults(&cfg, tr.d, tr.k, tr.epsilon, (uint32_t) tr.horizon, tr.insert_only);
-	cfg.centred_offsets = dpk_store_has_counter();	/* trigger format 5, below */
+	/* a schema before 0.9 keeps its in-cell sums' noise from the cell's corner */
+	tr.trigger_format = dpk_store_has_counter() ? DPK_TRIGGER_FORMAT : DPK_TRIGGER_FORMAT_PRE_09;
+	cfg.centred_offsets = tr.trigger_format > DPK_TRIGGER_FORMAT_PRE_09;
 	if (tr.d >= DPK_HIGHD_MIN_D)
 	{
 		/* High dimension: projected copies; their seed is public. */
@@ -543,8 +545,6 @@ dp_attach(PG_FUNCTION_ARGS)
 	tr.norm_share = cfg.norm_share;
 	tr.sampler_version = DPK_SAMPLER_VERSION;
 	tr.state_format = regions ? DPK_STATE_FORMAT_REGIONS : DPK_STATE_FORMAT;
-	/* a schema before 0.9 keeps its in-cell sums' noise from the corner */
-	tr.trigger_format = dpk_store_has_counter() ? DPK_TRIGGER_FORMAT : DPK_TRIGGER_FORMAT_PRE_09;
 	dpk_home_current(&tr.home);
 	shape.level = cfg.level;
 	if (cfg.dhat > 0)

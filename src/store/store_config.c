@@ -31,7 +31,7 @@ dpk_tracked_config(const DpkTracked *tr, DpkLiveConfig *cfg)
 		cfg->norm_share = tr->norm_share;
 	}
 	cfg->delta = tr->delta;
-	cfg->centred_offsets = tr->trigger_format >= 5;
+	cfg->centred_offsets = tr->trigger_format > DPK_TRIGGER_FORMAT_PRE_09;
 	cfg->box_metric = tr->dhat > 0 && tr->trigger_format >= 3;
 	if (tr->trigger_format >= 4)
 	{

@@ -2,17 +2,15 @@
  * test_recentre.c
  *		In-cell sums of live tables drawn about the cell's middle (grid.h,
  *		DPK_REL_CENTRE): the offsets' range that halves the sensitivity, and
- *		on a table's k-ary tree and its Gaussian counter that the published
+ *		on a table's k-ary tree, share tree and Gaussian counter that the published
  *		sum is the truth plus noise at the centred scale plus DPK_REL_CENTRE
  *		times the count's own noise.  Without that last term the noise would
  *		be half of what the offsets' range needs; with the true count in its
- *		place it would not carry the count's noise at all.  (The share tree's
- *		releases are checked draw for draw in test_live_share.)
+ *		place it would not carry the count's noise at all.
  */
 #include <math.h>
 #include <string.h>
 
-#include "dpk_mem.h"
 #include "grid.h"
 #include "live_core.h"
 #include "unit.h"
@@ -96,9 +94,9 @@ moments_check(const Moments *m, double sum_var, const char *what)
 		   m->n);
 }
 
-/* A live table's release of one cell holding 40 rows, on DRAWS keys. */
+/* A live table's release of one cell holding 40 rows, on DRAWS keys (share: the share tree). */
 static void
-test_live(bool gauss)
+test_live(bool gauss, bool share)
 {
 	DpkLiveConfig cfg;
 	DpkCellMap	state;
@@ -114,6 +112,8 @@ test_live(bool gauss)
 	dpk_live_defaults(&cfg, 2, 3, 1.0, 16, true);
 	if (gauss)
 		dpk_live_use_delta(&cfg, 1e-6);
+	if (share)
+		cfg.counter = DPK_LIVE_COUNTER_SHARE;
 	cfg.level = 0;
 	CHECK(cfg.centred_offsets, "a new live table draws centred sums");
 	dpk_cellmap_init(&state, 2);
@@ -132,7 +132,8 @@ test_live(bool gauss)
 		dpk_stream_close(&s);
 	}
 	/* one cell at the counted level: the sums' own noise, no child offsets */
-	moments_check(&m, dpk_live_sum_variance(&cfg, 0, t), gauss ? "live, Gaussian" : "live, pure");
+	moments_check(&m, dpk_live_sum_variance(&cfg, 0, t),
+				  gauss ? "live, Gaussian" : share ? "live, pure, share tree" : "live, pure, k-ary tree");
 	dpk_cellmap_free(&state);
 }
 
@@ -141,7 +142,8 @@ main(void)
 {
 	printf("test_recentre:\n");
 	test_offset_range();
-	test_live(false);
-	test_live(true);
+	test_live(false, false);
+	test_live(false, true);
+	test_live(true, false);
 	UNIT_DONE("test_recentre");
 }
