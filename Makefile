@@ -332,7 +332,7 @@ bench-highd-families: test/bench/bin/bench_highd
 # (1797 x 64; installed, or taken by scripts/real-data.sh) it also runs that.
 DIGITS_CSV ?= $(firstword $(wildcard test/bench/data/digits.csv.gz) /usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz)
 
-test/bench/bin/bench_highd_live: test/bench/bench_highd_live.c test/bench/mixture.h test/bench/oracle.h $(TEST_LIBS) $(CORE_HDRS)
+test/bench/bin/bench_highd_live: test/bench/bench_highd_live.c test/bench/mixture.h test/bench/oracle.h test/bench/adaptive_lift.h $(TEST_LIBS) $(CORE_HDRS)
 	@mkdir -p test/bench/bin
 	$(CORE_CC) $(CORE_CFLAGS) -O3 -o $@ $< $(TEST_LIBS) $(CORE_LIBS)
 

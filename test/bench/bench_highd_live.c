@@ -149,6 +149,15 @@
  *			 baselines) also each release's k-means partition released as
  *			 noisy sums over noisy counts at the best continual counter's
  *			 variance (oracle.h), a table per release beside live and oneshot
+ *	 --adaptive-lift R, --adaptive-epoch a  (research measurement, not
+ *			 shipped; insert streams lifting by cells) the releases after
+ *			 step a (default 1) lift from sums of the rows inserted after it,
+ *			 each taken about its cell's reference (the last release's
+ *			 nearest centre) and clipped to norm R (box units), noised at
+ *			 sensitivity R on 0.8 of the sum budget (adaptive_lift.h);
+ *			 --verbose adds a "# adapt" line per release with the rows
+ *			 clipped; --adaptive-epoch-share X: releases 1..a at X of the
+ *			 sum budget (default 1: not modelled)
  *	 --norm-bound R  dp_attach's norm_bound => R (dpk_live_use_ball; 0, the
  *			 default: no ball), rows clamped into the ball; the one-shot
  *			 column as dp_kmeans(..., norm_bound => R)
@@ -192,6 +201,7 @@
 #include "mixture.h"
 #include "bench_common.h"
 #include "oracle.h"
+#include "adaptive_lift.h"
 
 #define MAX_ROWS 64
 #define MAX_HORIZONS 4
@@ -222,7 +232,7 @@ enum
 	TAG_PROJ = 0x70726f6a, TAG_DIGITS = 0x646967, TAG_MEAN = 0x6d65616e,
 	TAG_MNIST = 0x6d6e6973, TAG_GLOVE = 0x676c6f76, TAG_MATCHED = 0x6d617463,
 	TAG_DRIFT = 0x64726966,
-	TAG_EMBED = 0x656d6264, TAG_ORACLE = 0x6f726163
+	TAG_EMBED = 0x656d6264, TAG_ORACLE = 0x6f726163, TAG_ADAPT = 0x61646170
 };
 
 /* Figures of one (row, horizon, stream) over releases and seeds. */
@@ -324,6 +334,9 @@ typedef struct Options
 	int			nz;
 	bool		laplace_tail;	/* --tail laplace: DpkLiveConfig.laplace_tail */
 	bool		no_sign_cells;	/* --sign-cells off: not dpk_live_use_sign_cells */
+	double		adapt_r;		/* > 0: --adaptive-lift R (adaptive_lift.h) */
+	int			adapt_a;		/* --adaptive-epoch a */
+	double		adapt_share0;	/* --adaptive-epoch-share X (1: not modelled) */
 } Options;
 
 /* One live table: configuration, projections, counted cell map. */
@@ -338,6 +351,7 @@ typedef struct Live
 	bool		verbose;		/* also the partition's exact-means cost */
 	bool		regions;		/* --regions: lifting sums keyed by regions */
 	DpkRegions	rs;
+	AdaptLift  *adapt;			/* --adaptive-lift, else NULL */
 } Live;
 
 /* How many of k centres differ from every earlier one (by more than 1e-9). */
@@ -580,6 +594,7 @@ live_init(Live *lv, int d, int k, double eps, uint32_t horizon, bool insert_only
 	live_config(&lv->cfg, d, k, eps * opt->eps_scale, horizon, insert_only, size_hint,
 				proj_seed, box, norm_bound, opt);
 	lv->verbose = opt->verbose;
+	lv->adapt = NULL;
 	dpk_cellmap_init(&lv->map, d);
 	lv->proj = xmalloc(sizeof(DpkProjection) * lv->cfg.copies);
 	for (r = 0; r < lv->cfg.copies; r++)
@@ -615,6 +630,11 @@ live_free(Live *lv)
 	dpk_cellmap_free(&lv->map);
 	if (lv->regions)
 		dpk_regions_free(&lv->rs);
+	if (lv->adapt)
+	{
+		adapt_free(lv->adapt);
+		free(lv->adapt);
+	}
 	free(lv->ubuf);
 	free(lv->tbuf);
 	free(lv->tall);
@@ -656,6 +676,8 @@ live_apply(Live *lv, const DpkBox *box, const double *pts, size_t from, size_t t
 					   lv->tbuf + ((size_t) r * BATCH + i) * dhat,
 					   sizeof(double) * dhat);
 			dpk_live_add_projected(&lv->cfg, &lv->map, lv->ubuf + i * d, lv->tall, sign);
+			if (lv->adapt && sign > 0)
+				adapt_add_row(lv->adapt, &lv->cfg, lv->ubuf + i * d, lv->tall);
 		}
 		from += n;
 	}
@@ -738,6 +760,10 @@ live_release(Live *lv, const DpkBox *box, const uint8_t key[DPK_KEY_BYTES],
 	LiveOut		out;
 	double		t0 = now_ms();
 	uint64_t	cseed;
+	bool		adapt = lv->adapt && t >= (uint32_t) lv->adapt->a;
+	long		replaced = 0,
+				heavy_kept = 0;
+	double		emp_sd = NAN;
 
 	if (!dpk_stream_open(&s, key, nonce))
 	{
@@ -748,6 +774,10 @@ live_release(Live *lv, const DpkBox *box, const uint8_t key[DPK_KEY_BYTES],
 	dpk_live_noisy_projected_box(cfg, box, key, &lv->map, t, &s, count,
 								 lv->regions ? NULL : sum, &sumnorm);
 	cseed = dpk_stream_u64(&s);
+	if (adapt && t <= (uint32_t) lv->adapt->a && lv->adapt->share0 < 1.0)
+		adapt_epoch0_noise(lv->adapt, cfg, box, &lv->map, t, count, sum);
+	if (adapt)
+		replaced = adapt_sums(lv->adapt, cfg, &lv->map, t, count, sum, &heavy_kept, &emp_sd);
 	if (lv->regions)
 	{
 		/* the extension's release of a table lifting by regions */
@@ -768,6 +798,20 @@ live_release(Live *lv, const DpkBox *box, const uint8_t key[DPK_KEY_BYTES],
 	}
 	else
 		dpk_live_cluster_projected(cfg, box, count, sum, sumnorm, t, cseed, &rel);
+	if (adapt)
+	{
+		AdaptLift  *al = lv->adapt;
+
+		adapt_refs(al, cfg, box, lv->proj, rel.centers + (size_t) dpk_live_block(k) * d);
+		if (lv->verbose)
+			printf("#   adapt seed=%d t=%u R=%g a=%d clipped_step=%.4f clipped_all=%.4f "
+				   "replaced=%ld heavy_kept=%ld table_sum_sd=%.4g pred=%.4g\n",
+				   al->seed_no, t, al->r * (box->upper[0] - box->lower[0]), al->a,
+				   al->rows_step ? (double) al->clip_step / al->rows_step : NAN,
+				   al->rows_all ? (double) al->clip_all / al->rows_all : NAN,
+				   replaced, heavy_kept, emp_sd, sqrt(dpk_live_projected_sum_var(cfg, t)));
+		al->clip_step = al->rows_step = 0;
+	}
 	out.ms = now_ms() - t0;
 	out.cost = dpk_kmeans_cost(cur, NULL, (int) ncur, d,
 							   rel.centers + (size_t) dpk_live_block(k) * d, k, NULL);
@@ -835,7 +879,7 @@ static void
 live_unmeasured(Live *lv, const DpkBox *box, const uint8_t key[DPK_KEY_BYTES], uint32_t t,
 				const double *cur, size_t ncur)
 {
-	if (lv->regions)
+	if (lv->regions || (lv->adapt && t >= (uint32_t) lv->adapt->a))
 		(void) live_release(lv, box, key, t, cur, ncur);
 }
 
@@ -1040,6 +1084,26 @@ run_stream(const MixData *mx, const DpkBox *box, Row *row, Summary *sm, uint32_t
 	live_init(&lv, d, k, row->eps, T, !window, (double) N,
 			  mix_hash4(keyseed, TAG_PROJ, 0, 0), box, opt->norm_bound, opt);
 	bench_ref_init(&ref, d, k, REF_FULL_EVERY);
+	if (opt->adapt_r > 0.0)
+	{
+		if (window || lv.regions)
+		{
+			fprintf(stderr, "bench_highd_live: --adaptive-lift: insert streams of tables "
+					"lifting by cells only\n");
+			exit(2);
+		}
+		lv.adapt = xmalloc(sizeof(AdaptLift));
+		adapt_init(lv.adapt, &lv.cfg, opt->adapt_r, box->upper[0] - box->lower[0],
+				   opt->adapt_a, mix_hash4(keyseed, TAG_ADAPT, 0, 0));
+		lv.adapt->seed_no = seed;
+		lv.adapt->share0 = opt->adapt_share0;
+		if (opt->verbose && seed == opt->seed_base)
+			printf("# adapt: the table lifts by cells (regions %d), lifted sums %d, refined "
+				   "sums %d, copies %d, dhat %d, level %d, %llu cells a copy\n",
+				   (int) lv.regions, (int) dpk_live_lifts_sums(&lv.cfg),
+				   (int) dpk_live_refines_sums(&lv.cfg), lv.cfg.copies, lv.cfg.dhat,
+				   lv.cfg.level, (unsigned long long) dpk_live_copy_cells(&lv.cfg));
+	}
 
 	for (t = 1; t <= T && ri < sm->nrel; t++)
 	{
@@ -1047,6 +1111,8 @@ run_stream(const MixData *mx, const DpkBox *box, Row *row, Summary *sm, uint32_t
 					b1 = bench_batch_end(t, total, T);
 		size_t		cur0;
 
+		if (lv.adapt)
+			lv.adapt->step = t;
 		live_apply(&lv, box, mx->points, b0, b1, +1);
 		if (window && t > half)
 			live_apply(&lv, box, mx->points, bench_batch_end(t - half - 1, total, T),
@@ -1495,7 +1561,8 @@ usage(void)
 			"       [--rows \"d:K:eps,...\"] [--horizons \"1024\"]\n"
 			"       [--stream insert|window|both] [--releases all|sample|auto] [--stride N]\n"
 			"       [--restarts N] [--no-baselines] [--no-naive] [--matched] [--oracle]\n"
-			"       [--regions]\n"
+			"       [--regions] [--adaptive-lift R] [--adaptive-epoch a]\n"
+			"       [--adaptive-epoch-share X]\n"
 			"       [--drift D] [--embed S] [--eps-scale X] [--verbose]\n"
 			"       [--digits PATH] [--digits-only] [--digits-eps \"0.5,1,2\"]"
 			" [--digits-horizon T]\n"
@@ -1653,6 +1720,9 @@ main(int argc, char **argv)
 	opt.embed = 0.0;
 	opt.eps_scale = 1.0;
 	opt.laplace_tail = false;
+	opt.adapt_r = 0.0;
+	opt.adapt_a = 1;
+	opt.adapt_share0 = 1.0;
 
 	for (i = 1; i < argc; i++)
 	{
@@ -1696,6 +1766,12 @@ main(int argc, char **argv)
 			opt.matched = true;
 		else if (strcmp(a, "--oracle") == 0)
 			opt.oracle = true;
+		else if (strcmp(a, "--adaptive-lift") == 0)
+			opt.adapt_r = atof(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--adaptive-epoch") == 0)
+			opt.adapt_a = atoi(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--adaptive-epoch-share") == 0)
+			opt.adapt_share0 = atof(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--regions") == 0)
 			opt.lifting = LIFT_REGIONS;
 		else if (strcmp(a, "--cells") == 0)
@@ -1850,6 +1926,13 @@ main(int argc, char **argv)
 	{
 		fprintf(stderr, "--matched: pure tables only (a Gaussian table's releases are "
 				"accounted in zCDP)\n");
+		return 2;
+	}
+	if (opt.adapt_r > 0.0 && (opt.adapt_a < 1 || opt.streams[STREAM_WINDOW] || opt.nz > 0 ||
+							  !(opt.adapt_share0 > 0.0 && opt.adapt_share0 <= 1.0)))
+	{
+		fprintf(stderr, "--adaptive-lift: --stream insert, --adaptive-epoch >= 1, "
+				"--adaptive-epoch-share in (0, 1], no --heldout-z\n");
 		return 2;
 	}
 	if (opt.oracle && (!(bench_delta > 0.0) || !opt.baselines))
