@@ -53,6 +53,10 @@ typedef struct AdaptLift
 	uint64_t	ncells;			/* cells a copy */
 	size_t		total;			/* copies * ncells */
 	double	   *s1;				/* total * d: clipped offsets, true */
+	double	   *s1u;			/* total * d: the same unclipped (diagnostics) */
+	double	   *wtrue;			/* total * d: ref times true count steps (diag.) */
+	double	   *ntrue_prev;		/* total: true counts at the last release (diag.) */
+	double	   *ntrue_a;		/* total: true counts at release a (diag.) */
 	double	   *wref;			/* total * d: sum of ref times noisy count steps */
 	double	   *cprev;			/* total: noisy counts of the last release */
 	double	   *ca;				/* total: noisy counts of release a */
@@ -77,12 +81,16 @@ adapt_init(AdaptLift *al, const DpkLiveConfig *cfg, double r_box, double width, 
 	al->ncells = dpk_live_copy_cells(cfg);
 	al->total = (size_t) cfg->copies * al->ncells;
 	al->s1 = calloc(al->total * cfg->d, sizeof(double));
+	al->s1u = calloc(al->total * cfg->d, sizeof(double));
+	al->wtrue = calloc(al->total * cfg->d, sizeof(double));
+	al->ntrue_prev = calloc(al->total, sizeof(double));
+	al->ntrue_a = calloc(al->total, sizeof(double));
 	al->wref = calloc(al->total * cfg->d, sizeof(double));
 	al->cprev = calloc(al->total, sizeof(double));
 	al->ca = calloc(al->total, sizeof(double));
 	al->refidx = calloc(al->total, sizeof(int));
 	al->cen = calloc((size_t) cfg->k * cfg->d, sizeof(double));
-	if (!al->s1 || !al->wref || !al->cprev || !al->ca || !al->refidx || !al->cen)
+	if (!al->s1 || !al->s1u || !al->wtrue || !al->ntrue_prev || !al->ntrue_a || !al->wref || !al->cprev || !al->ca || !al->refidx || !al->cen)
 	{
 		fprintf(stderr, "bench_highd_live: --adaptive-lift: out of memory\n");
 		exit(1);
@@ -93,6 +101,10 @@ static void
 adapt_free(AdaptLift *al)
 {
 	free(al->s1);
+	free(al->s1u);
+	free(al->wtrue);
+	free(al->ntrue_prev);
+	free(al->ntrue_a);
 	free(al->wref);
 	free(al->cprev);
 	free(al->ca);
@@ -134,7 +146,10 @@ adapt_add_row(AdaptLift *al, const DpkLiveConfig *cfg, const double *u, const do
 			al->rows_all++;
 		}
 		for (j = 0; j < d; j++)
+		{
 			al->s1[c * d + j] += f * (u[j] - 0.5 - ref[j]);
+			al->s1u[c * d + j] += u[j] - 0.5 - ref[j];
+		}
 	}
 }
 
@@ -179,35 +194,101 @@ adapt_epoch0_noise(const AdaptLift *al, const DpkLiveConfig *cfg, const DpkBox *
 }
 
 /*
+ * What a release's heavy cells' lifted means miss (--verbose; reads true
+ * data, printed only): sums over the cells above 5 count sds, weighted by
+ * their true counts, of squared errors in normalized units against the true
+ * mean of every row of the cell.
+ */
+typedef struct AdaptDiag
+{
+	long		replaced;		/* cells lifted from the adaptive means */
+	long		heavy_kept;		/* kept at the table's sums, count > 3 sds */
+	double		emp_sd;			/* the table's sum noise sd, measured */
+	double		w,				/* true rows of the cells below */
+				table,			/* the table's sum / noisy count */
+				adapt,			/* the adaptive mean */
+				noise,			/* S1's noise / (C_t - C_a) */
+				clip,			/* the clipping's bias, exact counts */
+				sub;			/* rows after step a against all rows */
+} AdaptDiag;
+
+/* Squared distance of two d-vectors, b scaled by fb. */
+static double
+adapt_dist2(int d, const double *a, const double *b, double fb)
+{
+	double		e2 = 0.0;
+	int			j;
+
+	for (j = 0; j < d; j++)
+		e2 += (a[j] - fb * b[j]) * (a[j] - fb * b[j]);
+	return e2;
+}
+
+/*
+ * The diagnostics of cell c (see AdaptDiag): v its true state (count, sums
+ * in lifting units), tsum its table sum, mean its adaptive mean, noise
+ * S1's noise drawn, den its noisy C_t - C_a; work holds 2 d values.
+ */
+static void
+adapt_diag(const AdaptLift *al, int d, size_t c, const int64_t *v, double count,
+		   const double *tsum, const double *mean, const double *noise, double den,
+		   double *work, AdaptDiag *dg)
+{
+	double		n = (double) v[0],
+				na = n - al->ntrue_a[c],
+				*tmean = work,
+				*amean = work + d,
+				e2 = 0.0;
+	int			j;
+
+	if (!(n > 0) || !(na > 0))
+		return;
+	for (j = 0; j < d; j++)
+	{
+		tmean[j] = (double) v[1 + j] / DPK_LIFT_UNITS / n;
+		amean[j] = (al->s1u[c * d + j] + al->wtrue[c * d + j]) / na;
+		e2 += (al->s1[c * d + j] - al->s1u[c * d + j]) * (al->s1[c * d + j] - al->s1u[c * d + j]);
+	}
+	dg->w += n;
+	dg->table += n * adapt_dist2(d, tmean, tsum, 1.0 / DPK_LIFT_UNITS / count);
+	dg->adapt += n * adapt_dist2(d, tmean, mean, 1.0);
+	dg->noise += n * adapt_dist2(d, noise, noise, 0.0) / (den * den);
+	dg->clip += n * e2 / (na * na);
+	dg->sub += n * adapt_dist2(d, tmean, amean, 1.0);
+}
+
+/*
  * Release t >= a, its noisy counts and lifting sums (lifting units) drawn:
  * the noisy counts steps times the references, and from t > a each cell's
- * sum replaced by the adaptive mean times its noisy count (see above).
- * Returns how many cells were replaced; *heavy_kept counts the cells kept
- * at the table's sums though their count is above 3 count sds, *emp_sd the
- * table's measured sum noise sd on cells above 5 count sds (normalized
- * units, the check of dpk_live_projected_sum_var; NAN if none).
+ * sum replaced by the adaptive mean times its noisy count (see above);
+ * dg the diagnostics (see AdaptDiag; emp_sd checks
+ * dpk_live_projected_sum_var on the cells above 5 count sds).
  */
-static long
+static void
 adapt_sums(AdaptLift *al, const DpkLiveConfig *cfg, const DpkCellMap *map, uint32_t t,
-		   const double *count, double *sum, long *heavy_kept, double *emp_sd)
+		   const double *count, double *sum, AdaptDiag *dg)
 {
 	int			d = cfg->d,
 				j;
 	size_t		c;
-	long		replaced = 0;
 	double		csd = sqrt(dpk_live_projected_count_var(cfg, t)),
 				s1sd = sqrt(dpk_live_projected_sum_var(cfg, t) / ADAPT_S1_SHARE) *
 		al->r / (sqrt((double) d) / 2.0),
 				e2 = 0.0,
 				en = 0.0;
+	double	   *mean = xmalloc(sizeof(double) * d),
+			   *noise = xmalloc(sizeof(double) * d),
+			   *work = xmalloc(sizeof(double) * 2 * d);
 	MixRng		g;
 
-	*heavy_kept = 0;
+	memset(dg, 0, sizeof(*dg));
 	for (c = 0; c < al->total; c++)
+	{
+		const int64_t *v = dpk_cellmap_find(map, c);
+		double		n = v ? (double) v[0] : 0.0;
+
 		if (count[c] > 5.0 * csd)
 		{
-			const int64_t *v = dpk_cellmap_find(map, c);
-
 			for (j = 0; j < d; j++)
 			{
 				double		e = sum[c * d + j] / DPK_LIFT_UNITS -
@@ -217,12 +298,24 @@ adapt_sums(AdaptLift *al, const DpkLiveConfig *cfg, const DpkCellMap *map, uint3
 			}
 			en += d;
 		}
-	*emp_sd = en > 0 ? sqrt(e2 / en) : NAN;
+		/* the true counts of the step, for the diagnostics */
+		if (t > (uint32_t) al->a)
+			for (j = 0; j < d; j++)
+				al->wtrue[c * d + j] += al->cen[(size_t) al->refidx[c] * d + j] *
+					(n - al->ntrue_prev[c]);
+		al->ntrue_prev[c] = n;
+		if (t == (uint32_t) al->a)
+			al->ntrue_a[c] = n;
+	}
+	dg->emp_sd = en > 0 ? sqrt(e2 / en) : NAN;
 	if (t == (uint32_t) al->a)
 	{
 		memcpy(al->ca, count, sizeof(double) * al->total);
 		memcpy(al->cprev, count, sizeof(double) * al->total);
-		return 0;
+		free(mean);
+		free(noise);
+		free(work);
+		return;
 	}
 	for (c = 0; c < al->total; c++)
 	{
@@ -237,21 +330,27 @@ adapt_sums(AdaptLift *al, const DpkLiveConfig *cfg, const DpkCellMap *map, uint3
 	for (c = 0; c < al->total; c++)
 	{
 		double		den = count[c] - al->ca[c];
+		const int64_t *v;
 
 		if (!(den >= 1.0))
 		{
-			*heavy_kept += count[c] > 3.0 * csd;
+			dg->heavy_kept += count[c] > 3.0 * csd;
 			continue;
 		}
 		for (j = 0; j < d; j++)
 		{
-			double		s = al->s1[c * d + j] + s1sd * mix_rng_normal(&g);
-
-			sum[c * d + j] = (s + al->wref[c * d + j]) / den * count[c] * DPK_LIFT_UNITS;
+			noise[j] = s1sd * mix_rng_normal(&g);
+			mean[j] = (al->s1[c * d + j] + noise[j] + al->wref[c * d + j]) / den;
 		}
-		replaced++;
+		if (count[c] > 5.0 * csd && (v = dpk_cellmap_find(map, c)) != NULL)
+			adapt_diag(al, d, c, v, count[c], sum + c * d, mean, noise, den, work, dg);
+		for (j = 0; j < d; j++)
+			sum[c * d + j] = mean[j] * count[c] * DPK_LIFT_UNITS;
+		dg->replaced++;
 	}
-	return replaced;
+	free(mean);
+	free(noise);
+	free(work);
 }
 
 /*

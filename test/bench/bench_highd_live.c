@@ -761,9 +761,7 @@ live_release(Live *lv, const DpkBox *box, const uint8_t key[DPK_KEY_BYTES],
 	double		t0 = now_ms();
 	uint64_t	cseed;
 	bool		adapt = lv->adapt && t >= (uint32_t) lv->adapt->a;
-	long		replaced = 0,
-				heavy_kept = 0;
-	double		emp_sd = NAN;
+	AdaptDiag	dg;
 
 	if (!dpk_stream_open(&s, key, nonce))
 	{
@@ -777,7 +775,7 @@ live_release(Live *lv, const DpkBox *box, const uint8_t key[DPK_KEY_BYTES],
 	if (adapt && t <= (uint32_t) lv->adapt->a && lv->adapt->share0 < 1.0)
 		adapt_epoch0_noise(lv->adapt, cfg, box, &lv->map, t, count, sum);
 	if (adapt)
-		replaced = adapt_sums(lv->adapt, cfg, &lv->map, t, count, sum, &heavy_kept, &emp_sd);
+		adapt_sums(lv->adapt, cfg, &lv->map, t, count, sum, &dg);
 	if (lv->regions)
 	{
 		/* the extension's release of a table lifting by regions */
@@ -804,12 +802,21 @@ live_release(Live *lv, const DpkBox *box, const uint8_t key[DPK_KEY_BYTES],
 
 		adapt_refs(al, cfg, box, lv->proj, rel.centers + (size_t) dpk_live_block(k) * d);
 		if (lv->verbose)
+		{
+			double		w2 = (box->upper[0] - box->lower[0]) * (box->upper[0] - box->lower[0]);
+
+			/* errors: root mean square over the heavy cells' rows, box units */
 			printf("#   adapt seed=%d t=%u R=%g a=%d clipped_step=%.4f clipped_all=%.4f "
-				   "replaced=%ld heavy_kept=%ld table_sum_sd=%.4g pred=%.4g\n",
+				   "replaced=%ld heavy_kept=%ld table_sum_sd=%.4g pred=%.4g err_table=%.2f "
+				   "err_adapt=%.2f err_noise=%.2f err_clip=%.2f err_sub=%.2f\n",
 				   al->seed_no, t, al->r * (box->upper[0] - box->lower[0]), al->a,
 				   al->rows_step ? (double) al->clip_step / al->rows_step : NAN,
 				   al->rows_all ? (double) al->clip_all / al->rows_all : NAN,
-				   replaced, heavy_kept, emp_sd, sqrt(dpk_live_projected_sum_var(cfg, t)));
+				   dg.replaced, dg.heavy_kept, dg.emp_sd,
+				   sqrt(dpk_live_projected_sum_var(cfg, t)), sqrt(dg.table * w2 / dg.w),
+				   sqrt(dg.adapt * w2 / dg.w), sqrt(dg.noise * w2 / dg.w),
+				   sqrt(dg.clip * w2 / dg.w), sqrt(dg.sub * w2 / dg.w));
+		}
 		al->clip_step = al->rows_step = 0;
 	}
 	out.ms = now_ms() - t0;
