@@ -19,7 +19,10 @@
  * by default not modelled: those releases use the table's sums as shipped;
  * --adaptive-epoch-share X draws their lifted cells' sum noise at X of the
  * budget instead, variance / X, so the references come from releases as
- * noisy as they would be).
+ * noisy as they would be).  --adaptive-s1-share X sets S1's share (0.8):
+ * 1 with share 1 for releases 1..a is the split where the table's sums
+ * stop taking rows after step a, so that a row enters one of the two
+ * counters only (parallel composition on an insert-only stream).
  *
  * Release t > a lifts cell c from
  *	 mean_c = (noisy S1[c] + sum_{s=a+1..t} ref_{s-1}(c) (C_s(c) - C_{s-1}(c)))
@@ -40,7 +43,6 @@
 #ifndef DPK_BENCH_ADAPTIVE_LIFT_H
 #define DPK_BENCH_ADAPTIVE_LIFT_H
 
-#define ADAPT_S1_SHARE 0.8		/* of the table's sum budget (rho) */
 
 typedef struct AdaptLift
 {
@@ -49,6 +51,7 @@ typedef struct AdaptLift
 	uint64_t	seed;			/* of S1's noise */
 	int			seed_no;		/* the run's seed, for --verbose */
 	double		share0;			/* sum budget of releases 1..a (1: as shipped) */
+	double		share1;			/* S1's share of the sum budget (0.8) */
 	uint32_t	step;			/* the step whose rows are being inserted */
 	uint64_t	ncells;			/* cells a copy */
 	size_t		total;			/* copies * ncells */
@@ -272,7 +275,7 @@ adapt_sums(AdaptLift *al, const DpkLiveConfig *cfg, const DpkCellMap *map, uint3
 				j;
 	size_t		c;
 	double		csd = sqrt(dpk_live_projected_count_var(cfg, t)),
-				s1sd = sqrt(dpk_live_projected_sum_var(cfg, t) / ADAPT_S1_SHARE) *
+				s1sd = sqrt(dpk_live_projected_sum_var(cfg, t) / al->share1) *
 		al->r / (sqrt((double) d) / 2.0),
 				e2 = 0.0,
 				en = 0.0;

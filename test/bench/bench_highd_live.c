@@ -157,7 +157,8 @@
  *			 sensitivity R on 0.8 of the sum budget (adaptive_lift.h);
  *			 --verbose adds a "# adapt" line per release with the rows
  *			 clipped; --adaptive-epoch-share X: releases 1..a at X of the
- *			 sum budget (default 1: not modelled)
+ *			 sum budget (default 1: not modelled); --adaptive-s1-share X:
+ *			 S1's share (default 0.8)
  *	 --norm-bound R  dp_attach's norm_bound => R (dpk_live_use_ball; 0, the
  *			 default: no ball), rows clamped into the ball; the one-shot
  *			 column as dp_kmeans(..., norm_bound => R)
@@ -337,6 +338,7 @@ typedef struct Options
 	double		adapt_r;		/* > 0: --adaptive-lift R (adaptive_lift.h) */
 	int			adapt_a;		/* --adaptive-epoch a */
 	double		adapt_share0;	/* --adaptive-epoch-share X (1: not modelled) */
+	double		adapt_share1;	/* --adaptive-s1-share X (0.8) */
 } Options;
 
 /* One live table: configuration, projections, counted cell map. */
@@ -1104,6 +1106,7 @@ run_stream(const MixData *mx, const DpkBox *box, Row *row, Summary *sm, uint32_t
 				   opt->adapt_a, mix_hash4(keyseed, TAG_ADAPT, 0, 0));
 		lv.adapt->seed_no = seed;
 		lv.adapt->share0 = opt->adapt_share0;
+		lv.adapt->share1 = opt->adapt_share1;
 		if (opt->verbose && seed == opt->seed_base)
 			printf("# adapt: the table lifts by cells (regions %d), lifted sums %d, refined "
 				   "sums %d, copies %d, dhat %d, level %d, %llu cells a copy\n",
@@ -1569,7 +1572,7 @@ usage(void)
 			"       [--stream insert|window|both] [--releases all|sample|auto] [--stride N]\n"
 			"       [--restarts N] [--no-baselines] [--no-naive] [--matched] [--oracle]\n"
 			"       [--regions] [--adaptive-lift R] [--adaptive-epoch a]\n"
-			"       [--adaptive-epoch-share X]\n"
+			"       [--adaptive-epoch-share X] [--adaptive-s1-share X]\n"
 			"       [--drift D] [--embed S] [--eps-scale X] [--verbose]\n"
 			"       [--digits PATH] [--digits-only] [--digits-eps \"0.5,1,2\"]"
 			" [--digits-horizon T]\n"
@@ -1730,6 +1733,7 @@ main(int argc, char **argv)
 	opt.adapt_r = 0.0;
 	opt.adapt_a = 1;
 	opt.adapt_share0 = 1.0;
+	opt.adapt_share1 = 0.8;
 
 	for (i = 1; i < argc; i++)
 	{
@@ -1779,6 +1783,8 @@ main(int argc, char **argv)
 			opt.adapt_a = atoi(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--adaptive-epoch-share") == 0)
 			opt.adapt_share0 = atof(arg_value(argc, argv, &i));
+		else if (strcmp(a, "--adaptive-s1-share") == 0)
+			opt.adapt_share1 = atof(arg_value(argc, argv, &i));
 		else if (strcmp(a, "--regions") == 0)
 			opt.lifting = LIFT_REGIONS;
 		else if (strcmp(a, "--cells") == 0)
@@ -1936,10 +1942,11 @@ main(int argc, char **argv)
 		return 2;
 	}
 	if (opt.adapt_r > 0.0 && (opt.adapt_a < 1 || opt.streams[STREAM_WINDOW] || opt.nz > 0 ||
-							  !(opt.adapt_share0 > 0.0 && opt.adapt_share0 <= 1.0)))
+							  !(opt.adapt_share0 > 0.0 && opt.adapt_share0 <= 1.0) ||
+							  !(opt.adapt_share1 > 0.0 && opt.adapt_share1 <= 1.0)))
 	{
 		fprintf(stderr, "--adaptive-lift: --stream insert, --adaptive-epoch >= 1, "
-				"--adaptive-epoch-share in (0, 1], no --heldout-z\n");
+				"--adaptive-epoch-share and --adaptive-s1-share in (0, 1], no --heldout-z\n");
 		return 2;
 	}
 	if (opt.oracle && (!(bench_delta > 0.0) || !opt.baselines))
