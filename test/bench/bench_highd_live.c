@@ -50,7 +50,8 @@
  * The baselines run weighted k-means with --restarts (default 10); the
  * live releases keep the restarts of dpk_live_use_projection (10, and
  * DPK_LIVE_WEIGHTED_RESTARTS from d = DPK_LIVE_WEIGHTED_D) unless
- * --restarts is given.
+ * --restarts is given; from that d the projected coreset's k-means of a
+ * release lifting by cells runs DPK_LIVE_CORESET_RESTARTS whatever it is.
  * Each cost is the k-means cost of the centres on the current true points
  * divided by a non-private reference on the same points (bench_ref_cost:
  * Lloyd warm-started from the previous measured release's reference, with

@@ -148,6 +148,9 @@ typedef struct DpkHighdCells
 								 * mean (dpk_lift_rest_mean) */
 	bool		gauss_tail;		/* Gaussian count noise: coreset thresholds
 								 * of dpk_coreset_threshold_gauss */
+	int			space_restarts; /* k-means restarts of the original-space
+								 * partition; 0: the projected coreset's
+								 * (opt->restarts) */
 } DpkHighdCells;
 
 /*

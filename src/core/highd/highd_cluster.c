@@ -487,8 +487,9 @@ dpk_highd_cells_cluster(const DpkProjection *p, const DpkHighdCells *hc,
 		if (dpk_highd_cells_space(p, hc->m, lcount, hc->sum,
 								  dpk_highd_point_count(d, hc->sum_var, hc->space_noise2,
 														min_count),
-								  &(DpkClusterOpts) {k, restarts, max_iter,
-													 seed ^ UINT64_C(0x5eed)},
+								  &(DpkClusterOpts) {k, hc->space_restarts > 0
+													 ? hc->space_restarts : restarts,
+													 max_iter, seed ^ UINT64_C(0x5eed)},
 								  scent, sassign) >= k &&
 			(sscore = dpk_lift_cost(d, k, nl, lcount, hc->sum, hc->sumnorm, sassign,
 									DPK_HIGHD_SPACE_NOISE_CHARGE * hc->sum_var, min_count)) < score)

@@ -304,6 +304,16 @@ void		dpk_live_kmedian(const DpkLiveConfig *cfg, const DpkBox *box,
 #define DPK_LIVE_WEIGHTED_RESTARTS 40
 
 /*
+ * From DPK_LIVE_WEIGHTED_D on, the k-means of a release's projected coreset
+ * (a few dozen cells in d-hat dimensions, so cheap) runs this many
+ * restarts; the original-space partition (d dimensions) keeps
+ * DPK_LIVE_WEIGHTED_RESTARTS.  Fewer left two clusters merged in some
+ * releases of the d = 384 mixture (doc/decisions/012).  Post-processing
+ * only; nothing stored.
+ */
+#define DPK_LIVE_CORESET_RESTARTS 160
+
+/*
  * The norm counter's unit for a complete configuration: 2^s with s the
  * smallest shift whose Gaussian variance has an exact representation, 0 for
  * pure tables and for every configuration representable at 0 (so no table
