@@ -50,8 +50,9 @@
  * The baselines run weighted k-means with --restarts (default 10); the
  * live releases keep the restarts of dpk_live_use_projection (10, and
  * DPK_LIVE_WEIGHTED_RESTARTS from d = DPK_LIVE_WEIGHTED_D) unless
- * --restarts is given; from that d the projected coreset's k-means of a
- * release lifting by cells runs DPK_LIVE_CORESET_RESTARTS whatever it is.
+ * --restarts is given (from that d a release lifting by cells runs
+ * DPK_LIVE_CORESET_RESTARTS on its projected coreset; --restarts sets
+ * both).
  * Each cost is the k-means cost of the centres on the current true points
  * divided by a non-private reference on the same points (bench_ref_cost:
  * Lloyd warm-started from the previous measured release's reference, with
@@ -545,7 +546,7 @@ live_config(DpkLiveConfig *cfg, int d, int k, double eps, uint32_t horizon,
 		cfg->rest_mean = opt->rest_mean > 0;
 	cfg->half_width = isnan(opt->half_width) ? LIVE_HALF_WIDTH : opt->half_width;
 	if (opt->restarts_set)
-		cfg->restarts = opt->restarts;
+		cfg->restarts = cfg->coreset_restarts = opt->restarts;
 	cfg->laplace_tail = opt->laplace_tail;
 	{
 		/* as dp_attach: few sides, the ball, the box's configuration, its level */

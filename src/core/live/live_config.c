@@ -61,6 +61,7 @@ dpk_live_defaults_arity(DpkLiveConfig *cfg, int d, int k, double epsilon,
 	cfg->estimator = DPK_TREE_LOCAL_BLUE;
 	cfg->arity = arity;
 	cfg->restarts = 10;
+	cfg->coreset_restarts = cfg->restarts;
 	cfg->max_iter = 100;
 	cfg->screen_iter = DPK_LIVE_SCREEN_ITER;
 	cfg->screen_keep = DPK_LIVE_SCREEN_KEEP;
@@ -501,6 +502,7 @@ dpk_live_use_projection(DpkLiveConfig *cfg, uint64_t proj_seed)
 	 */
 	cfg->rest_mean = cfg->lift_weighted;
 	cfg->restarts = cfg->lift_weighted ? DPK_LIVE_WEIGHTED_RESTARTS : cfg->restarts;
+	cfg->coreset_restarts = cfg->lift_weighted ? DPK_LIVE_CORESET_RESTARTS : cfg->restarts;
 }
 
 /*

@@ -52,6 +52,11 @@ typedef struct DpkLiveConfig
 								 * Gaussian tables), else the k-ary tree with
 								 * negative digits (tree_estimator.h) */
 	int			restarts;
+	int			coreset_restarts;	/* k-means restarts of a projected
+									 * release's coreset, lifting by cells
+									 * (DPK_LIVE_CORESET_RESTARTS from
+									 * DPK_LIVE_WEIGHTED_D); the original-space
+									 * partition takes restarts */
 	int			max_iter;
 	int			screen_iter;	/* low-d releases: k-means restarts stop
 								 * after this many Lloyd updates ... */

@@ -570,9 +570,7 @@ dpk_live_cluster_projected_inplace(const DpkLiveConfig *cfg, const DpkBox *box,
 			hc.gauss_tail = dpk_live_gauss_tail(cfg);
 			hc.space_restarts = cfg->restarts;
 			score = dpk_highd_cells_cluster(&proj[r], &hc, cfg->threshold_sigmas,
-											&(DpkClusterOpts) {kp, cfg->lift_weighted
-															   ? DPK_LIVE_CORESET_RESTARTS
-															   : cfg->restarts,
+											&(DpkClusterOpts) {kp, cfg->coreset_restarts,
 															   cfg->max_iter,
 															   seed + (uint64_t) kp},
 											&(DpkClusterOut) {cent, sizes}, &coreset);
