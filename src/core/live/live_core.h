@@ -293,8 +293,9 @@ void		dpk_live_kmedian(const DpkLiveConfig *cfg, const DpkBox *box,
  * From this d on a projected release lifts by count-weighted cell sums
  * (dpk_lift_centers_weighted), adds the lift's estimated noise to its
  * private costs and, pure tables, publishes no k' costlier than a smaller
- * one (dpk_live_guard_blocks), and runs DPK_LIVE_WEIGHTED_RESTARTS k-means
- * restarts: the projected coreset of a few dozen cells gets split clusters
+ * one (dpk_live_guard_blocks), and runs more k-means restarts
+ * (DPK_LIVE_WEIGHTED_RESTARTS, DPK_LIVE_CORESET_RESTARTS on the projected
+ * coreset): the projected coreset of a few dozen cells gets split clusters
  * into local optima that merge two clusters, and the noise of the
  * d-dimensional sums, not the partition, is most of the cost
  * (doc/decisions/012-large-d-lift-guard.md).
