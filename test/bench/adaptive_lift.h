@@ -100,6 +100,7 @@ adapt_init(AdaptLift *al, const DpkLiveConfig *cfg, double r_box, double width, 
 	}
 }
 
+/* Free what adapt_init allocated. */
 static void
 adapt_free(AdaptLift *al)
 {
